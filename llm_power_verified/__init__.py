@@ -1,0 +1,80 @@
+"""Can a benchmark support the claim that one model beats another?
+
+llm_power_verified turns paired per-item results into resolution figures:
+the paired-difference variance, the required paired sample size N*, the
+minimum detectable effect, the resolution ratio q = N / N* and the power.
+Every closed form is derived in SymPy (``derivations/``) and printed into
+``llm_power_verified._generated``; importing this package does not import SymPy.
+"""
+
+from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified.clustering import cluster_adjusted_required_n, design_effect
+from llm_power_verified.correlation import RhoInterval, admissible_rho_interval, correlation_from_counts
+from llm_power_verified.design import PairedBinaryDesign, design_from_counts, design_paired_binary
+from llm_power_verified.multiplicity import required_n_inflation
+from llm_power_verified.paired_t import power_paired_t, required_n_paired_t
+from llm_power_verified.sample_size import (
+    critical_value,
+    minimum_detectable_effect,
+    minimum_detectable_effect_paired_binary,
+    paired_difference_variance,
+    paired_difference_variance_from_counts,
+    power_paired_binary,
+    power_wald,
+    required_n_connor,
+    required_n_connor_from_counts,
+    required_n_from_counts,
+    required_n_paired_binary,
+    required_n_wald,
+    resolution_ratio,
+    resolution_ratio_from_counts,
+)
+from llm_power_verified.shortcut import (
+    DeltaStar,
+    cohens_h,
+    delta_star,
+    required_n_arcsine,
+    required_n_shortcut,
+    shortcut_constant,
+    shortcut_ratio,
+    shortcut_ratio_series,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DeltaStar",
+    "PairedBinaryDesign",
+    "RhoInterval",
+    "admissible_rho_interval",
+    "ceil_sample_size",
+    "cluster_adjusted_required_n",
+    "cohens_h",
+    "correlation_from_counts",
+    "critical_value",
+    "delta_star",
+    "design_effect",
+    "design_from_counts",
+    "design_paired_binary",
+    "minimum_detectable_effect",
+    "minimum_detectable_effect_paired_binary",
+    "paired_difference_variance",
+    "paired_difference_variance_from_counts",
+    "power_paired_binary",
+    "power_paired_t",
+    "power_wald",
+    "required_n_arcsine",
+    "required_n_connor",
+    "required_n_connor_from_counts",
+    "required_n_from_counts",
+    "required_n_inflation",
+    "required_n_paired_binary",
+    "required_n_paired_t",
+    "required_n_shortcut",
+    "required_n_wald",
+    "resolution_ratio",
+    "resolution_ratio_from_counts",
+    "shortcut_constant",
+    "shortcut_ratio",
+    "shortcut_ratio_series",
+]

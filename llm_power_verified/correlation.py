@@ -1,0 +1,102 @@
+"""Admissible Bernoulli correlations and the observed phi coefficient.
+
+Not every rho is attainable for given marginals: all four cells of the 2x2
+table must be non-negative, which confines rho to the Hoeffding-Frechet
+interval of paper Eqs. 7-8 (derived in ``derivations/admissible_correlation.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from llm_power_verified._generated import admissible_correlation as _bounds
+from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified._validation import (
+    as_array,
+    check_count,
+    check_in_open_interval,
+    check_rho_admissible,
+    describe_index,
+    finish,
+)
+
+__all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", "validate_marginals_and_rho"]
+
+
+@dataclass(frozen=True)
+class RhoInterval:
+    """Closed interval [low, high] of attainable Bernoulli correlations."""
+
+    low: float | np.ndarray
+    high: float | np.ndarray
+
+    def __iter__(self):
+        yield self.low
+        yield self.high
+
+
+def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
+    """Attainable correlations of two 0/1 scores with accuracies p_a and p_b.
+
+    Notes
+    -----
+    .. math::
+        \\rho_{max} = \\sqrt{\\frac{\\min(p_A q_B, q_A p_B)}{\\max(p_A q_B, q_A p_B)}},\\quad
+        \\rho_{min} = -\\sqrt{\\frac{\\min(p_A p_B, q_A q_B)}{\\max(p_A p_B, q_A q_B)}}
+
+    Paper Eqs. 7-8, derived from the non-negativity of the four cells.
+
+    Examples
+    --------
+    >>> interval = admissible_rho_interval(0.65, 0.60)
+    >>> round(interval.low, 4), round(interval.high, 4)
+    (-0.5991, 0.8987)
+    """
+    p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
+    p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
+    return RhoInterval(finish(_bounds.rho_lower_bound(p_a, p_b)), finish(_bounds.rho_upper_bound(p_a, p_b)))
+
+
+def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Check p_a, p_b in (0, 1) and rho admissible; return broadcast float arrays.
+
+    rho within 1e-12 of a bound is clipped onto it (a rho-hat computed from a
+    table can land a rounding error outside).
+    """
+    p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
+    p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
+    rho = as_array("rho", rho)
+    finite = np.isnan(rho) | np.isfinite(rho)
+    if not finite.all():
+        bad = ~finite
+        raise ValueError(f"rho must be finite; got {rho[bad].flat[0]:g}{describe_index(bad)}")
+    low = _bounds.rho_lower_bound(p_a, p_b)
+    high = _bounds.rho_upper_bound(p_a, p_b)
+    rho = check_rho_admissible(rho, low, high)
+    shape = np.broadcast(p_a, p_b, rho).shape
+    return tuple(np.broadcast_to(x, shape) for x in (p_a, p_b, rho))
+
+
+def correlation_from_counts(n11: Any, n10: Any, n01: Any, n00: Any):
+    """Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
+
+    n11: both correct; n10: only A; n01: only B; n00: neither.  It is NaN when
+    a model is constant (a margin of the table is zero): rho is undefined there.
+
+    Notes
+    -----
+    .. math:: \\hat\\rho = \\frac{n_{11} n_{00} - n_{10} n_{01}}
+              {\\sqrt{(n_{11}+n_{10})(n_{01}+n_{00})(n_{11}+n_{01})(n_{10}+n_{00})}}
+
+    Examples
+    --------
+    >>> round(correlation_from_counts(40, 10, 5, 45), 4)
+    0.7035
+    """
+    counts = [check_count(name, value) for name, value in zip(("n11", "n10", "n01", "n00"), (n11, n10, n01, n00))]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = _variance.phi_coefficient(*counts)
+    return finish(np.where(np.isfinite(result), result, np.nan))

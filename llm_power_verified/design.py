@@ -1,0 +1,190 @@
+"""One-call design report for a paired binary comparison (the CLI's ``design``).
+
+:func:`design_paired_binary` starts from planned or observed accuracies and a
+correlation; :func:`design_from_counts` starts from an observed 2x2 table.
+Both return a :class:`PairedBinaryDesign` whose fields are documented below
+and whose :meth:`PairedBinaryDesign.to_dict` gives the JSON keys.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
+from llm_power_verified.sample_size import (
+    minimum_detectable_effect,
+    paired_difference_variance,
+    paired_difference_variance_from_counts,
+    power_wald,
+    required_n_connor,
+    required_n_connor_from_counts,
+    required_n_from_counts,
+    required_n_wald,
+)
+from llm_power_verified.shortcut import required_n_shortcut, shortcut_constant, shortcut_ratio
+
+__all__ = ["PairedBinaryDesign", "design_from_counts", "design_paired_binary"]
+
+
+@dataclass(frozen=True)
+class PairedBinaryDesign:
+    """Resolution figures for one paired binary comparison.
+
+    Attributes
+    ----------
+    p_a, p_b, rho : float or None
+        Accuracies and score correlation (None when a table gives only b, c, n).
+    delta : float
+        p_a - p_b.
+    alpha, power, alternative
+        The operating point.
+    variance : float
+        sigma_D^2, the variance of the per-item difference (Eq. 5).
+    required_n : float
+        Unrounded N* (Eq. 6); inf when delta = 0.
+    required_n_integer : float
+        ceil(N*), the whole number of paired items needed.
+    required_n_connor : float
+        Connor's (1987) McNemar requirement, for comparison.
+    rho_min, rho_max : float or None
+        Admissible correlation interval for the marginals (Eqs. 7-8).
+    shortcut_n : float or None
+        The (1 - rho) K/h^2 shortcut of Eq. 9; shortcut_to_required is n_h / N*.
+    shortcut_constant : float or None
+        Lemma 1's C at the midpoint (p_a + p_b) / 2 and this rho.
+    n : int or None
+        Benchmark size; when given, mde, resolution_ratio (q = n / N*) and
+        power_at_n (exact two-sided Wald power) are filled in.
+    counts : dict or None
+        The table (a, b, c, n) when the report came from counts.
+    """
+
+    p_a: float | None
+    p_b: float | None
+    rho: float | None
+    delta: float
+    alpha: float
+    power: float
+    alternative: str
+    variance: float
+    required_n: float
+    required_n_integer: float
+    required_n_connor: float
+    rho_min: float | None
+    rho_max: float | None
+    shortcut_n: float | None
+    shortcut_to_required: float | None
+    shortcut_constant: float | None
+    n: int | None
+    mde: float | None
+    resolution_ratio: float | None
+    power_at_n: float | None
+    counts: dict | None = None
+
+    def to_dict(self) -> dict:
+        """Plain dict with JSON-safe values (inf becomes the string "inf")."""
+        def clean(value):
+            if isinstance(value, float) and math.isinf(value):
+                return "inf" if value > 0 else "-inf"
+            if isinstance(value, dict):
+                return {key: clean(item) for key, item in value.items()}
+            return value
+
+        return {key: clean(value) for key, value in asdict(self).items()}
+
+
+def _at_n(n, variance, delta, required, alpha, power, alternative):
+    if n is None:
+        return None, None, None
+    mde = float(minimum_detectable_effect(n, variance, alpha, power, alternative)) if variance > 0 else 0.0
+    q = 0.0 if math.isinf(required) else float(n / required)
+    achieved = float(power_wald(n, variance, delta, alpha, alternative)) if variance > 0 else (1.0 if delta else alpha)
+    return mde, q, achieved
+
+
+def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, n: int | None = None, alternative: str = "two-sided") -> PairedBinaryDesign:
+    """Design figures from accuracies and correlation.
+
+    Examples
+    --------
+    >>> report = design_paired_binary(0.65, 0.60, 0.30, n=12032)
+    >>> round(report.variance, 7), round(report.required_n, 3), report.required_n_integer
+    (0.3273001, 1027.576, 1028.0)
+    """
+    variance = float(paired_difference_variance(p_a, p_b, rho))
+    delta = float(p_a) - float(p_b)
+    required = float(required_n_wald(variance, delta, alpha, power, alternative))
+    interval = admissible_rho_interval(p_a, p_b)
+    shortcut = float(required_n_shortcut(p_a, p_b, rho, alpha, power, alternative)) if rho < 1 else None
+    ratio = float(shortcut_ratio(p_a, p_b, rho)) if rho < 1 else None
+    midpoint = 0.5 * (float(p_a) + float(p_b))
+    constant = _constant_or_none(midpoint, rho)
+    if n is not None:
+        _check_n(n)
+    mde, q, achieved = _at_n(n, variance, delta, required, alpha, power, alternative)
+    return PairedBinaryDesign(
+        p_a=float(p_a), p_b=float(p_b), rho=float(rho), delta=delta, alpha=float(alpha), power=float(power),
+        alternative=alternative, variance=variance, required_n=required,
+        required_n_integer=float(ceil_sample_size(required)),
+        required_n_connor=float(required_n_connor(p_a, p_b, rho, alpha, power, alternative)),
+        rho_min=float(interval.low), rho_max=float(interval.high), shortcut_n=shortcut,
+        shortcut_to_required=ratio, shortcut_constant=constant, n=None if n is None else int(n),
+        mde=mde, resolution_ratio=q, power_at_n=achieved,
+    )
+
+
+def _constant_or_none(midpoint: float, rho: float) -> float | None:
+    try:
+        return float(shortcut_constant(midpoint, rho))
+    except ValueError:
+        return None
+
+
+def _check_n(n) -> None:
+    if isinstance(n, bool) or not float(n).is_integer() or n < 1:
+        raise ValueError(f"n must be a whole number >= 1; got {n!r}")
+
+
+def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> PairedBinaryDesign:
+    """Design figures from an observed paired table.
+
+    ``b`` items are solved only by A, ``c`` only by B, ``n`` in all.  N*, the
+    variance, q and the MDE need only (b, c, n).  The marginals, rho-hat and
+    everything that depends on them (admissible interval, shortcut, C) need
+    ``a``, the number of items both models solve.
+
+    Examples
+    --------
+    >>> report = design_from_counts(b=295, c=249, n=10042)
+    >>> round(report.required_n), round(report.resolution_ratio, 3)
+    (20255, 0.496)
+    """
+    variance = float(paired_difference_variance_from_counts(b, c, n))
+    delta = (b - c) / n
+    required = float(required_n_from_counts(b, c, n, alpha, power, alternative))
+    connor = float(required_n_connor_from_counts(b, c, n, alpha, power, alternative))
+    mde, q, achieved = _at_n(n, variance, delta, required, alpha, power, alternative)
+    p_a = p_b = rho = rho_min = rho_max = shortcut = ratio = constant = None
+    if a is not None:
+        if isinstance(a, bool) or not float(a).is_integer() or a < 0 or a + b + c > n:
+            raise ValueError(f"a must be a whole number with 0 <= a <= n - b - c = {n - b - c}; got {a!r}")
+        d = n - a - b - c
+        p_a, p_b = (a + b) / n, (a + c) / n
+        rho = float(correlation_from_counts(a, b, c, d))
+        if not (0 < p_a < 1 and 0 < p_b < 1) or math.isnan(rho):
+            raise ValueError("the table has a model that is always right or always wrong; rho is undefined")
+        interval = admissible_rho_interval(p_a, p_b)
+        rho_min, rho_max = float(interval.low), float(interval.high)
+        if rho < 1:
+            shortcut = float(required_n_shortcut(p_a, p_b, rho, alpha, power, alternative))
+            ratio = float(shortcut_ratio(p_a, p_b, rho))
+        constant = _constant_or_none(0.5 * (p_a + p_b), rho)
+    return PairedBinaryDesign(
+        p_a=p_a, p_b=p_b, rho=rho, delta=delta, alpha=float(alpha), power=float(power), alternative=alternative,
+        variance=variance, required_n=required, required_n_integer=float(ceil_sample_size(required)),
+        required_n_connor=connor, rho_min=rho_min, rho_max=rho_max, shortcut_n=shortcut,
+        shortcut_to_required=ratio, shortcut_constant=constant, n=int(n), mde=mde, resolution_ratio=q,
+        power_at_n=achieved, counts={"a": a, "b": int(b), "c": int(c), "n": int(n)},
+    )
