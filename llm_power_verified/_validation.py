@@ -125,7 +125,8 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     does not add one item.  ``inf`` stays ``inf`` and NaN stays NaN.
     """
     array = as_array("n", value)
-    with np.errstate(invalid="ignore"):
-        rounded = np.ceil(array - np.abs(array) * 1e-12)
+    finite = np.isfinite(array)
+    safe = np.where(finite, array, 0.0)
+    rounded = np.where(finite, np.ceil(safe - np.abs(safe) * 1e-12), array)
     return finish(rounded)
 

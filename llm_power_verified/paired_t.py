@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
-from scipy.optimize import brentq
 
 from llm_power_verified._generated import paired_t as _paired_t
 from llm_power_verified._validation import (
@@ -27,6 +25,8 @@ __all__ = ["power_paired_t", "required_n_paired_t"]
 
 
 def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> float:
+    from scipy import stats  # imported here: scipy.stats alone doubles the package import time
+
     df = n - 1
     noncentrality = effect * np.sqrt(n)
     if alternative == "two-sided":
@@ -122,6 +122,8 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
 
 def _solve_exact(effect: float, alpha: float, target: float, alternative: str, start: float) -> float:
     """Smallest continuous n >= 2 with power(n) = target, bracketing from the normal answer."""
+    from scipy.optimize import brentq
+
     def gap(n: float) -> float:
         return _power_scalar(n, effect, alpha, alternative) - target
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from llm_power_verified._generated import admissible_correlation as _bounds
 from llm_power_verified._generated import arcsine as _arcsine
@@ -216,6 +215,8 @@ def delta_star(p: float, rho: float, epsilon: float) -> DeltaStar:
     >>> round(result.leading_order, 3)
     0.434
     """
+    from scipy.optimize import brentq  # imported here to keep the package import light
+
     for name, value in (("p", p), ("rho", rho), ("epsilon", epsilon)):
         if np.ndim(value) != 0:
             raise TypeError(f"{name} must be a scalar; got an array of shape {np.shape(value)}")

@@ -1,0 +1,44 @@
+"""Multiplicity inflation of N* and the cluster design effect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+import llm_power_verified as lpv
+
+
+def test_inflation_is_ratio_of_required_n_at_corrected_alpha():
+    for m in (1, 9, 40, 45, 1000):
+        direct = lpv.required_n_paired_binary(0.7, 0.68, 0.5, alpha=0.05 / m) / lpv.required_n_paired_binary(0.7, 0.68, 0.5)
+        assert lpv.required_n_inflation(m) == pytest.approx(direct, rel=1e-12)
+
+
+def test_inflation_against_scipy_quantiles():
+    """The paper's Section 6.3 figures: z_{1 - 0.05/80} ~ 3.227 and a factor of about 2.11 at m = 40."""
+    z_power = norm.ppf(0.8)
+    for m in (40, 45):
+        expected = ((norm.isf(0.05 / (2 * m)) + z_power) / (norm.isf(0.025) + z_power)) ** 2
+        assert lpv.required_n_inflation(m) == pytest.approx(expected, rel=1e-12)
+    assert round(lpv.required_n_inflation(40), 2) == 2.11
+    assert round(lpv.required_n_inflation(45), 2) == 2.14
+
+
+def test_sidak_is_slightly_below_bonferroni_and_monotone():
+    m = np.array([1, 2, 9, 40, 1000, 10**6])
+    bonferroni = lpv.required_n_inflation(m)
+    sidak = lpv.required_n_inflation(m, method="sidak")
+    assert bonferroni[0] == pytest.approx(1.0) and sidak[0] == pytest.approx(1.0)
+    assert np.all(sidak[1:] < bonferroni[1:])
+    assert np.all(np.diff(bonferroni) > 0) and np.all(np.diff(sidak) > 0)
+    assert round(float(sidak[3]), 2) == 2.10
+
+
+def test_design_effect_and_truncation():
+    assert lpv.design_effect(859, 0.036) == pytest.approx(1 + 858 * 0.036)
+    assert lpv.design_effect(859, -0.0003) == 1.0
+    assert lpv.design_effect(10, -0.05, truncate_negative_icc=False) == pytest.approx(0.55)
+    assert lpv.cluster_adjusted_required_n(433, 859, 0.036) == pytest.approx(433 * (1 + 858 * 0.036))
+    with pytest.raises(ValueError, match="no exchangeable correlation"):
+        lpv.design_effect(10, -0.2, truncate_negative_icc=False)
