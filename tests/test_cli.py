@@ -66,3 +66,21 @@ def test_importing_the_package_does_not_import_sympy():
     code = "import sys, llm_power_verified; print('sympy' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "False"
+
+
+def test_cli_derivations_check_passes():
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "derivations", "check"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "up to date" in result.stdout
+
+
+def test_readme_main_job_command_runs(capsys):
+    """README's first command, minus the install step, prints the worked example's figures."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    command = re.search(r"&& llm-power-verified (design[^\n]*)", readme).group(1).split()
+    assert main(command) == 0
+    text = capsys.readouterr().out
+    assert "0.3273001" in text and "1027.576" in text and "1028" in text
