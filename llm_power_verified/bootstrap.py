@@ -1,0 +1,248 @@
+"""Paired bootstrap for the mean difference of two models' per-item scores.
+
+The paper's Definition 2: resample items with replacement, recompute the mean
+difference D-bar on each resample, and reject H0: E[D] = 0 at level alpha when
+0 lies outside the percentile interval.  Besides the percentile interval this
+module gives the BCa interval (Efron 1987) and the studentized (bootstrap-t)
+interval (Hall 1992, Ch. 3).
+
+Binary scores never need the items themselves: a resample is a multinomial
+draw of the three cell counts that matter (only A right, only B right,
+concordant), so the cost is O(B) whatever N is.  Graded scores resample item
+indices in chunks.
+
+Randomness comes only from a ``numpy.random.Generator`` (pass ``rng``, or a
+``seed`` to create one); the same seed gives the same output.
+
+The bootstrap p-value is the percentile test's: p = min(1, 2 min(P*(D* <= 0),
+P*(D* >= 0))), so p <= alpha exactly when 0 is outside the equal-tailed
+percentile interval at level 1 - alpha (up to the resampling grid).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from llm_power_verified._validation import as_array, check_count, describe_index
+
+__all__ = ["BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts"]
+
+METHODS = ("percentile", "bca", "studentized")
+_CHUNK_VALUES = 4_000_000
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Paired bootstrap interval and test for the mean difference D-bar = mean(X_A - X_B).
+
+    Attributes
+    ----------
+    estimate : float
+        Observed mean difference.
+    ci_low, ci_high : float
+        Two-sided interval at ``confidence`` by ``method``.
+    pvalue : float
+        Percentile-test p-value (see the module notes).
+    standard_error : float
+        Standard deviation of the bootstrap replicates.
+    method, confidence, n_resamples, n_items
+        What was computed.
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    pvalue: float
+    standard_error: float
+    method: str
+    confidence: float
+    n_resamples: int
+    n_items: int
+
+
+def _generator(rng: np.random.Generator | None, seed: int | None) -> np.random.Generator:
+    if rng is not None and seed is not None:
+        raise ValueError("give rng or seed, not both")
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        return rng
+    return np.random.default_rng(seed)
+
+
+def _check_options(n_resamples: int, confidence: float, method: str) -> None:
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 100:
+        raise ValueError(f"n_resamples must be a whole number >= 100; got {n_resamples!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+
+
+def _percentile_pvalue(replicates: np.ndarray) -> float:
+    below = np.count_nonzero(replicates <= 0) / replicates.size
+    above = np.count_nonzero(replicates >= 0) / replicates.size
+    return float(min(1.0, 2 * min(below, above)))
+
+
+def _bca_levels(replicates, estimate, jackknife_values, jackknife_weights, tail_probabilities):
+    """Adjusted percentile levels of the BCa interval."""
+    less = np.count_nonzero(replicates < estimate) + 0.5 * np.count_nonzero(replicates == estimate)
+    proportion = np.clip(less / replicates.size, 1 / replicates.size, 1 - 1 / replicates.size)
+    bias = ndtri(proportion)
+    mean = np.sum(jackknife_weights * jackknife_values) / np.sum(jackknife_weights)
+    deviation = mean - jackknife_values
+    denominator = 6 * np.sum(jackknife_weights * deviation**2) ** 1.5
+    acceleration = np.sum(jackknife_weights * deviation**3) / denominator if denominator > 0 else 0.0
+    z = ndtri(tail_probabilities)
+    return ndtr(bias + (bias + z) / (1 - acceleration * (bias + z)))
+
+
+def _interval(method, replicates, estimate, confidence, standard_errors=None, observed_se=None, jackknife=None):
+    tails = np.array([(1 - confidence) / 2, (1 + confidence) / 2])
+    if method == "percentile":
+        low, high = np.quantile(replicates, tails)
+    elif method == "bca":
+        values, weights = jackknife
+        levels = _bca_levels(replicates, estimate, values, weights, tails)
+        low, high = np.quantile(replicates, levels)
+    else:
+        usable = standard_errors > 0
+        t = (replicates[usable] - estimate) / standard_errors[usable]
+        t_low, t_high = np.quantile(t, tails)
+        low, high = estimate - t_high * observed_se, estimate - t_low * observed_se
+    return float(low), float(high)
+
+
+def paired_bootstrap_counts(
+    b: int,
+    c: int,
+    n: int,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    method: str = "percentile",
+    rng: np.random.Generator | None = None,
+    seed: int | None = None,
+) -> BootstrapResult:
+    """Paired bootstrap for binary scores from the discordant counts alone.
+
+    Parameters
+    ----------
+    b, c, n : int
+        Items only A solves, only B solves, and all items.
+    n_resamples : int
+        Number of bootstrap resamples B (>= 100).
+    method : {"percentile", "bca", "studentized"}
+
+    Notes
+    -----
+    A resample of n items is a multinomial draw of (b*, c*, n - b* - c*) with
+    probabilities (b, c, n - b - c)/n; D* = (b* - c*)/n.  The BCa acceleration
+    uses the exact jackknife, which for 0/1 data has three distinct values.
+
+    Examples
+    --------
+    >>> result = paired_bootstrap_counts(98, 94, 1172, seed=1)
+    >>> result.ci_low < 0 < result.ci_high
+    True
+    """
+    _check_options(n_resamples, confidence, method)
+    b_value, c_value, n_value = (float(check_count(name, value, minimum=minimum)) for name, value, minimum in (("b", b, 0), ("c", c, 0), ("n", n, 1)))
+    if b_value + c_value > n_value:
+        raise ValueError(f"b + c must not exceed n; got b = {b_value:g}, c = {c_value:g}, n = {n_value:g}")
+    generator = _generator(rng, seed)
+    n_items = int(n_value)
+    probabilities = np.array([b_value, c_value, n_value - b_value - c_value]) / n_value
+    draws = generator.multinomial(n_items, probabilities, size=int(n_resamples))
+    replicates = (draws[:, 0] - draws[:, 1]) / n_value
+    estimate = (b_value - c_value) / n_value
+    standard_errors = observed_se = jackknife = None
+    if method == "studentized":
+        variances = (draws[:, 0] + draws[:, 1]) / n_value - replicates**2
+        standard_errors = np.sqrt(np.maximum(variances, 0.0) / n_value)
+        observed_se = np.sqrt(max((b_value + c_value) / n_value - estimate**2, 0.0) / n_value)
+    if method == "bca":
+        denominator = n_value - 1
+        values = np.array([(b_value - 1 - c_value), (b_value - c_value + 1), (b_value - c_value)]) / denominator
+        jackknife = (values, np.array([b_value, c_value, n_value - b_value - c_value]))
+    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
+    return BootstrapResult(
+        estimate=estimate, ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
+        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
+        n_resamples=int(n_resamples), n_items=n_items,
+    )
+
+
+def _scores(name: str, values: Any) -> np.ndarray:
+    array = as_array(name, values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
+    if array.size < 2:
+        raise ValueError(f"{name} needs at least 2 items; got {array.size}")
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ValueError(f"{name} must be finite; got {array[bad][0]!r}{describe_index(bad)}")
+    return array
+
+
+def paired_bootstrap(
+    scores_a: Any,
+    scores_b: Any,
+    n_resamples: int = 10_000,
+    confidence: float = 0.95,
+    method: str = "percentile",
+    rng: np.random.Generator | None = None,
+    seed: int | None = None,
+) -> BootstrapResult:
+    """Paired bootstrap of the mean difference from two aligned per-item score vectors.
+
+    0/1 scores are reduced to their discordant counts and handled by
+    :func:`paired_bootstrap_counts` (identical in distribution, O(B) cost);
+    graded scores resample item indices, in chunks of about 4e6 values.
+
+    Examples
+    --------
+    >>> result = paired_bootstrap([0.9, 0.7, 0.8, 0.6, 0.75], [0.6, 0.65, 0.7, 0.55, 0.7], n_resamples=2000, seed=3)
+    >>> result.ci_low > 0
+    True
+    """
+    _check_options(n_resamples, confidence, method)
+    a = _scores("scores_a", scores_a)
+    b = _scores("scores_b", scores_b)
+    if a.shape != b.shape:
+        raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b.size}")
+    binary = np.all((a == 0) | (a == 1)) and np.all((b == 0) | (b == 1))
+    if binary:
+        only_a = int(np.count_nonzero((a == 1) & (b == 0)))
+        only_b = int(np.count_nonzero((a == 0) & (b == 1)))
+        return paired_bootstrap_counts(only_a, only_b, a.size, n_resamples, confidence, method, rng, seed)
+    generator = _generator(rng, seed)
+    differences = a - b
+    n_items = differences.size
+    estimate = float(differences.mean())
+    chunk = max(1, _CHUNK_VALUES // n_items)
+    replicates = np.empty(int(n_resamples))
+    second_moments = np.empty(int(n_resamples))
+    for start in range(0, int(n_resamples), chunk):
+        stop = min(start + chunk, int(n_resamples))
+        indices = generator.integers(0, n_items, size=(stop - start, n_items))
+        sample = differences[indices]
+        replicates[start:stop] = sample.mean(axis=1)
+        second_moments[start:stop] = (sample**2).mean(axis=1)
+    standard_errors = observed_se = jackknife = None
+    if method == "studentized":
+        standard_errors = np.sqrt(np.maximum(second_moments - replicates**2, 0.0) * n_items / (n_items - 1) / n_items)
+        observed_se = float(differences.std(ddof=1) / np.sqrt(n_items))
+    if method == "bca":
+        total = differences.sum()
+        jackknife = ((total - differences) / (n_items - 1), np.ones(n_items))
+    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
+    return BootstrapResult(
+        estimate=estimate, ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
+        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
+        n_resamples=int(n_resamples), n_items=n_items,
+    )

@@ -1,0 +1,201 @@
+"""McNemar family: 50-digit references, scipy/statsmodels agreement, textbook examples, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from scipy.stats import binomtest
+from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
+
+from llm_power_verified import reference
+from llm_power_verified.mcnemar import binary_counts, mcnemar_all, mcnemar_chi2, mcnemar_exact, mcnemar_midp
+
+TOLERANCE = 1e-12
+TINY = mpmath.mpf("1e-300")
+
+
+@st.composite
+def discordant_counts(draw, largest=10**7):
+    """(b, c) with b + c log-uniform up to ``largest`` and the split anywhere, often near the centre."""
+    total = int(round(math.exp(draw(st.floats(0, math.log(largest))))))
+    centred = draw(st.booleans())
+    if centred:
+        spread = max(1, int(8 * math.sqrt(total)))
+        b = min(total, max(0, total // 2 + draw(st.integers(-spread, spread))))
+    else:
+        b = draw(st.integers(0, total))
+    return b, total - b
+
+
+def _check(value, log_value, reference_value, reference_log):
+    """Relative error <= 1e-12 on p where p > 1e-300, and on log p everywhere.
+
+    Where |log p| < 1 (p > 0.37, including p = 1 where log p = 0 and a relative
+    error is undefined), the log check is on the absolute error, which there
+    equals the relative error on p to first order.
+    """
+    assert abs(log_value - reference_log) <= TOLERANCE * max(abs(reference_log), 1)
+    if reference_value > TINY:
+        assert abs(value - reference_value) <= TOLERANCE * reference_value
+
+
+@example((5_000_000, 4_990_000))
+@example((4_960_000, 5_040_000))
+@example((9_999_997, 3))
+@example((0, 10**7))
+@given(discordant_counts())
+def test_exact_against_mpmath(counts):
+    b, c = counts
+    result = mcnemar_exact(b, c)
+    p, log_p = reference.exact_pvalue(b, c)
+    _check(result.pvalue, result.log_pvalue, p, log_p)
+
+
+@example((5_000_000, 4_990_000))
+@example((4_960_000, 5_040_000))
+@example((9_999_997, 3))
+@example((0, 10**7))
+@given(discordant_counts())
+def test_midp_against_mpmath(counts):
+    b, c = counts
+    result = mcnemar_midp(b, c)
+    p, log_p = reference.midp_pvalue(b, c)
+    _check(result.pvalue, result.log_pvalue, p, log_p)
+
+
+@example((5_000_000, 4_990_000), True)
+@example((9_999_997, 3), False)
+@given(discordant_counts(), st.booleans())
+def test_chi2_against_mpmath(counts, correction):
+    b, c = counts
+    result = mcnemar_chi2(b, c, correction=correction)
+    p, log_p = reference.chi2_pvalue(b, c, correction)
+    _check(result.pvalue, result.log_pvalue, p, log_p)
+
+
+def test_extreme_counts_keep_their_log_pvalue():
+    """b + c = 10^7 all on one side: p underflows to 0 but log p is exact."""
+    result = mcnemar_exact(10**7, 0)
+    assert result.pvalue == 0.0
+    assert result.log_pvalue == pytest.approx(math.log(2) - 10**7 * math.log(2), rel=1e-14)
+    p, log_p = reference.exact_pvalue(9_999_990, 10)
+    assert mcnemar_exact(9_999_990, 10).log_pvalue == pytest.approx(float(log_p), rel=1e-13)
+
+
+@given(discordant_counts(largest=5000))
+def test_exact_matches_scipy_binomtest(counts):
+    """scipy's binomtest sums outcomes no more likely than the observed; for p = 1/2 that is the doubled tail."""
+    b, c = counts
+    if b + c == 0:
+        return
+    expected = binomtest(b, b + c, 0.5).pvalue
+    assert mcnemar_exact(b, c).pvalue == pytest.approx(expected, rel=1e-10)
+    assert mcnemar_exact(b, c, two_sided="no-more-likely").pvalue == mcnemar_exact(b, c).pvalue
+
+
+@given(discordant_counts(largest=5000))
+def test_matches_statsmodels_mcnemar(counts):
+    """statsmodels: exact=True doubles binom.cdf(min); exact=False uses (|b-c| - correction)^2/(b+c), unclipped."""
+    b, c = counts
+    if b + c == 0:
+        return
+    table = [[0, b], [c, 0]]
+    exact = statsmodels_mcnemar(table, exact=True)
+    assert mcnemar_exact(b, c).pvalue == pytest.approx(exact.pvalue, rel=1e-10)
+    plain = statsmodels_mcnemar(table, exact=False, correction=False)
+    assert mcnemar_chi2(b, c).statistic == pytest.approx(plain.statistic, rel=1e-12)
+    assert mcnemar_chi2(b, c).pvalue == pytest.approx(plain.pvalue, rel=1e-9, abs=1e-300)
+    if b != c:  # statsmodels does not clip |b - c| - 1 at zero
+        corrected = statsmodels_mcnemar(table, exact=False, correction=True)
+        assert mcnemar_chi2(b, c, correction=True).pvalue == pytest.approx(corrected.pvalue, rel=1e-9, abs=1e-300)
+
+
+def test_textbook_presidential_approval():
+    """Agresti (1990) p. 350, the example of R's ?mcnemar.test: 794/86/150/570 of 1600.
+
+    Printed by R: McNemar's chi-squared = 16.818, df = 1, p-value = 4.115e-05
+    (continuity-corrected); without correction Agresti (2002, Sec. 10.1) gives z = 4.17.
+    """
+    corrected = mcnemar_chi2(150, 86, correction=True)
+    assert round(corrected.statistic, 3) == 16.818
+    assert f"{corrected.pvalue:.3e}" == "4.115e-05"
+    assert round(math.sqrt(mcnemar_chi2(150, 86).statistic), 2) == 4.17
+
+
+def test_textbook_small_sample_example():
+    """Fagerland, Lydersen and Laake (2013), BMC Med. Res. Methodol. 13:91, b = 1, c = 7.
+
+    Printed: exact conditional p = 0.070, mid-p = 0.039, asymptotic McNemar p = 0.034.
+    The exact values are 18/256 and 10/256.
+    """
+    results = mcnemar_all(1, 7)
+    assert results["exact"].pvalue == pytest.approx(18 / 256, rel=1e-14)
+    assert results["mid-p"].pvalue == pytest.approx(10 / 256, rel=1e-14)
+    assert round(results["exact"].pvalue, 3) == 0.070
+    assert round(results["mid-p"].pvalue, 3) == 0.039
+    assert round(results["chi2"].pvalue, 3) == 0.034
+
+
+def test_no_discordant_items_gives_one():
+    for result in mcnemar_all(0, 0).values():
+        assert result.pvalue == 1.0 and result.log_pvalue == 0.0 and result.statistic == 0.0
+
+
+def test_two_sided_rules_differ_only_for_midp_at_a_tie():
+    for b in (1, 5, 40):
+        assert mcnemar_midp(b, b).pvalue == 1.0
+        pmf = math.comb(2 * b, b) / 2 ** (2 * b)
+        assert mcnemar_midp(b, b, "no-more-likely").pvalue == pytest.approx(1 - pmf / 2, rel=1e-13)
+        assert mcnemar_exact(b, b).pvalue == mcnemar_exact(b, b, "no-more-likely").pvalue == 1.0
+    assert mcnemar_midp(3, 9).pvalue == mcnemar_midp(3, 9, "no-more-likely").pvalue
+
+
+def test_ordering_and_symmetry():
+    for b, c in [(3, 9), (40, 20), (500, 560)]:
+        exact, midp = mcnemar_exact(b, c).pvalue, mcnemar_midp(b, c).pvalue
+        assert midp < exact
+        assert mcnemar_chi2(b, c, correction=True).pvalue > mcnemar_chi2(b, c).pvalue
+        assert mcnemar_exact(c, b).pvalue == exact
+    totals = np.full(30, 60)
+    smaller = np.arange(30)
+    pvalues = mcnemar_exact(smaller, totals - smaller).pvalue
+    assert np.all(np.diff(pvalues) > 0)
+
+
+def test_vectorised_equals_scalar():
+    b = np.array([0, 3, 250, 10**6])
+    c = np.array([0, 9, 240, 10**6 + 5000])
+    vector = mcnemar_midp(b, c)
+    for i in range(b.size):
+        assert vector.log_pvalue[i] == mcnemar_midp(int(b[i]), int(c[i])).log_pvalue
+
+
+def test_counts_from_vectors():
+    assert binary_counts([1, 1, 0, 0, 1, True], [1, 0, 1, 0, 0, False]) == (1, 3, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "a, b, fragments",
+    [
+        ([1, 0, 2], [1, 0, 1], ["scores_a", "only 0 and 1", "index 2"]),
+        ([1, 0, 1], [1, 0.5, 1], ["scores_b", "0.5", "index 1"]),
+        ([1, float("nan"), 1], [1, 0, 1], ["scores_a", "nan", "index 1"]),
+        ([1, 0, 1], [1, 0], ["same length", "3", "2"]),
+    ],
+)
+def test_vector_errors_name_argument_and_index(a, b, fragments):
+    with pytest.raises(ValueError) as error:
+        binary_counts(a, b)
+    for fragment in fragments:
+        assert fragment in str(error.value)
+
+
+@pytest.mark.parametrize("b, c, fragment", [(-1, 3, "b"), (2.5, 3, "b"), (3, float("nan"), "c"), (3, -4, "c")])
+def test_count_errors(b, c, fragment):
+    with pytest.raises(ValueError, match=f"^{fragment} must be a whole number"):
+        mcnemar_exact(b, c)
