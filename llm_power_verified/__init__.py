@@ -11,6 +11,18 @@ from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.clustering import cluster_adjusted_required_n, design_effect
 from llm_power_verified.correlation import RhoInterval, admissible_rho_interval, correlation_from_counts
 from llm_power_verified.design import PairedBinaryDesign, design_from_counts, design_paired_binary
+from llm_power_verified.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
+from llm_power_verified.graded import GradedTestResult, paired_t_test, wilcoxon_signed_rank
+from llm_power_verified.mcnemar import (
+    McNemarResult,
+    binary_counts,
+    mcnemar_all,
+    mcnemar_chi2,
+    mcnemar_exact,
+    mcnemar_midp,
+    mcnemar_test,
+)
+from llm_power_verified.mcnemar_power import power_mcnemar_exact, required_n_mcnemar_exact, sample_size_table
 from llm_power_verified.multiplicity import required_n_inflation
 from llm_power_verified.paired_t import power_paired_t, required_n_paired_t
 from llm_power_verified.sample_size import (
@@ -43,6 +55,22 @@ from llm_power_verified.shortcut import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BootstrapResult",
+    "GradedTestResult",
+    "McNemarResult",
+    "binary_counts",
+    "mcnemar_all",
+    "mcnemar_chi2",
+    "mcnemar_exact",
+    "mcnemar_midp",
+    "mcnemar_test",
+    "paired_bootstrap",
+    "paired_bootstrap_counts",
+    "paired_t_test",
+    "power_mcnemar_exact",
+    "required_n_mcnemar_exact",
+    "sample_size_table",
+    "wilcoxon_signed_rank",
     "DeltaStar",
     "PairedBinaryDesign",
     "RhoInterval",

@@ -73,10 +73,13 @@ def log_pmf_half(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return out
 
 
-def _continued_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Numerical Recipes' betacf(a, b, 1/2) by modified Lentz, vectorised over a and b."""
+def _continued_fraction(a: np.ndarray, b: np.ndarray, x: float | np.ndarray = 0.5) -> np.ndarray:
+    """Numerical Recipes' betacf(a, b, x) by modified Lentz, vectorised over a, b (and x).
+
+    Converges quickly for x < (a + 1) / (a + b + 2), which every caller ensures.
+    """
     tiny = 1e-300
-    x = 0.5
+    x = np.broadcast_to(np.asarray(x, dtype=np.float64), a.shape)
     qab, qap, qam = a + b, a + 1, a - 1
     c = np.ones_like(a)
     d = 1 - qab * x / qap
@@ -89,17 +92,17 @@ def _continued_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         index = np.flatnonzero(active)
         if index.size == 0:
             return h
-        aa_, bb, qabi, qapi, qami = a[index], b[index], qab[index], qap[index], qam[index]
+        aa_, bb, qabi, qapi, qami, xi = a[index], b[index], qab[index], qap[index], qam[index], x[index]
         ci, di, hi = c[index], d[index], h[index]
         m2 = 2 * m
-        coefficient = m * (bb - m) * x / ((qami + m2) * (aa_ + m2))
+        coefficient = m * (bb - m) * xi / ((qami + m2) * (aa_ + m2))
         di = 1 + coefficient * di
         di = np.where(np.abs(di) < tiny, tiny, di)
         ci = 1 + coefficient / ci
         ci = np.where(np.abs(ci) < tiny, tiny, ci)
         di = 1 / di
         hi = hi * di * ci
-        coefficient = -(aa_ + m) * (qabi + m) * x / ((aa_ + m2) * (qapi + m2))
+        coefficient = -(aa_ + m) * (qabi + m) * xi / ((aa_ + m2) * (qapi + m2))
         di = 1 + coefficient * di
         di = np.where(np.abs(di) < tiny, tiny, di)
         ci = 1 + coefficient / ci
@@ -121,3 +124,19 @@ def log_lower_tail_half(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.nd
     log_pmf = log_pmf_half(k, n)
     fraction = _continued_fraction((n - k).ravel(), (k + 1).ravel()).reshape(k.shape)
     return log_pmf + np.log(fraction) - _LOG_2, log_pmf
+
+
+def log_t_survival(t: float, df: float) -> float:
+    """log P(T >= t) for Student's t with df degrees of freedom and t > 0, accurate far below 1e-300.
+
+    P(T >= t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2); the incomplete beta
+    is x^a (1 - x)^b / (a B(a, b)) times the continued fraction, all in logs.
+    """
+    from scipy.special import betaln
+
+    ratio = t * t / df
+    log_x = -math.log1p(ratio)
+    log_one_minus_x = math.log(ratio) - math.log1p(ratio)
+    a, b = df / 2, 0.5
+    fraction = _continued_fraction(np.array([a]), np.array([b]), math.exp(log_x))[0]
+    return -_LOG_2 + a * log_x + b * log_one_minus_x - math.log(a) - betaln(a, b) + math.log(fraction)

@@ -2,7 +2,8 @@
 
 * :func:`paired_t_test`: t = mean(D) / (sd(D) / sqrt(n)) on n - 1 degrees of
   freedom, computed here directly (and checked against ``scipy.stats.ttest_rel``
-  in the tests); log p comes from the t distribution's log survival function.
+  in the tests); log p comes from scipy's log survival function of t, and,
+  below 1e-260 where that fails, from a log-space incomplete beta.
 * :func:`wilcoxon_signed_rank`: ``scipy.stats.wilcoxon`` (zero differences
   dropped, the "wilcox" zero method; exact null distribution for small n
   without ties, normal approximation otherwise, as scipy decides).
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._binomial import log_t_survival
 from llm_power_verified._validation import as_array, describe_index
 
 __all__ = ["GradedTestResult", "paired_t_test", "wilcoxon_signed_rank"]
@@ -77,7 +79,10 @@ def paired_t_test(scores_a: Any, scores_b: Any) -> GradedTestResult:
             return GradedTestResult(0.0, 1.0, 0.0, "paired-t", n, mean)
         return GradedTestResult(math.copysign(math.inf, mean), 0.0, -math.inf, "paired-t", n, mean)
     statistic = mean / (spread / math.sqrt(n))
-    log_p = math.log(2.0) + float(stats.t.logsf(abs(statistic), n - 1))
+    log_tail = float(stats.t.logsf(abs(statistic), n - 1))
+    if not log_tail > -600:  # scipy's logsf loses accuracy, then underflows to -inf, out here
+        log_tail = log_t_survival(abs(statistic), n - 1)
+    log_p = math.log(2.0) + log_tail
     log_p = min(log_p, 0.0)
     return GradedTestResult(statistic, math.exp(log_p), log_p, "paired-t", n, mean)
 

@@ -84,3 +84,48 @@ def test_readme_main_job_command_runs(capsys):
     assert main(command) == 0
     text = capsys.readouterr().out
     assert "0.3273001" in text and "1027.576" in text and "1028" in text
+
+
+def test_test_command_json_has_every_variant(capsys):
+    assert main(["test", "--b", "295", "--c", "249", "--n", "10042", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["method"] for row in rows] == ["chi2", "chi2-corrected", "exact", "mid-p", "bootstrap-percentile"]
+    by_method = {row["method"]: row for row in rows}
+    assert round(by_method["chi2"]["pvalue"], 3) == 0.049
+    assert round(by_method["exact"]["pvalue"], 3) == 0.054
+    for row in rows:
+        assert {"pvalue", "log_pvalue"} <= set(row)
+
+
+def test_test_command_reports_log_p_beyond_underflow(capsys):
+    assert main(["test", "--b", "9999990", "--c", "10", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    exact = next(row for row in rows if row["method"] == "exact")
+    assert exact["pvalue"] == 0.0 and exact["log_pvalue"] < -6.9e6
+
+
+def test_test_command_on_files(tmp_path, capsys):
+    file_a, file_b = tmp_path / "a.txt", tmp_path / "b.txt"
+    file_a.write_text("score\n1\n1\n0\n1\n0\n1\n")
+    file_b.write_text("score\n0\n1\n0\n0\n0\n1\n")
+    assert main(["test", str(file_a), str(file_b), "--json", "--seed", "4"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["b"] == 2 and rows[0]["c"] == 0
+    file_b.write_text("0.2\n0.4\n0.1\n0.3\n0.5\n0.9\n")
+    file_a.write_text("0.3\n0.5\n0.2\n0.35\n0.6\n0.8\n")
+    assert main(["test", str(file_a), str(file_b), "--json"]) == 0
+    methods = [row["method"] for row in json.loads(capsys.readouterr().out)]
+    assert methods == ["paired-t", "wilcoxon", "bootstrap-percentile"]
+
+
+@pytest.mark.parametrize(
+    "contents_a, contents_b, fragment",
+    [("1\n0\n1\n", "1\n0\n", "aligned"), ("1\nx\n1\n", "1\n0\n1\n", "line 2: not a number")],
+)
+def test_test_command_file_errors(tmp_path, contents_a, contents_b, fragment):
+    file_a, file_b = tmp_path / "a.txt", tmp_path / "b.txt"
+    file_a.write_text(contents_a)
+    file_b.write_text(contents_b)
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "test", str(file_a), str(file_b)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert fragment in result.stderr and "Traceback" not in result.stderr
