@@ -22,6 +22,7 @@ CONCEPT_MODULES = (
     "multiplicity",
     "design_effect",
     "paired_t",
+    "unpaired",
 )
 
 

@@ -9,6 +9,7 @@ Every closed form is derived in SymPy (``derivations/``) and printed into
 
 from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.clustering import cluster_adjusted_required_n, design_effect
+from llm_power_verified.conventions import CalculatorAudit, audit_claimed_n, convention_values, required_n_unpaired
 from llm_power_verified.correlation import RhoInterval, admissible_rho_interval, correlation_from_counts
 from llm_power_verified.design import PairedBinaryDesign, design_from_counts, design_paired_binary
 from llm_power_verified.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
@@ -56,6 +57,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BootstrapResult",
+    "CalculatorAudit",
+    "audit_claimed_n",
+    "convention_values",
+    "required_n_unpaired",
     "GradedTestResult",
     "McNemarResult",
     "binary_counts",

@@ -1,4 +1,4 @@
-"""Command line: ``llm-power-verified design | test | derivations``.
+"""Command line: ``llm-power-verified design | test | crosscheck | audit-calculator | derivations``.
 
 Errors print one line on stderr and exit with status 2; there is never a traceback.
 """
@@ -72,6 +72,45 @@ def _build_parser() -> argparse.ArgumentParser:
     test.add_argument("--bootstrap-method", choices=("percentile", "bca", "studentized"), default="percentile")
     test.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0; same seed, same output)")
     test.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
+
+    crosscheck = commands.add_parser(
+        "crosscheck",
+        help="what each power calculator returns for a paired comparison, and the (1 - rho) shortcut",
+        description=(
+            "Run R's pwr and stats (through Rscript) and statsmodels, reproduce G*Power's and Cohen's "
+            "documented formulas, and compare each tool's per-arm output, that output times (1 - rho), "
+            "and the correct paired N*.  Defaults: the paper's Table 1 case."
+        ),
+    )
+    crosscheck.add_argument("--p-a", type=float, default=0.65)
+    crosscheck.add_argument("--p-b", type=float, default=0.60)
+    crosscheck.add_argument("--rho", type=float, default=0.30)
+    crosscheck.add_argument("--alpha", type=float, default=0.05)
+    crosscheck.add_argument("--power", type=float, default=0.80)
+    crosscheck.add_argument("--grid", action="store_true", help="also compare n_h/N* with Lemma 1 over a (p, rho, delta) grid")
+    crosscheck.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    crosscheck.add_argument("--json", action="store_true", help="same as --format json")
+
+    audit_calculator = commands.add_parser(
+        "audit-calculator",
+        help="which calculator convention produced a sample size, and the correct paired N*",
+        description=(
+            "Given the design and a claimed paired N (or a tool name and its native output), name the "
+            "convention it matches (one-sample arcsine, two-sample arcsine, unpaired Wald, two-proportion z, "
+            "the (1 - rho) shortcut, correct paired) and the factor to the correct N*."
+        ),
+    )
+    audit_calculator.add_argument("--p-a", type=float, required=True)
+    audit_calculator.add_argument("--p-b", type=float, required=True)
+    audit_calculator.add_argument("--rho", type=float, required=True)
+    audit_calculator.add_argument("--alpha", type=float, default=0.05)
+    audit_calculator.add_argument("--power", type=float, default=0.80)
+    audit_calculator.add_argument("--claimed-n", type=float, help="the paired sample size to audit")
+    audit_calculator.add_argument("--tool", help="a tool whose native output you multiplied by (1 - rho): "
+                                  "pwr.p.test, pwr.2p.test, NormalIndPower, power.prop.test, miller")
+    audit_calculator.add_argument("--tool-output", type=float, help="the tool's native (per-arm) output")
+    audit_calculator.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    audit_calculator.add_argument("--json", action="store_true", help="same as --format json")
 
     derivations = commands.add_parser(
         "derivations",
@@ -224,6 +263,97 @@ def _run_test(arguments) -> str:
     return "\n".join(lines)
 
 
+def _render(rows: list[dict], columns: list[tuple[str, str]], output: str) -> str:
+    def cell(value):
+        if value is None:
+            return "-"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float):
+            return _format(value)
+        return str(value)
+
+    if output == "markdown":
+        lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(cell(row.get(key)) for key, _ in columns) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(title), *(len(cell(row.get(key))) for row in rows)) for key, title in columns]
+    lines = ["  ".join(title.ljust(width) for (_, title), width in zip(columns, widths))]
+    lines += ["  ".join(cell(row.get(key)).ljust(width) for (key, _), width in zip(columns, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+def _run_crosscheck(arguments) -> str:
+    try:
+        from crosscheck.calculators import as_dicts, lemma1_grid, paper_discrepancies, table1_rows
+    except ImportError as error:
+        raise CommandError(f"the crosscheck package is not importable here ({error})") from None
+    rows = table1_rows(arguments.p_a, arguments.p_b, arguments.rho, arguments.alpha, arguments.power)
+    notes = paper_discrepancies(rows)
+    grid = lemma1_grid() if arguments.grid else None
+    output = "json" if arguments.json else arguments.format
+    if output == "json":
+        document = {"case": {"p_a": arguments.p_a, "p_b": arguments.p_b, "rho": arguments.rho,
+                             "alpha": arguments.alpha, "power": arguments.power},
+                    "rows": as_dicts(rows), "paper_discrepancies": notes}
+        if grid is not None:
+            document["lemma1_grid"] = {"cells": grid[0], "summary": grid[1]}
+        return json.dumps(document, indent=2, default=str)
+    columns = [("tool", "tool"), ("convention", "convention"), ("per_arm", "per-arm"),
+               ("times_one_minus_rho", "x(1-rho)"), ("ratio_to_required", "/ N*"),
+               ("paper_per_arm", "paper per-arm"), ("paper_times_one_minus_rho", "paper x(1-rho)"),
+               ("agrees_with_paper", "agrees"), ("verdict", "verdict")]
+    text = [f"p_A = {arguments.p_a}, p_B = {arguments.p_b}, rho = {arguments.rho}, alpha = {arguments.alpha}, power = {arguments.power}", ""]
+    text.append(_render(as_dicts(rows), columns, output))
+    sources = sorted({f"{row.tool}: {row.source}" for row in rows})
+    text += ["", "sources:"] + [f"  {line}" for line in sources]
+    if notes:
+        text += ["", "where a tool's real output differs from the paper's Table 1:"] + [f"  {note}" for note in notes]
+    if grid is not None:
+        text += ["", "Lemma 1: exact n_h/N* against 1/2 + c2 delta^2 (+ c4 delta^4), worst absolute error per band:"]
+        text.append(_render(grid[1], [("delta_band", "delta band"), ("cells", "admissible cells"),
+                                      ("worst_deviation_from_half", "max |n_h/N* - 1/2|"),
+                                      ("worst_error_order_2", "order-2 error"), ("worst_error_order_4", "order-4 error")], output))
+    return "\n".join(text)
+
+
+def _run_audit_calculator(arguments) -> str:
+    from llm_power_verified.conventions import TOOL_CONVENTIONS, _matches, audit_claimed_n, convention_values
+
+    note = None
+    if arguments.tool is not None or arguments.tool_output is not None:
+        if arguments.claimed_n is not None:
+            raise CommandError("give --claimed-n, or --tool with --tool-output, not both")
+        if arguments.tool not in TOOL_CONVENTIONS or arguments.tool_output is None:
+            known = ", ".join(TOOL_CONVENTIONS)
+            raise CommandError(f"--tool must be one of {known}, with --tool-output; got {arguments.tool!r}")
+        values = convention_values(arguments.p_a, arguments.p_b, arguments.rho, arguments.alpha, arguments.power)
+        convention = TOOL_CONVENTIONS[arguments.tool]
+        expected = values[convention]
+        consistent = _matches(expected, arguments.tool_output)
+        note = (f"{arguments.tool} returns the {convention} value, {expected:.2f} here; the given output "
+                f"{arguments.tool_output:g} {'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
+                f"Audited: that output x (1 - rho) = {arguments.tool_output * (1 - arguments.rho):.2f}.")
+        claimed = arguments.tool_output * (1 - arguments.rho)
+    else:
+        if arguments.claimed_n is None:
+            raise CommandError("audit-calculator needs --claimed-n, or --tool and --tool-output")
+        claimed = arguments.claimed_n
+    audit = audit_claimed_n(arguments.p_a, arguments.p_b, arguments.rho, claimed, arguments.alpha, arguments.power)
+    output = "json" if arguments.json else arguments.format
+    if output == "json":
+        document = {"claimed_n": audit.claimed_n, "required_n": audit.required_n, "required_n_integer": audit.required_n_integer,
+                    "factor": audit.factor, "matches": list(audit.matches), "closest": audit.closest,
+                    "verdict": audit.verdict, "conventions": audit.values, "tool_note": note}
+        return json.dumps(document, indent=2)
+    rows = [{"convention": name, "value": value, "ratio": claimed / value if value else None,
+             "match": name in audit.matches} for name, value in audit.values.items()]
+    text = ([note, ""] if note else []) + [audit.verdict, ""]
+    text.append(_render(rows, [("convention", "convention"), ("value", "n (unrounded)"),
+                               ("ratio", "claimed / n"), ("match", "matches")], output))
+    return "\n".join(text)
+
+
 def _run_derivations(action: str) -> tuple[str, int]:
     try:
         import derivations  # noqa: F401  (needs SymPy and the repository checkout)
@@ -246,6 +376,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if arguments.command == "test":
             print(_run_test(arguments))
+            return 0
+        if arguments.command == "crosscheck":
+            print(_run_crosscheck(arguments))
+            return 0
+        if arguments.command == "audit-calculator":
+            print(_run_audit_calculator(arguments))
             return 0
         _, status = _run_derivations(arguments.action)
         return status

@@ -1,0 +1,190 @@
+"""Power-calculator conventions, and an audit of a sample size someone was given.
+
+A user comparing two models on the same items often reaches for an
+independent-samples calculator and then "adjusts for pairing" by multiplying
+its per-arm answer by (1 - rho).  This module computes what each common
+convention returns at (p_a, p_b, rho, alpha, power) and, given a claimed
+paired sample size, says which convention it matches and by what factor it
+misses the correct paired N*.
+
+Conventions (all unrounded; per arm for the unpaired ones):
+
+==============================  =====================================================
+``one-sample-arcsine``          K / h^2 (R ``pwr.p.test``; the paper's Table 1 value)
+``two-sample-arcsine``          2 K / h^2 (R ``pwr.2p.test``, statsmodels ``NormalIndPower``)
+``unpaired-wald``               K (p_a q_a + p_b q_b) / delta^2 (Miller 2024)
+``two-proportion-z``            pooled H0 variance (R ``power.prop.test``)
+``shortcut``                    (1 - rho) K / h^2, the one-sample value x (1 - rho) (Eq. 9)
+``two-sample-arcsine-x(1-rho)`` (1 - rho) 2 K / h^2
+``unpaired-wald-x(1-rho)``      (1 - rho) K (p_a q_a + p_b q_b) / delta^2
+``paired``                      the correct N* = K sigma_D^2 / delta^2 (Eq. 6)
+==============================  =====================================================
+
+with K = (z_{1-alpha/2} + z_{1-beta})^2 and h Cohen's h.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from llm_power_verified._generated import unpaired as _unpaired
+from llm_power_verified._validation import check_alpha_power, check_in_open_interval, finish, sides_for
+from llm_power_verified.correlation import validate_marginals_and_rho
+from llm_power_verified.sample_size import required_n_paired_binary
+from llm_power_verified.shortcut import required_n_arcsine
+
+__all__ = ["CONVENTIONS", "CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"]
+
+CONVENTIONS = (
+    "one-sample-arcsine",
+    "two-sample-arcsine",
+    "unpaired-wald",
+    "two-proportion-z",
+    "shortcut",
+    "two-sample-arcsine-x(1-rho)",
+    "unpaired-wald-x(1-rho)",
+    "paired",
+)
+
+#: What each known tool returns natively, as a convention name.
+TOOL_CONVENTIONS = {
+    "pwr.p.test": "one-sample-arcsine",
+    "pwr.2p.test": "two-sample-arcsine",
+    "NormalIndPower": "two-sample-arcsine",
+    "power.prop.test": "two-proportion-z",
+    "miller": "unpaired-wald",
+}
+
+
+def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two-sided", variance: str = "unpooled"):
+    """Per-arm sample size of an independent two-proportion comparison.
+
+    Parameters
+    ----------
+    variance : {"unpooled", "pooled-null"}
+        "unpooled": Wald test with (p_a q_a + p_b q_b)/n (Miller 2024).
+        "pooled-null": the two-proportion z test with the pooled variance under
+        H0, as R's ``power.prop.test`` (strict = FALSE).
+
+    Examples
+    --------
+    >>> round(required_n_unpaired(0.65, 0.60), 2)
+    1467.74
+    >>> round(required_n_unpaired(0.65, 0.60, variance="pooled-null"), 2)
+    1470.49
+    """
+    functions = {"unpooled": _unpaired.required_n_unpaired_wald, "pooled-null": _unpaired.required_n_two_proportion_z}
+    if variance not in functions:
+        raise ValueError(f"variance must be 'unpooled' or 'pooled-null'; got {variance!r}")
+    p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
+    p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
+    alpha, power = check_alpha_power(alpha, power)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = functions[variance](p_a, p_b, alpha, power, sides_for(alternative))
+    return finish(np.where(p_a == p_b, np.inf, result))
+
+
+def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8) -> dict[str, float]:
+    """Unrounded sample size of every convention in :data:`CONVENTIONS`.
+
+    Examples
+    --------
+    >>> values = convention_values(0.65, 0.60, 0.30)
+    >>> round(values["one-sample-arcsine"], 2), round(values["shortcut"], 2), round(values["paired"], 2)
+    (735.05, 514.53, 1027.58)
+    """
+    validate_marginals_and_rho(p_a, p_b, rho)
+    one = float(required_n_arcsine(p_a, p_b, alpha, power, convention="one-sample"))
+    two = float(required_n_arcsine(p_a, p_b, alpha, power, convention="two-sample"))
+    wald = float(required_n_unpaired(p_a, p_b, alpha, power))
+    keep = 1 - rho
+    return {
+        "one-sample-arcsine": one,
+        "two-sample-arcsine": two,
+        "unpaired-wald": wald,
+        "two-proportion-z": float(required_n_unpaired(p_a, p_b, alpha, power, variance="pooled-null")),
+        "shortcut": keep * one,
+        "two-sample-arcsine-x(1-rho)": keep * two,
+        "unpaired-wald-x(1-rho)": keep * wald,
+        "paired": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),
+    }
+
+
+@dataclass(frozen=True)
+class CalculatorAudit:
+    """Which convention a claimed paired sample size matches.
+
+    Attributes
+    ----------
+    claimed_n : float
+        The number audited.
+    required_n : float
+        Correct paired N* (unrounded); ``required_n_integer`` is its ceiling.
+    factor : float
+        required_n / claimed_n: how many times too small the claim is.
+    matches : tuple of str
+        Conventions whose value rounds to the claim (within one item of the
+        value, or of its ceiling, or 0.5% of it); empty if none does.
+    closest : str
+        The convention nearest to the claim in relative terms.
+    values : dict
+        Every convention's unrounded value.
+    verdict : str
+        One sentence for a user.
+    """
+
+    claimed_n: float
+    required_n: float
+    required_n_integer: int
+    factor: float
+    matches: tuple[str, ...]
+    closest: str
+    verdict: str
+    values: dict = field(default_factory=dict)
+
+
+def _matches(value: float, claimed: float) -> bool:
+    if not math.isfinite(value):
+        return False
+    return abs(claimed - value) <= 1.0 or abs(claimed - math.ceil(value)) < 0.5 or abs(claimed - value) <= 0.005 * value
+
+
+def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8) -> CalculatorAudit:
+    """Say which calculator convention produced ``claimed_n`` and how it compares with N*.
+
+    Examples
+    --------
+    >>> audit = audit_claimed_n(0.65, 0.60, 0.30, 515)
+    >>> audit.matches, round(audit.factor, 2)
+    (('shortcut',), 2.0)
+    """
+    if isinstance(claimed_n, bool) or not (isinstance(claimed_n, (int, float, np.integer, np.floating)) and claimed_n > 0 and math.isfinite(claimed_n)):
+        raise ValueError(f"claimed_n must be a positive number; got {claimed_n!r}")
+    values = convention_values(p_a, p_b, rho, alpha, power)
+    required = values["paired"]
+    matches = tuple(name for name, value in values.items() if _matches(value, float(claimed_n)))
+    closest = min(values, key=lambda name: abs(math.log(claimed_n / values[name])) if values[name] > 0 and math.isfinite(values[name]) else math.inf)
+    factor = required / float(claimed_n)
+    integer = math.ceil(required * (1 - 1e-12)) if math.isfinite(required) else math.inf
+    if "paired" in matches:
+        others = [name for name in matches if name != "paired"]
+        also = f"; it also matches {', '.join(others)}, which here lands within rounding of N*" if others else ""
+        verdict = f"{claimed_n:g} is within rounding of the correct paired N* ({integer} items){also}."
+    elif matches:
+        kind = "too small" if factor > 1 else "larger than needed"
+        verdict = (
+            f"{claimed_n:g} matches the {', '.join(matches)} convention; the correct paired N* is "
+            f"{integer}, so the claim is {kind} by a factor of {factor:.3g}."
+        )
+    else:
+        verdict = (
+            f"{claimed_n:g} matches no known convention (closest: {closest}, {values[closest]:.1f}); "
+            f"the correct paired N* is {integer}, a factor of {factor:.3g} of the claim."
+        )
+    return CalculatorAudit(
+        claimed_n=float(claimed_n), required_n=required, required_n_integer=integer, factor=factor,
+        matches=matches, closest=closest, verdict=verdict, values=values,
+    )
