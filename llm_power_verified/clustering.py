@@ -62,3 +62,85 @@ def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, tr
     required_n = check_positive("required_n", required_n, allow_zero=True, allow_inf=True)
     cluster_size, icc, _ = _validate(cluster_size, icc, truncate_negative_icc)
     return finish(_design_effect.cluster_adjusted_required_n(required_n, cluster_size, icc))
+
+
+class ClusterStatistics:
+    """Per-cluster sufficient statistics of every model's scores.
+
+    With ``n[g]`` items in cluster g, ``sums[g, k]`` the sum of model k's scores
+    and ``cross[g, k, l]`` the sum of products of models k and l, every
+    pair's per-cluster sums of D = X_k - X_l and of D^2 follow, and so does
+    the one-way ANOVA ICC of D for any weighting of the clusters (a
+    bootstrap resample, a leave-one-out drop) without touching the items again.
+    """
+
+    def __init__(self, scores: np.ndarray, labels) -> None:
+        labels = np.asarray(labels)
+        self.names, index = np.unique(labels, return_inverse=True)
+        if self.names.size < 2:
+            raise ValueError("clusters: at least two clusters are needed for an ICC")
+        groups = self.names.size
+        self.n = np.bincount(index, minlength=groups).astype(np.float64)
+        indicator = np.zeros((groups, scores.shape[0]))
+        indicator[index, np.arange(scores.shape[0])] = 1.0
+        self.sums = indicator @ scores
+        self.cross = np.stack([scores[index == g].T @ scores[index == g] for g in range(groups)])
+
+    def pair_sums(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(sum of D, sum of D^2) per cluster, shape (clusters, pairs)."""
+        total = self.sums[:, first] - self.sums[:, second]
+        squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]
+        return total, squares
+
+    def icc(self, first: np.ndarray, second: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """One-way ANOVA ICC of D for each pair, and the mean cluster size.
+
+        ``weights`` (clusters,) or (replicates, clusters) counts how often each
+        cluster enters (1 everywhere by default); a result has shape
+        (pairs,) or (replicates, pairs).
+
+        Notes
+        -----
+        With cluster totals S_g, sizes n_g, N = sum n_g, G clusters:
+        MSB = (sum S_g^2 / n_g - S^2 / N) / (G - 1), MSW = (sum D^2 - sum S_g^2 / n_g) / (N - G),
+        n0 = (N - sum n_g^2 / N) / (G - 1), ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW).
+        """
+        total, squares = self.pair_sums(first, second)
+        w = np.ones(self.n.size) if weights is None else np.asarray(weights, dtype=np.float64)
+        size = w @ self.n
+        groups = w.sum(axis=-1)
+        between_raw = w @ (total**2 / self.n[:, None])
+        grand = w @ total
+        square_sum = w @ squares
+        size_b = np.asarray(size)[..., None] if np.ndim(size) else size
+        groups_b = np.asarray(groups)[..., None] if np.ndim(groups) else groups
+        msb = (between_raw - grand**2 / size_b) / (groups_b - 1)
+        msw = (square_sum - between_raw) / (size_b - groups_b)
+        n0 = (size - (w @ self.n**2) / size) / (groups - 1)
+        n0_b = np.asarray(n0)[..., None] if np.ndim(n0) else n0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            icc = (msb - msw) / (msb + (n0_b - 1) * msw)
+        return np.where(np.isfinite(icc), icc, 0.0), size / groups
+
+
+def icc_oneway(values, labels) -> float:
+    """One-way ANOVA intraclass correlation of ``values`` grouped by ``labels`` (unbalanced groups).
+
+    Examples
+    --------
+    >>> round(icc_oneway([1, 1, 1, 0, 0, 0], ["a", "a", "a", "b", "b", "b"]), 3)
+    1.0
+    """
+    values = np.asarray(values, dtype=np.float64)
+    names, index = np.unique(np.asarray(labels), return_inverse=True)
+    n = np.bincount(index).astype(float)
+    totals = np.bincount(index, weights=values)
+    size, groups = values.size, names.size
+    between = np.sum(totals**2 / n) - values.sum() ** 2 / size
+    within = np.sum(values**2) - np.sum(totals**2 / n)
+    msb, msw = between / (groups - 1), within / (size - groups)
+    n0 = (size - np.sum(n**2) / size) / (groups - 1)
+    return float((msb - msw) / (msb + (n0 - 1) * msw))
+
+
+__all__ += ["ClusterStatistics", "icc_oneway"]

@@ -48,3 +48,67 @@ def required_n_inflation(family_size: Any, alpha: Any = 0.05, power: Any = 0.8, 
     family_size = check_count("family_size", family_size, minimum=1)
     alpha, power = check_alpha_power(alpha, power)
     return finish(_METHODS[method](family_size, alpha, power, sides_for(alternative)))
+
+
+ADJUSTMENTS = ("bonferroni", "sidak", "holm", "bh")
+
+
+def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None) -> np.ndarray:
+    """Multiplicity-adjusted p-values (Bonferroni, Sidak, Holm step-down, Benjamini-Hochberg).
+
+    Parameters
+    ----------
+    pvalues : array_like
+        The p-values of every comparison in the declared family.
+    family_size : int, optional
+        m; defaults to the number of p-values.  Bonferroni and Sidak accept a
+        larger m than the p-values given (a displayed subset of a declared family).
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    if method not in ADJUSTMENTS:
+        raise ValueError(f"method must be one of {ADJUSTMENTS}; got {method!r}")
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 1 or np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("pvalues must be a one-dimensional array of numbers in [0, 1]")
+    m = p.size if family_size is None else int(family_size)
+    if m < p.size:
+        raise ValueError(f"family_size ({m}) is smaller than the number of p-values ({p.size})")
+    if method == "bonferroni":
+        return np.minimum(1.0, p * m)
+    if method == "sidak":
+        return -np.expm1(m * np.log1p(-np.minimum(p, 1 - 1e-300)))
+    if m != p.size:
+        raise ValueError(f"{method} needs the p-values of the whole family (m = {m}); got {p.size}")
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "holm":
+        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ranked))
+    else:
+        adjusted = np.minimum.accumulate((m / np.arange(m, 0, -1) * ranked[::-1]))[::-1]
+        adjusted = np.minimum(1.0, adjusted)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided"):
+    """N*(corrected_alpha) / N*(alpha): the factor for any per-comparison level.
+
+    Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg
+    (alpha R / m with R rejections), whose levels are not alpha / whole number.
+    """
+    from llm_power_verified.sample_size import critical_value
+
+    corrected = np.asarray(corrected_alpha, dtype=np.float64)
+    z_power = critical_value(1 - power, "larger")
+    base = critical_value(alpha, alternative) + z_power
+    return finish((np.asarray(critical_value(corrected, alternative)) + z_power) ** 2 / base**2)
+
+
+__all__ += ["ADJUSTMENTS", "adjust_pvalues", "inflation_at_level"]

@@ -1,0 +1,128 @@
+"""Cluster diagnostics of a leaderboard audit (paper Section 6.4, Appendices F and G).
+
+For each pair: the one-way ANOVA ICC of the paired difference D over the item
+clusters, the design effect DE = 1 + (m-bar - 1) max(ICC, 0) with m-bar the
+mean cluster size, the cluster-adjusted N* = DE x N* and its verdict.
+
+Across pairs:
+
+* cluster bootstrap: resample the clusters with replacement (seeded), hold the
+  IID inputs at their full-data values (as the paper's Appendix G does) and
+  recompute every ICC, giving the distribution of the unresolved-pair count and
+  per-pair 5-95% intervals of ICC, DE and N*_cluster;
+* leave-one-cluster-out: drop each cluster, recompute everything (counts,
+  N*, ICC) on the remaining items, and count unresolved pairs;
+* alternative cluster definitions: the given labels, random clusters of the
+  same sizes (the null check: ICC ~ 0), and difficulty quartiles (items
+  binned by their mean score across all models).
+
+Everything runs on per-cluster sufficient statistics
+(:class:`llm_power_verified.clustering.ClusterStatistics`), so a resample is a
+weight vector over clusters, not a pass over items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.clustering import ClusterStatistics
+from llm_power_verified.sample_size import required_n_from_counts, required_n_wald
+
+__all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
+
+
+def _design_effect(icc: np.ndarray, mean_size) -> np.ndarray:
+    mean_size = np.asarray(mean_size)
+    if mean_size.ndim:
+        mean_size = mean_size[..., None]
+    return 1 + (mean_size - 1) * np.maximum(icc, 0.0)
+
+
+def _required_from_weights(statistics: ClusterStatistics, first, second, weights, binary, alpha, power):
+    """N* on the items of the weighted clusters (weights 0/1 for leave-one-out)."""
+    total, squares = statistics.pair_sums(first, second)
+    size = weights @ statistics.n
+    if binary:
+        both = statistics.cross[:, first, second]
+        only_a = weights @ (statistics.sums[:, first] - both)
+        only_b = weights @ (statistics.sums[:, second] - both)
+        return np.asarray(required_n_from_counts(np.rint(only_a), np.rint(only_b), size, alpha, power)), size
+    grand, square_sum = weights @ total, weights @ squares
+    mean = grand / size
+    variance = np.maximum((square_sum - grand**2 / size) / (size - 1), 0.0)
+    return np.asarray(required_n_wald(variance, mean, alpha, power)), size
+
+
+def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, power) -> tuple[int, np.ndarray]:
+    """Unresolved-pair count when the items are clustered by ``labels``; also the ICCs."""
+    statistics = ClusterStatistics(matrix.scores, labels)
+    icc, mean_size = statistics.icc(first, second)
+    adjusted = required_n * _design_effect(icc, mean_size)
+    return int(np.sum(adjusted > matrix.n_items)), icc
+
+
+def cluster_diagnostics(matrix, pairs: pd.DataFrame, first, second, alpha: float, power: float, replicates: int, seed: int) -> dict:
+    """Per-pair cluster columns added to ``pairs`` (returned under "pairs"), and the summaries."""
+    labels = np.asarray(matrix.clusters)
+    statistics = ClusterStatistics(matrix.scores, labels)
+    icc, mean_size = statistics.icc(first, second)
+    effect = _design_effect(icc, mean_size)
+    required = pairs["required_n"].to_numpy()
+    pairs = pairs.copy()
+    pairs["icc"] = icc
+    pairs["design_effect"] = effect
+    pairs["required_n_cluster"] = required * effect
+    pairs["resolved_cluster"] = pairs["required_n_cluster"] <= matrix.n_items
+    groups = statistics.names.size
+    summary = {
+        "n_clusters": int(groups),
+        "mean_cluster_size": float(mean_size),
+        "cluster_sizes": {str(name): int(size) for name, size in zip(statistics.names, statistics.n)},
+        "median_icc": float(np.median(icc)),
+        "icc_range": [float(np.min(icc)), float(np.max(icc))],
+        "unresolved_iid": int((~pairs["resolved"]).sum()),
+        "unresolved_clustered": int((~pairs["resolved_cluster"]).sum()),
+    }
+    rng = np.random.default_rng([seed, 1])
+    if replicates:
+        weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=replicates).astype(np.float64)
+        boot_icc, boot_size = statistics.icc(first, second, weights)
+        boot_effect = _design_effect(boot_icc, boot_size)
+        boot_required = required[None, :] * boot_effect
+        unresolved = np.sum(boot_required > matrix.n_items, axis=1)
+        counts = np.bincount(unresolved, minlength=len(pairs) + 1)
+        pairs["icc_p05"], pairs["icc_p95"] = np.quantile(boot_icc, [0.05, 0.95], axis=0)
+        pairs["design_effect_p05"], pairs["design_effect_p95"] = np.quantile(boot_effect, [0.05, 0.95], axis=0)
+        pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = np.quantile(boot_required, [0.05, 0.95], axis=0)
+        pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
+        summary["bootstrap"] = {
+            "replicates": int(replicates),
+            "seed": [seed, 1],
+            "unresolved_count_distribution": {str(k): float(v / replicates) for k, v in enumerate(counts) if v},
+            "unresolved_p05": float(np.quantile(unresolved, 0.05)),
+            "unresolved_p95": float(np.quantile(unresolved, 0.95)),
+            "held_fixed": "IID inputs (p_A, p_B, rho-hat, N*) at their full-data values",
+        }
+    loco = {}
+    for index, name in enumerate(statistics.names):
+        weights = np.ones(groups)
+        weights[index] = 0.0
+        loco_required, size = _required_from_weights(statistics, first, second, weights, matrix.binary, alpha, power)
+        loco_icc, loco_size = statistics.icc(first, second, weights)
+        adjusted = loco_required * _design_effect(loco_icc, loco_size)
+        loco[str(name)] = int(np.sum(adjusted > size))
+    summary["leave_one_cluster_out"] = loco
+    alternatives = {"given": summary["unresolved_clustered"]}
+    shuffled = rng.permutation(labels)
+    alternatives["random (null check)"], random_icc = unresolved_under_clusters(matrix, first, second, required, shuffled, alpha, power)
+    difficulty = matrix.scores.mean(axis=1)
+    edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
+    quartile = np.searchsorted(edges, difficulty, side="right")
+    if np.unique(quartile).size >= 2:
+        alternatives["difficulty quartiles"], quartile_icc = unresolved_under_clusters(matrix, first, second, required, quartile, alpha, power)
+        summary["difficulty_quartiles_median_icc"] = float(np.median(quartile_icc))
+    summary["random_clusters_median_icc"] = float(np.median(random_icc))
+    summary["alternative_definitions"] = alternatives
+    summary["pairs"] = pairs
+    return summary
