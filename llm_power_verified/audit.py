@@ -317,7 +317,6 @@ def audit_leaderboard(
     if matrix.clusters is not None:
         clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, cluster_bootstrap, seed)
         pairs = clusters.pop("pairs")
-        notes.append("cluster labels came with the data" if "random" not in matrix.source else "")
     tiers = {"adjacent": adjacent_tiers(ranking["model"].tolist(), pairs, mode)}
     if order.size <= 60:
         tiers["letters"] = compact_letter_display(matrix, order, alpha, power)

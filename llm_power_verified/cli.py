@@ -1,4 +1,4 @@
-"""Command line: ``llm-power-verified design | test | crosscheck | audit-calculator | derivations``.
+"""Command line: ``llm-power-verified audit | design | test | crosscheck | audit-calculator | derivations``.
 
 Errors print one line on stderr and exit with status 2; there is never a traceback.
 """
@@ -72,6 +72,41 @@ def _build_parser() -> argparse.ArgumentParser:
     test.add_argument("--bootstrap-method", choices=("percentile", "bca", "studentized"), default="percentile")
     test.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0; same seed, same output)")
     test.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
+
+    audit = commands.add_parser(
+        "audit",
+        help="resolution audit of a leaderboard from per-item results (the main job)",
+        description=(
+            "Per-pair resolution report for K models: gap, discordant counts, rho-hat, the four arbiters, "
+            "N*, q = N/N*, MDE, verdict, bootstrap interval on N*, rho sensitivity, the shortcut, multiplicity, "
+            "clusters, tiers and the paper's reporting checklist.  INPUT: a wide or long table (CSV, Parquet, "
+            "JSON Lines), lm-evaluation-harness folders (one per model; --task, --metric), or Inspect logs "
+            "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example."
+        ),
+    )
+    audit.add_argument("inputs", nargs="*", metavar="INPUT")
+    audit.add_argument("--mode", choices=("adjacent", "all", "reference"), default="adjacent")
+    audit.add_argument("--reference", help="reference model for --mode reference")
+    audit.add_argument("--family", choices=("adjacent", "all", "reference"),
+                       help="declared multiplicity family (default: the mode)")
+    audit.add_argument("--format", choices=("table", "markdown", "json", "csv"), default="table")
+    audit.add_argument("--out", help="write the report to this file (atomically; never over an input)")
+    audit.add_argument("--plot", help="also save the resolution and efficiency plots to this image file")
+    audit.add_argument("--item-column", default="item_id")
+    audit.add_argument("--cluster-column", help="column holding each item's cluster label")
+    audit.add_argument("--model-column", default="model", help="long tables: the model column")
+    audit.add_argument("--score-column", default="score", help="long tables: the score column")
+    audit.add_argument("--on-missing", choices=("error", "intersect"), default="error")
+    audit.add_argument("--task", help="lm-eval: task or group name")
+    audit.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
+    audit.add_argument("--filter", help="lm-eval: filter name when the task has several")
+    audit.add_argument("--scorer", help="Inspect: scorer name when a log has several")
+    audit.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs (default: keep epoch 1)")
+    audit.add_argument("--alpha", type=float, default=0.05)
+    audit.add_argument("--power", type=float, default=0.80)
+    audit.add_argument("--n-bootstrap", type=int, default=500, help="bootstrap resamples per pair (0 skips; default 500)")
+    audit.add_argument("--cluster-bootstrap", type=int, default=1000, help="cluster bootstrap resamples (default 1000)")
+    audit.add_argument("--seed", type=int, default=0, help="seed of every resample (default 0)")
 
     crosscheck = commands.add_parser(
         "crosscheck",
@@ -354,6 +389,70 @@ def _run_audit_calculator(arguments) -> str:
     return "\n".join(text)
 
 
+def _load_audit_input(arguments):
+    from pathlib import Path
+
+    from llm_power_verified.io import read_inspect, read_lm_eval, read_table
+
+    paths = [Path(p) for p in arguments.inputs]
+    if not paths:
+        from llm_power_verified.examples import shipped_example
+
+        matrix = shipped_example()
+        print("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
+              "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)", file=sys.stderr)
+        return matrix, []
+    for path in paths:
+        if not path.exists():
+            raise CommandError(f"{path}: no such file or folder")
+    if all(path.is_dir() for path in paths):
+        if not arguments.task or not arguments.metric:
+            raise CommandError("lm-eval folders need --task and --metric")
+        return read_lm_eval(paths, task=arguments.task, metric=arguments.metric, filter=arguments.filter,
+                            on_missing=arguments.on_missing), paths
+    if all(path.suffix == ".eval" or (path.suffix == ".json" and _is_inspect_json(path)) for path in paths):
+        return read_inspect(paths, scorer=arguments.scorer, epochs=arguments.epochs, on_missing=arguments.on_missing), paths
+    if len(paths) != 1:
+        raise CommandError("give one table file, lm-eval folders, or Inspect logs")
+    return read_table(paths[0], item_column=arguments.item_column, cluster_column=arguments.cluster_column,
+                      on_missing=arguments.on_missing, model_column=arguments.model_column,
+                      score_column=arguments.score_column), paths
+
+
+def _is_inspect_json(path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return False
+    return '"eval"' in head or '"version"' in head and '"samples"' in head
+
+
+def _run_audit(arguments) -> str:
+    from llm_power_verified.audit import audit_leaderboard
+    from llm_power_verified.report import plot_resolution, render, write_output
+
+    matrix, inputs = _load_audit_input(arguments)
+    show = sys.stderr.isatty()
+
+    def progress(message: str) -> None:
+        if show:
+            print(f"  ... {message}", file=sys.stderr)
+
+    result = audit_leaderboard(
+        matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
+        power=arguments.power, n_bootstrap=arguments.n_bootstrap, seed=arguments.seed,
+        cluster_bootstrap=arguments.cluster_bootstrap, progress=progress,
+    )
+    text = render(result, arguments.format)
+    if arguments.plot:
+        plot_resolution(result, arguments.plot, inputs)
+    if arguments.out:
+        write_output(text, arguments.out, inputs)
+        return f"wrote {arguments.out}"
+    return text.rstrip("\n")
+
+
 def _run_derivations(action: str) -> tuple[str, int]:
     try:
         import derivations  # noqa: F401  (needs SymPy and the repository checkout)
@@ -377,6 +476,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command == "test":
             print(_run_test(arguments))
             return 0
+        if arguments.command == "audit":
+            print(_run_audit(arguments))
+            return 0
         if arguments.command == "crosscheck":
             print(_run_crosscheck(arguments))
             return 0
@@ -385,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         _, status = _run_derivations(arguments.action)
         return status
-    except (CommandError, ValueError, TypeError) as error:
+    except (CommandError, ValueError, TypeError, OSError) as error:
         message = " ".join(str(error).split())
         print(f"{PROGRAM}: error: {message}", file=sys.stderr)
         return 2

@@ -139,7 +139,6 @@ def _finish(long: pd.DataFrame, *, on_missing: str, score_range, source: str, no
     order = list(dict.fromkeys(long["item"]))
     wide = long.pivot(index="item", columns="model", values="score").reindex(index=order, columns=models)
     scores = wide.to_numpy(dtype=np.float64)
-    _check_scores(models, order, scores, score_range)
     clusters = None
     if "cluster" in long.columns:
         labels = long.drop_duplicates("item").set_index("item")["cluster"].reindex(order)
@@ -150,6 +149,12 @@ def _finish(long: pd.DataFrame, *, on_missing: str, score_range, source: str, no
         if labels.isna().any():
             raise AlignmentError(f"item {labels[labels.isna()].index[0]!r} has no cluster label")
         clusters = tuple(str(label) for label in labels)
+    return _matrix(scores, models, order, clusters, score_range, source, notes)
+
+
+def _matrix(scores, models, order, clusters, score_range, source, notes) -> ScoreMatrix:
+    """Validate an aligned matrix (NaN, range, constant models) and wrap it."""
+    _check_scores(models, order, scores, score_range)
     binary = bool(np.all((scores == 0) | (scores == 1)))
     spread = scores.max(axis=0) - scores.min(axis=0)
     constant = np.flatnonzero(spread == 0)
@@ -182,40 +187,49 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = "item_id", clust
     than the item and cluster columns is a model unless ``models`` is given.
     A missing score is an empty cell (NaN); ``on_missing`` decides what happens.
     """
-    frame = frame.copy()
+    if on_missing not in ("error", "intersect"):
+        raise ValueError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
     if item_column is not None and item_column in frame.columns:
-        items = frame[item_column].astype(str)
+        items = frame[item_column].astype(str).to_numpy()
     elif item_column is not None and item_column != "item_id":
         raise AlignmentError(f"{source}: no item column {item_column!r}")
     else:
-        items = pd.Series([str(i) for i in range(len(frame))])
+        items = np.array([str(i) for i in range(len(frame))])
     if cluster_column is not None and cluster_column not in frame.columns:
         raise AlignmentError(f"{source}: no cluster column {cluster_column!r}")
     exclude = {item_column, cluster_column}
     model_columns = list(models) if models is not None else [c for c in frame.columns if c not in exclude]
-    rows = []
-    for model in model_columns:
-        values = pd.to_numeric(frame[model], errors="coerce")
-        text_bad = values.isna() & frame[model].notna()
-        if text_bad.any():
-            index = int(np.flatnonzero(text_bad.to_numpy())[0])
-            raise AlignmentError(f"model {model!r}: score {frame[model].iloc[index]!r} on item {items.iloc[index]!r} is not a number")
-        part = pd.DataFrame({"item": items.to_numpy(), "model": str(model), "score": values.to_numpy()})
-        if cluster_column is not None:
-            part["cluster"] = frame[cluster_column].astype(str).to_numpy()
-        rows.append(part)
-    long = pd.concat(rows, ignore_index=True)
-    present = long["score"].notna()
-    if not present.all() and on_missing == "error":
-        row = long[~present].iloc[0]
-        raise AlignmentError(
-            f"{source}: model {row['model']!r} has no score for item {row['item']!r}; "
-            "use on_missing='intersect' (--on-missing intersect) to keep items every model has"
-        )
-    dropped = len(long) - int(present.sum())
-    long = long[present]
-    notes = [f"{dropped} empty cells"] if dropped else []
-    return _finish(long, on_missing=on_missing, score_range=score_range, source=source, notes=notes)
+    if len(model_columns) < 2:
+        raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
+    duplicated = pd.Index(items).duplicated()
+    if duplicated.any():
+        item = items[np.argmax(duplicated)]
+        raise AlignmentError(f"{source}: item id {item!r} appears {int(np.sum(items == item))} times; item ids must be unique")
+    raw = frame[model_columns]
+    numeric = raw.apply(pd.to_numeric, errors="coerce")
+    scores = numeric.to_numpy(dtype=np.float64)
+    text = np.isnan(scores) & raw.notna().to_numpy()
+    if text.any():
+        row, column = np.argwhere(text)[0]
+        raise AlignmentError(f"model {model_columns[column]!r}: score {raw.iat[row, column]!r} on item {items[row]!r} is not a number")
+    notes = []
+    empty = np.isnan(scores)
+    if empty.any():
+        row, column = np.argwhere(empty)[0]
+        if on_missing == "error":
+            raise AlignmentError(
+                f"{source}: model {model_columns[column]!r} has no score for item {items[row]!r}; "
+                "use on_missing='intersect' (--on-missing intersect) to keep items every model has"
+            )
+        keep = ~empty.any(axis=1)
+        if not keep.any():
+            raise AlignmentError(f"{source}: the models have no item in common")
+        lacking = ", ".join(f"{model_columns[k]!r} lacks {int(empty[:, k].sum())}" for k in range(len(model_columns)) if empty[:, k].any())
+        notes.append(f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} ({lacking})")
+        scores, items = scores[keep], items[keep]
+        frame = frame[keep]
+    clusters = tuple(frame[cluster_column].astype(str)) if cluster_column is not None else None
+    return _matrix(scores, [str(m) for m in model_columns], list(items), clusters, score_range, source, notes)
 
 
 def _load_frame(path: Path) -> pd.DataFrame:

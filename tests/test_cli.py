@@ -74,14 +74,17 @@ def test_cli_derivations_check_passes():
     assert "up to date" in result.stdout
 
 
-def test_readme_main_job_command_runs(capsys):
-    """README's first command, minus the install step, prints the worked example's figures."""
+def test_readme_commands_run(capsys):
+    """README's main-job command (minus the install) audits the shipped example; its design example prints the figures."""
     import re
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    command = re.search(r"&& llm-power-verified (design[^\n]*)", readme).group(1).split()
-    assert main(command) == 0
+    main_job = re.search(r"&& llm-power-verified (audit[^\n]*)", readme).group(1).split()
+    assert main(main_job + ["--n-bootstrap", "100", "--cluster-bootstrap", "100"]) == 0
+    assert "4" in capsys.readouterr().out
+    design = re.search(r"`llm-power-verified (design --p-a[^`]*)`", readme).group(1).split()
+    assert main(design) == 0
     text = capsys.readouterr().out
     assert "0.3273001" in text and "1027.576" in text and "1028" in text
 

@@ -1,0 +1,289 @@
+"""Render a leaderboard audit: terminal table, Markdown, JSON, CSV and plots.
+
+JSON schema ``llm-power-verified/audit/1`` (stable; new keys may be added):
+
+``schema``, ``source``, ``notes``
+``settings``: mode, family, family_size, alpha, power, seed, n_bootstrap
+``data``: n_items, n_models, binary, clustered
+``ranking``: list of {rank, model, mean_score}
+``pairs``: list of per-pair records; the keys are the columns of
+    :attr:`AuditResult.pairs` (see :data:`PAIR_COLUMNS` for their meaning);
+    infinities are the strings "inf"/"-inf", undefined values null
+``multiplicity``: family, family_size, arbiter, inflation factors, BH rejections
+``clusters``: null, or the cluster summary (ICC, design effect, bootstrap,
+    leave-one-cluster-out, alternative definitions)
+``verdicts``: unresolved-pair counts per procedure (the paper's Table 5)
+``tiers``: adjacent-rank tiers and the compact letter display
+``checklist``: the paper's Appendix I reporting checklist, filled in
+
+CSV output is the per-pair table, one row per pair, same columns.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.audit import AuditResult
+
+__all__ = ["PAIR_COLUMNS", "checklist", "render", "to_json_document", "write_output", "plot_resolution"]
+
+SCHEMA = "llm-power-verified/audit/1"
+
+PAIR_COLUMNS = {
+    "model_a": "higher-ranked model (or the reference)",
+    "model_b": "the other model",
+    "delta": "gap: mean score of A minus B",
+    "p_a": "accuracy (mean score) of A", "p_b": "accuracy of B",
+    "n11": "items both solve", "b": "items only A solves", "c": "items only B solves", "n00": "items neither solves",
+    "rho": "correlation of the per-item scores (phi for 0/1)",
+    "p_chi2": "McNemar chi-square p", "p_exact": "exact McNemar p", "log_p_exact": "its natural log", "p_midp": "mid-p",
+    "t": "paired t statistic (graded)", "p_t": "paired t p (graded)",
+    "boot_ci_low": "paired bootstrap interval for the gap, low", "boot_ci_high": "high", "p_bootstrap": "bootstrap p",
+    "variance": "sigma_D^2", "required_n": "N* (Eq. 6; Eq. 3 for graded)", "connor_n": "Connor's N",
+    "required_n_p05": "bootstrap 5th percentile of N*", "required_n_p95": "95th percentile",
+    "mde": "minimum detectable effect at N", "q": "resolution ratio N / N*", "resolved": "q >= 1",
+    "required_n_rho_minus": "N* at rho - 0.10 (clamped)", "required_n_rho_plus": "N* at rho + 0.10",
+    "shortcut_n": "(1 - rho) K/h^2 shortcut", "shortcut_ratio": "shortcut / N*",
+    "unpaired_n": "unpaired per-arm N", "efficiency_gain": "unpaired N / paired N*",
+    "p_bonferroni": "adjusted p", "p_sidak": "adjusted p", "p_holm": "adjusted p", "p_bh": "BH-adjusted p",
+    "required_n_bonferroni": "N* x Bonferroni inflation", "required_n_holm": "N* x Holm step inflation",
+    "icc": "ICC of D over clusters", "design_effect": "1 + (m - 1) ICC+", "required_n_cluster": "N* x DE",
+}
+
+
+def _clean(value):
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, dict):
+        return {str(key): _clean(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item) for item in value]
+    return value
+
+
+def checklist(result: AuditResult) -> list[dict]:
+    """The paper's Appendix I checklist, filled in for this audit."""
+    pairs = result.pairs
+    binary = result.matrix.binary
+    arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if binary else "paired t; paired bootstrap"
+    has_interval = "required_n_p05" in pairs
+    return [
+        {"quantity": "delta-hat", "value": f"{len(pairs)} gaps, |delta| from {pairs['delta'].abs().min():.4g} to {pairs['delta'].abs().max():.4g}", "why": "headline effect"},
+        {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
+        {"quantity": "N", "value": f"{result.matrix.n_items} paired items", "why": "budget"},
+        {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
+        {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
+        {"quantity": "N* CI", "value": (f"B = {result.n_bootstrap} bootstrap; {int((pairs['required_n_p05'] > result.matrix.n_items).sum())} pairs robustly unresolved (5th percentile > N)" if has_interval else "not computed (n_bootstrap = 0)"), "why": "does the N* interval straddle N"},
+        {"quantity": "multiplicity", "value": f"family '{result.family}' of {result.family_size}; Bonferroni x{result.multiplicity['inflation']['bonferroni']:.3g}; BH {result.multiplicity['bh_rejections']} rejections", "why": "family-level claims"},
+        {"quantity": "per-item raw matrix", "value": f"{result.matrix.n_items} x {result.matrix.n_models} scores from {result.matrix.source}", "why": "third-party check"},
+    ]
+
+
+def to_json_document(result: AuditResult) -> dict:
+    clusters = None
+    if result.clusters is not None:
+        clusters = {key: value for key, value in result.clusters.items() if key != "pairs"}
+    return _clean({
+        "schema": SCHEMA,
+        "source": result.matrix.source,
+        "notes": list(result.notes),
+        "settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
+                     "power": result.power, "seed": result.seed, "n_bootstrap": result.n_bootstrap},
+        "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
+                 "clustered": result.matrix.clusters is not None},
+        "ranking": result.ranking.to_dict(orient="records"),
+        "pairs": result.pairs.to_dict(orient="records"),
+        "multiplicity": result.multiplicity,
+        "clusters": clusters,
+        "verdicts": result.verdicts,
+        "tiers": result.tiers,
+        "checklist": checklist(result),
+    })
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf"
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+            return f"{value:.{digits - 1}e}"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+def render(result: AuditResult, output: str = "table") -> str:
+    """Text rendering: "table" (terminal), "markdown", "json" or "csv"."""
+    if output == "json":
+        return json.dumps(to_json_document(result), indent=2)
+    if output == "csv":
+        return result.pairs.to_csv(index=False)
+    if output not in ("table", "markdown"):
+        raise ValueError(f"output must be table, markdown, json or csv; got {output!r}")
+    markdown = output == "markdown"
+    head = "## " if markdown else ""
+    matrix = result.matrix
+    lines = [f"{head}Resolution audit: {matrix.source}", "",
+             f"{matrix.n_items:,} items x {matrix.n_models} models, {'binary' if matrix.binary else 'graded'} scores; "
+             f"mode {result.mode}; family '{result.family}' (m = {result.family_size}); alpha = {result.alpha}, power = {result.power}; seed {result.seed}"]
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    lines += ["", f"{head}Pairs"]
+    pairs = result.pairs
+    show_pairs = pairs if len(pairs) <= 200 else pairs.sort_values("q").head(200)
+    if len(pairs) > 200:
+        lines.append(f"(the 200 pairs with the smallest q of {len(pairs):,}; JSON and CSV have all)")
+    binary = matrix.binary
+    headers = ["A", "B", "delta", "rho", "b", "c", "p chi2", "p exact", "p mid-p", "boot CI", "N*", "N* 5-95%", "q", "MDE", "verdict", "n_h/N*"]
+    if not binary:
+        headers = ["A", "B", "delta", "rho", "t", "p t", "boot CI", "N*", "q", "MDE", "verdict"]
+    rows = []
+    for _, row in show_pairs.iterrows():
+        interval = f"[{_fmt(row.get('boot_ci_low'))}, {_fmt(row.get('boot_ci_high'))}]" if "boot_ci_low" in row else "-"
+        verdict = "resolved" if row["resolved"] else "UNRESOLVED"
+        if binary:
+            n_interval = f"[{_fmt(row.get('required_n_p05'))}, {_fmt(row.get('required_n_p95'))}]" if "required_n_p05" in row else "-"
+            rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(int(row["b"])), _fmt(int(row["c"])),
+                         _fmt(row["p_chi2"], 3), _fmt(row["p_exact"], 3), _fmt(row["p_midp"], 3), interval, _fmt(row["required_n"]),
+                         n_interval, _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict, _fmt(row["shortcut_ratio"], 3)])
+        else:
+            rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(row["t"], 3), _fmt(row["p_t"], 3),
+                         interval, _fmt(row["required_n"]), _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict])
+    lines.append(_grid(headers, rows, markdown))
+    lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts['pairs']})"]
+    verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.items() if name != "pairs"]
+    lines.append(_grid(["procedure", "unresolved"], verdict_rows, markdown))
+    multiplicity = result.multiplicity
+    lines += ["", f"{head}Multiplicity",
+              f"family '{multiplicity['family']}' of {multiplicity['family_size']} comparisons, arbiter {multiplicity['arbiter']}; "
+              f"N* inflation: Bonferroni x{multiplicity['inflation']['bonferroni']:.4g}, Sidak x{multiplicity['inflation']['sidak']:.4g}, "
+              f"BH x{multiplicity['inflation']['bh']:.4g} ({multiplicity['bh_rejections']} BH rejections); Holm per step"]
+    if result.clusters is not None:
+        clusters = result.clusters
+        lines += ["", f"{head}Clusters",
+                  f"{clusters['n_clusters']} clusters, mean size {clusters['mean_cluster_size']:.1f}; median ICC(D) {clusters['median_icc']:.4g} "
+                  f"(range {clusters['icc_range'][0]:.3g} to {clusters['icc_range'][1]:.3g}); unresolved {clusters['unresolved_iid']} IID -> "
+                  f"{clusters['unresolved_clustered']} clustered"]
+        if "bootstrap" in clusters:
+            distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters["bootstrap"]["unresolved_count_distribution"].items())
+            lines.append(f"cluster bootstrap (B = {clusters['bootstrap']['replicates']}): unresolved count {distribution}")
+        loco = clusters["leave_one_cluster_out"]
+        lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
+        lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters["alternative_definitions"].items()))
+        cluster_rows = [[r["model_a"], r["model_b"], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
+                         "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
+        lines.append(_grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
+    lines += ["", f"{head}Tiers"]
+    ranking_rows = []
+    adjacent = result.tiers.get("adjacent")
+    letters = result.tiers.get("letters")
+    for _, row in result.ranking.iterrows():
+        model = row["model"]
+        ranking_rows.append([str(row["rank"]), model, _fmt(float(row["mean_score"])),
+                             str(adjacent[model]) if adjacent else "-", letters[model] if letters else "-"])
+    lines.append(_grid(["rank", "model", "mean score", "tier (adjacent breaks)", "letters (all pairs)"], ranking_rows, markdown))
+    lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
+    lines.append(_grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
+    return "\n".join(lines) + "\n"
+
+
+def write_output(text: str, path: str | Path, inputs: list[Path] = ()) -> None:
+    """Write ``text`` to ``path`` atomically; refuse to overwrite an input file."""
+    path = Path(path)
+    resolved = path.resolve()
+    for source in inputs:
+        source = Path(source).resolve()
+        if resolved == source or (source.is_dir() and source in resolved.parents):
+            raise ValueError(f"--out {path} would overwrite an input ({source})")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def plot_resolution(result: AuditResult, path: str | Path, inputs: list[Path] = ()) -> None:
+    """r = N*/N per pair on a log scale with the r = 1 line (the paper's Figures 2-3), and the
+    efficiency gain against 1/(1 - rho) (Figure 1), saved as one image (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
+    pairs = result.pairs.sort_values("q", ascending=False)
+    ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].replace(0, np.nan), np.nan)
+    ratio = np.nan_to_num(ratio, nan=np.nanmax(ratio[np.isfinite(ratio)]) * 10 if np.isfinite(ratio).any() else 10.0)
+    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    labels = [f"{a} vs {b}" for a, b in zip(pairs["model_a"], pairs["model_b"])]
+    colours = ["tab:red" if r > 1 else "tab:blue" for r in ratio]
+    axes[0].bar(range(len(ratio)), ratio, color=colours)
+    axes[0].axhline(1.0, linestyle="--", color="black")
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("r = N* / N")
+    axes[0].set_title(f"Resolution per pair ({int((ratio > 1).sum())} of {len(ratio)} unresolved)")
+    if len(labels) <= 30:
+        axes[0].set_xticks(range(len(labels)), labels, rotation=70, ha="right", fontsize=7)
+    rho = pairs["rho"].to_numpy()
+    gain = pairs["efficiency_gain"].to_numpy()
+    axes[1].scatter(rho, gain, facecolors="none", edgecolors="tab:blue", label="unpaired N / paired N*")
+    grid = np.linspace(max(np.nanmin(rho), -0.5), min(np.nanmax(rho), 0.99), 200) if np.isfinite(rho).any() else np.linspace(0, 0.9, 200)
+    axes[1].plot(grid, 1 / (1 - grid), linestyle="--", color="black", label="1 / (1 - rho)")
+    axes[1].set_xlabel("rho")
+    axes[1].set_ylabel("efficiency gain")
+    axes[1].set_title("Efficiency of the paired design")
+    axes[1].legend()
+    figure.tight_layout()
+    path = Path(path)
+    for source in inputs:
+        if path.resolve() == Path(source).resolve():
+            raise ValueError(f"--plot {path} would overwrite an input")
+    handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=path.suffix or ".png")
+    os.close(handle)
+    try:
+        figure.savefig(temporary, dpi=120)
+        os.replace(temporary, path)
+    finally:
+        plt.close(figure)
+        if os.path.exists(temporary):
+            os.unlink(temporary)
