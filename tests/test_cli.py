@@ -82,7 +82,7 @@ def test_readme_commands_run(capsys):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     main_job = re.search(r"&& llm-power-verified (audit[^\n]*)", readme).group(1).split()
     assert main(main_job + ["--n-bootstrap", "100", "--cluster-bootstrap", "100"]) == 0
-    assert "4" in capsys.readouterr().out
+    assert re.search(r"^fixed-n\s+4\s*$", capsys.readouterr().out, re.MULTILINE)
     design = re.search(r"`llm-power-verified (design --p-a[^`]*)`", readme).group(1).split()
     assert main(design) == 0
     text = capsys.readouterr().out
