@@ -23,6 +23,7 @@ p-values and N* inflations use it.  Cluster diagnostics are in
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -68,6 +69,7 @@ class AuditResult:
     clusters: dict | None = None
     tiers: dict = field(default_factory=dict)
     verdicts: dict = field(default_factory=dict)
+    by_gap: list = field(default_factory=list)
     notes: tuple[str, ...] = ()
 
 
@@ -327,7 +329,7 @@ def audit_leaderboard(
     return AuditResult(
         matrix=matrix, ranking=ranking, pairs=pairs, mode=mode, family=family, family_size=family_size, alpha=alpha,
         power=power, seed=seed, n_bootstrap=int(n_bootstrap), multiplicity=multiplicity, clusters=clusters, tiers=tiers,
-        verdicts=verdicts, notes=tuple(note for note in notes if note),
+        verdicts=verdicts, by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
     )
 
 
@@ -362,6 +364,25 @@ def _multiplicity(matrix, pairs, order, family, reference_index, family_size, al
             "inflation": {"bonferroni": bonferroni, "sidak": sidak, "bh": bh_inflation,
                           "holm": "per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor"},
             "bh_rejections": rejections, "bh_level": bh_level}
+
+
+GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, math.inf))
+
+
+def resolution_by_gap(pairs: pd.DataFrame) -> list[dict]:
+    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3)."""
+    rows = []
+    gap = pairs["delta"].abs().to_numpy()
+    ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
+    for low, high in GAP_BUCKETS + ((0.0, math.inf),):
+        everything = (low, high) == (0.0, math.inf)
+        inside = np.ones(gap.size, bool) if everything else (gap > low) & (gap <= high) if low > 0 else gap <= high
+        if not inside.any():
+            continue
+        label = "all" if everything else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
+        rows.append({"bucket": label, "pairs": int(inside.sum()), "unresolved": int((~pairs["resolved"].to_numpy()[inside]).sum()),
+                     "r_median": float(np.median(ratio[inside])), "r_worst": float(np.max(ratio[inside]))})
+    return rows
 
 
 def _verdict_table(pairs: pd.DataFrame, multiplicity: dict, clusters: dict | None) -> dict:

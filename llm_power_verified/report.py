@@ -13,6 +13,7 @@ JSON schema ``llm-power-verified/audit/1`` (stable; new keys may be added):
 ``clusters``: null, or the cluster summary (ICC, design effect, bootstrap,
     leave-one-cluster-out, alternative definitions)
 ``verdicts``: unresolved-pair counts per procedure (the paper's Table 5)
+``resolution_by_gap``: pairs, unresolved and r = N*/N by |delta| bucket (Table 3)
 ``tiers``: adjacent-rank tiers and the compact letter display
 ``checklist``: the paper's Appendix I reporting checklist, filled in
 
@@ -112,6 +113,7 @@ def to_json_document(result: AuditResult) -> dict:
         "multiplicity": result.multiplicity,
         "clusters": clusters,
         "verdicts": result.verdicts,
+        "resolution_by_gap": result.by_gap,
         "tiers": result.tiers,
         "checklist": checklist(result),
     })
@@ -184,6 +186,9 @@ def render(result: AuditResult, output: str = "table") -> str:
             rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(row["t"], 3), _fmt(row["p_t"], 3),
                          interval, _fmt(row["required_n"]), _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict])
     lines.append(_grid(headers, rows, markdown))
+    lines += ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
+    lines.append(_grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
+                       [[b["bucket"], str(b["pairs"]), str(b["unresolved"]), _fmt(b["r_median"], 3), _fmt(b["r_worst"], 3)] for b in result.by_gap], markdown))
     lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts['pairs']})"]
     verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.items() if name != "pairs"]
     lines.append(_grid(["procedure", "unresolved"], verdict_rows, markdown))

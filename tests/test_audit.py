@@ -195,3 +195,11 @@ def test_plot_is_written(tmp_path):
     result = audit_leaderboard(_synthetic(), "adjacent", n_bootstrap=0, cluster_bootstrap=0)
     plot_resolution(result, tmp_path / "figure.png")
     assert (tmp_path / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_resolution_by_gap_buckets_partition_the_pairs():
+    result = audit_leaderboard(_synthetic(models=8), "all", n_bootstrap=0, cluster_bootstrap=0)
+    buckets = {row["bucket"]: row for row in result.by_gap}
+    assert buckets["all"]["pairs"] == len(result.pairs)
+    assert sum(row["pairs"] for name, row in buckets.items() if name != "all") == len(result.pairs)
+    assert sum(row["unresolved"] for name, row in buckets.items() if name != "all") == int((~result.pairs["resolved"]).sum())
