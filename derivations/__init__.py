@@ -23,6 +23,7 @@ CONCEPT_MODULES = (
     "design_effect",
     "paired_t",
     "unpaired",
+    "e_process",
 )
 
 

@@ -42,6 +42,7 @@ from llm_power_verified.sample_size import (
     required_n_paired_binary,
     required_n_wald,
 )
+from llm_power_verified.sequential import e_bh, log_e_value
 from llm_power_verified.shortcut import required_n_shortcut
 
 __all__ = ["AuditResult", "MODES", "FAMILIES", "audit_leaderboard", "rank_models", "pair_indices"]
@@ -225,6 +226,24 @@ def _graded_pairs(matrix, first, second, alpha, power, draws, rng, progress):
     return frame
 
 
+def _anytime(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, power: float) -> None:
+    """Anytime-valid columns: the grid-mixture e-value at the observed counts and the boundary-based N_av.
+
+    p_anytime = min(1, 1/e) at the final counts; the trajectory's supremum can
+    only be larger, so this is conservative when the arrival order is unknown.
+    """
+    from llm_power_verified.sequential import required_n_anytime
+
+    log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
+    pairs["log_e"] = log_e
+    pairs["p_anytime"] = np.exp(-np.maximum(log_e, 0.0))
+    pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), matrix.n_items, alpha, power)).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, matrix.n_items / pairs["required_n_anytime"])
+        pairs["anytime_inflation"] = pairs["required_n_anytime"] / pairs["required_n"]
+    pairs["resolved_anytime"] = pairs["q_anytime"] >= 1
+
+
 def _family_pvalues(matrix, order, family, reference, alpha, power):
     """The arbiter p-values (exact McNemar, or paired t) of every pair in the declared family."""
     first, second = pair_indices(order, family if family != "reference" else "reference", reference)
@@ -310,12 +329,16 @@ def audit_leaderboard(
     for label in ("rho_minus", "rho_plus"):
         pairs[f"resolved_{label}"] = matrix.n_items >= pairs[f"required_n_{label}"]
 
+    notes = list(matrix.notes)
+    if matrix.binary:
+        _anytime(pairs, matrix, alpha, power)
+    else:
+        notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = _multiplicity(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
     ranking = pd.DataFrame({"rank": np.arange(1, order.size + 1), "model": [matrix.models[i] for i in order],
                             "mean_score": matrix.scores.mean(axis=0)[order]})
     clusters = None
-    notes = list(matrix.notes)
     if matrix.clusters is not None:
         clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, cluster_bootstrap, seed)
         pairs = clusters.pop("pairs")
@@ -349,6 +372,15 @@ def _multiplicity(matrix, pairs, order, family, reference_index, family_size, al
     ranks[np.argsort(family_p, kind="stable")] = np.arange(family_p.size)
     holm_level = alpha / (family_size - ranks)
     rejections = int(np.sum(adjusted["bh"] <= alpha))
+    e_bh_rejections = None
+    if matrix.binary:
+        _, family_b, family_c = _binary_counts(matrix.scores, family_first, family_second)
+        family_rejected = e_bh(np.atleast_1d(log_e_value(family_b, family_c)), alpha)
+        e_bh_rejections = int(family_rejected.sum())
+        column = np.zeros(len(pairs), dtype=bool)
+        column[inside] = family_rejected[mapped[inside]]
+        pairs["rejected_e_bh"] = column
+        pairs["rejected_bh"] = pairs["p_bh"] <= alpha
     bh_level = alpha * max(rejections, 1) / family_size
     bonferroni = float(required_n_inflation(family_size, alpha, power))
     sidak = float(required_n_inflation(family_size, alpha, power, method="sidak"))
@@ -363,7 +395,7 @@ def _multiplicity(matrix, pairs, order, family, reference_index, family_size, al
     return {"family": family, "family_size": family_size, "arbiter": "exact McNemar" if matrix.binary else "paired t",
             "inflation": {"bonferroni": bonferroni, "sidak": sidak, "bh": bh_inflation,
                           "holm": "per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor"},
-            "bh_rejections": rejections, "bh_level": bh_level}
+            "bh_rejections": rejections, "bh_level": bh_level, "e_bh_rejections": e_bh_rejections}
 
 
 GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, math.inf))
@@ -396,7 +428,7 @@ def _verdict_table(pairs: pd.DataFrame, multiplicity: dict, clusters: dict | Non
         "rho-0.10": int((~pairs["resolved_rho_minus"]).sum()),
         "rho+0.10": int((~pairs["resolved_rho_plus"]).sum()),
         "clustered": int((~pairs["resolved_cluster"]).sum()) if clusters is not None else None,
-        "anytime-valid": None,
+        "anytime-valid": int((~pairs["resolved_anytime"]).sum()) if "resolved_anytime" in pairs else None,
         "pairs": total,
     }
     return table

@@ -108,6 +108,22 @@ def _build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--cluster-bootstrap", type=int, default=1000, help="cluster bootstrap resamples (default 1000)")
     audit.add_argument("--seed", type=int, default=0, help="seed of every resample (default 0)")
 
+    monitor = commands.add_parser(
+        "monitor",
+        help="anytime-valid e-process trajectory of a pair, in arrival order",
+        description=(
+            "Reads two files of aligned 0/1 per-item scores in arrival order (one number per line) and prints the "
+            "mixture e-process trajectory at checkpoints, the first item at which e >= 1/alpha, the anytime-valid "
+            "p-value min(1, 1/sup e) and the time-uniform confidence sequence for the mean difference."
+        ),
+    )
+    monitor.add_argument("files", nargs=2, metavar="FILE")
+    monitor.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid")
+    monitor.add_argument("--alpha", type=float, default=0.05)
+    monitor.add_argument("--checkpoints", type=int, default=20, help="rows printed along the trajectory (default 20)")
+    monitor.add_argument("--plot", help="save log e_n against n, with the log(1/alpha) line, to this image file")
+    monitor.add_argument("--json", action="store_true")
+
     crosscheck = commands.add_parser(
         "crosscheck",
         help="what each power calculator returns for a paired comparison, and the (1 - rho) shortcut",
@@ -453,6 +469,62 @@ def _run_audit(arguments) -> str:
     return text.rstrip("\n")
 
 
+def _run_monitor(arguments) -> str:
+    import numpy as np
+
+    from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
+
+    if not 0 < arguments.alpha < 1:
+        raise CommandError(f"--alpha must lie in (0, 1); got {arguments.alpha}")
+    scores_a, scores_b = (_read_scores(path) for path in arguments.files)
+    if len(scores_a) != len(scores_b):
+        raise CommandError(f"the files hold {len(scores_a)} and {len(scores_b)} scores; they must be aligned item by item")
+    trajectory = e_process(scores_a, scores_b, arguments.mixture)
+    differences = np.asarray(scores_a) - np.asarray(scores_b)
+    sequence = confidence_sequence(differences, arguments.alpha)
+    threshold = math.log(1 / arguments.alpha)
+    crossed = np.flatnonzero(trajectory["log_e"] >= threshold)
+    first = int(crossed[0]) + 1 if crossed.size else None
+    n = differences.size
+    marks = {int(t) for t in np.unique(np.linspace(1, n, max(min(arguments.checkpoints, n), 1)).astype(int))}
+    if first:
+        marks.add(first)
+    marks = sorted(marks)
+    rows = [{"n": int(t), "b": int(trajectory["b"][t - 1]), "c": int(trajectory["c"][t - 1]),
+             "mean_difference": float(trajectory["mean_difference"][t - 1]), "log_e": float(trajectory["log_e"][t - 1]),
+             "cs_low": float(sequence.lower[t - 1]), "cs_high": float(sequence.upper[t - 1])} for t in marks]
+    summary = {"items": n, "mixture": arguments.mixture, "alpha": arguments.alpha, "first_crossing": first,
+               "anytime_pvalue": anytime_pvalue(trajectory["log_e"]), "max_log_e": float(np.max(trajectory["log_e"])),
+               "confidence_sequence_rho": sequence.rho}
+    if arguments.plot:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise CommandError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
+        figure, axis = plt.subplots(figsize=(7, 4))
+        axis.plot(np.arange(1, n + 1), trajectory["log_e"], color="tab:blue", label=f"log e_n ({arguments.mixture} mixture)")
+        axis.axhline(threshold, linestyle="--", color="black", label="log(1/alpha)")
+        axis.set_xlabel("items n")
+        axis.set_ylabel("log e_n")
+        axis.legend()
+        figure.tight_layout()
+        figure.savefig(arguments.plot, dpi=120)
+        plt.close(figure)
+    if arguments.json:
+        return json.dumps({"summary": summary, "trajectory": rows}, indent=2)
+    lines = [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
+    lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")
+    for row in rows:
+        flag = "  <- first crossing" if row["n"] == first else ""
+        lines.append(f"{row['n']:>8} {row['b']:>7} {row['c']:>7} {row['mean_difference']:>11.5f} {row['log_e']:>10.4f}  "
+                     f"[{row['cs_low']:.5f}, {row['cs_high']:.5f}]{flag}")
+    lines += ["", f"first crossing: {'item ' + str(first) if first else 'none'}; anytime-valid p-value min(1, 1/sup e) = {summary['anytime_pvalue']:.4g}"]
+    return "\n".join(lines)
+
+
 def _run_derivations(action: str) -> tuple[str, int]:
     try:
         import derivations  # noqa: F401  (needs SymPy and the repository checkout)
@@ -478,6 +550,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if arguments.command == "audit":
             print(_run_audit(arguments))
+            return 0
+        if arguments.command == "monitor":
+            print(_run_monitor(arguments))
             return 0
         if arguments.command == "crosscheck":
             print(_run_crosscheck(arguments))

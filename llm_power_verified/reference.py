@@ -17,6 +17,8 @@ from __future__ import annotations
 import mpmath
 
 __all__ = [
+    "log_e_value",
+    "threshold",
     "chi2_pvalue",
     "exact_pvalue",
     "exact_power",
@@ -121,3 +123,44 @@ def exact_power(n: int, p10, p01, alpha, method: str = "exact", digits: int = DE
                     conditional += mpmath.binomial(m, b) * theta**b * (1 - theta) ** (m - b)
             total += weight * conditional
         return +total
+
+
+def log_e_value(b: int, c: int, mixture: str = "grid", prior=(1, 1), digits: int = DEFAULT_DIGITS):
+    """log e-value of the discordant-sign mixture e-process (paper Eq. 24), directly in mpmath.
+
+    grid: theta = j/100 exactly, j in 1..49, 51..99, equal weights; two-point:
+    theta in {2/5, 3/5}; beta: 2^n B(a + b, a' + c) / B(a, a').
+    """
+    b, c = _check_counts(b, c)
+    with mpmath.workdps(digits + 15):
+        n = b + c
+        if mixture == "beta":
+            a, a2 = (mpmath.mpf(v) for v in prior)
+            return +(n * mpmath.log(2) + mpmath.log(mpmath.beta(a + b, a2 + c)) - mpmath.log(mpmath.beta(a, a2)))
+        if mixture == "grid":
+            thetas = [mpmath.mpf(j) / 100 for j in list(range(1, 50)) + list(range(51, 100))]
+        elif mixture == "two-point":
+            thetas = [mpmath.mpf(2) / 5, mpmath.mpf(3) / 5]
+        else:
+            raise ValueError(f"mixture must be grid, beta or two-point; got {mixture!r}")
+        terms = [b * mpmath.log(2 * t) + c * mpmath.log(2 * (1 - t)) for t in thetas]
+        top = max(terms)
+        return +(top + mpmath.log(sum(mpmath.exp(term - top) for term in terms) / len(thetas)))
+
+
+def threshold(n: int, alpha=0.05, mixture: str = "grid", prior=(1, 1), digits: int = DEFAULT_DIGITS):
+    """u(n) = (2 b - n) / sqrt(n) for the smallest b >= n/2 with e(b, n - b) >= 1/alpha, by bisection in mpmath."""
+    with mpmath.workdps(digits + 15):
+        target = mpmath.log(1 / mpmath.mpf(alpha))
+        if log_e_value(n, 0, mixture, prior, digits) < target:
+            return mpmath.inf
+        low, high = n // 2, n
+        if log_e_value(low, n - low, mixture, prior, digits) >= target:
+            high = low
+        while high - low > 1:
+            middle = (low + high) // 2
+            if log_e_value(middle, n - middle, mixture, prior, digits) >= target:
+                high = middle
+            else:
+                low = middle
+        return (2 * mpmath.mpf(high) - n) / mpmath.sqrt(n)

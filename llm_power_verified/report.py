@@ -55,6 +55,9 @@ PAIR_COLUMNS = {
     "unpaired_n": "unpaired per-arm N", "efficiency_gain": "unpaired N / paired N*",
     "p_bonferroni": "adjusted p", "p_sidak": "adjusted p", "p_holm": "adjusted p", "p_bh": "BH-adjusted p",
     "required_n_bonferroni": "N* x Bonferroni inflation", "required_n_holm": "N* x Holm step inflation",
+    "log_e": "log e-value of the grid-mixture e-process at the observed counts", "p_anytime": "min(1, 1/e)",
+    "required_n_anytime": "anytime-valid N (boundary definition)", "q_anytime": "N / N_av", "anytime_inflation": "N_av / N*",
+    "rejected_e_bh": "e-BH rejection over the family", "rejected_bh": "BH rejection over the family",
     "icc": "ICC of D over clusters", "design_effect": "1 + (m - 1) ICC+", "required_n_cluster": "N* x DE",
 }
 
@@ -196,7 +199,14 @@ def render(result: AuditResult, output: str = "table") -> str:
     lines += ["", f"{head}Multiplicity",
               f"family '{multiplicity['family']}' of {multiplicity['family_size']} comparisons, arbiter {multiplicity['arbiter']}; "
               f"N* inflation: Bonferroni x{multiplicity['inflation']['bonferroni']:.4g}, Sidak x{multiplicity['inflation']['sidak']:.4g}, "
-              f"BH x{multiplicity['inflation']['bh']:.4g} ({multiplicity['bh_rejections']} BH rejections); Holm per step"]
+              f"BH x{multiplicity['inflation']['bh']:.4g} ({multiplicity['bh_rejections']} BH rejections); Holm per step"
+              + (f"; e-BH on the grid-mixture e-values: {multiplicity['e_bh_rejections']} rejections" if multiplicity.get("e_bh_rejections") is not None else "")]
+    if "resolved_anytime" in result.pairs:
+        lines += ["", f"{head}Anytime-valid (grid-mixture e-process; N_av: boundary definition, see llm_power_verified.sequential)"]
+        anytime_rows = [[r["model_a"], r["model_b"], _fmt(r["log_e"], 4), _fmt(r["p_anytime"], 3), _fmt(r["required_n_anytime"]),
+                         _fmt(r["anytime_inflation"], 3), _fmt(r["q_anytime"], 3), "resolved" if r["resolved_anytime"] else "UNRESOLVED"]
+                        for _, r in show_pairs.iterrows()]
+        lines.append(_grid(["A", "B", "log e", "p anytime", "N_av", "N_av/N*", "q_av", "verdict"], anytime_rows, markdown))
     if result.clusters is not None:
         clusters = result.clusters
         lines += ["", f"{head}Clusters",
