@@ -120,7 +120,7 @@ def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float
     >>> round(float(log_e_value(0, 0)), 12)
     0.0
     >>> round(float(log_e_value(30, 10)), 4)
-    1.9863
+    3.4742
     """
     _check_mixture(mixture)
     b = check_count("b", b).astype(np.float64)
@@ -200,7 +200,7 @@ def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.
     Examples
     --------
     >>> round(float(threshold(1000)), 3)
-    2.996
+    3.542
     """
     n = check_count("n", n, minimum=1)
     if not 0 < alpha < 1:
@@ -262,7 +262,7 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     >>> from llm_power_verified import required_n_from_counts
     >>> anytime = required_n_anytime(1680, 1454, 12032)
     >>> round(anytime / required_n_from_counts(1680, 1454, 12032), 2)
-    1.98
+    2.66
     """
     from llm_power_verified.sample_size import required_n_from_counts
 
