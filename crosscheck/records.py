@@ -8,11 +8,11 @@ Inputs and outputs live in the same record and are never typed twice.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+
+from llm_power_verified._files import write_text_atomically
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -59,16 +59,7 @@ def render(records: list[ReferenceRecord], *, generator: str, description: str, 
 
 
 def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_text_atomically(path, text)
 
 
 def compare(committed: list[ReferenceRecord], fresh: list[ReferenceRecord]) -> list[str]:

@@ -535,6 +535,16 @@ def _run_derivations(action: str) -> tuple[str, int]:
     return "", status
 
 
+_COMMANDS = {
+    "audit": _run_audit,
+    "design": _run_design,
+    "test": _run_test,
+    "monitor": _run_monitor,
+    "crosscheck": _run_crosscheck,
+    "audit-calculator": _run_audit_calculator,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
@@ -542,23 +552,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command is None:
             parser.print_help()
             return 0
-        if arguments.command == "design":
-            print(_run_design(arguments))
-            return 0
-        if arguments.command == "test":
-            print(_run_test(arguments))
-            return 0
-        if arguments.command == "audit":
-            print(_run_audit(arguments))
-            return 0
-        if arguments.command == "monitor":
-            print(_run_monitor(arguments))
-            return 0
-        if arguments.command == "crosscheck":
-            print(_run_crosscheck(arguments))
-            return 0
-        if arguments.command == "audit-calculator":
-            print(_run_audit_calculator(arguments))
+        runner = _COMMANDS.get(arguments.command)
+        if runner is not None:
+            print(runner(arguments))
             return 0
         _, status = _run_derivations(arguments.action)
         return status

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._files import write_text_atomically
 from llm_power_verified.audit import AuditResult
 
 __all__ = ["PAIR_COLUMNS", "checklist", "render", "to_json_document", "write_output", "plot_resolution"]
@@ -244,16 +245,7 @@ def write_output(text: str, path: str | Path, inputs: list[Path] = ()) -> None:
         source = Path(source).resolve()
         if resolved == source or (source.is_dir() and source in resolved.parents):
             raise ValueError(f"--out {path} would overwrite an input ({source})")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    write_text_atomically(path, text)
 
 
 def plot_resolution(result: AuditResult, path: str | Path, inputs: list[Path] = ()) -> None:
