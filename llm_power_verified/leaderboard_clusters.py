@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._generated import design_effect as _generated_design_effect
 from llm_power_verified.clustering import ClusterStatistics
 from llm_power_verified.sample_size import required_n_from_counts, required_n_wald
 
@@ -33,10 +34,11 @@ __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
 
 
 def _design_effect(icc: np.ndarray, mean_size) -> np.ndarray:
+    """1 + (m-bar - 1) max(ICC, 0), the generated design effect with the paper's truncation."""
     mean_size = np.asarray(mean_size)
     if mean_size.ndim:
         mean_size = mean_size[..., None]
-    return 1 + (mean_size - 1) * np.maximum(icc, 0.0)
+    return _generated_design_effect.design_effect(mean_size, np.maximum(icc, 0.0))
 
 
 def _required_from_weights(statistics: ClusterStatistics, first, second, weights, binary, alpha, power):

@@ -102,13 +102,15 @@ def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8,
 
     Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg
     (alpha R / m with R rejections), whose levels are not alpha / whole number.
-    """
-    from llm_power_verified.sample_size import critical_value
 
+    Examples
+    --------
+    >>> round(float(inflation_at_level(0.05 / 40)), 3)
+    2.109
+    """
     corrected = np.asarray(corrected_alpha, dtype=np.float64)
-    z_power = critical_value(1 - power, "larger")
-    base = critical_value(alpha, alternative) + z_power
-    return finish((np.asarray(critical_value(corrected, alternative)) + z_power) ** 2 / base**2)
+    # A per-comparison level alpha' is Bonferroni's with m = alpha / alpha' (not necessarily whole).
+    return finish(_multiplicity.bonferroni_inflation(alpha / corrected, alpha, power, sides_for(alternative)))
 
 
 __all__ += ["ADJUSTMENTS", "adjust_pvalues", "inflation_at_level"]
