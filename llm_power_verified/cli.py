@@ -124,6 +124,15 @@ def _build_parser() -> argparse.ArgumentParser:
     monitor.add_argument("--plot", help="save log e_n against n, with the log(1/alpha) line, to this image file")
     monitor.add_argument("--json", action="store_true")
 
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="printed numbers of the source papers beside values recomputed from their stated inputs",
+        description="Each row: location, quantity, stated inputs, printed, computed, relative difference, verdict, reason.",
+    )
+    reproduce.add_argument("--paper", choices=("all", "main", "sample-size"), default="all")
+    reproduce.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    reproduce.add_argument("--json", action="store_true", help="same as --format json")
+
     crosscheck = commands.add_parser(
         "crosscheck",
         help="what each power calculator returns for a paired comparison, and the (1 - rho) shortcut",
@@ -525,6 +534,23 @@ def _run_monitor(arguments) -> str:
     return "\n".join(lines)
 
 
+def _run_reproduce(arguments) -> str:
+    from dataclasses import asdict
+
+    from llm_power_verified.reproduce import reproduce
+
+    rows = reproduce(arguments.paper)
+    if arguments.json or arguments.format == "json":
+        return json.dumps([asdict(row) for row in rows], indent=2)
+    agreeing = sum(row.verdict == "agrees" for row in rows)
+    lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs", "",
+             "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"
+        lines.append(f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {row.computed:.6g} | {difference} | {row.verdict} | {row.reason} |")
+    return "\n".join(lines)
+
+
 def _run_derivations(action: str) -> tuple[str, int]:
     try:
         import derivations  # noqa: F401  (needs SymPy and the repository checkout)
@@ -541,6 +567,7 @@ _COMMANDS = {
     "test": _run_test,
     "monitor": _run_monitor,
     "crosscheck": _run_crosscheck,
+    "reproduce": _run_reproduce,
     "audit-calculator": _run_audit_calculator,
 }
 
