@@ -103,7 +103,14 @@ def _binary_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray):
     return both, correct[first] - both, correct[second] - both
 
 
-def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator):
+def _quantiles_with_infinity(values: np.ndarray, levels, axis: int = 0) -> np.ndarray:
+    """np.quantile that treats +inf as larger than everything (no inf - inf interpolation)."""
+    largest = np.finfo(np.float64).max
+    result = np.quantile(np.where(np.isinf(values), largest, values), levels, axis=axis)
+    return np.where(result >= largest / 2, np.inf, result)
+
+
+def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
     """Percentile interval of D-bar and 5-95% interval of N* from multinomial cell resampling.
 
     The four cells are drawn as a chain of binomials, vectorised over pairs
@@ -130,8 +137,9 @@ def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rn
         below = np.mean(gap <= 0, axis=0)
         above = np.mean(gap >= 0, axis=0)
         pvalue[sl] = np.minimum(1.0, 2 * np.minimum(below, above))
-        required = np.asarray(required_n_from_counts(d10, d01, n))
-        n_star_low[sl], n_star_high[sl] = np.quantile(required, [0.05, 0.95], axis=0)
+        if required:
+            resampled = np.asarray(required_n_from_counts(d10, d01, n))
+            n_star_low[sl], n_star_high[sl] = _quantiles_with_infinity(resampled, [0.05, 0.95])
     return low, high, pvalue, n_star_low, n_star_high
 
 
