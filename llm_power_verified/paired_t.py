@@ -31,7 +31,8 @@ def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> fl
     noncentrality = effect * np.sqrt(n)
     if alternative == "two-sided":
         critical = stats.t.isf(alpha / 2, df)
-        return float(stats.nct.sf(critical, df, noncentrality) + stats.nct.cdf(-critical, df, noncentrality))
+        # P(T <= -c | nc) written as P(T >= c | -nc): scipy's nct.cdf returns NaN far in that tail.
+        return float(stats.nct.sf(critical, df, noncentrality) + stats.nct.sf(critical, df, -noncentrality))
     if alternative == "smaller":
         noncentrality = -noncentrality
     critical = stats.t.isf(alpha, df)

@@ -51,3 +51,10 @@ def test_zero_effect_and_wrong_direction_are_infinite():
 def test_bad_method():
     with pytest.raises(ValueError, match="method"):
         lpv.required_n_paired_t(0.2, 1.0, method="guess")
+
+
+def test_power_is_finite_for_large_noncentrality():
+    """scipy's nct.cdf is NaN far in the lower tail; the far tail is computed by symmetry instead."""
+    value = lpv.power_paired_t(50, 0.05, 0.12 * (2 * 0.05) ** 0.5)
+    assert value == pytest.approx(1.0, abs=1e-9)
+    assert lpv.power_paired_t(50, -0.05, 0.0379) == pytest.approx(value, rel=1e-12)

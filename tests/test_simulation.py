@@ -54,3 +54,24 @@ def test_table_2_grid_full():
     for row in rows:
         if row["hypothesis"] == "H0":
             assert binomtest(round(row["exact"] * 1500), 1500, 0.05, alternative="greater").pvalue > 0.001
+
+
+def test_embedding_grid_small_cells_match_noncentral_t():
+    """Seed 001's models at n = 50 and 100: t-test power within 3 Monte Carlo SE of the analytic noncentral-t power."""
+    from llm_power_verified.simulation import embedding_power_grid
+
+    rows = embedding_power_grid(replicates=1000, seed=5, sample_sizes=(50, 100))
+    assert len(rows) == 2 * 2 * 5 * 3
+    for row in rows:
+        assert np.isfinite(row["analytic_t_power"]), row
+        assert abs(row["t_test_power"] - row["analytic_t_power"]) <= 3 * row["mc_se"], row
+        if row["effect"] == 0:
+            assert binomtest(round(row["wilcoxon_power"] * 1000), 1000, 0.05).pvalue > 0.001
+
+
+@pytest.mark.slow
+def test_embedding_grid_full():
+    from llm_power_verified.simulation import embedding_power_grid
+
+    rows = embedding_power_grid(replicates=1000, seed=0)
+    assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)
