@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.conventions import required_n_unpaired
 from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.io import ScoreMatrix
@@ -154,7 +155,7 @@ def _binary_pairs(matrix, first, second, alpha, power, draws, rng, progress):
     chi2, exact, midp = mcnemar_chi2(only_a, only_b), mcnemar_exact(only_a, only_b), mcnemar_midp(only_a, only_b)
     frame.update(p_chi2=chi2.pvalue, p_exact=exact.pvalue, log_p_exact=exact.log_pvalue, p_midp=midp.pvalue)
     required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
-    variance = (only_a + only_b) / n - gap**2
+    variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)
     frame.update(variance=variance, required_n=required)
     frame["connor_n"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
@@ -326,8 +327,9 @@ def audit_leaderboard(
     pairs = pd.concat(parts, ignore_index=True)
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(1, order.size + 1)
-    pairs.insert(0, "model_a", [matrix.models[i] for i in first])
-    pairs.insert(1, "model_b", [matrix.models[j] for j in second])
+    names = np.asarray(matrix.models, dtype=object)
+    pairs.insert(0, "model_a", names[first])
+    pairs.insert(1, "model_b", names[second])
     pairs.insert(2, "rank_a", rank[first])
     pairs.insert(3, "rank_b", rank[second])
     pairs["n"] = matrix.n_items
@@ -344,7 +346,7 @@ def audit_leaderboard(
         notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = _multiplicity(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
-    ranking = pd.DataFrame({"rank": np.arange(1, order.size + 1), "model": [matrix.models[i] for i in order],
+    ranking = pd.DataFrame({"rank": np.arange(1, order.size + 1), "model": names[order],
                             "mean_score": matrix.scores.mean(axis=0)[order]})
     clusters = None
     if matrix.clusters is not None:
@@ -368,8 +370,11 @@ def _multiplicity(matrix, pairs, order, family, reference_index, family_size, al
     """Adjusted p-values over the declared family and the N* inflations, mapped onto the reported pairs."""
     family_first, family_second, family_p = _family_pvalues(matrix, order, family, reference_index, alpha, power)
     adjusted = {method: adjust_pvalues(family_p, method) for method in ("bonferroni", "sidak", "holm", "bh")}
-    position = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(family_first, family_second))}
-    mapped = np.array([position.get((int(a), int(b)), position.get((int(b), int(a)), -1)) for a, b in zip(first, second)])
+    # K x K table: position of each family pair (either orientation), -1 outside the family.
+    position = np.full((matrix.n_models, matrix.n_models), -1, dtype=np.int64)
+    position[family_first, family_second] = np.arange(family_first.size)
+    position[family_second, family_first] = np.arange(family_first.size)
+    mapped = position[first, second]
     inside = mapped >= 0
     for method, values in adjusted.items():
         column = np.full(len(pairs), np.nan)

@@ -118,6 +118,16 @@ def _interval(method, replicates, estimate, confidence, standard_errors=None, ob
     return float(low), float(high)
 
 
+def _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife) -> BootstrapResult:
+    """Interval, percentile-test p-value and standard error of a set of bootstrap replicates."""
+    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
+    return BootstrapResult(
+        estimate=float(estimate), ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
+        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
+        n_resamples=int(replicates.size), n_items=n_items,
+    )
+
+
 def paired_bootstrap_counts(
     b: int,
     c: int,
@@ -169,12 +179,7 @@ def paired_bootstrap_counts(
         denominator = n_value - 1
         values = np.array([(b_value - 1 - c_value), (b_value - c_value + 1), (b_value - c_value)]) / denominator
         jackknife = (values, np.array([b_value, c_value, n_value - b_value - c_value]))
-    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
-    return BootstrapResult(
-        estimate=estimate, ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
-        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
-        n_resamples=int(n_resamples), n_items=n_items,
-    )
+    return _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)
 
 
 def _scores(name: str, values: Any) -> np.ndarray:
@@ -240,9 +245,4 @@ def paired_bootstrap(
     if method == "bca":
         total = differences.sum()
         jackknife = ((total - differences) / (n_items - 1), np.ones(n_items))
-    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
-    return BootstrapResult(
-        estimate=estimate, ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
-        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
-        n_resamples=int(n_resamples), n_items=n_items,
-    )
+    return _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)

@@ -34,7 +34,7 @@ from llm_power_verified._generated import unpaired as _unpaired
 from llm_power_verified._validation import check_alpha_power, check_in_open_interval, finish, sides_for
 from llm_power_verified.correlation import validate_marginals_and_rho
 from llm_power_verified.sample_size import required_n_paired_binary
-from llm_power_verified.shortcut import required_n_arcsine
+from llm_power_verified.shortcut import required_n_arcsine, required_n_shortcut
 
 __all__ = ["CONVENTIONS", "CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"]
 
@@ -106,7 +106,7 @@ def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, p
         "two-sample-arcsine": two,
         "unpaired-wald": wald,
         "two-proportion-z": float(required_n_unpaired(p_a, p_b, alpha, power, variance="pooled-null")),
-        "shortcut": keep * one,
+        "shortcut": float(required_n_shortcut(p_a, p_b, rho, alpha, power)),
         "two-sample-arcsine-x(1-rho)": keep * two,
         "unpaired-wald-x(1-rho)": keep * wald,
         "paired": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),

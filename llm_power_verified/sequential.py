@@ -55,6 +55,7 @@ from scipy.special import gammaln, logsumexp, ndtri
 
 from llm_power_verified._binomial import _deviance, _stirling_error
 from llm_power_verified._generated import e_process as _generated
+from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
 
 __all__ = [
@@ -275,7 +276,7 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     fixed = np.asarray(required_n_from_counts(b, c, n, alpha, power), dtype=np.float64).reshape(b.shape)
     psi = (b + c) / n
     gap = np.abs(b - c) / n
-    variance = psi - gap**2
+    variance = _variance.paired_difference_variance_from_cells(b / n, c / n)
     z_power = -float(ndtri(1 - power))
     current = fixed.copy()
     finite = np.isfinite(current) & (gap > 0)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.mcnemar import mcnemar_test
 from llm_power_verified.sample_size import required_n_connor
 
@@ -54,7 +55,7 @@ def copula_cells(p_a: float, p_b: float, rho_z: float) -> CopulaCells:
     z_a, z_b = stats.norm.ppf(p_a), stats.norm.ppf(p_b)
     both = float(stats.multivariate_normal(mean=[0, 0], cov=[[1, rho_z], [rho_z, 1]]).cdf([z_a, z_b])) if rho_z else p_a * p_b
     both = min(max(both, max(0.0, p_a + p_b - 1)), min(p_a, p_b))
-    rho = (both - p_a * p_b) / math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+    rho = float(_variance.phi_coefficient(both, p_a - both, p_b - both, 1 - p_a - p_b + both))
     return CopulaCells(both, p_a - both, p_b - both, 1 - p_a - p_b + both, rho)
 
 

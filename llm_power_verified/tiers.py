@@ -23,7 +23,8 @@ __all__ = ["adjacent_tiers", "compact_letter_display", "letters_from_resolved"]
 
 def adjacent_tiers(ranked_models: list[str], pairs: pd.DataFrame, mode: str) -> dict[str, int] | None:
     """Tier number per model from the adjacent pairs' verdicts (None unless adjacent pairs are present)."""
-    lookup = {(a, b): bool(r) for a, b, r in zip(pairs["model_a"], pairs["model_b"], pairs["resolved"])}
+    adjacent = pairs[pairs["rank_b"] == pairs["rank_a"] + 1]
+    lookup = {(a, b): bool(r) for a, b, r in zip(adjacent["model_a"], adjacent["model_b"], adjacent["resolved"])}
     tiers, tier = {}, 1
     for position, model in enumerate(ranked_models):
         if position:
