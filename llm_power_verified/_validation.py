@@ -84,6 +84,16 @@ def check_alpha_power(alpha: Any, power: Any | None = None) -> tuple[np.ndarray,
     return alpha_array, power_array
 
 
+def require_choice(name: str, value: Any, allowed: tuple) -> None:
+    """Raise a ValueError naming ``name`` unless ``value`` is one of ``allowed``."""
+    try:
+        valid = value in allowed
+    except TypeError:
+        valid = False
+    if not valid:
+        raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+
+
 def sides_for(alternative: str) -> int:
     """Number of rejection tails for a statsmodels-style ``alternative``."""
     try:

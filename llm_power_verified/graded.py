@@ -8,11 +8,17 @@
   dropped, the "wilcox" zero method; exact null distribution for small n
   without ties, normal approximation otherwise, as scipy decides).
 
+:func:`batched_paired_t_pvalues` and :func:`batched_wilcoxon_pvalues` run
+the same two tests on every row of a 2-D array of differences at once, each
+row treated as its own one-dimensional scipy call (so a row's zeros or ties
+change only that row's method); the Monte Carlo grids use them.
+
 Power and required n of the paired t-test are in :mod:`llm_power_verified.paired_t`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +28,7 @@ import numpy as np
 from llm_power_verified._binomial import log_t_survival
 from llm_power_verified._validation import as_array, describe_index
 
-__all__ = ["GradedTestResult", "paired_t_test", "wilcoxon_signed_rank"]
+__all__ = ["GradedTestResult", "batched_paired_t_pvalues", "batched_wilcoxon_pvalues", "paired_t_test", "wilcoxon_signed_rank"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +110,130 @@ def wilcoxon_signed_rank(scores_a: Any, scores_b: Any) -> GradedTestResult:
     result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
     pvalue = float(result.pvalue)
     return GradedTestResult(float(result.statistic), pvalue, math.log(pvalue) if pvalue > 0 else -math.inf, "wilcoxon", a.size, float(differences.mean()))
+
+
+def _batched_differences(differences: Any) -> np.ndarray:
+    array = np.asarray(differences, dtype=float)
+    if array.ndim != 2:
+        raise ValueError(f"differences must be two-dimensional (replicates, items); got shape {array.shape}")
+    if array.shape[1] < 2:
+        raise ValueError(f"a paired test needs at least 2 items per row; got {array.shape[1]}")
+    if not np.isfinite(array).all():
+        bad = ~np.isfinite(array)
+        raise ValueError(f"differences must be finite; got {array[bad][0]!r}{describe_index(bad)}")
+    return array
+
+
+def batched_paired_t_pvalues(differences: Any) -> np.ndarray:
+    """Two-sided paired t-test p-value of every row of a (replicates, n) array of differences.
+
+    Equal, row for row, to ``scipy.stats.ttest_rel(b, a).pvalue`` with
+    differences b - a (a row of identical differences gives NaN, as scipy does).
+
+    Examples
+    --------
+    >>> batched_paired_t_pvalues([[0.3, 0.05, 0.1, 0.05], [0.1, -0.1, 0.2, -0.2]]).round(4)
+    array([0.1265, 1.    ])
+    """
+    return _paired_t_rows(_batched_differences(differences))
+
+
+def _paired_t_rows(array: np.ndarray) -> np.ndarray:
+    """:func:`batched_paired_t_pvalues` on a finite float64 (rows, n) array, unchecked."""
+    from scipy import special
+
+    n = array.shape[1]
+    mean = array.mean(axis=1)
+    spread = np.sqrt(np.square(array - mean[:, None]).sum(axis=1) / (n - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = mean / (spread / math.sqrt(n))
+    degrees = n - 1
+    # 2 P(T_k > |t|) = I_{k / (k + t^2)}(k / 2, 1 / 2), the form scipy's own t distribution uses
+    return special.betainc(degrees / 2, 0.5, degrees / (degrees + statistic**2))
+
+
+@functools.lru_cache(maxsize=64)
+def _signed_rank_null_cdf(n: int) -> np.ndarray:
+    """P(W+ <= k), k = 0 .. n(n+1)/2, of the signed-rank statistic on n untied non-zero differences."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1.0
+    top = 0
+    for rank in range(1, n + 1):  # exact integer counts up to 2^50 are exact in float64
+        counts[rank:top + rank + 1] += counts[:top + 1].copy()
+        top += rank
+    return np.cumsum(counts) / 2.0**n
+
+
+def batched_wilcoxon_pvalues(differences: Any) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-value of every row, each row as ``scipy.stats.wilcoxon(row)``.
+
+    scipy's defaults per row: zero differences dropped ("wilcox"); rows of at
+    most 50 items without zeros or ties use the exact null distribution, the
+    others the normal approximation with the tie correction and no continuity
+    correction.  Rows of at most 13 items with zeros or ties (scipy permutes
+    those) are handed to scipy itself.
+
+    Examples
+    --------
+    >>> batched_wilcoxon_pvalues([[0.3, 0.05, 0.1, 0.05, 0.05]]).round(4)
+    array([0.0625])
+    """
+    return _wilcoxon_rows(_batched_differences(differences))
+
+
+def _wilcoxon_rows(array: np.ndarray) -> np.ndarray:
+    """:func:`batched_wilcoxon_pvalues` on a finite float64 (rows, n) array, unchecked.
+
+    Ranks come from one sort of 64-bit keys: the bits of d rotated left by one,
+    so that |d|'s bits order the keys and the sign bit sits in the lowest bit.
+    The negative rank sum is then a 0/1 vector times the positions (a float32
+    matrix-vector product, exact for sums below 2^24); ties are found exactly
+    by comparing neighbouring keys without their lowest bit, and only rows
+    with ties are re-ranked with midranks.
+    """
+    from scipy import special, stats
+
+    rows, n = array.shape
+    if n >= 5792:  # n (n + 1) / 2 must stay below 2^24 for the float32 product
+        raise ValueError(f"batched_wilcoxon_pvalues supports rows of at most 5,791 items; got {n}")
+    bits = (array + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into +0.0
+    keys = np.left_shift(bits, np.uint64(1))
+    keys |= bits >> np.uint64(63)
+    keys.sort(axis=1)
+    negative = (keys & np.uint64(1)).astype(np.float32)
+    zeros = np.count_nonzero(keys <= 1, axis=1)
+    count = n - zeros
+    negatives = negative.sum(axis=1, dtype=np.float64)
+    # zeros sort first, so a non-zero difference at position j (0-based) has rank j + 1 - zeros
+    negative_rank_sum = negative @ np.arange(1, n + 1, dtype=np.float32) - zeros * negatives
+    rank_sum = count * (count + 1) / 2 - negative_rank_sum
+    tie_term = np.zeros(rows)
+    tied = np.any(((keys[:, 1:] ^ keys[:, :-1]) < 2) & (keys[:, 1:] > 1), axis=1)
+    if tied.any():
+        subset = np.where(array[tied] == 0, np.nan, array[tied])
+        midranks = stats.rankdata(np.abs(subset), axis=1, nan_policy="omit")
+        rank_sum[tied] = np.nansum(np.where(subset > 0, midranks, 0.0), axis=1)
+        for row, values in zip(np.flatnonzero(tied), np.abs(subset)):
+            _, sizes = np.unique(values[~np.isnan(values)], return_counts=True)
+            tie_term[row] = float(np.sum(sizes.astype(float) ** 3 - sizes))
+    pvalue = np.ones(rows)
+    exact = (n <= 50) & (zeros == 0) & ~tied
+    if exact.any():
+        cdf = _signed_rank_null_cdf(n)
+        statistic = np.rint(rank_sum[exact]).astype(np.int64)
+        upper = 1.0 - np.where(statistic > 0, cdf[np.maximum(statistic - 1, 0)], 0.0)
+        pvalue[exact] = np.clip(2.0 * np.minimum(cdf[statistic], upper), 0.0, 1.0)
+    approximate = ~exact & (count > 0)
+    if n <= 13:
+        permuted = approximate.copy()
+        approximate[:] = False
+        for row in np.flatnonzero(permuted):
+            pvalue[row] = float(stats.wilcoxon(array[row]).pvalue)
+    if approximate.any():
+        m = count[approximate].astype(float)
+        spread = np.sqrt((m * (m + 1) * (2 * m + 1) - tie_term[approximate] / 2) / 24)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (rank_sum[approximate] - m * (m + 1) / 4) / spread
+        pvalue[approximate] = 2.0 * special.ndtr(-np.abs(z))
+    pvalue[count == 0] = np.nan
+    return pvalue

@@ -70,3 +70,39 @@ def test_bad_input():
         paired_t_test([0.1, 0.2, 0.3], [0.1, 0.2])
     with pytest.raises(ValueError, match="scores_b must be finite.*index 1"):
         wilcoxon_signed_rank([0.1, 0.2], [0.1, float("inf")])
+
+
+@pytest.mark.parametrize("n", [5, 13, 14, 30, 50, 51, 200])
+def test_batched_tests_equal_scipy_row_by_row(n):
+    """Rows with zeros, ties and negative zeros take scipy's per-row method; p-values are identical."""
+    from scipy import stats
+
+    from llm_power_verified.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
+
+    rng = np.random.default_rng(n)
+    rows = 83 if n <= 13 else 240  # scipy permutes tied rows of at most 13 items, seconds each
+    differences = np.round(rng.normal(0.02, 0.1, (rows, n)), 1 if n <= 13 else 2 if n <= 50 else 3)  # ties and zeros
+    differences[:80] = rng.normal(0.02, 0.1, (80, n))
+    differences[80] *= -1.0
+    differences[81, 0] = -0.0
+    differences[82] = 0.0
+    expected = np.array([stats.wilcoxon(row).pvalue if np.any(row != 0) else np.nan for row in differences])
+    observed = batched_wilcoxon_pvalues(differences)
+    assert np.array_equal(np.isnan(observed), np.isnan(expected))
+    assert np.nanmax(np.abs(observed - expected)) <= 1e-14
+    t_expected = stats.ttest_rel(differences, np.zeros_like(differences), axis=1).pvalue
+    t_observed = batched_paired_t_pvalues(differences)
+    assert np.array_equal(np.isnan(t_observed), np.isnan(t_expected))
+    finite = np.isfinite(t_expected)
+    assert np.max(np.abs(t_observed[finite] - t_expected[finite]) / t_expected[finite]) < 1e-11
+
+
+def test_batched_tests_reject_bad_input():
+    from llm_power_verified.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
+
+    with pytest.raises(ValueError, match="differences must be two-dimensional"):
+        batched_wilcoxon_pvalues([0.1, 0.2])
+    with pytest.raises(ValueError, match="at least 2 items"):
+        batched_paired_t_pvalues([[0.1], [0.2]])
+    with pytest.raises(ValueError, match="differences must be finite"):
+        batched_wilcoxon_pvalues([[0.1, np.nan]])

@@ -69,6 +69,76 @@ def test_embedding_grid_small_cells_match_noncentral_t():
             assert binomtest(round(row["wilcoxon_power"] * 1000), 1000, 0.05).pvalue > 0.001
 
 
+def test_embedding_grid_is_deterministic_and_backend_free():
+    from llm_power_verified.simulation import embedding_power_grid
+
+    options = dict(replicates=200, seed=11, sample_sizes=(50, 120), effects=(0.0, 0.02), correlations=(0.5, 0.9))
+    serial = embedding_power_grid(**options)
+    assert serial == embedding_power_grid(**options)
+    assert serial == embedding_power_grid(workers=2, **options)
+    assert serial == embedding_power_grid(workers=2, backend="joblib", **options)
+    independent = embedding_power_grid(random_numbers="independent", **options)
+    assert independent == embedding_power_grid(random_numbers="independent", workers=2, **options)
+    assert independent != serial
+    assert serial != embedding_power_grid(**{**options, "seed": 12})
+
+
+def test_common_and_independent_draws_agree_within_monte_carlo_error():
+    """Common random numbers change only the correlation between cells, not any cell's distribution."""
+    from llm_power_verified.simulation import embedding_power_grid
+
+    options = dict(replicates=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
+    common = embedding_power_grid(**options)
+    independent = embedding_power_grid(random_numbers="independent", **options)
+    for first, second in zip(common, independent):
+        assert (first["model"], first["n"], first["effect"]) == (second["model"], second["n"], second["effect"])
+        for key in ("t_test_power", "wilcoxon_power"):
+            pooled = (first[key] + second[key]) / 2
+            se = np.sqrt(max(pooled * (1 - pooled), 1e-3) * 2 / 2000)
+            assert abs(first[key] - second[key]) <= 4 * se, (first, second)
+
+
+def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
+    """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared draws."""
+    from llm_power_verified.simulation import _embedding_scores, embedding_power_grid
+
+    rows = embedding_power_grid(replicates=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
+    first, second = np.random.default_rng(4).standard_normal((2, 300, 80))
+    z = np.stack([first, 0.8 * first + 0.6 * second], axis=-1)[:, :50]
+    a, b = _embedding_scores(z, 0.02, "beta")
+    t_p = stats.ttest_rel(b, a, axis=1).pvalue
+    w_p = np.array([stats.wilcoxon(row).pvalue for row in b - a])
+    assert rows[0]["n"] == 50
+    assert rows[0]["t_test_power"] == np.mean(t_p < 0.05)
+    assert rows[0]["wilcoxon_power"] == np.mean(w_p < 0.05)
+
+
+def test_copula_beta_quantile_interpolation_error():
+    from llm_power_verified.simulation import EMBEDDING_GRID, CopulaBetaQuantile, _moment_matched_beta
+
+    z = np.concatenate([np.random.default_rng(2).uniform(-7.5, 7.5, 100_000), [-5.5, 5.5, 0.0]])
+    for effect in EMBEDDING_GRID["effects"]:
+        transform = CopulaBetaQuantile(*_moment_matched_beta(0.65 + effect, 0.12))
+        assert np.max(np.abs(transform(z) - transform.exact(z))) < 1e-10
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(random_numbers="shared"), "random_numbers must be one of"),
+    (dict(backend="dask"), "backend must be one of"),
+    (dict(models=("gamma",)), "models must be one of"),
+    (dict(replicates=1), "replicates must be an integer"),
+    (dict(workers=0), "workers must be a positive integer"),
+    (dict(sample_sizes=(1,)), "sample_sizes must be integers"),
+    (dict(correlations=(1.0,)), "correlations must lie in"),
+    (dict(alpha=1.5), "alpha must lie in"),
+])
+def test_embedding_grid_rejects_bad_input(options, message):
+    from llm_power_verified.simulation import embedding_power_grid
+
+    with pytest.raises(ValueError, match=message):
+        embedding_power_grid(**options)
+
+
 @pytest.mark.slow
 def test_embedding_grid_full():
     from llm_power_verified.simulation import embedding_power_grid
