@@ -129,7 +129,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
         description="Each row: location, quantity, stated inputs, printed, computed, relative difference, verdict, reason.",
     )
-    reproduce.add_argument("--paper", choices=("all", "main", "sample-size"), default="all")
+    reproduce.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all")
     reproduce.add_argument("--format", choices=("markdown", "json"), default="markdown")
     reproduce.add_argument("--json", action="store_true", help="same as --format json")
 
@@ -541,13 +541,19 @@ def _run_reproduce(arguments) -> str:
 
     rows = reproduce(arguments.paper)
     if arguments.json or arguments.format == "json":
-        return json.dumps([asdict(row) for row in rows], indent=2)
+        records = [asdict(row) for row in rows]
+        for record in records:
+            record["computed"] = record["computed"] if math.isfinite(record["computed"]) else None
+        return json.dumps(records, indent=2)
     agreeing = sum(row.verdict == "agrees" for row in rows)
-    lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs", "",
+    differing = sum(row.verdict == "differs" for row in rows)
+    lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs; {differing} differ; "
+             f"{len(rows) - agreeing - differing} cannot be recomputed from what the paper states", "",
              "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"
-        lines.append(f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {row.computed:.6g} | {difference} | {row.verdict} | {row.reason} |")
+        computed = f"{row.computed:.6g}" if math.isfinite(row.computed) else "-"
+        lines.append(f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | {row.verdict} | {row.reason} |")
     return "\n".join(lines)
 
 

@@ -189,7 +189,8 @@ class CopulaBetaQuantile:
                              3 * (high - low) - 2 * slope_low - slope_high, slope_low, low)
 
     def exact(self, z: np.ndarray) -> np.ndarray:
-        return stats.beta.ppf(stats.norm.cdf(z), self.a, self.b)
+        """scipy's value; z is clipped to +/-8.5 (probability 2e-17), below which beta.ppf returns NaN."""
+        return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), self.a, self.b)
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=float)

@@ -1,0 +1,242 @@
+"""Prospective validation of a prescribed N* (paper Table 10) and bootstrap power curves (Appendix B).
+
+:func:`prospective_validation` takes a real pair, computes N* from its
+(p_A, p_B, rho) by Eq. 6, draws ``trials`` benchmarks of fraction x N* items
+from the pair's own items and reports how often McNemar rejects.  Drawing
+items with replacement is a multinomial draw of the four cell counts with the
+pair's empirical proportions, so the exact unconditional power of the test at
+those proportions (:func:`~llm_power_verified.mcnemar_power.power_mcnemar_exact`'s
+engine) is the expected value of the empirical power and is reported beside it.
+
+:func:`bootstrap_power_curve_binary` and :func:`bootstrap_power_curve_graded`
+measure the power of the percentile paired bootstrap (Definition 2) over a
+range of n on synthetic pairs and locate where it crosses the target, beside
+Eq. 6's N* (binary) or the noncentral-t paired N (graded).
+
+Randomness only from ``numpy.random.default_rng(seed)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from llm_power_verified._validation import require_choice
+
+__all__ = ["ProspectiveValidation", "bootstrap_power_curve_binary", "bootstrap_power_curve_graded", "prospective_validation"]
+
+METHODS = ("chi2", "exact", "mid-p", "chi2-corrected")
+
+
+@dataclass(frozen=True)
+class ProspectiveValidation:
+    """N* of a pair and the empirical McNemar power of benchmarks drawn at fractions of it."""
+
+    cells: tuple[int, int, int, int]
+    p_a: float
+    p_b: float
+    rho: float
+    required_n: float
+    method: str
+    trials: int
+    rows: list[dict] = field(default_factory=list)
+
+
+def _check_common(trials: int, alpha: float, method: str) -> None:
+    if isinstance(trials, bool) or int(trials) != trials or trials < 1:
+        raise ValueError(f"trials must be a positive integer; got {trials!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+    require_choice("method", method, METHODS)
+
+
+def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
+                           trials: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
+                           replace: bool = True, seed: int = 0) -> ProspectiveValidation:
+    """Empirical McNemar power at fractions of the pair's own N* (the paper's Table 10 protocol).
+
+    Give the pair as aligned 0/1 score vectors or as ``counts=(n11, n10, n01, n00)``
+    (both right, only A, only B, both wrong).  For each fraction f the
+    benchmark size is ceil(f N*); ``replace=False`` draws items without
+    replacement (multivariate hypergeometric) and needs ceil(f N*) <= N.
+
+    Examples
+    --------
+    >>> result = prospective_validation(counts=(4000, 900, 700, 2000), trials=400, seed=1)
+    >>> [row["n"] for row in result.rows]
+    [1903, 2379, 2854]
+    >>> all(abs(row["empirical_power"] - row["exact_power"]) < 4 * row["mc_se"] for row in result.rows)
+    True
+    """
+    from llm_power_verified.correlation import correlation_from_counts
+    from llm_power_verified.mcnemar import mcnemar_test
+    from llm_power_verified.mcnemar_power import _power_one
+    from llm_power_verified.sample_size import required_n_from_counts
+
+    _check_common(trials, alpha, method)
+    if counts is None:
+        if scores_a is None or scores_b is None:
+            raise ValueError("give scores_a and scores_b, or counts=(n11, n10, n01, n00)")
+        from llm_power_verified.mcnemar import binary_counts
+
+        cells = binary_counts(scores_a, scores_b)
+    else:
+        cells = tuple(int(value) for value in np.asarray(counts).ravel())
+        if len(cells) != 4 or min(cells) < 0 or not np.allclose(np.asarray(counts, dtype=float).ravel(), cells):
+            raise ValueError(f"counts must be four non-negative integers (n11, n10, n01, n00); got {counts!r}")
+    n = sum(cells)
+    both, only_a, only_b, neither = cells
+    if only_a == only_b:
+        raise ValueError(f"the pair has b = c = {only_a}: zero observed gap, N* is infinite; nothing to validate")
+    for fraction in fractions:
+        if not fraction > 0:
+            raise ValueError(f"fractions must be positive; got {fraction!r}")
+    required = float(required_n_from_counts(only_a, only_b, n, alpha, power))
+    probabilities = np.array(cells, dtype=float) / n
+    rng = np.random.default_rng(seed)
+    rows = []
+    for fraction in fractions:
+        size = math.ceil(fraction * required - 1e-9)
+        if replace:
+            draws = rng.multinomial(size, probabilities, size=int(trials))
+        else:
+            if size > n:
+                raise ValueError(f"fraction {fraction} x N* = {size} items exceeds the pair's {n} items; use replace=True")
+            draws = rng.multivariate_hypergeometric(np.array(cells), size, size=int(trials))
+        pvalues = np.asarray(mcnemar_test(draws[:, 1], draws[:, 2], method).pvalue)
+        empirical = float(np.mean(pvalues <= alpha))
+        expected = _power_one(size, only_a / n, only_b / n, alpha, method)
+        se = math.sqrt(max(expected * (1 - expected), 1 / trials) / trials)
+        rows.append({"fraction": float(fraction), "n": size, "empirical_power": empirical, "exact_power": expected,
+                     "mc_se": se, "z": (empirical - expected) / se})
+    rho = float(correlation_from_counts(both, only_a, only_b, neither))
+    return ProspectiveValidation(cells, (both + only_a) / n, (both + only_b) / n, rho, required, method, int(trials), rows)
+
+
+def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
+    """n where the power curve first reaches the target, interpolated linearly in log n (NaN if never)."""
+    above = np.flatnonzero(powers >= target)
+    if above.size == 0:
+        return math.nan
+    first = above[0]
+    if first == 0:
+        return float(sizes[0]) if powers[0] == target else math.nan
+    low, high = powers[first - 1], powers[first]
+    weight = (target - low) / (high - low)
+    return float(math.exp(math.log(sizes[first - 1]) + weight * (math.log(sizes[first]) - math.log(sizes[first - 1]))))
+
+
+def _check_sizes(sizes) -> np.ndarray:
+    array = np.asarray(sizes)
+    if array.ndim != 1 or array.size < 2 or np.any(array != np.round(array)) or np.any(array < 2) or np.any(np.diff(array) <= 0):
+        raise ValueError(f"sizes must be increasing whole numbers >= 2 (at least two); got {sizes!r}")
+    return array.astype(np.int64)
+
+
+def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, trials: int = 1000, draws: int = 1000,
+                                 alpha: float = 0.05, power: float = 0.8, seed: int = 0) -> dict:
+    """Power of the percentile paired bootstrap (Definition 2) against n for a paired-Bernoulli population.
+
+    Each of ``trials`` datasets of n items is a multinomial draw of the cells
+    implied by (p_a, p_b, rho); its bootstrap distribution of the mean
+    difference is generated from resampled cell counts (no loop over items).
+    Returns the sizes, empirical powers with Monte Carlo SEs, the interpolated
+    n at which the curve reaches ``power``, and Eq. 6's N*.
+
+    Examples
+    --------
+    >>> curve = bootstrap_power_curve_binary(0.65, 0.61, 0.3, [800, 1600], trials=300, draws=400, seed=2)
+    >>> 1600 > curve["required_n"] > 800, curve["powers"][0] < curve["powers"][1]
+    (True, True)
+    """
+    from llm_power_verified._generated import paired_variance as _variance
+    from llm_power_verified.audit import _bootstrap_binary
+    from llm_power_verified.correlation import validate_marginals_and_rho
+    from llm_power_verified.sample_size import required_n_paired_binary
+
+    _check_common(trials, alpha, "chi2")
+    sizes = _check_sizes(sizes)
+    p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
+    both = float(_variance.joint_success_probability(p_a, p_b, rho))
+    probabilities = np.clip([both, p_a - both, p_b - both, 1 - p_a - p_b + both], 0, 1)
+    rng = np.random.default_rng(seed)
+    powers = []
+    for n in sizes:
+        counts = rng.multinomial(int(n), probabilities / probabilities.sum(), size=int(trials))
+        low, high, _, _, _ = _bootstrap_binary(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(draws), 1 - alpha, rng, required=False)
+        powers.append(float(np.mean((low > 0) | (high < 0))))
+    powers = np.array(powers)
+    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / trials).tolist(),
+            "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),
+            "reference": "Eq. 6 N*"}
+
+
+def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model: str = "beta", sd: float = 0.15,
+                              beta_shape: tuple[float, float] = (4.0, 2.0), nodes: int = 120) -> tuple[float, float]:
+    """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.simulate_graded`'s model (quadrature)."""
+    from scipy import stats
+
+    points, weights = np.polynomial.hermite_e.hermegauss(nodes)
+    weights = weights / weights.sum()
+    first, second = np.meshgrid(points, points, indexing="ij")
+    latent_b = rho_z * first + math.sqrt(1 - rho_z**2) * second
+    if model == "normal":
+        a, b = mean_a + sd * first, mean_b + sd * latent_b
+    elif model == "beta":  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
+        a = stats.beta.ppf(stats.norm.cdf(np.clip(first, -8.5, 8.5)), *beta_shape)
+        b = stats.beta.ppf(stats.norm.cdf(np.clip(latent_b, -8.5, 8.5)), *beta_shape) - (mean_a - mean_b)
+    else:
+        raise ValueError(f"model must be 'normal' or 'beta'; got {model!r}")
+    difference = np.clip(a, 0, 1) - np.clip(b, 0, 1)
+    joint = np.outer(weights, weights)
+    mean = float(np.sum(joint * difference))
+    return mean, float(math.sqrt(np.sum(joint * (difference - mean) ** 2)))
+
+
+def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
+                                 trials: int = 400, draws: int = 500, alpha: float = 0.05, power: float = 0.8,
+                                 seed: int = 0, chunk: int = 16) -> dict:
+    """Power of the percentile paired bootstrap against n on graded scores (Appendix B's Beta(4, 2) stress test).
+
+    Model A's scores are Beta(``beta_shape``) (mean a / (a + b)); model B's
+    are the same marginal through a Gaussian copula with correlation
+    ``rho_z``, shifted down by ``effect`` and clipped to [0, 1].  Datasets are
+    resampled item by item (``chunk`` datasets at a time).  The reference is
+    the exact noncentral-t paired N at the model's mean and SD of D.
+
+    Examples
+    --------
+    >>> curve = bootstrap_power_curve_graded(0.04, 0.3, [60, 240], trials=100, draws=200, seed=1)
+    >>> curve["powers"][0] < curve["powers"][1]
+    True
+    """
+    from llm_power_verified.paired_t import required_n_paired_t
+    from llm_power_verified.simulation import simulate_graded
+
+    _check_common(trials, alpha, "chi2")
+    sizes = _check_sizes(sizes)
+    if not effect > 0:
+        raise ValueError(f"effect must be positive; got {effect!r}")
+    mean_a = beta_shape[0] / (beta_shape[0] + beta_shape[1])
+    rng = np.random.default_rng(seed)
+    lower_q, upper_q = alpha / 2, 1 - alpha / 2
+    powers = []
+    for n in sizes:
+        rejected = 0
+        for start in range(0, int(trials), int(chunk)):
+            count = min(int(chunk), int(trials) - start)
+            scores = simulate_graded(int(n), mean_a, mean_a - effect, rho_z, count, rng, model=model, beta_shape=beta_shape)
+            difference = (scores[..., 0] - scores[..., 1]).astype(np.float32)
+            index = rng.integers(0, int(n), size=(count, int(draws), int(n)))
+            means = np.take_along_axis(difference[:, None, :], index, axis=2).mean(axis=2)
+            low, high = np.quantile(means, [lower_q, upper_q], axis=1)
+            rejected += int(np.sum((low > 0) | (high < 0)))
+        powers.append(rejected / trials)
+    powers = np.array(powers)
+    mean, spread = graded_difference_moments(mean_a, mean_a - effect, rho_z, model, beta_shape=beta_shape)
+    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / trials).tolist(),
+            "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_t(mean, spread, alpha, power)),
+            "reference": "paired-t N (noncentral t)", "mean_difference": mean, "sd_difference": spread}
