@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_power_verified.simulation import embedding_power_grid
+from llm_power_verified.simulation import embedding_power_grid, monte_carlo_se
 
 SEED_FILE = "001_a3e83a1ed4c4cbf3.md"
 
@@ -77,7 +77,7 @@ def compare_with_published(rows: list[dict], published: dict) -> dict[str, list[
         cell = published[row["model"]][f"n={row['n']}_d={row['effect']}_r={row['correlation']}"]
         for key in distances:
             pooled = (row[key] + cell[key]) / 2
-            se = math.sqrt(max(pooled * (1 - pooled), 1 / 1000) * 2 / 1000)
+            se = math.sqrt(2) * monte_carlo_se(pooled, 1000)
             distances[key].append((row[key] - cell[key]) / se)
     return distances
 

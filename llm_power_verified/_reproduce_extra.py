@@ -18,7 +18,9 @@ EMBEDDING_REPLICATES = 4000  # this package's own simulation where no analytic v
 
 
 def _se(power: float, replicates: int) -> float:
-    return math.sqrt(max(power * (1 - power), 1 / replicates) / replicates)
+    from llm_power_verified.simulation import monte_carlo_se
+
+    return monte_carlo_se(power, replicates)
 
 
 # ---------------------------------------------------------------------------- main paper
@@ -252,7 +254,9 @@ def _minimum_n(effect: float, rho: float) -> float:
     """Smallest n (continuous) with analytic t power 0.80 under the normal model."""
     from scipy.optimize import brentq
 
-    return brentq(lambda n: _analytic_power("normal", n, effect, rho) - 0.8, 2.5, 1e6) if _analytic_power("normal", 2000, effect, rho) > 0.8 else math.inf
+    if _analytic_power("normal", 1e6, effect, rho) < 0.8:
+        return math.inf
+    return brentq(lambda n: _analytic_power("normal", n, effect, rho) - 0.8, 2.5, 1e6)
 
 
 def _mde(n: int, rho: float) -> float:

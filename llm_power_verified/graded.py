@@ -213,9 +213,15 @@ def _wilcoxon_rows(array: np.ndarray) -> np.ndarray:
         subset = np.where(array[tied] == 0, np.nan, array[tied])
         midranks = stats.rankdata(np.abs(subset), axis=1, nan_policy="omit")
         rank_sum[tied] = np.nansum(np.where(subset > 0, midranks, 0.0), axis=1)
-        for row, values in zip(np.flatnonzero(tied), np.abs(subset)):
-            _, sizes = np.unique(values[~np.isnan(values)], return_counts=True)
-            tie_term[row] = float(np.sum(sizes.astype(float) ** 3 - sizes))
+        # sum of t^3 - t over runs of equal non-zero |d|: runs of the sorted keys without their sign bit
+        values = (keys[tied] >> np.uint64(1)).ravel()
+        starts = np.ones(values.size, dtype=bool)
+        starts[1:] = values[1:] != values[:-1]
+        starts[::n] = True  # every row starts a run
+        first = np.flatnonzero(starts)
+        sizes = np.diff(np.append(first, values.size)).astype(float)
+        nonzero = values[first] != 0
+        tie_term[tied] = np.bincount(first[nonzero] // n, weights=sizes[nonzero] ** 3 - sizes[nonzero], minlength=int(tied.sum()))
     pvalue = np.ones(rows)
     exact = (n <= 50) & (zeros == 0) & ~tied
     if exact.any():

@@ -45,12 +45,11 @@ class ProspectiveValidation:
     rows: list[dict] = field(default_factory=list)
 
 
-def _check_common(trials: int, alpha: float, method: str) -> None:
+def _check_trials_alpha(trials: int, alpha: float) -> None:
     if isinstance(trials, bool) or int(trials) != trials or trials < 1:
         raise ValueError(f"trials must be a positive integer; got {trials!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
-    require_choice("method", method, METHODS)
 
 
 def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
@@ -75,8 +74,10 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
     from llm_power_verified.mcnemar import mcnemar_test
     from llm_power_verified.mcnemar_power import _power_one
     from llm_power_verified.sample_size import required_n_from_counts
+    from llm_power_verified.simulation import monte_carlo_se
 
-    _check_common(trials, alpha, method)
+    _check_trials_alpha(trials, alpha)
+    require_choice("method", method, METHODS)
     if counts is None:
         if scores_a is None or scores_b is None:
             raise ValueError("give scores_a and scores_b, or counts=(n11, n10, n01, n00)")
@@ -109,7 +110,7 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
         pvalues = np.asarray(mcnemar_test(draws[:, 1], draws[:, 2], method).pvalue)
         empirical = float(np.mean(pvalues <= alpha))
         expected = _power_one(size, only_a / n, only_b / n, alpha, method)
-        se = math.sqrt(max(expected * (1 - expected), 1 / trials) / trials)
+        se = monte_carlo_se(expected, int(trials))
         rows.append({"fraction": float(fraction), "n": size, "empirical_power": empirical, "exact_power": expected,
                      "mc_se": se, "z": (empirical - expected) / se})
     rho = float(correlation_from_counts(both, only_a, only_b, neither))
@@ -157,7 +158,7 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
     from llm_power_verified.correlation import validate_marginals_and_rho
     from llm_power_verified.sample_size import required_n_paired_binary
 
-    _check_common(trials, alpha, "chi2")
+    _check_trials_alpha(trials, alpha)
     sizes = _check_sizes(sizes)
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
     both = float(_variance.joint_success_probability(p_a, p_b, rho))
@@ -179,21 +180,20 @@ def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model:
     """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.simulate_graded`'s model (quadrature)."""
     from scipy import stats
 
-    points, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
-    first, second = np.meshgrid(points, points, indexing="ij")
-    latent_b = rho_z * first + math.sqrt(1 - rho_z**2) * second
+    from llm_power_verified.simulation import latent_pair_moments
+
+    def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
+        return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)
+
     if model == "normal":
-        a, b = mean_a + sd * first, mean_b + sd * latent_b
-    elif model == "beta":  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
-        a = stats.beta.ppf(stats.norm.cdf(np.clip(first, -8.5, 8.5)), *beta_shape)
-        b = stats.beta.ppf(stats.norm.cdf(np.clip(latent_b, -8.5, 8.5)), *beta_shape) - (mean_a - mean_b)
+        def difference(z_a, z_b):
+            return np.clip(mean_a + sd * z_a, 0, 1) - np.clip(mean_b + sd * z_b, 0, 1)
+    elif model == "beta":
+        def difference(z_a, z_b):
+            return np.clip(beta_score(z_a), 0, 1) - np.clip(beta_score(z_b) - (mean_a - mean_b), 0, 1)
     else:
         raise ValueError(f"model must be 'normal' or 'beta'; got {model!r}")
-    difference = np.clip(a, 0, 1) - np.clip(b, 0, 1)
-    joint = np.outer(weights, weights)
-    mean = float(np.sum(joint * difference))
-    return mean, float(math.sqrt(np.sum(joint * (difference - mean) ** 2)))
+    return latent_pair_moments(difference, rho_z, nodes)
 
 
 def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
@@ -216,7 +216,7 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
     from llm_power_verified.paired_t import required_n_paired_t
     from llm_power_verified.simulation import simulate_graded
 
-    _check_common(trials, alpha, "chi2")
+    _check_trials_alpha(trials, alpha)
     sizes = _check_sizes(sizes)
     if not effect > 0:
         raise ValueError(f"effect must be positive; got {effect!r}")

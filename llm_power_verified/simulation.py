@@ -25,7 +25,8 @@ from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.mcnemar import mcnemar_test
 from llm_power_verified.sample_size import required_n_connor
 
-__all__ = ["CopulaCells", "calibration_table_2", "copula_cells", "simulate_binary_counts", "simulate_graded"]
+__all__ = ["CopulaBetaQuantile", "CopulaCells", "calibration_table_2", "copula_cells", "embedding_power_grid", "latent_pair_moments",
+           "monte_carlo_se", "simulate_binary_counts", "simulate_graded"]
 
 
 @dataclass(frozen=True)
@@ -229,17 +230,31 @@ def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndar
     return _embedding_score(z[..., 0], mean, model), _embedding_score(z[..., 1], mean + effect, model)
 
 
-def embedding_difference_moments(effect: float, correlation: float, model: str, nodes: int = 120) -> tuple[float, float]:
-    """Mean and SD of D = B - A under the model (Gauss-Hermite quadrature over the latent normals)."""
+def monte_carlo_se(rate: float, replicates: int) -> float:
+    """Standard error sqrt(r (1 - r) / R) of a rejection rate from R replicates, floored at r (1 - r) = 1/R."""
+    return math.sqrt(max(rate * (1 - rate), 1 / replicates) / replicates)
+
+
+def latent_pair_moments(difference, correlation: float, nodes: int = 120) -> tuple[float, float]:
+    """Mean and SD of difference(z_a, z_b) for standard normals with correlation ``correlation``.
+
+    Gauss-Hermite quadrature on ``nodes`` x ``nodes`` points over independent
+    normals (z_a, z_b = correlation z_a + sqrt(1 - correlation^2) z').
+    """
     points, weights = np.polynomial.hermite_e.hermegauss(nodes)
     weights = weights / weights.sum()
     first, second = np.meshgrid(points, points, indexing="ij")
-    z = np.stack([first, correlation * first + math.sqrt(1 - correlation**2) * second], axis=-1)
-    score_a, score_b = _embedding_scores(z, effect, model)
+    values = difference(first, correlation * first + math.sqrt(1 - correlation**2) * second)
     joint = np.outer(weights, weights)
-    difference = score_b - score_a
-    mean = float(np.sum(joint * difference))
-    return mean, float(math.sqrt(np.sum(joint * (difference - mean) ** 2)))
+    mean = float(np.sum(joint * values))
+    return mean, float(math.sqrt(np.sum(joint * (values - mean) ** 2)))
+
+
+def embedding_difference_moments(effect: float, correlation: float, model: str, nodes: int = 120) -> tuple[float, float]:
+    """Mean and SD of D = B - A under the model (Gauss-Hermite quadrature over the latent normals)."""
+    mean = EMBEDDING_GRID["base_mean"]
+    return latent_pair_moments(lambda z_a, z_b: _embedding_score(z_b, mean + effect, model) - _embedding_score(z_a, mean, model),
+                               correlation, nodes)
 
 
 def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates: int, alpha: float,
@@ -271,7 +286,7 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates
             t_power = float(np.mean(_paired_t_rows(cell) < alpha))
             w_power = float(np.mean(np.nan_to_num(_wilcoxon_rows(cell), nan=1.0) < alpha))
             analytic = float(power_paired_t(n, moment_mean, moment_sd, alpha)) if moment_sd > 0 else float("nan")
-            se = math.sqrt(max(analytic * (1 - analytic), 1 / replicates) / replicates)
+            se = monte_carlo_se(analytic, replicates)
             rows.append({"model": model, "n": n, "effect": effect, "correlation": correlation,
                          "t_test_power": t_power, "wilcoxon_power": w_power, "analytic_t_power": analytic,
                          "mean_difference": moment_mean, "sd_difference": moment_sd, "mc_se": se,
