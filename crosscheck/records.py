@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from llm_power_verified._files import write_text_atomically
+from llm_power_verified.io.output import write_text
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -59,7 +59,7 @@ def render(records: list[ReferenceRecord], *, generator: str, description: str, 
 
 
 def write_atomically(path: Path, text: str) -> None:
-    write_text_atomically(path, text)
+    write_text(path, text)
 
 
 def compare(committed: list[ReferenceRecord], fresh: list[ReferenceRecord]) -> list[str]:

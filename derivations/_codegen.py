@@ -9,8 +9,6 @@ module into Python source; :func:`write_all` writes every module atomically and
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +16,8 @@ from types import ModuleType
 
 import sympy as sp
 from sympy.printing.numpy import SciPyPrinter
+
+from llm_power_verified.io.output import write_text
 
 GENERATED_DIR = Path(__file__).resolve().parent.parent / "llm_power_verified" / "_generated"
 COMMAND = "python -m derivations"
@@ -152,18 +152,6 @@ def render_all(concepts: list[ModuleType]) -> dict[str, str]:
     return files
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def write_all(concepts: list[ModuleType], directory: Path = GENERATED_DIR) -> list[Path]:
     """Write every generated file; remove generated files no longer produced."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -172,7 +160,7 @@ def write_all(concepts: list[ModuleType], directory: Path = GENERATED_DIR) -> li
     for name, text in files.items():
         path = directory / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            _write_atomically(path, text)
+            write_text(path, text)
             written.append(path)
     for stale in directory.glob("*.py"):
         if stale.name not in files:

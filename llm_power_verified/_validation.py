@@ -10,6 +10,7 @@ the offending value, its index (for arrays) and the allowed range.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -140,3 +141,48 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     rounded = np.where(finite, np.ceil(safe - np.abs(safe) * 1e-12), array)
     return finish(rounded)
 
+
+
+#: Largest number of resamples a public function accepts (memory grows with it).
+MAX_RESAMPLES = 1_000_000
+#: Largest count accepted anywhere (2^53: every whole number up to it is exact in float64).
+MAX_COUNT = 2**53
+
+
+def check_scalar(name: str, value: Any, *, low: float | None = None, high: float | None = None, low_open: bool = False,
+                 high_open: bool = False, integer: bool = False) -> float | int:
+    """One finite number within [low, high] (open ends as asked); a whole number when ``integer``.
+
+    The one range check behind every numeric argument of the CLI and of the
+    scalar entry points of the API: NaN, infinity, booleans and out-of-range
+    values raise ``ValueError`` naming the argument, its value and what is allowed.
+
+    >>> check_scalar("alpha", 0.05, low=0, high=1, low_open=True, high_open=True)
+    0.05
+    """
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
+
+    def show(bound: float | None, infinite: str) -> str:
+        return infinite if bound is None else f"{int(bound):,}" if integer else f"{bound:g}"
+
+    bounds = f"{left}{show(low, '-inf')}, {show(high, 'inf')}{right}"
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    allowed = ("a whole number" if integer else "a finite number") + (f" in {bounds}" if low is not None or high is not None else "")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be {allowed}; got {shown}")
+    if integer:
+        if isinstance(value, (float, np.floating)) and not (np.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{name} must be {allowed}; got {shown}")
+        number: float | int = int(value)
+    else:
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the float range
+            number = math.inf
+        if not math.isfinite(number):
+            raise ValueError(f"{name} must be {allowed}; got {shown}")
+    if (low is not None and (number < low or (low_open and number == low))) or \
+            (high is not None and (number > high or (high_open and number == high))):
+        raise ValueError(f"{name} must be {allowed}; got {shown}")
+    return number

@@ -31,11 +31,14 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
+from llm_power_verified.contingency import both_correct_counts, correct_counts
 from llm_power_verified.conventions import required_n_unpaired
 from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_midp
 from llm_power_verified.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
+from llm_power_verified.numeric import quantiles
 from llm_power_verified.sample_size import (
     minimum_detectable_effect,
     required_n_connor_from_counts,
@@ -97,18 +100,10 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
 
 def _binary_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray):
     """Both-correct, only-first and only-second counts for every pair (one matrix product)."""
-    x = scores.astype(np.float32)
-    both_matrix = np.rint(x.T @ x).astype(np.int64)
-    correct = np.rint(scores.sum(axis=0)).astype(np.int64)
+    both_matrix = both_correct_counts(scores)
+    correct = correct_counts(scores)
     both = both_matrix[first, second]
     return both, correct[first] - both, correct[second] - both
-
-
-def _quantiles_with_infinity(values: np.ndarray, levels, axis: int = 0) -> np.ndarray:
-    """np.quantile that treats +inf as larger than everything (no inf - inf interpolation)."""
-    largest = np.finfo(np.float64).max
-    result = np.quantile(np.where(np.isinf(values), largest, values), levels, axis=axis)
-    return np.where(result >= largest / 2, np.inf, result)
 
 
 def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
@@ -140,7 +135,7 @@ def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rn
         pvalue[sl] = np.minimum(1.0, 2 * np.minimum(below, above))
         if required:
             resampled = np.asarray(required_n_from_counts(d10, d01, n))
-            n_star_low[sl], n_star_high[sl] = _quantiles_with_infinity(resampled, [0.05, 0.95])
+            n_star_low[sl], n_star_high[sl] = quantiles(resampled, [0.05, 0.95])
     return low, high, pvalue, n_star_low, n_star_high
 
 
@@ -210,9 +205,14 @@ def _graded_pairs(matrix, first, second, alpha, power, draws, rng, progress):
     cov = covariance[first, second]
     gap = means[first] - means[second]
     variance = np.maximum(var_a + var_b - 2 * cov, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = cov / np.sqrt(var_a * var_b)
-        t = gap / np.sqrt(variance / n)
+    spread = np.sqrt(var_a * var_b)
+    rho = np.full(gap.size, np.nan)
+    np.divide(cov, spread, out=rho, where=spread > 0)  # undefined (NaN) for a constant model
+    # t = gap / SE; a pair whose difference is the same on every item has SE = 0: t = +/-inf (p = 0) when
+    # that difference is non-zero, and t = 0 (p = 1: no evidence of a difference) when the models agree on every item.
+    standard_error = np.sqrt(variance / n)
+    t = np.where(gap == 0, 0.0, np.copysign(np.inf, gap))
+    np.divide(gap, standard_error, out=t, where=standard_error > 0)
     log_p = np.log(2.0) + stats.t.logsf(np.abs(t), n - 1)
     frame = {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
              "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
@@ -298,6 +298,9 @@ def audit_leaderboard(
     from llm_power_verified.leaderboard_clusters import cluster_diagnostics
     from llm_power_verified.tiers import adjacent_tiers, compact_letter_display
 
+    if not isinstance(matrix, ScoreMatrix):
+        raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
+                        "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
     family = family or mode
@@ -307,8 +310,9 @@ def audit_leaderboard(
         raise ValueError("mode 'reference' goes with family 'reference' (and only with it)")
     if not 0 < alpha < 1 or not alpha < power < 1:
         raise ValueError(f"need 0 < alpha < power < 1; got alpha = {alpha!r}, power = {power!r}")
-    if isinstance(n_bootstrap, bool) or int(n_bootstrap) != n_bootstrap or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a whole number >= 0; got {n_bootstrap!r}")
+    check_scalar("n_bootstrap", n_bootstrap, low=0, high=MAX_RESAMPLES, integer=True)
+    check_scalar("cluster_bootstrap", cluster_bootstrap, low=0, high=MAX_RESAMPLES, integer=True)
+    check_scalar("seed", seed, low=0, high=2**63 - 1, integer=True)
     order = rank_models(matrix)
     reference_index = None
     if mode == "reference":

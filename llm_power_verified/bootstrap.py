@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from llm_power_verified._validation import as_array, check_count, describe_index
+from llm_power_verified._validation import MAX_RESAMPLES, as_array, check_count, check_scalar, describe_index
 
 __all__ = ["BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts"]
 
@@ -75,10 +75,8 @@ def _generator(rng: np.random.Generator | None, seed: int | None) -> np.random.G
 
 
 def _check_options(n_resamples: int, confidence: float, method: str) -> None:
-    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 100:
-        raise ValueError(f"n_resamples must be a whole number >= 100; got {n_resamples!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}")
+    check_scalar("n_resamples", n_resamples, low=100, high=MAX_RESAMPLES, integer=True)
+    check_scalar("confidence", confidence, low=0, high=1, low_open=True, high_open=True)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
 
@@ -111,7 +109,14 @@ def _interval(method, replicates, estimate, confidence, standard_errors=None, ob
         levels = _bca_levels(replicates, estimate, values, weights, tails)
         low, high = np.quantile(replicates, levels)
     else:
+        if observed_se == 0:
+            # Every paired difference is the same value: each resample equals the estimate, and the
+            # bootstrap-t interval degenerates to that point (documented in paired_bootstrap).
+            return float(estimate), float(estimate)
         usable = standard_errors > 0
+        if not usable.any():
+            raise ValueError("no bootstrap resample has a positive standard error, so the studentized interval is "
+                             "undefined; use method='percentile' (--bootstrap-method percentile)")
         t = (replicates[usable] - estimate) / standard_errors[usable]
         t_low, t_high = np.quantile(t, tails)
         low, high = estimate - t_high * observed_se, estimate - t_low * observed_se

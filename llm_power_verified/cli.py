@@ -10,6 +10,9 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
 
 PROGRAM = "llm-power-verified"
 
@@ -21,6 +24,52 @@ class CommandError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D401 - argparse hook
         raise CommandError(message)
+
+
+def _number(*, integer: bool = False, **limits):
+    """An argparse type: parse, then the one range check (finite, within limits) before any work."""
+
+    def parse(text: str):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {'a whole number' if integer else 'a number'}; got {text[:40]!r}") from None
+        try:
+            return check_scalar("value", value, integer=integer, **limits)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).removeprefix("value ")) from None
+
+    return parse
+
+
+PROBABILITY = _number(low=0, high=1, low_open=True, high_open=True)
+CORRELATION = _number(low=-1, high=1)
+COUNT = _number(integer=True, low=0, high=MAX_COUNT)
+SIZE = _number(integer=True, low=1, high=MAX_COUNT)
+POSITIVE = _number(low=0, low_open=True)
+SEED = _number(integer=True, low=0, high=2**63 - 1)
+#: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
+MAX_AUDIT_RESAMPLES = 100_000
+RESAMPLES = _number(integer=True, low=100, high=MAX_RESAMPLES)
+AUDIT_RESAMPLES = _number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
+CHECKPOINTS = _number(integer=True, low=1, high=1_000_000)
+SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: binary when every "
+                   "score is 0 or 1; refuses a 0/1 model column with a few stray values, naming the first)")
+
+
+INPUT_RULES = """\
+input rules (README, "Input formats and rules"):
+  items are aligned by id (item column, lm-eval (task, doc_id), Inspect sample id), never by position,
+  except in plain score files and wide tables without an id column; UTF-8 (a BOM and CRLF are fine);
+  a blank line, a wrong field count, a duplicate model/item/(item, model) row or a repeated JSON key
+  is an error naming the line; scores are finite numbers in [0, 1]; an empty cell, NA, NaN or null is
+  missing (error unless --on-missing intersect); --scores auto refuses a 0/1 column with a few stray
+  values (pass --scores graded for partial credit); a missing cluster label is an error unless
+  --missing-cluster drop|own; a model constant on every item is kept (rho undefined for its pairs).
+  Damaged lm-eval lines and Inspect members (bad CRC, oversized or malformed) are refused by name.
+outputs: --out and --plot are checked before any work, written atomically (a symlink's target is
+  written; a FIFO or device is written directly) and never over an input or each other.
+exit status: 0 success, 2 input or usage error (one line on stderr)."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -36,15 +85,15 @@ def _build_parser() -> argparse.ArgumentParser:
             "the admissible rho interval, the shortcut n_h and Lemma 1's C."
         ),
     )
-    design.add_argument("--p-a", type=float, help="accuracy of model A, in (0, 1)")
-    design.add_argument("--p-b", type=float, help="accuracy of model B, in (0, 1)")
-    design.add_argument("--rho", type=float, help="correlation of the per-item 0/1 scores")
-    design.add_argument("--a", type=int, help="items both models solve (optional with --b --c --n)")
-    design.add_argument("--b", type=int, help="items only model A solves")
-    design.add_argument("--c", type=int, help="items only model B solves")
-    design.add_argument("--n", type=int, help="benchmark size (number of paired items)")
-    design.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    design.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    design.add_argument("--p-a", type=PROBABILITY, help="accuracy of model A, in (0, 1)")
+    design.add_argument("--p-b", type=PROBABILITY, help="accuracy of model B, in (0, 1)")
+    design.add_argument("--rho", type=CORRELATION, help="correlation of the per-item 0/1 scores")
+    design.add_argument("--a", type=COUNT, help="items both models solve (optional with --b --c --n)")
+    design.add_argument("--b", type=COUNT, help="items only model A solves")
+    design.add_argument("--c", type=COUNT, help="items only model B solves")
+    design.add_argument("--n", type=SIZE, help="benchmark size (number of paired items)")
+    design.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    design.add_argument("--power", type=PROBABILITY, default=0.8, help="target power (default 0.8)")
     design.add_argument(
         "--alternative", choices=("two-sided", "larger", "smaller"), default="two-sided",
         help="alternative hypothesis; 'larger' means p_a > p_b (default two-sided)",
@@ -60,17 +109,20 @@ def _build_parser() -> argparse.ArgumentParser:
             "Give --b --c [--n] or two files of aligned per-item scores (one number per line; a "
             "non-numeric first line is taken as a header)."
         ),
+        epilog=INPUT_RULES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     test.add_argument("files", nargs="*", metavar="FILE", help="two files: scores of model A, then model B")
-    test.add_argument("--b", type=int, help="items only model A solves")
-    test.add_argument("--c", type=int, help="items only model B solves")
-    test.add_argument("--n", type=int, help="number of items (needed for the bootstrap)")
+    test.add_argument("--b", type=COUNT, help="items only model A solves")
+    test.add_argument("--c", type=COUNT, help="items only model B solves")
+    test.add_argument("--n", type=SIZE, help="number of items (needed for the bootstrap)")
     test.add_argument("--two-sided", choices=("double", "no-more-likely"), default="double",
                       help="two-sided rule of the exact and mid-p tests (default double)")
-    test.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
-    test.add_argument("--n-resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    test.add_argument("--confidence", type=PROBABILITY, default=0.95, help="bootstrap interval level (default 0.95)")
+    test.add_argument("--n-resamples", type=RESAMPLES, default=10_000, help=f"bootstrap resamples, 100 to {MAX_RESAMPLES:,} (default 10000)")
     test.add_argument("--bootstrap-method", choices=("percentile", "bca", "studentized"), default="percentile")
-    test.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0; same seed, same output)")
+    test.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0; same seed, same output)")
+    test.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
     test.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
 
     audit = commands.add_parser(
@@ -83,6 +135,8 @@ def _build_parser() -> argparse.ArgumentParser:
             "JSON Lines), lm-evaluation-harness folders (one per model; --task, --metric), or Inspect logs "
             "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example."
         ),
+        epilog=INPUT_RULES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     audit.add_argument("inputs", nargs="*", metavar="INPUT")
     audit.add_argument("--mode", choices=("adjacent", "all", "reference"), default="adjacent")
@@ -96,17 +150,21 @@ def _build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--cluster-column", help="column holding each item's cluster label")
     audit.add_argument("--model-column", default="model", help="long tables: the model column")
     audit.add_argument("--score-column", default="score", help="long tables: the score column")
-    audit.add_argument("--on-missing", choices=("error", "intersect"), default="error")
+    audit.add_argument("--on-missing", choices=("error", "intersect"), default="error",
+                       help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
+    audit.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
+    audit.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error",
+                       help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
     audit.add_argument("--task", help="lm-eval: task or group name")
     audit.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
     audit.add_argument("--filter", help="lm-eval: filter name when the task has several")
     audit.add_argument("--scorer", help="Inspect: scorer name when a log has several")
     audit.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs (default: keep epoch 1)")
-    audit.add_argument("--alpha", type=float, default=0.05)
-    audit.add_argument("--power", type=float, default=0.80)
-    audit.add_argument("--n-bootstrap", type=int, default=500, help="bootstrap resamples per pair (0 skips; default 500)")
-    audit.add_argument("--cluster-bootstrap", type=int, default=1000, help="cluster bootstrap resamples (default 1000)")
-    audit.add_argument("--seed", type=int, default=0, help="seed of every resample (default 0)")
+    audit.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    audit.add_argument("--power", type=PROBABILITY, default=0.80, help="target power (default 0.8)")
+    audit.add_argument("--n-bootstrap", type=AUDIT_RESAMPLES, default=500, help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500)")
+    audit.add_argument("--cluster-bootstrap", type=AUDIT_RESAMPLES, default=1000, help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000)")
+    audit.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
 
     monitor = commands.add_parser(
         "monitor",
@@ -117,10 +175,10 @@ def _build_parser() -> argparse.ArgumentParser:
             "p-value min(1, 1/sup e) and the time-uniform confidence sequence for the mean difference."
         ),
     )
-    monitor.add_argument("files", nargs=2, metavar="FILE")
+    monitor.add_argument("files", nargs=2, metavar="FILE", help="0/1 scores of model A, then model B, one per line, in arrival order")
     monitor.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid")
-    monitor.add_argument("--alpha", type=float, default=0.05)
-    monitor.add_argument("--checkpoints", type=int, default=20, help="rows printed along the trajectory (default 20)")
+    monitor.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    monitor.add_argument("--checkpoints", type=CHECKPOINTS, default=20, help="rows printed along the trajectory (default 20)")
     monitor.add_argument("--plot", help="save log e_n against n, with the log(1/alpha) line, to this image file")
     monitor.add_argument("--json", action="store_true")
 
@@ -142,11 +200,11 @@ def _build_parser() -> argparse.ArgumentParser:
             "and the correct paired N*.  Defaults: the paper's Table 1 case."
         ),
     )
-    crosscheck.add_argument("--p-a", type=float, default=0.65)
-    crosscheck.add_argument("--p-b", type=float, default=0.60)
-    crosscheck.add_argument("--rho", type=float, default=0.30)
-    crosscheck.add_argument("--alpha", type=float, default=0.05)
-    crosscheck.add_argument("--power", type=float, default=0.80)
+    crosscheck.add_argument("--p-a", type=PROBABILITY, default=0.65)
+    crosscheck.add_argument("--p-b", type=PROBABILITY, default=0.60)
+    crosscheck.add_argument("--rho", type=CORRELATION, default=0.30)
+    crosscheck.add_argument("--alpha", type=PROBABILITY, default=0.05)
+    crosscheck.add_argument("--power", type=PROBABILITY, default=0.80)
     crosscheck.add_argument("--grid", action="store_true", help="also compare n_h/N* with Lemma 1 over a (p, rho, delta) grid")
     crosscheck.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     crosscheck.add_argument("--json", action="store_true", help="same as --format json")
@@ -160,15 +218,15 @@ def _build_parser() -> argparse.ArgumentParser:
             "the (1 - rho) shortcut, correct paired) and the factor to the correct N*."
         ),
     )
-    audit_calculator.add_argument("--p-a", type=float, required=True)
-    audit_calculator.add_argument("--p-b", type=float, required=True)
-    audit_calculator.add_argument("--rho", type=float, required=True)
-    audit_calculator.add_argument("--alpha", type=float, default=0.05)
-    audit_calculator.add_argument("--power", type=float, default=0.80)
-    audit_calculator.add_argument("--claimed-n", type=float, help="the paired sample size to audit")
+    audit_calculator.add_argument("--p-a", type=PROBABILITY, required=True)
+    audit_calculator.add_argument("--p-b", type=PROBABILITY, required=True)
+    audit_calculator.add_argument("--rho", type=CORRELATION, required=True)
+    audit_calculator.add_argument("--alpha", type=PROBABILITY, default=0.05)
+    audit_calculator.add_argument("--power", type=PROBABILITY, default=0.80)
+    audit_calculator.add_argument("--claimed-n", type=POSITIVE, help="the paired sample size to audit")
     audit_calculator.add_argument("--tool", help="a tool whose native output you multiplied by (1 - rho): "
                                   "pwr.p.test, pwr.2p.test, NormalIndPower, power.prop.test, miller")
-    audit_calculator.add_argument("--tool-output", type=float, help="the tool's native (per-arm) output")
+    audit_calculator.add_argument("--tool-output", type=POSITIVE, help="the tool's native (per-arm) output")
     audit_calculator.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     audit_calculator.add_argument("--json", action="store_true", help="same as --format json")
 
@@ -246,27 +304,6 @@ def _run_design(arguments) -> str:
     return "\n".join(header + [""] + rows)
 
 
-def _read_scores(path: str) -> list[float]:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            lines = [line.strip() for line in stream]
-    except OSError as error:
-        raise CommandError(f"cannot read {path}: {error.strerror}") from None
-    values = []
-    for number, line in enumerate(lines, start=1):
-        if not line:
-            continue
-        try:
-            values.append(float(line.split(",")[0]))
-        except ValueError:
-            if number == 1:
-                continue  # header
-            raise CommandError(f"{path}, line {number}: not a number: {line[:40]!r}") from None
-    if not values:
-        raise CommandError(f"{path} has no scores")
-    return values
-
-
 def _json_number(value: float):
     if isinstance(value, float) and math.isinf(value):
         return "inf" if value > 0 else "-inf"
@@ -285,28 +322,34 @@ def _run_test(arguments) -> str:
     if arguments.files:
         if len(arguments.files) != 2 or arguments.b is not None or arguments.c is not None:
             raise CommandError("give two score files, or --b and --c, not both")
-        scores_a, scores_b = (_read_scores(path) for path in arguments.files)
-        if len(scores_a) != len(scores_b):
-            raise CommandError(f"the files hold {len(scores_a)} and {len(scores_b)} scores; they must be aligned item by item")
-        binary = all(v in (0.0, 1.0) for v in scores_a + scores_b)
+        from llm_power_verified.io import read_score_files
+
+        matrix = read_score_files(*arguments.files, score_kind=arguments.scores)
+        scores_a, scores_b = matrix.scores[:, 0], matrix.scores[:, 1]
+        binary = matrix.binary
         if binary:
             both, b, c, _ = binary_counts(scores_a, scores_b)
-            n = len(scores_a)
+            n = matrix.n_items
         else:
             for name, result in (("paired-t", paired_t_test(scores_a, scores_b)), ("wilcoxon", wilcoxon_signed_rank(scores_a, scores_b))):
                 rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue, "log_pvalue": result.log_pvalue})
             boot = paired_bootstrap(scores_a, scores_b, **options)
-            header = f"graded scores, n = {len(scores_a)}, mean difference = {boot.estimate:.6g}"
+            header = f"graded scores, n = {matrix.n_items}, mean difference = {boot.estimate:.6g}"
+        header_notes = "".join(f"\nnote: {note}" for note in matrix.notes)
     else:
         if arguments.b is None or arguments.c is None:
             raise CommandError("test needs --b and --c, or two score files")
         b, c, n, binary = arguments.b, arguments.c, arguments.n, True
+        header_notes = ""
+        if n is not None and b + c > n:
+            raise CommandError(f"--b {b} plus --c {c} exceed --n {n}; the discordant counts are part of the n items")
     if binary:
         for name, result in mcnemar_all(b, c, arguments.two_sided).items():
             rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue,
                          "log_pvalue": result.log_pvalue, "b": int(b), "c": int(c)})
         boot = paired_bootstrap_counts(b, c, n, **options) if n is not None else None
         header = f"binary scores: b = {b}, c = {c}" + (f", n = {n}" if n is not None else " (give --n for the bootstrap)")
+    header += header_notes
     if boot is not None:
         log_p = math.log(boot.pvalue) if boot.pvalue > 0 else -math.inf
         rows.append({"method": f"bootstrap-{boot.method}", "statistic": boot.estimate, "pvalue": boot.pvalue,
@@ -348,7 +391,15 @@ def _run_crosscheck(arguments) -> str:
         from crosscheck.calculators import as_dicts, lemma1_grid, paper_discrepancies, table1_rows
     except ImportError as error:
         raise CommandError(f"the crosscheck package is not importable here ({error})") from None
-    rows = table1_rows(arguments.p_a, arguments.p_b, arguments.rho, arguments.alpha, arguments.power)
+    if arguments.p_a == arguments.p_b:
+        raise CommandError(f"--p-a and --p-b are both {arguments.p_a:g}: at a zero gap no sample size reaches the power, "
+                           "so every calculator's n is infinite; give two different accuracies")
+    if arguments.power <= arguments.alpha:
+        raise CommandError(f"--power {arguments.power:g} must exceed --alpha {arguments.alpha:g}")
+    try:
+        rows = table1_rows(arguments.p_a, arguments.p_b, arguments.rho, arguments.alpha, arguments.power)
+    except RuntimeError as error:  # R failed on an input it cannot solve
+        raise CommandError(f"a third-party calculator failed on these inputs ({error})") from None
     notes = paper_discrepancies(rows)
     grid = lemma1_grid() if arguments.grid else None
     output = "json" if arguments.json else arguments.format
@@ -415,9 +466,7 @@ def _run_audit_calculator(arguments) -> str:
 
 
 def _load_audit_input(arguments):
-    from pathlib import Path
-
-    from llm_power_verified.io import read_inspect, read_lm_eval, read_table
+    from llm_power_verified.io import read_scores
 
     paths = [Path(p) for p in arguments.inputs]
     if not paths:
@@ -427,36 +476,20 @@ def _load_audit_input(arguments):
         print("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
               "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)", file=sys.stderr)
         return matrix, []
-    for path in paths:
-        if not path.exists():
-            raise CommandError(f"{path}: no such file or folder")
-    if all(path.is_dir() for path in paths):
-        if not arguments.task or not arguments.metric:
-            raise CommandError("lm-eval folders need --task and --metric")
-        return read_lm_eval(paths, task=arguments.task, metric=arguments.metric, filter=arguments.filter,
-                            on_missing=arguments.on_missing), paths
-    if all(path.suffix == ".eval" or (path.suffix == ".json" and _is_inspect_json(path)) for path in paths):
-        return read_inspect(paths, scorer=arguments.scorer, epochs=arguments.epochs, on_missing=arguments.on_missing), paths
-    if len(paths) != 1:
-        raise CommandError("give one table file, lm-eval folders, or Inspect logs")
-    return read_table(paths[0], item_column=arguments.item_column, cluster_column=arguments.cluster_column,
-                      on_missing=arguments.on_missing, model_column=arguments.model_column,
-                      score_column=arguments.score_column), paths
-
-
-def _is_inspect_json(path) -> bool:
-    try:
-        with open(path, encoding="utf-8") as stream:
-            head = stream.read(4096)
-    except OSError:
-        return False
-    return '"eval"' in head or '"version"' in head and '"samples"' in head
+    matrix = read_scores(paths, item_column=arguments.item_column, cluster_column=arguments.cluster_column,
+                         model_column=arguments.model_column, score_column=arguments.score_column,
+                         on_missing=arguments.on_missing, score_kind=arguments.scores,
+                         missing_cluster=arguments.missing_cluster, task=arguments.task, metric=arguments.metric,
+                         filter=arguments.filter, scorer=arguments.scorer, epochs=arguments.epochs)
+    return matrix, paths
 
 
 def _run_audit(arguments) -> str:
     from llm_power_verified.audit import audit_leaderboard
-    from llm_power_verified.report import plot_resolution, render, write_output
+    from llm_power_verified.io import check_outputs, write_text
+    from llm_power_verified.report import plot_resolution, render
 
+    check_outputs({"--out": arguments.out, "--plot": arguments.plot}, arguments.inputs)
     matrix, inputs = _load_audit_input(arguments)
     show = sys.stderr.isatty()
 
@@ -471,9 +504,9 @@ def _run_audit(arguments) -> str:
     )
     text = render(result, arguments.format)
     if arguments.plot:
-        plot_resolution(result, arguments.plot, inputs)
+        plot_resolution(result, arguments.plot)
     if arguments.out:
-        write_output(text, arguments.out, inputs)
+        write_text(arguments.out, text)
         return f"wrote {arguments.out}"
     return text.rstrip("\n")
 
@@ -483,11 +516,11 @@ def _run_monitor(arguments) -> str:
 
     from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
 
-    if not 0 < arguments.alpha < 1:
-        raise CommandError(f"--alpha must lie in (0, 1); got {arguments.alpha}")
-    scores_a, scores_b = (_read_scores(path) for path in arguments.files)
-    if len(scores_a) != len(scores_b):
-        raise CommandError(f"the files hold {len(scores_a)} and {len(scores_b)} scores; they must be aligned item by item")
+    from llm_power_verified.io import check_outputs, read_score_files
+
+    check_outputs({"--plot": arguments.plot}, arguments.files)
+    matrix = read_score_files(*arguments.files, score_kind="binary")
+    scores_a, scores_b = matrix.scores[:, 0], matrix.scores[:, 1]
     trajectory = e_process(scores_a, scores_b, arguments.mixture)
     differences = np.asarray(scores_a) - np.asarray(scores_b)
     sequence = confidence_sequence(differences, arguments.alpha)
@@ -520,11 +553,13 @@ def _run_monitor(arguments) -> str:
         axis.set_ylabel("log e_n")
         axis.legend()
         figure.tight_layout()
-        figure.savefig(arguments.plot, dpi=120)
-        plt.close(figure)
+        from llm_power_verified.report import save_figure
+
+        save_figure(figure, arguments.plot)
     if arguments.json:
         return json.dumps({"summary": summary, "trajectory": rows}, indent=2)
-    lines = [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
+    lines = [f"note: {note}" for note in matrix.notes]
+    lines += [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
     lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")
     for row in rows:
         flag = "  <- first crossing" if row["n"] == first else ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
 from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.sample_size import (
     minimum_detectable_effect,
@@ -99,7 +99,9 @@ def _at_n(n, variance, delta, required, alpha, power, alternative):
     if n is None:
         return None, None, None
     mde = float(minimum_detectable_effect(n, variance, alpha, power, alternative)) if variance > 0 else 0.0
-    q = 0.0 if math.isinf(required) else float(n / required)
+    # N* = 0 happens when the plug-in variance is zero (every discordant item favours one model, b = N or c = N):
+    # any N resolves the gap, q = inf.  N* = inf (a zero gap) gives q = 0.
+    q = 0.0 if math.isinf(required) else math.inf if required == 0 else float(n / required)
     achieved = float(power_wald(n, variance, delta, alpha, alternative)) if variance > 0 else (1.0 if delta else alpha)
     return mde, q, achieved
 
@@ -113,6 +115,10 @@ def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05
     >>> round(report.variance, 7), round(report.required_n, 3), report.required_n_integer
     (0.3273001, 1027.576, 1028.0)
     """
+    # A report is about one design: NaN or infinity is an error here, not the vectorised functions' "missing".
+    for name, value, low, high in (("p_a", p_a, 0, 1), ("p_b", p_b, 0, 1), ("alpha", alpha, 0, 1), ("power", power, 0, 1)):
+        check_scalar(name, value, low=low, high=high, low_open=True, high_open=True)
+    check_scalar("rho", rho, low=-1, high=1)
     variance = float(paired_difference_variance(p_a, p_b, rho))
     delta = float(p_a) - float(p_b)
     required = float(required_n_wald(variance, delta, alpha, power, alternative))
@@ -161,6 +167,10 @@ def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: floa
     >>> round(report.required_n), round(report.resolution_ratio, 3)
     (20255, 0.496)
     """
+    for name, value, low in (("b", b, 0), ("c", c, 0), ("n", n, 1)):
+        check_scalar(name, value, low=low, high=MAX_COUNT, integer=True)
+    for name, value in (("alpha", alpha), ("power", power)):
+        check_scalar(name, value, low=0, high=1, low_open=True, high_open=True)
     variance = float(paired_difference_variance_from_counts(b, c, n))
     delta = (b - c) / n
     required = float(required_n_from_counts(b, c, n, alpha, power, alternative))

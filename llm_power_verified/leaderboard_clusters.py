@@ -28,6 +28,7 @@ import pandas as pd
 
 from llm_power_verified._generated import design_effect as _generated_design_effect
 from llm_power_verified.clustering import ClusterStatistics
+from llm_power_verified.numeric import quantiles
 from llm_power_verified.sample_size import required_n_from_counts, required_n_wald
 
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
@@ -94,9 +95,9 @@ def cluster_diagnostics(matrix, pairs: pd.DataFrame, first, second, alpha: float
         boot_required = required[None, :] * boot_effect
         unresolved = np.sum(boot_required > matrix.n_items, axis=1)
         counts = np.bincount(unresolved, minlength=len(pairs) + 1)
-        pairs["icc_p05"], pairs["icc_p95"] = np.quantile(boot_icc, [0.05, 0.95], axis=0)
-        pairs["design_effect_p05"], pairs["design_effect_p95"] = np.quantile(boot_effect, [0.05, 0.95], axis=0)
-        pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = np.quantile(boot_required, [0.05, 0.95], axis=0)
+        pairs["icc_p05"], pairs["icc_p95"] = quantiles(boot_icc, [0.05, 0.95], axis=0)
+        pairs["design_effect_p05"], pairs["design_effect_p95"] = quantiles(boot_effect, [0.05, 0.95], axis=0)
+        pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = quantiles(boot_required, [0.05, 0.95], axis=0)
         pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
         summary["bootstrap"] = {
             "replicates": int(replicates),

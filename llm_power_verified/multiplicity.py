@@ -82,7 +82,9 @@ def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
     if method == "sidak":
-        return -np.expm1(m * np.log1p(-np.minimum(p, 1 - 1e-300)))
+        # 1 - (1 - p)^m through log1p/expm1 (no cancellation for small p); p = 1 maps to 1 exactly.
+        below_one = p < 1
+        return np.where(below_one, -np.expm1(m * np.log1p(-np.where(below_one, p, 0.0))), 1.0)
     if m != p.size:
         raise ValueError(f"{method} needs the p-values of the whole family (m = {m}); got {p.size}")
     order = np.argsort(p, kind="stable")

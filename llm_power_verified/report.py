@@ -22,19 +22,18 @@ CSV output is the per-pair table, one row per pair, same columns.
 
 from __future__ import annotations
 
+import io as _stdio
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from llm_power_verified._files import write_text_atomically
 from llm_power_verified.audit import AuditResult
+from llm_power_verified.io.output import csv_text, markdown_text, terminal_text, write_bytes
 
-__all__ = ["PAIR_COLUMNS", "checklist", "render", "to_json_document", "write_output", "plot_resolution"]
+__all__ = ["PAIR_COLUMNS", "checklist", "render", "save_figure", "to_json_document", "plot_resolution"]
 
 SCHEMA = "llm-power-verified/audit/1"
 
@@ -142,6 +141,9 @@ def _fmt(value, digits: int = 4) -> str:
 
 
 def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    escape = markdown_text if markdown else terminal_text
+    headers = [escape(str(h)) for h in headers]
+    rows = [[escape(str(cell)) for cell in row] for row in rows]
     if markdown:
         lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -157,17 +159,22 @@ def render(result: AuditResult, output: str = "table") -> str:
     if output == "json":
         return json.dumps(to_json_document(result), indent=2)
     if output == "csv":
-        return result.pairs.to_csv(index=False)
+        pairs = result.pairs.copy()
+        for column in pairs.columns:
+            if pd.api.types.is_object_dtype(pairs[column]) or pd.api.types.is_string_dtype(pairs[column]):
+                pairs[column] = pairs[column].map(lambda value: csv_text(value) if isinstance(value, str) else value)
+        return pairs.to_csv(index=False)
     if output not in ("table", "markdown"):
         raise ValueError(f"output must be table, markdown, json or csv; got {output!r}")
     markdown = output == "markdown"
     head = "## " if markdown else ""
+    escape = markdown_text if markdown else terminal_text
     matrix = result.matrix
-    lines = [f"{head}Resolution audit: {matrix.source}", "",
+    lines = [f"{head}Resolution audit: {escape(matrix.source)}", "",
              f"{matrix.n_items:,} items x {matrix.n_models} models, {'binary' if matrix.binary else 'graded'} scores; "
              f"mode {result.mode}; family '{result.family}' (m = {result.family_size}); alpha = {result.alpha}, power = {result.power}; seed {result.seed}"]
     for note in result.notes:
-        lines.append(f"note: {note}")
+        lines.append(f"note: {escape(note)}")
     lines += ["", f"{head}Pairs"]
     pairs = result.pairs
     show_pairs = pairs if len(pairs) <= 200 else pairs.sort_values("q").head(200)
@@ -237,18 +244,20 @@ def render(result: AuditResult, output: str = "table") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_output(text: str, path: str | Path, inputs: list[Path] = ()) -> None:
-    """Write ``text`` to ``path`` atomically; refuse to overwrite an input file."""
+def save_figure(figure, path: str | Path) -> None:
+    """Save a matplotlib figure through the one writer (format from the suffix, PNG by default) and close it."""
+    import matplotlib.pyplot as plt
+
     path = Path(path)
-    resolved = path.resolve()
-    for source in inputs:
-        source = Path(source).resolve()
-        if resolved == source or (source.is_dir() and source in resolved.parents):
-            raise ValueError(f"--out {path} would overwrite an input ({source})")
-    write_text_atomically(path, text)
+    buffer = _stdio.BytesIO()
+    try:
+        figure.savefig(buffer, format=(path.suffix.lstrip(".").lower() or "png"), dpi=120)
+    finally:
+        plt.close(figure)
+    write_bytes(path, buffer.getvalue())
 
 
-def plot_resolution(result: AuditResult, path: str | Path, inputs: list[Path] = ()) -> None:
+def plot_resolution(result: AuditResult, path: str | Path) -> None:
     """r = N*/N per pair on a log scale with the r = 1 line (the paper's Figures 2-3), and the
     efficiency gain against 1/(1 - rho) (Figure 1), saved as one image (needs matplotlib)."""
     try:
@@ -281,16 +290,4 @@ def plot_resolution(result: AuditResult, path: str | Path, inputs: list[Path] = 
     axes[1].set_title("Efficiency of the paired design")
     axes[1].legend()
     figure.tight_layout()
-    path = Path(path)
-    for source in inputs:
-        if path.resolve() == Path(source).resolve():
-            raise ValueError(f"--plot {path} would overwrite an input")
-    handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", suffix=path.suffix or ".png")
-    os.close(handle)
-    try:
-        figure.savefig(temporary, dpi=120)
-        os.replace(temporary, path)
-    finally:
-        plt.close(figure)
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    save_figure(figure, path)

@@ -284,9 +284,10 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     for _ in range(200):
         if not finite.any():
             break
-        m = np.where(finite, psi * current, 1.0)
+        m = np.where(finite, psi * np.where(finite, current, 1.0), 1.0)
         u = table(np.maximum(m, 1.0))
-        updated = np.where(np.isfinite(u), (u + z_power) ** 2 * variance / np.where(gap > 0, gap, 1.0) ** 2, 2 * current)
+        reachable = np.isfinite(u)
+        updated = np.where(reachable, (np.where(reachable, u, 0.0) + z_power) ** 2 * variance / np.where(gap > 0, gap, 1.0) ** 2, 2 * current)
         updated = np.where(finite, np.maximum(updated, 1.0), current)
         diverged = finite & (updated > _NO_FIXED_POINT)
         updated[diverged] = np.inf

@@ -18,6 +18,8 @@ import string
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.contingency import both_correct_counts, correct_counts
+
 __all__ = ["adjacent_tiers", "compact_letter_display", "letters_from_resolved"]
 
 
@@ -71,9 +73,8 @@ def compact_letter_display(matrix, order: np.ndarray, alpha: float, power: float
     scores = matrix.scores[:, order]
     n = matrix.n_items
     if matrix.binary:
-        x = scores.astype(np.float32)
-        both = np.rint(x.T @ x)
-        correct = scores.sum(axis=0)
+        both = both_correct_counts(scores)
+        correct = correct_counts(scores)
         only_a = correct[:, None] - both
         only_b = correct[None, :] - both
         required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power))

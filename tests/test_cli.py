@@ -45,7 +45,7 @@ def test_zero_gap_json_uses_inf_string(capsys):
     [
         (["design", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.95"], "admissible interval"),
         (["design", "--p-a", "0.65"], "design needs"),
-        (["design", "--p-a", "abc"], "invalid float value"),
+        (["design", "--p-a", "abc"], "argument --p-a: must be a number; got 'abc'"),
         (["design", "--b", "3", "--c", "2", "--n", "4"], "b + c must not exceed n"),
         (["design", "--b", "3", "--c", "2", "--n", "40", "--p-a", "0.5"], "not both"),
         (["design", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "2"], "alpha"),
@@ -123,7 +123,7 @@ def test_test_command_on_files(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "contents_a, contents_b, fragment",
-    [("1\n0\n1\n", "1\n0\n", "aligned"), ("1\nx\n1\n", "1\n0\n1\n", "line 2: not a number")],
+    [("1\n0\n1\n", "1\n0\n", "aligned"), ("1\nx\n1\n", "1\n0\n1\n", "line 2: 'x' is not a number")],
 )
 def test_test_command_file_errors(tmp_path, contents_a, contents_b, fragment):
     file_a, file_b = tmp_path / "a.txt", tmp_path / "b.txt"

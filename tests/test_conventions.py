@@ -107,7 +107,7 @@ def test_cli_audit_calculator(capsys):
     "arguments, fragment",
     [
         (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.95", "--claimed-n", "500"], "admissible interval"),
-        (["audit-calculator", "--p-a", "1.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "500"], "p_a"),
+        (["audit-calculator", "--p-a", "1.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "500"], "argument --p-a: must be a finite number in (0, 1); got 1.65"),
         (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--tool", "gpower", "--tool-output", "5"], "--tool must be one of"),
         (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3"], "needs --claimed-n"),
         (["crosscheck", "--rho", "0.99"], "admissible interval"),

@@ -1,4 +1,4 @@
-"""Readers against the genuine harness fixtures in ../shared/fixtures, and alignment errors."""
+"""Readers against the genuine harness fixtures in tests/fixtures (see PROVENANCE.md there), and alignment errors."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llm_power_verified.io import AlignmentError, from_long, from_wide, read_inspect, read_lm_eval, read_table
+from llm_power_verified.io import AlignmentError, InputError, from_long, from_wide, read_inspect, read_lm_eval, read_table
 
-# The repository sits beside shared/ (as in CI); LLM_POWER_FIXTURES overrides.
-FIXTURES = Path(os.environ.get("LLM_POWER_FIXTURES", Path(__file__).resolve().parents[2] / "shared" / "fixtures"))
-needs_fixtures = pytest.mark.skipif(not FIXTURES.exists(), reason=f"fixtures not found at {FIXTURES}")
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def needs_fixtures(test):
+    """Kept as a marker of the tests that read the harness fixtures; they ship with the repository."""
+    return test
 
 
 def _expected(set_name: str) -> dict:
@@ -145,18 +148,23 @@ def _long(rows):
     "rows, kwargs, fragment",
     [
         ([("1", "a", 1), ("2", "a", 0), ("1", "b", 0)], {}, "'b' lacks 1 of 2; e.g. 'b' has no item '2'"),
-        ([("1", "a", 1), ("1", "a", 0), ("1", "b", 0), ("2", "a", 1), ("2", "b", 1)], {}, "model 'a' has 2 results for item '1'"),
-        ([("1", "a", float("nan")), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "model 'a' on item '1' is missing or NaN"),
-        ([("1", "a", 1.5), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "score 1.5 of model 'a' on item '1' is outside [0, 1]"),
-        ([("1", "a", 1), ("2", "a", 0)], {}, "only one model ('a')"),
+        ([("1", "a", 1), ("1", "a", 0), ("1", "b", 0), ("2", "a", 1), ("2", "b", 1)], {}, "model 'a' has two results for item '1' (line 2 and line 3)"),
+        ([("1", "a", float("nan")), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "line 2: model 'a' has no score for item '1'"),
+        ([("1", "a", 1.5), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "line 2 (model 'a', item '1') has score 1.5, outside [0, 1]"),
+        ([("1", "a", 1), ("2", "a", 0)], {}, "only 1 model ('a')"),
         ([("1", "a", 1), ("2", "b", 0)], {"on_missing": "intersect"}, "no item in common"),
-        ([("1", "a", 1), ("2", "a", 1), ("1", "b", 0), ("2", "b", 1)], {}, "model 'a' scores 1 on every item"),
     ],
 )
 def test_alignment_errors_name_model_and_item(rows, kwargs, fragment):
-    with pytest.raises(AlignmentError) as error:
+    with pytest.raises(InputError) as error:
         from_long(_long(rows), **kwargs)
     assert fragment in str(error.value)
+
+
+def test_constant_model_is_kept_with_a_note():
+    matrix = from_long(_long([("1", "a", 1), ("2", "a", 1), ("1", "b", 0), ("2", "b", 1)]))
+    assert matrix.constant_models == ("a",)
+    assert any("model 'a' scores 1 on every item" in note for note in matrix.notes)
 
 
 def test_intersect_reports_counts():

@@ -1,0 +1,101 @@
+"""Format detection: the one entry point from paths (or in-memory data) to a validated score matrix.
+
+``read_scores`` takes what a user has and picks the reader by what the paths
+are, never by guessing from content alone:
+
+* folders -> lm-evaluation-harness ``--log_samples`` folders (needs ``task`` and ``metric``);
+* ``.eval`` / ``.json`` files -> Inspect logs, one per model;
+* one ``.csv``/``.tsv``[``.gz``]/``.parquet``/``.jsonl`` file -> a wide or long table;
+* two other files -> plain score files, one number per line, aligned by line;
+* a pandas DataFrame -> a wide table (long when it has the model and score columns);
+* a NumPy array -> (items x models) scores;
+* a :class:`ScoreMatrix` -> returned as it is.
+
+Mixed kinds of input are refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.inspect_logs import read_inspect
+from llm_power_verified.io.lm_eval import read_lm_eval
+from llm_power_verified.io.matrix import ScoreMatrix, from_array
+from llm_power_verified.io.plain import read_score_files
+from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide, read_table
+
+__all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores"]
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
+_INSPECT_SUFFIXES = (".eval", ".json")
+
+
+def input_kind(paths: Sequence[Path]) -> str:
+    """"lm-eval", "inspect", "table" or "score-files" for the given paths (refuses mixtures)."""
+    if not paths:
+        raise InputError("no input given")
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+    if all(path.is_dir() for path in paths):
+        return "lm-eval"
+    if any(path.is_dir() for path in paths):
+        raise InputError("give either lm-eval folders or files, not both")
+    names = [path.name.lower() for path in paths]
+    if all(name.endswith(_INSPECT_SUFFIXES) for name in names):
+        return "inspect"
+    if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
+        return "table"
+    if any(name.endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES) for name in names):
+        raise InputError(f"cannot mix these inputs ({', '.join(map(str, paths))}): give one table file, Inspect logs "
+                         "(.eval/.json), lm-eval folders, or two plain score files")
+    if len(paths) == 2:
+        return "score-files"
+    raise InputError(f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
+                     "several models go in one table (.csv, .parquet, .jsonl)")
+
+
+def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
+                model_column: str = "model", score_column: str = "score", on_missing: str = "error",
+                score_kind: str = "auto", missing_cluster: str = "error", task: str | None = None,
+                metric: str | None = None, filter: str | None = None, scorer: str | None = None,
+                epochs: str = "first", names: Sequence[str] | None = None) -> ScoreMatrix:
+    """Read any supported input into a validated :class:`ScoreMatrix` (see the module notes).
+
+    >>> import pandas as pd
+    >>> read_scores(pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [1, 0, 1], "b": [0, 0, 1]})).models
+    ('a', 'b')
+    """
+    if isinstance(source, ScoreMatrix):
+        return source
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pd = None
+    if pd is not None and isinstance(source, pd.DataFrame):
+        if model_column in source.columns and score_column in source.columns:
+            return from_long(source, item_column=item_column, model_column=model_column, score_column=score_column,
+                             cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind,
+                             missing_cluster=missing_cluster, source="DataFrame")
+        return from_wide(source, item_column=item_column, cluster_column=cluster_column, on_missing=on_missing,
+                         score_kind=score_kind, missing_cluster=missing_cluster, source="DataFrame")
+    if isinstance(source, np.ndarray):
+        return from_array(source, models=names, score_kind=score_kind, source="array")
+    paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
+    kind = input_kind(paths)
+    if kind == "lm-eval":
+        if not task or not metric:
+            raise InputError("lm-eval folders need --task and --metric (task=..., metric=...)")
+        return read_lm_eval(paths, task=task, metric=metric, filter=filter, on_missing=on_missing, names=names,
+                            score_kind=score_kind, missing_cluster=missing_cluster)
+    if kind == "inspect":
+        return read_inspect(paths, scorer=scorer, epochs=epochs, on_missing=on_missing, score_kind=score_kind)
+    if kind == "table":
+        return read_table(paths[0], item_column=item_column, cluster_column=cluster_column, on_missing=on_missing,
+                          score_kind=score_kind, missing_cluster=missing_cluster, model_column=model_column,
+                          score_column=score_column)
+    return read_score_files(paths[0], paths[1], score_kind=score_kind)

@@ -1,0 +1,268 @@
+"""The validated score matrix every reader returns, and the checks behind it.
+
+Rules (README, "Input formats and rules"):
+
+* every score is a finite number; by default in [0, 1] (``score_range=None``
+  allows any finite real, graded scores only);
+* the score kind is never switched silently: ``score_kind="binary"`` needs
+  every score to be 0 or 1; ``"graded"`` takes the scores as they are;
+  ``"auto"`` (the default) reads all-0/1 data as binary, and refuses a model
+  column that is 0/1 except for a few stray values (at most
+  :data:`STRAY_SHARE` of its items), naming the first one;
+* model names and item ids are unique and non-empty;
+* a missing cluster label is an error unless ``missing_cluster`` is ``"drop"``
+  (drop those items, with a note) or ``"own"`` (each such item is a cluster of
+  its own, with a note);
+* a model that scores the same on every item is kept: its pairs have an
+  undefined correlation, which the audit reports as such.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.text import first_repeat
+
+__all__ = ["MISSING_CLUSTER", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix", "from_array", "is_missing_label"]
+
+SCORE_KINDS = ("auto", "binary", "graded")
+MISSING_CLUSTER = ("error", "drop", "own")
+#: In ``score_kind="auto"``, a model column whose non-0/1 scores are at most this share
+#: of its items (and at least one) looks like damaged binary data and is refused.
+STRAY_SHARE = 0.05
+
+Locator = Callable[[int, int], str]
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """Aligned per-item scores: ``scores[i, k]`` is model k's score on item i.
+
+    Attributes
+    ----------
+    scores : ndarray (items x models), float64
+    models : tuple of str
+    item_ids : tuple of str
+    clusters : tuple of str or None
+        A cluster label per item, when known.
+    binary : bool
+        The matrix is read as binary (every score 0 or 1); False means graded.
+    source : str
+        Where the data came from.
+    notes : tuple of str
+        What the reader decided (items dropped, epochs used, score kind, ...).
+    """
+
+    scores: np.ndarray
+    models: tuple[str, ...]
+    item_ids: tuple[str, ...]
+    clusters: tuple[str, ...] | None = None
+    binary: bool = True
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        """Structural checks for a matrix built directly (the readers apply every rule in :func:`build_matrix`)."""
+        scores = self.scores
+        if not isinstance(scores, np.ndarray) or scores.ndim != 2 or scores.dtype != np.float64:
+            raise TypeError("ScoreMatrix.scores must be a 2-D float64 ndarray; build one with from_array() or read_scores()")
+        if scores.shape != (len(self.item_ids), len(self.models)):
+            raise InputError(f"scores have shape {scores.shape} for {len(self.item_ids)} item ids and {len(self.models)} models")
+        _check_names("model", self.models, self.source or "ScoreMatrix", "pass distinct model names")
+        if len(set(self.item_ids)) != len(self.item_ids):
+            _check_names("item id", self.item_ids, self.source or "ScoreMatrix", "item ids must name each item once")
+        if self.clusters is not None and len(self.clusters) != len(self.item_ids):
+            raise InputError(f"{len(self.clusters)} cluster labels for {len(self.item_ids)} items")
+        if not np.isfinite(scores).all():
+            raise InputError(f"{self.source or 'ScoreMatrix'}: scores must be finite numbers")
+        if self.binary and not ((scores == 0) | (scores == 1)).all():
+            raise InputError(f"{self.source or 'ScoreMatrix'}: binary=True but some scores are neither 0 nor 1")
+
+    @property
+    def n_items(self) -> int:
+        return self.scores.shape[0]
+
+    @property
+    def n_models(self) -> int:
+        return self.scores.shape[1]
+
+    @property
+    def score_kind(self) -> str:
+        return "binary" if self.binary else "graded"
+
+    @property
+    def constant_models(self) -> tuple[str, ...]:
+        """Models with the same score on every item (their correlation with any other model is undefined)."""
+        spread = self.scores.max(axis=0) - self.scores.min(axis=0)
+        return tuple(self.models[k] for k in np.flatnonzero(spread == 0))
+
+    def __repr__(self) -> str:
+        clusters = "no clusters" if self.clusters is None else f"{len(set(self.clusters))} clusters"
+        return (f"ScoreMatrix({self.n_items} items x {self.n_models} models, {self.score_kind}, {clusters}, "
+                f"source={self.source!r})")
+
+
+def _show(score: float) -> str:
+    """A score as a message shows it: 2 not 2.0, 0.5, inf."""
+    return f"{float(score):.15g}"
+
+
+def is_missing_label(value: object) -> bool:
+    """None, NaN/NA, or an empty (or all-blank) string."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return bool(value != value)  # NaN and pandas NA
+    except (TypeError, ValueError):
+        return False
+
+
+def _default_locator(models: Sequence[str], item_ids: Sequence[str]) -> Locator:
+    return lambda item, model: f"model {models[model]!r}, item {item_ids[item]!r}"
+
+
+def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None:
+    for position, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"{source}: {kind} {position + 1} has an empty name ({describe_value(name)}); {fix}")
+    repeat = first_repeat(names)
+    if repeat is not None:
+        raise InputError(f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "
+                         f"{kind}s must be unique; {fix}")
+
+
+def _resolve_kind(scores: np.ndarray, score_kind: str, locate: Locator, source: str) -> tuple[bool, list[str]]:
+    """(binary, notes) for the requested score kind; refuses silent switches."""
+    binary_cells = (scores == 0) | (scores == 1)
+    if binary_cells.all():
+        if score_kind == "graded":
+            return False, ["every score is 0 or 1 but --scores graded was asked for: graded methods (paired t) are used"]
+        return True, []
+    stray = ~binary_cells
+    item, model = (int(i) for i in np.argwhere(stray)[0])
+    first = f"{locate(item, model)} has score {_show(scores[item, model])}"
+    if score_kind == "binary":
+        raise InputError(f"{source}: {first}; binary scores must be 0 or 1 "
+                         f"({int(stray.sum())} scores are not); pass --scores graded (score_kind='graded') for graded scores")
+    if score_kind == "graded":
+        return False, []
+    per_model = stray.sum(axis=0)
+    suspicious = np.flatnonzero((per_model > 0) & (per_model <= STRAY_SHARE * scores.shape[0]))
+    if suspicious.size:
+        column = int(suspicious[0])
+        item = int(np.flatnonzero(stray[:, column])[0])
+        raise InputError(
+            f"{source}: {locate(item, column)} has score {_show(scores[item, column])} but the model's other scores are 0 or 1 "
+            f"({int(per_model[column])} of {scores.shape[0]} are not); fix the value, or pass --scores graded "
+            "(score_kind='graded') if partial credit is meant, or --scores binary to refuse anything but 0/1"
+        )
+    return False, [f"scores read as graded: {int(stray.sum()):,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]
+
+
+def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str],
+                      source: str) -> tuple[tuple[str, ...] | None, np.ndarray | None, list[str]]:
+    """(labels, keep mask or None, notes)."""
+    if clusters is None:
+        return None, None, []
+    if missing_cluster not in MISSING_CLUSTER:
+        raise ValueError(f"missing_cluster must be one of {MISSING_CLUSTER}; got {missing_cluster!r}")
+    missing = np.fromiter((is_missing_label(label) for label in clusters), dtype=bool, count=len(clusters))
+    labels = [str(label).strip() if not gone else "" for label, gone in zip(clusters, missing)]
+    if not missing.any():
+        return tuple(labels), None, []
+    first = int(np.argmax(missing))
+    if missing_cluster == "error":
+        raise InputError(f"{source}: item {item_ids[first]!r} has no cluster label ({int(missing.sum())} items lack one); "
+                         "pass --missing-cluster drop to leave those items out, or --missing-cluster own to make each its own cluster")
+    if missing_cluster == "drop":
+        return tuple(labels), ~missing, [f"dropped {int(missing.sum())} items without a cluster label (--missing-cluster drop)"]
+    used = set(labels)
+    for index in np.flatnonzero(missing):
+        label = f"(unlabelled) {item_ids[index]}"
+        while label in used:
+            label += "'"
+        labels[index] = label
+        used.add(label)
+    return tuple(labels), None, [f"{int(missing.sum())} items without a cluster label are clusters of their own (--missing-cluster own)"]
+
+
+def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[str], *, clusters: Sequence[object] | None = None,
+                 score_kind: str = "auto", score_range: tuple[float, float] | None = (0.0, 1.0), missing_cluster: str = "error",
+                 source: str = "", notes: Sequence[str] = (), locate: Locator | None = None) -> ScoreMatrix:
+    """Validate an aligned (items x models) matrix and wrap it (see the module rules)."""
+    if score_kind not in SCORE_KINDS:
+        raise ValueError(f"score_kind must be one of {SCORE_KINDS}; got {score_kind!r}")
+    scores = np.asarray(scores, dtype=np.float64)
+    models, item_ids = [str(m) if isinstance(m, (str, np.str_)) else m for m in models], [str(i) for i in item_ids]
+    if scores.ndim != 2 or scores.shape != (len(item_ids), len(models)):
+        raise InputError(f"{source}: scores have shape {scores.shape}; expected (items, models) = ({len(item_ids)}, {len(models)})")
+    _check_names("model", models, source, "pass distinct model names")
+    _check_names("item id", item_ids, source, "item ids must name each item once")
+    if len(models) < 2:
+        raise AlignmentError(f"{source}: only {len(models)} model ({', '.join(map(repr, models))}); a paired comparison needs at least two")
+    if not item_ids:
+        raise AlignmentError(f"{source}: no items")
+    locate = locate or _default_locator(models, item_ids)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        item, model = (int(i) for i in np.argwhere(bad)[0])
+        value = scores[item, model]
+        what = "missing (NaN)" if math.isnan(value) else _show(value)
+        raise InputError(f"{source}: {locate(item, model)} has score {what}; scores must be finite numbers")
+    if score_range is not None:
+        low, high = score_range
+        bad = (scores < low) | (scores > high)
+        if bad.any():
+            item, model = (int(i) for i in np.argwhere(bad)[0])
+            raise InputError(f"{source}: {locate(item, model)} has score {_show(scores[item, model])}, outside [{low:g}, {high:g}] "
+                             f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]")
+    elif score_kind != "graded":
+        raise ValueError("score_range=None (real-valued scores) needs score_kind='graded'")
+    labels, keep, cluster_notes = _resolve_clusters(clusters, missing_cluster, item_ids, source)
+    if keep is not None:
+        scores = scores[keep]
+        item_ids = [item for item, kept in zip(item_ids, keep) if kept]
+        labels = tuple(label for label, kept in zip(labels, keep) if kept)
+        if not item_ids:
+            raise InputError(f"{source}: no item has a cluster label")
+        locate = _default_locator(models, item_ids)
+    binary, kind_notes = _resolve_kind(scores, score_kind, locate, source)
+    notes = list(notes) + cluster_notes + kind_notes
+    spread = scores.max(axis=0) - scores.min(axis=0)
+    for column in np.flatnonzero(spread == 0):
+        notes.append(f"model {models[column]!r} scores {scores[0, column]:g} on every item: its correlation with any other "
+                     "model is undefined; its pairs show rho as undefined and leave the rho-dependent columns empty")
+    return ScoreMatrix(np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes))
+
+
+def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequence[str] | None = None,
+               clusters: Sequence[object] | None = None, score_kind: str = "auto", score_range=(0.0, 1.0),
+               missing_cluster: str = "error", source: str = "array") -> ScoreMatrix:
+    """Score matrix from an (items x models) array; models default to ``model0, model1, ...``, items to row numbers.
+
+    >>> from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"]).n_items
+    3
+    """
+    try:
+        array = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{source}: scores must be a 2-D array of numbers (items x models); got {type(scores).__name__}") from None
+    if array.ndim != 2:
+        raise InputError(f"{source}: scores must be 2-D (items x models); got {array.ndim} dimension(s) of shape {array.shape}")
+    models = list(models) if models is not None else [f"model{k}" for k in range(array.shape[1])]
+    items = list(item_ids) if item_ids is not None else [str(i) for i in range(array.shape[0])]
+    if len(models) != array.shape[1]:
+        raise InputError(f"{source}: {len(models)} model names for {array.shape[1]} columns")
+    if len(items) != array.shape[0]:
+        raise InputError(f"{source}: {len(items)} item ids for {array.shape[0]} rows")
+    if clusters is not None and len(clusters) != array.shape[0]:
+        raise InputError(f"{source}: {len(clusters)} cluster labels for {array.shape[0]} items")
+    return build_matrix(array, models, items, clusters=clusters, score_kind=score_kind, score_range=score_range,
+                        missing_cluster=missing_cluster, source=source)

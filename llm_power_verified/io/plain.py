@@ -1,0 +1,76 @@
+"""Two plain score files, one number per line, aligned by position (``test FILE_A FILE_B``, ``monitor``).
+
+These files carry no item ids, so the only alignment there is is the line
+order; that is why nothing may shift it: a blank line, a line with two fields
+or a value that is not a finite number is an error naming the file and line.
+A UTF-8 byte-order mark and CRLF line ends are read correctly.  A first line
+that is not a number is a header (it is said in the notes); the two files must
+then hold the same number of scores.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
+from llm_power_verified.io.text import read_text
+
+__all__ = ["read_score_file", "read_score_files"]
+
+
+def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
+    """(scores, header or None) of a one-number-per-line file."""
+    path = Path(path)
+    text = read_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line end
+    header = None
+    values = np.empty(len(lines))
+    count = 0
+    for number, line in enumerate(lines, start=1):
+        line = line.removesuffix("\r")
+        field = line.strip()
+        if not field:
+            raise InputError(f"{path}, line {number}: blank line; the files are aligned by line, so every line must hold "
+                             "one score (remove the line, or write the missing score)")
+        try:
+            value = float(field)
+        except ValueError:
+            if number == 1:
+                header = field
+                continue
+            more = " (one number per line; this line has several fields)" if any(sep in field for sep in ",;\t ") else ""
+            raise InputError(f"{path}, line {number}: {field[:40]!r} is not a number{more}") from None
+        if not math.isfinite(value):
+            raise InputError(f"{path}, line {number}: {field[:40]!r} is not a finite number")
+        values[count] = value
+        count += 1
+    if count == 0:
+        raise InputError(f"{path}: no scores")
+    return values[:count], header
+
+
+def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str = "auto") -> ScoreMatrix:
+    """Two aligned score files as a two-model score matrix (items are numbered by line)."""
+    paths: Sequence[Path] = (Path(path_a), Path(path_b))
+    (scores_a, header_a), (scores_b, header_b) = (read_score_file(path) for path in paths)
+    if scores_a.size != scores_b.size:
+        raise InputError(f"{paths[0]} holds {scores_a.size} scores and {paths[1]} holds {scores_b.size}; "
+                         "the two files must be aligned item by item")
+    offsets = [2 if header else 1 for header in (header_a, header_b)]
+    notes = [f"{path}: first line {header!r} read as a header" for path, header in zip(paths, (header_a, header_b)) if header]
+    names = [str(path) for path in paths]
+    if names[0] == names[1]:
+        names = [f"{names[0]} (A)", f"{names[1]} (B)"]
+
+    def locate(item: int, model: int) -> str:
+        return f"{paths[model]}, line {item + offsets[model]}"
+
+    return build_matrix(np.column_stack([scores_a, scores_b]), names, [str(i + 1) for i in range(scores_a.size)],
+                        score_kind=score_kind, source=f"{paths[0]} and {paths[1]}", notes=notes, locate=locate)

@@ -1,0 +1,399 @@
+"""Wide and long score tables: CSV/TSV (optionally gzipped), Parquet, JSON Lines, pandas DataFrames.
+
+Wide: one row per item, one column per model, optional item-id and cluster
+columns.  Long: one row per (item, model) with item, model and score columns
+(and an optional cluster column).  A table that has both the model and the
+score column is read as long, otherwise as wide.
+
+Text files are read with pandas (CSV) and the standard ``json`` module (JSON
+Lines, one object per line, so that a bad line is reported by number and a
+repeated key is caught); every cell is kept as text first so that the error
+for a bad cell can quote it and give its line.  Line numbers count the header
+as line 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _stdio
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.matrix import ScoreMatrix, build_matrix, is_missing_label
+from llm_power_verified.io.text import first_repeat, read_text
+
+__all__ = ["DEFAULT_ITEM_COLUMN", "MISSING_TEXT", "from_long", "from_wide", "read_frame", "read_table", "write_table"]
+
+DEFAULT_ITEM_COLUMN = "item_id"
+#: Cell texts read as a missing score (besides an empty cell).
+MISSING_TEXT = frozenset({"", "na", "nan", "null", "none", "n/a"})
+ON_MISSING = ("error", "intersect")
+
+
+def _at(lines, row) -> str:
+    """Where a row came from: "line N" for a table, the harness's "file, line N" otherwise."""
+    value = lines[row]
+    return f"line {value}" if isinstance(value, (int, np.integer)) else str(value)
+
+
+def _check_on_missing(on_missing: str) -> None:
+    if on_missing not in ON_MISSING:
+        raise ValueError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
+
+
+def _frame_check(frame: object, source: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        hint = "; for an array use from_array(scores, models=...)" if isinstance(frame, np.ndarray) else ""
+        raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}{hint}")
+    columns = [str(column) for column in frame.columns]
+    repeat = first_repeat(columns)
+    if repeat is not None:
+        raise InputError(f"{source}: column {columns[repeat[0]]!r} appears twice (columns {repeat[0] + 1} and {repeat[1] + 1}); "
+                         "every model (and the item and cluster columns) must have one column")
+    return frame
+
+
+def _numbers(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str]) -> np.ndarray:
+    """Parse every cell as a float: missing texts become NaN, anything else that is not a number is an error."""
+    result = np.empty(raw.shape, dtype=np.float64)
+    for k, column in enumerate(columns):
+        values = raw.iloc[:, k]
+        if values.dtype == bool:
+            result[:, k] = values.to_numpy(dtype=np.float64)
+            continue
+        if pd.api.types.is_numeric_dtype(values.dtype):
+            result[:, k] = values.to_numpy(dtype=np.float64, na_value=np.nan)
+            continue
+        text = values.astype(object)
+        missing = np.fromiter((is_missing_label(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TEXT) for v in text),
+                              dtype=bool, count=len(text))
+        parsed = pd.to_numeric(text.where(~missing, None), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.isnan(parsed) & ~missing
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: {describe_value(text.iloc[row])} is not a number; "
+                             "scores are numbers in [0, 1] (an empty cell is a missing score)")
+        result[:, k] = parsed
+    return result
+
+
+def _item_ids(values: pd.Series, source: str, lines: np.ndarray, column: str) -> list[str]:
+    ids = []
+    for row, value in enumerate(values.tolist()):
+        if is_missing_label(value):
+            raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: the item id is empty; every item needs an id")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        ids.append(str(value).strip())
+    return ids
+
+
+def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
+    repeat = first_repeat(ids)
+    if repeat is not None:
+        raise InputError(f"{source}: item id {ids[repeat[0]]!r} appears twice ({_at(lines, repeat[0])} and {_at(lines, repeat[1])}); "
+                         "item ids must be unique")
+
+
+def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
+              models: Iterable[str] | None = None, on_missing: str = "error", score_kind: str = "auto",
+              score_range=(0.0, 1.0), missing_cluster: str = "error", source: str = "wide table",
+              lines: np.ndarray | None = None) -> ScoreMatrix:
+    """Score matrix from a wide table: one row per item, one column per model.
+
+    ``item_column`` names the item-id column.  When the default ``"item_id"``
+    is absent and every other column holds numbers, items are numbered by row
+    (each row is one item for every model); a column of text then is an error
+    that suggests ``--item-column``.  ``item_column=None`` numbers the rows.
+    A missing score is an empty cell; ``on_missing`` decides what happens.
+    """
+    _check_on_missing(on_missing)
+    frame = _frame_check(frame, source)
+    frame = frame.rename(columns=str)
+    lines = np.arange(2, len(frame) + 2) if lines is None else np.asarray(lines)
+    if cluster_column is not None and cluster_column not in frame.columns:
+        raise InputError(f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column")
+    notes = []
+    if item_column is not None and item_column in frame.columns:
+        items = _item_ids(frame[item_column], source, lines, item_column)
+    elif item_column is not None and item_column != DEFAULT_ITEM_COLUMN:
+        raise InputError(f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column")
+    else:
+        items = [str(i) for i in range(len(frame))]
+        item_column = None
+    exclude = {item_column, cluster_column}
+    model_columns = [str(m) for m in models] if models is not None else [c for c in frame.columns if c not in exclude]
+    for name in model_columns:
+        if name not in frame.columns:
+            raise InputError(f"{source}: no model column {name!r}")
+    if len(model_columns) < 2:
+        raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
+    if models is None:
+        for name in model_columns:
+            values = frame[name]
+            if pd.api.types.is_numeric_dtype(values.dtype) or values.dtype == bool:
+                continue
+            text = [v for v in values.astype(object) if not is_missing_label(v) and str(v).strip().lower() not in MISSING_TEXT]
+            numbers = pd.to_numeric(pd.Series(text, dtype=object), errors="coerce")
+            if len(text) and numbers.isna().sum() > len(text) / 2:
+                example = text[int(np.argmax(numbers.isna().to_numpy()))]
+                hint = (f"if it names the items, pass --item-column {name}; " if item_column is None else "") + \
+                    f"if it holds cluster labels, pass --cluster-column {name}"
+                raise InputError(f"{source}: column {name!r} holds text (e.g. {describe_value(example)}), not scores; {hint}")
+        if item_column is None and len(frame):
+            notes.append(f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)")
+    _duplicate_items(items, source, lines)
+    scores = _numbers(frame[model_columns], source, lines, model_columns)
+    empty = np.isnan(scores)
+    items_array = np.asarray(items, dtype=object)
+    clusters = frame[cluster_column].tolist() if cluster_column is not None else None
+    if empty.any():
+        blank = empty.all(axis=1)
+        row, column = (int(i) for i in np.argwhere(empty)[0])
+        if on_missing == "error":
+            where = "is blank" if blank[row] else f"has no score for model {model_columns[column]!r}"
+            raise AlignmentError(f"{source}: {_at(lines, row)} (item {items[row]!r}) {where}; "
+                                 "use --on-missing intersect (on_missing='intersect') to keep the items every model has")
+        keep = ~empty.any(axis=1)
+        if not keep.any():
+            raise AlignmentError(f"{source}: the models have no item in common")
+        lacking = ", ".join(f"{model_columns[k]!r} lacks {int(empty[:, k].sum())}" for k in range(len(model_columns)) if empty[:, k].any())
+        notes.append(f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} ({lacking}) (--on-missing intersect)")
+        scores, items_array, lines = scores[keep], items_array[keep], lines[keep]
+        if clusters is not None:
+            clusters = [label for label, kept in zip(clusters, keep) if kept]
+    names = list(items_array)
+
+    def locate(item: int, model: int) -> str:
+        return f"{_at(lines, item)}, column {model_columns[model]!r} (item {names[item]!r})"
+
+    return build_matrix(scores, model_columns, names, clusters=clusters, score_kind=score_kind, score_range=score_range,
+                        missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
+
+
+def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, model_column: str = "model",
+              score_column: str = "score", cluster_column: str | None = None, on_missing: str = "error",
+              score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
+              source: str = "long table", lines: np.ndarray | None = None, notes: Sequence[str] = ()) -> ScoreMatrix:
+    """Score matrix from a long table: one row per (item, model)."""
+    _check_on_missing(on_missing)
+    frame = _frame_check(frame, source).rename(columns=str)
+    flags = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
+    if cluster_column:
+        flags[cluster_column] = "--cluster-column"
+    for name, flag in flags.items():
+        if name not in frame.columns:
+            raise InputError(f"{source}: no column {name!r} (columns: {', '.join(frame.columns)}); check {flag}")
+    if frame.empty:
+        raise AlignmentError(f"{source}: no per-item results found")
+    lines = np.arange(2, len(frame) + 2) if lines is None else lines
+    items = _item_ids(frame[item_column], source, lines, item_column)
+    models = []
+    for row, value in enumerate(frame[model_column].tolist()):
+        if is_missing_label(value):
+            raise InputError(f"{source}: {_at(lines, row)}, column {model_column!r}: the model name is empty")
+        models.append(str(value))
+    values = _numbers(frame[[score_column]], source, lines, [score_column])[:, 0]
+    missing_score = np.isnan(values)
+    if missing_score.any():
+        row = int(np.argmax(missing_score))
+        raise InputError(f"{source}: {_at(lines, row)}: model {models[row]!r} has no score for item {items[row]!r}; "
+                         "in a long table leave the row out instead")
+    model_names = list(dict.fromkeys(models))
+    item_names = list(dict.fromkeys(items))
+    model_index = {name: k for k, name in enumerate(model_names)}
+    item_index = {name: i for i, name in enumerate(item_names)}
+    rows = np.fromiter((item_index[i] for i in items), dtype=np.int64, count=len(items))
+    cols = np.fromiter((model_index[m] for m in models), dtype=np.int64, count=len(models))
+    position = np.full((len(item_names), len(model_names)), -1, dtype=np.int64)
+    flat = rows * len(model_names) + cols
+    order = np.argsort(flat, kind="stable")
+    repeated = np.flatnonzero(flat[order][1:] == flat[order][:-1])
+    if repeated.size:
+        first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
+        raise AlignmentError(f"{source}: model {models[first]!r} has two results for item {items[first]!r} "
+                             f"({_at(lines, first)} and {_at(lines, second)}); item ids must be unique per model")
+    position[rows, cols] = np.arange(len(items))
+    scores = np.full(position.shape, np.nan)
+    scores[rows, cols] = values
+    notes = list(notes)
+    absent = position < 0
+    keep_items = np.ones(len(item_names), dtype=bool)
+    if absent.any():
+        description = ", ".join(f"{model_names[k]!r} lacks {int(absent[:, k].sum())}" for k in range(len(model_names)) if absent[:, k].any())
+        keep_items = ~absent.any(axis=1)
+        if not keep_items.any():
+            raise AlignmentError(f"{source}: the models have no item in common ({description})")
+        if on_missing == "error":
+            item, model = (int(i) for i in np.argwhere(absent)[0])
+            raise AlignmentError(f"{source}: items missing for some models ({description} of {len(item_names)}; e.g. "
+                                 f"{model_names[model]!r} has no item {item_names[item]!r}); use --on-missing intersect "
+                                 f"(on_missing='intersect') to keep the {int(keep_items.sum())} common items")
+        notes.append(f"kept the {int(keep_items.sum())} items every model has; dropped {int((~keep_items).sum())} ({description}) (--on-missing intersect)")
+    clusters = None
+    if cluster_column:
+        raw = frame[cluster_column].tolist()
+        labels: list[object] = [None] * len(item_names)
+        seen = [False] * len(item_names)
+        for row, (item, label) in enumerate(zip(rows, raw)):
+            text = None if is_missing_label(label) else str(label).strip()
+            if seen[item] and labels[item] != text:
+                raise AlignmentError(f"{source}: {_at(lines, row)}: item {item_names[item]!r} has cluster {describe_value(label)} here "
+                                     f"and {describe_value(labels[item])} in an earlier row; an item has one cluster")
+            labels[item], seen[item] = text, True
+        clusters = [label for label, kept in zip(labels, keep_items) if kept]
+    kept_rows = position[keep_items]
+    kept_names = [name for name, kept in zip(item_names, keep_items) if kept]
+
+    def locate(item: int, model: int) -> str:
+        return f"{_at(lines, kept_rows[item, model])} (model {model_names[model]!r}, item {kept_names[item]!r})"
+
+    return build_matrix(scores[keep_items], model_names, kept_names, clusters=clusters, score_kind=score_kind,
+                        score_range=score_range, missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
+
+
+def _read_csv(path: Path, separator: str) -> tuple[pd.DataFrame, np.ndarray]:
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty")
+    try:
+        raw = pd.read_csv(_stdio.StringIO(text), sep=separator, header=None, dtype=str, keep_default_na=False,
+                          skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL)
+    except (pd.errors.ParserError, ValueError) as error:
+        raise InputError(f"{path}: not a readable {'TSV' if separator == chr(9) else 'CSV'} table ({' '.join(str(error).split())})") from None
+    header = [str(name).strip() for name in raw.iloc[0].tolist()]
+    data = raw.iloc[1:].reset_index(drop=True)
+    blank = (data.isna() | (data == "")).all(axis=1).to_numpy()
+    if blank.any():
+        raise InputError(f"{path}, line {int(np.argmax(blank)) + 2}: blank line inside the table; every line is one item "
+                         "(or one result), so a blank line would be an item without scores; remove it")
+    for position, name in enumerate(header):
+        if not name:
+            raise InputError(f"{path}: column {position + 1} of the header has no name")
+    if len(set(header)) != len(header):
+        _frame_check(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
+    data.columns = pd.Index(header, dtype=object)
+    return data, np.arange(2, len(data) + 2)
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    text = read_text(path)
+    records, lines = [], []
+
+    def no_repeated_keys(pairs):
+        keys = [key for key, _ in pairs]
+        if len(set(keys)) != len(keys):
+            repeated = next(key for key in keys if keys.count(key) > 1)
+            raise InputError(f"key {repeated!r} appears twice in one object")
+        return dict(pairs)
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            raise InputError(f"{path}, line {number}: blank line; JSON Lines has one object per line")
+        try:
+            record = json.loads(line, object_pairs_hook=no_repeated_keys)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}, line {number}: not valid JSON ({error.msg} at column {error.colno})") from None
+        except InputError as error:
+            raise InputError(f"{path}, line {number}: {error}") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}, line {number}: a JSON {type(record).__name__} where an object is expected")
+        records.append(record)
+        lines.append(number)
+    if not records:
+        raise InputError(f"{path}: the file is empty")
+    return pd.DataFrame.from_records(records), np.asarray(lines) if lines else np.arange(1, 1)
+
+
+def read_frame(path: str | Path) -> tuple[pd.DataFrame, np.ndarray]:
+    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file."""
+    path = Path(path)
+    name = path.name.lower()
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, not a table file")
+    if name.endswith((".parquet", ".pq")):
+        try:
+            import pyarrow.parquet as parquet
+        except ImportError as error:
+            raise InputError(f"{path}: reading Parquet needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'") from None
+        try:
+            names = parquet.read_schema(path).names
+            if len(set(names)) != len(names):
+                _frame_check(pd.DataFrame(columns=range(len(names))).set_axis(names, axis=1), str(path))
+            table = parquet.read_table(path)
+        except InputError:
+            raise
+        except Exception as error:  # pyarrow raises its own ArrowInvalid/OSError family for damaged files
+            raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())[:200]})") from None
+        frame = table.to_pandas()
+        return frame, np.arange(1, len(frame) + 1)
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        return _read_jsonl(path)
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return _read_csv(path, "\t" if ".tsv" in name else ",")
+    raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .csv.gz, .parquet or .jsonl)")
+
+
+def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
+               on_missing: str = "error", score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
+               model_column: str = "model", score_column: str = "score") -> ScoreMatrix:
+    """Read a wide or long table from CSV/TSV, Parquet or JSON Lines.
+
+    A table with both ``model_column`` and ``score_column`` is read as long,
+    otherwise as wide.
+    """
+    path = Path(path)
+    frame, lines = read_frame(path)
+    options = dict(cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, score_range=score_range,
+                   missing_cluster=missing_cluster, source=str(path), lines=lines)
+    if model_column in frame.columns and score_column in frame.columns:
+        return from_long(frame, item_column=item_column, model_column=model_column, score_column=score_column, **options)
+    return from_wide(frame, item_column=item_column, **options)
+
+
+def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") -> None:
+    """Write a score matrix as a table that :func:`read_table` reads back to the same matrix.
+
+    ``layout`` is "wide" (``item_id``, one column per model, ``cluster``) or
+    "long" (``item_id, model, score[, cluster]``); the format follows the
+    suffix (.csv, .tsv, .parquet, .jsonl).  Values are written as they are
+    (the round trip is exact); the file goes through the safe writer.
+    """
+    from llm_power_verified.io.output import write_bytes
+
+    if layout not in ("wide", "long"):
+        raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}")
+    if layout == "wide":
+        reserved = {DEFAULT_ITEM_COLUMN, "cluster"} & set(matrix.models)
+        if reserved:
+            raise InputError(f"a model is named {sorted(reserved)[0]!r}, a reserved column of the wide layout; use layout='long'")
+        frame = pd.DataFrame(matrix.scores, columns=list(matrix.models))
+        frame.insert(0, DEFAULT_ITEM_COLUMN, list(matrix.item_ids))
+        if matrix.clusters is not None:
+            frame["cluster"] = list(matrix.clusters)
+    else:
+        frame = pd.DataFrame({DEFAULT_ITEM_COLUMN: np.repeat(np.asarray(matrix.item_ids, dtype=object), matrix.n_models),
+                              "model": np.tile(np.asarray(matrix.models, dtype=object), matrix.n_items),
+                              "score": matrix.scores.reshape(-1)})
+        if matrix.clusters is not None:
+            frame["cluster"] = np.repeat(np.asarray(matrix.clusters, dtype=object), matrix.n_models)
+    path = Path(path)
+    name = path.name.lower()
+    if name.endswith((".parquet", ".pq")):
+        buffer = _stdio.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
+    elif name.endswith(".jsonl"):
+        data = "".join(json.dumps(record, allow_nan=False) + "\n" for record in frame.to_dict(orient="records")).encode()
+    elif name.endswith((".csv", ".tsv")):
+        data = frame.to_csv(index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g").encode()
+    else:
+        raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .parquet or .jsonl)")
+    write_bytes(path, data)
