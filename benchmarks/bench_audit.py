@@ -20,7 +20,7 @@ CASE = r"""
 import json, resource, sys, time
 import numpy as np
 import pandas as pd
-from llm_power_verified.audit import audit_leaderboard
+from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.io import from_wide
 models, items, draws = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(7)

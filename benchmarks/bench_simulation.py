@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from llm_power_verified.simulation import calibration_table_2
+from llm_power_verified.simulation.grids import calibration_table_2
 
 
 def main() -> None:

@@ -8,13 +8,13 @@ Every closed form is derived in SymPy (``derivations/``) and printed into
 """
 
 from llm_power_verified._validation import ceil_sample_size
-from llm_power_verified.clustering import cluster_adjusted_required_n, design_effect
-from llm_power_verified.conventions import CalculatorAudit, audit_claimed_n, convention_values, required_n_unpaired
-from llm_power_verified.correlation import RhoInterval, admissible_rho_interval, correlation_from_counts
-from llm_power_verified.design import PairedBinaryDesign, design_from_counts, design_paired_binary
-from llm_power_verified.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
-from llm_power_verified.graded import GradedTestResult, paired_t_test, wilcoxon_signed_rank
-from llm_power_verified.mcnemar import (
+from llm_power_verified.planning.clustering import cluster_adjusted_required_n, design_effect
+from llm_power_verified.planning.conventions import CalculatorAudit, audit_claimed_n, convention_values, required_n_unpaired
+from llm_power_verified.planning.correlation import RhoInterval, admissible_rho_interval, correlation_from_counts
+from llm_power_verified.planning.design import PairedBinaryDesign, design_from_counts, design_paired_binary
+from llm_power_verified.inference.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
+from llm_power_verified.inference.graded import GradedTestResult, paired_t_test, wilcoxon_signed_rank
+from llm_power_verified.inference.mcnemar import (
     McNemarResult,
     binary_counts,
     mcnemar_all,
@@ -23,10 +23,10 @@ from llm_power_verified.mcnemar import (
     mcnemar_midp,
     mcnemar_test,
 )
-from llm_power_verified.mcnemar_power import power_mcnemar_exact, required_n_mcnemar_exact, sample_size_table
-from llm_power_verified.multiplicity import required_n_inflation
-from llm_power_verified.paired_t import power_paired_t, required_n_paired_t
-from llm_power_verified.sample_size import (
+from llm_power_verified.planning.mcnemar_power import power_mcnemar_exact, required_n_mcnemar_exact, sample_size_table
+from llm_power_verified.inference.multiplicity import required_n_inflation
+from llm_power_verified.planning.paired_t import power_paired_t, required_n_paired_t
+from llm_power_verified.planning.sample_size import (
     critical_value,
     minimum_detectable_effect,
     minimum_detectable_effect_paired_binary,
@@ -42,7 +42,7 @@ from llm_power_verified.sample_size import (
     resolution_ratio,
     resolution_ratio_from_counts,
 )
-from llm_power_verified.shortcut import (
+from llm_power_verified.planning.shortcut import (
     DeltaStar,
     cohens_h,
     delta_star,

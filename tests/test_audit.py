@@ -12,11 +12,11 @@ import pytest
 from scipy import stats
 
 import llm_power_verified as lpv
-from llm_power_verified.audit import audit_leaderboard
-from llm_power_verified.clustering import icc_oneway
+from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.planning.clustering import icc_oneway
 from llm_power_verified.examples import appendix_e, shipped_example
 from llm_power_verified.io import from_wide
-from llm_power_verified.report import SCHEMA, render, to_json_document
+from llm_power_verified.report.render import SCHEMA, render, to_json_document
 
 
 def _synthetic(models=6, items=800, seed=1, clusters=5, graded=False):
@@ -78,7 +78,7 @@ def test_families_and_multiplicity():
     assert adjacent.family_size == 4 and declared_all.family_size == 10
     assert declared_all.multiplicity["inflation"]["bonferroni"] == pytest.approx(lpv.required_n_inflation(10))
     everything = audit_leaderboard(matrix, "all", n_bootstrap=0, cluster_bootstrap=0)
-    holm = lpv.multiplicity.adjust_pvalues(everything.pairs["p_exact"].to_numpy(), "holm")
+    holm = lpv.inference.multiplicity.adjust_pvalues(everything.pairs["p_exact"].to_numpy(), "holm")
     assert np.allclose(everything.pairs["p_holm"], holm)
     # the adjacent pairs' adjusted p-values under the all-pairs family equal the all-pairs run's
     merged = declared_all.pairs.merge(everything.pairs, on=["model_a", "model_b"], suffixes=("", "_all"))
@@ -190,7 +190,7 @@ def test_cli_audit_errors(arguments, fragment, tmp_path):
 
 
 def test_plot_is_written(tmp_path):
-    from llm_power_verified.report import plot_resolution
+    from llm_power_verified.report.render import plot_resolution
 
     result = audit_leaderboard(_synthetic(), "adjacent", n_bootstrap=0, cluster_bootstrap=0)
     plot_resolution(result, tmp_path / "figure.png")

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from llm_power_verified.graded import paired_t_test, wilcoxon_signed_rank
+from llm_power_verified.inference.graded import paired_t_test, wilcoxon_signed_rank
 
 scores = st.lists(st.floats(0, 1), min_size=3, max_size=60)
 
@@ -45,7 +45,7 @@ def test_paired_t_log_pvalue_in_the_far_tail():
 @pytest.mark.parametrize("t, df", [(40.0, 30), (300.0, 10), (12.0, 200), (9.0, 1000)])
 def test_paired_t_log_tail_switch_is_continuous(t, df):
     """The log-space route agrees with scipy where scipy's logsf is still accurate."""
-    from llm_power_verified._binomial import log_t_survival
+    from llm_power_verified.inference.binomial import log_t_survival
 
     assert log_t_survival(t, df) == pytest.approx(float(stats.t.logsf(t, df)), rel=1e-12)
 
@@ -77,7 +77,7 @@ def test_batched_tests_equal_scipy_row_by_row(n):
     """Rows with zeros, ties and negative zeros take scipy's per-row method; p-values are identical."""
     from scipy import stats
 
-    from llm_power_verified.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
+    from llm_power_verified.inference.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
 
     rng = np.random.default_rng(n)
     rows = 83 if n <= 13 else 240  # scipy permutes tied rows of at most 13 items, seconds each
@@ -98,7 +98,7 @@ def test_batched_tests_equal_scipy_row_by_row(n):
 
 
 def test_batched_tests_reject_bad_input():
-    from llm_power_verified.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
+    from llm_power_verified.inference.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
 
     with pytest.raises(ValueError, match="differences must be two-dimensional"):
         batched_wilcoxon_pvalues([0.1, 0.2])

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_power_verified.audit import audit_leaderboard
+from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.cli import main
-from llm_power_verified.contingency import BLOCK_ROWS, both_correct_counts
+from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, both_correct_counts
 from llm_power_verified.io import InputError, OutputError, check_outputs, from_array, read_table, write_bytes, write_table, write_text
-from llm_power_verified.report import render
+from llm_power_verified.report.render import render
 
 
 def _cli(*arguments: str, **kwargs) -> subprocess.CompletedProcess:

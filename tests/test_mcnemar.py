@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 
-from llm_power_verified import reference
-from llm_power_verified.mcnemar import binary_counts, mcnemar_all, mcnemar_chi2, mcnemar_exact, mcnemar_midp
+from tests import mpmath_oracle as reference
+from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all, mcnemar_chi2, mcnemar_exact, mcnemar_midp
 
 TOLERANCE = 1e-12
 TINY = mpmath.mpf("1e-300")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import llm_power_verified as lpv
-from llm_power_verified import reference
-from llm_power_verified.mcnemar import VARIANTS
-from llm_power_verified.mcnemar_power import (
+from tests import mpmath_oracle as reference
+from llm_power_verified.inference.mcnemar import VARIANTS
+from llm_power_verified.planning.mcnemar_power import (
     _cells,
     critical_counts,
     power_mcnemar_exact,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import llm_power_verified as lpv
-from llm_power_verified.prospective import (bootstrap_power_curve_binary, bootstrap_power_curve_graded,
+from llm_power_verified.simulation.prospective import (bootstrap_power_curve_binary, bootstrap_power_curve_graded,
                                             prospective_validation)
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
-from llm_power_verified.reproduce import Printed, _verdict, reproduce
+from llm_power_verified.reproduce import Printed, reproduce
+from llm_power_verified.reproduce.core import verdict_of as _verdict
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 import llm_power_verified as lpv
-from llm_power_verified import reference
+from tests import mpmath_oracle as reference
 from llm_power_verified.cli import main
-from llm_power_verified.sequential import (
+from llm_power_verified.sequential.e_process import (
     anytime_pvalue,
     confidence_sequence,
     e_bh,
@@ -149,7 +149,7 @@ def test_anytime_required_n_exceeds_fixed_and_simulation_agrees_in_scale():
 
 
 def test_audit_has_the_anytime_column():
-    from llm_power_verified.audit import audit_leaderboard
+    from llm_power_verified.leaderboard.audit import audit_leaderboard
     from llm_power_verified.examples import shipped_example
 
     result = audit_leaderboard(shipped_example(clusters=False), "adjacent", n_bootstrap=0)

@@ -8,7 +8,7 @@ from scipy import stats
 from scipy.stats import binomtest
 
 import llm_power_verified as lpv
-from llm_power_verified.simulation import calibration_table_2, copula_cells, simulate_binary_counts, simulate_graded
+from llm_power_verified.simulation.grids import calibration_table_2, copula_cells, simulate_binary_counts, simulate_graded
 
 
 def test_copula_cells_match_a_direct_simulation():
@@ -58,7 +58,7 @@ def test_table_2_grid_full():
 
 def test_embedding_grid_small_cells_match_noncentral_t():
     """Seed 001's models at n = 50 and 100: t-test power within 3 Monte Carlo SE of the analytic noncentral-t power."""
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     rows = embedding_power_grid(replicates=1000, seed=5, sample_sizes=(50, 100))
     assert len(rows) == 2 * 2 * 5 * 3
@@ -70,7 +70,7 @@ def test_embedding_grid_small_cells_match_noncentral_t():
 
 
 def test_embedding_grid_is_deterministic_and_backend_free():
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     options = dict(replicates=200, seed=11, sample_sizes=(50, 120), effects=(0.0, 0.02), correlations=(0.5, 0.9))
     serial = embedding_power_grid(**options)
@@ -85,7 +85,7 @@ def test_embedding_grid_is_deterministic_and_backend_free():
 
 def test_common_and_independent_draws_agree_within_monte_carlo_error():
     """Common random numbers change only the correlation between cells, not any cell's distribution."""
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     options = dict(replicates=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
     common = embedding_power_grid(**options)
@@ -100,7 +100,7 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
 
 def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
     """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared draws."""
-    from llm_power_verified.simulation import _embedding_scores, embedding_power_grid
+    from llm_power_verified.simulation.grids import _embedding_scores, embedding_power_grid
 
     rows = embedding_power_grid(replicates=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
     first, second = np.random.default_rng(4).standard_normal((2, 300, 80))
@@ -114,7 +114,7 @@ def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
 
 
 def test_copula_beta_quantile_interpolation_error():
-    from llm_power_verified.simulation import EMBEDDING_GRID, CopulaBetaQuantile, _moment_matched_beta
+    from llm_power_verified.simulation.grids import EMBEDDING_GRID, CopulaBetaQuantile, _moment_matched_beta
 
     z = np.concatenate([np.random.default_rng(2).uniform(-7.5, 7.5, 100_000), [-5.5, 5.5, 0.0]])
     for effect in EMBEDDING_GRID["effects"]:
@@ -133,7 +133,7 @@ def test_copula_beta_quantile_interpolation_error():
     (dict(alpha=1.5), "alpha must lie in"),
 ])
 def test_embedding_grid_rejects_bad_input(options, message):
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     with pytest.raises(ValueError, match=message):
         embedding_power_grid(**options)
@@ -141,7 +141,7 @@ def test_embedding_grid_rejects_bad_input(options, message):
 
 @pytest.mark.slow
 def test_embedding_grid_full():
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     rows = embedding_power_grid(replicates=1000, seed=0)
     assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)

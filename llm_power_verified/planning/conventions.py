@@ -32,9 +32,9 @@ import numpy as np
 
 from llm_power_verified._generated import unpaired as _unpaired
 from llm_power_verified._validation import check_alpha_power, check_in_open_interval, finish, sides_for
-from llm_power_verified.correlation import validate_marginals_and_rho
-from llm_power_verified.sample_size import required_n_paired_binary
-from llm_power_verified.shortcut import required_n_arcsine, required_n_shortcut
+from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.planning.sample_size import required_n_paired_binary
+from llm_power_verified.planning.shortcut import required_n_arcsine, required_n_shortcut
 
 __all__ = ["CONVENTIONS", "CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"]
 
@@ -146,7 +146,7 @@ class CalculatorAudit:
     values: dict = field(default_factory=dict)
 
 
-def _matches(value: float, claimed: float) -> bool:
+def matches_convention(value: float, claimed: float) -> bool:
     if not math.isfinite(value):
         return False
     return abs(claimed - value) <= 1.0 or abs(claimed - math.ceil(value)) < 0.5 or abs(claimed - value) <= 0.005 * value
@@ -165,7 +165,7 @@ def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha:
         raise ValueError(f"claimed_n must be a positive number; got {claimed_n!r}")
     values = convention_values(p_a, p_b, rho, alpha, power)
     required = values["paired"]
-    matches = tuple(name for name, value in values.items() if _matches(value, float(claimed_n)))
+    matches = tuple(name for name, value in values.items() if matches_convention(value, float(claimed_n)))
     closest = min(values, key=lambda name: abs(math.log(claimed_n / values[name])) if values[name] > 0 and math.isfinite(values[name]) else math.inf)
     factor = required / float(claimed_n)
     integer = math.ceil(required * (1 - 1e-12)) if math.isfinite(required) else math.inf

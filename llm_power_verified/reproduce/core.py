@@ -32,7 +32,25 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["PRINTED", "Printed", "ReproductionRow", "reproduce"]
+from llm_power_verified.inference import mcnemar_test, required_n_inflation
+from llm_power_verified.planning import (
+    admissible_rho_interval,
+    correlation_from_counts,
+    ceil_sample_size,
+    cluster_adjusted_required_n,
+    critical_value,
+    delta_star,
+    design_effect,
+    required_n_arcsine,
+    required_n_from_counts,
+    required_n_paired_binary,
+    required_n_wald,
+    resolution_ratio_from_counts,
+    shortcut_constant,
+    shortcut_ratio,
+)
+
+__all__ = ["EMBEDDING", "MAIN", "PAPERS", "Printed", "ReproductionRow", "main_paper_rows", "sample_size_rows", "table_7_rows", "verdict_of"]
 
 MAIN = "arXiv 2605.30315 (seed 003)"
 SAMPLE_SIZE = "seed 004 (Power Analysis for Pairwise Model Comparisons)"
@@ -68,12 +86,6 @@ class ReproductionRow:
     reason: str
 
 
-def _lpv():
-    import llm_power_verified as lpv
-
-    return lpv
-
-
 def _clean(text: str) -> tuple[str, float]:
     cleaned = text.replace(",", "").replace("<", "").replace(">", "").replace("~", "").replace("%", "").strip()
     if cleaned.endswith("M"):
@@ -93,7 +105,7 @@ def _printed_number(text: str) -> float:
     return float(cleaned) * scale
 
 
-def _table_7():
+def table_7_rows():
     from llm_power_verified.examples import appendix_e
 
     return appendix_e()["table_7_mmlu_pro_adjacent"], appendix_e()["table_6_oll_v1_close_pairs"]
@@ -101,45 +113,44 @@ def _table_7():
 
 def _rows_tables_6_7() -> list[Printed]:
     rows: list[Printed] = []
-    table_7, table_6 = _table_7()
+    table_7, table_6 = table_7_rows()
     for index, row in enumerate(table_7, start=1):
         b, c, n = row["b"], row["c"], row["n"]
         where = f"Table 7, pair {index} vs {index + 1}"
         inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(_lpv().required_n_from_counts(b, c, n)), inputs))
+        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs))
         for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
-            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(_lpv().mcnemar_test(b, c, m).pvalue), inputs,
+            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs,
                                 "upper-bound" if row[key].startswith("<") else "value"))
         both = round(row["p_a"] * n) - b
-        rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(_lpv().correlation_from_counts(both, b, c, n - both - b - c)),
+        rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
                             f"{inputs}, n11 = round(p_A N) - b = {both}"))
     for row in table_6:
         b, c, n = row["b"], row["c"], row["n"]
         where = f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}"
         inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(_lpv().required_n_from_counts(b, c, n)), inputs))
+        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs))
         for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
-            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(_lpv().mcnemar_test(b, c, m).pvalue), inputs))
+            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs))
     return rows
 
 
 def _lemma_rows() -> list[Printed]:
-    lpv = _lpv()
     rows = [
-        Printed(MAIN, "Section 4, Lemma 1", "C(1/2, rho) for rho = 0.3", "0.3333333333", lambda: float(lpv.shortcut_constant(0.5, 0.3)), "p = 1/2, rho = 0.3 (printed as 1/3)"),
-        Printed(MAIN, "Corollary 1", "delta*(0.65, 0.3, 0.05), leading order", "0.43", lambda: lpv.delta_star(0.65, 0.3, 0.05).leading_order, "p = 0.65, rho = 0.3, epsilon = 0.05"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.0)", "0.31", lambda: float(lpv.shortcut_constant(0.65, 0.0)), "p = 0.65, rho = 0"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.8, 0.5)", "0.80", lambda: float(lpv.shortcut_constant(0.8, 0.5)), "p = 0.8, rho = 0.5"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.9)", "0.67", lambda: float(lpv.shortcut_constant(0.65, 0.9)), "p = 0.65, rho = 0.9"),
+        Printed(MAIN, "Section 4, Lemma 1", "C(1/2, rho) for rho = 0.3", "0.3333333333", lambda: float(shortcut_constant(0.5, 0.3)), "p = 1/2, rho = 0.3 (printed as 1/3)"),
+        Printed(MAIN, "Corollary 1", "delta*(0.65, 0.3, 0.05), leading order", "0.43", lambda: delta_star(0.65, 0.3, 0.05).leading_order, "p = 0.65, rho = 0.3, epsilon = 0.05"),
+        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.0)", "0.31", lambda: float(shortcut_constant(0.65, 0.0)), "p = 0.65, rho = 0"),
+        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.8, 0.5)", "0.80", lambda: float(shortcut_constant(0.8, 0.5)), "p = 0.8, rho = 0.5"),
+        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.9)", "0.67", lambda: float(shortcut_constant(0.65, 0.9)), "p = 0.65, rho = 0.9"),
     ]
     for delta, bound in ((0.05, "0.0008"), (0.20, "0.014")):
         def worst(delta=delta):
             values = []
             for p in (0.5, 0.65, 0.8):
                 for rho in np.linspace(0.0, 0.7, 15):
-                    if rho > lpv.admissible_rho_interval(p + delta / 2, p - delta / 2).high:
+                    if rho > admissible_rho_interval(p + delta / 2, p - delta / 2).high:
                         continue  # the paper restricts its claims to admissible rho
-                    values.append(abs(float(lpv.shortcut_ratio(p + delta / 2, p - delta / 2, rho)) - 0.5))
+                    values.append(abs(float(shortcut_ratio(p + delta / 2, p - delta / 2, rho)) - 0.5))
             return max(values)
         rows.append(Printed(MAIN, "Section 4, numerical check", f"max |n_h/N* - 1/2| at delta = {delta}", bound, worst,
                             "grid p in {0.5, 0.65, 0.8}, admissible rho in [0, 0.7] (15 values)", "upper-bound"))
@@ -147,33 +158,30 @@ def _lemma_rows() -> list[Printed]:
 
 
 def _table_1_rows() -> list[Printed]:
-    lpv = _lpv()
     inputs = "p_A = 0.65, p_B = 0.60, rho = 0.30, alpha = 0.05, power = 0.80"
     return [
-        Printed(MAIN, "Table 1", "correct N* (Eq. 6), integer", "1,028", lambda: float(lpv.ceil_sample_size(lpv.required_n_paired_binary(0.65, 0.60, 0.30))), inputs),
-        Printed(MAIN, "Table 1", "per-arm K/h^2, integer", "736", lambda: float(lpv.ceil_sample_size(lpv.required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
-        Printed(MAIN, "Table 1", "K/h^2 x (1 - rho), integer", "515", lambda: float(lpv.ceil_sample_size(0.7 * lpv.required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
-        Printed(MAIN, "Table 1", "statsmodels per-arm 2K/h^2, integer", "1,471", lambda: float(lpv.ceil_sample_size(lpv.required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
-        Printed(MAIN, "Table 1", "2K/h^2 x (1 - rho), integer", "1,030", lambda: float(lpv.ceil_sample_size(0.7 * lpv.required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
+        Printed(MAIN, "Table 1", "correct N* (Eq. 6), integer", "1,028", lambda: float(ceil_sample_size(required_n_paired_binary(0.65, 0.60, 0.30))), inputs),
+        Printed(MAIN, "Table 1", "per-arm K/h^2, integer", "736", lambda: float(ceil_sample_size(required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
+        Printed(MAIN, "Table 1", "K/h^2 x (1 - rho), integer", "515", lambda: float(ceil_sample_size(0.7 * required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
+        Printed(MAIN, "Table 1", "statsmodels per-arm 2K/h^2, integer", "1,471", lambda: float(ceil_sample_size(required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
+        Printed(MAIN, "Table 1", "2K/h^2 x (1 - rho), integer", "1,030", lambda: float(ceil_sample_size(0.7 * required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
     ]
 
 
 def _multiplicity_rows() -> list[Printed]:
-    lpv = _lpv()
     return [
-        Printed(MAIN, "Section 6.3", "z_{1 - alpha/(2 m)}, m = 40", "3.227", lambda: float(lpv.critical_value(0.05 / 40)), "alpha = 0.05, m = 40"),
-        Printed(MAIN, "Section 6.3", "Bonferroni N* inflation, m = 40", "2.11", lambda: float(lpv.required_n_inflation(40)), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 6.3", "Sidak N* inflation, m = 40", "2.10", lambda: float(lpv.required_n_inflation(40, method="sidak")), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 6.2", "Bonferroni N* inflation, m = 45", "2.14", lambda: float(lpv.required_n_inflation(45)), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 3", "z_{1-alpha/2} + z_{1-beta}", "2.80", lambda: float(lpv.critical_value(0.05) + lpv.critical_value(0.2, "larger")), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 3 / Table 6", "HellaSwag q = N/N*", "0.5", lambda: float(lpv.resolution_ratio_from_counts(295, 249, 10042)), "b = 295, c = 249, N = 10,042 (printed as q ~ 1/2)"),
+        Printed(MAIN, "Section 6.3", "z_{1 - alpha/(2 m)}, m = 40", "3.227", lambda: float(critical_value(0.05 / 40)), "alpha = 0.05, m = 40"),
+        Printed(MAIN, "Section 6.3", "Bonferroni N* inflation, m = 40", "2.11", lambda: float(required_n_inflation(40)), "alpha = 0.05, power = 0.8"),
+        Printed(MAIN, "Section 6.3", "Sidak N* inflation, m = 40", "2.10", lambda: float(required_n_inflation(40, method="sidak")), "alpha = 0.05, power = 0.8"),
+        Printed(MAIN, "Section 6.2", "Bonferroni N* inflation, m = 45", "2.14", lambda: float(required_n_inflation(45)), "alpha = 0.05, power = 0.8"),
+        Printed(MAIN, "Section 3", "z_{1-alpha/2} + z_{1-beta}", "2.80", lambda: float(critical_value(0.05) + critical_value(0.2, "larger")), "alpha = 0.05, power = 0.8"),
+        Printed(MAIN, "Section 3 / Table 6", "HellaSwag q = N/N*", "0.5", lambda: float(resolution_ratio_from_counts(295, 249, 10042)), "b = 295, c = 249, N = 10,042 (printed as q ~ 1/2)"),
     ]
 
 
 def _table_4_rows() -> list[Printed]:
     """Table 4's design effects from its own printed ICC and m-bar ~ 859, and cluster N* = N* x DE."""
-    lpv = _lpv()
-    table_7, _ = _table_7()
+    table_7, _ = table_7_rows()
     icc = [0.0004, -0.0003, 0.0002, 0.036, 0.0067, 0.012, -0.0002, 0.0010, 0.0029]
     printed_de = ["1.37", "1.00", "1.19", "31.5", "6.74", "11.5", "1.00", "1.88", "3.52"]
     printed_n = ["2,327", "778", "40,660", "13,621", "39,009", None, "4,628", "24,632", None]
@@ -183,71 +191,49 @@ def _table_4_rows() -> list[Printed]:
         where = f"Table 4, pair {index} vs {index + 1}"
         half = _half_unit(str(value))
         spread = lambda f, v=value, h=half: (f(v - h), f(v + h))  # noqa: E731
-        effect = lambda v: float(lpv.design_effect(mean_size, v))  # noqa: E731
+        effect = lambda v: float(design_effect(mean_size, v))  # noqa: E731
         rows.append(Printed(MAIN, where, "design effect", de, lambda v=value: effect(v), f"printed ICC = {value}, m-bar = 12,032/14",
                             input_range=lambda s=spread: s(effect)))
         if cluster_n is not None:
-            required = float(lpv.required_n_from_counts(row["b"], row["c"], row["n"]))
-            adjusted = lambda v, r=required: float(lpv.cluster_adjusted_required_n(r, mean_size, v))  # noqa: E731
+            required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
+            adjusted = lambda v, r=required: float(cluster_adjusted_required_n(r, mean_size, v))  # noqa: E731
             rows.append(Printed(MAIN, where, "cluster-adjusted N*", cluster_n, lambda v=value, a=adjusted: a(v),
                                 f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC", input_range=lambda s=spread, a=adjusted: s(a)))
     return rows
 
 
 def _anytime_rows() -> list[Printed]:
-    from llm_power_verified.sequential import required_n_anytime
+    from llm_power_verified.sequential.e_process import required_n_anytime
 
-    table_7, _ = _table_7()
+    table_7, _ = table_7_rows()
     b = np.array([row["b"] for row in table_7])
     c = np.array([row["c"] for row in table_7])
-    lpv = _lpv()
     return [
-        Printed(MAIN, "Section 6.2 / Table 5", "fixed-n unresolved of 9 MMLU-Pro pairs", "4", lambda: float(np.sum(np.asarray(lpv.required_n_from_counts(b, c, 12032)) > 12032)), "Table 7 counts"),
+        Printed(MAIN, "Section 6.2 / Table 5", "fixed-n unresolved of 9 MMLU-Pro pairs", "4", lambda: float(np.sum(np.asarray(required_n_from_counts(b, c, 12032)) > 12032)), "Table 7 counts"),
         Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9", "5", lambda: float(np.sum(np.asarray(required_n_anytime(b, c, 12032)) > 12032)),
                 "Table 7 counts; grid mixture; N_av by the boundary definition"),
         Printed(MAIN, "Section 6.5", "anytime N* inflation at N = 12,032", "2.15", lambda: float(np.median(np.asarray(required_n_anytime(b, c, 12032))[np.isfinite(np.asarray(required_n_anytime(b, c, 12032)))]
-                                                                                                       / np.asarray(lpv.required_n_from_counts(b, c, 12032))[np.isfinite(np.asarray(required_n_anytime(b, c, 12032)))])),
+                                                                                                       / np.asarray(required_n_from_counts(b, c, 12032))[np.isfinite(np.asarray(required_n_anytime(b, c, 12032)))])),
                 "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor)"),
     ]
 
 
-def _seed_004_rows() -> list[Printed]:
-    lpv = _lpv()
+def sample_size_rows() -> list[Printed]:
     printed = {0.0: ("65,920", "16,480", "4,120"), 0.4: ("39,552", "9,888", "2,472"), 0.6: ("26,368", "6,592", "1,648"), 0.8: ("13,184", "3,296", "824")}
     rows = []
     for rho, values in printed.items():
         for delta, value in zip((0.005, 0.01, 0.02), values):
             rows.append(Printed(SAMPLE_SIZE, "Section 3 table", f"required n, rho = {rho}, Delta = {delta}", value,
-                                lambda rho=rho, delta=delta: float(lpv.required_n_wald(0.42 - 2 * rho * 0.21, delta)),
+                                lambda rho=rho, delta=delta: float(required_n_wald(0.42 - 2 * rho * 0.21, delta)),
                                 "sigma_A^2 = sigma_B^2 = 0.21 (p ~ 0.7), alpha = 0.05, power = 0.8, its own formula"))
     rows.append(Printed(SAMPLE_SIZE, "Abstract", "required n at Delta = 0.01, rho = 0.7 (range low end)", "3,800",
-                        lambda: float(lpv.required_n_wald(0.42 * 0.3, 0.01)), "p ~ 0.7, rho = 0.7"))
+                        lambda: float(required_n_wald(0.42 * 0.3, 0.01)), "p ~ 0.7, rho = 0.7"))
     rows.append(Printed(SAMPLE_SIZE, "Abstract", "required n at Delta = 0.01, rho = 0.4 (range high end)", "9,600",
-                        lambda: float(lpv.required_n_wald(0.42 * 0.6, 0.01)), "p ~ 0.7, rho = 0.4"))
+                        lambda: float(required_n_wald(0.42 * 0.6, 0.01)), "p ~ 0.7, rho = 0.4"))
     return rows
 
 
-def printed_values(paper: str = "all") -> list[Printed]:
-    from llm_power_verified import _reproduce_extra as extra
-
-    groups = {
-        "main": lambda: (_table_1_rows() + _lemma_rows() + _multiplicity_rows() + _rows_tables_6_7() + extra.table_11_rows()
-                         + _table_4_rows() + extra.table_9_rows() + _anytime_rows() + extra.table_5_rows() + extra.table_3_rows()
-                         + extra.table_2_rows() + extra.table_10_rows() + extra.appendix_b_rows()),
-        "embedding": extra.embedding_rows,
-        "sample-size": _seed_004_rows,
-    }
-    if paper == "all":
-        return [entry for name in PAPERS for entry in groups[name]()]
-    if paper not in groups:
-        raise ValueError(f"paper must be one of {list(PAPERS) + ['all']}; got {paper!r}")
-    return groups[paper]()
-
-
-PRINTED = printed_values
-
-
-def _verdict(entry: Printed, computed: float) -> tuple[float | None, str, str]:
+def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]:
     if entry.kind == "not-reproducible":
         return None, "not reproducible", entry.reason
     if entry.kind == "range":
@@ -290,11 +276,8 @@ def _verdict(entry: Printed, computed: float) -> tuple[float | None, str, str]:
     return relative, "differs", "does not follow from the stated inputs"
 
 
-def reproduce(paper: str = "all") -> list[ReproductionRow]:
-    """Recompute every stored printed value and compare (see the module notes)."""
-    rows = []
-    for entry in printed_values(paper):
-        computed = math.nan if entry.kind == "not-reproducible" else float(entry.compute())
-        relative, verdict, reason = _verdict(entry, computed)
-        rows.append(ReproductionRow(entry.paper, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict, reason))
-    return rows
+def main_paper_rows(extra_tables) -> list[Printed]:
+    """The main paper's printed values in report order; ``extra_tables`` supplies the tables built in :mod:`.extra`."""
+    return (_table_1_rows() + _lemma_rows() + _multiplicity_rows() + _rows_tables_6_7() + extra_tables.table_11_rows()
+            + _table_4_rows() + extra_tables.table_9_rows() + _anytime_rows() + extra_tables.table_5_rows() + extra_tables.table_3_rows()
+            + extra_tables.table_2_rows() + extra_tables.table_10_rows() + extra_tables.appendix_b_rows())

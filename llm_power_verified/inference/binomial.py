@@ -24,7 +24,7 @@ _LOG_2 = math.log(2.0)
 _S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
 
 
-def _stirling_error(n: np.ndarray) -> np.ndarray:
+def stirling_error(n: np.ndarray) -> np.ndarray:
     """log(n!) - log(sqrt(2 pi n) (n/e)^n), for n >= 1."""
     out = np.empty_like(n)
     large = n > 15
@@ -36,7 +36,7 @@ def _stirling_error(n: np.ndarray) -> np.ndarray:
     return out
 
 
-def _deviance(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def deviance(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """x log(x / mean) + mean - x, by a series when x is close to mean."""
     out = np.empty_like(x)
     close = np.abs(x - mean) < 0.1 * (x + mean)
@@ -66,7 +66,7 @@ def log_pmf_half(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     inner = (k > 0) & (k < n)
     ki, ni = k[inner], n[inner]
     mean = ni / 2
-    lc = _stirling_error(ni) - _stirling_error(ki) - _stirling_error(ni - ki) - _deviance(ki, mean) - _deviance(ni - ki, mean)
+    lc = stirling_error(ni) - stirling_error(ki) - stirling_error(ni - ki) - deviance(ki, mean) - deviance(ni - ki, mean)
     lf = _LOG_2PI + np.log(ki) + np.log1p(-ki / ni)
     out = np.array(out, copy=True)
     out[inner] = lc - 0.5 * lf

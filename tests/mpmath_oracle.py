@@ -64,7 +64,7 @@ def exact_pvalue(b: int, c: int, digits: int = DEFAULT_DIGITS):
 
 
 def midp_pvalue(b: int, c: int, two_sided: str = "double", digits: int = DEFAULT_DIGITS):
-    """(p, log p) of the mid-p McNemar test (see :mod:`llm_power_verified.mcnemar` for the rules)."""
+    """(p, log p) of the mid-p McNemar test (see :mod:`llm_power_verified.inference.mcnemar` for the rules)."""
     b, c = _check_counts(b, c)
     if b + c == 0:
         return mpmath.mpf(1), mpmath.mpf(0)

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, logsumexp, ndtri
 
-from llm_power_verified._binomial import _deviance, _stirling_error
+from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified._generated import e_process as _generated
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
@@ -100,8 +100,8 @@ def _log_beta_plus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     s = x + y
     half = s / 2
-    return (0.5 * _LOG_2PI + 0.5 * (np.log(s) - np.log(x) - np.log(y)) + _deviance(x, half) + _deviance(y, half)
-            + _stirling_error(x) + _stirling_error(y) - _stirling_error(s))
+    return (0.5 * _LOG_2PI + 0.5 * (np.log(s) - np.log(x) - np.log(y)) + deviance(x, half) + deviance(y, half)
+            + stirling_error(x) + stirling_error(y) - stirling_error(s))
 
 
 def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray:
@@ -148,10 +148,10 @@ def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior=(1.0, 1
     b and c, log e_t, the running mean difference, and the first item at which
     e reaches each of 1/0.05 and 1/0.01 (None if never).
     """
-    from llm_power_verified.mcnemar import _binary_vector
+    from llm_power_verified.inference.mcnemar import as_binary_vector
 
-    a = _binary_vector("scores_a", scores_a)
-    b_scores = _binary_vector("scores_b", scores_b)
+    a = as_binary_vector("scores_a", scores_a)
+    b_scores = as_binary_vector("scores_b", scores_b)
     if a.size != b_scores.size:
         raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b_scores.size}")
     wins = np.cumsum((a == 1) & (b_scores == 0))
@@ -265,7 +265,7 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     >>> round(anytime / required_n_from_counts(1680, 1454, 12032), 2)
     2.66
     """
-    from llm_power_verified.sample_size import required_n_from_counts
+    from llm_power_verified.planning.sample_size import required_n_from_counts
 
     shape = np.broadcast(np.asarray(b), np.asarray(c), np.asarray(n)).shape
     b = np.atleast_1d(check_count("b", b)).astype(np.float64)
@@ -419,7 +419,7 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     (p10 = p01) the e-process's rate stays below alpha at any number of looks;
     the peeked chi-square test's does not.
     """
-    from llm_power_verified.mcnemar import mcnemar_chi2
+    from llm_power_verified.inference.mcnemar import mcnemar_chi2
 
     rng = np.random.default_rng(seed)
     cells = rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(replicates, n_items)).astype(np.int8) if replicates * n_items <= 5_000_000 else None

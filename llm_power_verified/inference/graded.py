@@ -13,7 +13,7 @@ the same two tests on every row of a 2-D array of differences at once, each
 row treated as its own one-dimensional scipy call (so a row's zeros or ties
 change only that row's method); the Monte Carlo grids use them.
 
-Power and required n of the paired t-test are in :mod:`llm_power_verified.paired_t`.
+Power and required n of the paired t-test are in :mod:`llm_power_verified.planning.paired_t`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from llm_power_verified._binomial import log_t_survival
+from llm_power_verified.inference.binomial import log_t_survival
 from llm_power_verified._validation import as_array, describe_index
 
 __all__ = ["GradedTestResult", "batched_paired_t_pvalues", "batched_wilcoxon_pvalues", "paired_t_test", "wilcoxon_signed_rank"]
@@ -135,10 +135,10 @@ def batched_paired_t_pvalues(differences: Any) -> np.ndarray:
     >>> batched_paired_t_pvalues([[0.3, 0.05, 0.1, 0.05], [0.1, -0.1, 0.2, -0.2]]).round(4)
     array([0.1265, 1.    ])
     """
-    return _paired_t_rows(_batched_differences(differences))
+    return paired_t_rows(_batched_differences(differences))
 
 
-def _paired_t_rows(array: np.ndarray) -> np.ndarray:
+def paired_t_rows(array: np.ndarray) -> np.ndarray:
     """:func:`batched_paired_t_pvalues` on a finite float64 (rows, n) array, unchecked."""
     from scipy import special
 
@@ -178,10 +178,10 @@ def batched_wilcoxon_pvalues(differences: Any) -> np.ndarray:
     >>> batched_wilcoxon_pvalues([[0.3, 0.05, 0.1, 0.05, 0.05]]).round(4)
     array([0.0625])
     """
-    return _wilcoxon_rows(_batched_differences(differences))
+    return wilcoxon_rows(_batched_differences(differences))
 
 
-def _wilcoxon_rows(array: np.ndarray) -> np.ndarray:
+def wilcoxon_rows(array: np.ndarray) -> np.ndarray:
     """:func:`batched_wilcoxon_pvalues` on a finite float64 (rows, n) array, unchecked.
 
     Ranks come from one sort of 64-bit keys: the bits of d rotated left by one,

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr
 
-from llm_power_verified._binomial import log_lower_tail_half
+from llm_power_verified.inference.binomial import log_lower_tail_half
 from llm_power_verified._validation import as_array, check_count, describe_index, finish
 
 __all__ = [
@@ -232,8 +232,8 @@ def binary_counts(scores_a: Any, scores_b: Any) -> tuple[int, int, int, int]:
     >>> binary_counts([1, 1, 0, 0, 1], [1, 0, 1, 0, 0])
     (1, 2, 1, 1)
     """
-    a = _binary_vector("scores_a", scores_a)
-    b = _binary_vector("scores_b", scores_b)
+    a = as_binary_vector("scores_a", scores_a)
+    b = as_binary_vector("scores_b", scores_b)
     if a.shape != b.shape:
         raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b.size}")
     a_true, b_true = a.astype(bool), b.astype(bool)
@@ -243,7 +243,7 @@ def binary_counts(scores_a: Any, scores_b: Any) -> tuple[int, int, int, int]:
     return both, only_a, only_b, a.size - both - only_a - only_b
 
 
-def _binary_vector(name: str, values: Any) -> np.ndarray:
+def as_binary_vector(name: str, values: Any) -> np.ndarray:
     array = as_array(name, values)
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")

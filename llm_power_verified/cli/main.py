@@ -268,7 +268,7 @@ _LABELS = (
 
 
 def _run_design(arguments) -> str:
-    from llm_power_verified.design import design_from_counts, design_paired_binary
+    from llm_power_verified.planning.design import design_from_counts, design_paired_binary
 
     marginal = [arguments.p_a, arguments.p_b, arguments.rho]
     table = [arguments.b, arguments.c]
@@ -311,9 +311,9 @@ def _json_number(value: float):
 
 
 def _run_test(arguments) -> str:
-    from llm_power_verified.bootstrap import paired_bootstrap, paired_bootstrap_counts
-    from llm_power_verified.graded import paired_t_test, wilcoxon_signed_rank
-    from llm_power_verified.mcnemar import binary_counts, mcnemar_all
+    from llm_power_verified.inference.bootstrap import paired_bootstrap, paired_bootstrap_counts
+    from llm_power_verified.inference.graded import paired_t_test, wilcoxon_signed_rank
+    from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all
 
     options = dict(n_resamples=arguments.n_resamples, confidence=arguments.confidence,
                    method=arguments.bootstrap_method, seed=arguments.seed)
@@ -429,7 +429,7 @@ def _run_crosscheck(arguments) -> str:
 
 
 def _run_audit_calculator(arguments) -> str:
-    from llm_power_verified.conventions import TOOL_CONVENTIONS, _matches, audit_claimed_n, convention_values
+    from llm_power_verified.planning.conventions import TOOL_CONVENTIONS, matches_convention, audit_claimed_n, convention_values
 
     note = None
     if arguments.tool is not None or arguments.tool_output is not None:
@@ -441,7 +441,7 @@ def _run_audit_calculator(arguments) -> str:
         values = convention_values(arguments.p_a, arguments.p_b, arguments.rho, arguments.alpha, arguments.power)
         convention = TOOL_CONVENTIONS[arguments.tool]
         expected = values[convention]
-        consistent = _matches(expected, arguments.tool_output)
+        consistent = matches_convention(expected, arguments.tool_output)
         note = (f"{arguments.tool} returns the {convention} value, {expected:.2f} here; the given output "
                 f"{arguments.tool_output:g} {'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
                 f"Audited: that output x (1 - rho) = {arguments.tool_output * (1 - arguments.rho):.2f}.")
@@ -485,9 +485,9 @@ def _load_audit_input(arguments):
 
 
 def _run_audit(arguments) -> str:
-    from llm_power_verified.audit import audit_leaderboard
+    from llm_power_verified.leaderboard.audit import audit_leaderboard
     from llm_power_verified.io import check_outputs, write_text
-    from llm_power_verified.report import plot_resolution, render
+    from llm_power_verified.report.render import plot_resolution, render
 
     check_outputs({"--out": arguments.out, "--plot": arguments.plot}, arguments.inputs)
     matrix, inputs = _load_audit_input(arguments)
@@ -514,7 +514,7 @@ def _run_audit(arguments) -> str:
 def _run_monitor(arguments) -> str:
     import numpy as np
 
-    from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
+    from llm_power_verified.sequential.e_process import anytime_pvalue, confidence_sequence, e_process
 
     from llm_power_verified.io import check_outputs, read_score_files
 
@@ -553,7 +553,7 @@ def _run_monitor(arguments) -> str:
         axis.set_ylabel("log e_n")
         axis.legend()
         figure.tight_layout()
-        from llm_power_verified.report import save_figure
+        from llm_power_verified.report.render import save_figure
 
         save_figure(figure, arguments.plot)
     if arguments.json:

@@ -28,9 +28,9 @@ import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power
-from llm_power_verified.correlation import validate_marginals_and_rho
-from llm_power_verified.mcnemar import VARIANTS, mcnemar_test
-from llm_power_verified.sample_size import required_n_connor, required_n_paired_binary
+from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.inference.mcnemar import VARIANTS, mcnemar_test
+from llm_power_verified.planning.sample_size import required_n_connor, required_n_paired_binary
 
 __all__ = ["critical_counts", "power_mcnemar_exact", "required_n_mcnemar_exact", "sample_size_table"]
 
@@ -66,7 +66,7 @@ def critical_counts(m: Any, alpha: float = 0.05, method: str = "exact") -> np.nd
         high[index[~rejects]] = kk[~rejects]
 
 
-def _power_one(n: int, p10: float, p01: float, alpha: float, method: str) -> float:
+def power_exact_at_cells(n: int, p10: float, p01: float, alpha: float, method: str) -> float:
     from scipy import stats
 
     discordance = p10 + p01
@@ -114,7 +114,7 @@ def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float
     if method not in VARIANTS:
         raise ValueError(f"method must be one of {VARIANTS}; got {method!r}")
     only_a, only_b = _cells(p_a, p_b, rho)
-    return _power_one(int(n), only_a, only_b, float(alpha_array), method)
+    return power_exact_at_cells(int(n), only_a, only_b, float(alpha_array), method)
 
 
 def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, method: str = "exact") -> int:
@@ -141,7 +141,7 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
         return math.inf
 
     def reaches(n: int) -> bool:
-        return _power_one(n, only_a, only_b, alpha, method) >= power
+        return power_exact_at_cells(n, only_a, only_b, alpha, method) >= power
 
     start = float(required_n_connor(p_a, p_b, rho, alpha, power))
     high = max(int(math.ceil(start)), 2)

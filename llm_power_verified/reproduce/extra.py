@@ -1,6 +1,6 @@
-"""Printed values of the Monte Carlo tables, Tables 3, 5, 9-11 and seed 001, for :mod:`llm_power_verified.reproduce`.
+"""Printed values of the Monte Carlo tables, Tables 3, 5, 9-11 and seed 001, for :mod:`llm_power_verified.reproduce.core`.
 
-Each function returns :class:`~llm_power_verified.reproduce.Printed` entries;
+Each function returns :class:`~llm_power_verified.reproduce.core.Printed` entries;
 the simulations behind them run once per process (cached) with fixed seeds.
 """
 
@@ -11,14 +11,17 @@ import math
 
 import numpy as np
 
-from llm_power_verified.reproduce import EMBEDDING, MAIN, Printed, _table_7
+from llm_power_verified.inference import mcnemar_test, required_n_inflation
+from llm_power_verified.planning import admissible_rho_interval, required_n_from_counts, required_n_paired_binary
+
+from llm_power_verified.reproduce.core import EMBEDDING, MAIN, Printed, table_7_rows
 
 R_PUBLISHED = 1000  # seed 001's replicates per cell
 EMBEDDING_REPLICATES = 4000  # this package's own simulation where no analytic value exists
 
 
 def _se(power: float, replicates: int) -> float:
-    from llm_power_verified.simulation import monte_carlo_se
+    from llm_power_verified.simulation.grids import monte_carlo_se
 
     return monte_carlo_se(power, replicates)
 
@@ -28,22 +31,20 @@ def _se(power: float, replicates: int) -> float:
 
 def table_11_rows() -> list[Printed]:
     """Table 11's mid-p column (chi-square and exact are Table 6's rows) from Table 6's counts."""
-    import llm_power_verified as lpv
 
-    _, table_6 = _table_7()
+    _, table_6 = table_7_rows()
     printed = (".77", ".13", ".10", ".049", ".95", ".28", ".20")  # Table 11's mid-p column, in Table 6's order
     rows = []
     for row, text in zip(table_6, printed, strict=True):
         rows.append(Printed(MAIN, f"Table 11, {row['task']} {row['model_a']} vs {row['model_b']}", "mid-p p-value", "0" + text,
-                            lambda b=row["b"], c=row["c"]: float(lpv.mcnemar_test(b, c, "mid-p").pvalue), f"b = {row['b']}, c = {row['c']}"))
+                            lambda b=row["b"], c=row["c"]: float(mcnemar_test(b, c, "mid-p").pvalue), f"b = {row['b']}, c = {row['c']}"))
     return rows
 
 
 def table_9_rows() -> list[Printed]:
     """Table 9: cluster N* (point and 5-95% ends) = N*_IID (Table 7 counts) x the printed design effect."""
-    import llm_power_verified as lpv
 
-    table_7, _ = _table_7()
+    table_7, _ = table_7_rows()
     printed = [("1.37", "1.00", "1.95", "2,327", "1,697", "3,308"), ("1.00", "1.00", "1.12", "778", "778", "868"),
                ("1.19", "1.00", "1.64", "40,660", "34,092", "55,765"), ("31.5", "17.4", "40.9", "13,621", "7,546", "17,672"),
                ("6.74", "3.25", "9.78", "39,009", "18,800", "56,617"), ("11.5", "4.12", "17.7", "31.4M", "11.2M", "48.3M"),
@@ -51,7 +52,7 @@ def table_9_rows() -> list[Printed]:
                ("3.52", "2.33", "4.08", "1.11M", "0.73M", "1.28M")]
     rows = []
     for index, (row, values) in enumerate(zip(table_7, printed), start=1):
-        required = float(lpv.required_n_from_counts(row["b"], row["c"], row["n"]))
+        required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
         for label, de, cluster in zip(("point", "5%", "95%"), values[:3], values[3:]):
             half = 0.5 * 10 ** -len(de.split(".")[1])  # half a unit of the printed DE
             rows.append(Printed(MAIN, f"Table 9, pair {index} vs {index + 1}", f"cluster N* ({label})", cluster,
@@ -63,13 +64,12 @@ def table_9_rows() -> list[Printed]:
 
 
 def table_5_rows() -> list[Printed]:
-    import llm_power_verified as lpv
 
-    table_7, _ = _table_7()
-    required = np.array([float(lpv.required_n_from_counts(row["b"], row["c"], row["n"])) for row in table_7])
+    table_7, _ = table_7_rows()
+    required = np.array([float(required_n_from_counts(row["b"], row["c"], row["n"])) for row in table_7])
     return [
         Printed(MAIN, "Table 5 / Section 6.2", "Bonferroni/Holm unresolved of 9 MMLU-Pro pairs (m = 9)", "4",
-                lambda: float(np.sum(required * float(lpv.required_n_inflation(9)) > 12032)), "Table 7 counts, Bonferroni N* inflation at m = 9"),
+                lambda: float(np.sum(required * float(required_n_inflation(9)) > 12032)), "Table 7 counts, Bonferroni N* inflation at m = 9"),
         Printed(MAIN, "Table 5", "OLL v1 columns (11/40, 14/40, 14/40)", "-", lambda: math.nan, "", kind="not-reproducible",
                 reason="needs the 40 OLL v1 pairs' counts; the paper prints only the 7 close pairs (Table 6)"),
         Printed(MAIN, "Table 5", "real-ICC clustered unresolved (MMLU-Pro)", "6", lambda: math.nan, "", kind="not-reproducible",
@@ -79,12 +79,11 @@ def table_5_rows() -> list[Printed]:
 
 def table_3_rows() -> list[Printed]:
     """Table 3's two close buckets hold exactly Table 6's seven pairs; r = N*/N from their counts."""
-    import llm_power_verified as lpv
 
-    _, table_6 = _table_7()
+    _, table_6 = table_7_rows()
     ratios, gaps = [], []
     for row in table_6:
-        ratios.append(float(lpv.required_n_from_counts(row["b"], row["c"], row["n"])) / row["n"])
+        ratios.append(float(required_n_from_counts(row["b"], row["c"], row["n"])) / row["n"])
         gaps.append(abs(row["b"] - row["c"]) / row["n"])
     ratios, gaps = np.array(ratios), np.array(gaps)
     rows = []
@@ -105,7 +104,7 @@ def table_3_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _table_2_simulation() -> tuple[dict, ...]:
-    from llm_power_verified.simulation import calibration_table_2
+    from llm_power_verified.simulation.grids import calibration_table_2
 
     return tuple(calibration_table_2(seed=0))
 
@@ -147,26 +146,24 @@ TABLE_10 = (  # (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, acc
 
 def _table_10_accuracy(delta: float, rho: float, required: float, known: float | None) -> float:
     """p_A: the Table 6 accuracy of the first model, or (unknown) the p_A > 1/2 at which Eq. 6 gives the printed N*."""
-    import llm_power_verified as lpv
     from scipy.optimize import brentq
 
     if known is not None:
         return known
     grid = np.linspace(0.5 + delta, 0.995, 400)
-    high = np.array([float(lpv.admissible_rho_interval(p, p - delta).high) for p in grid])
+    high = np.array([float(admissible_rho_interval(p, p - delta).high) for p in grid])
     grid = grid[high >= rho]
-    gap = np.array([float(lpv.required_n_paired_binary(p, p - delta, rho)) for p in grid]) - required
+    gap = np.array([float(required_n_paired_binary(p, p - delta, rho)) for p in grid]) - required
     change = np.flatnonzero(np.sign(gap[:-1]) != np.sign(gap[1:]))
     if change.size == 0:
         return math.nan
     first = change[0]
-    return brentq(lambda p: float(lpv.required_n_paired_binary(p, p - delta, rho)) - required, grid[first], grid[first + 1])
+    return brentq(lambda p: float(required_n_paired_binary(p, p - delta, rho)) - required, grid[first], grid[first + 1])
 
 
 def table_10_rows() -> list[Printed]:
-    import llm_power_verified as lpv
     from llm_power_verified._generated import paired_variance as _variance
-    from llm_power_verified.mcnemar_power import _power_one
+    from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
 
     rows = []
     for pair, delta, rho, required_text, powers, known in TABLE_10:
@@ -175,16 +172,16 @@ def table_10_rows() -> list[Printed]:
         source = "Table 6 accuracy of the first model" if known is not None else "p_A solved from the printed N* (not stated)"
         inputs = f"|delta| = {delta}, rho = {rho}, p_A = {p_a:.4f} ({source})"
         if known is not None:
-            rows.append(Printed(MAIN, where, "N* (Eq. 6)", required_text, lambda p=p_a, d=delta, r=rho: float(lpv.required_n_paired_binary(p, p - d, r)), inputs,
-                                input_range=lambda p=p_a, d=delta, r=rho: tuple(float(lpv.required_n_paired_binary(p, p - dd, rr))
+            rows.append(Printed(MAIN, where, "N* (Eq. 6)", required_text, lambda p=p_a, d=delta, r=rho: float(required_n_paired_binary(p, p - d, r)), inputs,
+                                input_range=lambda p=p_a, d=delta, r=rho: tuple(float(required_n_paired_binary(p, p - dd, rr))
                                                                                 for dd, rr in ((d - 5e-4, r + 5e-3), (d + 5e-4, r - 5e-3)))))
         both = float(_variance.joint_success_probability(p_a, p_a - delta, rho))
         only_a, only_b = p_a - both, p_a - delta - both
         for fraction, text in zip((0.8, 1.0, 1.2), powers):
             size = math.ceil(fraction * float(required_text))
-            expected = _power_one(size, only_a, only_b, 0.05, "chi2")
+            expected = power_exact_at_cells(size, only_a, only_b, 0.05, "chi2")
             rows.append(Printed(MAIN, where, f"empirical McNemar power at {fraction} N* (n = {size})", text,
-                                lambda n=size, a=only_a, b=only_b: _power_one(n, a, b, 0.05, "chi2"),
+                                lambda n=size, a=only_a, b=only_b: power_exact_at_cells(n, a, b, 0.05, "chi2"),
                                 f"{inputs}; exact chi-square power of M = 1,000 bootstrap benchmarks", "monte-carlo",
                                 tolerance=3 * _se(expected, 1000)))
     return rows
@@ -192,12 +189,11 @@ def table_10_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _appendix_b_curves() -> tuple[dict, ...]:
-    import llm_power_verified as lpv
-    from llm_power_verified.prospective import bootstrap_power_curve_binary
+    from llm_power_verified.simulation.prospective import bootstrap_power_curve_binary
 
     curves = []
     for index, delta in enumerate((0.02, 0.04, 0.08)):
-        required = float(lpv.required_n_paired_binary(0.65, 0.65 - delta, 0.3))
+        required = float(required_n_paired_binary(0.65, 0.65 - delta, 0.3))
         sizes = np.unique(np.round(required * np.array([0.7, 0.85, 1.0, 1.15, 1.3])).astype(int))
         curves.append(bootstrap_power_curve_binary(0.65, 0.65 - delta, 0.3, sizes, trials=1000, draws=1000, seed=100 + index))
     return tuple(curves)
@@ -218,15 +214,15 @@ def appendix_b_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _embedding_simulation() -> dict:
-    from llm_power_verified.simulation import embedding_power_grid
+    from llm_power_verified.simulation.grids import embedding_power_grid
 
     rows = embedding_power_grid(replicates=EMBEDDING_REPLICATES, seed=2026, effects=(0.0, 0.01, 0.02))
     return {(row["model"], row["n"], row["effect"], row["correlation"]): row for row in rows}
 
 
 def _analytic_power(model: str, n: int, effect: float, rho: float) -> float:
-    from llm_power_verified.paired_t import power_paired_t
-    from llm_power_verified.simulation import embedding_difference_moments
+    from llm_power_verified.planning.paired_t import power_paired_t
+    from llm_power_verified.simulation.grids import embedding_difference_moments
 
     mean, spread = embedding_difference_moments(effect, rho, model)
     return float(power_paired_t(n, mean, spread, 0.05))

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.audit import AuditResult
+from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.io.output import csv_text, markdown_text, terminal_text, write_bytes
 
 __all__ = ["PAIR_COLUMNS", "checklist", "render", "save_figure", "to_json_document", "plot_resolution"]

@@ -25,7 +25,7 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
-from llm_power_verified.correlation import validate_marginals_and_rho
+from llm_power_verified.planning.correlation import validate_marginals_and_rho
 
 __all__ = [
     "DeltaStar",

@@ -18,7 +18,7 @@ over the unpaired formula.  Graded scores: paired t-test, paired bootstrap
 The family (``family``) is declared explicitly: "adjacent" (K - 1
 comparisons), "all" (K (K - 1) / 2) or "reference" (K - 1); adjusted
 p-values and N* inflations use it.  Cluster diagnostics are in
-:mod:`llm_power_verified.leaderboard_clusters`.
+:mod:`llm_power_verified.leaderboard.clusters`.
 """
 
 from __future__ import annotations
@@ -32,22 +32,22 @@ import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
-from llm_power_verified.contingency import both_correct_counts, correct_counts
-from llm_power_verified.conventions import required_n_unpaired
-from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
+from llm_power_verified.leaderboard.contingency import both_correct_counts, correct_counts
+from llm_power_verified.planning.conventions import required_n_unpaired
+from llm_power_verified.planning.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_midp
-from llm_power_verified.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
+from llm_power_verified.inference.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_midp
+from llm_power_verified.inference.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.sample_size import (
+from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
     required_n_connor_from_counts,
     required_n_from_counts,
     required_n_paired_binary,
     required_n_wald,
 )
-from llm_power_verified.sequential import e_bh, log_e_value
-from llm_power_verified.shortcut import required_n_shortcut
+from llm_power_verified.sequential.e_process import e_bh, log_e_value
+from llm_power_verified.planning.shortcut import required_n_shortcut
 
 __all__ = ["AuditResult", "MODES", "FAMILIES", "audit_leaderboard", "rank_models", "pair_indices"]
 
@@ -58,7 +58,7 @@ _PAIR_CHUNK = 20_000
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Everything the audit computed; :mod:`llm_power_verified.report` renders it."""
+    """Everything the audit computed; :mod:`llm_power_verified.report.render` renders it."""
 
     matrix: ScoreMatrix
     ranking: pd.DataFrame
@@ -106,7 +106,7 @@ def _binary_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray):
     return both, correct[first] - both, correct[second] - both
 
 
-def _bootstrap_binary(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
+def bootstrap_pair_cells(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
     """Percentile interval of D-bar and 5-95% interval of N* from multinomial cell resampling.
 
     The four cells are drawn as a chain of binomials, vectorised over pairs
@@ -157,7 +157,7 @@ def _binary_pairs(matrix, first, second, alpha, power, draws, rng, progress):
     if draws:
         if progress:
             progress("bootstrap")
-        low, high, pboot, n_low, n_high = _bootstrap_binary(both, only_a, only_b, n, draws, 1 - alpha, rng)
+        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, draws, 1 - alpha, rng)
         frame.update(boot_ci_low=low, boot_ci_high=high, p_bootstrap=pboot, required_n_p05=n_low, required_n_p95=n_high)
     _sensitivity(frame, alpha, power)
     defined = (p_a > 0) & (p_a < 1) & (p_b > 0) & (p_b < 1) & np.isfinite(rho) & (rho < 1)
@@ -241,7 +241,7 @@ def _anytime(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, power: floa
     p_anytime = min(1, 1/e) at the final counts; the trajectory's supremum can
     only be larger, so this is conservative when the arrival order is unknown.
     """
-    from llm_power_verified.sequential import required_n_anytime
+    from llm_power_verified.sequential.e_process import required_n_anytime
 
     log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e
@@ -295,8 +295,8 @@ def audit_leaderboard(
     cluster_bootstrap : int
         Resamples of the cluster bootstrap (when the matrix has clusters).
     """
-    from llm_power_verified.leaderboard_clusters import cluster_diagnostics
-    from llm_power_verified.tiers import adjacent_tiers, compact_letter_display
+    from llm_power_verified.leaderboard.clusters import cluster_diagnostics
+    from llm_power_verified.leaderboard.tiers import adjacent_tiers, compact_letter_display
 
     if not isinstance(matrix, ScoreMatrix):
         raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "

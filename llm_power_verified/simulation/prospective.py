@@ -5,7 +5,7 @@
 from the pair's own items and reports how often McNemar rejects.  Drawing
 items with replacement is a multinomial draw of the four cell counts with the
 pair's empirical proportions, so the exact unconditional power of the test at
-those proportions (:func:`~llm_power_verified.mcnemar_power.power_mcnemar_exact`'s
+those proportions (:func:`~llm_power_verified.planning.mcnemar_power.power_mcnemar_exact`'s
 engine) is the expected value of the empirical power and is reported beside it.
 
 :func:`bootstrap_power_curve_binary` and :func:`bootstrap_power_curve_graded`
@@ -70,18 +70,18 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
     >>> all(abs(row["empirical_power"] - row["exact_power"]) < 4 * row["mc_se"] for row in result.rows)
     True
     """
-    from llm_power_verified.correlation import correlation_from_counts
-    from llm_power_verified.mcnemar import mcnemar_test
-    from llm_power_verified.mcnemar_power import _power_one
-    from llm_power_verified.sample_size import required_n_from_counts
-    from llm_power_verified.simulation import monte_carlo_se
+    from llm_power_verified.planning.correlation import correlation_from_counts
+    from llm_power_verified.inference.mcnemar import mcnemar_test
+    from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
+    from llm_power_verified.planning.sample_size import required_n_from_counts
+    from llm_power_verified.simulation.grids import monte_carlo_se
 
     _check_trials_alpha(trials, alpha)
     require_choice("method", method, METHODS)
     if counts is None:
         if scores_a is None or scores_b is None:
             raise ValueError("give scores_a and scores_b, or counts=(n11, n10, n01, n00)")
-        from llm_power_verified.mcnemar import binary_counts
+        from llm_power_verified.inference.mcnemar import binary_counts
 
         cells = binary_counts(scores_a, scores_b)
     else:
@@ -109,7 +109,7 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
             draws = rng.multivariate_hypergeometric(np.array(cells), size, size=int(trials))
         pvalues = np.asarray(mcnemar_test(draws[:, 1], draws[:, 2], method).pvalue)
         empirical = float(np.mean(pvalues <= alpha))
-        expected = _power_one(size, only_a / n, only_b / n, alpha, method)
+        expected = power_exact_at_cells(size, only_a / n, only_b / n, alpha, method)
         se = monte_carlo_se(expected, int(trials))
         rows.append({"fraction": float(fraction), "n": size, "empirical_power": empirical, "exact_power": expected,
                      "mc_se": se, "z": (empirical - expected) / se})
@@ -154,9 +154,9 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
     (True, True)
     """
     from llm_power_verified._generated import paired_variance as _variance
-    from llm_power_verified.audit import _bootstrap_binary
-    from llm_power_verified.correlation import validate_marginals_and_rho
-    from llm_power_verified.sample_size import required_n_paired_binary
+    from llm_power_verified.leaderboard.audit import bootstrap_pair_cells
+    from llm_power_verified.planning.correlation import validate_marginals_and_rho
+    from llm_power_verified.planning.sample_size import required_n_paired_binary
 
     _check_trials_alpha(trials, alpha)
     sizes = _check_sizes(sizes)
@@ -167,7 +167,7 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
     powers = []
     for n in sizes:
         counts = rng.multinomial(int(n), probabilities / probabilities.sum(), size=int(trials))
-        low, high, _, _, _ = _bootstrap_binary(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(draws), 1 - alpha, rng, required=False)
+        low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(draws), 1 - alpha, rng, required=False)
         powers.append(float(np.mean((low > 0) | (high < 0))))
     powers = np.array(powers)
     return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / trials).tolist(),
@@ -177,10 +177,10 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
 
 def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model: str = "beta", sd: float = 0.15,
                               beta_shape: tuple[float, float] = (4.0, 2.0), nodes: int = 120) -> tuple[float, float]:
-    """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.simulate_graded`'s model (quadrature)."""
+    """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model (quadrature)."""
     from scipy import stats
 
-    from llm_power_verified.simulation import latent_pair_moments
+    from llm_power_verified.simulation.grids import latent_pair_moments
 
     def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)
@@ -213,8 +213,8 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
     >>> curve["powers"][0] < curve["powers"][1]
     True
     """
-    from llm_power_verified.paired_t import required_n_paired_t
-    from llm_power_verified.simulation import simulate_graded
+    from llm_power_verified.planning.paired_t import required_n_paired_t
+    from llm_power_verified.simulation.grids import simulate_graded
 
     _check_trials_alpha(trials, alpha)
     sizes = _check_sizes(sizes)

@@ -17,7 +17,7 @@ Across pairs:
   binned by their mean score across all models).
 
 Everything runs on per-cluster sufficient statistics
-(:class:`llm_power_verified.clustering.ClusterStatistics`), so a resample is a
+(:class:`llm_power_verified.planning.clustering.ClusterStatistics`), so a resample is a
 weight vector over clusters, not a pass over items.
 """
 
@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import design_effect as _generated_design_effect
-from llm_power_verified.clustering import ClusterStatistics
+from llm_power_verified.planning.clustering import ClusterStatistics
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.sample_size import required_n_from_counts, required_n_wald
+from llm_power_verified.planning.sample_size import required_n_from_counts, required_n_wald
 
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
 

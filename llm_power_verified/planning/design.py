@@ -12,8 +12,8 @@ import math
 from dataclasses import asdict, dataclass
 
 from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
-from llm_power_verified.correlation import admissible_rho_interval, correlation_from_counts
-from llm_power_verified.sample_size import (
+from llm_power_verified.planning.correlation import admissible_rho_interval, correlation_from_counts
+from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
     paired_difference_variance_from_counts,
@@ -23,7 +23,7 @@ from llm_power_verified.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )
-from llm_power_verified.shortcut import required_n_shortcut, shortcut_constant, shortcut_ratio
+from llm_power_verified.planning.shortcut import required_n_shortcut, shortcut_constant, shortcut_ratio
 
 __all__ = ["PairedBinaryDesign", "design_from_counts", "design_paired_binary"]
 

@@ -22,8 +22,8 @@ import numpy as np
 from scipy import stats
 
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified.mcnemar import mcnemar_test
-from llm_power_verified.sample_size import required_n_connor
+from llm_power_verified.inference.mcnemar import mcnemar_test
+from llm_power_verified.planning.sample_size import required_n_connor
 
 __all__ = ["CopulaBetaQuantile", "CopulaCells", "calibration_table_2", "copula_cells", "embedding_power_grid", "latent_pair_moments",
            "monte_carlo_se", "simulate_binary_counts", "simulate_graded"]
@@ -104,9 +104,9 @@ def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power
 
 def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, draws: int, rng: np.random.Generator) -> np.ndarray:
     """Percentile paired bootstrap (Definition 2) for every replicate: reject when 0 is outside the interval."""
-    from llm_power_verified.audit import _bootstrap_binary
+    from llm_power_verified.leaderboard.audit import bootstrap_pair_cells
 
-    low, high, _, _, _ = _bootstrap_binary(counts[:, 0], counts[:, 1], counts[:, 2], n, draws, 1 - alpha, rng, required=False)
+    low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, draws, 1 - alpha, rng, required=False)
     return (low > 0) | (high < 0)
 
 
@@ -260,8 +260,8 @@ def embedding_difference_moments(effect: float, correlation: float, model: str, 
 def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates: int, alpha: float,
                latent: tuple[np.ndarray, np.ndarray] | None, seeds) -> list[dict]:
     """Every (effect, n) cell of one (model, correlation): common latent normals, or a fresh draw per cell."""
-    from llm_power_verified.graded import _paired_t_rows, _wilcoxon_rows
-    from llm_power_verified.paired_t import power_paired_t
+    from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
+    from llm_power_verified.planning.paired_t import power_paired_t
 
     mean = EMBEDDING_GRID["base_mean"]
     rows = []
@@ -283,8 +283,8 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates
                         - _embedding_score(first, mean, model))
             else:
                 cell = difference[:, :n] if n < largest else difference
-            t_power = float(np.mean(_paired_t_rows(cell) < alpha))
-            w_power = float(np.mean(np.nan_to_num(_wilcoxon_rows(cell), nan=1.0) < alpha))
+            t_power = float(np.mean(paired_t_rows(cell) < alpha))
+            w_power = float(np.mean(np.nan_to_num(wilcoxon_rows(cell), nan=1.0) < alpha))
             analytic = float(power_paired_t(n, moment_mean, moment_sd, alpha)) if moment_sd > 0 else float("nan")
             se = monte_carlo_se(analytic, replicates)
             rows.append({"model": model, "n": n, "effect": effect, "correlation": correlation,
@@ -305,8 +305,8 @@ def embedding_power_grid(replicates: int = 1000, seed: int = 0, alpha: float = 0
     bivariate normal to [0, 1], "beta" maps the latent normals through the
     moment-matched Beta quantile (Gaussian copula).  Each cell holds
     ``replicates`` independent datasets of n items, tested row-wise by
-    :func:`~llm_power_verified.graded.batched_paired_t_pvalues` and
-    :func:`~llm_power_verified.graded.batched_wilcoxon_pvalues` (the scipy
+    :func:`~llm_power_verified.inference.graded.batched_paired_t_pvalues` and
+    :func:`~llm_power_verified.inference.graded.batched_wilcoxon_pvalues` (the scipy
     defaults the published script uses, per dataset).
 
     ``random_numbers="common"`` (default) draws one (replicates, max n) array

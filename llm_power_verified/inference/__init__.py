@@ -1,0 +1,45 @@
+"""Testing a comparison: the McNemar family (chi-square, exact, mid-p) on the binomial tail, the paired bootstrap, graded paired tests, and multiplicity (adjusted p-values, N* inflation)."""
+
+from llm_power_verified.inference.mcnemar import (
+    McNemarResult,
+    TWO_SIDED_RULES,
+    VARIANTS,
+    binary_counts,
+    mcnemar_all,
+    mcnemar_chi2,
+    mcnemar_exact,
+    mcnemar_midp,
+    mcnemar_test,
+)
+from llm_power_verified.inference.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
+from llm_power_verified.inference.graded import (
+    GradedTestResult,
+    batched_paired_t_pvalues,
+    batched_wilcoxon_pvalues,
+    paired_t_test,
+    wilcoxon_signed_rank,
+)
+from llm_power_verified.inference.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
+
+__all__ = [
+    "BootstrapResult",
+    "GradedTestResult",
+    "McNemarResult",
+    "TWO_SIDED_RULES",
+    "VARIANTS",
+    "adjust_pvalues",
+    "batched_paired_t_pvalues",
+    "batched_wilcoxon_pvalues",
+    "binary_counts",
+    "inflation_at_level",
+    "mcnemar_all",
+    "mcnemar_chi2",
+    "mcnemar_exact",
+    "mcnemar_midp",
+    "mcnemar_test",
+    "paired_bootstrap",
+    "paired_bootstrap_counts",
+    "paired_t_test",
+    "required_n_inflation",
+    "wilcoxon_signed_rank",
+]

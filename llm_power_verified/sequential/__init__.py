@@ -1,0 +1,29 @@
+"""Anytime-valid monitoring: mixture e-processes, their threshold and anytime-valid N, confidence sequences, e-BH."""
+
+from llm_power_verified.sequential.e_process import (
+    ConfidenceSequence,
+    MIXTURES,
+    anytime_pvalue,
+    confidence_sequence,
+    e_bh,
+    e_process,
+    log_e_value,
+    optional_stopping_calibration,
+    required_n_anytime,
+    required_n_anytime_simulated,
+    threshold,
+)
+
+__all__ = [
+    "ConfidenceSequence",
+    "MIXTURES",
+    "anytime_pvalue",
+    "confidence_sequence",
+    "e_bh",
+    "e_process",
+    "log_e_value",
+    "optional_stopping_calibration",
+    "required_n_anytime",
+    "required_n_anytime_simulated",
+    "threshold",
+]

@@ -1,0 +1,141 @@
+"""The package's shape: one room per concept, arrows only downward, no private imports across modules, no cycles.
+
+Read from the source with ``ast`` (nothing is imported), so the test names the
+file and line of every violation.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "llm_power_verified"
+
+#: Layers from the top down; a module may import from its own layer or any layer below it.
+#: Within a layer, arrows may go one way only (checked by the cycle test).
+LAYERS = [
+    ("cli",),
+    ("report", "reproduce"),
+    ("simulation",),
+    ("leaderboard",),
+    ("sequential",),
+    ("planning",),
+    ("inference",),
+    ("io", "examples"),
+    ("numeric", "_validation", "_generated", "__init__"),
+]
+#: The top-level package re-exports the stable public names; it sits above every room it re-exports.
+TOP_LEVEL_EXPORTS = "llm_power_verified"
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _rank(room: str) -> int:
+    for rank, names in enumerate(LAYERS):
+        if room in names:
+            return rank
+    raise AssertionError(f"room {room!r} is in no layer of tests/test_architecture.py; add it")
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(relative.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _imports(path: Path, module: str) -> list[tuple[int, str, list[str], bool]]:
+    """(line, imported module, names, at top level) for every import of this package in the file."""
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    found = []
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([target] if target else []))
+            if target.startswith("llm_power_verified"):
+                found.append((node.lineno, target, [alias.name for alias in node.names], id(node) in top))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("llm_power_verified"):
+                    found.append((node.lineno, alias.name, [], id(node) in top))
+    return found
+
+
+def test_every_module_sits_in_a_layer_and_imports_only_downward():
+    problems = []
+    for module, path in _modules().items():
+        if module == TOP_LEVEL_EXPORTS:
+            continue
+        rank = _rank(_room(module))
+        for line, target, _, _ in _imports(path, module):
+            if target == TOP_LEVEL_EXPORTS:
+                problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports the top-level package; import the room instead")
+                continue
+            if _rank(_room(target)) < rank:
+                problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} ({_room(module)}) imports {target} from a higher layer")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_private_name_is_imported_across_modules():
+    problems = []
+    for module, path in _modules().items():
+        for line, target, names, _ in _imports(path, module):
+            if target == module:
+                continue
+            for name in names:
+                if name.startswith("_") and not target.startswith("llm_power_verified._generated"):
+                    problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports the private name {name} from {target}")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_import_cycle_between_modules():
+    modules = _modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module, path in modules.items():
+        for _, target, names, _ in _imports(path, module):
+            for candidate in [f"{target}.{name}" for name in names] + [target]:
+                if candidate in modules and candidate != module:
+                    graph[module].add(candidate)
+                    break
+    # Packages' __init__ files re-export their rooms and are imported only from above; leave them out of the module graph.
+    packages = {module for module, path in modules.items() if path.name == "__init__.py"}
+    state: dict[str, int] = {}
+    cycle: list[str] = []
+
+    def visit(node: str, trail: list[str]) -> bool:
+        state[node] = 1
+        for successor in sorted(graph[node] - packages):
+            if state.get(successor) == 1:
+                cycle.extend(trail[trail.index(successor):] + [node, successor] if successor in trail else [node, successor])
+                return True
+            if state.get(successor) is None and visit(successor, trail + [node]):
+                return True
+        state[node] = 2
+        return False
+
+    for module in sorted(set(modules) - packages):
+        if state.get(module) is None and visit(module, []):
+            break
+    assert not cycle, " -> ".join(cycle)
+
+
+def test_rooms_are_folders_with_a_public_init():
+    for room in ("planning", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation"):
+        init = PACKAGE / room / "__init__.py"
+        assert init.exists(), f"{room}/ has no __init__.py"
+        tree = ast.parse(init.read_text())
+        assert ast.get_docstring(tree), f"{room}/__init__.py has no docstring naming the concept"
+    flat = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert flat == ["__init__.py", "_validation.py", "examples.py", "numeric.py"], flat
