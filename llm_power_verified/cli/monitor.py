@@ -1,0 +1,90 @@
+"""``llm-power-verified monitor``: The anytime-valid e-process trajectory of a pair, in arrival order."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from llm_power_verified.cli.options import (
+    CommandError,
+    CHECKPOINTS,
+    alpha_power_options,
+)
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "monitor",
+        parents=[alpha_power_options(power=False)],
+        help="anytime-valid e-process trajectory of a pair, in arrival order",
+        description=(
+            "Reads two files of aligned 0/1 per-item scores in arrival order (one number per line) and prints the "
+            "mixture e-process trajectory at checkpoints, the first item at which e >= 1/alpha, the anytime-valid "
+            "p-value min(1, 1/sup e) and the time-uniform confidence sequence for the mean difference."
+        ),
+    )
+    parser.add_argument("files", nargs=2, metavar="FILE", help="0/1 scores of model A, then model B, one per line, in arrival order")
+    parser.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid")
+    parser.add_argument("--checkpoints", type=CHECKPOINTS, default=20, help="rows printed along the trajectory (default 20)")
+    parser.add_argument("--plot", help="save log e_n against n, with the log(1/alpha) line, to this image file")
+    parser.add_argument("--json", action="store_true")
+
+
+def run(arguments) -> str:
+    import numpy as np
+
+    from llm_power_verified.sequential.e_process import anytime_pvalue, confidence_sequence, e_process
+
+    from llm_power_verified.io import check_outputs, read_score_files
+
+    check_outputs({"--plot": arguments.plot}, arguments.files)
+    matrix = read_score_files(*arguments.files, score_kind="binary")
+    scores_a, scores_b = matrix.scores[:, 0], matrix.scores[:, 1]
+    trajectory = e_process(scores_a, scores_b, arguments.mixture)
+    differences = np.asarray(scores_a) - np.asarray(scores_b)
+    sequence = confidence_sequence(differences, arguments.alpha)
+    threshold = math.log(1 / arguments.alpha)
+    crossed = np.flatnonzero(trajectory["log_e"] >= threshold)
+    first = int(crossed[0]) + 1 if crossed.size else None
+    n = differences.size
+    marks = {int(t) for t in np.unique(np.linspace(1, n, max(min(arguments.checkpoints, n), 1)).astype(int))}
+    if first:
+        marks.add(first)
+    marks = sorted(marks)
+    rows = [{"n": int(t), "b": int(trajectory["b"][t - 1]), "c": int(trajectory["c"][t - 1]),
+             "mean_difference": float(trajectory["mean_difference"][t - 1]), "log_e": float(trajectory["log_e"][t - 1]),
+             "cs_low": float(sequence.lower[t - 1]), "cs_high": float(sequence.upper[t - 1])} for t in marks]
+    summary = {"items": n, "mixture": arguments.mixture, "alpha": arguments.alpha, "first_crossing": first,
+               "anytime_pvalue": anytime_pvalue(trajectory["log_e"]), "max_log_e": float(np.max(trajectory["log_e"])),
+               "confidence_sequence_rho": sequence.rho}
+    if arguments.plot:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise CommandError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
+        figure, axis = plt.subplots(figsize=(7, 4))
+        axis.plot(np.arange(1, n + 1), trajectory["log_e"], color="tab:blue", label=f"log e_n ({arguments.mixture} mixture)")
+        axis.axhline(threshold, linestyle="--", color="black", label="log(1/alpha)")
+        axis.set_xlabel("items n")
+        axis.set_ylabel("log e_n")
+        axis.legend()
+        figure.tight_layout()
+        from llm_power_verified.report.render import save_figure
+
+        save_figure(figure, arguments.plot)
+    if arguments.json:
+        return json.dumps({"summary": summary, "trajectory": rows}, indent=2)
+    lines = [f"note: {note}" for note in matrix.notes]
+    lines += [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
+    lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")
+    for row in rows:
+        flag = "  <- first crossing" if row["n"] == first else ""
+        lines.append(f"{row['n']:>8} {row['b']:>7} {row['c']:>7} {row['mean_difference']:>11.5f} {row['log_e']:>10.4f}  "
+                     f"[{row['cs_low']:.5f}, {row['cs_high']:.5f}]{flag}")
+    lines += ["", f"first crossing: {'item ' + str(first) if first else 'none'}; anytime-valid p-value min(1, 1/sup e) = {summary['anytime_pvalue']:.4g}"]
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""Shared pieces of the command line: the error type, the number types (one range check each), option groups
+declared once and reused through argparse ``parents=``, and the text tables of the small commands."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
+
+__all__ = ["CommandError", "Parser", "alpha_power_options", "format_options", "format_value", "json_number",
+           "marginal_options", "render_rows"]
+
+PROGRAM = "llm-power-verified"
+
+
+class CommandError(Exception):
+    """A user error the CLI reports in one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # noqa: D401 - argparse hook
+        raise CommandError(message)
+
+
+def number(*, integer: bool = False, **limits):
+    """An argparse type: parse, then the one range check (finite, within limits) before any work."""
+
+    def parse(text: str):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {'a whole number' if integer else 'a number'}; got {text[:40]!r}") from None
+        try:
+            return check_scalar("value", value, integer=integer, **limits)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).removeprefix("value ")) from None
+
+    return parse
+
+
+PROBABILITY = number(low=0, high=1, low_open=True, high_open=True)
+CORRELATION = number(low=-1, high=1)
+COUNT = number(integer=True, low=0, high=MAX_COUNT)
+SIZE = number(integer=True, low=1, high=MAX_COUNT)
+POSITIVE = number(low=0, low_open=True)
+SEED = number(integer=True, low=0, high=2**63 - 1)
+#: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
+MAX_AUDIT_RESAMPLES = 100_000
+RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES)
+AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
+CHECKPOINTS = number(integer=True, low=1, high=1_000_000)
+SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: binary when every "
+                   "score is 0 or 1; refuses a 0/1 model column with a few stray values, naming the first)")
+
+
+INPUT_RULES = """\
+input rules (README, "Input formats and rules"):
+  items are aligned by id (item column, lm-eval (task, doc_id), Inspect sample id), never by position,
+  except in plain score files and wide tables without an id column; UTF-8 (a BOM and CRLF are fine);
+  a blank line, a wrong field count, a duplicate model/item/(item, model) row or a repeated JSON key
+  is an error naming the line; scores are finite numbers in [0, 1]; an empty cell, NA, NaN or null is
+  missing (error unless --on-missing intersect); --scores auto refuses a 0/1 column with a few stray
+  values (pass --scores graded for partial credit); a missing cluster label is an error unless
+  --missing-cluster drop|own; a model constant on every item is kept (rho undefined for its pairs).
+  Damaged lm-eval lines and Inspect members (bad CRC, oversized or malformed) are refused by name.
+outputs: --out and --plot are checked before any work, written atomically (a symlink's target is
+  written; a FIFO or device is written directly) and never over an input or each other.
+exit status: 0 success, 2 input or usage error (one line on stderr)."""
+
+
+
+def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
+    """--alpha (and --power) with their checks, help and defaults, for ``parents=``."""
+    group = argparse.ArgumentParser(add_help=False)
+    group.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    if power:
+        group.add_argument("--power", type=PROBABILITY, default=0.80, help="target power (default 0.8)")
+    return group
+
+
+def marginal_options(defaults: tuple[float, float, float] | None = None) -> argparse.ArgumentParser:
+    """--p-a --p-b --rho, for ``parents=``; with ``defaults`` they default to those values (and say so)."""
+    group = argparse.ArgumentParser(add_help=False)
+    p_a, p_b, rho = defaults or (None, None, None)
+    suffix = (lambda value: f" (default {value:g})") if defaults else (lambda value: "")
+    group.add_argument("--p-a", type=PROBABILITY, default=p_a, help="accuracy of model A, in (0, 1)" + suffix(p_a or 0))
+    group.add_argument("--p-b", type=PROBABILITY, default=p_b, help="accuracy of model B, in (0, 1)" + suffix(p_b or 0))
+    group.add_argument("--rho", type=CORRELATION, default=rho, help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0))
+    return group
+
+
+def format_options(choices: tuple[str, ...], default: str) -> argparse.ArgumentParser:
+    """--format CHOICE and --json (same as --format json), for ``parents=``."""
+    group = argparse.ArgumentParser(add_help=False)
+    group.add_argument("--format", choices=choices, default=default, help=f"output format (default {default})")
+    group.add_argument("--json", action="store_true", help="same as --format json")
+    return group
+
+
+def format_value(value) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf"
+        return f"{value:.7g}"
+    return str(value)
+
+
+def json_number(value: float):
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -> str:
+    """A small table of dict rows, plain or Markdown."""
+    def cell(value):
+        if value is None:
+            return "-"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float):
+            return format_value(value)
+        return str(value)
+
+    if output == "markdown":
+        lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(cell(row.get(key)) for key, _ in columns) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(title), *(len(cell(row.get(key))) for row in rows)) for key, title in columns]
+    lines = ["  ".join(title.ljust(width) for (_, title), width in zip(columns, widths))]
+    lines += ["  ".join(cell(row.get(key)).ljust(width) for (key, _), width in zip(columns, widths)) for row in rows]
+    return "\n".join(lines)

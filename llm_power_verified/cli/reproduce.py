@@ -1,0 +1,45 @@
+"""``llm-power-verified reproduce``: Printed numbers of the source papers beside values recomputed from their stated inputs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from llm_power_verified.cli.options import (
+    format_options,
+)
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "reproduce",
+        parents=[format_options(("markdown", "json"), "markdown")],
+        help="printed numbers of the source papers beside values recomputed from their stated inputs",
+        description="Each row: location, quantity, stated inputs, printed, computed, relative difference, verdict, reason.",
+    )
+    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all")
+
+
+def run(arguments) -> str:
+    from dataclasses import asdict
+
+    from llm_power_verified.reproduce import reproduce
+
+    rows = reproduce(arguments.paper)
+    if arguments.json or arguments.format == "json":
+        records = [asdict(row) for row in rows]
+        for record in records:
+            record["computed"] = record["computed"] if math.isfinite(record["computed"]) else None
+        return json.dumps(records, indent=2)
+    agreeing = sum(row.verdict == "agrees" for row in rows)
+    differing = sum(row.verdict == "differs" for row in rows)
+    lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs; {differing} differ; "
+             f"{len(rows) - agreeing - differing} cannot be recomputed from what the paper states", "",
+             "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"
+        computed = f"{row.computed:.6g}" if math.isfinite(row.computed) else "-"
+        lines.append(f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | {row.verdict} | {row.reason} |")
+    return "\n".join(lines)
