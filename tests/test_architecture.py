@@ -139,3 +139,20 @@ def test_rooms_are_folders_with_a_public_init():
         assert ast.get_docstring(tree), f"{room}/__init__.py has no docstring naming the concept"
     flat = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert flat == ["__init__.py", "_validation.py", "examples.py", "numeric.py"], flat
+
+
+def test_modules_and_functions_stay_small():
+    """No module over 400 lines, no function over 80 (argument tables, the CLI's add_parser, excepted)."""
+    problems = []
+    for path in PACKAGE.rglob("*.py"):
+        if "_generated" in path.parts:
+            continue
+        text = path.read_text()
+        if len(text.splitlines()) > 400:
+            problems.append(f"{path.relative_to(PACKAGE.parent)}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "add_parser":
+                length = node.end_lineno - node.lineno + 1
+                if length > 80:
+                    problems.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name} is {length} lines")
+    assert not problems, "\n".join(problems)

@@ -14,7 +14,7 @@ from scipy.stats import binomtest
 import llm_power_verified as lpv
 from tests import mpmath_oracle as reference
 from llm_power_verified.cli import main
-from llm_power_verified.sequential.e_process import (
+from llm_power_verified.sequential import (
     anytime_pvalue,
     confidence_sequence,
     e_bh,

@@ -35,7 +35,7 @@ def add_parser(commands) -> None:
 def run(arguments) -> str:
     import numpy as np
 
-    from llm_power_verified.sequential.e_process import anytime_pvalue, confidence_sequence, e_process
+    from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
 
     from llm_power_verified.io import check_outputs, read_score_files
 

@@ -215,6 +215,14 @@ def render(result: AuditResult, output: str = "table") -> str:
                          _fmt(r["anytime_inflation"], 3), _fmt(r["q_anytime"], 3), "resolved" if r["resolved_anytime"] else "UNRESOLVED"]
                         for _, r in show_pairs.iterrows()]
         lines.append(_grid(["A", "B", "log e", "p anytime", "N_av", "N_av/N*", "q_av", "verdict"], anytime_rows, markdown))
+    lines += _cluster_section(result, show_pairs, head, markdown)
+    lines += _tiers_and_checklist(result, head, markdown)
+    return "\n".join(lines) + "\n"
+
+
+def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, head: str, markdown: bool) -> list[str]:
+    """The cluster diagnostics (none when the matrix has no clusters)."""
+    lines: list[str] = []
     if result.clusters is not None:
         clusters = result.clusters
         lines += ["", f"{head}Clusters",
@@ -230,6 +238,13 @@ def render(result: AuditResult, output: str = "table") -> str:
         cluster_rows = [[r["model_a"], r["model_b"], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
         lines.append(_grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
+    return lines
+
+
+
+def _tiers_and_checklist(result: AuditResult, head: str, markdown: bool) -> list[str]:
+    """Tiers (adjacent breaks and letters) and the paper's Appendix I checklist."""
+    lines: list[str] = []
     lines += ["", f"{head}Tiers"]
     ranking_rows = []
     adjacent = result.tiers.get("adjacent")
@@ -241,7 +256,7 @@ def render(result: AuditResult, output: str = "table") -> str:
     lines.append(_grid(["rank", "model", "mean score", "tier (adjacent breaks)", "letters (all pairs)"], ranking_rows, markdown))
     lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
     lines.append(_grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def save_figure(figure, path: str | Path) -> None:

@@ -203,7 +203,7 @@ def _table_4_rows() -> list[Printed]:
 
 
 def _anytime_rows() -> list[Printed]:
-    from llm_power_verified.sequential.e_process import required_n_anytime
+    from llm_power_verified.sequential import required_n_anytime
 
     table_7, _ = table_7_rows()
     b = np.array([row["b"] for row in table_7])

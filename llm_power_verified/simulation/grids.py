@@ -104,7 +104,7 @@ def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power
 
 def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, draws: int, rng: np.random.Generator) -> np.ndarray:
     """Percentile paired bootstrap (Definition 2) for every replicate: reject when 0 is outside the interval."""
-    from llm_power_verified.leaderboard.audit import bootstrap_pair_cells
+    from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
 
     low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, draws, 1 - alpha, rng, required=False)
     return (low > 0) | (high < 0)

@@ -154,7 +154,7 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
     (True, True)
     """
     from llm_power_verified._generated import paired_variance as _variance
-    from llm_power_verified.leaderboard.audit import bootstrap_pair_cells
+    from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
     from llm_power_verified.planning.correlation import validate_marginals_and_rho
     from llm_power_verified.planning.sample_size import required_n_paired_binary
 

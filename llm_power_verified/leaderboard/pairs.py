@@ -1,0 +1,217 @@
+"""Per-pair statistics of a leaderboard: which pairs, their exact 2x2 counts, tests, N*, bootstrap and sensitivity.
+
+Every function works on a block of pairs at once (no loop over items or pairs in Python);
+:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard` calls them block by block.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified.inference.mcnemar import (
+    mcnemar_chi2,
+    mcnemar_exact,
+    mcnemar_midp,
+)
+from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.contingency import (
+    both_correct_counts,
+    correct_counts,
+)
+from llm_power_verified.numeric import quantiles
+from llm_power_verified.planning.conventions import required_n_unpaired
+from llm_power_verified.planning.correlation import (
+    admissible_rho_interval,
+    correlation_from_counts,
+)
+from llm_power_verified.planning.sample_size import (
+    minimum_detectable_effect,
+    required_n_connor_from_counts,
+    required_n_from_counts,
+    required_n_paired_binary,
+    required_n_wald,
+)
+from llm_power_verified.planning.shortcut import required_n_shortcut
+from llm_power_verified.sequential.e_process import log_e_value
+
+__all__ = ["add_anytime_columns", "binary_pair_columns", "binary_pair_counts", "bootstrap_pair_cells", "graded_pair_columns",
+           "pair_indices", "rank_models"]
+
+MODES = ("adjacent", "all", "reference")
+
+
+def rank_models(matrix: ScoreMatrix) -> np.ndarray:
+    """Model indices from the highest mean score down (ties keep input order)."""
+    return np.argsort(-matrix.scores.mean(axis=0), kind="stable")
+
+
+def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(first, second) model indices: first is the higher-ranked (or the reference) model."""
+    if mode == "adjacent":
+        return order[:-1], order[1:]
+    if mode == "all":
+        upper_i, upper_j = np.triu_indices(order.size, k=1)
+        return order[upper_i], order[upper_j]
+    if mode == "reference":
+        if reference is None:
+            raise ValueError("mode 'reference' needs a reference model")
+        others = order[order != reference]
+        return np.full(others.size, reference), others
+    raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+
+
+def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray):
+    """Both-correct, only-first and only-second counts for every pair (one matrix product)."""
+    both_matrix = both_correct_counts(scores)
+    correct = correct_counts(scores)
+    both = both_matrix[first, second]
+    return both, correct[first] - both, correct[second] - both
+
+
+def bootstrap_pair_cells(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
+    """Percentile interval of D-bar and 5-95% interval of N* from multinomial cell resampling.
+
+    The four cells are drawn as a chain of binomials, vectorised over pairs
+    and replicates: n11* ~ Bin(n, p11), b* ~ Bin(n - n11*, p10 / (1 - p11)), ...
+    """
+    pairs = both.size
+    low = np.empty(pairs)
+    high = np.empty(pairs)
+    pvalue = np.empty(pairs)
+    n_star_low = np.empty(pairs)
+    n_star_high = np.empty(pairs)
+    tails = [(1 - confidence) / 2, (1 + confidence) / 2]
+    chunk = max(1, 2_000_000 // max(draws, 1))
+    for start in range(0, pairs, chunk):
+        sl = slice(start, min(start + chunk, pairs))
+        p11, p10, p01 = both[sl] / n, only_a[sl] / n, only_b[sl] / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d11 = rng.binomial(n, np.broadcast_to(p11, (draws, p11.size)))
+            rest = n - d11
+            d10 = rng.binomial(rest, np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1))
+            d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
+        gap = (d10 - d01) / n
+        low[sl], high[sl] = np.quantile(gap, tails, axis=0)
+        below = np.mean(gap <= 0, axis=0)
+        above = np.mean(gap >= 0, axis=0)
+        pvalue[sl] = np.minimum(1.0, 2 * np.minimum(below, above))
+        if required:
+            resampled = np.asarray(required_n_from_counts(d10, d01, n))
+            n_star_low[sl], n_star_high[sl] = quantiles(resampled, [0.05, 0.95])
+    return low, high, pvalue, n_star_low, n_star_high
+
+
+def binary_pair_columns(matrix, first, second, alpha, power, draws, rng, progress):
+    n = matrix.n_items
+    both, only_a, only_b = binary_pair_counts(matrix.scores, first, second)
+    neither = n - both - only_a - only_b
+    p_a, p_b = (both + only_a) / n, (both + only_b) / n
+    rho = np.asarray(correlation_from_counts(both, only_a, only_b, neither), dtype=np.float64).reshape(-1)
+    gap = (only_a - only_b) / n
+    frame = {"delta": gap, "p_a": p_a, "p_b": p_b, "n11": both, "b": only_a, "c": only_b, "n00": neither, "rho": rho}
+    chi2, exact, midp = mcnemar_chi2(only_a, only_b), mcnemar_exact(only_a, only_b), mcnemar_midp(only_a, only_b)
+    frame.update(p_chi2=chi2.pvalue, p_exact=exact.pvalue, log_p_exact=exact.log_pvalue, p_midp=midp.pvalue)
+    required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
+    variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)
+    frame.update(variance=variance, required_n=required)
+    frame["connor_n"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
+    frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
+    if draws:
+        if progress:
+            progress("bootstrap")
+        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, draws, 1 - alpha, rng)
+        frame.update(boot_ci_low=low, boot_ci_high=high, p_bootstrap=pboot, required_n_p05=n_low, required_n_p95=n_high)
+    _sensitivity(frame, alpha, power)
+    defined = (p_a > 0) & (p_a < 1) & (p_b > 0) & (p_b < 1) & np.isfinite(rho) & (rho < 1)
+    shortcut = np.full(gap.size, np.nan)
+    unpaired = np.full(gap.size, np.nan)
+    if defined.any():
+        shortcut[defined] = np.asarray(required_n_shortcut(p_a[defined], p_b[defined], rho[defined], alpha, power)).reshape(-1)
+        unpaired[defined] = np.asarray(required_n_unpaired(p_a[defined], p_b[defined], alpha, power)).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["shortcut_n"] = shortcut
+        frame["shortcut_ratio"] = shortcut / required
+        frame["unpaired_n"] = unpaired
+        frame["efficiency_gain"] = unpaired / required
+    return frame
+
+
+def _sensitivity(frame: dict, alpha: float, power: float) -> None:
+    """N* and verdict at rho-hat -/+ 0.10, clamped to the admissible interval."""
+    p_a, p_b, rho = frame["p_a"], frame["p_b"], frame["rho"]
+    ok = (p_a > 0) & (p_a < 1) & (p_b > 0) & (p_b < 1) & np.isfinite(rho)
+    for label, shift in (("rho_minus", -0.10), ("rho_plus", 0.10)):
+        values = np.full(p_a.size, np.nan)
+        if ok.any():
+            if "variance_a" in frame:
+                var_a, var_b = frame["variance_a"][ok], frame["variance_b"][ok]
+                shifted = np.clip(rho[ok] + shift, -1.0, 1.0)
+                variance = np.maximum(var_a + var_b - 2 * shifted * np.sqrt(var_a * var_b), 0.0)
+                values[ok] = np.asarray(required_n_wald(variance, frame["delta"][ok], alpha, power)).reshape(-1)
+            else:
+                interval = admissible_rho_interval(p_a[ok], p_b[ok])
+                shifted = np.clip(rho[ok] + shift, interval.low, interval.high)
+                values[ok] = np.asarray(required_n_paired_binary(p_a[ok], p_b[ok], shifted, alpha, power)).reshape(-1)
+        frame[f"required_n_{label}"] = values
+
+
+def graded_pair_columns(matrix, first, second, alpha, power, draws, rng, progress):
+    from scipy import stats
+
+    n = matrix.n_items
+    scores = matrix.scores
+    means = scores.mean(axis=0)
+    centred = scores - means
+    covariance = centred.T @ centred / (n - 1)
+    var_a, var_b = np.diag(covariance)[first], np.diag(covariance)[second]
+    cov = covariance[first, second]
+    gap = means[first] - means[second]
+    variance = np.maximum(var_a + var_b - 2 * cov, 0.0)
+    spread = np.sqrt(var_a * var_b)
+    rho = np.full(gap.size, np.nan)
+    np.divide(cov, spread, out=rho, where=spread > 0)  # undefined (NaN) for a constant model
+    # t = gap / SE; a pair whose difference is the same on every item has SE = 0: t = +/-inf (p = 0) when
+    # that difference is non-zero, and t = 0 (p = 1: no evidence of a difference) when the models agree on every item.
+    standard_error = np.sqrt(variance / n)
+    t = np.where(gap == 0, 0.0, np.copysign(np.inf, gap))
+    np.divide(gap, standard_error, out=t, where=standard_error > 0)
+    log_p = np.log(2.0) + stats.t.logsf(np.abs(t), n - 1)
+    frame = {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
+             "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
+    required = np.asarray(required_n_wald(variance, gap, alpha, power)).reshape(-1)
+    frame["required_n"] = required
+    frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
+    if draws:
+        if progress:
+            progress("bootstrap")
+        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(np.float64)
+        resampled = weights @ scores / n
+        differences = resampled[:, first] - resampled[:, second]
+        tails = [alpha / 2, 1 - alpha / 2]
+        frame["boot_ci_low"], frame["boot_ci_high"] = np.quantile(differences, tails, axis=0)
+        frame["p_bootstrap"] = np.minimum(1.0, 2 * np.minimum(np.mean(differences <= 0, axis=0), np.mean(differences >= 0, axis=0)))
+    _sensitivity(frame, alpha, power)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["unpaired_n"] = np.asarray(required_n_wald(var_a + var_b, gap, alpha, power)).reshape(-1)
+        frame["efficiency_gain"] = frame["unpaired_n"] / required
+    return frame
+
+
+def add_anytime_columns(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, power: float) -> None:
+    """Anytime-valid columns: the grid-mixture e-value at the observed counts and the boundary-based N_av.
+
+    p_anytime = min(1, 1/e) at the final counts; the trajectory's supremum can
+    only be larger, so this is conservative when the arrival order is unknown.
+    """
+    from llm_power_verified.sequential import required_n_anytime
+
+    log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
+    pairs["log_e"] = log_e
+    pairs["p_anytime"] = np.exp(-np.maximum(log_e, 0.0))
+    pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), matrix.n_items, alpha, power)).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, matrix.n_items / pairs["required_n_anytime"])
+        pairs["anytime_inflation"] = pairs["required_n_anytime"] / pairs["required_n"]
+    pairs["resolved_anytime"] = pairs["q_anytime"] >= 1
