@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from llm_power_verified.cli.options import (
-    SEED,
     AUDIT_RESAMPLES,
+    INPUT_RULES,
     MAX_AUDIT_RESAMPLES,
     SCORE_KIND_HELP,
-    INPUT_RULES,
+    SEED,
     alpha_power_options,
 )
 
@@ -80,8 +80,8 @@ def _load_input(arguments):
 
 
 def run(arguments) -> str:
-    from llm_power_verified.leaderboard.audit import audit_leaderboard
     from llm_power_verified.io import check_outputs, write_text
+    from llm_power_verified.leaderboard.audit import audit_leaderboard
     from llm_power_verified.report.render import plot_resolution, render
 
     check_outputs({"--out": arguments.out, "--plot": arguments.plot}, arguments.inputs)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 from llm_power_verified.cli.options import (
-    CommandError,
     POSITIVE,
+    CommandError,
     alpha_power_options,
-    marginal_options,
     format_options,
+    marginal_options,
     render_rows,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -37,7 +36,12 @@ def run(arguments) -> str:
     missing = [flag for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho)) if value is None]
     if missing:
         raise CommandError(f"the following arguments are required: {', '.join(missing)}")
-    from llm_power_verified.planning.conventions import TOOL_CONVENTIONS, matches_convention, audit_claimed_n, convention_values
+    from llm_power_verified.planning.conventions import (
+        TOOL_CONVENTIONS,
+        audit_claimed_n,
+        convention_values,
+        matches_convention,
+    )
 
     note = None
     if arguments.tool is not None or arguments.tool_output is not None:
@@ -64,7 +68,7 @@ def run(arguments) -> str:
         document = {"claimed_n": audit.claimed_n, "required_n": audit.required_n, "required_n_integer": audit.required_n_integer,
                     "factor": audit.factor, "matches": list(audit.matches), "closest": audit.closest,
                     "verdict": audit.verdict, "conventions": audit.values, "tool_note": note}
-        return json.dumps(document, indent=2)
+        return json_text(document)
     rows = [{"convention": name, "value": value, "ratio": claimed / value if value else None,
              "match": name in audit.matches} for name, value in audit.values.items()]
     text = ([note, ""] if note else []) + [audit.verdict, ""]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 from llm_power_verified.cli.options import (
     CommandError,
     alpha_power_options,
-    marginal_options,
     format_options,
+    marginal_options,
     render_rows,
+    repository_module,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -30,10 +30,9 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
-    try:
-        from crosscheck.calculators import as_dicts, lemma1_grid, paper_discrepancies, table1_rows
-    except ImportError as error:
-        raise CommandError(f"the crosscheck package is not importable here ({error})") from None
+    calculators = repository_module("crosscheck.calculators")
+    as_dicts, lemma1_grid = calculators.as_dicts, calculators.lemma1_grid
+    paper_discrepancies, table1_rows = calculators.paper_discrepancies, calculators.table1_rows
     if arguments.p_a == arguments.p_b:
         raise CommandError(f"--p-a and --p-b are both {arguments.p_a:g}: at a zero gap no sample size reaches the power, "
                            "so every calculator's n is infinite; give two different accuracies")
@@ -52,7 +51,7 @@ def run(arguments) -> str:
                     "rows": as_dicts(rows), "paper_discrepancies": notes}
         if grid is not None:
             document["lemma1_grid"] = {"cells": grid[0], "summary": grid[1]}
-        return json.dumps(document, indent=2, default=str)
+        return json_text(document)
     columns = [("tool", "tool"), ("convention", "convention"), ("per_arm", "per-arm"),
                ("times_one_minus_rho", "x(1-rho)"), ("ratio_to_required", "/ N*"),
                ("paper_per_arm", "paper per-arm"), ("paper_times_one_minus_rho", "paper x(1-rho)"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from llm_power_verified.cli.options import (
-    CommandError,
+    repository_module,
 )
 
 __all__ = ["add_parser", "run"]
@@ -19,9 +19,5 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> int:
-    try:
-        import derivations  # noqa: F401  (needs SymPy and the repository checkout)
-        from derivations.__main__ import main as derivations_main
-    except ImportError as error:
-        raise CommandError(f"the derivations package is not importable here ({error})") from None
-    return derivations_main(["--check"] if arguments.action == "check" else [])
+    entry = repository_module("derivations.__main__")
+    return entry.main(["--check"] if arguments.action == "check" else [])

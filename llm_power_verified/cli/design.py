@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 from llm_power_verified.cli.options import (
-    CommandError,
     COUNT,
     SIZE,
+    CommandError,
     alpha_power_options,
-    marginal_options,
     format_value,
+    marginal_options,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -57,7 +56,10 @@ _LABELS = (
 
 
 def run(arguments) -> str:
-    from llm_power_verified.planning.design import design_from_counts, design_paired_binary
+    from llm_power_verified.planning.design import (
+        design_from_counts,
+        design_paired_binary,
+    )
 
     marginal = [arguments.p_a, arguments.p_b, arguments.rho]
     table = [arguments.b, arguments.c]
@@ -80,7 +82,7 @@ def run(arguments) -> str:
             n=arguments.n, alternative=arguments.alternative,
         )
     if arguments.json:
-        return json.dumps(report.to_dict(), indent=2)
+        return json_text(report.to_dict())
     header = []
     if report.p_a is not None:
         header.append(f"p_A = {format_value(report.p_a)}, p_B = {format_value(report.p_b)}, rho = {format_value(report.rho)}")

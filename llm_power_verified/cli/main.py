@@ -19,8 +19,8 @@ from llm_power_verified.cli import (
     derivations,
     design,
     monitor,
-    reproduce,
     paired_tests,
+    reproduce,
 )
 from llm_power_verified.cli.options import PROGRAM, CommandError, Parser
 

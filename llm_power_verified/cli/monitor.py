@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 from llm_power_verified.cli.options import (
-    CommandError,
     CHECKPOINTS,
+    CommandError,
     alpha_power_options,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -35,9 +35,12 @@ def add_parser(commands) -> None:
 def run(arguments) -> str:
     import numpy as np
 
-    from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
-
     from llm_power_verified.io import check_outputs, read_score_files
+    from llm_power_verified.sequential import (
+        anytime_pvalue,
+        confidence_sequence,
+        e_process,
+    )
 
     check_outputs({"--plot": arguments.plot}, arguments.files)
     matrix = read_score_files(*arguments.files, score_kind="binary")
@@ -78,7 +81,7 @@ def run(arguments) -> str:
 
         save_figure(figure, arguments.plot)
     if arguments.json:
-        return json.dumps({"summary": summary, "trajectory": rows}, indent=2)
+        return json_text({"summary": summary, "trajectory": rows})
     lines = [f"note: {note}" for note in matrix.notes]
     lines += [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
     lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")

@@ -4,12 +4,16 @@ declared once and reused through argparse ``parents=``, and the text tables of t
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
+import sys
+from pathlib import Path
+from types import ModuleType
 
 from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
+from llm_power_verified.report.table import grid
 
-__all__ = ["CommandError", "Parser", "alpha_power_options", "format_options", "format_value", "json_number",
-           "marginal_options", "render_rows"]
+__all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options", "render_rows"]
 
 PROGRAM = "llm-power-verified"
 
@@ -108,14 +112,8 @@ def format_value(value) -> str:
     return str(value)
 
 
-def json_number(value: float):
-    if isinstance(value, float) and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
-
-
 def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -> str:
-    """A small table of dict rows, plain or Markdown."""
+    """A small table of dict rows (``columns`` = (key, title)), plain or Markdown, through the report's one renderer."""
     def cell(value):
         if value is None:
             return "-"
@@ -125,11 +123,24 @@ def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -
             return format_value(value)
         return str(value)
 
-    if output == "markdown":
-        lines = ["| " + " | ".join(title for _, title in columns) + " |", "|" + "---|" * len(columns)]
-        lines += ["| " + " | ".join(cell(row.get(key)) for key, _ in columns) + " |" for row in rows]
-        return "\n".join(lines)
-    widths = [max(len(title), *(len(cell(row.get(key))) for row in rows)) for key, title in columns]
-    lines = ["  ".join(title.ljust(width) for (_, title), width in zip(columns, widths))]
-    lines += ["  ".join(cell(row.get(key)).ljust(width) for (key, _), width in zip(columns, widths)) for row in rows]
-    return "\n".join(lines)
+    return grid([title for _, title in columns], [[cell(row.get(key)) for key, _ in columns] for row in rows], output == "markdown")
+
+
+def repository_module(name: str) -> ModuleType:
+    """A module of the repository's ``crosscheck/`` or ``derivations/`` (they are not installed with the package).
+
+    Found on the path as it is (running from the checkout), or in the checkout the installed package
+    lives in (an editable install); otherwise the command says that it needs the repository.
+    """
+    top = name.split(".")[0]
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name != top:
+            raise CommandError(f"{name} could not import {error.name!r}: {error}") from None
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / top / "__init__.py").is_file():
+        raise CommandError(f"this command needs the repository checkout: {top}/ is not installed with the package "
+                           f"(clone the repository and run it there, or pip install -e the checkout)")
+    sys.path.insert(0, str(checkout))
+    return importlib.import_module(name)

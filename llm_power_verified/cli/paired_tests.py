@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from llm_power_verified.cli.options import (
-    CommandError,
-    PROBABILITY,
     COUNT,
-    SIZE,
-    SEED,
-    RESAMPLES,
-    MAX_RESAMPLES,
-    SCORE_KIND_HELP,
     INPUT_RULES,
-    json_number,
+    MAX_RESAMPLES,
+    PROBABILITY,
+    RESAMPLES,
+    SCORE_KIND_HELP,
+    SEED,
+    SIZE,
+    CommandError,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -50,7 +49,10 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
-    from llm_power_verified.inference.bootstrap import paired_bootstrap, paired_bootstrap_counts
+    from llm_power_verified.inference.bootstrap import (
+        paired_bootstrap,
+        paired_bootstrap_counts,
+    )
     from llm_power_verified.inference.graded import paired_t_test, wilcoxon_signed_rank
     from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all
 
@@ -95,7 +97,7 @@ def run(arguments) -> str:
                      "log_pvalue": log_p, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
                      "confidence": boot.confidence, "n_resamples": boot.n_resamples, "seed": arguments.seed})
     if arguments.json:
-        return json.dumps([{key: json_number(value) for key, value in row.items()} for row in rows], indent=2)
+        return json_text(rows)
     lines = [header, "", f"{'variant':<22} {'statistic':>12} {'p-value':>12} {'log p-value':>14}  note"]
     for row in rows:
         note = ""

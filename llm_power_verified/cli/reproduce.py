@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 from llm_power_verified.cli.options import (
     format_options,
 )
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -29,10 +29,7 @@ def run(arguments) -> str:
 
     rows = reproduce(arguments.paper)
     if arguments.json or arguments.format == "json":
-        records = [asdict(row) for row in rows]
-        for record in records:
-            record["computed"] = record["computed"] if math.isfinite(record["computed"]) else None
-        return json.dumps(records, indent=2)
+        return json_text([asdict(row) for row in rows])
     agreeing = sum(row.verdict == "agrees" for row in rows)
     differing = sum(row.verdict == "differs" for row in rows)
     lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs; {differing} differ; "

@@ -11,7 +11,7 @@ from llm_power_verified.inference.mcnemar import (
     mcnemar_midp,
     mcnemar_test,
 )
-from llm_power_verified.inference.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts
+from llm_power_verified.inference.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts, percentile_pvalue
 from llm_power_verified.inference.graded import (
     GradedTestResult,
     batched_paired_t_pvalues,
@@ -40,6 +40,7 @@ __all__ = [
     "paired_bootstrap",
     "paired_bootstrap_counts",
     "paired_t_test",
+    "percentile_pvalue",
     "required_n_inflation",
     "wilcoxon_signed_rank",
 ]

@@ -29,7 +29,7 @@ from scipy.special import ndtr, ndtri
 
 from llm_power_verified._validation import MAX_RESAMPLES, as_array, check_count, check_scalar, describe_index
 
-__all__ = ["BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts"]
+__all__ = ["BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts", "percentile_pvalue"]
 
 METHODS = ("percentile", "bca", "studentized")
 _CHUNK_VALUES = 4_000_000
@@ -81,10 +81,19 @@ def _check_options(n_resamples: int, confidence: float, method: str) -> None:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
 
 
-def _percentile_pvalue(replicates: np.ndarray) -> float:
-    below = np.count_nonzero(replicates <= 0) / replicates.size
-    above = np.count_nonzero(replicates >= 0) / replicates.size
-    return float(min(1.0, 2 * min(below, above)))
+def percentile_pvalue(replicates: np.ndarray, axis: int | None = None):
+    """Two-sided percentile-bootstrap p-value of "no difference": min(1, 2 min(P*(D <= 0), P*(D >= 0))).
+
+    The paper's Definition 2; ``axis`` selects the replicate axis of a batch (one p-value per column).
+
+    >>> percentile_pvalue(np.array([-0.1, 0.2, 0.3, 0.4]))
+    0.5
+    """
+    replicates = np.asarray(replicates)
+    below = np.mean(replicates <= 0, axis=axis)
+    above = np.mean(replicates >= 0, axis=axis)
+    result = np.minimum(1.0, 2 * np.minimum(below, above))
+    return float(result) if np.ndim(result) == 0 else result
 
 
 def _bca_levels(replicates, estimate, jackknife_values, jackknife_weights, tail_probabilities):
@@ -127,7 +136,7 @@ def _summarise(method, replicates, estimate, confidence, n_items, standard_error
     """Interval, percentile-test p-value and standard error of a set of bootstrap replicates."""
     low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
     return BootstrapResult(
-        estimate=float(estimate), ci_low=low, ci_high=high, pvalue=_percentile_pvalue(replicates),
+        estimate=float(estimate), ci_low=low, ci_high=high, pvalue=percentile_pvalue(replicates),
         standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
         n_resamples=int(replicates.size), n_items=n_items,
     )

@@ -14,7 +14,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, OutputError
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
 from llm_power_verified.io.matrix import SCORE_KINDS, ScoreMatrix, build_matrix, from_array
-from llm_power_verified.io.output import check_outputs, write_bytes, write_text
+from llm_power_verified.io.output import check_outputs, json_ready, json_text, write_bytes, write_text
 from llm_power_verified.io.plain import read_score_file, read_score_files
 from llm_power_verified.io.tables import from_long, from_wide, read_table, write_table
 
@@ -30,6 +30,8 @@ __all__ = [
     "from_long",
     "from_wide",
     "input_kind",
+    "json_ready",
+    "json_text",
     "read_inspect",
     "read_lm_eval",
     "read_score_file",

@@ -22,6 +22,8 @@ shows control characters as escapes so that a name cannot move the cursor.
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import re
 import signal
@@ -33,7 +35,7 @@ from typing import Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
 
-__all__ = ["check_outputs", "csv_text", "markdown_text", "terminal_text", "write_bytes", "write_text"]
+__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "terminal_text", "write_bytes", "write_text"]
 
 _UMASK_LOCK = threading.Lock()
 
@@ -188,3 +190,31 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 def terminal_text(value: str) -> str:
     """Control characters (newline, escape, ...) shown as ``\\xNN`` so that text cannot reshape a terminal table."""
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", value)
+
+
+def json_ready(value):
+    """The one JSON rule of every output: NaN (undefined) becomes null, +/-inf the strings "inf"/"-inf",
+    NumPy scalars and arrays plain Python values; dicts, lists and tuples are converted throughout.
+
+    >>> json_ready({"n": float("inf"), "rho": float("nan"), "k": [1, 2.5]})
+    {'n': 'inf', 'rho': None, 'k': [1, 2.5]}
+    """
+    if isinstance(value, dict):
+        return {str(key): json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return json_ready(value.tolist())
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    return value
+
+
+def json_text(document, *, indent: int | None = 2) -> str:
+    """``document`` as JSON text under :func:`json_ready`'s rule (never NaN or Infinity, which JSON does not have)."""
+    return json.dumps(json_ready(document), indent=indent, allow_nan=False, default=str)

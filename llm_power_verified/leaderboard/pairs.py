@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified.inference.bootstrap import percentile_pvalue
 from llm_power_verified.inference.mcnemar import (
     mcnemar_chi2,
     mcnemar_exact,
@@ -94,9 +95,7 @@ def bootstrap_pair_cells(both, only_a, only_b, n, draws: int, confidence: float,
             d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
         gap = (d10 - d01) / n
         low[sl], high[sl] = np.quantile(gap, tails, axis=0)
-        below = np.mean(gap <= 0, axis=0)
-        above = np.mean(gap >= 0, axis=0)
-        pvalue[sl] = np.minimum(1.0, 2 * np.minimum(below, above))
+        pvalue[sl] = percentile_pvalue(gap, axis=0)
         if required:
             resampled = np.asarray(required_n_from_counts(d10, d01, n))
             n_star_low[sl], n_star_high[sl] = quantiles(resampled, [0.05, 0.95])
@@ -191,7 +190,7 @@ def graded_pair_columns(matrix, first, second, alpha, power, draws, rng, progres
         differences = resampled[:, first] - resampled[:, second]
         tails = [alpha / 2, 1 - alpha / 2]
         frame["boot_ci_low"], frame["boot_ci_high"] = np.quantile(differences, tails, axis=0)
-        frame["p_bootstrap"] = np.minimum(1.0, 2 * np.minimum(np.mean(differences <= 0, axis=0), np.mean(differences >= 0, axis=0)))
+        frame["p_bootstrap"] = percentile_pvalue(differences, axis=0)
     _sensitivity(frame, alpha, power)
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["unpaired_n"] = np.asarray(required_n_wald(var_a + var_b, gap, alpha, power)).reshape(-1)

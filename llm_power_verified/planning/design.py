@@ -12,7 +12,11 @@ import math
 from dataclasses import asdict, dataclass
 
 from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
-from llm_power_verified.planning.correlation import admissible_rho_interval, correlation_from_counts
+from llm_power_verified.io.output import json_ready
+from llm_power_verified.planning.correlation import (
+    admissible_rho_interval,
+    correlation_from_counts,
+)
 from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
@@ -23,7 +27,11 @@ from llm_power_verified.planning.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )
-from llm_power_verified.planning.shortcut import required_n_shortcut, shortcut_constant, shortcut_ratio
+from llm_power_verified.planning.shortcut import (
+    required_n_shortcut,
+    shortcut_constant,
+    shortcut_ratio,
+)
 
 __all__ = ["PairedBinaryDesign", "design_from_counts", "design_paired_binary"]
 
@@ -84,15 +92,8 @@ class PairedBinaryDesign:
     counts: dict | None = None
 
     def to_dict(self) -> dict:
-        """Plain dict with JSON-safe values (inf becomes the string "inf")."""
-        def clean(value):
-            if isinstance(value, float) and math.isinf(value):
-                return "inf" if value > 0 else "-inf"
-            if isinstance(value, dict):
-                return {key: clean(item) for key, item in value.items()}
-            return value
-
-        return {key: clean(value) for key, value in asdict(self).items()}
+        """Plain dict with JSON-safe values (the one rule of :func:`llm_power_verified.io.json_ready`: inf is "inf", NaN null)."""
+        return json_ready(asdict(self))
 
 
 def _at_n(n, variance, delta, required, alpha, power, alternative):

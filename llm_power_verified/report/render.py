@@ -23,15 +23,22 @@ CSV output is the per-pair table, one row per pair, same columns.
 from __future__ import annotations
 
 import io as _stdio
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.io.output import (
+    csv_text,
+    json_ready,
+    json_text,
+    markdown_text,
+    terminal_text,
+    write_bytes,
+)
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.io.output import csv_text, markdown_text, terminal_text, write_bytes
+from llm_power_verified.report.table import grid
 
 __all__ = ["PAIR_COLUMNS", "checklist", "render", "save_figure", "to_json_document", "plot_resolution"]
 
@@ -62,25 +69,6 @@ PAIR_COLUMNS = {
 }
 
 
-def _clean(value):
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    if isinstance(value, dict):
-        return {str(key): _clean(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(item) for item in value]
-    return value
-
-
 def checklist(result: AuditResult) -> list[dict]:
     """The paper's Appendix I checklist, filled in for this audit."""
     pairs = result.pairs
@@ -103,7 +91,7 @@ def to_json_document(result: AuditResult) -> dict:
     clusters = None
     if result.clusters is not None:
         clusters = {key: value for key, value in result.clusters.items() if key != "pairs"}
-    return _clean({
+    return json_ready({
         "schema": SCHEMA,
         "source": result.matrix.source,
         "notes": list(result.notes),
@@ -140,24 +128,10 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
-def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
-    escape = markdown_text if markdown else terminal_text
-    headers = [escape(str(h)) for h in headers]
-    rows = [[escape(str(cell)) for cell in row] for row in rows]
-    if markdown:
-        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
-    return "\n".join(lines)
-
-
 def render(result: AuditResult, output: str = "table") -> str:
     """Text rendering: "table" (terminal), "markdown", "json" or "csv"."""
     if output == "json":
-        return json.dumps(to_json_document(result), indent=2)
+        return json_text(to_json_document(result))
     if output == "csv":
         pairs = result.pairs.copy()
         for column in pairs.columns:
@@ -196,13 +170,13 @@ def render(result: AuditResult, output: str = "table") -> str:
         else:
             rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(row["t"], 3), _fmt(row["p_t"], 3),
                          interval, _fmt(row["required_n"]), _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict])
-    lines.append(_grid(headers, rows, markdown))
+    lines.append(grid(headers, rows, markdown))
     lines += ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
-    lines.append(_grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
+    lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
                        [[b["bucket"], str(b["pairs"]), str(b["unresolved"]), _fmt(b["r_median"], 3), _fmt(b["r_worst"], 3)] for b in result.by_gap], markdown))
     lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts['pairs']})"]
     verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.items() if name != "pairs"]
-    lines.append(_grid(["procedure", "unresolved"], verdict_rows, markdown))
+    lines.append(grid(["procedure", "unresolved"], verdict_rows, markdown))
     multiplicity = result.multiplicity
     lines += ["", f"{head}Multiplicity",
               f"family '{multiplicity['family']}' of {multiplicity['family_size']} comparisons, arbiter {multiplicity['arbiter']}; "
@@ -214,7 +188,7 @@ def render(result: AuditResult, output: str = "table") -> str:
         anytime_rows = [[r["model_a"], r["model_b"], _fmt(r["log_e"], 4), _fmt(r["p_anytime"], 3), _fmt(r["required_n_anytime"]),
                          _fmt(r["anytime_inflation"], 3), _fmt(r["q_anytime"], 3), "resolved" if r["resolved_anytime"] else "UNRESOLVED"]
                         for _, r in show_pairs.iterrows()]
-        lines.append(_grid(["A", "B", "log e", "p anytime", "N_av", "N_av/N*", "q_av", "verdict"], anytime_rows, markdown))
+        lines.append(grid(["A", "B", "log e", "p anytime", "N_av", "N_av/N*", "q_av", "verdict"], anytime_rows, markdown))
     lines += _cluster_section(result, show_pairs, head, markdown)
     lines += _tiers_and_checklist(result, head, markdown)
     return "\n".join(lines) + "\n"
@@ -237,7 +211,7 @@ def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, head: str, m
         lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters["alternative_definitions"].items()))
         cluster_rows = [[r["model_a"], r["model_b"], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
-        lines.append(_grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
+        lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
     return lines
 
 
@@ -253,9 +227,9 @@ def _tiers_and_checklist(result: AuditResult, head: str, markdown: bool) -> list
         model = row["model"]
         ranking_rows.append([str(row["rank"]), model, _fmt(float(row["mean_score"])),
                              str(adjacent[model]) if adjacent else "-", letters[model] if letters else "-"])
-    lines.append(_grid(["rank", "model", "mean score", "tier (adjacent breaks)", "letters (all pairs)"], ranking_rows, markdown))
+    lines.append(grid(["rank", "model", "mean score", "tier (adjacent breaks)", "letters (all pairs)"], ranking_rows, markdown))
     lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
-    lines.append(_grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
+    lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
     return lines
 
 
