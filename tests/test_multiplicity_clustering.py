@@ -42,3 +42,19 @@ def test_design_effect_and_truncation():
     assert lpv.cluster_adjusted_required_n(433, 859, 0.036) == pytest.approx(433 * (1 + 858 * 0.036))
     with pytest.raises(ValueError, match="no exchangeable correlation"):
         lpv.design_effect(10, -0.2, truncate_negative_icc=False)
+
+
+@pytest.mark.parametrize("method, name", [("bonferroni", "bonferroni"), ("sidak", "sidak"), ("holm", "holm"), ("bh", "fdr_bh")])
+def test_adjustments_agree_with_statsmodels_and_stay_quiet_at_one(method, name):
+    import warnings
+
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(4)
+    p = np.concatenate([rng.random(40) ** 3, [0.0, 1.0, 1.0, 1e-300]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = lpv.adjust_pvalues(p, method)
+    with np.errstate(divide="ignore"):
+        reference = multipletests(p, method=name)[1]
+    assert np.allclose(ours, reference, rtol=1e-14, atol=0)

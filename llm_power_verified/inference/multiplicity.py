@@ -53,7 +53,7 @@ def required_n_inflation(family_size: Any, alpha: Any = 0.05, power: Any = 0.8, 
 ADJUSTMENTS = ("bonferroni", "sidak", "holm", "bh")
 
 
-_STATSMODELS = {"bonferroni": "bonferroni", "sidak": "sidak", "holm": "holm", "bh": "fdr_bh"}
+_STATSMODELS = {"bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
 
 
 def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None) -> np.ndarray:
@@ -82,9 +82,10 @@ def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None
     m = p.size if family_size is None else int(family_size)
     if m < p.size:
         raise ValueError(f"family_size ({m}) is smaller than the number of p-values ({p.size})")
-    if m == p.size and p.size:
-        # The standard adjustments of a whole family come from statsmodels (it agrees with the former
-        # hand-written code to 3e-17); only a declared family larger than the p-values given is ours.
+    if m == p.size and p.size and method != "sidak":
+        # Bonferroni, Holm and BH of a whole family come from statsmodels (it agrees with the former
+        # hand-written code to 1 ulp).  Sidak stays ours: statsmodels' warns (log1p(-1)) at p = 1, which
+        # an exact McNemar p of 1 (b = c) produces, and ours gives the same value without a warning.
         from statsmodels.stats.multitest import multipletests
 
         return multipletests(p, method=_STATSMODELS[method], is_sorted=False, returnsorted=False)[1]

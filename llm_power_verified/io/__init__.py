@@ -7,38 +7,49 @@ All of them end in :func:`.matrix.build_matrix`, which applies the rules
 (finite scores in range, no silent switch of score kind, unique names, cluster
 labels) and raises :class:`InputError` naming the file, line or cell, the value
 and what is allowed.  :mod:`.output` writes every file the tool produces.
-"""
 
-from llm_power_verified.io.detect import input_kind, read_scores
-from llm_power_verified.io.errors import AlignmentError, InputError, OutputError
-from llm_power_verified.io.inspect_logs import read_inspect
-from llm_power_verified.io.lm_eval import read_lm_eval
-from llm_power_verified.io.matrix import SCORE_KINDS, ScoreMatrix, build_matrix, from_array
-from llm_power_verified.io.output import check_outputs, json_ready, json_text, write_bytes, write_text
-from llm_power_verified.io.plain import read_score_file, read_score_files
-from llm_power_verified.io.tables import from_long, from_wide, read_table, write_table
+The names below are loaded on first use (PEP 562), so that importing one light module of this
+package (the writer, the errors) does not import pandas."""
 
-__all__ = [
-    "AlignmentError",
-    "InputError",
-    "OutputError",
-    "SCORE_KINDS",
-    "ScoreMatrix",
-    "build_matrix",
-    "check_outputs",
-    "from_array",
-    "from_long",
-    "from_wide",
-    "input_kind",
-    "json_ready",
-    "json_text",
-    "read_inspect",
-    "read_lm_eval",
-    "read_score_file",
-    "read_score_files",
-    "read_scores",
-    "read_table",
-    "write_bytes",
-    "write_table",
-    "write_text",
-]
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "AlignmentError": "errors",
+    "InputError": "errors",
+    "OutputError": "errors",
+    "SCORE_KINDS": "matrix",
+    "ScoreMatrix": "matrix",
+    "build_matrix": "matrix",
+    "check_outputs": "output",
+    "from_array": "matrix",
+    "from_long": "tables",
+    "from_wide": "tables",
+    "input_kind": "detect",
+    "json_ready": "output",
+    "json_text": "output",
+    "read_inspect": "inspect_logs",
+    "read_lm_eval": "lm_eval",
+    "read_score_file": "plain",
+    "read_score_files": "plain",
+    "read_scores": "detect",
+    "read_table": "tables",
+    "write_bytes": "output",
+    "write_table": "tables",
+    "write_text": "output",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

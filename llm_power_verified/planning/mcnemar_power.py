@@ -20,17 +20,21 @@ reports the smallest n that reaches the target, and says how it searched.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
 from llm_power_verified.inference.mcnemar import VARIANTS, mcnemar_test
 from llm_power_verified.planning.sample_size import required_n_connor, required_n_paired_binary
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["critical_counts", "power_mcnemar_exact", "required_n_mcnemar_exact", "sample_size_table"]
 
@@ -163,7 +167,7 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     return high
 
 
-def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS) -> pd.DataFrame:
+def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS) -> "pd.DataFrame":
     """Exact required n of each variant beside Connor (1987) and Eq. 6, over a grid.
 
     Inadmissible (p_a, p_b, rho) combinations and p_a = p_b are skipped.
@@ -183,6 +187,9 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
                 for method in methods:
                     row[method] = required_n_mcnemar_exact(pa, pb, rho, alpha, power, method)
                 rows.append(row)
+    # pandas is imported here, not at the top: it costs ~0.2 s and only this table needs it (import time).
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
