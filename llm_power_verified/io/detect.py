@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.inspect_logs import read_inspect
@@ -72,11 +73,7 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
     """
     if isinstance(source, ScoreMatrix):
         return source
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pd = None
-    if pd is not None and isinstance(source, pd.DataFrame):
+    if isinstance(source, pd.DataFrame):
         if model_column in source.columns and score_column in source.columns:
             return from_long(source, item_column=item_column, model_column=model_column, score_column=score_column,
                              cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind,

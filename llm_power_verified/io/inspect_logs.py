@@ -185,6 +185,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
         raise ValueError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
     notes, seen_models = [], {}
+    averaged = False
     for path in map(Path, paths):
         if not path.is_file():
             raise InputError(f"{path}: no such file")
@@ -213,6 +214,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
             if epochs == "error":
                 raise AlignmentError(f"{path}: {len(epochs_present)} epochs per sample; choose --epochs first or mean")
             notes.append(f"{model}: {len(epochs_present)} epochs per sample; " + ("kept epoch 1" if epochs == "first" else "averaged the epochs (scores are graded)"))
+            averaged |= epochs == "mean"
         values: dict[str, list[float]] = {}
         location: dict[str, str] = {}
         for where, record in records:
@@ -235,6 +237,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
         raise AlignmentError("inspect logs: no per-item results found")
     long = pd.DataFrame(rows)
     lines = long.pop("line").to_numpy(dtype=object)
-    kind = "graded" if epochs == "mean" and score_kind == "auto" and any("averaged" in note for note in notes) else score_kind
+    # Averaging epochs was asked for: the scores are graded by request, not by a silent switch.
+    kind = "graded" if averaged and score_kind == "auto" else score_kind
     return from_long(long, item_column="item", model_column="model", score_column="score", on_missing=on_missing,
                      score_kind=kind, source="inspect logs", lines=lines, notes=notes)

@@ -18,7 +18,7 @@ import csv
 import io as _stdio
 import json
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -58,8 +58,13 @@ def _frame_check(frame: object, source: str) -> pd.DataFrame:
     return frame
 
 
-def _numbers(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str]) -> np.ndarray:
-    """Parse every cell as a float: missing texts become NaN, anything else that is not a number is an error."""
+def _numbers(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str],
+             text_hint: Callable[[str, object], str] | None = None) -> np.ndarray:
+    """Parse every cell as a float: missing texts become NaN, anything else that is not a number is an error.
+
+    Vectorised per column (``pd.to_numeric``); only the cells that do not parse are looked at one by one.
+    A column where most non-missing cells are text gets ``text_hint(column, example)`` as its message.
+    """
     result = np.empty(raw.shape, dtype=np.float64)
     for k, column in enumerate(columns):
         values = raw.iloc[:, k]
@@ -69,28 +74,44 @@ def _numbers(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequenc
         if pd.api.types.is_numeric_dtype(values.dtype):
             result[:, k] = values.to_numpy(dtype=np.float64, na_value=np.nan)
             continue
-        text = values.astype(object)
-        missing = np.fromiter((is_missing_label(v) or (isinstance(v, str) and v.strip().lower() in MISSING_TEXT) for v in text),
-                              dtype=bool, count=len(text))
-        parsed = pd.to_numeric(text.where(~missing, None), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = np.isnan(parsed) & ~missing
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: {describe_value(text.iloc[row])} is not a number; "
-                             "scores are numbers in [0, 1] (an empty cell is a missing score)")
+        parsed = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        unparsed = np.flatnonzero(np.isnan(parsed))
+        if unparsed.size:
+            cells = values.iloc[unparsed].tolist()
+            missing = np.fromiter((is_missing_label(v) or str(v).strip().lower() in MISSING_TEXT for v in cells), dtype=bool, count=len(cells))
+            bad = unparsed[~missing]
+            if bad.size:
+                example = values.iloc[int(bad[0])]
+                if text_hint is not None and bad.size > (len(values) - int(missing.sum())) / 2:
+                    raise InputError(f"{source}: {text_hint(column, example)}")
+                raise InputError(f"{source}: {_at(lines, int(bad[0]))}, column {column!r}: {describe_value(example)} is not a number; "
+                                 "scores are numbers in [0, 1] (an empty cell is a missing score)")
         result[:, k] = parsed
     return result
 
 
+def _item_text(value: object) -> str:
+    """An item id as text: 12.0 read from a float column is "12"; surrounding blanks dropped."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip()
+
+
 def _item_ids(values: pd.Series, source: str, lines: np.ndarray, column: str) -> list[str]:
-    ids = []
-    for row, value in enumerate(values.tolist()):
-        if is_missing_label(value):
-            raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: the item id is empty; every item needs an id")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        ids.append(str(value).strip())
-    return ids
+    codes, names = _codes(values, source, lines, column, "the item id is empty; every item needs an id", _item_text)
+    return [names[code] for code in codes]
+
+
+def _codes(values: pd.Series, source: str, lines: np.ndarray, column: str, empty: str, text) -> tuple[np.ndarray, list[str]]:
+    """(code per row, names): ``text`` applied once per distinct value, not per row; an empty value is an error."""
+    raw_codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    names = [text(value) for value in uniques]
+    blank = np.array([not name.strip() for name in names] + [True])  # the last entry stands for NaN (code -1)
+    bad = blank[np.where(raw_codes < 0, len(names), raw_codes)]
+    if bad.any():
+        raise InputError(f"{source}: {_at(lines, int(np.argmax(bad)))}, column {column!r}: {empty}")
+    codes, distinct = pd.factorize(np.asarray(names, dtype=object)[raw_codes])
+    return codes.astype(np.int64), [str(name) for name in distinct]
 
 
 def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
@@ -133,22 +154,16 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
             raise InputError(f"{source}: no model column {name!r}")
     if len(model_columns) < 2:
         raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
+    def text_hint(name: str, example: object) -> str:
+        hint = (f"if it names the items, pass --item-column {name}; " if item_column is None else "") + \
+            f"if it holds cluster labels, pass --cluster-column {name}"
+        return f"column {name!r} holds text (e.g. {describe_value(example)}), not scores; {hint}"
+
     if models is None:
-        for name in model_columns:
-            values = frame[name]
-            if pd.api.types.is_numeric_dtype(values.dtype) or values.dtype == bool:
-                continue
-            text = [v for v in values.astype(object) if not is_missing_label(v) and str(v).strip().lower() not in MISSING_TEXT]
-            numbers = pd.to_numeric(pd.Series(text, dtype=object), errors="coerce")
-            if len(text) and numbers.isna().sum() > len(text) / 2:
-                example = text[int(np.argmax(numbers.isna().to_numpy()))]
-                hint = (f"if it names the items, pass --item-column {name}; " if item_column is None else "") + \
-                    f"if it holds cluster labels, pass --cluster-column {name}"
-                raise InputError(f"{source}: column {name!r} holds text (e.g. {describe_value(example)}), not scores; {hint}")
         if item_column is None and len(frame):
             notes.append(f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)")
     _duplicate_items(items, source, lines)
-    scores = _numbers(frame[model_columns], source, lines, model_columns)
+    scores = _numbers(frame[model_columns], source, lines, model_columns, text_hint if models is None else None)
     empty = np.isnan(scores)
     items_array = np.asarray(items, dtype=object)
     clusters = frame[cluster_column].tolist() if cluster_column is not None else None
@@ -192,33 +207,23 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     if frame.empty:
         raise AlignmentError(f"{source}: no per-item results found")
     lines = np.arange(2, len(frame) + 2) if lines is None else lines
-    items = _item_ids(frame[item_column], source, lines, item_column)
-    models = []
-    for row, value in enumerate(frame[model_column].tolist()):
-        if is_missing_label(value):
-            raise InputError(f"{source}: {_at(lines, row)}, column {model_column!r}: the model name is empty")
-        models.append(str(value))
+    rows, item_names = _codes(frame[item_column], source, lines, item_column, "the item id is empty; every item needs an id", _item_text)
+    cols, model_names = _codes(frame[model_column], source, lines, model_column, "the model name is empty", str)
     values = _numbers(frame[[score_column]], source, lines, [score_column])[:, 0]
     missing_score = np.isnan(values)
     if missing_score.any():
         row = int(np.argmax(missing_score))
-        raise InputError(f"{source}: {_at(lines, row)}: model {models[row]!r} has no score for item {items[row]!r}; "
-                         "in a long table leave the row out instead")
-    model_names = list(dict.fromkeys(models))
-    item_names = list(dict.fromkeys(items))
-    model_index = {name: k for k, name in enumerate(model_names)}
-    item_index = {name: i for i, name in enumerate(item_names)}
-    rows = np.fromiter((item_index[i] for i in items), dtype=np.int64, count=len(items))
-    cols = np.fromiter((model_index[m] for m in models), dtype=np.int64, count=len(models))
+        raise InputError(f"{source}: {_at(lines, row)}: model {model_names[cols[row]]!r} has no score for item "
+                         f"{item_names[rows[row]]!r}; in a long table leave the row out instead")
     position = np.full((len(item_names), len(model_names)), -1, dtype=np.int64)
     flat = rows * len(model_names) + cols
     order = np.argsort(flat, kind="stable")
     repeated = np.flatnonzero(flat[order][1:] == flat[order][:-1])
     if repeated.size:
         first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-        raise AlignmentError(f"{source}: model {models[first]!r} has two results for item {items[first]!r} "
+        raise AlignmentError(f"{source}: model {model_names[cols[first]]!r} has two results for item {item_names[rows[first]]!r} "
                              f"({_at(lines, first)} and {_at(lines, second)}); item ids must be unique per model")
-    position[rows, cols] = np.arange(len(items))
+    position[rows, cols] = np.arange(rows.size)
     scores = np.full(position.shape, np.nan)
     scores[rows, cols] = values
     notes = list(notes)
@@ -237,15 +242,20 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
         notes.append(f"kept the {int(keep_items.sum())} items every model has; dropped {int((~keep_items).sum())} ({description}) (--on-missing intersect)")
     clusters = None
     if cluster_column:
-        raw = frame[cluster_column].tolist()
-        labels: list[object] = [None] * len(item_names)
-        seen = [False] * len(item_names)
-        for row, (item, label) in enumerate(zip(rows, raw)):
-            text = None if is_missing_label(label) else str(label).strip()
-            if seen[item] and labels[item] != text:
-                raise AlignmentError(f"{source}: {_at(lines, row)}: item {item_names[item]!r} has cluster {describe_value(label)} here "
-                                     f"and {describe_value(labels[item])} in an earlier row; an item has one cluster")
-            labels[item], seen[item] = text, True
+        raw = frame[cluster_column]
+        missing = raw.isna().to_numpy() | (raw.astype(str).str.strip() == "").to_numpy()
+        text = raw.astype(str).str.strip().where(~missing, None)
+        # One label per item: compare every row with the item's first row (a missing label counts as a value).
+        first_row = np.full(len(item_names), -1, dtype=np.int64)
+        first_row[rows[::-1]] = np.arange(rows.size)[::-1]
+        comparable = text.fillna("\x00missing").to_numpy(dtype=object)
+        conflict = np.flatnonzero(comparable != comparable[first_row[rows]])
+        if conflict.size:
+            row = int(conflict[0])
+            earlier = int(first_row[rows[row]])
+            raise AlignmentError(f"{source}: {_at(lines, row)}: item {item_names[rows[row]]!r} has cluster {describe_value(raw.iloc[row])} "
+                                 f"here and {describe_value(text.iloc[earlier])} in an earlier row; an item has one cluster")
+        labels = text.to_numpy(dtype=object)[first_row].tolist()
         clusters = [label for label, kept in zip(labels, keep_items) if kept]
     kept_rows = position[keep_items]
     kept_names = [name for name, kept in zip(item_names, keep_items) if kept]
@@ -257,26 +267,36 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
                         score_range=score_range, missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
 
 
-def _read_csv(path: Path, separator: str) -> tuple[pd.DataFrame, np.ndarray]:
+def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset()) -> tuple[pd.DataFrame, np.ndarray]:
+    """The table and the line of each row.  The header is read on its own (so a repeated column name is seen,
+    not renamed); ``text_columns`` (item, model, cluster) are kept as text, every other column is parsed as
+    numbers by pandas' C parser, with the missing-score texts as NaN."""
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
-    try:
-        raw = pd.read_csv(_stdio.StringIO(text), sep=separator, header=None, dtype=str, keep_default_na=False,
-                          skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL)
-    except (pd.errors.ParserError, ValueError) as error:
-        raise InputError(f"{path}: not a readable {'TSV' if separator == chr(9) else 'CSV'} table ({' '.join(str(error).split())})") from None
-    header = [str(name).strip() for name in raw.iloc[0].tolist()]
-    data = raw.iloc[1:].reset_index(drop=True)
-    blank = (data.isna() | (data == "")).all(axis=1).to_numpy()
-    if blank.any():
-        raise InputError(f"{path}, line {int(np.argmax(blank)) + 2}: blank line inside the table; every line is one item "
-                         "(or one result), so a blank line would be an item without scores; remove it")
+    kind = "TSV" if separator == "\t" else "CSV"
+    header = [name.strip() for name in next(csv.reader(_stdio.StringIO(text.split("\n", 1)[0].rstrip("\r")), delimiter=separator))]
     for position, name in enumerate(header):
         if not name:
             raise InputError(f"{path}: column {position + 1} of the header has no name")
     if len(set(header)) != len(header):
         _frame_check(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
+    textual = {position: str for position, name in enumerate(header) if name in text_columns}
+    missing = sorted(MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT})
+    try:
+        data = pd.read_csv(_stdio.StringIO(text), sep=separator, header=None, skiprows=1, dtype=textual, keep_default_na=False,
+                           na_values={position: missing for position in range(len(header)) if position not in textual},
+                           skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL, float_precision="round_trip")
+    except pd.errors.EmptyDataError:
+        data = pd.DataFrame(columns=range(len(header)))
+    except (pd.errors.ParserError, ValueError) as error:
+        raise InputError(f"{path}: not a readable {kind} table ({' '.join(str(error).split())})") from None
+    if data.shape[1] != len(header):
+        raise InputError(f"{path}: line 2 has {data.shape[1]} fields but the header has {len(header)}; not a readable {kind} table")
+    blank = (data.isna() | (data == "")).all(axis=1).to_numpy()
+    if blank.any():
+        raise InputError(f"{path}, line {int(np.argmax(blank)) + 2}: blank line inside the table; every line is one item "
+                         "(or one result), so a blank line would be an item without scores; remove it")
     data.columns = pd.Index(header, dtype=object)
     return data, np.arange(2, len(data) + 2)
 
@@ -310,8 +330,8 @@ def _read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
     return pd.DataFrame.from_records(records), np.asarray(lines) if lines else np.arange(1, 1)
 
 
-def read_frame(path: str | Path) -> tuple[pd.DataFrame, np.ndarray]:
-    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file."""
+def read_frame(path: str | Path, text_columns: Iterable[str] = ()) -> tuple[pd.DataFrame, np.ndarray]:
+    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file (``text_columns``: keep as text in CSV)."""
     path = Path(path)
     name = path.name.lower()
     if not path.exists():
@@ -337,7 +357,7 @@ def read_frame(path: str | Path) -> tuple[pd.DataFrame, np.ndarray]:
     if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
         return _read_jsonl(path)
     if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        return _read_csv(path, "\t" if ".tsv" in name else ",")
+        return _read_csv(path, "\t" if ".tsv" in name else ",", frozenset(text_columns))
     raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .csv.gz, .parquet or .jsonl)")
 
 
@@ -350,7 +370,7 @@ def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, clus
     otherwise as wide.
     """
     path = Path(path)
-    frame, lines = read_frame(path)
+    frame, lines = read_frame(path, {name for name in (item_column, cluster_column, model_column) if name})
     options = dict(cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, score_range=score_range,
                    missing_cluster=missing_cluster, source=str(path), lines=lines)
     if model_column in frame.columns and score_column in frame.columns:
