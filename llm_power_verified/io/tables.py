@@ -33,6 +33,9 @@ DEFAULT_ITEM_COLUMN = "item_id"
 #: Cell texts read as a missing score (besides an empty cell).
 MISSING_TEXT = frozenset({"", "na", "nan", "null", "none", "n/a"})
 ON_MISSING = ("error", "intersect")
+#: pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2's default
+#: "high" parser can be one ulp off, so it is asked for the round-trip parser.
+_EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
 def _at(lines, row) -> str:
@@ -286,7 +289,7 @@ def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozens
     try:
         data = pd.read_csv(_stdio.StringIO(text), sep=separator, header=None, skiprows=1, dtype=textual, keep_default_na=False,
                            na_values={position: missing for position in range(len(header)) if position not in textual},
-                           skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL, float_precision="round_trip")
+                           skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL, **_EXACT_FLOATS)
     except pd.errors.EmptyDataError:
         data = pd.DataFrame(columns=range(len(header)))
     except (pd.errors.ParserError, ValueError) as error:
