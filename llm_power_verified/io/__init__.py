@@ -34,9 +34,9 @@ _EXPORTS = {
     "read_score_file": "plain",
     "read_score_files": "plain",
     "read_scores": "detect",
-    "read_table": "tables",
+    "read_table": "table_files",
     "write_bytes": "output",
-    "write_table": "tables",
+    "write_table": "table_files",
     "write_text": "output",
 }
 

@@ -27,7 +27,8 @@ from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
 from llm_power_verified.io.matrix import ScoreMatrix, from_array
 from llm_power_verified.io.plain import read_score_files
-from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide, read_table
+from llm_power_verified.io.table_files import read_table
+from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide
 
 __all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores"]
 
