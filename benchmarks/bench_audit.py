@@ -29,7 +29,7 @@ frame = pd.DataFrame((latent > 0).astype(np.int8), columns=[f"model{k:03d}" for 
 start = time.perf_counter()
 matrix = from_wide(frame, item_column=None)
 loaded = time.perf_counter()
-result = audit_leaderboard(matrix, "all", n_bootstrap=draws, cluster_bootstrap=0, seed=1)
+result = audit_leaderboard(matrix, "all", n_resamples=draws, n_cluster_resamples=0, seed=1)
 done = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"pairs": len(result.pairs), "load": loaded - start, "audit": done - loaded, "peak_mb": peak,

@@ -9,7 +9,7 @@ from the seed file at run time, executed unchanged in a temporary folder (it
 writes ``results.json`` there), and timed; it is not part of this project.
 Then the toolkit runs the same grid at the same replicate count (150 cells:
 2 models x 5 n x 5 effects x 3 correlations, R = 1,000) with one and two
-workers and with independent draws per cell.
+workers and with independent n_resamples per cell.
 
 Printed: wall times and speed ratios (target: at least 100x), the largest
 distance of a t-test cell from the analytic noncentral-t power in Monte Carlo
@@ -60,7 +60,7 @@ def run_published(seeds: Path) -> tuple[float, dict]:
 
 def timed(**options) -> tuple[float, list[dict]]:
     start = time.perf_counter()
-    rows = embedding_power_grid(replicates=1000, seed=0, **options)
+    rows = embedding_power_grid(n_simulations=1000, seed=0, **options)
     return time.perf_counter() - start, rows
 
 
@@ -89,13 +89,13 @@ def main() -> None:
     parser.add_argument("--skip-published", action="store_true", help="time only the toolkit")
     arguments = parser.parse_args()
 
-    embedding_power_grid(replicates=50, seed=0)  # warm caches (Beta tables, imports) outside the timing
+    embedding_power_grid(n_simulations=50, seed=0)  # warm caches (Beta tables, imports) outside the timing
     ours, rows = timed()
     print(f"toolkit, common random numbers, 1 worker: {ours:.2f} s")
     two, rows_two = timed(workers=2)
     print(f"toolkit, common random numbers, 2 threads: {two:.2f} s (identical output: {rows_two == rows})")
     independent, rows_independent = timed(random_numbers="independent")
-    print(f"toolkit, independent draws per cell, 1 worker: {independent:.2f} s")
+    print(f"toolkit, independent n_resamples per cell, 1 worker: {independent:.2f} s")
     for label, result in (("common", rows), ("independent", rows_independent)):
         distance, worst = worst_analytic_distance(result)
         outside = sum(abs(row["t_test_z"]) > 3 for row in result if math.isfinite(row["t_test_z"]))
@@ -107,7 +107,7 @@ def main() -> None:
     seconds, published = run_published(arguments.seeds)
     print(f"published script (SKILL.md of seed 001), same grid and R: {seconds:.1f} s")
     print(f"speed ratio: {seconds / ours:.0f}x (1 worker), {seconds / two:.0f}x (2 threads), "
-          f"{seconds / independent:.0f}x (independent draws); target 100x")
+          f"{seconds / independent:.0f}x (independent n_resamples); target 100x")
     for label, result in (("common", rows), ("independent", rows_independent)):
         for key, values in compare_with_published(result, published).items():
             values = np.abs(values)

@@ -35,6 +35,10 @@ from llm_power_verified.planning.clustering import (
     cluster_adjusted_required_n,
     design_effect,
 )
+from llm_power_verified.planning.connor import (
+    required_n_connor,
+    required_n_connor_from_counts,
+)
 from llm_power_verified.planning.conventions import (
     CalculatorAudit,
     audit_claimed_n,
@@ -57,16 +61,13 @@ from llm_power_verified.planning.mcnemar_power import (
     sample_size_table,
 )
 from llm_power_verified.planning.paired_t import power_paired_t, required_n_paired_t
+from llm_power_verified.planning.power import power_paired_binary, power_wald
 from llm_power_verified.planning.sample_size import (
     critical_value,
     minimum_detectable_effect,
     minimum_detectable_effect_paired_binary,
     paired_difference_variance,
     paired_difference_variance_from_counts,
-    power_paired_binary,
-    power_wald,
-    required_n_connor,
-    required_n_connor_from_counts,
     required_n_from_counts,
     required_n_paired_binary,
     required_n_wald,

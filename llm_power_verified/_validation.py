@@ -10,12 +10,53 @@ the offending value, its index (for arrays) and the allowed range.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+import warnings
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from llm_power_verified.errors import ArgumentError
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
 ALTERNATIVES = {"two-sided": 2, "larger": 1, "smaller": 1}
+
+
+def renamed_parameters(**renamed: str | None) -> Callable[[_Function], _Function]:
+    """Accept the old keyword names of renamed parameters for one release, with a ``DeprecationWarning``.
+
+    ``@renamed_parameters(n_bootstrap="n_resamples")`` maps ``n_bootstrap=`` to
+    ``n_resamples=``; passing both is a ``TypeError``.  A name mapped to None
+    had no effect and is dropped, with the warning saying so.  The signature shown by
+    ``inspect`` and ``help`` is the new one.  The glossary is in README.
+    """
+
+    def decorate(function: _Function) -> _Function:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            used = [old for old in renamed if old in kwargs]
+            if used:
+                clashes = [old for old in used if renamed[old] is not None and renamed[old] in kwargs]
+                if clashes:
+                    old = clashes[0]
+                    raise TypeError(f"{function.__name__}() got both {old}= (deprecated) and {renamed[old]}=; pass {renamed[old]}= only")
+                advice = ", ".join(f"{old}= is deprecated and has no effect; drop it" if renamed[old] is None
+                                   else f"{old}= is deprecated and will be removed in the next release; use {renamed[old]}="
+                                   for old in used)
+                # One warning per call, naming every old name used.
+                warnings.warn(f"{function.__name__}(): {advice}", DeprecationWarning, stacklevel=2)
+                for old in used:
+                    value = kwargs.pop(old)
+                    if renamed[old] is not None:
+                        kwargs[renamed[old]] = value
+            return function(*args, **kwargs)
+
+        wrapper.__renamed__ = dict(renamed)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def as_array(name: str, value: Any) -> np.ndarray:
@@ -39,7 +80,7 @@ def describe_index(bad: np.ndarray) -> str:
 def _first_bad(name: str, array: np.ndarray, bad: np.ndarray, allowed: str) -> None:
     if bad.any():
         value = array[bad].flat[0]
-        raise ValueError(f"{name} must be {allowed}; got {value:g}{describe_index(bad)}")
+        raise ArgumentError(f"{name} must be {allowed}; got {value:g}{describe_index(bad)}")
 
 
 def check_in_open_interval(name: str, value: Any, low: float, high: float) -> np.ndarray:
@@ -81,7 +122,7 @@ def check_alpha_power(alpha: Any, power: Any | None = None) -> tuple[np.ndarray,
         index = describe_index(bad)
         a = np.broadcast_to(alpha_array, shape)[bad].flat[0]
         p = np.broadcast_to(power_array, shape)[bad].flat[0]
-        raise ValueError(f"power must exceed alpha; got power {p:g} with alpha {a:g}{index}")
+        raise ArgumentError(f"power must exceed alpha; got power {p:g} with alpha {a:g}{index}")
     return alpha_array, power_array
 
 
@@ -92,7 +133,7 @@ def require_choice(name: str, value: Any, allowed: tuple) -> None:
     except TypeError:
         valid = False
     if not valid:
-        raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+        raise ArgumentError(f"{name} must be one of {allowed}; got {value!r}")
 
 
 def sides_for(alternative: str) -> int:
@@ -101,7 +142,7 @@ def sides_for(alternative: str) -> int:
         return ALTERNATIVES[alternative]
     except (KeyError, TypeError):
         allowed = ", ".join(repr(key) for key in ALTERNATIVES)
-        raise ValueError(f"alternative must be one of {allowed}; got {alternative!r}") from None
+        raise ArgumentError(f"alternative must be one of {allowed}; got {alternative!r}") from None
 
 
 def check_rho_admissible(rho: np.ndarray, low: np.ndarray, high: np.ndarray, *, tolerance: float = 1e-12) -> np.ndarray:
@@ -113,7 +154,7 @@ def check_rho_admissible(rho: np.ndarray, low: np.ndarray, high: np.ndarray, *, 
     if bad.any():
         index = describe_index(bad)
         value, lo, hi = (x[bad].flat[0] for x in (rho_b, low_b, high_b))
-        raise ValueError(
+        raise ArgumentError(
             f"rho must lie in the admissible interval [{lo:.6g}, {hi:.6g}] for these marginals "
             f"(paper Eqs. 7-8); got {value:g}{index}"
         )
@@ -134,6 +175,21 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     Values within a relative 1e-12 above an integer are taken to be that
     integer, so that floating-point error in an N* that is exactly an integer
     does not add one item.  ``inf`` stays ``inf`` and NaN stays NaN.
+
+    Notes
+    -----
+    ceil(x (1 - 1e-12)) for finite x > 0: an x within a relative 1e-12 above an integer
+    k rounds to k.
+
+    References
+    ----------
+    The sample-size convention of R's pwr and of Connor (1987): the smallest whole n
+    meeting the target.
+
+    Examples
+    --------
+    >>> ceil_sample_size(1027.576), ceil_sample_size(1028.0000000000002)
+    (1028.0, 1028.0)
     """
     array = as_array("n", value)
     finite = np.isfinite(array)
@@ -170,10 +226,10 @@ def check_scalar(name: str, value: Any, *, low: float | None = None, high: float
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     allowed = ("a whole number" if integer else "a finite number") + (f" in {bounds}" if low is not None or high is not None else "")
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be {allowed}; got {shown}")
+        raise ArgumentError(f"{name} must be {allowed}; got {shown}")
     if integer:
         if isinstance(value, (float, np.floating)) and not (np.isfinite(value) and float(value).is_integer()):
-            raise ValueError(f"{name} must be {allowed}; got {shown}")
+            raise ArgumentError(f"{name} must be {allowed}; got {shown}")
         number: float | int = int(value)
     else:
         try:
@@ -181,8 +237,8 @@ def check_scalar(name: str, value: Any, *, low: float | None = None, high: float
         except OverflowError:  # an int beyond the float range
             number = math.inf
         if not math.isfinite(number):
-            raise ValueError(f"{name} must be {allowed}; got {shown}")
+            raise ArgumentError(f"{name} must be {allowed}; got {shown}")
     if (low is not None and (number < low or (low_open and number == low))) or \
             (high is not None and (number > high or (high_open and number == high))):
-        raise ValueError(f"{name} must be {allowed}; got {shown}")
+        raise ArgumentError(f"{name} must be {allowed}; got {shown}")
     return number

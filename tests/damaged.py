@@ -187,9 +187,10 @@ def parquet_cases(frame):
     with_nan.loc[4, "m1"] = float("nan")
     as_text = frame.copy().astype({"m0": str})
     duplicated = pd.concat([frame, frame[["m1"]]], axis=1)
+    import io
+
     import pyarrow as pa
     import pyarrow.parquet as pq
-    import io
 
     buffer = io.BytesIO()
     pq.write_table(pa.Table.from_arrays([pa.array(frame[c]) for c in duplicated.columns[:-1]] + [pa.array(frame["m1"])],

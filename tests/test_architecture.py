@@ -23,7 +23,7 @@ LAYERS = [
     ("planning",),
     ("inference",),
     ("io", "examples"),
-    ("numeric", "_validation", "_generated", "__init__"),
+    ("numeric", "results", "errors", "_validation", "_generated", "__init__"),
 ]
 #: The top-level package re-exports the stable public names; it sits above every room it re-exports.
 TOP_LEVEL_EXPORTS = "llm_power_verified"
@@ -138,11 +138,15 @@ def test_rooms_are_folders_with_a_public_init():
         tree = ast.parse(init.read_text())
         assert ast.get_docstring(tree), f"{room}/__init__.py has no docstring naming the concept"
     flat = sorted(path.name for path in PACKAGE.glob("*.py"))
-    assert flat == ["__init__.py", "_validation.py", "examples.py", "numeric.py"], flat
+    assert flat == ["__init__.py", "_validation.py", "errors.py", "examples.py", "numeric.py", "results.py"], flat
 
 
 def test_modules_and_functions_stay_small():
-    """No module over 400 lines, no function over 80 (argument tables, the CLI's add_parser, excepted)."""
+    """No module over 400 lines, no function body over 80 (argument tables, the CLI's add_parser, excepted).
+
+    A function's length is counted without its docstring: Notes, References and
+    examples are documentation, not the complexity the limit is about.
+    """
     problems = []
     for path in PACKAGE.rglob("*.py"):
         if "_generated" in path.parts:
@@ -153,6 +157,42 @@ def test_modules_and_functions_stay_small():
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "add_parser":
                 length = node.end_lineno - node.lineno + 1
+                docstring = node.body[0] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) and isinstance(node.body[0].value.value, str) else None
+                if docstring is not None:
+                    length -= docstring.end_lineno - docstring.lineno + 1
                 if length > 80:
                     problems.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name} is {length} lines")
     assert not problems, "\n".join(problems)
+
+
+def test_imports_inside_functions_say_why():
+    """Imports sit at the top of a file unless a measured or optional-dependency reason is written above them.
+
+    Outside ``cli/`` the reason is a comment on the line above (``# Lazy: ...``
+    with the measured cost, or ``# Optional dependency ...``); in ``cli/`` every
+    command imports its rooms when it runs, for the reason measured in
+    ``cli/__init__.py``'s docstring.
+    """
+    problems = []
+    cli_reason = ast.get_docstring(ast.parse((PACKAGE / "cli" / "__init__.py").read_text())) or ""
+    assert "measured" in cli_reason and "instead of" in cli_reason
+    for path in PACKAGE.rglob("*.py"):
+        if "_generated" in path.parts or "cli" in path.parts or path.name == "__init__.py":
+            continue
+        text = path.read_text()
+        lines = text.splitlines()
+        tree = ast.parse(text)
+        top = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+                above = lines[node.lineno - 2].strip()
+                if not (above.startswith("# Lazy") or above.startswith("# Optional")):
+                    problems.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports inside a function without a reason")
+    assert not problems, "\n".join(problems)
+
+
+def test_cli_catches_only_the_project_errors():
+    """``main`` turns the project's own errors into one line; a bug (TypeError, KeyError, ...) is not disguised as one."""
+    tree = ast.parse((PACKAGE / "cli" / "main.py").read_text())
+    caught = [ast.unparse(handler.type) for handler in ast.walk(tree) if isinstance(handler, ast.ExceptHandler)]
+    assert caught == ["LlmPowerError"], caught

@@ -12,10 +12,10 @@ import pytest
 from scipy import stats
 
 import llm_power_verified as lpv
-from llm_power_verified.leaderboard.audit import audit_leaderboard
-from llm_power_verified.planning.clustering import icc_oneway
 from llm_power_verified.examples import appendix_e, shipped_example
 from llm_power_verified.io import from_wide
+from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.planning.clustering import icc_oneway
 from llm_power_verified.report.render import SCHEMA, render, to_json_document
 
 
@@ -34,13 +34,13 @@ def _synthetic(models=6, items=800, seed=1, clusters=5, graded=False):
 
 def test_binary_pairs_match_direct_functions():
     matrix = _synthetic()
-    result = audit_leaderboard(matrix, "all", n_bootstrap=200, cluster_bootstrap=100)
+    result = audit_leaderboard(matrix, "all", n_resamples=200, n_cluster_resamples=100)
     assert len(result.pairs) == 15
     for _, row in result.pairs.iterrows():
         x = matrix.scores[:, matrix.models.index(row["model_a"])]
         y = matrix.scores[:, matrix.models.index(row["model_b"])]
-        n11, b, c, n00 = lpv.binary_counts(x, y)
-        assert (row["n11"], row["b"], row["c"], row["n00"]) == (n11, b, c, n00)
+        a, b, c, d = lpv.binary_counts(x, y)
+        assert (row["a"], row["b"], row["c"], row["d"]) == (a, b, c, d)
         assert row["required_n"] == pytest.approx(lpv.required_n_from_counts(b, c, matrix.n_items), rel=1e-12)
         assert row["p_exact"] == pytest.approx(lpv.mcnemar_exact(b, c).pvalue, rel=1e-12)
         assert row["rho"] == pytest.approx(np.corrcoef(x, y)[0, 1], rel=1e-9)
@@ -52,7 +52,7 @@ def test_binary_pairs_match_direct_functions():
 def test_graded_pairs_match_scipy():
     matrix = _synthetic(graded=True)
     assert not matrix.binary
-    result = audit_leaderboard(matrix, "adjacent", n_bootstrap=200, cluster_bootstrap=50)
+    result = audit_leaderboard(matrix, "adjacent", n_resamples=200, n_cluster_resamples=50)
     for _, row in result.pairs.iterrows():
         x = matrix.scores[:, matrix.models.index(row["model_a"])]
         y = matrix.scores[:, matrix.models.index(row["model_b"])]
@@ -64,57 +64,57 @@ def test_graded_pairs_match_scipy():
 
 def test_same_seed_same_report():
     matrix = _synthetic()
-    first = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_bootstrap=200, cluster_bootstrap=100))
-    second = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_bootstrap=200, cluster_bootstrap=100))
+    first = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100))
+    second = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100))
     assert first == second
-    third = to_json_document(audit_leaderboard(matrix, "adjacent", seed=6, n_bootstrap=200, cluster_bootstrap=100))
+    third = to_json_document(audit_leaderboard(matrix, "adjacent", seed=6, n_resamples=200, n_cluster_resamples=100))
     assert third["pairs"] != first["pairs"]
 
 
 def test_families_and_multiplicity():
     matrix = _synthetic(models=5)
-    adjacent = audit_leaderboard(matrix, "adjacent", n_bootstrap=0, cluster_bootstrap=0)
-    declared_all = audit_leaderboard(matrix, "adjacent", family="all", n_bootstrap=0, cluster_bootstrap=0)
+    adjacent = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0)
+    declared_all = audit_leaderboard(matrix, "adjacent", family="all", n_resamples=0, n_cluster_resamples=0)
     assert adjacent.family_size == 4 and declared_all.family_size == 10
-    assert declared_all.multiplicity["inflation"]["bonferroni"] == pytest.approx(lpv.required_n_inflation(10))
-    everything = audit_leaderboard(matrix, "all", n_bootstrap=0, cluster_bootstrap=0)
+    assert declared_all.multiplicity.inflation.bonferroni == pytest.approx(lpv.required_n_inflation(10))
+    everything = audit_leaderboard(matrix, "all", n_resamples=0, n_cluster_resamples=0)
     holm = lpv.inference.multiplicity.adjust_pvalues(everything.pairs["p_exact"].to_numpy(), "holm")
     assert np.allclose(everything.pairs["p_holm"], holm)
     # the adjacent pairs' adjusted p-values under the all-pairs family equal the all-pairs run's
     merged = declared_all.pairs.merge(everything.pairs, on=["model_a", "model_b"], suffixes=("", "_all"))
     assert np.allclose(merged["p_holm"], merged["p_holm_all"])
-    reference = audit_leaderboard(matrix, "reference", reference="m2", n_bootstrap=0, cluster_bootstrap=0)
+    reference = audit_leaderboard(matrix, "reference", reference="m2", n_resamples=0, n_cluster_resamples=0)
     assert set(reference.pairs["model_a"]) == {"m2"} and len(reference.pairs) == 4
 
 
 def test_cluster_icc_and_leave_one_out_match_direct_computation():
     matrix = _synthetic(models=4, items=600, clusters=4)
-    result = audit_leaderboard(matrix, "adjacent", n_bootstrap=0, cluster_bootstrap=200)
+    result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=200)
     labels = np.array(matrix.clusters)
     for _, row in result.pairs.iterrows():
         d = matrix.scores[:, matrix.models.index(row["model_a"])] - matrix.scores[:, matrix.models.index(row["model_b"])]
         assert row["icc"] == pytest.approx(icc_oneway(d, labels), rel=1e-9, abs=1e-12)
         mean_size = matrix.n_items / len(set(labels))
         assert row["design_effect"] == pytest.approx(1 + (mean_size - 1) * max(row["icc"], 0.0), rel=1e-12)
-    for dropped, count in result.clusters["leave_one_cluster_out"].items():
+    for dropped, count in result.clusters.leave_one_cluster_out.items():
         keep = labels != dropped
         reduced = from_wide(pd.DataFrame(matrix.scores[keep], columns=matrix.models).assign(item_id=np.array(matrix.item_ids)[keep], topic=labels[keep]),
                             cluster_column="topic", models=list(matrix.models))
-        again = audit_leaderboard(reduced, "adjacent", n_bootstrap=0, cluster_bootstrap=0)
+        again = audit_leaderboard(reduced, "adjacent", n_resamples=0, n_cluster_resamples=0)
         assert count == int((~again.pairs["resolved_cluster"]).sum())
-    distribution = result.clusters["bootstrap"]["unresolved_count_distribution"]
+    distribution = result.clusters.bootstrap.unresolved_count_distribution
     assert sum(distribution.values()) == pytest.approx(1.0)
 
 
 def test_tiers_follow_verdicts():
     matrix = _synthetic(models=6)
-    result = audit_leaderboard(matrix, "adjacent", n_bootstrap=0, cluster_bootstrap=0)
-    tiers = result.tiers["adjacent"]
+    result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0)
+    tiers = result.tiers.adjacent
     ranked = result.ranking["model"].tolist()
     for (a, b), resolved in zip(zip(ranked, ranked[1:]), result.pairs["resolved"]):
         assert tiers[b] == tiers[a] + int(resolved)
-    letters = result.tiers["letters"]
-    everything = audit_leaderboard(matrix, "all", n_bootstrap=0, cluster_bootstrap=0)
+    letters = result.tiers.letters
+    everything = audit_leaderboard(matrix, "all", n_resamples=0, n_cluster_resamples=0)
     for _, row in everything.pairs.iterrows():
         share = bool(set(letters[row["model_a"]]) & set(letters[row["model_b"]]))
         assert share == (not row["resolved"])
@@ -123,12 +123,12 @@ def test_tiers_follow_verdicts():
 def test_shipped_example_honours_the_printed_discordant_counts():
     matrix = shipped_example()
     table_7 = appendix_e()["table_7_mmlu_pro_adjacent"]
-    result = audit_leaderboard(matrix, "adjacent", n_bootstrap=0, cluster_bootstrap=0)
+    result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0)
     assert matrix.n_items == 12032 and len(set(matrix.clusters)) == 14
     for printed, (_, row) in zip(table_7, result.pairs.iterrows()):
         assert (row["model_a"], row["model_b"]) == (printed["model_a"], printed["model_b"])
         assert (row["b"], row["c"]) == (printed["b"], printed["c"])
-    assert result.verdicts["fixed-n"] == 4
+    assert result.verdicts.fixed_n == 4
 
 
 def test_shipped_example_is_regenerated_identically(tmp_path):
@@ -144,7 +144,7 @@ def test_shipped_example_is_regenerated_identically(tmp_path):
 
 
 def test_json_document_schema():
-    result = audit_leaderboard(_synthetic(), "adjacent", n_bootstrap=100, cluster_bootstrap=50)
+    result = audit_leaderboard(_synthetic(), "adjacent", n_resamples=100, n_cluster_resamples=50)
     document = json.loads(render(result, "json"))
     assert document["schema"] == SCHEMA
     assert set(document) >= {"settings", "data", "ranking", "pairs", "multiplicity", "clusters", "verdicts", "tiers", "checklist"}
@@ -155,7 +155,7 @@ def test_json_document_schema():
 
 
 def test_cli_audit_default_runs_on_the_shipped_example():
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "--format", "json", "--n-bootstrap", "100", "--cluster-bootstrap", "100"],
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "--format", "json", "--n-resamples", "100", "--n-cluster-resamples", "100"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "shipped example" in result.stderr
@@ -167,7 +167,7 @@ def test_cli_audit_out_is_atomic_and_never_overwrites_input(tmp_path):
     table = tmp_path / "scores.csv"
     frame.to_csv(table, index=False)
     before = table.read_bytes()
-    command = [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--n-bootstrap", "0", "--cluster-bootstrap", "0"]
+    command = [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--n-resamples", "0", "--n-cluster-resamples", "0"]
     refused = subprocess.run(command + ["--out", str(table)], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "overwrite an input" in refused.stderr and table.read_bytes() == before
     written = subprocess.run(command + ["--format", "csv", "--out", str(tmp_path / "report.csv")], capture_output=True, text=True, timeout=120)
@@ -192,14 +192,14 @@ def test_cli_audit_errors(arguments, fragment, tmp_path):
 def test_plot_is_written(tmp_path):
     from llm_power_verified.report.render import plot_resolution
 
-    result = audit_leaderboard(_synthetic(), "adjacent", n_bootstrap=0, cluster_bootstrap=0)
+    result = audit_leaderboard(_synthetic(), "adjacent", n_resamples=0, n_cluster_resamples=0)
     plot_resolution(result, tmp_path / "figure.png")
     assert (tmp_path / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_resolution_by_gap_buckets_partition_the_pairs():
-    result = audit_leaderboard(_synthetic(models=8), "all", n_bootstrap=0, cluster_bootstrap=0)
-    buckets = {row["bucket"]: row for row in result.by_gap}
-    assert buckets["all"]["pairs"] == len(result.pairs)
-    assert sum(row["pairs"] for name, row in buckets.items() if name != "all") == len(result.pairs)
-    assert sum(row["unresolved"] for name, row in buckets.items() if name != "all") == int((~result.pairs["resolved"]).sum())
+    result = audit_leaderboard(_synthetic(models=8), "all", n_resamples=0, n_cluster_resamples=0)
+    buckets = {row.bucket: row for row in result.by_gap}
+    assert buckets["all"].pairs == len(result.pairs)
+    assert sum(row.pairs for name, row in buckets.items() if name != "all") == len(result.pairs)
+    assert sum(row.unresolved for name, row in buckets.items() if name != "all") == int((~result.pairs["resolved"]).sum())

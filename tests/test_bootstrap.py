@@ -6,20 +6,23 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from llm_power_verified.inference.bootstrap import paired_bootstrap, paired_bootstrap_counts
+from llm_power_verified.inference.bootstrap import (
+    paired_bootstrap,
+    paired_bootstrap_counts,
+)
 
 METHODS = ("percentile", "bca", "studentized")
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_same_seed_same_output(method):
-    first = paired_bootstrap_counts(120, 90, 1000, method=method, seed=7)
-    assert first == paired_bootstrap_counts(120, 90, 1000, method=method, seed=7)
-    assert first == paired_bootstrap_counts(120, 90, 1000, method=method, rng=np.random.default_rng(7))
-    assert first != paired_bootstrap_counts(120, 90, 1000, method=method, seed=8)
+    first = paired_bootstrap_counts(120, 90, 1000, interval=method, seed=7)
+    assert first == paired_bootstrap_counts(120, 90, 1000, interval=method, seed=7)
+    assert first == paired_bootstrap_counts(120, 90, 1000, interval=method, rng=np.random.default_rng(7))
+    assert first != paired_bootstrap_counts(120, 90, 1000, interval=method, seed=8)
     scores_a = np.random.default_rng(0).beta(4, 2, 300)
     scores_b = scores_a - 0.01 + np.random.default_rng(1).normal(0, 0.05, 300)
-    assert paired_bootstrap(scores_a, scores_b, method=method, seed=3) == paired_bootstrap(scores_a, scores_b, method=method, seed=3)
+    assert paired_bootstrap(scores_a, scores_b, interval=method, seed=3) == paired_bootstrap(scores_a, scores_b, interval=method, seed=3)
 
 
 def test_binary_vectors_use_the_counts():
@@ -47,7 +50,7 @@ def _coverage(method: str, datasets: int, seed: int) -> int:
     truth = probabilities[0] - probabilities[1]
     covered = 0
     for counts in rng.multinomial(300, probabilities, size=datasets):
-        result = paired_bootstrap_counts(int(counts[0]), int(counts[1]), 300, n_resamples=2000, method=method, rng=rng)
+        result = paired_bootstrap_counts(int(counts[0]), int(counts[1]), 300, n_resamples=2000, interval=method, rng=rng)
         covered += result.ci_low <= truth <= result.ci_high
     return covered
 
@@ -73,7 +76,7 @@ def test_graded_coverage_is_nominal():
     for _ in range(300):
         base = rng.beta(4, 2, 80)
         other = np.clip(base - 0.03 + rng.normal(0, 0.08, 80), 0, 1)
-        truth_free = paired_bootstrap(base, other, n_resamples=1000, method="bca", rng=rng)
+        truth_free = paired_bootstrap(base, other, n_resamples=1000, interval="bca", rng=rng)
         covered += truth_free.ci_low <= truth <= truth_free.ci_high
     assert binomtest(covered, 300, 0.95).pvalue > 0.001, covered
 
@@ -90,7 +93,7 @@ def _graded_truth() -> float:
     [
         (lambda: paired_bootstrap_counts(5, 6, 10, n_resamples=10), "n_resamples"),
         (lambda: paired_bootstrap_counts(5, 6, 10, confidence=1.5), "confidence"),
-        (lambda: paired_bootstrap_counts(5, 6, 10, method="basic"), "method"),
+        (lambda: paired_bootstrap_counts(5, 6, 10, interval="basic"), "interval"),
         (lambda: paired_bootstrap_counts(8, 6, 10), r"b \+ c must not exceed n"),
         (lambda: paired_bootstrap([0.1, 0.2], [0.1, 0.2, 0.3]), "same length"),
         (lambda: paired_bootstrap([0.1, float("nan")], [0.1, 0.2]), "index 1"),

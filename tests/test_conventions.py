@@ -15,7 +15,11 @@ import llm_power_verified as lpv
 from crosscheck.calculators import lemma1_grid, paper_discrepancies, table1_rows
 from crosscheck.r_tools import rscript_path
 from llm_power_verified.cli import main
-from llm_power_verified.planning.conventions import CONVENTIONS, audit_claimed_n, convention_values
+from llm_power_verified.planning.conventions import (
+    CONVENTIONS,
+    audit_claimed_n,
+    convention_values,
+)
 
 needs_r = pytest.mark.skipif(rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr")
 

@@ -8,8 +8,6 @@ compare each tool's output with the convention this package derives for it.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from scipy.optimize import brentq
 

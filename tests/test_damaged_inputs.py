@@ -24,13 +24,21 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
+from llm_power_verified.cli import main
+from llm_power_verified.io import (
+    InputError,
+    ScoreMatrix,
+    read_inspect,
+    read_lm_eval,
+    read_score_files,
+    read_scores,
+)
 from tests.damaged import (
     JSONL,
     LONG_CSV,
     PLAIN,
     WIDE_CSV,
     WIDE_OPTIONS,
-    Accepted,
     Refused,
     Same,
     clean_scores,
@@ -47,8 +55,6 @@ from tests.damaged import (
     zip_archive,
     zstd_member,
 )
-from llm_power_verified.cli import main
-from llm_power_verified.io import InputError, ScoreMatrix, read_inspect, read_lm_eval, read_score_files, read_scores
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FLAGS = {"score_kind": "--scores", "missing_cluster": "--missing-cluster", "on_missing": "--on-missing",
@@ -107,7 +113,7 @@ def test_wide_csv(tmp_path, capsys, name, mutate, expect):
     def read(options):
         return read_scores(path, cluster_column="topic", **{**extra, **options})
 
-    cli = ["audit", str(path), "--cluster-column", "topic", "--n-bootstrap", "0", "--cluster-bootstrap", "0"]
+    cli = ["audit", str(path), "--cluster-column", "topic", "--n-resamples", "0", "--n-cluster-resamples", "0"]
     cli += [part for key, value in extra.items() for part in (FLAGS[key], value)]
     _count("wide CSV", _check(expect, read, clean, cli, capsys))
 
@@ -118,7 +124,7 @@ def test_long_csv(tmp_path, capsys, name, mutate, expect):
     clean_path.write_text(long_csv())
     path.write_bytes(mutate(long_csv().encode()))
     clean = read_scores(clean_path, cluster_column="topic")
-    cli = ["audit", str(path), "--cluster-column", "topic", "--n-bootstrap", "0", "--cluster-bootstrap", "0"]
+    cli = ["audit", str(path), "--cluster-column", "topic", "--n-resamples", "0", "--n-cluster-resamples", "0"]
     _count("long CSV", _check(expect, lambda options: read_scores(path, cluster_column="topic", **options), clean, cli, capsys))
 
 
@@ -128,7 +134,7 @@ def test_json_lines(tmp_path, capsys, name, mutate, expect):
     clean_path.write_text(jsonl())
     path.write_bytes(mutate(jsonl().encode()))
     clean = read_scores(clean_path)
-    cli = ["audit", str(path), "--n-bootstrap", "0", "--cluster-bootstrap", "0"]
+    cli = ["audit", str(path), "--n-resamples", "0", "--n-cluster-resamples", "0"]
     _count("JSON Lines", _check(expect, lambda options: read_scores(path, **options), clean, cli, capsys))
 
 
@@ -148,7 +154,7 @@ def test_parquet(tmp_path, capsys, name, mutate, expect):
     _parquet_frame().to_parquet(clean_path, index=False)
     path.write_bytes(mutate(clean_path.read_bytes()))
     clean = read_scores(clean_path)
-    cli = ["audit", str(path), "--n-bootstrap", "0", "--cluster-bootstrap", "0"]
+    cli = ["audit", str(path), "--n-resamples", "0", "--n-cluster-resamples", "0"]
     _count("Parquet", _check(expect, lambda options: read_scores(path, **options), clean, cli, capsys))
 
 
@@ -194,7 +200,7 @@ def test_lm_eval_samples_files(tmp_path, capsys, name, mutate, expect):
     folders = _hashlm(tmp_path)
     samples = next(folders[0].glob("samples_arith_mc_*.jsonl"))
     samples.write_text(mutate(samples.read_text()))
-    cli = ["audit", *map(str, folders), "--task", "arith_mc", "--metric", "acc", "--n-bootstrap", "0"]
+    cli = ["audit", *map(str, folders), "--task", "arith_mc", "--metric", "acc", "--n-resamples", "0"]
     _count("lm-eval folders", _check(expect, lambda options: read_lm_eval(folders, task="arith_mc", metric="acc", **options), clean, cli, capsys))
 
 
@@ -279,7 +285,7 @@ def test_inspect_eval(tmp_path, capsys, name, build, expect):
     shutil.copy(clean_y, path_y)
     path_x.write_bytes(build())
     clean = read_inspect([clean_x, clean_y])
-    cli = ["audit", str(path_x), str(path_y), "--n-bootstrap", "0"]
+    cli = ["audit", str(path_x), str(path_y), "--n-resamples", "0"]
     _count("Inspect .eval", _check(expect, lambda options: read_inspect([path_x, path_y], **options), clean, cli, capsys))
 
 

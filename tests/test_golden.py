@@ -20,20 +20,20 @@ from llm_power_verified.examples import shipped_example
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-FAST_AUDIT = ["--n-bootstrap", "100", "--cluster-bootstrap", "100"]
+FAST_AUDIT = ["--n-resamples", "100", "--n-cluster-resamples", "100"]
 COMMANDS = {
     "audit_table": ["audit", *FAST_AUDIT],
     "audit_markdown": ["audit", "--format", "markdown", *FAST_AUDIT],
     "audit_json": ["audit", "--format", "json", *FAST_AUDIT],
     "audit_csv": ["audit", "--format", "csv", *FAST_AUDIT],
-    "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-bootstrap", "50", "--cluster-bootstrap", "50", "--seed", "3"],
+    "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-resamples", "50", "--n-cluster-resamples", "50", "--seed", "3"],
     "audit_reference_markdown": ["audit", "--mode", "reference", "--reference", "Qwen2.5-72B", "--format", "markdown", *FAST_AUDIT],
     "audit_lm_eval_group": ["audit", str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"), str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-b"),
                             "--task", "arith_mc_by_subject", "--metric", "acc", "--format", "markdown", *FAST_AUDIT],
     "design_marginals": ["design", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.30", "--n", "1000"],
     "design_counts_json": ["design", "--b", "295", "--c", "249", "--n", "10042", "--a", "8000", "--json"],
     "test_counts_json": ["test", "--b", "295", "--c", "249", "--n", "10042", "--json"],
-    "test_counts_table": ["test", "--b", "1", "--c", "7", "--n", "50", "--bootstrap-method", "bca"],
+    "test_counts_table": ["test", "--b", "1", "--c", "7", "--n", "50", "--bootstrap-interval", "bca"],
     "monitor_json": ["monitor", "{a}", "{b}", "--json", "--checkpoints", "12"],
     "monitor_table": ["monitor", "{a}", "{b}", "--mixture", "beta"],
     "test_files_table": ["test", "{a}", "{b}", "--n-resamples", "2000"],

@@ -18,10 +18,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.cli import main
+from llm_power_verified.io import (
+    InputError,
+    OutputError,
+    check_outputs,
+    from_array,
+    read_table,
+    write_table,
+    write_text,
+)
+from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, both_correct_counts
-from llm_power_verified.io import InputError, OutputError, check_outputs, from_array, read_table, write_bytes, write_table, write_text
 from llm_power_verified.report.render import render
 
 
@@ -126,7 +134,7 @@ HOSTILE = ["=HYPERLINK(\"http://x\")", "a|b\nc", "<script>alert(1)</script>", "+
 def _hostile_result():
     rng = np.random.default_rng(3)
     scores = (rng.random((300, len(HOSTILE))) < np.linspace(0.8, 0.3, len(HOSTILE))).astype(float)
-    return audit_leaderboard(from_array(scores, models=HOSTILE), "all", n_bootstrap=0, cluster_bootstrap=0)
+    return audit_leaderboard(from_array(scores, models=HOSTILE), "all", n_resamples=0, n_cluster_resamples=0)
 
 
 def test_text_from_inputs_is_escaped_for_each_format():
@@ -209,12 +217,12 @@ def test_audit_beyond_two_to_the_24_items():
     flip = rng.choice(n, 2_000, replace=False)
     second[flip[:1_200]] = ~second[flip[:1_200]]
     matrix = from_array(np.column_stack([first, second]).astype(np.float64), models=["a", "b"])
-    pairs = audit_leaderboard(matrix, "adjacent", n_bootstrap=0, cluster_bootstrap=0).pairs
+    pairs = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0).pairs
     a, b = matrix.scores[:, 0].astype(bool), matrix.scores[:, 1].astype(bool)
     only = {"a": int(np.count_nonzero(a & ~b)), "b": int(np.count_nonzero(~a & b)), "both": int(np.count_nonzero(a & b))}
     row = pairs.iloc[0]
     counts = {row["model_a"]: int(row["b"]), row["model_b"]: int(row["c"])}
-    assert counts == {"a": only["a"], "b": only["b"]} and int(row["n11"]) == only["both"]
+    assert counts == {"a": only["a"], "b": only["b"]} and int(row["a"]) == only["both"]
 
 
 # --------------------------------------------------------------------------- arguments
@@ -233,7 +241,7 @@ def test_audit_beyond_two_to_the_24_items():
         (["test", "--b", "3", "--c", "2", "--n", "1"], "exceed --n 1"),
         (["test", "--b", "3", "--c", "2", "--n", "10", "--confidence", "1"], "argument --confidence"),
         (["monitor", "a", "b", "--checkpoints", "0"], "argument --checkpoints: must be a whole number in [1, 1,000,000]; got 0"),
-        (["audit", "--n-bootstrap", "-5"], "argument --n-bootstrap: must be a whole number in [0, 100,000]"),
+        (["audit", "--n-resamples", "-5"], "argument --n-resamples/--n-bootstrap: must be a whole number in [0, 100,000]"),
         (["audit", "--seed", "-1"], "argument --seed"),
         (["crosscheck", "--p-a", "0.6", "--p-b", "0.6"], "--p-a and --p-b are both 0.6"),
         (["audit-calculator", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0.2", "--claimed-n", "-3"], "argument --claimed-n: must be a finite number in (0, inf)"),
@@ -274,8 +282,8 @@ def test_api_refuses_arrays_and_duplicate_names():
 
     with pytest.raises(InputError, match="expected a pandas DataFrame, got ndarray; for an array use from_array"):
         from_wide(np.eye(3))
-    with pytest.raises(ValueError, match="n_bootstrap must be a whole number"):
-        audit_leaderboard(from_array(np.eye(3)), n_bootstrap=float("nan"))
+    with pytest.raises(ValueError, match="n_resamples must be a whole number"):
+        audit_leaderboard(from_array(np.eye(3)), n_resamples=float("nan"))
 
 
 # --------------------------------------------------------------------------- no warnings reach stderr
@@ -293,11 +301,11 @@ def test_degenerate_leaderboard_audit_prints_no_warning(tmp_path):
     frame.to_csv(table, index=False)
     for output in ("table", "markdown", "json", "csv"):
         result = _cli("audit", str(table), "--mode", "all", "--cluster-column", "topic", "--format", output,
-                      "--n-bootstrap", "50", "--cluster-bootstrap", "20", env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})
+                      "--n-resamples", "50", "--n-cluster-resamples", "20", env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})
         assert result.returncode == 0 and result.stderr == "", result.stderr
     refused = _cli("audit", str(table), "--mode", "all")
     assert refused.returncode == 2 and "column 'topic' holds text (e.g. 'w'), not scores; if it holds cluster labels, pass --cluster-column topic" in refused.stderr
-    document = json.loads(_cli("audit", str(table), "--mode", "all", "--format", "json", "--n-bootstrap", "0", "--cluster-column", "topic").stdout)
+    document = json.loads(_cli("audit", str(table), "--mode", "all", "--format", "json", "--n-resamples", "0", "--cluster-column", "topic").stdout)
     constant = [row for row in document["pairs"] if "e" in (row["model_a"], row["model_b"])]
     assert all(row["rho"] is None and row["shortcut_n"] is None for row in constant)
     assert all(row["p_exact"] is not None and row["required_n"] is not None for row in constant)

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from llm_power_verified.io import AlignmentError, InputError, from_long, from_wide, read_inspect, read_lm_eval, read_table
+from llm_power_verified.io import (
+    AlignmentError,
+    InputError,
+    from_long,
+    from_wide,
+    read_inspect,
+    read_lm_eval,
+    read_table,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

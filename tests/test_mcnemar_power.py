@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import llm_power_verified as lpv
-from tests import mpmath_oracle as reference
 from llm_power_verified.inference.mcnemar import VARIANTS
 from llm_power_verified.planning.mcnemar_power import (
     _cells,
@@ -14,6 +13,7 @@ from llm_power_verified.planning.mcnemar_power import (
     required_n_mcnemar_exact,
     sample_size_table,
 )
+from tests import mpmath_oracle as reference
 
 
 @pytest.mark.parametrize("method", VARIANTS)

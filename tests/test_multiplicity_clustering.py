@@ -28,7 +28,7 @@ def test_inflation_against_scipy_quantiles():
 def test_sidak_is_slightly_below_bonferroni_and_monotone():
     m = np.array([1, 2, 9, 40, 1000, 10**6])
     bonferroni = lpv.required_n_inflation(m)
-    sidak = lpv.required_n_inflation(m, method="sidak")
+    sidak = lpv.required_n_inflation(m, correction="sidak")
     assert bonferroni[0] == pytest.approx(1.0) and sidak[0] == pytest.approx(1.0)
     assert np.all(sidak[1:] < bonferroni[1:])
     assert np.all(np.diff(bonferroni) > 0) and np.all(np.diff(sidak) > 0)

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 import llm_power_verified as lpv
-from tests import mpmath_oracle as reference
 from llm_power_verified.cli import main
 from llm_power_verified.sequential import (
     anytime_pvalue,
@@ -25,6 +24,7 @@ from llm_power_verified.sequential import (
     required_n_anytime_simulated,
     threshold,
 )
+from tests import mpmath_oracle as reference
 
 
 @st.composite
@@ -91,8 +91,8 @@ def test_symmetry_and_monotonicity():
 
 def test_villes_bound_under_optional_stopping_and_the_peeked_chi2():
     """Under H0 with 40 looks: the e-process stays at or below alpha; a chi-square peeked at the same looks does not."""
-    result = optional_stopping_calibration(n_items=1200, looks=40, p10=0.15, p01=0.15, replicates=2000, seed=20261121)
-    n = result["replicates"]
+    result = optional_stopping_calibration(n_items=1200, looks=40, p10=0.15, p01=0.15, n_simulations=2000, seed=20261121)
+    n = result["n_simulations"]
     assert binomtest(result["e_process_any_item"], n, 0.05, alternative="greater").pvalue > 0.001
     assert result["e_process_at_looks"] <= result["e_process_any_item"]
     assert binomtest(result["peeked_chi2"], n, 0.05, alternative="greater").pvalue < 1e-6
@@ -100,7 +100,7 @@ def test_villes_bound_under_optional_stopping_and_the_peeked_chi2():
 
 @pytest.mark.slow
 def test_villes_bound_large():
-    result = optional_stopping_calibration(n_items=2500, looks=100, p10=0.2, p01=0.2, replicates=2000, seed=7)
+    result = optional_stopping_calibration(n_items=2500, looks=100, p10=0.2, p01=0.2, n_simulations=2000, seed=7)
     assert binomtest(result["e_process_any_item"], 2000, 0.05, alternative="greater").pvalue > 0.001
 
 
@@ -120,9 +120,9 @@ def test_trajectory_and_anytime_pvalue():
     a = np.array([1, 1, 0, 1, 1, 0, 1, 1, 1, 0] * 30)
     b = np.array([0, 1, 0, 0, 1, 1, 0, 1, 0, 0] * 30)
     path = e_process(a, b)
-    assert path["b"][-1] == 120 and path["c"][-1] == 30
-    assert path["log_e"][-1] == pytest.approx(float(log_e_value(120, 30)))
-    assert anytime_pvalue(path["log_e"]) == pytest.approx(min(1.0, math.exp(-path["log_e"].max())))
+    assert path.b[-1] == 120 and path.c[-1] == 30
+    assert path.log_e[-1] == pytest.approx(float(log_e_value(120, 30)))
+    assert anytime_pvalue(path.log_e) == pytest.approx(min(1.0, math.exp(-path.log_e.max())))
 
 
 def test_e_bh_definition():
@@ -142,20 +142,20 @@ def test_anytime_required_n_exceeds_fixed_and_simulation_agrees_in_scale():
     fixed = lpv.required_n_from_counts(1680, 1454, 12032)
     anytime = required_n_anytime(1680, 1454, 12032)
     assert anytime > fixed
-    simulated = required_n_anytime_simulated(1680, 1454, 12032, replicates=400, seed=3)
+    simulated = required_n_anytime_simulated(1680, 1454, 12032, n_simulations=400, seed=3)
     assert simulated["crossed"] > 0.95
     assert 0.5 < simulated["required_n"] / anytime < 1.5
     assert required_n_anytime(1449, 1439, 12032) == math.inf  # theta = 0.5017: the grid's e-process drifts down
 
 
 def test_audit_has_the_anytime_column():
-    from llm_power_verified.leaderboard.audit import audit_leaderboard
     from llm_power_verified.examples import shipped_example
+    from llm_power_verified.leaderboard.audit import audit_leaderboard
 
-    result = audit_leaderboard(shipped_example(clusters=False), "adjacent", n_bootstrap=0)
-    assert result.verdicts["anytime-valid"] == int((result.pairs["required_n_anytime"] > 12032).sum())
+    result = audit_leaderboard(shipped_example(clusters=False), "adjacent", n_resamples=0)
+    assert result.verdicts.anytime_valid == int((result.pairs["required_n_anytime"] > 12032).sum())
     assert np.all(result.pairs["required_n_anytime"] >= result.pairs["required_n"])
-    assert result.multiplicity["e_bh_rejections"] is not None
+    assert result.multiplicity.e_bh_rejections is not None
 
 
 def test_cli_monitor(tmp_path, capsys):
@@ -167,7 +167,7 @@ def test_cli_monitor(tmp_path, capsys):
     assert main(["monitor", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--json", "--plot", str(tmp_path / "m.png")]) == 0
     document = json.loads(capsys.readouterr().out)
     path = e_process(a, b)
-    assert document["summary"]["anytime_pvalue"] == pytest.approx(anytime_pvalue(path["log_e"]))
+    assert document["summary"]["anytime_pvalue"] == pytest.approx(anytime_pvalue(path.log_e))
     first = document["summary"]["first_crossing"]
-    assert first is not None and path["log_e"][first - 1] >= math.log(20) > path["log_e"][: first - 1].max()
+    assert first is not None and path.log_e[first - 1] >= math.log(20) > path.log_e[: first - 1].max()
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"

@@ -8,7 +8,12 @@ from scipy import stats
 from scipy.stats import binomtest
 
 import llm_power_verified as lpv
-from llm_power_verified.simulation.grids import calibration_table_2, copula_cells, simulate_binary_counts, simulate_graded
+from llm_power_verified.simulation.grids import (
+    calibration_table_2,
+    copula_cells,
+    simulate_binary_counts,
+    simulate_graded,
+)
 
 
 def test_copula_cells_match_a_direct_simulation():
@@ -30,12 +35,12 @@ def test_same_seed_same_output():
     graded = simulate_graded(100, 0.7, 0.68, 0.8, 5, np.random.default_rng(1), model="beta")
     assert np.array_equal(graded, simulate_graded(100, 0.7, 0.68, 0.8, 5, np.random.default_rng(1), model="beta"))
     assert graded.min() >= 0 and graded.max() <= 1
-    assert calibration_table_2((0.7,), (0.4,), replicates=200, bootstrap_draws=200, seed=3) == calibration_table_2((0.7,), (0.4,), replicates=200, bootstrap_draws=200, seed=3)
+    assert calibration_table_2((0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3) == calibration_table_2((0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3)
 
 
 def test_calibration_small_grid():
     """Under H0 the exact and continuity-corrected tests stay at or below alpha; under H1 chi-square power is near 0.80."""
-    rows = calibration_table_2((0.5, 0.8), (0.0, 0.6), n=400, replicates=1500, bootstrap_draws=400, seed=20261121)
+    rows = calibration_table_2((0.5, 0.8), (0.0, 0.6), n=400, n_simulations=1500, n_resamples=400, seed=20261121)
     for row in rows:
         if row["hypothesis"] == "H0":
             for method in ("exact", "chi2-corrected"):
@@ -60,7 +65,7 @@ def test_embedding_grid_small_cells_match_noncentral_t():
     """Seed 001's models at n = 50 and 100: t-test power within 3 Monte Carlo SE of the analytic noncentral-t power."""
     from llm_power_verified.simulation.grids import embedding_power_grid
 
-    rows = embedding_power_grid(replicates=1000, seed=5, sample_sizes=(50, 100))
+    rows = embedding_power_grid(n_simulations=1000, seed=5, sample_sizes=(50, 100))
     assert len(rows) == 2 * 2 * 5 * 3
     for row in rows:
         assert np.isfinite(row["analytic_t_power"]), row
@@ -72,7 +77,7 @@ def test_embedding_grid_small_cells_match_noncentral_t():
 def test_embedding_grid_is_deterministic_and_backend_free():
     from llm_power_verified.simulation.grids import embedding_power_grid
 
-    options = dict(replicates=200, seed=11, sample_sizes=(50, 120), effects=(0.0, 0.02), correlations=(0.5, 0.9))
+    options = dict(n_simulations=200, seed=11, sample_sizes=(50, 120), effects=(0.0, 0.02), correlations=(0.5, 0.9))
     serial = embedding_power_grid(**options)
     assert serial == embedding_power_grid(**options)
     assert serial == embedding_power_grid(workers=2, **options)
@@ -87,7 +92,7 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
     """Common random numbers change only the correlation between cells, not any cell's distribution."""
     from llm_power_verified.simulation.grids import embedding_power_grid
 
-    options = dict(replicates=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
+    options = dict(n_simulations=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
     common = embedding_power_grid(**options)
     independent = embedding_power_grid(random_numbers="independent", **options)
     for first, second in zip(common, independent):
@@ -99,10 +104,13 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
 
 
 def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
-    """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared draws."""
-    from llm_power_verified.simulation.grids import _embedding_scores, embedding_power_grid
+    """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared n_resamples."""
+    from llm_power_verified.simulation.grids import (
+        _embedding_scores,
+        embedding_power_grid,
+    )
 
-    rows = embedding_power_grid(replicates=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
+    rows = embedding_power_grid(n_simulations=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
     first, second = np.random.default_rng(4).standard_normal((2, 300, 80))
     z = np.stack([first, 0.8 * first + 0.6 * second], axis=-1)[:, :50]
     a, b = _embedding_scores(z, 0.02, "beta")
@@ -114,7 +122,11 @@ def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
 
 
 def test_copula_beta_quantile_interpolation_error():
-    from llm_power_verified.simulation.grids import EMBEDDING_GRID, CopulaBetaQuantile, _moment_matched_beta
+    from llm_power_verified.simulation.grids import (
+        EMBEDDING_GRID,
+        CopulaBetaQuantile,
+        _moment_matched_beta,
+    )
 
     z = np.concatenate([np.random.default_rng(2).uniform(-7.5, 7.5, 100_000), [-5.5, 5.5, 0.0]])
     for effect in EMBEDDING_GRID["effects"]:
@@ -126,7 +138,7 @@ def test_copula_beta_quantile_interpolation_error():
     (dict(random_numbers="shared"), "random_numbers must be one of"),
     (dict(backend="dask"), "backend must be one of"),
     (dict(models=("gamma",)), "models must be one of"),
-    (dict(replicates=1), "replicates must be an integer"),
+    (dict(n_simulations=1), "n_simulations must be an integer"),
     (dict(workers=0), "workers must be a positive integer"),
     (dict(sample_sizes=(1,)), "sample_sizes must be integers"),
     (dict(correlations=(1.0,)), "correlations must lie in"),
@@ -143,5 +155,5 @@ def test_embedding_grid_rejects_bad_input(options, message):
 def test_embedding_grid_full():
     from llm_power_verified.simulation.grids import embedding_power_grid
 
-    rows = embedding_power_grid(replicates=1000, seed=0)
+    rows = embedding_power_grid(n_simulations=1000, seed=0)
     assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)

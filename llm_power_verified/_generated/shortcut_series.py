@@ -15,14 +15,17 @@ def shortcut_ratio(p_a, p_b, rho):
     """Exact n_h / N*: the (1 - rho) K/h^2 shortcut over the Eq. 6 requirement.
 
     Source: paper Eqs. 6 and 9; Lemma 1.
-    SymPy: (1 - rho)*(p_a - p_b)**2/(4*(-2*sqrt(p_a)*sqrt(p_b)*rho*sqrt((p_a - 1)*(p_b - 1)) - p_a*(p_a - 1) - p_b*(p_b - 1))*asin((p_a - p_b)/(sqrt(p_a)*sqrt(1 - p_b) + sqrt(p_b)*sqrt(1 - p_a)))**2)
+    SymPy: (1 - rho)*(p_a - p_b)**2/(4*(-2*sqrt(p_a)*sqrt(p_b)*rho*sqrt((p_a - 1)*(p_b - 1)) - p_a*(p_a - 1) - p_b*(p_b - 1))*atan2((p_a - p_b)/(sqrt(p_a)*sqrt(1 - p_b) + sqrt(p_b)*sqrt(1 - p_a)), sqrt(p_a)*sqrt(p_b) + sqrt(1 - p_a)*sqrt(1 - p_b))**2)
     """
     _t0 = p_a - p_b
     _t1 = p_a - 1
     _t2 = p_b - 1
     _t3 = numpy.sqrt(p_a)
     _t4 = numpy.sqrt(p_b)
-    return (1/4)*_t0**2*(1 - rho)/((-_t1*p_a - _t2*p_b - 2*_t3*_t4*rho*numpy.sqrt(_t1*_t2))*numpy.arcsin(_t0/(_t3*numpy.sqrt(-_t2) + _t4*numpy.sqrt(-_t1)))**2)
+    _t5 = _t3*_t4
+    _t6 = numpy.sqrt(-_t2)
+    _t7 = numpy.sqrt(-_t1)
+    return (1/4)*_t0**2*(1 - rho)/((-_t1*p_a - _t2*p_b - 2*_t5*rho*numpy.sqrt(_t1*_t2))*numpy.arctan2(_t0/(_t3*_t6 + _t4*_t7), _t5 + _t6*_t7)**2)
 
 
 def shortcut_ratio_c2(p, rho):

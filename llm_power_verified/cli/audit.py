@@ -55,8 +55,10 @@ def add_parser(commands) -> None:
     parser.add_argument("--filter", help="lm-eval: filter name when the task has several")
     parser.add_argument("--scorer", help="Inspect: scorer name when a log has several")
     parser.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs (default: keep epoch 1)")
-    parser.add_argument("--n-bootstrap", type=AUDIT_RESAMPLES, default=500, help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500)")
-    parser.add_argument("--cluster-bootstrap", type=AUDIT_RESAMPLES, default=1000, help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000)")
+    parser.add_argument("--n-resamples", "--n-bootstrap", dest="n_resamples", type=AUDIT_RESAMPLES, default=500,
+                        help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500; --n-bootstrap is the old name)")
+    parser.add_argument("--n-cluster-resamples", "--cluster-bootstrap", dest="n_cluster_resamples", type=AUDIT_RESAMPLES, default=1000,
+                        help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000; --cluster-bootstrap is the old name)")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
 
 
@@ -94,8 +96,8 @@ def run(arguments) -> str:
 
     result = audit_leaderboard(
         matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
-        power=arguments.power, n_bootstrap=arguments.n_bootstrap, seed=arguments.seed,
-        cluster_bootstrap=arguments.cluster_bootstrap, progress=progress,
+        power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
+        n_cluster_resamples=arguments.n_cluster_resamples, progress=progress,
     )
     text = render(result, arguments.format)
     if arguments.plot:

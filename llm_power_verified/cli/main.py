@@ -2,9 +2,11 @@
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
 :mod:`.options` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
-with status 2; there is never a traceback.  Only the project's own error types are caught
-(:class:`CommandError`, :class:`~llm_power_verified.io.InputError` and the ``ValueError`` every
-argument check raises); anything else is a bug and shows as one.
+with status 2; there is never a traceback for a user error.  Only the project's own error types
+are caught (:class:`~llm_power_verified.errors.LlmPowerError`: :class:`CommandError`, the
+:class:`~llm_power_verified.errors.ArgumentError` of every argument check and the
+:class:`~llm_power_verified.io.InputError` of every reader and writer); anything else is a bug
+and shows as one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from llm_power_verified.cli import (
     paired_tests,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, CommandError, Parser
+from llm_power_verified.cli.options import PROGRAM, Parser
+from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
 
@@ -50,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return result
         print(result)
         return 0
-    except (CommandError, ValueError, OSError) as error:
+    except LlmPowerError as error:
         message = " ".join(str(error).split())
         print(f"{PROGRAM}: error: {message}", file=sys.stderr)
         return 2

@@ -49,19 +49,18 @@ def run(arguments) -> str:
     differences = np.asarray(scores_a) - np.asarray(scores_b)
     sequence = confidence_sequence(differences, arguments.alpha)
     threshold = math.log(1 / arguments.alpha)
-    crossed = np.flatnonzero(trajectory["log_e"] >= threshold)
-    first = int(crossed[0]) + 1 if crossed.size else None
+    first = trajectory.first_crossing(arguments.alpha)
     n = differences.size
     marks = {int(t) for t in np.unique(np.linspace(1, n, max(min(arguments.checkpoints, n), 1)).astype(int))}
     if first:
         marks.add(first)
     marks = sorted(marks)
-    rows = [{"n": int(t), "b": int(trajectory["b"][t - 1]), "c": int(trajectory["c"][t - 1]),
-             "mean_difference": float(trajectory["mean_difference"][t - 1]), "log_e": float(trajectory["log_e"][t - 1]),
+    rows = [{"n": int(t), "b": int(trajectory.b[t - 1]), "c": int(trajectory.c[t - 1]),
+             "mean_difference": float(trajectory.mean_difference[t - 1]), "log_e": float(trajectory.log_e[t - 1]),
              "cs_low": float(sequence.lower[t - 1]), "cs_high": float(sequence.upper[t - 1])} for t in marks]
     summary = {"items": n, "mixture": arguments.mixture, "alpha": arguments.alpha, "first_crossing": first,
-               "anytime_pvalue": anytime_pvalue(trajectory["log_e"]), "max_log_e": float(np.max(trajectory["log_e"])),
-               "confidence_sequence_rho": sequence.rho}
+               "anytime_pvalue": anytime_pvalue(trajectory.log_e), "max_log_e": float(np.max(trajectory.log_e)),
+               "confidence_sequence_mixture_scale": sequence.mixture_scale}
     if arguments.plot:
         try:
             import matplotlib
@@ -71,7 +70,7 @@ def run(arguments) -> str:
         except ImportError:
             raise CommandError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
         figure, axis = plt.subplots(figsize=(7, 4))
-        axis.plot(np.arange(1, n + 1), trajectory["log_e"], color="tab:blue", label=f"log e_n ({arguments.mixture} mixture)")
+        axis.plot(np.arange(1, n + 1), trajectory.log_e, color="tab:blue", label=f"log e_n ({arguments.mixture} mixture)")
         axis.axhline(threshold, linestyle="--", color="black", label="log(1/alpha)")
         axis.set_xlabel("items n")
         axis.set_ylabel("log e_n")

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
+from llm_power_verified.errors import LlmPowerError
 from llm_power_verified.report.table import grid
 
 __all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options", "render_rows"]
@@ -18,7 +19,7 @@ __all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options",
 PROGRAM = "llm-power-verified"
 
 
-class CommandError(Exception):
+class CommandError(LlmPowerError):
     """A user error the CLI reports in one line."""
 
 

@@ -38,11 +38,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--b", type=COUNT, help="items only model A solves")
     parser.add_argument("--c", type=COUNT, help="items only model B solves")
     parser.add_argument("--n", type=SIZE, help="number of items (needed for the bootstrap)")
-    parser.add_argument("--two-sided", choices=("double", "no-more-likely"), default="double",
-                      help="two-sided rule of the exact and mid-p tests (default double)")
+    parser.add_argument("--two-sided-rule", "--two-sided", dest="two_sided_rule", choices=("double", "no-more-likely"), default="double",
+                        help="two-sided rule of the mid-p test (default double; the exact test's p is the same under both; --two-sided is the old name)")
     parser.add_argument("--confidence", type=PROBABILITY, default=0.95, help="bootstrap interval level (default 0.95)")
     parser.add_argument("--n-resamples", type=RESAMPLES, default=10_000, help=f"bootstrap resamples, 100 to {MAX_RESAMPLES:,} (default 10000)")
-    parser.add_argument("--bootstrap-method", choices=("percentile", "bca", "studentized"), default="percentile")
+    parser.add_argument("--bootstrap-interval", "--bootstrap-method", dest="bootstrap_interval", choices=("percentile", "bca", "studentized"),
+                        default="percentile", help="bootstrap interval (default percentile; --bootstrap-method is the old name)")
     parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0; same seed, same output)")
     parser.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
@@ -57,7 +58,7 @@ def run(arguments) -> str:
     from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all
 
     options = dict(n_resamples=arguments.n_resamples, confidence=arguments.confidence,
-                   method=arguments.bootstrap_method, seed=arguments.seed)
+                   interval=arguments.bootstrap_interval, seed=arguments.seed)
     rows = []
     header = ""
     if arguments.files:
@@ -85,7 +86,7 @@ def run(arguments) -> str:
         if n is not None and b + c > n:
             raise CommandError(f"--b {b} plus --c {c} exceed --n {n}; the discordant counts are part of the n items")
     if binary:
-        for name, result in mcnemar_all(b, c, arguments.two_sided).items():
+        for name, result in mcnemar_all(b, c, arguments.two_sided_rule).items():
             rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue,
                          "log_pvalue": result.log_pvalue, "b": int(b), "c": int(c)})
         boot = paired_bootstrap_counts(b, c, n, **options) if n is not None else None
@@ -93,7 +94,7 @@ def run(arguments) -> str:
     header += header_notes
     if boot is not None:
         log_p = math.log(boot.pvalue) if boot.pvalue > 0 else -math.inf
-        rows.append({"method": f"bootstrap-{boot.method}", "statistic": boot.estimate, "pvalue": boot.pvalue,
+        rows.append({"method": f"bootstrap-{boot.interval}", "statistic": boot.estimate, "pvalue": boot.pvalue,
                      "log_pvalue": log_p, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
                      "confidence": boot.confidence, "n_resamples": boot.n_resamples, "seed": arguments.seed})
     if arguments.json:

@@ -1,17 +1,11 @@
 """Testing a comparison: the McNemar family (chi-square, exact, mid-p) on the binomial tail, the paired bootstrap, graded paired tests, and multiplicity (adjusted p-values, N* inflation)."""
 
-from llm_power_verified.inference.mcnemar import (
-    McNemarResult,
-    TWO_SIDED_RULES,
-    VARIANTS,
-    binary_counts,
-    mcnemar_all,
-    mcnemar_chi2,
-    mcnemar_exact,
-    mcnemar_midp,
-    mcnemar_test,
+from llm_power_verified.inference.bootstrap import (
+    BootstrapResult,
+    paired_bootstrap,
+    paired_bootstrap_counts,
+    percentile_pvalue,
 )
-from llm_power_verified.inference.bootstrap import BootstrapResult, paired_bootstrap, paired_bootstrap_counts, percentile_pvalue
 from llm_power_verified.inference.graded import (
     GradedTestResult,
     batched_paired_t_pvalues,
@@ -19,7 +13,22 @@ from llm_power_verified.inference.graded import (
     paired_t_test,
     wilcoxon_signed_rank,
 )
-from llm_power_verified.inference.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
+from llm_power_verified.inference.mcnemar import (
+    TWO_SIDED_RULES,
+    VARIANTS,
+    McNemarResult,
+    binary_counts,
+    mcnemar_all,
+    mcnemar_chi2,
+    mcnemar_exact,
+    mcnemar_midp,
+    mcnemar_test,
+)
+from llm_power_verified.inference.multiplicity import (
+    adjust_pvalues,
+    inflation_at_level,
+    required_n_inflation,
+)
 
 __all__ = [
     "BootstrapResult",

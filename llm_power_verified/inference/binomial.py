@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import betaln, gammaln
 
 _LOG_2PI = math.log(2 * math.pi)
 _LOG_2 = math.log(2.0)
@@ -132,7 +132,6 @@ def log_t_survival(t: float, df: float) -> float:
     P(T >= t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2); the incomplete beta
     is x^a (1 - x)^b / (a B(a, b)) times the continued fraction, all in logs.
     """
-    from scipy.special import betaln
 
     ratio = t * t / df
     log_x = -math.log1p(ratio)

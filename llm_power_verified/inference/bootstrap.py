@@ -27,16 +27,25 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from llm_power_verified._validation import MAX_RESAMPLES, as_array, check_count, check_scalar, describe_index
+from llm_power_verified._validation import (
+    MAX_RESAMPLES,
+    as_array,
+    check_count,
+    check_scalar,
+    describe_index,
+    renamed_parameters,
+)
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.results import Result
 
 __all__ = ["BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts", "percentile_pvalue"]
 
-METHODS = ("percentile", "bca", "studentized")
+INTERVALS = ("percentile", "bca", "studentized")
 _CHUNK_VALUES = 4_000_000
 
 
-@dataclass(frozen=True)
-class BootstrapResult:
+@dataclass(frozen=True, repr=False)
+class BootstrapResult(Result):
     """Paired bootstrap interval and test for the mean difference D-bar = mean(X_A - X_B).
 
     Attributes
@@ -44,12 +53,12 @@ class BootstrapResult:
     estimate : float
         Observed mean difference.
     ci_low, ci_high : float
-        Two-sided interval at ``confidence`` by ``method``.
+        Two-sided interval at ``confidence`` by ``interval``.
     pvalue : float
         Percentile-test p-value (see the module notes).
     standard_error : float
         Standard deviation of the bootstrap replicates.
-    method, confidence, n_resamples, n_items
+    interval, confidence, n_resamples, n_items
         What was computed.
     """
 
@@ -58,7 +67,7 @@ class BootstrapResult:
     ci_high: float
     pvalue: float
     standard_error: float
-    method: str
+    interval: str
     confidence: float
     n_resamples: int
     n_items: int
@@ -66,7 +75,7 @@ class BootstrapResult:
 
 def _generator(rng: np.random.Generator | None, seed: int | None) -> np.random.Generator:
     if rng is not None and seed is not None:
-        raise ValueError("give rng or seed, not both")
+        raise ArgumentError("give rng or seed, not both")
     if rng is not None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
@@ -74,24 +83,24 @@ def _generator(rng: np.random.Generator | None, seed: int | None) -> np.random.G
     return np.random.default_rng(seed)
 
 
-def _check_options(n_resamples: int, confidence: float, method: str) -> None:
+def _check_options(n_resamples: int, confidence: float, interval: str) -> None:
     check_scalar("n_resamples", n_resamples, low=100, high=MAX_RESAMPLES, integer=True)
     check_scalar("confidence", confidence, low=0, high=1, low_open=True, high_open=True)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    if interval not in INTERVALS:
+        raise ArgumentError(f"interval must be one of {INTERVALS}; got {interval!r}")
 
 
-def percentile_pvalue(replicates: np.ndarray, axis: int | None = None):
+def percentile_pvalue(resampled: np.ndarray, axis: int | None = None) -> float | np.ndarray:
     """Two-sided percentile-bootstrap p-value of "no difference": min(1, 2 min(P*(D <= 0), P*(D >= 0))).
 
-    The paper's Definition 2; ``axis`` selects the replicate axis of a batch (one p-value per column).
+    The paper's Definition 2; ``resampled`` holds the resampled estimates; ``axis`` selects the resample axis of a batch (one p-value per column).
 
     >>> percentile_pvalue(np.array([-0.1, 0.2, 0.3, 0.4]))
     0.5
     """
-    replicates = np.asarray(replicates)
-    below = np.mean(replicates <= 0, axis=axis)
-    above = np.mean(replicates >= 0, axis=axis)
+    resampled = np.asarray(resampled)
+    below = np.mean(resampled <= 0, axis=axis)
+    above = np.mean(resampled >= 0, axis=axis)
     result = np.minimum(1.0, 2 * np.minimum(below, above))
     return float(result) if np.ndim(result) == 0 else result
 
@@ -109,11 +118,11 @@ def _bca_levels(replicates, estimate, jackknife_values, jackknife_weights, tail_
     return ndtr(bias + (bias + z) / (1 - acceleration * (bias + z)))
 
 
-def _interval(method, replicates, estimate, confidence, standard_errors=None, observed_se=None, jackknife=None):
+def _interval(interval, replicates, estimate, confidence, standard_errors=None, observed_se=None, jackknife=None):
     tails = np.array([(1 - confidence) / 2, (1 + confidence) / 2])
-    if method == "percentile":
+    if interval == "percentile":
         low, high = np.quantile(replicates, tails)
-    elif method == "bca":
+    elif interval == "bca":
         values, weights = jackknife
         levels = _bca_levels(replicates, estimate, values, weights, tails)
         low, high = np.quantile(replicates, levels)
@@ -124,31 +133,32 @@ def _interval(method, replicates, estimate, confidence, standard_errors=None, ob
             return float(estimate), float(estimate)
         usable = standard_errors > 0
         if not usable.any():
-            raise ValueError("no bootstrap resample has a positive standard error, so the studentized interval is "
-                             "undefined; use method='percentile' (--bootstrap-method percentile)")
+            raise ArgumentError("no bootstrap resample has a positive standard error, so the studentized interval is "
+                             "undefined; use interval='percentile' (--bootstrap-interval percentile)")
         t = (replicates[usable] - estimate) / standard_errors[usable]
         t_low, t_high = np.quantile(t, tails)
         low, high = estimate - t_high * observed_se, estimate - t_low * observed_se
     return float(low), float(high)
 
 
-def _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife) -> BootstrapResult:
+def _summarise(interval, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife) -> BootstrapResult:
     """Interval, percentile-test p-value and standard error of a set of bootstrap replicates."""
-    low, high = _interval(method, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
+    low, high = _interval(interval, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
     return BootstrapResult(
         estimate=float(estimate), ci_low=low, ci_high=high, pvalue=percentile_pvalue(replicates),
-        standard_error=float(np.std(replicates, ddof=1)), method=method, confidence=confidence,
+        standard_error=float(np.std(replicates, ddof=1)), interval=interval, confidence=confidence,
         n_resamples=int(replicates.size), n_items=n_items,
     )
 
 
+@renamed_parameters(method="interval")
 def paired_bootstrap_counts(
     b: int,
     c: int,
     n: int,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
-    method: str = "percentile",
+    interval: str = "percentile",
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> BootstrapResult:
@@ -160,7 +170,7 @@ def paired_bootstrap_counts(
         Items only A solves, only B solves, and all items.
     n_resamples : int
         Number of bootstrap resamples B (>= 100).
-    method : {"percentile", "bca", "studentized"}
+    interval : {"percentile", "bca", "studentized"}
 
     Notes
     -----
@@ -168,16 +178,21 @@ def paired_bootstrap_counts(
     probabilities (b, c, n - b - c)/n; D* = (b* - c*)/n.  The BCa acceleration
     uses the exact jackknife, which for 0/1 data has three distinct values.
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Definition 2;
+    Efron and Tibshirani (1993), Ch. 12-14.
+
     Examples
     --------
     >>> result = paired_bootstrap_counts(98, 94, 1172, seed=1)
     >>> result.ci_low < 0 < result.ci_high
     True
     """
-    _check_options(n_resamples, confidence, method)
+    _check_options(n_resamples, confidence, interval)
     b_value, c_value, n_value = (float(check_count(name, value, minimum=minimum)) for name, value, minimum in (("b", b, 0), ("c", c, 0), ("n", n, 1)))
     if b_value + c_value > n_value:
-        raise ValueError(f"b + c must not exceed n; got b = {b_value:g}, c = {c_value:g}, n = {n_value:g}")
+        raise ArgumentError(f"b + c must not exceed n; got b = {b_value:g}, c = {c_value:g}, n = {n_value:g}")
     generator = _generator(rng, seed)
     n_items = int(n_value)
     probabilities = np.array([b_value, c_value, n_value - b_value - c_value]) / n_value
@@ -185,35 +200,36 @@ def paired_bootstrap_counts(
     replicates = (draws[:, 0] - draws[:, 1]) / n_value
     estimate = (b_value - c_value) / n_value
     standard_errors = observed_se = jackknife = None
-    if method == "studentized":
+    if interval == "studentized":
         variances = (draws[:, 0] + draws[:, 1]) / n_value - replicates**2
         standard_errors = np.sqrt(np.maximum(variances, 0.0) / n_value)
         observed_se = np.sqrt(max((b_value + c_value) / n_value - estimate**2, 0.0) / n_value)
-    if method == "bca":
+    if interval == "bca":
         denominator = n_value - 1
         values = np.array([(b_value - 1 - c_value), (b_value - c_value + 1), (b_value - c_value)]) / denominator
         jackknife = (values, np.array([b_value, c_value, n_value - b_value - c_value]))
-    return _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)
+    return _summarise(interval, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)
 
 
 def _scores(name: str, values: Any) -> np.ndarray:
     array = as_array(name, values)
     if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
+        raise ArgumentError(f"{name} must be one-dimensional; got shape {array.shape}")
     if array.size < 2:
-        raise ValueError(f"{name} needs at least 2 items; got {array.size}")
+        raise ArgumentError(f"{name} needs at least 2 items; got {array.size}")
     bad = ~np.isfinite(array)
     if bad.any():
-        raise ValueError(f"{name} must be finite; got {array[bad][0]!r}{describe_index(bad)}")
+        raise ArgumentError(f"{name} must be finite; got {array[bad][0]!r}{describe_index(bad)}")
     return array
 
 
+@renamed_parameters(method="interval")
 def paired_bootstrap(
     scores_a: Any,
     scores_b: Any,
     n_resamples: int = 10_000,
     confidence: float = 0.95,
-    method: str = "percentile",
+    interval: str = "percentile",
     rng: np.random.Generator | None = None,
     seed: int | None = None,
 ) -> BootstrapResult:
@@ -223,22 +239,37 @@ def paired_bootstrap(
     :func:`paired_bootstrap_counts` (identical in distribution, O(B) cost);
     graded scores resample item indices, in chunks of about 4e6 values.
 
+    Notes
+    -----
+    Items are resampled with replacement, the same items for both models: D-bar* =
+    mean(x_A[i*] - x_B[i*]).  Percentile interval (q_{(1-c)/2}, q_{(1+c)/2}) of the
+    D-bar*; BCa adjusts the levels by the bias z0 and the jackknife acceleration; the
+    studentized interval uses (D-bar* - D-bar) / se*.  The p-value is the percentile
+    test's min(1, 2 min(P*(D-bar* <= 0), P*(D-bar* >= 0))).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Definition 2;
+    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+    Hall, Ch. 12-14; Hall, P. (1992). The Bootstrap and Edgeworth Expansion. Springer,
+    Ch. 3.
+
     Examples
     --------
     >>> result = paired_bootstrap([0.9, 0.7, 0.8, 0.6, 0.75], [0.6, 0.65, 0.7, 0.55, 0.7], n_resamples=2000, seed=3)
     >>> result.ci_low > 0
     True
     """
-    _check_options(n_resamples, confidence, method)
+    _check_options(n_resamples, confidence, interval)
     a = _scores("scores_a", scores_a)
     b = _scores("scores_b", scores_b)
     if a.shape != b.shape:
-        raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b.size}")
+        raise ArgumentError(f"scores_a and scores_b must have the same length; got {a.size} and {b.size}")
     binary = np.all((a == 0) | (a == 1)) and np.all((b == 0) | (b == 1))
     if binary:
         only_a = int(np.count_nonzero((a == 1) & (b == 0)))
         only_b = int(np.count_nonzero((a == 0) & (b == 1)))
-        return paired_bootstrap_counts(only_a, only_b, a.size, n_resamples, confidence, method, rng, seed)
+        return paired_bootstrap_counts(only_a, only_b, a.size, n_resamples, confidence, interval, rng, seed)
     generator = _generator(rng, seed)
     differences = a - b
     n_items = differences.size
@@ -253,10 +284,10 @@ def paired_bootstrap(
         replicates[start:stop] = sample.mean(axis=1)
         second_moments[start:stop] = (sample**2).mean(axis=1)
     standard_errors = observed_se = jackknife = None
-    if method == "studentized":
+    if interval == "studentized":
         standard_errors = np.sqrt(np.maximum(second_moments - replicates**2, 0.0) * n_items / (n_items - 1) / n_items)
         observed_se = float(differences.std(ddof=1) / np.sqrt(n_items))
-    if method == "bca":
+    if interval == "bca":
         total = differences.sum()
         jackknife = ((total - differences) / (n_items - 1), np.ones(n_items))
-    return _summarise(method, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)
+    return _summarise(interval, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife)

@@ -14,8 +14,8 @@ accuracies), b given b + c is Binomial(b + c, 1/2).
 * ``"mid-p"``: the exact p-value minus half the probability of the observed
   outcome (Lancaster 1961; Fagerland, Lydersen and Laake 2013).
 
-Two-sided conventions for the exact and mid-p tests
----------------------------------------------------
+Two-sided conventions (``two_sided_rule``) for the exact and mid-p tests
+------------------------------------------------------------------------
 "double" (the default) doubles the smaller tail, capped at 1.
 "no-more-likely" sums the probabilities of all outcomes no more likely than
 the observed one (scipy's ``binomtest``, R's ``binom.test``).  Under H0 the
@@ -24,11 +24,20 @@ everywhere (at b = c the doubled tail is 1 + P(X = b), capped to 1).  For
 the mid-p value they differ only at b = c: "double" gives 1, while
 "no-more-likely" gives 1 - P(X = b)/2.
 
+so only the mid-p test takes the rule.
+
+One-sided tests: ``alternative="larger"`` (H1: model A's accuracy is the
+larger, so b tends to exceed c) or ``"smaller"``, as in the planning
+functions; the default is ``"two-sided"``.
+
 b + c = 0 (no discordant item) gives statistic 0 and p = 1 for every variant:
 the data carry no evidence either way.
 
 p-values far below 1e-300 do not underflow silently: every result carries
-``log_pvalue``, accurate to about 1e-13 relative for b + c up to 10^9.
+``log_pvalue``.  The relative error of p (absolute on log p) is at most
+about 1e-15 + 4 sqrt(b + c) eps: the binomial tail's continued fraction
+multiplies O(sqrt(b + c)) rounded factors near the centre (measured
+1.5 sqrt(b + c) eps, so 5e-13 at b + c = 4 x 10^6 and about 1e-11 at 10^9).
 """
 
 from __future__ import annotations
@@ -40,8 +49,17 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr
 
-from llm_power_verified.inference.binomial import log_lower_tail_half
-from llm_power_verified._validation import as_array, check_count, describe_index, finish
+from llm_power_verified._validation import (
+    check_count,
+    describe_index,
+    finish,
+    renamed_parameters,
+    sides_for,
+)
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.binomial import log_lower_tail_half, log_pmf_half
+from llm_power_verified.inference.cells import binary_counts
+from llm_power_verified.results import Result
 
 __all__ = [
     "McNemarResult",
@@ -60,33 +78,39 @@ TWO_SIDED_RULES = ("double", "no-more-likely")
 _LOG_2 = math.log(2.0)
 
 
-@dataclass(frozen=True)
-class McNemarResult:
-    """Result of one McNemar variant (fields are floats, or arrays for array input).
+@dataclass(frozen=True, repr=False)
+class McNemarResult(Result):
+    """Result of one McNemar variant (floats and ints, or arrays for array input).
 
     Attributes
     ----------
     statistic
-        X^2 for the chi-square variants; min(b, c) for the exact and mid-p tests.
+        Two-sided: X^2 for the chi-square variants, min(b, c) for the exact and
+        mid-p tests.  One-sided: the signed z = (b - c -/+ kappa) / sqrt(b + c)
+        for the chi-square variants, the count b ("larger") or c ("smaller")
+        for the exact and mid-p tests.
     pvalue
-        Two-sided p-value (0.0 only when it underflows; see ``log_pvalue``).
+        The p-value (0.0 only when it underflows; see ``log_pvalue``).
     log_pvalue
         Natural log of the p-value, finite however small the p-value is.
     method
         The variant, one of :data:`VARIANTS`.
     b, c
-        Discordant counts: b = A right and B wrong, c = A wrong and B right.
-    two_sided
-        Two-sided rule for the exact and mid-p variants, else None.
+        Discordant counts (ints, or int64 arrays): b = A right and B wrong, c = A wrong and B right.
+    alternative
+        "two-sided", "larger" (H1: A's accuracy is larger, b > c) or "smaller".
+    two_sided_rule
+        Two-sided rule of the mid-p variant, else None.
     """
 
     statistic: float | np.ndarray
     pvalue: float | np.ndarray
     log_pvalue: float | np.ndarray
     method: str
-    b: float | np.ndarray
-    c: float | np.ndarray
-    two_sided: str | None = None
+    b: int | np.ndarray
+    c: int | np.ndarray
+    alternative: str = "two-sided"
+    two_sided_rule: str | None = None
 
 
 def _counts(b: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -95,19 +119,30 @@ def _counts(b: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
     bad = np.isnan(b + c)
     if bad.any():
         which = "b" if np.isnan(np.broadcast_to(b, bad.shape)[bad]).any() else "c"
-        raise ValueError(f"{which} must be a whole number >= 0; got nan{describe_index(bad)}")
+        raise ArgumentError(f"{which} must be a whole number >= 0; got nan{describe_index(bad)}")
     return np.broadcast_arrays(b, c)
 
 
-def _result(statistic, log_p, method, b, c, two_sided=None) -> McNemarResult:
+def _whole(count: np.ndarray) -> int | np.ndarray:
+    """Counts as Python ints (0-d) or int64 arrays; they are whole numbers up to 2^53, checked on entry."""
+    count = np.asarray(count)
+    return int(count) if count.ndim == 0 else count.astype(np.int64)
+
+
+def _result(statistic, log_p, method, b, c, alternative="two-sided", two_sided_rule=None) -> McNemarResult:
     log_p = np.minimum(log_p, 0.0)
     return McNemarResult(
-        statistic=finish(statistic), pvalue=finish(np.exp(log_p)), log_pvalue=finish(log_p),
-        method=method, b=finish(b), c=finish(c), two_sided=two_sided,
+        statistic=finish(statistic), pvalue=finish(np.exp(log_p)), log_pvalue=finish(log_p), method=method,
+        b=_whole(b), c=_whole(c), alternative=alternative, two_sided_rule=two_sided_rule,
     )
 
 
-def mcnemar_chi2(b: Any, c: Any, correction: bool = False) -> McNemarResult:
+def _oriented(b: np.ndarray, c: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """(count in favour of H1, count against): (b, c) for "larger", (c, b) for "smaller"."""
+    return (b, c) if alternative == "larger" else (c, b)
+
+
+def mcnemar_chi2(b: Any, c: Any, correction: bool = False, alternative: str = "two-sided") -> McNemarResult:
     """Asymptotic McNemar test, with or without Edwards' continuity correction.
 
     Notes
@@ -116,29 +151,40 @@ def mcnemar_chi2(b: Any, c: Any, correction: bool = False) -> McNemarResult:
               p = P(\\chi^2_1 \\ge X^2) = 2\\Phi(-\\sqrt{X^2})
 
     with kappa = 0, or kappa = 1 clipped so that |b - c| - kappa >= 0.
-    log p is computed as log 2 + log Phi(-sqrt(X^2)) with ``scipy.special.log_ndtr``.
+    One-sided ("larger"): z = (b - c - kappa) / sqrt(b + c), p = Phi(-z)
+    ("smaller" swaps b and c).  log p is computed with ``scipy.special.log_ndtr``.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+    Edwards, A. L. (1948). Psychometrika 13, 185-187 (continuity correction).
 
     Examples
     --------
     >>> result = mcnemar_chi2(150, 86)
     >>> round(result.statistic, 3), f"{result.pvalue:.3e}"
     (17.356, '3.099e-05')
+    >>> f"{mcnemar_chi2(150, 86, alternative='larger').pvalue:.3e}"
+    '1.550e-05'
     """
+    sides = sides_for(alternative)
     b, c = _counts(b, c)
     total = b + c
-    gap = np.abs(b - c)
-    if correction:
-        gap = np.maximum(gap - 1.0, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(total > 0, gap / np.sqrt(total), 0.0)
-    log_p = _LOG_2 + log_ndtr(-z)
+    kappa = 1.0 if correction else 0.0
     method = "chi2-corrected" if correction else "chi2"
-    return _result(z * z, log_p, method, b, c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if sides == 2:
+            z = np.where(total > 0, np.maximum(np.abs(b - c) - kappa, 0.0) / np.sqrt(total), 0.0)
+            return _result(z * z, _LOG_2 + log_ndtr(-z), method, b, c)
+        favour, against = _oriented(b, c, alternative)
+        z = np.where(total > 0, (favour - against - kappa) / np.sqrt(total), 0.0)
+    return _result(z, np.where(total > 0, log_ndtr(-z), 0.0), method, b, c, alternative)
 
 
-def _check_rule(two_sided: str) -> None:
-    if two_sided not in TWO_SIDED_RULES:
-        raise ValueError(f"two_sided must be one of {TWO_SIDED_RULES}; got {two_sided!r}")
+def _check_rule(two_sided_rule: str) -> None:
+    if two_sided_rule not in TWO_SIDED_RULES:
+        raise ArgumentError(f"two_sided_rule must be one of {TWO_SIDED_RULES}; got {two_sided_rule!r}")
 
 
 def _tail(b: np.ndarray, c: np.ndarray):
@@ -153,104 +199,160 @@ def _tail(b: np.ndarray, c: np.ndarray):
     return smaller, total, log_tail, log_pmf
 
 
-def mcnemar_exact(b: Any, c: Any, two_sided: str = "double") -> McNemarResult:
+def _upper_tail(favour: np.ndarray, against: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log P(X >= favour) and log P(X = favour) under X ~ Binomial(favour + against, 1/2).
+
+    P(X >= k) = P(X <= n - k) is summed directly while n - k <= n/2; past the
+    middle it is 1 - P(X <= k - 1) with k - 1 < n/2, so both branches are lower
+    tails of the half binomial, accurate in the far tail.
+    """
+    total = favour + against
+    log_upper = np.zeros(total.shape)
+    log_pmf = np.zeros(total.shape)
+    direct = (total > 0) & (favour >= against)
+    if direct.any():
+        log_upper[direct], log_pmf[direct] = log_lower_tail_half(against[direct], total[direct])
+    other = (total > 0) & (favour < against) & (favour > 0)
+    if other.any():
+        log_below, _ = log_lower_tail_half(favour[other] - 1, total[other])
+        log_upper[other] = np.log1p(-np.exp(log_below))
+        log_pmf[other] = log_pmf_half(favour[other], total[other])
+    none = (total > 0) & (favour == 0) & (against > 0)
+    log_pmf[none] = -total[none] * _LOG_2
+    return log_upper, log_pmf
+
+
+@renamed_parameters(two_sided=None)
+def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResult:
     """Exact conditional McNemar test: b | b + c ~ Binomial(b + c, 1/2) under H0.
 
     Notes
     -----
-    p = min(1, 2 P(X <= min(b, c))).  Both two-sided rules give this value for
-    the symmetric null (see the module notes).
+    Two-sided: p = min(1, 2 P(X <= min(b, c))); the doubled-tail and the
+    no-more-likely rules give this same value for the symmetric null (see the
+    module notes), so the exact test takes no rule.  One-sided ("larger"):
+    p = P(X >= b); "smaller": p = P(X >= c).
+
+    References
+    ----------
+    McNemar (1947), as for :func:`mcnemar_chi2`; Fagerland, M. W., Lydersen, S.
+    and Laake, P. (2013). The McNemar test for binary matched-pairs data:
+    mid-p and asymptotic are better than exact conditional. BMC Med. Res.
+    Methodol. 13, 91.
 
     Examples
     --------
     >>> round(mcnemar_exact(1, 7).pvalue, 4)
     0.0703
+    >>> round(mcnemar_exact(1, 7, alternative="smaller").pvalue, 4)
+    0.0352
     """
-    _check_rule(two_sided)
+    sides = sides_for(alternative)
     b, c = _counts(b, c)
+    if sides == 1:
+        favour, against = _oriented(b, c, alternative)
+        log_upper, _ = _upper_tail(favour, against)
+        return _result(favour, log_upper, "exact", b, c, alternative)
     smaller, total, log_tail, _ = _tail(b, c)
     log_p = np.where(total > 0, _LOG_2 + log_tail, 0.0)
-    return _result(smaller, log_p, "exact", b, c, two_sided)
+    return _result(smaller, log_p, "exact", b, c)
 
 
-def mcnemar_midp(b: Any, c: Any, two_sided: str = "double") -> McNemarResult:
+@renamed_parameters(two_sided="two_sided_rule")
+def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> McNemarResult:
     """Mid-p McNemar test: the exact p-value less half the observed outcome's probability.
 
     Notes
     -----
-    "double": p = 2 P(X < min(b, c)) + P(X = min(b, c)), which is 1 at b = c.
+    Two-sided, "double": p = 2 P(X < min(b, c)) + P(X = min(b, c)), which is 1 at b = c;
     "no-more-likely": the same for b != c, and 1 - P(X = b)/2 at b = c.
+    One-sided ("larger"): p = P(X > b) + P(X = b)/2 ("smaller" with c); the rule does not apply.
 
     Computed as log p = log(2 P(X <= k)) + log1p(-P(X = k) / (2 P(X <= k))),
     which stays accurate in the far tail.
+
+    References
+    ----------
+    Lancaster, H. O. (1961). Significance tests in discrete distributions.
+    J. Am. Stat. Assoc. 56, 223-234.  Fagerland, Lydersen and Laake (2013),
+    BMC Med. Res. Methodol. 13, 91.
 
     Examples
     --------
     >>> round(mcnemar_midp(1, 7).pvalue, 4)
     0.0391
+    >>> round(mcnemar_midp(1, 7, alternative="smaller").pvalue, 4)
+    0.0195
     """
-    _check_rule(two_sided)
+    _check_rule(two_sided_rule)
+    sides = sides_for(alternative)
     b, c = _counts(b, c)
+    if sides == 1:
+        favour, against = _oriented(b, c, alternative)
+        log_upper, log_pmf = _upper_tail(favour, against)
+        with np.errstate(divide="ignore"):
+            log_p = log_upper + np.log1p(-0.5 * np.exp(log_pmf - log_upper))
+        return _result(favour, np.where(favour + against > 0, log_p, 0.0), "mid-p", b, c, alternative)
     smaller, total, log_tail, log_pmf = _tail(b, c)
     with np.errstate(divide="ignore"):
         log_p = _LOG_2 + log_tail + np.log1p(-np.exp(log_pmf - _LOG_2 - log_tail))
     tie = (b == c) & (total > 0)
-    if two_sided == "double":
+    if two_sided_rule == "double":
         log_p = np.where(tie, 0.0, log_p)
     else:
         log_p = np.where(tie, np.log1p(-0.5 * np.exp(log_pmf)), log_p)
     log_p = np.where(total > 0, log_p, 0.0)
-    return _result(smaller, log_p, "mid-p", b, c, two_sided)
+    return _result(smaller, log_p, "mid-p", b, c, two_sided_rule=two_sided_rule)
 
 
-def mcnemar_test(b: Any, c: Any, method: str = "exact", two_sided: str = "double") -> McNemarResult:
-    """Run one variant by name: "chi2", "chi2-corrected", "exact" or "mid-p"."""
-    if method == "chi2":
-        return mcnemar_chi2(b, c)
-    if method == "chi2-corrected":
-        return mcnemar_chi2(b, c, correction=True)
-    if method == "exact":
-        return mcnemar_exact(b, c, two_sided)
-    if method == "mid-p":
-        return mcnemar_midp(b, c, two_sided)
-    raise ValueError(f"method must be one of {VARIANTS}; got {method!r}")
+@renamed_parameters(two_sided="two_sided_rule")
+def mcnemar_test(
+    b: Any, c: Any, method: str = "exact", two_sided_rule: str = "double", alternative: str = "two-sided"
+) -> McNemarResult:
+    """Run one variant by name: "chi2", "chi2-corrected", "exact" or "mid-p".
 
+    ``two_sided_rule`` applies to the two-sided mid-p test only (see :func:`mcnemar_midp`).
 
-def mcnemar_all(b: Any, c: Any, two_sided: str = "double") -> dict[str, McNemarResult]:
-    """Every variant at once, keyed by method name."""
-    return {method: mcnemar_test(b, c, method, two_sided) for method in VARIANTS}
+    Notes
+    -----
+    See :func:`mcnemar_chi2`, :func:`mcnemar_exact` and :func:`mcnemar_midp` for the formulas.
 
-
-def binary_counts(scores_a: Any, scores_b: Any) -> tuple[int, int, int, int]:
-    """(n11, n10, n01, n00) from two aligned 0/1 score vectors.
-
-    Raises ``ValueError`` naming the vector and the index of the first item
-    that is NaN or not 0/1, or when the lengths differ.
+    References
+    ----------
+    McNemar (1947), Psychometrika 12, 153-157; Fagerland, Lydersen and Laake (2013).
 
     Examples
     --------
-    >>> binary_counts([1, 1, 0, 0, 1], [1, 0, 1, 0, 0])
-    (1, 2, 1, 1)
+    >>> mcnemar_test(1, 7, "mid-p").method
+    'mid-p'
     """
-    a = as_binary_vector("scores_a", scores_a)
-    b = as_binary_vector("scores_b", scores_b)
-    if a.shape != b.shape:
-        raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b.size}")
-    a_true, b_true = a.astype(bool), b.astype(bool)
-    both = int(np.count_nonzero(a_true & b_true))
-    only_a = int(np.count_nonzero(a_true & ~b_true))
-    only_b = int(np.count_nonzero(~a_true & b_true))
-    return both, only_a, only_b, a.size - both - only_a - only_b
+    _check_rule(two_sided_rule)
+    if method == "chi2":
+        return mcnemar_chi2(b, c, alternative=alternative)
+    if method == "chi2-corrected":
+        return mcnemar_chi2(b, c, correction=True, alternative=alternative)
+    if method == "exact":
+        return mcnemar_exact(b, c, alternative)
+    if method == "mid-p":
+        return mcnemar_midp(b, c, two_sided_rule, alternative)
+    raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
 
 
-def as_binary_vector(name: str, values: Any) -> np.ndarray:
-    array = as_array(name, values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} is empty")
-    bad = ~((array == 0) | (array == 1))
-    if bad.any():
-        index = int(np.argmax(bad))
-        raise ValueError(f"{name} must contain only 0 and 1 (binary scores); got {array[index]!r} at index {index}")
-    return array
+@renamed_parameters(two_sided="two_sided_rule")
+def mcnemar_all(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> dict[str, McNemarResult]:
+    """Every variant at once, keyed by method name.
+
+    Notes
+    -----
+    The formulas are those of :func:`mcnemar_test`'s variants.
+
+    References
+    ----------
+    McNemar (1947); Fagerland, Lydersen and Laake (2013).
+
+    Examples
+    --------
+    >>> {name: round(result.pvalue, 4) for name, result in mcnemar_all(1, 7).items()}
+    {'chi2': 0.0339, 'chi2-corrected': 0.0771, 'exact': 0.0703, 'mid-p': 0.0391}
+    """
+    return {method: mcnemar_test(b, c, method, two_sided_rule, alternative) for method in VARIANTS}

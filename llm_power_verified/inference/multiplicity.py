@@ -14,14 +14,24 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import multiplicity as _multiplicity
-from llm_power_verified._validation import check_alpha_power, check_count, finish, sides_for
+from llm_power_verified._validation import (
+    check_alpha_power,
+    check_count,
+    finish,
+    renamed_parameters,
+    sides_for,
+)
+from llm_power_verified.errors import ArgumentError
 
 __all__ = ["required_n_inflation"]
 
-_METHODS = {"bonferroni": _multiplicity.bonferroni_inflation, "sidak": _multiplicity.sidak_inflation}
+_INFLATIONS = {"bonferroni": _multiplicity.bonferroni_inflation, "sidak": _multiplicity.sidak_inflation}
 
 
-def required_n_inflation(family_size: Any, alpha: Any = 0.05, power: Any = 0.8, method: str = "bonferroni", alternative: str = "two-sided"):
+@renamed_parameters(method="correction")
+def required_n_inflation(
+    family_size: Any, alpha: Any = 0.05, power: Any = 0.8, correction: str = "bonferroni", alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Factor by which N* grows when each of m comparisons is tested at a corrected level.
 
     Parameters
@@ -29,12 +39,22 @@ def required_n_inflation(family_size: Any, alpha: Any = 0.05, power: Any = 0.8, 
     family_size : array_like
         Number m of comparisons in the declared family (whole number >= 1),
         e.g. K - 1 adjacent pairs or K (K - 1) / 2 pairs of a K-model table.
-    method : {"bonferroni", "sidak"}
+    correction : {"bonferroni", "sidak"}
         alpha' = alpha / m, or alpha' = 1 - (1 - alpha)^(1/m).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        N*_family / N*, the same for every pair of the family.
 
     Notes
     -----
     .. math:: \\frac{(z_{1-\\alpha'/2} + z_{1-\\beta})^2}{(z_{1-\\alpha/2} + z_{1-\\beta})^2}
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 3 with alpha
+    replaced by the corrected alpha'; derived in ``derivations/multiplicity.py``.
 
     Examples
     --------
@@ -43,11 +63,11 @@ def required_n_inflation(family_size: Any, alpha: Any = 0.05, power: Any = 0.8, 
     >>> round(required_n_inflation(45), 3)
     2.144
     """
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of 'bonferroni', 'sidak'; got {method!r}")
+    if correction not in _INFLATIONS:
+        raise ArgumentError(f"correction must be one of 'bonferroni', 'sidak'; got {correction!r}")
     family_size = check_count("family_size", family_size, minimum=1)
     alpha, power = check_alpha_power(alpha, power)
-    return finish(_METHODS[method](family_size, alpha, power, sides_for(alternative)))
+    return finish(_INFLATIONS[correction](family_size, alpha, power, sides_for(alternative)))
 
 
 ADJUSTMENTS = ("bonferroni", "sidak", "holm", "bh")
@@ -56,7 +76,8 @@ ADJUSTMENTS = ("bonferroni", "sidak", "holm", "bh")
 _STATSMODELS = {"bonferroni": "bonferroni", "holm": "holm", "bh": "fdr_bh"}
 
 
-def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None) -> np.ndarray:
+@renamed_parameters(method="correction")
+def adjust_pvalues(pvalues, correction: str = "holm", family_size: int | None = None) -> np.ndarray:
     """Multiplicity-adjusted p-values (Bonferroni, Sidak, Holm step-down, Benjamini-Hochberg).
 
     Parameters
@@ -67,6 +88,26 @@ def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None
         m; defaults to the number of p-values.  Bonferroni and Sidak accept a
         larger m than the p-values given (a displayed subset of a declared family).
 
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values in the order given.
+
+    Notes
+    -----
+    With p_(1) <= ... <= p_(m) the ordered p-values:
+    Bonferroni min(1, m p); Sidak 1 - (1 - p)^m; Holm
+    max_{j <= i} min(1, (m - j + 1) p_(j)); Benjamini-Hochberg
+    min_{j >= i} min(1, m p_(j) / j).  A pair is rejected at level alpha when
+    its adjusted p-value is at most alpha.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+    Scand. J. Stat. 6, 65-70.  Benjamini, Y. and Hochberg, Y. (1995).
+    Controlling the false discovery rate. J. R. Stat. Soc. B 57, 289-300.
+    Sidak, Z. (1967). J. Am. Stat. Assoc. 62, 626-633.
+
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
@@ -74,31 +115,32 @@ def adjust_pvalues(pvalues, method: str = "holm", family_size: int | None = None
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    if method not in ADJUSTMENTS:
-        raise ValueError(f"method must be one of {ADJUSTMENTS}; got {method!r}")
+    if correction not in ADJUSTMENTS:
+        raise ArgumentError(f"correction must be one of {ADJUSTMENTS}; got {correction!r}")
     p = np.asarray(pvalues, dtype=np.float64)
     if p.ndim != 1 or np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("pvalues must be a one-dimensional array of numbers in [0, 1]")
+        raise ArgumentError("pvalues must be a one-dimensional array of numbers in [0, 1]")
     m = p.size if family_size is None else int(family_size)
     if m < p.size:
-        raise ValueError(f"family_size ({m}) is smaller than the number of p-values ({p.size})")
-    if m == p.size and p.size and method != "sidak":
+        raise ArgumentError(f"family_size ({m}) is smaller than the number of p-values ({p.size})")
+    if m == p.size and p.size and correction != "sidak":
         # Bonferroni, Holm and BH of a whole family come from statsmodels (it agrees with the former
         # hand-written code to 1 ulp).  Sidak stays ours: statsmodels' warns (log1p(-1)) at p = 1, which
         # an exact McNemar p of 1 (b = c) produces, and ours gives the same value without a warning.
+        # Lazy: statsmodels adds about 1.8 s to `import llm_power_verified` (measured), which loads this room.
         from statsmodels.stats.multitest import multipletests
 
-        return multipletests(p, method=_STATSMODELS[method], is_sorted=False, returnsorted=False)[1]
-    if method == "bonferroni":
+        return multipletests(p, method=_STATSMODELS[correction], is_sorted=False, returnsorted=False)[1]
+    if correction == "bonferroni":
         return np.minimum(1.0, p * m)
-    if method == "sidak":
+    if correction == "sidak":
         # 1 - (1 - p)^m through log1p/expm1 (no cancellation for small p); p = 1 maps to 1 exactly.
         below_one = p < 1
         return np.where(below_one, -np.expm1(m * np.log1p(-np.where(below_one, p, 0.0))), 1.0)
-    raise ValueError(f"{method} needs the p-values of the whole family (m = {m}); got {p.size}")
+    raise ArgumentError(f"{correction} needs the p-values of the whole family (m = {m}); got {p.size}")
 
 
-def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided"):
+def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """N*(corrected_alpha) / N*(alpha): the factor for any per-comparison level.
 
     Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg

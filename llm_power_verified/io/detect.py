@@ -71,6 +71,18 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
     >>> import pandas as pd
     >>> read_scores(pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [1, 0, 1], "b": [0, 0, 1]})).models
     ('a', 'b')
+
+    Notes
+    -----
+    No formula: the reader is chosen from what the inputs are (folders,
+    ``.eval``/``.json`` logs, one table file, two plain files, a DataFrame or array),
+    and the result is checked by the rules of
+    :func:`llm_power_verified.io.matrix.build_matrix`.
+
+    References
+    ----------
+    README, section "Input formats and rules"; lm-evaluation-harness ``--log_samples``
+    output; Inspect AI's ``.eval`` log format.
     """
     if isinstance(source, ScoreMatrix):
         return source

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from llm_power_verified.errors import LlmPowerError
+
 __all__ = ["AlignmentError", "InputError", "OutputError", "describe_value"]
 
 
-class InputError(ValueError):
+class InputError(LlmPowerError, ValueError):
     """An input that cannot be read into a valid score matrix.
 
     The message names the file (or argument), the line, cell or member, the

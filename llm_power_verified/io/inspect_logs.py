@@ -35,6 +35,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
@@ -51,6 +52,7 @@ _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
 
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
+    # Lazy: only Inspect logs with zstd members need it.
     import zstandard
 
     where = f"{path}, member {info.filename!r}"
@@ -182,7 +184,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
                  score_kind: str = "auto") -> ScoreMatrix:
     """Read Inspect ``.eval`` or ``.json`` logs, one model per file (``eval.model``)."""
     if epochs not in ("first", "mean", "error"):
-        raise ValueError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
+        raise ArgumentError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
     notes, seen_models = [], {}
     averaged = False

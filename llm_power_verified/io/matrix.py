@@ -25,8 +25,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.text import first_repeat
+from llm_power_verified.results import Result
 
 __all__ = ["MISSING_CLUSTER", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix", "from_array", "is_missing_label"]
 
@@ -40,7 +42,7 @@ Locator = Callable[[int, int], str]
 
 
 @dataclass(frozen=True)
-class ScoreMatrix:
+class ScoreMatrix(Result):
     """Aligned per-item scores: ``scores[i, k]`` is model k's score on item i.
 
     Attributes
@@ -172,7 +174,7 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
     if clusters is None:
         return None, None, []
     if missing_cluster not in MISSING_CLUSTER:
-        raise ValueError(f"missing_cluster must be one of {MISSING_CLUSTER}; got {missing_cluster!r}")
+        raise ArgumentError(f"missing_cluster must be one of {MISSING_CLUSTER}; got {missing_cluster!r}")
     missing = np.fromiter((is_missing_label(label) for label in clusters), dtype=bool, count=len(clusters))
     labels = [str(label).strip() if not gone else "" for label, gone in zip(clusters, missing)]
     if not missing.any():
@@ -198,7 +200,7 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
                  source: str = "", notes: Sequence[str] = (), locate: Locator | None = None) -> ScoreMatrix:
     """Validate an aligned (items x models) matrix and wrap it (see the module rules)."""
     if score_kind not in SCORE_KINDS:
-        raise ValueError(f"score_kind must be one of {SCORE_KINDS}; got {score_kind!r}")
+        raise ArgumentError(f"score_kind must be one of {SCORE_KINDS}; got {score_kind!r}")
     scores = np.asarray(scores, dtype=np.float64)
     models, item_ids = [str(m) if isinstance(m, (str, np.str_)) else m for m in models], [str(i) for i in item_ids]
     if scores.ndim != 2 or scores.shape != (len(item_ids), len(models)):
@@ -224,7 +226,7 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
             raise InputError(f"{source}: {locate(item, model)} has score {_show(scores[item, model])}, outside [{low:g}, {high:g}] "
                              f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]")
     elif score_kind != "graded":
-        raise ValueError("score_range=None (real-valued scores) needs score_kind='graded'")
+        raise ArgumentError("score_range=None (real-valued scores) needs score_kind='graded'")
     labels, keep, cluster_notes = _resolve_clusters(clusters, missing_cluster, item_ids, source)
     if keep is not None:
         scores = scores[keep]
@@ -249,6 +251,17 @@ def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequenc
 
     >>> from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"]).n_items
     3
+
+    Notes
+    -----
+    No formula: the matrix is checked by the rules of
+    :func:`llm_power_verified.io.matrix.build_matrix` (finite scores in ``score_range``,
+    the score kind, unique names and ids, the missing-cluster policy) and refused with
+    an :class:`InputError` naming the cell otherwise.
+
+    References
+    ----------
+    README, section "Input formats and rules".
     """
     try:
         array = np.asarray(scores, dtype=np.float64)

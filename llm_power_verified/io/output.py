@@ -31,9 +31,10 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
+from llm_power_verified.results import Result
 
 __all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "terminal_text", "write_bytes", "write_text"]
 
@@ -192,13 +193,16 @@ def terminal_text(value: str) -> str:
     return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", value)
 
 
-def json_ready(value):
+def json_ready(value) -> Any:
     """The one JSON rule of every output: NaN (undefined) becomes null, +/-inf the strings "inf"/"-inf",
-    NumPy scalars and arrays plain Python values; dicts, lists and tuples are converted throughout.
+    NumPy scalars and arrays plain Python values, results their ``to_dict()``; dicts, lists and tuples
+    are converted throughout.
 
     >>> json_ready({"n": float("inf"), "rho": float("nan"), "k": [1, 2.5]})
     {'n': 'inf', 'rho': None, 'k': [1, 2.5]}
     """
+    if isinstance(value, Result):
+        return json_ready(value.to_dict())
     if isinstance(value, dict):
         return {str(key): json_ready(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

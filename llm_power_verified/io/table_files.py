@@ -18,8 +18,10 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.output import write_bytes
 from llm_power_verified.io.tables import (
     DEFAULT_ITEM_COLUMN,
     EXACT_FLOATS,
@@ -106,6 +108,7 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = ()) -> tuple[pd.D
         raise InputError(f"{path}: a folder, not a table file")
     if name.endswith((".parquet", ".pq")):
         try:
+            # Optional dependency (extra parquet): imported where it is used, so the package works without it.
             import pyarrow.parquet as parquet
         except ImportError as error:
             raise InputError(f"{path}: reading Parquet needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'") from None
@@ -152,10 +155,9 @@ def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") 
     suffix (.csv, .tsv, .parquet, .jsonl).  Values are written as they are
     (the round trip is exact); the file goes through the safe writer.
     """
-    from llm_power_verified.io.output import write_bytes
 
     if layout not in ("wide", "long"):
-        raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}")
+        raise ArgumentError(f"layout must be 'wide' or 'long'; got {layout!r}")
     if layout == "wide":
         reserved = {DEFAULT_ITEM_COLUMN, "cluster"} & set(matrix.models)
         if reserved:

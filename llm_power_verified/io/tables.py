@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix, is_missing_label
 from llm_power_verified.io.text import first_repeat
@@ -42,7 +43,7 @@ def _at(lines, row) -> str:
 
 def _check_on_missing(on_missing: str) -> None:
     if on_missing not in ON_MISSING:
-        raise ValueError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
+        raise ArgumentError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
 
 
 def check_columns(frame: object, source: str) -> pd.DataFrame:

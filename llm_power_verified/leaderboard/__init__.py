@@ -1,16 +1,27 @@
 """The leaderboard audit: exact 2x2 counts of all pairs, per-pair diagnostics, clusters, ranking and tiers."""
 
-from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, both_correct_counts, correct_counts
 from llm_power_verified.leaderboard.audit import (
-    AuditResult,
     FAMILIES,
     MODES,
+    AuditResult,
     audit_leaderboard,
     pair_indices,
     rank_models,
 )
-from llm_power_verified.leaderboard.clusters import cluster_diagnostics, unresolved_under_clusters
-from llm_power_verified.leaderboard.tiers import adjacent_tiers, compact_letter_display, letters_from_resolved
+from llm_power_verified.leaderboard.clusters import (
+    cluster_diagnostics,
+    unresolved_under_clusters,
+)
+from llm_power_verified.leaderboard.contingency import (
+    BLOCK_ROWS,
+    both_correct_counts,
+    correct_counts,
+)
+from llm_power_verified.leaderboard.tiers import (
+    adjacent_tiers,
+    compact_letter_display,
+    letters_from_resolved,
+)
 
 __all__ = [
     "AuditResult",

@@ -24,13 +24,18 @@ p-values and N* inflations use it.  Cluster diagnostics are in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
+from llm_power_verified._validation import (
+    MAX_RESAMPLES,
+    check_scalar,
+    renamed_parameters,
+)
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.family import add_multiplicity_columns
@@ -42,7 +47,15 @@ from llm_power_verified.leaderboard.pairs import (
     pair_indices,
     rank_models,
 )
+from llm_power_verified.leaderboard.summaries import (
+    ClusterSummary,
+    GapBucket,
+    Multiplicity,
+    Tiers,
+    Verdicts,
+)
 from llm_power_verified.leaderboard.tiers import adjacent_tiers, compact_letter_display
+from llm_power_verified.results import Result
 
 __all__ = ["AuditResult", "MODES", "FAMILIES", "audit_leaderboard", "rank_models", "pair_indices"]
 
@@ -50,9 +63,21 @@ FAMILIES = ("adjacent", "all", "reference")
 _PAIR_CHUNK = 20_000
 
 
-@dataclass(frozen=True)
-class AuditResult:
-    """Everything the audit computed; :mod:`llm_power_verified.report.render` renders it."""
+@dataclass(frozen=True, repr=False)
+class AuditResult(Result):
+    """Everything the audit computed; :mod:`llm_power_verified.report.render` renders it.
+
+    ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
+    ``ranking`` are DataFrames, the summaries typed results.
+
+    >>> from llm_power_verified.io import from_array
+    >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
+    >>> result = audit_leaderboard(matrix, n_resamples=0)
+    >>> result  # doctest: +ELLIPSIS
+    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 3>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, notes=())
+    >>> result.verdicts.fixed_n, result.multiplicity.family_size
+    (0, 1)
+    """
 
     matrix: ScoreMatrix
     ranking: pd.DataFrame
@@ -63,15 +88,16 @@ class AuditResult:
     alpha: float
     power: float
     seed: int
-    n_bootstrap: int
-    multiplicity: dict
-    clusters: dict | None = None
-    tiers: dict = field(default_factory=dict)
-    verdicts: dict = field(default_factory=dict)
-    by_gap: list = field(default_factory=list)
+    n_resamples: int
+    multiplicity: Multiplicity
+    clusters: ClusterSummary | None
+    tiers: Tiers
+    verdicts: Verdicts
+    by_gap: tuple[GapBucket, ...]
     notes: tuple[str, ...] = ()
 
 
+@renamed_parameters(n_bootstrap="n_resamples", cluster_bootstrap="n_cluster_resamples")
 def audit_leaderboard(
     matrix: ScoreMatrix,
     mode: str = "adjacent",
@@ -80,9 +106,9 @@ def audit_leaderboard(
     family: str | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
-    n_bootstrap: int = 500,
+    n_resamples: int = 500,
     seed: int = 0,
-    cluster_bootstrap: int = 1000,
+    n_cluster_resamples: int = 1000,
     progress: Callable[[str], None] | None = None,
 ) -> AuditResult:
     """Resolution audit of a leaderboard (see the module notes).
@@ -97,23 +123,60 @@ def audit_leaderboard(
         The reference model for mode "reference".
     family : {"adjacent", "all", "reference"}, optional
         The declared multiplicity family; defaults to the mode.
-    n_bootstrap : int
+    alpha, power : float
+        Two-sided level and target power of every N*, MDE and verdict.
+    n_resamples : int
         Resamples for the paired-bootstrap arbiter and the N* interval (0 to skip).
     seed : int
         Seed of the ``numpy.random.Generator`` behind every resample.
-    cluster_bootstrap : int
-        Resamples of the cluster bootstrap (when the matrix has clusters).
+    n_cluster_resamples : int
+        Resamples of the cluster bootstrap (when the matrix has clusters; 0 to skip).
+    progress : callable, optional
+        Called with a short message per block of pairs on large audits.
+
+    Returns
+    -------
+    AuditResult
+
+    Notes
+    -----
+    Per pair, with b, c the discordant counts, p_A - p_B = (b - c) / N and
+    rho-hat the phi coefficient of the two score vectors:
+
+    .. math:: \\sigma_D^2 = p_A(1-p_A) + p_B(1-p_B) - 2\\rho\\sqrt{p_A(1-p_A)p_B(1-p_B)}, \\quad
+              N^* = \\frac{(z_{1-\\alpha/2} + z_{\\text{power}})^2 \\sigma_D^2}{\\delta^2}, \\quad q = N / N^*
+
+    and the pair is resolved when q >= 1.  Family-wise verdicts multiply N* by
+    the inflation ((z_{1-alpha/(2m)} + z_power) / (z_{1-alpha/2} + z_power))^2
+    (Bonferroni; Holm and BH at their step levels); clustered verdicts by the
+    design effect 1 + (m-bar - 1) max(ICC, 0).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315),
+    Equations 3-6, Definition 1, Section 6 and Appendices F, G and I;
+    McNemar (1947) Psychometrika 12, 153-157; Donner, Birkett and Buck (1981)
+    Am. J. Epidemiol. 114, 906-914 (design effect).
+
+    Examples
+    --------
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((2000, 3)) < [0.70, 0.66, 0.50]).astype(float)
+    >>> result = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> result.ranking["model"].tolist(), result.pairs["resolved"].tolist()
+    (['x', 'y', 'z'], [False, True])
     """
-    family = _check_arguments(matrix, mode, family, alpha, power, n_bootstrap, cluster_bootstrap, seed)
+    family = _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed)
     order = rank_models(matrix)
     reference_index = None
     if mode == "reference":
         if reference not in matrix.models:
-            raise ValueError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
+            raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
         reference_index = matrix.models.index(reference)
     rng = np.random.default_rng(seed)
     first, second = pair_indices(order, mode, reference_index)
-    pairs = _pair_table(matrix, order, first, second, alpha, power, n_bootstrap, rng, progress)
+    pairs = _pair_table(matrix, order, first, second, alpha, power, n_resamples, rng, progress)
     notes = list(matrix.notes)
     if matrix.binary:
         add_anytime_columns(pairs, matrix, alpha, power)
@@ -125,43 +188,41 @@ def audit_leaderboard(
                             "mean_score": matrix.scores.mean(axis=0)[order]})
     clusters = None
     if matrix.clusters is not None:
-        clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, cluster_bootstrap, seed)
-        pairs = clusters.pop("pairs")
-    tiers = {"adjacent": adjacent_tiers(ranking["model"].tolist(), pairs, mode)}
+        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, n_cluster_resamples, seed)
+    letters = None
     if order.size <= 60:
-        tiers["letters"] = compact_letter_display(matrix, order, alpha, power)
+        letters = compact_letter_display(matrix, order, alpha, power)
     else:
-        tiers["letters"] = None
         notes.append("compact letter display skipped for more than 60 models")
-    verdicts = _verdict_table(pairs, multiplicity, clusters)
+    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), pairs, mode), letters=letters)
     return AuditResult(
         matrix=matrix, ranking=ranking, pairs=pairs, mode=mode, family=family, family_size=family_size, alpha=alpha,
-        power=power, seed=seed, n_bootstrap=int(n_bootstrap), multiplicity=multiplicity, clusters=clusters, tiers=tiers,
-        verdicts=verdicts, by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
+        power=power, seed=seed, n_resamples=int(n_resamples), multiplicity=multiplicity, clusters=clusters, tiers=tiers,
+        verdicts=_verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
     )
 
 
-def _check_arguments(matrix, mode, family, alpha, power, n_bootstrap, cluster_bootstrap, seed) -> str:
+def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:
     """Every argument of :func:`audit_leaderboard` checked before any work; returns the declared family."""
     if not isinstance(matrix, ScoreMatrix):
         raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
                         "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)")
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+        raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
     family = family or mode
     if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}; got {family!r}")
+        raise ArgumentError(f"family must be one of {FAMILIES}; got {family!r}")
     if (mode == "reference") != (family == "reference"):
-        raise ValueError("mode 'reference' goes with family 'reference' (and only with it)")
+        raise ArgumentError("mode 'reference' goes with family 'reference' (and only with it)")
     if not 0 < alpha < 1 or not alpha < power < 1:
-        raise ValueError(f"need 0 < alpha < power < 1; got alpha = {alpha!r}, power = {power!r}")
-    check_scalar("n_bootstrap", n_bootstrap, low=0, high=MAX_RESAMPLES, integer=True)
-    check_scalar("cluster_bootstrap", cluster_bootstrap, low=0, high=MAX_RESAMPLES, integer=True)
+        raise ArgumentError(f"need 0 < alpha < power < 1; got alpha = {alpha!r}, power = {power!r}")
+    check_scalar("n_resamples", n_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+    check_scalar("n_cluster_resamples", n_cluster_resamples, low=0, high=MAX_RESAMPLES, integer=True)
     check_scalar("seed", seed, low=0, high=2**63 - 1, integer=True)
     return family
 
 
-def _pair_table(matrix, order, first, second, alpha, power, n_bootstrap, rng, progress) -> pd.DataFrame:
+def _pair_table(matrix, order, first, second, alpha, power, n_resamples, rng, progress) -> pd.DataFrame:
     """The per-pair table, computed in blocks of pairs, with names, ranks, q and the fixed-n verdicts."""
     compute = binary_pair_columns if matrix.binary else graded_pair_columns
     parts = []
@@ -169,7 +230,7 @@ def _pair_table(matrix, order, first, second, alpha, power, n_bootstrap, rng, pr
         sl = slice(start, start + _PAIR_CHUNK)
         if progress and first.size > _PAIR_CHUNK:
             progress(f"pairs {start:,}-{min(start + _PAIR_CHUNK, first.size):,} of {first.size:,}")
-        parts.append(pd.DataFrame(compute(matrix, first[sl], second[sl], alpha, power, n_bootstrap, rng, progress)))
+        parts.append(pd.DataFrame(compute(matrix, first[sl], second[sl], alpha, power, n_resamples, rng, progress)))
     pairs = pd.concat(parts, ignore_index=True)
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(1, order.size + 1)
@@ -191,8 +252,8 @@ def _pair_table(matrix, order, first, second, alpha, power, n_bootstrap, rng, pr
 GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, math.inf))
 
 
-def resolution_by_gap(pairs: pd.DataFrame) -> list[dict]:
-    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3)."""
+def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
+    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3); empty buckets are left out."""
     rows = []
     gap = pairs["delta"].abs().to_numpy()
     ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
@@ -202,26 +263,22 @@ def resolution_by_gap(pairs: pd.DataFrame) -> list[dict]:
         if not inside.any():
             continue
         label = "all" if everything else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
-        rows.append({"bucket": label, "pairs": int(inside.sum()), "unresolved": int((~pairs["resolved"].to_numpy()[inside]).sum()),
-                     "r_median": float(np.median(ratio[inside])), "r_worst": float(np.max(ratio[inside]))})
-    return rows
+        rows.append(GapBucket(bucket=label, pairs=int(inside.sum()), unresolved=int((~pairs["resolved"].to_numpy()[inside]).sum()),
+                              r_median=float(np.median(ratio[inside])), r_worst=float(np.max(ratio[inside]))))
+    return tuple(rows)
 
 
-def _verdict_table(pairs: pd.DataFrame, multiplicity: dict, clusters: dict | None) -> dict:
+def _verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdicts:
     """Unresolved-pair counts across procedures (the paper's Table 5)."""
-    total = len(pairs)
-    table = {
-        "fixed-n": int((~pairs["resolved"]).sum()),
-        "bonferroni": int((~pairs["resolved_bonferroni"]).sum()),
-        "holm": int((~pairs["resolved_holm"]).sum()),
-        "benjamini-hochberg": int((~pairs["resolved_bh"]).sum()),
-        "rho-0.10": int((~pairs["resolved_rho_minus"]).sum()),
-        "rho+0.10": int((~pairs["resolved_rho_plus"]).sum()),
-        "clustered": int((~pairs["resolved_cluster"]).sum()) if clusters is not None else None,
-        "anytime-valid": int((~pairs["resolved_anytime"]).sum()) if "resolved_anytime" in pairs else None,
-        "pairs": total,
-    }
-    return table
 
+    def unresolved(column: str) -> int:
+        return int((~pairs[column].astype(bool)).sum())
 
-
+    return Verdicts(
+        fixed_n=unresolved("resolved"), bonferroni=unresolved("resolved_bonferroni"), holm=unresolved("resolved_holm"),
+        benjamini_hochberg=unresolved("resolved_bh"), rho_minus=unresolved("resolved_rho_minus"),
+        rho_plus=unresolved("resolved_rho_plus"),
+        clustered=unresolved("resolved_cluster") if clusters is not None else None,
+        anytime_valid=unresolved("resolved_anytime") if "resolved_anytime" in pairs else None,
+        pairs=len(pairs),
+    )

@@ -27,9 +27,13 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import design_effect as _generated_design_effect
-from llm_power_verified.planning.clustering import ClusterStatistics
+from llm_power_verified.leaderboard.summaries import ClusterBootstrap, ClusterSummary
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.planning.sample_size import required_n_from_counts, required_n_wald
+from llm_power_verified.planning.clustering import ClusterStatistics
+from llm_power_verified.planning.sample_size import (
+    required_n_from_counts,
+    required_n_wald,
+)
 
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
 
@@ -65,8 +69,10 @@ def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, 
     return int(np.sum(adjusted > matrix.n_items)), icc
 
 
-def cluster_diagnostics(matrix, pairs: pd.DataFrame, first, second, alpha: float, power: float, replicates: int, seed: int) -> dict:
-    """Per-pair cluster columns added to ``pairs`` (returned under "pairs"), and the summaries."""
+def cluster_diagnostics(
+    matrix, pairs: pd.DataFrame, first, second, alpha: float, power: float, n_resamples: int, seed: int
+) -> tuple[pd.DataFrame, ClusterSummary]:
+    """``pairs`` with the per-pair cluster columns added (a copy), and the summary across pairs."""
     labels = np.asarray(matrix.clusters)
     statistics = ClusterStatistics(matrix.scores, labels)
     icc, mean_size = statistics.icc(first, second)
@@ -77,55 +83,55 @@ def cluster_diagnostics(matrix, pairs: pd.DataFrame, first, second, alpha: float
     pairs["design_effect"] = effect
     pairs["required_n_cluster"] = required * effect
     pairs["resolved_cluster"] = pairs["required_n_cluster"] <= matrix.n_items
-    groups = statistics.names.size
-    summary = {
-        "n_clusters": int(groups),
-        "mean_cluster_size": float(mean_size),
-        "cluster_sizes": {str(name): int(size) for name, size in zip(statistics.names, statistics.n)},
-        "median_icc": float(np.median(icc)),
-        "icc_range": [float(np.min(icc)), float(np.max(icc))],
-        "unresolved_iid": int((~pairs["resolved"]).sum()),
-        "unresolved_clustered": int((~pairs["resolved_cluster"]).sum()),
-    }
     rng = np.random.default_rng([seed, 1])
-    if replicates:
-        weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=replicates).astype(np.float64)
-        boot_icc, boot_size = statistics.icc(first, second, weights)
-        boot_effect = _design_effect(boot_icc, boot_size)
-        boot_required = required[None, :] * boot_effect
-        unresolved = np.sum(boot_required > matrix.n_items, axis=1)
-        counts = np.bincount(unresolved, minlength=len(pairs) + 1)
-        pairs["icc_p05"], pairs["icc_p95"] = quantiles(boot_icc, [0.05, 0.95], axis=0)
-        pairs["design_effect_p05"], pairs["design_effect_p95"] = quantiles(boot_effect, [0.05, 0.95], axis=0)
-        pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = quantiles(boot_required, [0.05, 0.95], axis=0)
-        pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
-        summary["bootstrap"] = {
-            "replicates": int(replicates),
-            "seed": [seed, 1],
-            "unresolved_count_distribution": {str(k): float(v / replicates) for k, v in enumerate(counts) if v},
-            "unresolved_p05": float(np.quantile(unresolved, 0.05)),
-            "unresolved_p95": float(np.quantile(unresolved, 0.95)),
-            "held_fixed": "IID inputs (p_A, p_B, rho-hat, N*) at their full-data values",
-        }
+    bootstrap = _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) if n_resamples else None
     loco = {}
     for index, name in enumerate(statistics.names):
-        weights = np.ones(groups)
+        weights = np.ones(statistics.names.size)
         weights[index] = 0.0
         loco_required, size = _required_from_weights(statistics, first, second, weights, matrix.binary, alpha, power)
         loco_icc, loco_size = statistics.icc(first, second, weights)
         adjusted = loco_required * _design_effect(loco_icc, loco_size)
         loco[str(name)] = int(np.sum(adjusted > size))
-    summary["leave_one_cluster_out"] = loco
-    alternatives = {"given": summary["unresolved_clustered"]}
-    shuffled = rng.permutation(labels)
-    alternatives["random (null check)"], random_icc = unresolved_under_clusters(matrix, first, second, required, shuffled, alpha, power)
+    unresolved_clustered = int((~pairs["resolved_cluster"]).sum())
+    alternatives = {"given": unresolved_clustered}
+    alternatives["random (null check)"], random_icc = unresolved_under_clusters(
+        matrix, first, second, required, rng.permutation(labels), alpha, power)
     difficulty = matrix.scores.mean(axis=1)
-    edges = np.quantile(difficulty, [0.25, 0.5, 0.75])
-    quartile = np.searchsorted(edges, difficulty, side="right")
+    quartile = np.searchsorted(np.quantile(difficulty, [0.25, 0.5, 0.75]), difficulty, side="right")
+    quartile_median_icc = None
     if np.unique(quartile).size >= 2:
-        alternatives["difficulty quartiles"], quartile_icc = unresolved_under_clusters(matrix, first, second, required, quartile, alpha, power)
-        summary["difficulty_quartiles_median_icc"] = float(np.median(quartile_icc))
-    summary["random_clusters_median_icc"] = float(np.median(random_icc))
-    summary["alternative_definitions"] = alternatives
-    summary["pairs"] = pairs
-    return summary
+        alternatives["difficulty quartiles"], quartile_icc = unresolved_under_clusters(
+            matrix, first, second, required, quartile, alpha, power)
+        quartile_median_icc = float(np.median(quartile_icc))
+    summary = ClusterSummary(
+        n_clusters=int(statistics.names.size), mean_cluster_size=float(mean_size),
+        cluster_sizes={str(name): int(size) for name, size in zip(statistics.names, statistics.n)},
+        median_icc=float(np.median(icc)), icc_range=(float(np.min(icc)), float(np.max(icc))),
+        unresolved_iid=int((~pairs["resolved"]).sum()), unresolved_clustered=unresolved_clustered, bootstrap=bootstrap,
+        leave_one_cluster_out=loco, difficulty_quartiles_median_icc=quartile_median_icc,
+        random_clusters_median_icc=float(np.median(random_icc)), alternative_definitions=alternatives,
+    )
+    return pairs, summary
+
+
+def _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) -> ClusterBootstrap:
+    """Resample the clusters; add the per-pair 5-95% columns to ``pairs`` and summarise the unresolved count."""
+    groups = statistics.names.size
+    required = pairs["required_n"].to_numpy()
+    weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=n_resamples).astype(np.float64)
+    boot_icc, boot_size = statistics.icc(first, second, weights)
+    boot_effect = _design_effect(boot_icc, boot_size)
+    boot_required = required[None, :] * boot_effect
+    unresolved = np.sum(boot_required > matrix.n_items, axis=1)
+    counts = np.bincount(unresolved, minlength=len(pairs) + 1)
+    pairs["icc_p05"], pairs["icc_p95"] = quantiles(boot_icc, [0.05, 0.95], axis=0)
+    pairs["design_effect_p05"], pairs["design_effect_p95"] = quantiles(boot_effect, [0.05, 0.95], axis=0)
+    pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = quantiles(boot_required, [0.05, 0.95], axis=0)
+    pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
+    return ClusterBootstrap(
+        n_resamples=int(n_resamples), seed=(int(seed), 1),
+        unresolved_count_distribution={str(k): float(v / n_resamples) for k, v in enumerate(counts) if v},
+        unresolved_p05=float(np.quantile(unresolved, 0.05)), unresolved_p95=float(np.quantile(unresolved, 0.95)),
+        held_fixed="IID inputs (p_A, p_B, rho-hat, N*) at their full-data values",
+    )

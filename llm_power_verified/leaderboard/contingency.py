@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from llm_power_verified.errors import ArgumentError
+
 __all__ = ["BLOCK_ROWS", "both_correct_counts", "correct_counts"]
 
 BLOCK_ROWS = 2**24
@@ -27,7 +29,7 @@ def both_correct_counts(scores: np.ndarray, *, block_rows: int = BLOCK_ROWS) -> 
     [[2, 1], [1, 2]]
     """
     if not 1 <= block_rows <= BLOCK_ROWS:
-        raise ValueError(f"block_rows must lie in [1, {BLOCK_ROWS}]; got {block_rows!r}")
+        raise ArgumentError(f"block_rows must lie in [1, {BLOCK_ROWS}]; got {block_rows!r}")
     scores = np.asarray(scores)
     total = np.zeros((scores.shape[1], scores.shape[1]), dtype=np.int64)
     for start in range(0, scores.shape[0], block_rows):

@@ -17,12 +17,13 @@ from llm_power_verified.leaderboard.pairs import (
     graded_pair_columns,
     pair_indices,
 )
+from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
 __all__ = ["add_multiplicity_columns", "family_pvalues"]
 
 
-def family_pvalues(matrix, order, family, reference, alpha, power):
+def family_pvalues(matrix, order, family, reference, alpha, power) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The arbiter p-values (exact McNemar, or paired t) of every pair in the declared family."""
     first, second = pair_indices(order, family if family != "reference" else "reference", reference)
     if matrix.binary:
@@ -32,7 +33,7 @@ def family_pvalues(matrix, order, family, reference, alpha, power):
     return first, second, frame["p_t"]
 
 
-def add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second):
+def add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second) -> Multiplicity:
     """Adjusted p-values over the declared family and the N* inflations, mapped onto the reported pairs."""
     family_first, family_second, family_p = family_pvalues(matrix, order, family, reference_index, alpha, power)
     adjusted = {method: adjust_pvalues(family_p, method) for method in ("bonferroni", "sidak", "holm", "bh")}
@@ -62,7 +63,7 @@ def add_multiplicity_columns(matrix, pairs, order, family, reference_index, fami
         pairs["rejected_bh"] = pairs["p_bh"] <= alpha
     bh_level = alpha * max(rejections, 1) / family_size
     bonferroni = float(required_n_inflation(family_size, alpha, power))
-    sidak = float(required_n_inflation(family_size, alpha, power, method="sidak"))
+    sidak = float(required_n_inflation(family_size, alpha, power, correction="sidak"))
     holm_inflation = np.full(len(pairs), np.nan)
     holm_inflation[inside] = np.asarray(inflation_at_level(holm_level, alpha, power)).reshape(-1)[mapped[inside]]
     bh_inflation = float(inflation_at_level(bh_level, alpha, power))
@@ -71,7 +72,7 @@ def add_multiplicity_columns(matrix, pairs, order, family, reference_index, fami
     pairs["resolved_bonferroni"] = pairs["q"] >= bonferroni
     pairs["resolved_holm"] = pairs["q"] >= holm_inflation
     pairs["resolved_bh"] = pairs["q"] >= bh_inflation
-    return {"family": family, "family_size": family_size, "arbiter": "exact McNemar" if matrix.binary else "paired t",
-            "inflation": {"bonferroni": bonferroni, "sidak": sidak, "bh": bh_inflation,
-                          "holm": "per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor"},
-            "bh_rejections": rejections, "bh_level": bh_level, "e_bh_rejections": e_bh_rejections}
+    inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
+                          holm="per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor")
+    return Multiplicity(family=family, family_size=int(family_size), arbiter="exact McNemar" if matrix.binary else "paired t",
+                        inflation=inflation, bh_rejections=rejections, bh_level=float(bh_level), e_bh_rejections=e_bh_rejections)

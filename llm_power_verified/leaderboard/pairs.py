@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.bootstrap import percentile_pvalue
 from llm_power_verified.inference.mcnemar import (
     mcnemar_chi2,
@@ -22,6 +24,7 @@ from llm_power_verified.leaderboard.contingency import (
     correct_counts,
 )
 from llm_power_verified.numeric import quantiles
+from llm_power_verified.planning.connor import required_n_connor_from_counts
 from llm_power_verified.planning.conventions import required_n_unpaired
 from llm_power_verified.planning.correlation import (
     admissible_rho_interval,
@@ -29,12 +32,12 @@ from llm_power_verified.planning.correlation import (
 )
 from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
-    required_n_connor_from_counts,
     required_n_from_counts,
     required_n_paired_binary,
     required_n_wald,
 )
 from llm_power_verified.planning.shortcut import required_n_shortcut
+from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = ["add_anytime_columns", "binary_pair_columns", "binary_pair_counts", "bootstrap_pair_cells", "graded_pair_columns",
@@ -57,13 +60,13 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
         return order[upper_i], order[upper_j]
     if mode == "reference":
         if reference is None:
-            raise ValueError("mode 'reference' needs a reference model")
+            raise ArgumentError("mode 'reference' needs a reference model")
         others = order[order != reference]
         return np.full(others.size, reference), others
-    raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+    raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
 
 
-def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray):
+def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Both-correct, only-first and only-second counts for every pair (one matrix product)."""
     both_matrix = both_correct_counts(scores)
     correct = correct_counts(scores)
@@ -71,25 +74,31 @@ def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray
     return both, correct[first] - both, correct[second] - both
 
 
-def bootstrap_pair_cells(both, only_a, only_b, n, draws: int, confidence: float, rng: np.random.Generator, required: bool = True):
-    """Percentile interval of D-bar and 5-95% interval of N* from multinomial cell resampling.
+def bootstrap_pair_cells(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, n_resamples: int, confidence: float, rng: np.random.Generator,
+    required: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*, from multinomial cell resampling.
 
-    The four cells are drawn as a chain of binomials, vectorised over pairs
-    and replicates: n11* ~ Bin(n, p11), b* ~ Bin(n - n11*, p10 / (1 - p11)), ...
+    ``a``, ``b``, ``c`` are the both-right, only-A and only-B counts of each pair
+    (the glossary's cells) out of ``n`` items.  The four cells are drawn as a
+    chain of binomials, vectorised over pairs and resamples:
+    a* ~ Bin(n, p11), b* ~ Bin(n - a*, p10 / (1 - p11)), c* ~ Bin(n - a* - b*, p01 / (1 - p11 - p10)).
+    Returns (low, high, p-value, N* 5%, N* 95%); the N* columns are NaN unless ``required``.
     """
-    pairs = both.size
+    pairs = a.size
     low = np.empty(pairs)
     high = np.empty(pairs)
     pvalue = np.empty(pairs)
     n_star_low = np.empty(pairs)
     n_star_high = np.empty(pairs)
     tails = [(1 - confidence) / 2, (1 + confidence) / 2]
-    chunk = max(1, 2_000_000 // max(draws, 1))
+    chunk = max(1, 2_000_000 // max(n_resamples, 1))
     for start in range(0, pairs, chunk):
         sl = slice(start, min(start + chunk, pairs))
-        p11, p10, p01 = both[sl] / n, only_a[sl] / n, only_b[sl] / n
+        p11, p10, p01 = a[sl] / n, b[sl] / n, c[sl] / n
         with np.errstate(divide="ignore", invalid="ignore"):
-            d11 = rng.binomial(n, np.broadcast_to(p11, (draws, p11.size)))
+            d11 = rng.binomial(n, np.broadcast_to(p11, (n_resamples, p11.size)))
             rest = n - d11
             d10 = rng.binomial(rest, np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1))
             d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
@@ -102,14 +111,14 @@ def bootstrap_pair_cells(both, only_a, only_b, n, draws: int, confidence: float,
     return low, high, pvalue, n_star_low, n_star_high
 
 
-def binary_pair_columns(matrix, first, second, alpha, power, draws, rng, progress):
+def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, progress) -> dict[str, np.ndarray]:
     n = matrix.n_items
     both, only_a, only_b = binary_pair_counts(matrix.scores, first, second)
     neither = n - both - only_a - only_b
     p_a, p_b = (both + only_a) / n, (both + only_b) / n
     rho = np.asarray(correlation_from_counts(both, only_a, only_b, neither), dtype=np.float64).reshape(-1)
     gap = (only_a - only_b) / n
-    frame = {"delta": gap, "p_a": p_a, "p_b": p_b, "n11": both, "b": only_a, "c": only_b, "n00": neither, "rho": rho}
+    frame = {"delta": gap, "p_a": p_a, "p_b": p_b, "a": both, "b": only_a, "c": only_b, "d": neither, "rho": rho}
     chi2, exact, midp = mcnemar_chi2(only_a, only_b), mcnemar_exact(only_a, only_b), mcnemar_midp(only_a, only_b)
     frame.update(p_chi2=chi2.pvalue, p_exact=exact.pvalue, log_p_exact=exact.log_pvalue, p_midp=midp.pvalue)
     required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
@@ -117,10 +126,10 @@ def binary_pair_columns(matrix, first, second, alpha, power, draws, rng, progres
     frame.update(variance=variance, required_n=required)
     frame["connor_n"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
-    if draws:
+    if n_resamples:
         if progress:
             progress("bootstrap")
-        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, draws, 1 - alpha, rng)
+        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, n_resamples, 1 - alpha, rng)
         frame.update(boot_ci_low=low, boot_ci_high=high, p_bootstrap=pboot, required_n_p05=n_low, required_n_p95=n_high)
     _sensitivity(frame, alpha, power)
     defined = (p_a > 0) & (p_a < 1) & (p_b > 0) & (p_b < 1) & np.isfinite(rho) & (rho < 1)
@@ -156,8 +165,7 @@ def _sensitivity(frame: dict, alpha: float, power: float) -> None:
         frame[f"required_n_{label}"] = values
 
 
-def graded_pair_columns(matrix, first, second, alpha, power, draws, rng, progress):
-    from scipy import stats
+def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, progress) -> dict[str, np.ndarray]:
 
     n = matrix.n_items
     scores = matrix.scores
@@ -182,10 +190,10 @@ def graded_pair_columns(matrix, first, second, alpha, power, draws, rng, progres
     required = np.asarray(required_n_wald(variance, gap, alpha, power)).reshape(-1)
     frame["required_n"] = required
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
-    if draws:
+    if n_resamples:
         if progress:
             progress("bootstrap")
-        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(np.float64)
+        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
         resampled = weights @ scores / n
         differences = resampled[:, first] - resampled[:, second]
         tails = [alpha / 2, 1 - alpha / 2]
@@ -204,7 +212,6 @@ def add_anytime_columns(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, 
     p_anytime = min(1, 1/e) at the final counts; the trajectory's supremum can
     only be larger, so this is conservative when the arrival order is unknown.
     """
-    from llm_power_verified.sequential import required_n_anytime
 
     log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e

@@ -18,7 +18,14 @@ import string
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.leaderboard.contingency import both_correct_counts, correct_counts
+from llm_power_verified.leaderboard.contingency import (
+    both_correct_counts,
+    correct_counts,
+)
+from llm_power_verified.planning.sample_size import (
+    required_n_from_counts,
+    required_n_wald,
+)
 
 __all__ = ["adjacent_tiers", "compact_letter_display", "letters_from_resolved"]
 
@@ -68,7 +75,6 @@ def letters_from_resolved(models: list[str], resolved: np.ndarray) -> dict[str, 
 
 def compact_letter_display(matrix, order: np.ndarray, alpha: float, power: float) -> dict[str, str]:
     """Letters over all pairs of the ranked models, by the fixed-n resolution verdict."""
-    from llm_power_verified.planning.sample_size import required_n_from_counts, required_n_wald
 
     scores = matrix.scores[:, order]
     n = matrix.n_items

@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import design_effect as _design_effect
-from llm_power_verified._validation import as_array, check_in_open_interval, check_positive, describe_index, finish
+from llm_power_verified._validation import (
+    as_array,
+    check_in_open_interval,
+    check_positive,
+    describe_index,
+    finish,
+)
+from llm_power_verified.errors import ArgumentError
 
 __all__ = ["cluster_adjusted_required_n", "design_effect"]
 
@@ -23,22 +30,32 @@ def _validate(cluster_size: Any, icc: Any, truncate_negative_icc: bool):
     cluster_size = as_array("cluster_size", cluster_size)
     bad = ~np.isnan(cluster_size) & ~((cluster_size >= 1) & np.isfinite(cluster_size))
     if bad.any():
-        raise ValueError(f"cluster_size must be a finite number >= 1; got {cluster_size[bad].flat[0]:g}{describe_index(bad)}")
+        raise ArgumentError(f"cluster_size must be a finite number >= 1; got {cluster_size[bad].flat[0]:g}{describe_index(bad)}")
     icc = check_in_open_interval("icc", icc, -1.0, 1.0 + 1e-12)
     if truncate_negative_icc:
         icc = np.where(icc < 0, 0.0, icc)
     effect = _design_effect.design_effect(cluster_size, icc)
     bad = ~np.isnan(effect) & (effect <= 0)
     if bad.any():
-        raise ValueError(
+        raise ArgumentError(
             "icc is below -1/(cluster_size - 1), which no exchangeable correlation can reach; "
             f"design effect would be {effect[bad].flat[0]:g}{describe_index(bad)}"
         )
     return cluster_size, icc, effect
 
 
-def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = True):
+def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
     """Design effect 1 + (m - 1) ICC for clusters of (mean) size m.
+
+    Notes
+    -----
+    DE = 1 + (m-bar - 1) ICC, with m-bar the mean cluster size; negative ICCs are
+    truncated at 0 unless asked not to.
+
+    References
+    ----------
+    Kish, L. (1965). Survey Sampling. Wiley, Section 5.4; Donner, Birkett and Buck
+    (1981), Am. J. Epidemiol. 114, 906-914.
 
     Examples
     --------
@@ -51,8 +68,18 @@ def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = Tru
     return finish(effect)
 
 
-def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, truncate_negative_icc: bool = True):
+def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
     """The IID N* multiplied by the design effect (paper Section 6.4).
+
+    Notes
+    -----
+    N*_cluster = DE x N*, with DE = 1 + (m-bar - 1) ICC (ICC truncated at 0 by default).
+
+    References
+    ----------
+    Donner, A., Birkett, N. and Buck, C. (1981). Randomization by cluster: sample size
+    requirements and analysis. Am. J. Epidemiol. 114(6), 906-914; Resolution Diagnostics
+    for Paired LLM Evaluation (arXiv 2605.30315), Section 6.4 and Appendix F.
 
     Examples
     --------
@@ -78,7 +105,7 @@ class ClusterStatistics:
         labels = np.asarray(labels)
         self.names, index = np.unique(labels, return_inverse=True)
         if self.names.size < 2:
-            raise ValueError("clusters: at least two clusters are needed for an ICC")
+            raise ArgumentError("clusters: at least two clusters are needed for an ICC")
         groups = self.names.size
         self.n = np.bincount(index, minlength=groups).astype(np.float64)
         indicator = np.zeros((groups, scores.shape[0]))

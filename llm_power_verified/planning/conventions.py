@@ -31,10 +31,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llm_power_verified._generated import unpaired as _unpaired
-from llm_power_verified._validation import check_alpha_power, check_in_open_interval, finish, sides_for
+from llm_power_verified._validation import (
+    check_alpha_power,
+    check_in_open_interval,
+    finish,
+    sides_for,
+)
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
 from llm_power_verified.planning.sample_size import required_n_paired_binary
 from llm_power_verified.planning.shortcut import required_n_arcsine, required_n_shortcut
+from llm_power_verified.results import Result
 
 __all__ = ["CONVENTIONS", "CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"]
 
@@ -59,7 +66,7 @@ TOOL_CONVENTIONS = {
 }
 
 
-def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two-sided", variance: str = "unpooled"):
+def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two-sided", variance: str = "unpooled") -> float | np.ndarray:
     """Per-arm sample size of an independent two-proportion comparison.
 
     Parameters
@@ -68,6 +75,16 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
         "unpooled": Wald test with (p_a q_a + p_b q_b)/n (Miller 2024).
         "pooled-null": the two-proportion z test with the pooled variance under
         H0, as R's ``power.prop.test`` (strict = FALSE).
+
+    Notes
+    -----
+    Per-arm unpaired Wald N = (z_{1-alpha/2} + z_{1-beta})^2 (p_a (1 - p_a) + p_b (1 -
+    p_b)) / delta^2.
+
+    References
+    ----------
+    Fleiss, J. L., Levin, B. and Paik, M. C. (2003). Statistical Methods for Rates and
+    Proportions, 3rd ed., Section 4.2.
 
     Examples
     --------
@@ -78,7 +95,7 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
     """
     functions = {"unpooled": _unpaired.required_n_unpaired_wald, "pooled-null": _unpaired.required_n_two_proportion_z}
     if variance not in functions:
-        raise ValueError(f"variance must be 'unpooled' or 'pooled-null'; got {variance!r}")
+        raise ArgumentError(f"variance must be 'unpooled' or 'pooled-null'; got {variance!r}")
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
     p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
     alpha, power = check_alpha_power(alpha, power)
@@ -89,6 +106,18 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
 
 def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8) -> dict[str, float]:
     """Unrounded sample size of every convention in :data:`CONVENTIONS`.
+
+    Notes
+    -----
+    With K = (z_{1-alpha/2} + z_{1-beta})^2 and h Cohen's h: the one-sample arcsine
+    K/h^2, the two-sample arcsine 2K/h^2 per arm, the shortcut (1 - rho) K/h^2, the
+    unpaired Wald K (p_a q_a + p_b q_b)/delta^2 and its (1 - rho) multiple, and the
+    paired N* of Equation 6.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Section 4.1 and
+    Table 1; Cohen (1988), Ch. 6.
 
     Examples
     --------
@@ -113,8 +142,8 @@ def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, p
     }
 
 
-@dataclass(frozen=True)
-class CalculatorAudit:
+@dataclass(frozen=True, repr=False)
+class CalculatorAudit(Result):
     """Which convention a claimed paired sample size matches.
 
     Attributes
@@ -143,7 +172,7 @@ class CalculatorAudit:
     matches: tuple[str, ...]
     closest: str
     verdict: str
-    values: dict = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)
 
 
 def matches_convention(value: float, claimed: float) -> bool:
@@ -155,6 +184,18 @@ def matches_convention(value: float, claimed: float) -> bool:
 def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8) -> CalculatorAudit:
     """Say which calculator convention produced ``claimed_n`` and how it compares with N*.
 
+    Notes
+    -----
+    Each convention of :data:`CONVENTIONS` is evaluated at (p_a, p_b, rho); a claimed N
+    matches a convention when it lies within rounding (ceil, round or floor, and +/- 1)
+    of that convention's value.  ``factor`` is N* / claimed_n with N* from Equation 6.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Section 4.1 and
+    Table 1 (calculator misuse); Cohen, J. (1988). Statistical Power Analysis for the
+    Behavioral Sciences, 2nd ed., Ch. 6.
+
     Examples
     --------
     >>> audit = audit_claimed_n(0.65, 0.60, 0.30, 515)
@@ -162,7 +203,7 @@ def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha:
     (('shortcut',), 2.0)
     """
     if isinstance(claimed_n, bool) or not (isinstance(claimed_n, (int, float, np.integer, np.floating)) and claimed_n > 0 and math.isfinite(claimed_n)):
-        raise ValueError(f"claimed_n must be a positive number; got {claimed_n!r}")
+        raise ArgumentError(f"claimed_n must be a positive number; got {claimed_n!r}")
     values = convention_values(p_a, p_b, rho, alpha, power)
     required = values["paired"]
     matches = tuple(name for name, value in values.items() if matches_convention(value, float(claimed_n)))

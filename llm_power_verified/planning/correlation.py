@@ -21,13 +21,16 @@ from llm_power_verified._validation import (
     check_rho_admissible,
     describe_index,
     finish,
+    renamed_parameters,
 )
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.results import Result
 
 __all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", "validate_marginals_and_rho"]
 
 
-@dataclass(frozen=True)
-class RhoInterval:
+@dataclass(frozen=True, repr=False)
+class RhoInterval(Result):
     """Closed interval [low, high] of attainable Bernoulli correlations."""
 
     low: float | np.ndarray
@@ -48,6 +51,13 @@ def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
         \\rho_{min} = -\\sqrt{\\frac{\\min(p_A p_B, q_A q_B)}{\\max(p_A p_B, q_A q_B)}}
 
     Paper Eqs. 7-8, derived from the non-negativity of the four cells.
+
+    References
+    ----------
+    Prentice, R. L. (1988). Correlated binary regression with covariates specific to
+    each binary observation. Biometrics 44, 1033-1048 (the bounds on the correlation of
+    two Bernoulli variables); Resolution Diagnostics for Paired LLM Evaluation (arXiv
+    2605.30315), Section 3.
 
     Examples
     --------
@@ -72,7 +82,7 @@ def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray
     finite = np.isnan(rho) | np.isfinite(rho)
     if not finite.all():
         bad = ~finite
-        raise ValueError(f"rho must be finite; got {rho[bad].flat[0]:g}{describe_index(bad)}")
+        raise ArgumentError(f"rho must be finite; got {rho[bad].flat[0]:g}{describe_index(bad)}")
     low = _bounds.rho_lower_bound(p_a, p_b)
     high = _bounds.rho_upper_bound(p_a, p_b)
     rho = check_rho_admissible(rho, low, high)
@@ -80,23 +90,30 @@ def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray
     return tuple(np.broadcast_to(x, shape) for x in (p_a, p_b, rho))
 
 
-def correlation_from_counts(n11: Any, n10: Any, n01: Any, n00: Any):
+@renamed_parameters(n11="a", n10="b", n01="c", n00="d")
+def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarray:
     """Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
 
-    n11: both correct; n10: only A; n01: only B; n00: neither.  It is NaN when
-    a model is constant (a margin of the table is zero): rho is undefined there.
+    The cells follow the glossary: ``a`` both correct, ``b`` only A, ``c`` only
+    B, ``d`` neither.  It is NaN when a model is constant (a margin of the
+    table is zero): rho is undefined there.
 
     Notes
     -----
-    .. math:: \\hat\\rho = \\frac{n_{11} n_{00} - n_{10} n_{01}}
-              {\\sqrt{(n_{11}+n_{10})(n_{01}+n_{00})(n_{11}+n_{01})(n_{10}+n_{00})}}
+    .. math:: \\hat\\rho = \\frac{a d - b c}{\\sqrt{(a + b)(c + d)(a + c)(b + d)}}
+
+    References
+    ----------
+    Yule, G. U. (1912). On the methods of measuring association between two
+    attributes. J. R. Stat. Soc. 75, 579-652 (the phi coefficient); Resolution
+    Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 5.
 
     Examples
     --------
     >>> round(correlation_from_counts(40, 10, 5, 45), 4)
     0.7035
     """
-    counts = [check_count(name, value) for name, value in zip(("n11", "n10", "n01", "n00"), (n11, n10, n01, n00))]
+    counts = [check_count(name, value) for name, value in zip(("a", "b", "c", "d"), (a, b, c, d))]
     with np.errstate(divide="ignore", invalid="ignore"):
         result = _variance.phi_coefficient(*counts)
     return finish(np.where(np.isfinite(result), result, np.nan))

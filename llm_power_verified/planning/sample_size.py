@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from llm_power_verified._generated import connor as _connor
 from llm_power_verified._generated import observed_table as _table
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._generated import wald as _wald
@@ -36,6 +35,7 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
 
 __all__ = [
@@ -45,10 +45,6 @@ __all__ = [
     "minimum_detectable_effect_paired_binary",
     "paired_difference_variance",
     "paired_difference_variance_from_counts",
-    "power_paired_binary",
-    "power_wald",
-    "required_n_connor",
-    "required_n_connor_from_counts",
     "required_n_from_counts",
     "required_n_paired_binary",
     "required_n_wald",
@@ -57,14 +53,14 @@ __all__ = [
 ]
 
 
-def _signed_for(alternative: str, delta: np.ndarray) -> np.ndarray:
+def signed_effect(alternative: str, delta: np.ndarray) -> np.ndarray:
     """Effect measured in the direction of a one-sided alternative."""
     return -delta if alternative == "smaller" else delta
 
 
-def _infinite_where_undetectable(required: np.ndarray, delta: np.ndarray, alternative: str) -> np.ndarray:
+def infinite_where_undetectable(required: np.ndarray, delta: np.ndarray, alternative: str) -> np.ndarray:
     """N* = inf where delta = 0 or a one-sided alternative points the other way."""
-    directed = _signed_for(alternative, delta)
+    directed = signed_effect(alternative, delta)
     if alternative == "two-sided":
         undetectable = delta == 0
     else:
@@ -72,8 +68,17 @@ def _infinite_where_undetectable(required: np.ndarray, delta: np.ndarray, altern
     return np.where(undetectable, np.inf, required)
 
 
-def critical_value(alpha: Any = 0.05, alternative: str = "two-sided"):
+def critical_value(alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
     """Normal critical value z_{1 - alpha/2} (two-sided) or z_{1 - alpha} (one-sided).
+
+    Notes
+    -----
+    z_{1 - alpha/s} = Phi^{-1}(1 - alpha/s), s = 2 for a two-sided test and 1 for a one-
+    sided one.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 3.
 
     Examples
     --------
@@ -84,7 +89,7 @@ def critical_value(alpha: Any = 0.05, alternative: str = "two-sided"):
     return finish(_wald.critical_value(alpha_array, sides_for(alternative)))
 
 
-def paired_difference_variance(p_a: Any, p_b: Any, rho: Any):
+def paired_difference_variance(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
     """Variance of the per-item difference X_A - X_B of two Bernoulli scores.
 
     Parameters
@@ -107,6 +112,10 @@ def paired_difference_variance(p_a: Any, p_b: Any, rho: Any):
     Paper Eq. 5, derived in ``derivations/paired_variance.py`` from the joint
     cell probabilities.
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 5.
+
     Examples
     --------
     >>> round(paired_difference_variance(0.65, 0.60, 0.30), 7)
@@ -116,7 +125,7 @@ def paired_difference_variance(p_a: Any, p_b: Any, rho: Any):
     return finish(np.maximum(_variance.paired_difference_variance(p_a, p_b, rho), 0.0))
 
 
-def _validate_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def validate_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     b = check_count("b", b)
     c = check_count("c", c)
     n = check_count("n", n, minimum=1)
@@ -126,27 +135,32 @@ def _validate_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.
     if bad.any():
         index = describe_index(bad)
         bb, cc, nn = (np.broadcast_to(x, bad.shape)[bad].flat[0] for x in (b, c, n))
-        raise ValueError(f"b + c must not exceed n; got b = {bb:g}, c = {cc:g}, n = {nn:g}{index}")
+        raise ArgumentError(f"b + c must not exceed n; got b = {bb:g}, c = {cc:g}, n = {nn:g}{index}")
     return b, c, n
 
 
-def paired_difference_variance_from_counts(b: Any, c: Any, n: Any):
+def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np.ndarray:
     """Plug-in sigma_D^2 from an observed table: b items only A solves, c only B, n in all.
 
     Notes
     -----
     .. math:: \\hat\\sigma_D^2 = \\frac{b + c}{n} - \\left(\\frac{b - c}{n}\\right)^2
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 5 with
+    the cells estimated by b/n and c/n.
+
     Examples
     --------
     >>> round(paired_difference_variance_from_counts(295, 249, 10042), 6)
     0.054151
     """
-    b, c, n = _validate_table(b, c, n)
+    b, c, n = validate_table(b, c, n)
     return finish(_variance.paired_difference_variance_from_cells(b / n, c / n))
 
 
-def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Unrounded required N* for a normal-theory (Wald) test of a mean difference.
 
     Notes
@@ -154,6 +168,10 @@ def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0
     .. math:: N^\\star = \\frac{(z_{1-\\alpha/2} + z_{1-\\beta})^2 \\sigma_D^2}{\\delta^2}
 
     Paper Eq. 3.  delta = 0 gives inf.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 3.
 
     Examples
     --------
@@ -166,10 +184,10 @@ def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0
     sides = sides_for(alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
         required = _wald.required_n_wald(variance, delta, alpha, power, sides)
-    return finish(_infinite_where_undetectable(required, delta, alternative))
+    return finish(infinite_where_undetectable(required, delta, alternative))
 
 
-def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Unrounded paired sample size N* to detect p_a - p_b at the target power.
 
     Parameters
@@ -197,6 +215,10 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
 
     Paper Eq. 6 (Eq. 3 with Eq. 5), derived in ``derivations/wald.py``.
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 6.
+
     Examples
     --------
     >>> round(required_n_paired_binary(0.65, 0.60, 0.30), 3)
@@ -209,7 +231,7 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
     return required_n_wald(variance, p_a - p_b, alpha, power, alternative)
 
 
-def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Unrounded N* at an observed paired table (b only-A items, c only-B items, n in all).
 
     Notes
@@ -218,21 +240,36 @@ def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any
 
     Eq. 6 at the observed marginals and phi correlation; depends on (b, c, n) only.
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 6 with
+    the cells estimated by b/n and c/n.
+
     Examples
     --------
     >>> round(required_n_from_counts(295, 249, 10042))
     20255
     """
-    b, c, n = _validate_table(b, c, n)
+    b, c, n = validate_table(b, c, n)
     alpha, power = check_alpha_power(alpha, power)
     sides = sides_for(alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
         required = _table.required_n_from_counts(b, c, n, alpha, power, sides)
-    return finish(_infinite_where_undetectable(required, b - c, alternative))
+    return finish(infinite_where_undetectable(required, b - c, alternative))
 
 
-def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Resolution ratio q = n / N* at an observed table; q >= 1 means resolved.
+
+    Notes
+    -----
+    q = n / N*, with N* from the cells: sigma_D^2 = (b + c)/n - ((b - c)/n)^2 and delta
+    = (b - c)/n.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Definition 1
+    and Equation 6.
 
     Examples
     --------
@@ -246,7 +283,7 @@ def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, powe
     return finish(ratio)
 
 
-def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Smallest |delta| a Wald test on n paired items detects at the target power.
 
     Notes
@@ -254,6 +291,10 @@ def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: A
     .. math:: \\delta_{MDE} = (z_{1-\\alpha/2} + z_{1-\\beta})\\,\\sigma_D / \\sqrt{N}
 
     Paper Eq. 4.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 4.
 
     Examples
     --------
@@ -266,11 +307,21 @@ def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: A
     return finish(_wald.minimum_detectable_effect_wald(variance, n, alpha, power, sides_for(alternative)))
 
 
-def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Eq. 4 with sigma_D evaluated at the given (p_a, p_b, rho) (the plug-in MDE).
 
     The variance is held at the stated marginals rather than re-solved for the
     marginals at the MDE, exactly as the paper's Eq. 4 and checklist use it.
+
+    Notes
+    -----
+    delta_MDE = (z_{1-alpha/2} + z_{1-beta}) sigma_D / sqrt(n), sigma_D from Equation 5
+    at (p_a, p_b, rho).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equations 4 and
+    5.
 
     Examples
     --------
@@ -282,12 +333,21 @@ def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any
     return minimum_detectable_effect(n, variance, alpha, power, alternative)
 
 
-def resolution_ratio(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def resolution_ratio(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Resolution ratio q = N / N*(p_a - p_b) (paper Definition 1).
 
     q equals T_N^2 / (z_{1-alpha/2} + z_{1-beta})^2 with T_N the Wald statistic
     (shown in ``derivations/wald.py``); the gap is resolvable when q >= 1.
     delta = 0 gives q = 0.
+
+    Notes
+    -----
+    q = N / N*, with N* from Equation 6; the observed gap is resolved at (alpha, power)
+    when q >= 1.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Definition 1.
 
     Examples
     --------
@@ -299,93 +359,3 @@ def resolution_ratio(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(np.isinf(required), 0.0, n / required)
     return finish(ratio)
-
-
-def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative: str = "two-sided"):
-    """Exact power of the normal-theory Wald test (both tails when two-sided).
-
-    Notes
-    -----
-    .. math:: \\pi_N = \\Phi(-z_{1-\\alpha/2} - \\mu) + \\Phi(\\mu - z_{1-\\alpha/2}),
-              \\quad \\mu = |\\delta|\\sqrt{N}/\\sigma_D
-
-    Paper footnote 1.  One-sided: Phi(mu - z_{1-alpha}) with mu signed in the
-    direction of the alternative.  At delta = 0 the power equals alpha.
-
-    Examples
-    --------
-    >>> round(power_wald(1027.576, 0.3273001, 0.05), 4)
-    0.8
-    """
-    n = check_positive("n", n)
-    variance = check_positive("variance", variance)
-    delta = check_in_open_interval("delta", delta, -np.inf, np.inf)
-    alpha, _ = check_alpha_power(alpha)
-    if alternative == "two-sided":
-        result = _wald.power_wald_two_sided(variance, delta, n, alpha)
-    else:
-        sides_for(alternative)
-        result = _wald.power_wald_one_sided(variance, _signed_for(alternative, delta), n, alpha)
-    return finish(result)
-
-
-def power_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, alternative: str = "two-sided"):
-    """Exact Wald power at n paired items for Bernoulli marginals p_a, p_b and correlation rho.
-
-    Examples
-    --------
-    >>> round(power_paired_binary(1028, 0.65, 0.60, 0.30), 4)
-    0.8002
-    """
-    p_a, p_b, rho = validate_marginals_and_rho(p_a, p_b, rho)
-    variance = _variance.paired_difference_variance(p_a, p_b, rho)
-    return power_wald(n, variance, p_a - p_b, alpha, alternative)
-
-
-def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
-    """Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
-
-    Notes
-    -----
-    With psi = p10 + p01 and delta = p10 - p01,
-
-    .. math:: N = \\frac{\\left(z_{1-\\alpha/2}\\sqrt{\\psi} + z_{1-\\beta}\\sqrt{\\psi - \\delta^2}\\right)^2}{\\delta^2}
-
-    References
-    ----------
-    Connor, R. J. (1987). Sample size for testing differences in proportions
-    for the paired-sample design. Biometrics 43(1), 207-211.
-
-    Examples
-    --------
-    >>> round(required_n_connor(0.65, 0.60, 0.30), 1)
-    1033.1
-    """
-    p_a, p_b, rho = validate_marginals_and_rho(p_a, p_b, rho)
-    both = _variance.joint_success_probability(p_a, p_b, rho)
-    only_a = np.maximum(p_a - both, 0.0)
-    only_b = np.maximum(p_b - both, 0.0)
-    return _connor_from_cells(only_a, only_b, p_a - p_b, alpha, power, alternative)
-
-
-def _connor_from_cells(only_a, only_b, delta, alpha, power, alternative):
-    alpha, power = check_alpha_power(alpha, power)
-    sides = sides_for(alternative)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        required = _connor.required_n_connor(only_a, only_b, alpha, power, sides)
-    return finish(_infinite_where_undetectable(required, delta, alternative))
-
-
-def required_n_connor_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
-    """Connor's required N with the discordance probabilities estimated by b/n and c/n.
-
-    This is the paper's "discordance-form McNemar required-N" (Appendix J,
-    ``required_n_mcnemar``).
-
-    Examples
-    --------
-    >>> round(required_n_connor_from_counts(295, 249, 10042))
-    20261
-    """
-    b, c, n = _validate_table(b, c, n)
-    return _connor_from_cells(b / n, c / n, b - c, alpha, power, alternative)

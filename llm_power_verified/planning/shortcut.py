@@ -25,7 +25,9 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.results import Result
 
 __all__ = [
     "DeltaStar",
@@ -41,7 +43,7 @@ __all__ = [
 _CONVENTIONS = {"one-sample": _arcsine.required_n_arcsine_one_sample, "two-sample": _arcsine.required_n_arcsine_two_sample}
 
 
-def cohens_h(p_a: Any, p_b: Any):
+def cohens_h(p_a: Any, p_b: Any) -> float | np.ndarray:
     """Cohen's effect size h = 2 arcsin sqrt(p_a) - 2 arcsin sqrt(p_b).
 
     Computed as 2 arcsin((p_a - p_b) / (sqrt(p_a q_b) + sqrt(p_b q_a))), an
@@ -53,6 +55,11 @@ def cohens_h(p_a: Any, p_b: Any):
     Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences,
     2nd ed., Ch. 6.
 
+    Notes
+    -----
+    h = 2 arcsin(sqrt(p_a)) - 2 arcsin(sqrt(p_b)), the variance-stabilised difference of
+    two proportions.
+
     Examples
     --------
     >>> round(cohens_h(0.65, 0.60), 6)
@@ -63,7 +70,7 @@ def cohens_h(p_a: Any, p_b: Any):
     return finish(_arcsine.cohens_h(p_a, p_b))
 
 
-def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", convention: str = "two-sample"):
+def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", convention: str = "two-sample") -> float | np.ndarray:
     """Unrounded per-arm sample size of the arcsine (Cohen's h) test.
 
     Parameters
@@ -77,6 +84,10 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
     -----
     K = (z_{1-alpha/2} + z_{1-beta})^2.  p_a = p_b gives inf.
 
+    References
+    ----------
+    Cohen (1988), Ch. 6, Equation 6.4.1.
+
     Examples
     --------
     >>> round(required_n_arcsine(0.65, 0.60, convention="one-sample"), 2)
@@ -85,7 +96,7 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
     1470.09
     """
     if convention not in _CONVENTIONS:
-        raise ValueError(f"convention must be 'one-sample' or 'two-sample'; got {convention!r}")
+        raise ArgumentError(f"convention must be 'one-sample' or 'two-sample'; got {convention!r}")
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
     p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
     alpha, power = check_alpha_power(alpha, power)
@@ -94,8 +105,19 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
     return finish(result)
 
 
-def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"):
+def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """The shortcut n_h = (1 - rho) K / h^2 of paper Eq. 9 (not a valid paired N).
+
+    Notes
+    -----
+    n_h = (1 - rho) K / h^2 with K = (z_{1-alpha/2} + z_{1-beta})^2 and h Cohen's h: the
+    per-arm arcsine N times (1 - rho).  It is about N*/2 for close comparisons (Lemma
+    1).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Section 4 and
+    Lemma 1.
 
     Examples
     --------
@@ -109,8 +131,17 @@ def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: 
     return finish(np.where(p_a == p_b, np.inf, result))
 
 
-def shortcut_ratio(p_a: Any, p_b: Any, rho: Any):
+def shortcut_ratio(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
     """Exact n_h / N*; it does not depend on alpha, power or the alternative.
+
+    Notes
+    -----
+    n_h / N* = (1 - rho) K/h^2 / (K sigma_D^2 / delta^2) = (1 - rho) delta^2 / (h^2
+    sigma_D^2).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Lemma 1.
 
     Examples
     --------
@@ -128,7 +159,7 @@ def shortcut_ratio(p_a: Any, p_b: Any, rho: Any):
 def _check_rho_below_one(rho: np.ndarray) -> None:
     bad = ~np.isnan(rho) & (rho >= 1)
     if bad.any():
-        raise ValueError("rho must be below 1 for the shortcut ratio (n_h = 0 and N* = 0/0 at rho = 1)")
+        raise ArgumentError("rho must be below 1 for the shortcut ratio (n_h = 0 and N* = 0/0 at rho = 1)")
 
 
 def _validate_midpoint(p: Any, rho: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -140,11 +171,11 @@ def _validate_midpoint(p: Any, rho: Any) -> tuple[np.ndarray, np.ndarray]:
         shape = bad.shape
         value = np.broadcast_to(rho, shape)[bad].flat[0]
         bound = np.broadcast_to(low, shape)[bad].flat[0]
-        raise ValueError(f"rho must lie in [{bound:.6g}, 1) at p_a = p_b = p; got {value:g}")
+        raise ArgumentError(f"rho must lie in [{bound:.6g}, 1) at p_a = p_b = p; got {value:g}")
     return p, rho
 
 
-def shortcut_constant(p: Any, rho: Any):
+def shortcut_constant(p: Any, rho: Any) -> float | np.ndarray:
     """Lemma 1's constant C(p, rho): |n_h/N* - 1/2| ~ C delta^2 at p +/- delta/2.
 
     Notes
@@ -153,6 +184,11 @@ def shortcut_constant(p: Any, rho: Any):
               \\quad u = p(1-p)
 
     Paper Eq. 11, re-derived by series expansion in ``derivations/shortcut_series.py``.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Lemma 1 and
+    Equation 11.
 
     Examples
     --------
@@ -163,8 +199,17 @@ def shortcut_constant(p: Any, rho: Any):
     return finish(_series.shortcut_constant(p, rho))
 
 
-def shortcut_ratio_series(p: Any, rho: Any, delta: Any, order: int = 4):
+def shortcut_ratio_series(p: Any, rho: Any, delta: Any, order: int = 4) -> float | np.ndarray:
     """n_h/N* at p +/- delta/2 expanded through delta^2 (``order=2``) or delta^4 (``order=4``).
+
+    Notes
+    -----
+    n_h / N* = 1/2 + C(p, rho) delta^2 + O(delta^4), with C from Equation 11.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Lemma 1 and
+    Equation 11 (derived in ``derivations/shortcut_series.py``).
 
     Examples
     --------
@@ -177,11 +222,11 @@ def shortcut_ratio_series(p: Any, rho: Any, delta: Any, order: int = 4):
         return finish(_series.shortcut_ratio_series(p, rho, delta))
     if order == 2:
         return finish(0.5 + _series.shortcut_ratio_c2(p, rho) * delta**2)
-    raise ValueError(f"order must be 2 or 4; got {order!r}")
+    raise ArgumentError(f"order must be 2 or 4; got {order!r}")
 
 
-@dataclass(frozen=True)
-class DeltaStar:
+@dataclass(frozen=True, repr=False)
+class DeltaStar(Result):
     """Corollary 1's tolerance delta*(p, rho, epsilon).
 
     Attributes
@@ -209,12 +254,23 @@ def delta_star(p: float, rho: float, epsilon: float) -> DeltaStar:
     the first crossing, located on a grid and refined with Brent's method.
     Scalar arguments only.
 
+    Notes
+    -----
+    Leading order: C(p, rho) delta*^2 = epsilon, so delta* = sqrt(epsilon / |C(p, rho)|)
+    with C from Equation 11.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Lemma 1,
+    Equation 11 and Corollary 1.
+
     Examples
     --------
     >>> result = delta_star(0.65, 0.3, 0.05)
     >>> round(result.leading_order, 3)
     0.434
     """
+    # Lazy: scipy.optimize adds about 0.6 s to `import llm_power_verified` (measured), which loads this room.
     from scipy.optimize import brentq  # imported here to keep the package import light
 
     for name, value in (("p", p), ("rho", rho), ("epsilon", epsilon)):

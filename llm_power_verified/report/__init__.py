@@ -1,19 +1,33 @@
-"""Rendering an audit: terminal table, Markdown, JSON, CSV and plots."""
+"""Rendering an audit: terminal table, Markdown, JSON, CSV and plots.
 
-from llm_power_verified.report.render import (
-    PAIR_COLUMNS,
-    checklist,
-    plot_resolution,
-    render,
-    save_figure,
-    to_json_document,
-)
+The names below are loaded on first use (PEP 562): the CLI's option tables
+import :mod:`.table` only, so ``llm-power-verified --help`` does not import the
+audit, pandas and scipy behind :mod:`.render`."""
 
-__all__ = [
-    "PAIR_COLUMNS",
-    "checklist",
-    "plot_resolution",
-    "render",
-    "save_figure",
-    "to_json_document",
-]
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "PAIR_COLUMNS": "render",
+    "checklist": "render",
+    "grid": "table",
+    "plot_resolution": "render",
+    "render": "render",
+    "save_figure": "render",
+    "to_json_document": "render",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import (
     csv_text,
     json_ready,
@@ -49,7 +50,7 @@ PAIR_COLUMNS = {
     "model_b": "the other model",
     "delta": "gap: mean score of A minus B",
     "p_a": "accuracy (mean score) of A", "p_b": "accuracy of B",
-    "n11": "items both solve", "b": "items only A solves", "c": "items only B solves", "n00": "items neither solves",
+    "a": "items both solve", "b": "items only A solves", "c": "items only B solves", "d": "items neither solves",
     "rho": "correlation of the per-item scores (phi for 0/1)",
     "p_chi2": "McNemar chi-square p", "p_exact": "exact McNemar p", "log_p_exact": "its natural log", "p_midp": "mid-p",
     "t": "paired t statistic (graded)", "p_t": "paired t p (graded)",
@@ -81,28 +82,25 @@ def checklist(result: AuditResult) -> list[dict]:
         {"quantity": "N", "value": f"{result.matrix.n_items} paired items", "why": "budget"},
         {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
         {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
-        {"quantity": "N* CI", "value": (f"B = {result.n_bootstrap} bootstrap; {int((pairs['required_n_p05'] > result.matrix.n_items).sum())} pairs robustly unresolved (5th percentile > N)" if has_interval else "not computed (n_bootstrap = 0)"), "why": "does the N* interval straddle N"},
-        {"quantity": "multiplicity", "value": f"family '{result.family}' of {result.family_size}; Bonferroni x{result.multiplicity['inflation']['bonferroni']:.3g}; BH {result.multiplicity['bh_rejections']} rejections", "why": "family-level claims"},
+        {"quantity": "N* CI", "value": (f"B = {result.n_resamples} bootstrap; {int((pairs['required_n_p05'] > result.matrix.n_items).sum())} pairs robustly unresolved (5th percentile > N)" if has_interval else "not computed (n_resamples = 0)"), "why": "does the N* interval straddle N"},
+        {"quantity": "multiplicity", "value": f"family '{result.family}' of {result.family_size}; Bonferroni x{result.multiplicity.inflation.bonferroni:.3g}; BH {result.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
         {"quantity": "per-item raw matrix", "value": f"{result.matrix.n_items} x {result.matrix.n_models} scores from {result.matrix.source}", "why": "third-party check"},
     ]
 
 
 def to_json_document(result: AuditResult) -> dict:
-    clusters = None
-    if result.clusters is not None:
-        clusters = {key: value for key, value in result.clusters.items() if key != "pairs"}
     return json_ready({
         "schema": SCHEMA,
         "source": result.matrix.source,
         "notes": list(result.notes),
         "settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
-                     "power": result.power, "seed": result.seed, "n_bootstrap": result.n_bootstrap},
+                     "power": result.power, "seed": result.seed, "n_resamples": result.n_resamples},
         "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
                  "clustered": result.matrix.clusters is not None},
         "ranking": result.ranking.to_dict(orient="records"),
         "pairs": result.pairs.to_dict(orient="records"),
         "multiplicity": result.multiplicity,
-        "clusters": clusters,
+        "clusters": result.clusters,
         "verdicts": result.verdicts,
         "resolution_by_gap": result.by_gap,
         "tiers": result.tiers,
@@ -139,7 +137,7 @@ def render(result: AuditResult, output: str = "table") -> str:
                 pairs[column] = pairs[column].map(lambda value: csv_text(value) if isinstance(value, str) else value)
         return pairs.to_csv(index=False)
     if output not in ("table", "markdown"):
-        raise ValueError(f"output must be table, markdown, json or csv; got {output!r}")
+        raise ArgumentError(f"output must be table, markdown, json or csv; got {output!r}")
     markdown = output == "markdown"
     head = "## " if markdown else ""
     escape = markdown_text if markdown else terminal_text
@@ -173,16 +171,16 @@ def render(result: AuditResult, output: str = "table") -> str:
     lines.append(grid(headers, rows, markdown))
     lines += ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
     lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
-                       [[b["bucket"], str(b["pairs"]), str(b["unresolved"]), _fmt(b["r_median"], 3), _fmt(b["r_worst"], 3)] for b in result.by_gap], markdown))
-    lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts['pairs']})"]
-    verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.items() if name != "pairs"]
+                       [[b.bucket, str(b.pairs), str(b.unresolved), _fmt(b.r_median, 3), _fmt(b.r_worst, 3)] for b in result.by_gap], markdown))
+    lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts.pairs})"]
+    verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.to_dict().items() if name != "pairs"]
     lines.append(grid(["procedure", "unresolved"], verdict_rows, markdown))
     multiplicity = result.multiplicity
     lines += ["", f"{head}Multiplicity",
-              f"family '{multiplicity['family']}' of {multiplicity['family_size']} comparisons, arbiter {multiplicity['arbiter']}; "
-              f"N* inflation: Bonferroni x{multiplicity['inflation']['bonferroni']:.4g}, Sidak x{multiplicity['inflation']['sidak']:.4g}, "
-              f"BH x{multiplicity['inflation']['bh']:.4g} ({multiplicity['bh_rejections']} BH rejections); Holm per step"
-              + (f"; e-BH on the grid-mixture e-values: {multiplicity['e_bh_rejections']} rejections" if multiplicity.get("e_bh_rejections") is not None else "")]
+              f"family '{multiplicity.family}' of {multiplicity.family_size} comparisons, arbiter {multiplicity.arbiter}; "
+              f"N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, Sidak x{multiplicity.inflation.sidak:.4g}, "
+              f"BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH rejections); Holm per step"
+              + (f"; e-BH on the grid-mixture e-values: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else "")]
     if "resolved_anytime" in result.pairs:
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process; N_av: boundary definition, see llm_power_verified.sequential)"]
         anytime_rows = [[r["model_a"], r["model_b"], _fmt(r["log_e"], 4), _fmt(r["p_anytime"], 3), _fmt(r["required_n_anytime"]),
@@ -200,15 +198,15 @@ def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, head: str, m
     if result.clusters is not None:
         clusters = result.clusters
         lines += ["", f"{head}Clusters",
-                  f"{clusters['n_clusters']} clusters, mean size {clusters['mean_cluster_size']:.1f}; median ICC(D) {clusters['median_icc']:.4g} "
-                  f"(range {clusters['icc_range'][0]:.3g} to {clusters['icc_range'][1]:.3g}); unresolved {clusters['unresolved_iid']} IID -> "
-                  f"{clusters['unresolved_clustered']} clustered"]
-        if "bootstrap" in clusters:
-            distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters["bootstrap"]["unresolved_count_distribution"].items())
-            lines.append(f"cluster bootstrap (B = {clusters['bootstrap']['replicates']}): unresolved count {distribution}")
-        loco = clusters["leave_one_cluster_out"]
+                  f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}; median ICC(D) {clusters.median_icc:.4g} "
+                  f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
+                  f"{clusters.unresolved_clustered} clustered"]
+        if clusters.bootstrap is not None:
+            distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters.bootstrap.unresolved_count_distribution.items())
+            lines.append(f"cluster bootstrap (B = {clusters.bootstrap.n_resamples}): unresolved count {distribution}")
+        loco = clusters.leave_one_cluster_out
         lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
-        lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters["alternative_definitions"].items()))
+        lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
         cluster_rows = [[r["model_a"], r["model_b"], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
         lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
@@ -221,8 +219,8 @@ def _tiers_and_checklist(result: AuditResult, head: str, markdown: bool) -> list
     lines: list[str] = []
     lines += ["", f"{head}Tiers"]
     ranking_rows = []
-    adjacent = result.tiers.get("adjacent")
-    letters = result.tiers.get("letters")
+    adjacent = result.tiers.adjacent
+    letters = result.tiers.letters
     for _, row in result.ranking.iterrows():
         model = row["model"]
         ranking_rows.append([str(row["rank"]), model, _fmt(float(row["mean_score"])),
@@ -235,6 +233,7 @@ def _tiers_and_checklist(result: AuditResult, head: str, markdown: bool) -> list
 
 def save_figure(figure, path: str | Path) -> None:
     """Save a matplotlib figure through the one writer (format from the suffix, PNG by default) and close it."""
+    # Optional dependency (extra plots): imported where it is used, so the package works without it.
     import matplotlib.pyplot as plt
 
     path = Path(path)
@@ -250,12 +249,14 @@ def plot_resolution(result: AuditResult, path: str | Path) -> None:
     """r = N*/N per pair on a log scale with the r = 1 line (the paper's Figures 2-3), and the
     efficiency gain against 1/(1 - rho) (Figure 1), saved as one image (needs matplotlib)."""
     try:
+        # Optional dependency (extra plots): imported where it is used, so the package works without it.
         import matplotlib
 
         matplotlib.use("Agg")
+        # Optional dependency (extra plots): imported where it is used, so the package works without it.
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
+        raise ArgumentError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
     pairs = result.pairs.sort_values("q", ascending=False)
     ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].replace(0, np.nan), np.nan)
     ratio = np.nan_to_num(ratio, nan=np.nanmax(ratio[np.isfinite(ratio)]) * 10 if np.isfinite(ratio).any() else 10.0)

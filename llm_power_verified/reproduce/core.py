@@ -32,12 +32,13 @@ from typing import Callable
 
 import numpy as np
 
+from llm_power_verified.examples import appendix_e
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
 from llm_power_verified.planning import (
     admissible_rho_interval,
-    correlation_from_counts,
     ceil_sample_size,
     cluster_adjusted_required_n,
+    correlation_from_counts,
     critical_value,
     delta_star,
     design_effect,
@@ -49,6 +50,8 @@ from llm_power_verified.planning import (
     shortcut_constant,
     shortcut_ratio,
 )
+from llm_power_verified.results import Result
+from llm_power_verified.sequential import required_n_anytime
 
 __all__ = ["EMBEDDING", "MAIN", "PAPERS", "Printed", "ReproductionRow", "main_paper_rows", "sample_size_rows", "table_7_rows", "verdict_of"]
 
@@ -58,8 +61,8 @@ EMBEDDING = "seed 001 (How Many Test Pairs Do You Need?)"
 PAPERS = ("main", "embedding", "sample-size")
 
 
-@dataclass(frozen=True)
-class Printed:
+@dataclass(frozen=True, repr=False)
+class Printed(Result):
     paper: str
     location: str
     quantity: str
@@ -73,8 +76,8 @@ class Printed:
     reason: str = ""  # "not-reproducible": why
 
 
-@dataclass(frozen=True)
-class ReproductionRow:
+@dataclass(frozen=True, repr=False)
+class ReproductionRow(Result):
     paper: str
     location: str
     quantity: str
@@ -105,8 +108,7 @@ def _printed_number(text: str) -> float:
     return float(cleaned) * scale
 
 
-def table_7_rows():
-    from llm_power_verified.examples import appendix_e
+def table_7_rows() -> tuple[list[dict], list[dict]]:
 
     return appendix_e()["table_7_mmlu_pro_adjacent"], appendix_e()["table_6_oll_v1_close_pairs"]
 
@@ -124,7 +126,7 @@ def _rows_tables_6_7() -> list[Printed]:
                                 "upper-bound" if row[key].startswith("<") else "value"))
         both = round(row["p_a"] * n) - b
         rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
-                            f"{inputs}, n11 = round(p_A N) - b = {both}"))
+                            f"{inputs}, a = round(p_A N) - b = {both}"))
     for row in table_6:
         b, c, n = row["b"], row["c"], row["n"]
         where = f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}"
@@ -172,7 +174,7 @@ def _multiplicity_rows() -> list[Printed]:
     return [
         Printed(MAIN, "Section 6.3", "z_{1 - alpha/(2 m)}, m = 40", "3.227", lambda: float(critical_value(0.05 / 40)), "alpha = 0.05, m = 40"),
         Printed(MAIN, "Section 6.3", "Bonferroni N* inflation, m = 40", "2.11", lambda: float(required_n_inflation(40)), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 6.3", "Sidak N* inflation, m = 40", "2.10", lambda: float(required_n_inflation(40, method="sidak")), "alpha = 0.05, power = 0.8"),
+        Printed(MAIN, "Section 6.3", "Sidak N* inflation, m = 40", "2.10", lambda: float(required_n_inflation(40, correction="sidak")), "alpha = 0.05, power = 0.8"),
         Printed(MAIN, "Section 6.2", "Bonferroni N* inflation, m = 45", "2.14", lambda: float(required_n_inflation(45)), "alpha = 0.05, power = 0.8"),
         Printed(MAIN, "Section 3", "z_{1-alpha/2} + z_{1-beta}", "2.80", lambda: float(critical_value(0.05) + critical_value(0.2, "larger")), "alpha = 0.05, power = 0.8"),
         Printed(MAIN, "Section 3 / Table 6", "HellaSwag q = N/N*", "0.5", lambda: float(resolution_ratio_from_counts(295, 249, 10042)), "b = 295, c = 249, N = 10,042 (printed as q ~ 1/2)"),
@@ -203,7 +205,6 @@ def _table_4_rows() -> list[Printed]:
 
 
 def _anytime_rows() -> list[Printed]:
-    from llm_power_verified.sequential import required_n_anytime
 
     table_7, _ = table_7_rows()
     b = np.array([row["b"] for row in table_7])

@@ -10,20 +10,33 @@ import functools
 import math
 
 import numpy as np
+from scipy.optimize import brentq
 
+from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
-from llm_power_verified.planning import admissible_rho_interval, required_n_from_counts, required_n_paired_binary
-
+from llm_power_verified.planning import (
+    admissible_rho_interval,
+    required_n_from_counts,
+    required_n_paired_binary,
+)
+from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
+from llm_power_verified.planning.paired_t import power_paired_t
 from llm_power_verified.reproduce.core import EMBEDDING, MAIN, Printed, table_7_rows
+from llm_power_verified.simulation.grids import (
+    calibration_table_2,
+    embedding_difference_moments,
+    embedding_power_grid,
+    monte_carlo_se,
+)
+from llm_power_verified.simulation.prospective import bootstrap_power_curve_binary
 
-R_PUBLISHED = 1000  # seed 001's replicates per cell
+R_PUBLISHED = 1000  # seed 001's n_simulations per cell
 EMBEDDING_REPLICATES = 4000  # this package's own simulation where no analytic value exists
 
 
-def _se(power: float, replicates: int) -> float:
-    from llm_power_verified.simulation.grids import monte_carlo_se
+def _se(power: float, n_simulations: int) -> float:
 
-    return monte_carlo_se(power, replicates)
+    return monte_carlo_se(power, n_simulations)
 
 
 # ---------------------------------------------------------------------------- main paper
@@ -104,7 +117,6 @@ def table_3_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _table_2_simulation() -> tuple[dict, ...]:
-    from llm_power_verified.simulation.grids import calibration_table_2
 
     return tuple(calibration_table_2(seed=0))
 
@@ -146,7 +158,6 @@ TABLE_10 = (  # (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, acc
 
 def _table_10_accuracy(delta: float, rho: float, required: float, known: float | None) -> float:
     """p_A: the Table 6 accuracy of the first model, or (unknown) the p_A > 1/2 at which Eq. 6 gives the printed N*."""
-    from scipy.optimize import brentq
 
     if known is not None:
         return known
@@ -162,8 +173,6 @@ def _table_10_accuracy(delta: float, rho: float, required: float, known: float |
 
 
 def table_10_rows() -> list[Printed]:
-    from llm_power_verified._generated import paired_variance as _variance
-    from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
 
     rows = []
     for pair, delta, rho, required_text, powers, known in TABLE_10:
@@ -189,13 +198,12 @@ def table_10_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _appendix_b_curves() -> tuple[dict, ...]:
-    from llm_power_verified.simulation.prospective import bootstrap_power_curve_binary
 
     curves = []
     for index, delta in enumerate((0.02, 0.04, 0.08)):
         required = float(required_n_paired_binary(0.65, 0.65 - delta, 0.3))
         sizes = np.unique(np.round(required * np.array([0.7, 0.85, 1.0, 1.15, 1.3])).astype(int))
-        curves.append(bootstrap_power_curve_binary(0.65, 0.65 - delta, 0.3, sizes, trials=1000, draws=1000, seed=100 + index))
+        curves.append(bootstrap_power_curve_binary(0.65, 0.65 - delta, 0.3, sizes, n_simulations=1000, n_resamples=1000, seed=100 + index))
     return tuple(curves)
 
 
@@ -214,15 +222,12 @@ def appendix_b_rows() -> list[Printed]:
 
 @functools.lru_cache(maxsize=1)
 def _embedding_simulation() -> dict:
-    from llm_power_verified.simulation.grids import embedding_power_grid
 
-    rows = embedding_power_grid(replicates=EMBEDDING_REPLICATES, seed=2026, effects=(0.0, 0.01, 0.02))
+    rows = embedding_power_grid(n_simulations=EMBEDDING_REPLICATES, seed=2026, effects=(0.0, 0.01, 0.02))
     return {(row["model"], row["n"], row["effect"], row["correlation"]): row for row in rows}
 
 
 def _analytic_power(model: str, n: int, effect: float, rho: float) -> float:
-    from llm_power_verified.planning.paired_t import power_paired_t
-    from llm_power_verified.simulation.grids import embedding_difference_moments
 
     mean, spread = embedding_difference_moments(effect, rho, model)
     return float(power_paired_t(n, mean, spread, 0.05))
@@ -248,7 +253,6 @@ def _monte_carlo(where: str, quantity: str, printed: str, model: str, n: int, ef
 
 def _minimum_n(effect: float, rho: float) -> float:
     """Smallest n (continuous) with analytic t power 0.80 under the normal model."""
-    from scipy.optimize import brentq
 
     if _analytic_power("normal", 1e6, effect, rho) < 0.8:
         return math.inf
@@ -256,7 +260,6 @@ def _minimum_n(effect: float, rho: float) -> float:
 
 
 def _mde(n: int, rho: float) -> float:
-    from scipy.optimize import brentq
 
     return brentq(lambda effect: _analytic_power("normal", n, effect, rho) - 0.8, 1e-4, 0.3, xtol=1e-7)
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import math
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.reproduce import extra
-from llm_power_verified.reproduce.core import PAPERS, Printed, ReproductionRow, main_paper_rows, sample_size_rows, verdict_of
+from llm_power_verified.reproduce.core import (
+    PAPERS,
+    Printed,
+    ReproductionRow,
+    main_paper_rows,
+    sample_size_rows,
+    verdict_of,
+)
 
 __all__ = ["PRINTED", "printed_values", "reproduce"]
 
@@ -16,7 +24,7 @@ def printed_values(paper: str = "all") -> list[Printed]:
     if paper == "all":
         return [entry for name in PAPERS for entry in groups[name]()]
     if paper not in groups:
-        raise ValueError(f"paper must be one of {list(PAPERS) + ['all']}; got {paper!r}")
+        raise ArgumentError(f"paper must be one of {list(PAPERS) + ['all']}; got {paper!r}")
     return groups[paper]()
 
 

@@ -6,8 +6,17 @@ from llm_power_verified.sequential.anytime import (
     required_n_anytime_simulated,
     threshold,
 )
-from llm_power_verified.sequential.confidence import ConfidenceSequence, confidence_sequence
-from llm_power_verified.sequential.e_process import MIXTURES, anytime_pvalue, e_bh, e_process, log_e_value
+from llm_power_verified.sequential.confidence import (
+    ConfidenceSequence,
+    confidence_sequence,
+)
+from llm_power_verified.sequential.e_process import (
+    MIXTURES,
+    anytime_pvalue,
+    e_bh,
+    e_process,
+    log_e_value,
+)
 
 __all__ = [
     "ConfidenceSequence",

@@ -13,8 +13,10 @@ import numpy as np
 from scipy.special import ndtri
 
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified._validation import check_count, finish
-
+from llm_power_verified._validation import check_count, finish, renamed_parameters
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.mcnemar import mcnemar_chi2
+from llm_power_verified.planning.sample_size import required_n_from_counts
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = ["optional_stopping_calibration", "required_n_anytime", "required_n_anytime_simulated", "threshold"]
@@ -44,7 +46,7 @@ def _threshold_counts(m: np.ndarray, alpha: float, mixture: str, prior) -> np.nd
     return result
 
 
-def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.0)):
+def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.0)) -> float | np.ndarray:
     """u(n): the smallest |z| = |b - c| / sqrt(n) at which e reaches 1/alpha with n discordant pairs.
 
     inf where no split of n pairs reaches 1/alpha.  For the symmetric
@@ -57,7 +59,7 @@ def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.
     """
     n = check_count("n", n, minimum=1)
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
     counts = _threshold_counts(np.atleast_1d(n).astype(np.float64), alpha, mixture, prior)
     m = np.atleast_1d(n).astype(np.float64)
     u = np.where(counts > m, np.inf, (2 * counts - m) / np.sqrt(m))
@@ -100,7 +102,7 @@ _NO_FIXED_POINT = 1e12
 
 
 def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
-                       prior=(1.0, 1.0), table: _ThresholdTable | None = None):
+                       prior=(1.0, 1.0), table: _ThresholdTable | None = None) -> float | np.ndarray:
     """Anytime-valid required N at an observed table, by the boundary definition (see the module notes).
 
     Plug-in discordance psi = (b + c)/n, gap delta = (b - c)/n and
@@ -110,6 +112,16 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     mass on |theta - 1/2| < 0.01, so for a discordant split closer to 1/2 than
     about 0.005 its e-process drifts down and no N reaches the target power.
 
+    Notes
+    -----
+    N_av = ((u(psi N_av) + z_{1-beta}) sigma_D / |delta|)^2, with u(M) the smallest |b -
+    c| / sqrt(M) at which the e-process reaches 1/alpha after M discordant pairs.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C;
+    Howard, Ramdas, McAuliffe and Sekhon (2021), Ann. Statist. 49(2), 1055-1080.
+
     Examples
     --------
     >>> from llm_power_verified import required_n_from_counts
@@ -117,7 +129,6 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     >>> round(anytime / required_n_from_counts(1680, 1454, 12032), 2)
     2.66
     """
-    from llm_power_verified.planning.sample_size import required_n_from_counts
 
     shape = np.broadcast(np.asarray(b), np.asarray(c), np.asarray(n)).shape
     b = np.atleast_1d(check_count("b", b)).astype(np.float64)
@@ -152,14 +163,15 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     return finish(current.reshape(shape))
 
 
+@renamed_parameters(replicates="n_simulations")
 def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
-                                 replicates: int = 2000, seed: int = 0, prior=(1.0, 1.0)) -> dict:
+                                 n_simulations: int = 2000, seed: int = 0, prior=(1.0, 1.0)) -> dict:
     """(1 - beta) quantile of the e-process's first crossing of 1/alpha, in items.
 
     Discordant signs are simulated with P(A wins) = b / (b + c); discordant
     pairs arrive at rate psi = (b + c)/n per item, so M discordant pairs take
     M / psi items on average.  Paths are simulated up to 4x the boundary
-    definition's discordant count; replicates that never cross count as inf.
+    definition's discordant count; n_simulations that never cross count as inf.
     Returns the quantile in items, the median, and the share that crossed.
     """
     if b == c:
@@ -171,10 +183,10 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
     horizon = int(min(4 * psi * float(required_n_anytime(b, c, n, alpha, power, mixture, prior, table)) + 100, 5_000_000))
     m = np.arange(1, horizon + 1, dtype=np.float64)
     needed = np.ceil(table(m) * np.sqrt(m) - 1e-9)  # interpolated above m = 4096
-    crossings = np.full(replicates, np.inf)
+    crossings = np.full(n_simulations, np.inf)
     chunk = max(1, 20_000_000 // horizon)
-    for start in range(0, replicates, chunk):
-        size = min(chunk, replicates - start)
+    for start in range(0, n_simulations, chunk):
+        size = min(chunk, n_simulations - start)
         steps = np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32)
         walk = np.abs(np.cumsum(steps, axis=1))
         hit = walk >= needed[None, :]
@@ -182,12 +194,13 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
         crossings[start:start + size] = first
     items = crossings / psi
     return {"required_n": float(np.quantile(items, power)), "median_n": float(np.median(items)),
-            "crossed": float(np.mean(np.isfinite(crossings))), "replicates": replicates, "seed": seed}
+            "crossed": float(np.mean(np.isfinite(crossings))), "n_simulations": n_simulations, "seed": seed}
 
 
 
 
-def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: float, replicates: int = 2000, alpha: float = 0.05,
+@renamed_parameters(replicates="n_simulations")
+def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: float, n_simulations: int = 2000, alpha: float = 0.05,
                                   mixture: str = "grid", seed: int = 0) -> dict:
     """Rejection rates of the e-process and of a peeked fixed-n chi-square test at the same looks.
 
@@ -197,24 +210,23 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     (p10 = p01) the e-process's rate stays below alpha at any number of looks;
     the peeked chi-square test's does not.
     """
-    from llm_power_verified.inference.mcnemar import mcnemar_chi2
 
     rng = np.random.default_rng(seed)
-    cells = rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(replicates, n_items)).astype(np.int8) if replicates * n_items <= 5_000_000 else None
+    cells = rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(n_simulations, n_items)).astype(np.int8) if n_simulations * n_items <= 5_000_000 else None
     if cells is None:
-        raise ValueError("replicates * n_items must be at most 5e6 for this simulation")
+        raise ArgumentError("n_simulations * n_items must be at most 5e6 for this simulation")
     wins = np.cumsum(cells[:, :, 0], axis=1)
     losses = np.cumsum(cells[:, :, 1], axis=1)
     times = np.unique(np.linspace(n_items / looks, n_items, looks).astype(np.int64)) - 1
     target = math.log(1 / alpha)
-    e_reject = np.zeros(replicates, dtype=bool)
-    chi_reject = np.zeros(replicates, dtype=bool)
+    e_reject = np.zeros(n_simulations, dtype=bool)
+    chi_reject = np.zeros(n_simulations, dtype=bool)
     for t in times:
         e_reject |= np.asarray(log_e_value(wins[:, t], losses[:, t], mixture)) >= target
         chi_reject |= np.asarray(mcnemar_chi2(wins[:, t], losses[:, t]).pvalue) <= alpha
-    every_item = np.zeros(replicates, dtype=bool)
+    every_item = np.zeros(n_simulations, dtype=bool)
     for start in range(0, n_items, 500):
         block = slice(start, min(start + 500, n_items))
         every_item |= (np.asarray(log_e_value(wins[:, block], losses[:, block], mixture)) >= target).any(axis=1)
-    return {"looks": int(times.size), "replicates": replicates, "e_process_at_looks": int(e_reject.sum()),
+    return {"looks": int(times.size), "n_simulations": n_simulations, "e_process_at_looks": int(e_reject.sum()),
             "e_process_any_item": int(every_item.sum()), "peeked_chi2": int(chi_reject.sum()), "alpha": alpha, "seed": seed}

@@ -47,15 +47,19 @@ JRSS-B 84(3), 822-852.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified._validation import check_count, finish
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.binomial import deviance, stirling_error
+from llm_power_verified.inference.cells import as_binary_vector
+from llm_power_verified.results import Result
 
-__all__ = ["MIXTURES", "anytime_pvalue", "e_bh", "e_process", "log_e_value"]
+__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "log_e_value"]
 
 MIXTURES = ("grid", "beta", "two-point")
 GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
@@ -66,7 +70,7 @@ _LOG_2PI = math.log(2 * math.pi)
 
 def _check_mixture(mixture: str) -> None:
     if mixture not in MIXTURES:
-        raise ValueError(f"mixture must be one of {MIXTURES}; got {mixture!r}")
+        raise ArgumentError(f"mixture must be one of {MIXTURES}; got {mixture!r}")
 
 
 def _log_e_discrete(b: np.ndarray, c: np.ndarray, thetas: np.ndarray) -> np.ndarray:
@@ -98,8 +102,20 @@ def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray
     return value.reshape(shape)
 
 
-def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)):
+def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> float | np.ndarray:
     """log e-value after b discordant pairs won by A and c won by B.
+
+    Notes
+    -----
+    e = sum_theta w(theta) theta^b (1 - theta)^c / (1/2)^(b + c) for the discrete
+    mixtures; for the Beta(a, a') prior e = 2^(b + c) B(a + b, a' + c) / B(a, a').
+    Returned as log e.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C,
+    Equation 24; Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded
+    random variables by betting. J. R. Stat. Soc. B 86(1), 1-27.
 
     Examples
     --------
@@ -115,7 +131,7 @@ def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float
     if mixture == "beta":
         a, a2 = (float(v) for v in prior)
         if not (a > 0 and a2 > 0):
-            raise ValueError(f"prior must be two positive Beta parameters; got {prior!r}")
+            raise ArgumentError(f"prior must be two positive Beta parameters; got {prior!r}")
         return finish(_log_e_beta(b, c, a, a2))
     thetas = GRID if mixture == "grid" else TWO_POINT
     out = np.empty(b.shape)
@@ -126,29 +142,90 @@ def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float
     return finish(out)
 
 
-def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior=(1.0, 1.0)) -> dict:
+@dataclass(frozen=True, repr=False)
+class EProcessPath(Result):
+    """The e-process over items in arrival order; every array is indexed by item (t = index + 1).
+
+    Attributes
+    ----------
+    b, c
+        Cumulative discordant counts (int64): items won by A, items won by B.
+    log_e
+        log e_t at the counts (b_t, c_t).
+    mean_difference
+        (b_t - c_t) / t, the running accuracy gap.
+    running_max_log_e
+        max_{s <= t} log e_s; the anytime-valid p-value after t items is min(1, exp(-that)).
+    mixture
+        The mixture over theta behind ``log_e``.
+    """
+
+    b: np.ndarray
+    c: np.ndarray
+    log_e: np.ndarray
+    mean_difference: np.ndarray
+    running_max_log_e: np.ndarray
+    mixture: str
+
+    def first_crossing(self, alpha: float) -> int | None:
+        """The first item t at which e_t >= 1/alpha (Ville's rejection time), None if it never crosses."""
+        crossed = np.flatnonzero(self.log_e >= math.log(1 / alpha))
+        return int(crossed[0]) + 1 if crossed.size else None
+
+
+def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> EProcessPath:
     """The e-process over two aligned 0/1 score vectors in arrival order.
 
-    Returns arrays indexed by item (1-based position t = index + 1): cumulative
-    b and c, log e_t, the running mean difference, and the first item at which
-    e reaches each of 1/0.05 and 1/0.01 (None if never).
-    """
-    from llm_power_verified.inference.mcnemar import as_binary_vector
+    Notes
+    -----
+    After t items with b_t won by A and c_t by B,
+    log e_t = log sum_theta w(theta) theta^b_t (1 - theta)^c_t + (b_t + c_t) log 2
+    (the module notes give the mixtures).  Under H0 (equal accuracies) e_t is a
+    nonnegative martingale, so P(sup_t e_t >= 1/alpha) <= alpha (Ville 1939):
+    the test may be stopped at any item.
 
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C,
+    Equation 24; Ville, J. (1939). Etude critique de la notion de collectif.
+
+    Examples
+    --------
+    >>> path = e_process([1, 1, 0, 1, 1, 1] * 20, [0, 1, 0, 0, 1, 0] * 20)
+    >>> int(path.b[-1]), int(path.c[-1]), path.first_crossing(0.05)
+    (60, 0, 16)
+    """
     a = as_binary_vector("scores_a", scores_a)
     b_scores = as_binary_vector("scores_b", scores_b)
     if a.size != b_scores.size:
-        raise ValueError(f"scores_a and scores_b must have the same length; got {a.size} and {b_scores.size}")
+        raise ArgumentError(f"scores_a and scores_b must have the same length; got {a.size} and {b_scores.size}")
     wins = np.cumsum((a == 1) & (b_scores == 0))
     losses = np.cumsum((a == 0) & (b_scores == 1))
     log_e = np.asarray(log_e_value(wins, losses, mixture, prior), dtype=np.float64)
     t = np.arange(1, a.size + 1)
-    return {"b": wins, "c": losses, "log_e": log_e, "mean_difference": (wins - losses) / t,
-            "running_max_log_e": np.maximum.accumulate(log_e)}
+    return EProcessPath(b=wins, c=losses, log_e=log_e, mean_difference=(wins - losses) / t,
+                        running_max_log_e=np.maximum.accumulate(log_e), mixture=mixture)
 
 
 def anytime_pvalue(log_e: Any) -> float:
-    """min(1, 1 / sup e) from a trajectory of log e-values (or a single value)."""
+    """min(1, 1 / sup e) from a trajectory of log e-values (or a single value).
+
+    Notes
+    -----
+    p_t = min(1, 1 / max_{s <= t} e_s).  By Ville's inequality P(exists t: p_t <= alpha)
+    <= alpha under H0, so the p-value may be read at any item, including one chosen
+    after looking.
+
+    References
+    ----------
+    Ramdas, A., Grunwald, P., Vovk, V. and Shafer, G. (2023). Game-theoretic statistics
+    and safe anytime-valid inference. Statist. Sci. 38(4), 576-601.
+
+    Examples
+    --------
+    >>> anytime_pvalue([0.0, 1.5, 3.2, 2.0])
+    0.04076220397836621
+    """
     values = np.atleast_1d(np.asarray(log_e, dtype=np.float64))
     return float(min(1.0, math.exp(-max(float(np.max(values)), 0.0))))
 
@@ -157,6 +234,17 @@ def e_bh(log_e_values: Any, alpha: float = 0.05) -> np.ndarray:
     """e-BH (Wang and Ramdas 2022): reject the k* largest e-values, k* = max{k : e_(k) >= m / (alpha k)}.
 
     Takes log e-values; returns a boolean array of rejections.
+
+    Notes
+    -----
+    With e_(1) >= ... >= e_(m) the ordered e-values, k* = max{k : e_(k) >= m / (alpha
+    k)}; the k* largest are rejected.  The false discovery rate is at most alpha under
+    any dependence between the e-values.
+
+    References
+    ----------
+    Wang, R. and Ramdas, A. (2022). False discovery rate control with e-values. J. R.
+    Stat. Soc. B 84(3), 822-852.
 
     Examples
     --------

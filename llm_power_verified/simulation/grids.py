@@ -3,7 +3,7 @@
 Paired Bernoulli scores come from a latent Gaussian copula: X_A = 1{Z_A <= Phi^-1(p_A)},
 X_B = 1{Z_B <= Phi^-1(p_B)} with corr(Z_A, Z_B) = rho_z.  The cell
 probabilities are exact (bivariate normal CDF), so a replicate of n items is
-a single multinomial draw of the four cell counts: no loop over replicates
+a single multinomial draw of the four cell counts: no loop over n_simulations
 or items.  The implied Bernoulli correlation is reported beside rho_z.
 
 Graded scores: a bivariate normal clipped to [0, 1], or Beta marginals through
@@ -16,21 +16,29 @@ from __future__ import annotations
 
 import functools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+from scipy.optimize import brentq
 
 from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified._validation import renamed_parameters, require_choice
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.inference.mcnemar import mcnemar_test
-from llm_power_verified.planning.sample_size import required_n_connor
+from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
+from llm_power_verified.planning.connor import required_n_connor
+from llm_power_verified.planning.paired_t import power_paired_t
+from llm_power_verified.results import Result
 
 __all__ = ["CopulaBetaQuantile", "CopulaCells", "calibration_table_2", "copula_cells", "embedding_power_grid", "latent_pair_moments",
            "monte_carlo_se", "simulate_binary_counts", "simulate_graded"]
 
 
-@dataclass(frozen=True)
-class CopulaCells:
+@dataclass(frozen=True, repr=False)
+class CopulaCells(Result):
     """Cell probabilities of a latent-Gaussian paired Bernoulli model and the implied correlation."""
 
     p11: float
@@ -51,9 +59,9 @@ def copula_cells(p_a: float, p_b: float, rho_z: float) -> CopulaCells:
     """
     for name, value in (("p_a", p_a), ("p_b", p_b)):
         if not 0 < value < 1:
-            raise ValueError(f"{name} must lie in (0, 1); got {value!r}")
+            raise ArgumentError(f"{name} must lie in (0, 1); got {value!r}")
     if not -1 < rho_z < 1:
-        raise ValueError(f"rho_z must lie in (-1, 1); got {rho_z!r}")
+        raise ArgumentError(f"rho_z must lie in (-1, 1); got {rho_z!r}")
     z_a, z_b = stats.norm.ppf(p_a), stats.norm.ppf(p_b)
     both = float(stats.multivariate_normal(mean=[0, 0], cov=[[1, rho_z], [rho_z, 1]]).cdf([z_a, z_b])) if rho_z else p_a * p_b
     both = min(max(both, max(0.0, p_a + p_b - 1)), min(p_a, p_b))
@@ -61,22 +69,24 @@ def copula_cells(p_a: float, p_b: float, rho_z: float) -> CopulaCells:
     return CopulaCells(both, p_a - both, p_b - both, 1 - p_a - p_b + both, rho)
 
 
-def simulate_binary_counts(n: int, cells: CopulaCells, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """(replicates, 4) counts (n11, n10, n01, n00) of n paired items per replicate."""
+@renamed_parameters(replicates="n_simulations")
+def simulate_binary_counts(n: int, cells: CopulaCells, n_simulations: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_simulations, 4) cells (a, b, c, d) of n paired items per replicate."""
     probabilities = np.clip([cells.p11, cells.p10, cells.p01, cells.p00], 0, 1)
-    return rng.multinomial(n, probabilities / probabilities.sum(), size=replicates)
+    return rng.multinomial(n, probabilities / probabilities.sum(), size=n_simulations)
 
 
-def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, replicates: int, rng: np.random.Generator,
+@renamed_parameters(replicates="n_simulations")
+def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, n_simulations: int, rng: np.random.Generator,
                     model: str = "normal", sd: float = 0.15, beta_shape: tuple[float, float] = (4.0, 2.0)) -> np.ndarray:
-    """(replicates, n, 2) graded scores in [0, 1].
+    """(n_simulations, n, 2) graded scores in [0, 1].
 
     ``model="normal"``: bivariate normal with means mean_a, mean_b, sd ``sd``,
     correlation rho_z, clipped to [0, 1].  ``model="beta"``: Beta(``beta_shape``)
     marginals through a Gaussian copula with correlation rho_z, model B shifted
     down by mean_a - mean_b and clipped.
     """
-    z = rng.standard_normal((replicates, n, 2))
+    z = rng.standard_normal((n_simulations, n, 2))
     z[..., 1] = rho_z * z[..., 0] + math.sqrt(1 - rho_z**2) * z[..., 1]
     if model == "normal":
         scores = np.stack([mean_a + sd * z[..., 0], mean_b + sd * z[..., 1]], axis=-1)
@@ -85,13 +95,12 @@ def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, replicat
         base = stats.beta.ppf(uniform, *beta_shape)
         scores = np.stack([base[..., 0], base[..., 1] - (mean_a - mean_b)], axis=-1)
     else:
-        raise ValueError(f"model must be 'normal' or 'beta'; got {model!r}")
+        raise ArgumentError(f"model must be 'normal' or 'beta'; got {model!r}")
     return np.clip(scores, 0.0, 1.0)
 
 
 def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power: float) -> tuple[float, CopulaCells]:
     """delta such that Connor's asymptotic power at n is the target, at p +/- delta/2 with latent rho_z."""
-    from scipy.optimize import brentq
 
     def gap(delta: float) -> float:
         cells = copula_cells(p + delta / 2, p - delta / 2, rho_z)
@@ -102,23 +111,23 @@ def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power
     return delta, copula_cells(p + delta / 2, p - delta / 2, rho_z)
 
 
-def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, draws: int, rng: np.random.Generator) -> np.ndarray:
+def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Percentile paired bootstrap (Definition 2) for every replicate: reject when 0 is outside the interval."""
-    from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
 
-    low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, draws, 1 - alpha, rng, required=False)
+    low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, n_resamples, 1 - alpha, rng, required=False)
     return (low > 0) | (high < 0)
 
 
-def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, replicates: int = 1500,
-                        alpha: float = 0.05, power: float = 0.8, bootstrap_draws: int = 1000, seed: int = 0) -> list[dict]:
+@renamed_parameters(replicates="n_simulations", bootstrap_draws="n_resamples")
+def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, n_simulations: int = 1500,
+                        alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0) -> list[dict]:
     """Type-I error and power of five paired-binary variants on the paper's Table 2 grid.
 
-    For each (p, rho_z): ``replicates`` datasets of n items under H0 (both
+    For each (p, rho_z): ``n_simulations`` datasets of n items under H0 (both
     accuracies p) and under H1 (p +/- delta/2 with delta giving Connor power
     ``power`` at n).  Rejection rates of McNemar chi-square, exact, mid-p,
     continuity-corrected and the percentile paired bootstrap, with Monte Carlo
-    standard errors sqrt(r (1 - r) / replicates).
+    standard errors sqrt(r (1 - r) / n_simulations).
     """
     rng = np.random.default_rng(seed)
     rows = []
@@ -128,13 +137,13 @@ def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n:
             delta, alternative = _effect_for_connor_power(p, rho_z, n, alpha, power)
             null = copula_cells(p, p, rho_z)
             for hypothesis, cells in (("H0", null), ("H1", alternative)):
-                counts = simulate_binary_counts(n, cells, replicates, rng)
+                counts = simulate_binary_counts(n, cells, n_simulations, rng)
                 row = {"p": p, "rho_z": rho_z, "rho": cells.rho, "hypothesis": hypothesis, "delta": 0.0 if hypothesis == "H0" else delta}
                 for method in methods:
                     rejected = np.asarray(mcnemar_test(counts[:, 1], counts[:, 2], method).pvalue) <= alpha
                     row[method] = float(rejected.mean())
-                row["bootstrap"] = float(_bootstrap_rejections(counts[:, [0, 1, 2]], n, alpha, bootstrap_draws, rng).mean())
-                row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / replicates) for key in methods + ("bootstrap",)}
+                row["bootstrap"] = float(_bootstrap_rejections(counts[:, [0, 1, 2]], n, alpha, n_resamples, rng).mean())
+                row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / n_simulations) for key in methods + ("bootstrap",)}
                 rows.append(row)
     return rows
 
@@ -221,7 +230,7 @@ def _embedding_score(z: np.ndarray, mean: float, model: str) -> np.ndarray:
         return np.clip(mean + EMBEDDING_GRID["base_sd"] * z, 0.0, 1.0)
     if model == "beta":
         return _beta_quantile(mean)(z)
-    raise ValueError(f"model must be one of {EMBEDDING_MODELS}; got {model!r}")
+    raise ArgumentError(f"model must be one of {EMBEDDING_MODELS}; got {model!r}")
 
 
 def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndarray, np.ndarray]:
@@ -230,9 +239,10 @@ def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndar
     return _embedding_score(z[..., 0], mean, model), _embedding_score(z[..., 1], mean + effect, model)
 
 
-def monte_carlo_se(rate: float, replicates: int) -> float:
-    """Standard error sqrt(r (1 - r) / R) of a rejection rate from R replicates, floored at r (1 - r) = 1/R."""
-    return math.sqrt(max(rate * (1 - rate), 1 / replicates) / replicates)
+@renamed_parameters(replicates="n_simulations")
+def monte_carlo_se(rate: float, n_simulations: int) -> float:
+    """Standard error sqrt(r (1 - r) / R) of a rejection rate from R n_simulations, floored at r (1 - r) = 1/R."""
+    return math.sqrt(max(rate * (1 - rate), 1 / n_simulations) / n_simulations)
 
 
 def latent_pair_moments(difference, correlation: float, nodes: int = 120) -> tuple[float, float]:
@@ -257,11 +267,9 @@ def embedding_difference_moments(effect: float, correlation: float, model: str, 
                                correlation, nodes)
 
 
-def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates: int, alpha: float,
+def _grid_task(model: str, correlation: float, effects, sample_sizes, n_simulations: int, alpha: float,
                latent: tuple[np.ndarray, np.ndarray] | None, seeds) -> list[dict]:
     """Every (effect, n) cell of one (model, correlation): common latent normals, or a fresh draw per cell."""
-    from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
-    from llm_power_verified.planning.paired_t import power_paired_t
 
     mean = EMBEDDING_GRID["base_mean"]
     rows = []
@@ -278,7 +286,7 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates
         for size_index, n in enumerate(sample_sizes):
             if latent is None:
                 rng = np.random.default_rng(seeds[effect_index][size_index])
-                first, second = rng.standard_normal((2, replicates, n))
+                first, second = rng.standard_normal((2, n_simulations, n))
                 cell = (_embedding_score(correlation * first + scale * second, mean + effect, model)
                         - _embedding_score(first, mean, model))
             else:
@@ -286,7 +294,7 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates
             t_power = float(np.mean(paired_t_rows(cell) < alpha))
             w_power = float(np.mean(np.nan_to_num(wilcoxon_rows(cell), nan=1.0) < alpha))
             analytic = float(power_paired_t(n, moment_mean, moment_sd, alpha)) if moment_sd > 0 else float("nan")
-            se = monte_carlo_se(analytic, replicates)
+            se = monte_carlo_se(analytic, n_simulations)
             rows.append({"model": model, "n": n, "effect": effect, "correlation": correlation,
                          "t_test_power": t_power, "wilcoxon_power": w_power, "analytic_t_power": analytic,
                          "mean_difference": moment_mean, "sd_difference": moment_sd, "mc_se": se,
@@ -294,7 +302,8 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, replicates
     return rows
 
 
-def embedding_power_grid(replicates: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
+@renamed_parameters(replicates="n_simulations")
+def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
                          workers: int = 1, backend: str = "threads") -> list[dict]:
@@ -304,18 +313,18 @@ def embedding_power_grid(replicates: int = 1000, seed: int = 0, alpha: float = 0
     pair's latent normals have correlation ``correlation``; "normal" clips a
     bivariate normal to [0, 1], "beta" maps the latent normals through the
     moment-matched Beta quantile (Gaussian copula).  Each cell holds
-    ``replicates`` independent datasets of n items, tested row-wise by
+    ``n_simulations`` independent datasets of n items, tested row-wise by
     :func:`~llm_power_verified.inference.graded.batched_paired_t_pvalues` and
     :func:`~llm_power_verified.inference.graded.batched_wilcoxon_pvalues` (the scipy
     defaults the published script uses, per dataset).
 
-    ``random_numbers="common"`` (default) draws one (replicates, max n) array
+    ``random_numbers="common"`` (default) n_resamples one (n_simulations, max n) array
     of latent normal pairs and uses it for every cell: a cell with n items uses
     each dataset's first n items, and effects, correlations and models share
-    the draws (common random numbers).  Every cell is then still ``replicates``
+    the n_resamples (common random numbers).  Every cell is then still ``n_simulations``
     independent datasets from its own model; only the cells are correlated with
     one another, which makes comparisons between cells sharper.
-    ``"independent"`` draws fresh normals for every cell from its own child
+    ``"independent"`` n_resamples fresh normals for every cell from its own child
     seed, as the published script does.
 
     ``workers`` > 1 spreads the (model, correlation) blocks over threads
@@ -328,44 +337,43 @@ def embedding_power_grid(replicates: int = 1000, seed: int = 0, alpha: float = 0
     mean and SD of D (quadrature) and the Monte Carlo standard error of a
     replicate count at that power.
     """
-    from llm_power_verified._validation import require_choice
 
     require_choice("random_numbers", random_numbers, RANDOM_NUMBERS)
     require_choice("backend", backend, BACKENDS)
     for model in models:
         require_choice("models", model, EMBEDDING_MODELS)
-    if int(replicates) != replicates or replicates < 2:
-        raise ValueError(f"replicates must be an integer of at least 2; got {replicates!r}")
+    if int(n_simulations) != n_simulations or n_simulations < 2:
+        raise ArgumentError(f"n_simulations must be an integer of at least 2; got {n_simulations!r}")
     if int(workers) != workers or workers < 1:
-        raise ValueError(f"workers must be a positive integer; got {workers!r}")
+        raise ArgumentError(f"workers must be a positive integer; got {workers!r}")
     for n in sample_sizes:
         if int(n) != n or n < 2:
-            raise ValueError(f"sample_sizes must be integers of at least 2; got {n!r}")
+            raise ArgumentError(f"sample_sizes must be integers of at least 2; got {n!r}")
     for correlation in correlations:
         if not -1 < correlation < 1:
-            raise ValueError(f"correlations must lie in (-1, 1); got {correlation!r}")
+            raise ArgumentError(f"correlations must lie in (-1, 1); got {correlation!r}")
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
     sample_sizes = tuple(int(n) for n in sorted(sample_sizes))
     blocks = [(model, correlation) for model in models for correlation in correlations]
     latent = None
     children = np.random.SeedSequence(seed).spawn(len(blocks))
     if random_numbers == "common":
-        latent = tuple(np.random.default_rng(seed).standard_normal((2, int(replicates), sample_sizes[-1])))
+        latent = tuple(np.random.default_rng(seed).standard_normal((2, int(n_simulations), sample_sizes[-1])))
         seeds = [None] * len(blocks)
     else:
         seeds = [[child.spawn(len(sample_sizes)) for child in block.spawn(len(effects))] for block in children]
-    tasks = [(model, correlation, tuple(effects), sample_sizes, int(replicates), alpha, latent, seeds[index])
+    tasks = [(model, correlation, tuple(effects), sample_sizes, int(n_simulations), alpha, latent, seeds[index])
              for index, (model, correlation) in enumerate(blocks)]
     if workers == 1:
         results = [_grid_task(*task) for task in tasks]
     elif backend == "threads":
-        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=int(workers)) as pool:
             results = list(pool.map(lambda task: _grid_task(*task), tasks))
     else:
         try:
+            # Optional dependency (extra parallel): imported where it is used, so the package works without it.
             import joblib
         except ImportError as error:
             raise ImportError("backend='joblib' needs the joblib package: pip install 'llm-power-verified[parallel]'") from error

@@ -1,7 +1,7 @@
 """Prospective validation of a prescribed N* (paper Table 10) and bootstrap power curves (Appendix B).
 
 :func:`prospective_validation` takes a real pair, computes N* from its
-(p_A, p_B, rho) by Eq. 6, draws ``trials`` benchmarks of fraction x N* items
+(p_A, p_B, rho) by Eq. 6, n_resamples ``n_simulations`` benchmarks of fraction x N* items
 from the pair's own items and reports how often McNemar rejects.  Drawing
 items with replacement is a multinomial draw of the four cell counts with the
 pair's empirical proportions, so the exact unconditional power of the test at
@@ -23,16 +23,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from llm_power_verified._validation import require_choice
+from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified._validation import renamed_parameters, require_choice
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_test
+from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
+from llm_power_verified.planning.correlation import (
+    correlation_from_counts,
+    validate_marginals_and_rho,
+)
+from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
+from llm_power_verified.planning.paired_t import required_n_paired_t
+from llm_power_verified.planning.sample_size import (
+    required_n_from_counts,
+    required_n_paired_binary,
+)
+from llm_power_verified.results import Result
+from llm_power_verified.simulation.grids import (
+    latent_pair_moments,
+    monte_carlo_se,
+    simulate_graded,
+)
 
 __all__ = ["ProspectiveValidation", "bootstrap_power_curve_binary", "bootstrap_power_curve_graded", "prospective_validation"]
 
 METHODS = ("chi2", "exact", "mid-p", "chi2-corrected")
 
 
-@dataclass(frozen=True)
-class ProspectiveValidation:
+@dataclass(frozen=True, repr=False)
+class ProspectiveValidation(Result):
     """N* of a pair and the empirical McNemar power of benchmarks drawn at fractions of it."""
 
     cells: tuple[int, int, int, int]
@@ -41,60 +62,55 @@ class ProspectiveValidation:
     rho: float
     required_n: float
     method: str
-    trials: int
+    n_simulations: int
     rows: list[dict] = field(default_factory=list)
 
 
-def _check_trials_alpha(trials: int, alpha: float) -> None:
-    if isinstance(trials, bool) or int(trials) != trials or trials < 1:
-        raise ValueError(f"trials must be a positive integer; got {trials!r}")
+def _check_trials_alpha(n_simulations: int, alpha: float) -> None:
+    if isinstance(n_simulations, bool) or int(n_simulations) != n_simulations or n_simulations < 1:
+        raise ArgumentError(f"n_simulations must be a positive integer; got {n_simulations!r}")
     if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
+        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
 
 
+@renamed_parameters(trials="n_simulations")
 def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
-                           trials: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
+                           n_simulations: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
                            replace: bool = True, seed: int = 0) -> ProspectiveValidation:
     """Empirical McNemar power at fractions of the pair's own N* (the paper's Table 10 protocol).
 
-    Give the pair as aligned 0/1 score vectors or as ``counts=(n11, n10, n01, n00)``
+    Give the pair as aligned 0/1 score vectors or as ``counts=(a, b, c, d)``
     (both right, only A, only B, both wrong).  For each fraction f the
-    benchmark size is ceil(f N*); ``replace=False`` draws items without
+    benchmark size is ceil(f N*); ``replace=False`` n_resamples items without
     replacement (multivariate hypergeometric) and needs ceil(f N*) <= N.
 
     Examples
     --------
-    >>> result = prospective_validation(counts=(4000, 900, 700, 2000), trials=400, seed=1)
+    >>> result = prospective_validation(counts=(4000, 900, 700, 2000), n_simulations=400, seed=1)
     >>> [row["n"] for row in result.rows]
     [1903, 2379, 2854]
     >>> all(abs(row["empirical_power"] - row["exact_power"]) < 4 * row["mc_se"] for row in result.rows)
     True
     """
-    from llm_power_verified.planning.correlation import correlation_from_counts
-    from llm_power_verified.inference.mcnemar import mcnemar_test
-    from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
-    from llm_power_verified.planning.sample_size import required_n_from_counts
-    from llm_power_verified.simulation.grids import monte_carlo_se
 
-    _check_trials_alpha(trials, alpha)
+    _check_trials_alpha(n_simulations, alpha)
     require_choice("method", method, METHODS)
     if counts is None:
         if scores_a is None or scores_b is None:
-            raise ValueError("give scores_a and scores_b, or counts=(n11, n10, n01, n00)")
-        from llm_power_verified.inference.mcnemar import binary_counts
+            raise ArgumentError("give scores_a and scores_b, or counts=(a, b, c, d)")
 
         cells = binary_counts(scores_a, scores_b)
     else:
         cells = tuple(int(value) for value in np.asarray(counts).ravel())
         if len(cells) != 4 or min(cells) < 0 or not np.allclose(np.asarray(counts, dtype=float).ravel(), cells):
-            raise ValueError(f"counts must be four non-negative integers (n11, n10, n01, n00); got {counts!r}")
+            raise ArgumentError(f"counts must be four non-negative integers (a, b, c, d); got {counts!r}")
     n = sum(cells)
     both, only_a, only_b, neither = cells
     if only_a == only_b:
-        raise ValueError(f"the pair has b = c = {only_a}: zero observed gap, N* is infinite; nothing to validate")
+        raise ArgumentError(f"the pair has b = c = {only_a}: zero observed gap, N* is infinite; nothing to validate")
     for fraction in fractions:
         if not fraction > 0:
-            raise ValueError(f"fractions must be positive; got {fraction!r}")
+            raise ArgumentError(f"fractions must be positive; got {fraction!r}")
     required = float(required_n_from_counts(only_a, only_b, n, alpha, power))
     probabilities = np.array(cells, dtype=float) / n
     rng = np.random.default_rng(seed)
@@ -102,19 +118,19 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
     for fraction in fractions:
         size = math.ceil(fraction * required - 1e-9)
         if replace:
-            draws = rng.multinomial(size, probabilities, size=int(trials))
+            n_resamples = rng.multinomial(size, probabilities, size=int(n_simulations))
         else:
             if size > n:
-                raise ValueError(f"fraction {fraction} x N* = {size} items exceeds the pair's {n} items; use replace=True")
-            draws = rng.multivariate_hypergeometric(np.array(cells), size, size=int(trials))
-        pvalues = np.asarray(mcnemar_test(draws[:, 1], draws[:, 2], method).pvalue)
+                raise ArgumentError(f"fraction {fraction} x N* = {size} items exceeds the pair's {n} items; use replace=True")
+            n_resamples = rng.multivariate_hypergeometric(np.array(cells), size, size=int(n_simulations))
+        pvalues = np.asarray(mcnemar_test(n_resamples[:, 1], n_resamples[:, 2], method).pvalue)
         empirical = float(np.mean(pvalues <= alpha))
         expected = power_exact_at_cells(size, only_a / n, only_b / n, alpha, method)
-        se = monte_carlo_se(expected, int(trials))
+        se = monte_carlo_se(expected, int(n_simulations))
         rows.append({"fraction": float(fraction), "n": size, "empirical_power": empirical, "exact_power": expected,
                      "mc_se": se, "z": (empirical - expected) / se})
     rho = float(correlation_from_counts(both, only_a, only_b, neither))
-    return ProspectiveValidation(cells, (both + only_a) / n, (both + only_b) / n, rho, required, method, int(trials), rows)
+    return ProspectiveValidation(cells, (both + only_a) / n, (both + only_b) / n, rho, required, method, int(n_simulations), rows)
 
 
 def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
@@ -133,15 +149,16 @@ def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
 def _check_sizes(sizes) -> np.ndarray:
     array = np.asarray(sizes)
     if array.ndim != 1 or array.size < 2 or np.any(array != np.round(array)) or np.any(array < 2) or np.any(np.diff(array) <= 0):
-        raise ValueError(f"sizes must be increasing whole numbers >= 2 (at least two); got {sizes!r}")
+        raise ArgumentError(f"sizes must be increasing whole numbers >= 2 (at least two); got {sizes!r}")
     return array.astype(np.int64)
 
 
-def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, trials: int = 1000, draws: int = 1000,
+@renamed_parameters(trials="n_simulations", draws="n_resamples")
+def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n_simulations: int = 1000, n_resamples: int = 1000,
                                  alpha: float = 0.05, power: float = 0.8, seed: int = 0) -> dict:
     """Power of the percentile paired bootstrap (Definition 2) against n for a paired-Bernoulli population.
 
-    Each of ``trials`` datasets of n items is a multinomial draw of the cells
+    Each of ``n_simulations`` datasets of n items is a multinomial draw of the cells
     implied by (p_a, p_b, rho); its bootstrap distribution of the mean
     difference is generated from resampled cell counts (no loop over items).
     Returns the sizes, empirical powers with Monte Carlo SEs, the interpolated
@@ -149,16 +166,12 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
 
     Examples
     --------
-    >>> curve = bootstrap_power_curve_binary(0.65, 0.61, 0.3, [800, 1600], trials=300, draws=400, seed=2)
+    >>> curve = bootstrap_power_curve_binary(0.65, 0.61, 0.3, [800, 1600], n_simulations=300, n_resamples=400, seed=2)
     >>> 1600 > curve["required_n"] > 800, curve["powers"][0] < curve["powers"][1]
     (True, True)
     """
-    from llm_power_verified._generated import paired_variance as _variance
-    from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
-    from llm_power_verified.planning.correlation import validate_marginals_and_rho
-    from llm_power_verified.planning.sample_size import required_n_paired_binary
 
-    _check_trials_alpha(trials, alpha)
+    _check_trials_alpha(n_simulations, alpha)
     sizes = _check_sizes(sizes)
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
     both = float(_variance.joint_success_probability(p_a, p_b, rho))
@@ -166,11 +179,11 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
     rng = np.random.default_rng(seed)
     powers = []
     for n in sizes:
-        counts = rng.multinomial(int(n), probabilities / probabilities.sum(), size=int(trials))
-        low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(draws), 1 - alpha, rng, required=False)
+        counts = rng.multinomial(int(n), probabilities / probabilities.sum(), size=int(n_simulations))
+        low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(n_resamples), 1 - alpha, rng, required=False)
         powers.append(float(np.mean((low > 0) | (high < 0))))
     powers = np.array(powers)
-    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / trials).tolist(),
+    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
             "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),
             "reference": "Eq. 6 N*"}
 
@@ -178,9 +191,7 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, t
 def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model: str = "beta", sd: float = 0.15,
                               beta_shape: tuple[float, float] = (4.0, 2.0), nodes: int = 120) -> tuple[float, float]:
     """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model (quadrature)."""
-    from scipy import stats
 
-    from llm_power_verified.simulation.grids import latent_pair_moments
 
     def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)
@@ -192,12 +203,13 @@ def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model:
         def difference(z_a, z_b):
             return np.clip(beta_score(z_a), 0, 1) - np.clip(beta_score(z_b) - (mean_a - mean_b), 0, 1)
     else:
-        raise ValueError(f"model must be 'normal' or 'beta'; got {model!r}")
+        raise ArgumentError(f"model must be 'normal' or 'beta'; got {model!r}")
     return latent_pair_moments(difference, rho_z, nodes)
 
 
+@renamed_parameters(trials="n_simulations", draws="n_resamples")
 def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
-                                 trials: int = 400, draws: int = 500, alpha: float = 0.05, power: float = 0.8,
+                                 n_simulations: int = 400, n_resamples: int = 500, alpha: float = 0.05, power: float = 0.8,
                                  seed: int = 0, chunk: int = 16) -> dict:
     """Power of the percentile paired bootstrap against n on graded scores (Appendix B's Beta(4, 2) stress test).
 
@@ -209,34 +221,32 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
 
     Examples
     --------
-    >>> curve = bootstrap_power_curve_graded(0.04, 0.3, [60, 240], trials=100, draws=200, seed=1)
+    >>> curve = bootstrap_power_curve_graded(0.04, 0.3, [60, 240], n_simulations=100, n_resamples=200, seed=1)
     >>> curve["powers"][0] < curve["powers"][1]
     True
     """
-    from llm_power_verified.planning.paired_t import required_n_paired_t
-    from llm_power_verified.simulation.grids import simulate_graded
 
-    _check_trials_alpha(trials, alpha)
+    _check_trials_alpha(n_simulations, alpha)
     sizes = _check_sizes(sizes)
     if not effect > 0:
-        raise ValueError(f"effect must be positive; got {effect!r}")
+        raise ArgumentError(f"effect must be positive; got {effect!r}")
     mean_a = beta_shape[0] / (beta_shape[0] + beta_shape[1])
     rng = np.random.default_rng(seed)
     lower_q, upper_q = alpha / 2, 1 - alpha / 2
     powers = []
     for n in sizes:
         rejected = 0
-        for start in range(0, int(trials), int(chunk)):
-            count = min(int(chunk), int(trials) - start)
+        for start in range(0, int(n_simulations), int(chunk)):
+            count = min(int(chunk), int(n_simulations) - start)
             scores = simulate_graded(int(n), mean_a, mean_a - effect, rho_z, count, rng, model=model, beta_shape=beta_shape)
             difference = (scores[..., 0] - scores[..., 1]).astype(np.float32)
-            index = rng.integers(0, int(n), size=(count, int(draws), int(n)))
+            index = rng.integers(0, int(n), size=(count, int(n_resamples), int(n)))
             means = np.take_along_axis(difference[:, None, :], index, axis=2).mean(axis=2)
             low, high = np.quantile(means, [lower_q, upper_q], axis=1)
             rejected += int(np.sum((low > 0) | (high < 0)))
-        powers.append(rejected / trials)
+        powers.append(rejected / n_simulations)
     powers = np.array(powers)
     mean, spread = graded_difference_moments(mean_a, mean_a - effect, rho_z, model, beta_shape=beta_shape)
-    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / trials).tolist(),
+    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
             "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_t(mean, spread, alpha, power)),
             "reference": "paired-t N (noncentral t)", "mean_difference": mean, "sd_difference": spread}
