@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
 from llm_power_verified.cli.options import (
     AUDIT_RESAMPLES,
+    EXIT_CODES,
     INPUT_RULES,
     MAX_AUDIT_RESAMPLES,
+    PROGRAM,
     SCORE_KIND_HELP,
     SEED,
+    WIDTH,
+    CommandError,
+    HelpFormatter,
     alpha_power_options,
+    progress_bar,
 )
+
+#: Kept in step with llm_power_verified.leaderboard.decisions.CORRECTIONS and report.render.PAIR_VIEW
+#: (tests/test_cli.py checks); repeated here so that `--help` does not import the audit.
+CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
+PAIR_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime", "required_n",
+             "mde", "rho", "b", "c", "p_exact", "p_midp", "t", "p_t", "boot_ci", "required_n_interval", "shortcut_ratio")
+
+
+def column_list(text: str) -> list[str]:
+    """--columns: comma-separated pair-table column names."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in PAIR_VIEW]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"unknown column {(unknown or [text])[0]!r}; choose from {', '.join(PAIR_VIEW)}")
+    return names
 
 __all__ = ["add_parser", "run"]
 
@@ -30,18 +52,26 @@ def add_parser(commands) -> None:
             "JSON Lines), lm-evaluation-harness folders (one per model; --task, --metric), or Inspect logs "
             "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example."
         ),
-        epilog=INPUT_RULES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=INPUT_RULES + "\n\n" + EXIT_CODES,
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("inputs", nargs="*", metavar="INPUT")
-    parser.add_argument("--mode", choices=("adjacent", "all", "reference"), default="adjacent")
+    parser.add_argument("inputs", nargs="*", metavar="INPUT", help="score table, lm-eval folders or Inspect logs (none: the shipped example)")
+    parser.add_argument("--mode", choices=("adjacent", "all", "reference"), default="adjacent", help="which pairs to report")
     parser.add_argument("--reference", help="reference model for --mode reference")
     parser.add_argument("--family", choices=("adjacent", "all", "reference"),
-                       help="declared multiplicity family (default: the mode)")
-    parser.add_argument("--format", choices=("table", "markdown", "json", "csv"), default="table")
+                        help="declared multiplicity family (default: the mode)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="the declared family's correction behind the 'significant' verdict")
+    parser.add_argument("--format", choices=("table", "markdown", "json", "csv"), default="table", help="report format")
     parser.add_argument("--out", help="write the report to this file (atomically; never over an input)")
     parser.add_argument("--plot", help="also save the resolution and efficiency plots to this image file")
-    parser.add_argument("--item-column", default="item_id")
+    parser.add_argument("--width", type=WIDTH, help="terminal report width (default: the terminal's, or 100 when not a terminal)")
+    parser.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(PAIR_VIEW)})")
+    parser.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
+    parser.add_argument("--fail-on", choices=("unresolved", "not-significant"),
+                        help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--item-column", default="item_id", help="table column holding the item id")
     parser.add_argument("--cluster-column", help="column holding each item's cluster label")
     parser.add_argument("--model-column", default="model", help="long tables: the model column")
     parser.add_argument("--score-column", default="score", help="long tables: the score column")
@@ -81,28 +111,39 @@ def _load_input(arguments):
     return matrix, paths
 
 
-def run(arguments) -> str:
+def run(arguments) -> str | tuple[str, int]:
     from llm_power_verified.io import check_outputs, write_text
     from llm_power_verified.leaderboard.audit import audit_leaderboard
-    from llm_power_verified.report.render import plot_resolution, render
+    from llm_power_verified.report.plots import plot_resolution
+    from llm_power_verified.report.render import render
 
     check_outputs({"--out": arguments.out, "--plot": arguments.plot}, arguments.inputs)
     matrix, inputs = _load_input(arguments)
-    show = sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if show:
-            print(f"  ... {message}", file=sys.stderr)
-
-    result = audit_leaderboard(
-        matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
-        power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
-        n_cluster_resamples=arguments.n_cluster_resamples, progress=progress,
-    )
-    text = render(result, arguments.format)
+    with progress_bar(quiet=arguments.quiet) as progress:
+        result = audit_leaderboard(
+            matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
+            power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
+            n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction, progress=progress,
+        )
+    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+    text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide)
     if arguments.plot:
         plot_resolution(result, arguments.plot)
     if arguments.out:
         write_text(arguments.out, text)
-        return f"wrote {arguments.out}"
-    return text.rstrip("\n")
+        text = f"wrote {arguments.out}"
+    return text.rstrip("\n"), _gate(result, arguments.fail_on)
+
+
+def _gate(result, fail_on: str | None) -> int:
+    """Exit status of --fail-on: 1 when any adjacent pair is unresolved (or not significant), else 0."""
+    if fail_on is None:
+        return 0
+    adjacent = result.pairs[(result.pairs["rank_b"] - result.pairs["rank_a"]).abs() == 1]
+    if not len(adjacent):
+        raise CommandError("--fail-on looks at adjacent pairs; this audit reports none (use --mode adjacent or all)")
+    column = "resolved" if fail_on == "unresolved" else "significant"
+    failing = int((~adjacent[column].astype(bool)).sum())
+    if failing:
+        print(f"{PROGRAM}: gate failed: {failing} of {len(adjacent)} adjacent pairs {fail_on.replace('-', ' ')}", file=sys.stderr)
+    return 1 if failing else 0

@@ -15,7 +15,7 @@ def add_parser(commands) -> None:
         help="regenerate or check the code generated from derivations/",
         description="Run the SymPy derivations (needs the repository's derivations/ package).",
     )
-    parser.add_argument("action", choices=("regenerate", "check"))
+    parser.add_argument("action", choices=("regenerate", "check"), help="regenerate _generated/ or check that it is current")
 
 
 def run(arguments) -> int:

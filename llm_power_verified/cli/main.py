@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 
 from llm_power_verified.cli import (
     audit,
@@ -35,6 +36,7 @@ COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": m
 
 def build_parser() -> Parser:
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in (design, paired_tests, audit, monitor, reproduce, crosscheck, audit_calculator, derivations):
         module.add_parser(commands)
@@ -51,8 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = COMMANDS[arguments.command].run(arguments)
         if isinstance(result, int):
             return result
+        status = 0
+        if isinstance(result, tuple):
+            result, status = result
         print(result)
-        return 0
+        return status
     except LlmPowerError as error:
         message = " ".join(str(error).split())
         print(f"{PROGRAM}: error: {message}", file=sys.stderr)

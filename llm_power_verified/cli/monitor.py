@@ -26,10 +26,10 @@ def add_parser(commands) -> None:
         ),
     )
     parser.add_argument("files", nargs=2, metavar="FILE", help="0/1 scores of model A, then model B, one per line, in arrival order")
-    parser.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid")
+    parser.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid", help="mixture over theta of the e-process")
     parser.add_argument("--checkpoints", type=CHECKPOINTS, default=20, help="rows printed along the trajectory (default 20)")
     parser.add_argument("--plot", help="save log e_n against n, with the log(1/alpha) line, to this image file")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def run(arguments) -> str:
@@ -76,7 +76,7 @@ def run(arguments) -> str:
         axis.set_ylabel("log e_n")
         axis.legend()
         figure.tight_layout()
-        from llm_power_verified.report.render import save_figure
+        from llm_power_verified.report.plots import save_figure
 
         save_figure(figure, arguments.plot)
     if arguments.json:

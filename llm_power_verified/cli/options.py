@@ -4,11 +4,15 @@ declared once and reused through argparse ``parents=``, and the text tables of t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import math
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+
+from tqdm import tqdm
 
 from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
 from llm_power_verified.errors import LlmPowerError
@@ -24,6 +28,12 @@ class CommandError(LlmPowerError):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (:class:`CommandError`) and every option's default in its help."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # noqa: D401 - argparse hook
         raise CommandError(message)
 
@@ -57,6 +67,38 @@ AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
 CHECKPOINTS = number(integer=True, low=1, high=1_000_000)
 SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: binary when every "
                    "score is 0 or 1; refuses a 0/1 model column with a few stray values, naming the first)")
+
+
+EXIT_CODES = """\
+exit status: 0 done; 1 the --fail-on gate failed (the report is still printed); 2 an input or usage error
+(one line on stderr)."""
+
+#: --width: a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts.
+WIDTH = number(integer=True, low=60, high=1000)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the description's line breaks and appends every option's default to its help."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+@contextlib.contextmanager
+def progress_bar(*, quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A tqdm bar on stderr for the audit's stages, shown only after a second and only on a terminal (never with --quiet)."""
+    bar = tqdm(total=None, unit=" step", delay=1.0, leave=False, file=sys.stderr, disable=quiet or not sys.stderr.isatty())
+    try:
+        def advance(message: str) -> None:
+            bar.set_description_str(message, refresh=False)
+            bar.update(1)
+
+        yield advance
+    finally:
+        bar.close()
 
 
 INPUT_RULES = """\

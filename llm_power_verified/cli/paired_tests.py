@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import math
 
 from llm_power_verified.cli.options import (
@@ -15,6 +14,7 @@ from llm_power_verified.cli.options import (
     SEED,
     SIZE,
     CommandError,
+    HelpFormatter,
 )
 from llm_power_verified.io.output import json_text
 
@@ -32,7 +32,7 @@ def add_parser(commands) -> None:
             "non-numeric first line is taken as a header)."
         ),
         epilog=INPUT_RULES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="two files: scores of model A, then model B")
     parser.add_argument("--b", type=COUNT, help="items only model A solves")

@@ -19,7 +19,7 @@ def add_parser(commands) -> None:
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
         description="Each row: location, quantity, stated inputs, printed, computed, relative difference, verdict, reason.",
     )
-    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all")
+    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all", help="which seed paper to reproduce")
 
 
 def run(arguments) -> str:

@@ -19,8 +19,6 @@ from llm_power_verified.leaderboard.contingency import (
 )
 from llm_power_verified.leaderboard.tiers import (
     adjacent_tiers,
-    compact_letter_display,
-    letters_from_resolved,
 )
 
 __all__ = [
@@ -32,9 +30,7 @@ __all__ = [
     "audit_leaderboard",
     "both_correct_counts",
     "cluster_diagnostics",
-    "compact_letter_display",
     "correct_counts",
-    "letters_from_resolved",
     "pair_indices",
     "rank_models",
     "unresolved_under_clusters",

@@ -23,6 +23,7 @@ p-values and N* inflations use it.  Cluster diagnostics are in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -38,6 +39,7 @@ from llm_power_verified._validation import (
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
+from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_decision_columns
 from llm_power_verified.leaderboard.family import add_multiplicity_columns
 from llm_power_verified.leaderboard.pairs import (
     MODES,
@@ -47,6 +49,8 @@ from llm_power_verified.leaderboard.pairs import (
     pair_indices,
     rank_models,
 )
+from llm_power_verified.leaderboard.ranking import RANKING_PROCEDURE, model_table, resolved_count
+from llm_power_verified.leaderboard.streams import canonical_item_order
 from llm_power_verified.leaderboard.summaries import (
     ClusterSummary,
     GapBucket,
@@ -54,7 +58,7 @@ from llm_power_verified.leaderboard.summaries import (
     Tiers,
     Verdicts,
 )
-from llm_power_verified.leaderboard.tiers import adjacent_tiers, compact_letter_display
+from llm_power_verified.leaderboard.tiers import adjacent_tiers
 from llm_power_verified.results import Result
 
 __all__ = ["AuditResult", "MODES", "FAMILIES", "audit_leaderboard", "rank_models", "pair_indices"]
@@ -74,7 +78,7 @@ class AuditResult(Result):
     >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
     >>> result = audit_leaderboard(matrix, n_resamples=0)
     >>> result  # doctest: +ELLIPSIS
-    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 3>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, notes=())
+    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, notes=())
     >>> result.verdicts.fixed_n, result.multiplicity.family_size
     (0, 1)
     """
@@ -89,6 +93,7 @@ class AuditResult(Result):
     power: float
     seed: int
     n_resamples: int
+    correction: str
     multiplicity: Multiplicity
     clusters: ClusterSummary | None
     tiers: Tiers
@@ -109,6 +114,7 @@ def audit_leaderboard(
     n_resamples: int = 500,
     seed: int = 0,
     n_cluster_resamples: int = 1000,
+    correction: str = "holm",
     progress: Callable[[str], None] | None = None,
 ) -> AuditResult:
     """Resolution audit of a leaderboard (see the module notes).
@@ -131,6 +137,8 @@ def audit_leaderboard(
         Seed of the ``numpy.random.Generator`` behind every resample.
     n_cluster_resamples : int
         Resamples of the cluster bootstrap (when the matrix has clusters; 0 to skip).
+    correction : {"holm", "bonferroni", "sidak", "bh", "none"}
+        The declared family's correction behind the ``significant`` verdict.
     progress : callable, optional
         Called with a short message per block of pairs on large audits.
 
@@ -168,15 +176,17 @@ def audit_leaderboard(
     (['x', 'y', 'z'], [False, True])
     """
     family = _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed)
+    if correction not in CORRECTIONS:
+        raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
+    matrix = _canonical_order(matrix)
     order = rank_models(matrix)
     reference_index = None
     if mode == "reference":
         if reference not in matrix.models:
             raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
         reference_index = matrix.models.index(reference)
-    rng = np.random.default_rng(seed)
     first, second = pair_indices(order, mode, reference_index)
-    pairs = _pair_table(matrix, order, first, second, alpha, power, n_resamples, rng, progress)
+    pairs = _pair_table(matrix, order, first, second, alpha, power, n_resamples, seed, progress)
     notes = list(matrix.notes)
     if matrix.binary:
         add_anytime_columns(pairs, matrix, alpha, power)
@@ -184,20 +194,20 @@ def audit_leaderboard(
         notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
-    ranking = pd.DataFrame({"rank": np.arange(1, order.size + 1), "model": np.asarray(matrix.models, dtype=object)[order],
-                            "mean_score": matrix.scores.mean(axis=0)[order]})
+    ranking = model_table(matrix, order, alpha)
     clusters = None
     if matrix.clusters is not None:
         pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, n_cluster_resamples, seed)
-    letters = None
-    if order.size <= 60:
-        letters = compact_letter_display(matrix, order, alpha, power)
-    else:
-        notes.append("compact letter display skipped for more than 60 models")
-    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), pairs, mode), letters=letters)
+    add_decision_columns(pairs, matrix.binary, clusters is not None, correction, alpha, family_size)
+    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), pairs, mode),
+                  letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
+                  significant_pairs=ranking.attrs.pop("significant_pairs"), resolved_pairs=resolved_count(matrix, alpha, power),
+                  total_pairs=order.size * (order.size - 1) // 2)
+    if tiers.adjacent is not None:
+        ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
     return AuditResult(
         matrix=matrix, ranking=ranking, pairs=pairs, mode=mode, family=family, family_size=family_size, alpha=alpha,
-        power=power, seed=seed, n_resamples=int(n_resamples), multiplicity=multiplicity, clusters=clusters, tiers=tiers,
+        power=power, seed=seed, n_resamples=int(n_resamples), correction=correction, multiplicity=multiplicity, clusters=clusters, tiers=tiers,
         verdicts=_verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
     )
 
@@ -222,7 +232,25 @@ def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_
     return family
 
 
-def _pair_table(matrix, order, first, second, alpha, power, n_resamples, rng, progress) -> pd.DataFrame:
+def _canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
+    """The matrix with items sorted by id and models by name, so that no result depends on the input's row or column order.
+
+    Sorting the models matters for graded scores too: a BLAS product sums in an
+    order that depends on a column's position, so a permuted input would move
+    the last bits of a covariance.
+    """
+    rows = canonical_item_order(matrix.item_ids)
+    columns = np.argsort(np.asarray(matrix.models, dtype=object).astype(str), kind="stable")
+    if np.array_equal(rows, np.arange(rows.size)) and np.array_equal(columns, np.arange(columns.size)):
+        return matrix
+    clusters = None if matrix.clusters is None else tuple(np.asarray(matrix.clusters, dtype=object)[rows])
+    return dataclasses.replace(
+        matrix, scores=np.ascontiguousarray(matrix.scores[rows][:, columns]), models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
+        item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]), clusters=clusters,
+    )
+
+
+def _pair_table(matrix, order, first, second, alpha, power, n_resamples, seed, progress) -> pd.DataFrame:
     """The per-pair table, computed in blocks of pairs, with names, ranks, q and the fixed-n verdicts."""
     compute = binary_pair_columns if matrix.binary else graded_pair_columns
     parts = []
@@ -230,7 +258,7 @@ def _pair_table(matrix, order, first, second, alpha, power, n_resamples, rng, pr
         sl = slice(start, start + _PAIR_CHUNK)
         if progress and first.size > _PAIR_CHUNK:
             progress(f"pairs {start:,}-{min(start + _PAIR_CHUNK, first.size):,} of {first.size:,}")
-        parts.append(pd.DataFrame(compute(matrix, first[sl], second[sl], alpha, power, n_resamples, rng, progress)))
+        parts.append(pd.DataFrame(compute(matrix, first[sl], second[sl], alpha, power, n_resamples, seed, progress)))
     pairs = pd.concat(parts, ignore_index=True)
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(1, order.size + 1)

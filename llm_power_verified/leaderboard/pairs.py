@@ -23,6 +23,11 @@ from llm_power_verified.leaderboard.contingency import (
     both_correct_counts,
     correct_counts,
 )
+from llm_power_verified.leaderboard.streams import (
+    item_stream,
+    pair_streams,
+    ranking_order,
+)
 from llm_power_verified.numeric import quantiles
 from llm_power_verified.planning.connor import required_n_connor_from_counts
 from llm_power_verified.planning.conventions import required_n_unpaired
@@ -47,8 +52,8 @@ MODES = ("adjacent", "all", "reference")
 
 
 def rank_models(matrix: ScoreMatrix) -> np.ndarray:
-    """Model indices from the highest mean score down (ties keep input order)."""
-    return np.argsort(-matrix.scores.mean(axis=0), kind="stable")
+    """Model indices from the highest mean score down; equal means are ordered by model name."""
+    return ranking_order(matrix.scores.mean(axis=0), matrix.models)
 
 
 def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -75,33 +80,32 @@ def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray
 
 
 def bootstrap_pair_cells(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, n_resamples: int, confidence: float, rng: np.random.Generator,
-    required: bool = True,
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, n_resamples: int, confidence: float,
+    rng: np.random.Generator | tuple[list[np.random.Generator], np.ndarray], required: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*, from multinomial cell resampling.
 
     ``a``, ``b``, ``c`` are the both-right, only-A and only-B counts of each pair
     (the glossary's cells) out of ``n`` items.  The four cells are drawn as a
-    chain of binomials, vectorised over pairs and resamples:
-    a* ~ Bin(n, p11), b* ~ Bin(n - a*, p10 / (1 - p11)), c* ~ Bin(n - a* - b*, p01 / (1 - p11 - p10)).
+    chain of binomials: a* ~ Bin(n, p11), b* ~ Bin(n - a*, p10 / (1 - p11)),
+    c* ~ Bin(n - a* - b*, p01 / (1 - p11 - p10)).  ``rng`` is one generator for
+    every pair (simulations: vectorised over pairs), or the per-pair streams of
+    :func:`~llm_power_verified.leaderboard.streams.pair_streams` (the audit: a
+    pair's draws then depend on its names only; each is drawn in sorted-name
+    orientation and its discordant cells swapped back).
     Returns (low, high, p-value, N* 5%, N* 95%); the N* columns are NaN unless ``required``.
     """
     pairs = a.size
-    low = np.empty(pairs)
-    high = np.empty(pairs)
-    pvalue = np.empty(pairs)
-    n_star_low = np.empty(pairs)
-    n_star_high = np.empty(pairs)
+    low, high, pvalue = np.empty(pairs), np.empty(pairs), np.empty(pairs)
+    n_star_low, n_star_high = np.full(pairs, np.nan), np.full(pairs, np.nan)
     tails = [(1 - confidence) / 2, (1 + confidence) / 2]
     chunk = max(1, 2_000_000 // max(n_resamples, 1))
     for start in range(0, pairs, chunk):
         sl = slice(start, min(start + chunk, pairs))
-        p11, p10, p01 = a[sl] / n, b[sl] / n, c[sl] / n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            d11 = rng.binomial(n, np.broadcast_to(p11, (n_resamples, p11.size)))
-            rest = n - d11
-            d10 = rng.binomial(rest, np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1))
-            d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
+        if isinstance(rng, np.random.Generator):
+            d10, d01 = _draw_cells(rng, n, a[sl], b[sl], c[sl], (n_resamples, a[sl].size))
+        else:
+            d10, d01 = _draw_cells_per_pair(rng, sl, n, a, b, c, n_resamples)
         gap = (d10 - d01) / n
         low[sl], high[sl] = np.quantile(gap, tails, axis=0)
         pvalue[sl] = percentile_pvalue(gap, axis=0)
@@ -111,7 +115,36 @@ def bootstrap_pair_cells(
     return low, high, pvalue, n_star_low, n_star_high
 
 
-def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, progress) -> dict[str, np.ndarray]:
+def _draw_cells(rng: np.random.Generator, n: int, a, b, c, shape) -> tuple[np.ndarray, np.ndarray]:
+    """(b*, c*) resampled: the chain of binomials of :func:`bootstrap_pair_cells`."""
+    p11, p10, p01 = a / n, b / n, c / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d11 = rng.binomial(n, np.broadcast_to(p11, shape))
+        rest = n - d11
+        d10 = rng.binomial(rest, np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1))
+        d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
+    return d10, d01
+
+
+def _draw_cells_per_pair(streams, sl: slice, n: int, a, b, c, n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's (b*, c*) from its own stream, in sorted-name orientation, swapped back where reversed.
+
+    A loop over pairs (not items): one generator per pair is what makes a
+    pair's interval independent of which other pairs are in the audit.
+    """
+    generators, reversed_order = streams
+    width = sl.stop - sl.start
+    d10 = np.empty((n_resamples, width), dtype=np.int64)
+    d01 = np.empty((n_resamples, width), dtype=np.int64)
+    for column, index in enumerate(range(sl.start, sl.stop)):
+        flip = bool(reversed_order[index])
+        first, second = (c[index], b[index]) if flip else (b[index], c[index])
+        drawn_first, drawn_second = _draw_cells(generators[index], n, a[index], first, second, (n_resamples,))
+        d10[:, column], d01[:, column] = (drawn_second, drawn_first) if flip else (drawn_first, drawn_second)
+    return d10, d01
+
+
+def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, progress) -> dict[str, np.ndarray]:
     n = matrix.n_items
     both, only_a, only_b = binary_pair_counts(matrix.scores, first, second)
     neither = n - both - only_a - only_b
@@ -129,7 +162,9 @@ def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, p
     if n_resamples:
         if progress:
             progress("bootstrap")
-        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, n_resamples, 1 - alpha, rng)
+        names = np.asarray(matrix.models, dtype=object)
+        streams = pair_streams(seed, names[first], names[second])
+        low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, n_resamples, 1 - alpha, streams)
         frame.update(boot_ci_low=low, boot_ci_high=high, p_bootstrap=pboot, required_n_p05=n_low, required_n_p95=n_high)
     _sensitivity(frame, alpha, power)
     defined = (p_a > 0) & (p_a < 1) & (p_b > 0) & (p_b < 1) & np.isfinite(rho) & (rho < 1)
@@ -165,7 +200,7 @@ def _sensitivity(frame: dict, alpha: float, power: float) -> None:
         frame[f"required_n_{label}"] = values
 
 
-def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, progress) -> dict[str, np.ndarray]:
+def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, progress) -> dict[str, np.ndarray]:
 
     n = matrix.n_items
     scores = matrix.scores
@@ -193,7 +228,8 @@ def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, p
     if n_resamples:
         if progress:
             progress("bootstrap")
-        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
+        # One item resampling shared by every pair (a fresh stream of the seed for each block of pairs).
+        weights = item_stream(seed).multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
         resampled = weights @ scores / n
         differences = resampled[:, first] - resampled[:, second]
         tails = [alpha / 2, 1 - alpha / 2]
@@ -209,13 +245,14 @@ def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, rng, p
 def add_anytime_columns(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, power: float) -> None:
     """Anytime-valid columns: the grid-mixture e-value at the observed counts and the boundary-based N_av.
 
-    p_anytime = min(1, 1/e) at the final counts; the trajectory's supremum can
-    only be larger, so this is conservative when the arrival order is unknown.
+    p_anytime_at_n = min(1, 1/e_N) at the final counts; a monitored trajectory's
+    min(1, 1/sup e_t) can only be smaller, so this is conservative when the
+    arrival order is unknown.
     """
 
     log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e
-    pairs["p_anytime"] = np.exp(-np.maximum(log_e, 0.0))
+    pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
     pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), matrix.n_items, alpha, power)).reshape(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, matrix.n_items / pairs["required_n_anytime"])

@@ -74,10 +74,22 @@ class ClusterSummary(Result):
 
 @dataclass(frozen=True, repr=False)
 class Tiers(Result):
-    """Tier per model from adjacent breaks (None without adjacent pairs) and the compact letter display (None past 60 models)."""
+    """Letters per model from the all-pairs significance decisions (``procedure``), and the secondary adjacent-break tiers.
+
+    ``letters``: two models share a letter exactly when their difference is not
+    significant under ``procedure``.  ``adjacent``: tier number from walking
+    down the ranking and starting a new tier after each resolved (q >= 1)
+    adjacent pair; None without adjacent pairs.  It chains and is a power view.
+    ``significant_pairs`` and ``resolved_pairs`` count all K (K - 1) / 2 pairs,
+    whatever the mode.
+    """
 
     adjacent: dict[str, int] | None
-    letters: dict[str, str] | None
+    letters: dict[str, str]
+    procedure: str
+    significant_pairs: int
+    resolved_pairs: int
+    total_pairs: int
 
 
 @dataclass(frozen=True, repr=False)

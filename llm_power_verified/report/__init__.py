@@ -12,9 +12,10 @@ _EXPORTS = {
     "PAIR_COLUMNS": "render",
     "checklist": "render",
     "grid": "table",
-    "plot_resolution": "render",
+    "headline": "model",
+    "plot_resolution": "plots",
     "render": "render",
-    "save_figure": "render",
+    "save_figure": "plots",
     "to_json_document": "render",
 }
 

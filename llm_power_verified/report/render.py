@@ -1,73 +1,246 @@
-"""Render a leaderboard audit: terminal table, Markdown, JSON, CSV and plots.
+"""Render a leaderboard audit: terminal table, Markdown, JSON and CSV, all in one order.
 
-JSON schema ``llm-power-verified/audit/1`` (stable; new keys may be added):
+Text formats: the title and headline (:func:`.model.headline`), the model
+table (rank, mean score and its interval, rank interval, letters, tier), the
+pair table, then the sections (resolution by gap, unresolved pairs across
+procedures, multiplicity, anytime-valid, clusters, the paper's checklist) and
+the legend, which defines every verdict rule and every column shown, once.
+The terminal format fits ``width`` columns (long model names become keys M1,
+M2, ... listed in the model table; ``columns`` picks the pair columns, ``wide``
+shows all); Markdown keeps every column and name whole.
 
-``schema``, ``source``, ``notes``
-``settings``: mode, family, family_size, alpha, power, seed, n_bootstrap
-``data``: n_items, n_models, binary, clustered
-``ranking``: list of {rank, model, mean_score}
-``pairs``: list of per-pair records; the keys are the columns of
-    :attr:`AuditResult.pairs` (see :data:`PAIR_COLUMNS` for their meaning);
-    infinities are the strings "inf"/"-inf", undefined values null
-``multiplicity``: family, family_size, arbiter, inflation factors, BH rejections
-``clusters``: null, or the cluster summary (ICC, design effect, bootstrap,
-    leave-one-cluster-out, alternative definitions)
-``verdicts``: unresolved-pair counts per procedure (the paper's Table 5)
-``resolution_by_gap``: pairs, unresolved and r = N*/N by |delta| bucket (Table 3)
-``tiers``: adjacent-rank tiers and the compact letter display
-``checklist``: the paper's Appendix I reporting checklist, filled in
-
-CSV output is the per-pair table, one row per pair, same columns.
+JSON follows ``llm_power_verified/report/audit.schema.json`` (schema
+``llm-power-verified/audit/2``; infinities are the strings "inf"/"-inf",
+undefined values null).  CSV is the per-pair table, one row per pair.
 """
 
 from __future__ import annotations
 
-import io as _stdio
 import math
-from pathlib import Path
+import textwrap
 
 import numpy as np
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.output import (
-    csv_text,
-    json_ready,
-    json_text,
-    markdown_text,
-    terminal_text,
-    write_bytes,
-)
+from llm_power_verified.io.output import csv_text, json_ready, json_text, markdown_text, terminal_text
 from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
+from llm_power_verified.report.model import headline
 from llm_power_verified.report.table import grid
 
-__all__ = ["PAIR_COLUMNS", "checklist", "render", "save_figure", "to_json_document", "plot_resolution"]
+__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_VIEW", "SCHEMA", "checklist", "render", "to_json_document"]
 
-SCHEMA = "llm-power-verified/audit/1"
+SCHEMA = "llm-power-verified/audit/2"
+OUTPUTS = ("table", "markdown", "json", "csv")
+#: Longest model name shown whole in the terminal pair table; longer names become keys M1, M2, ...
+NAME_LIMIT = 18
+#: Pair rows shown in text formats (the smallest q first when there are more); JSON and CSV have all.
+ROW_LIMIT = 200
+_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime")
+_BINARY_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime",
+                "required_n", "mde", "rho", "b", "c", "p_exact", "p_midp", "boot_ci", "required_n_interval", "shortcut_ratio")
+_GRADED_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "required_n", "mde", "rho",
+                "t", "p_t", "boot_ci")
+#: Pair-table columns (``--columns`` names) and their headers, in order of importance.
+PAIR_VIEW = {"delta": "delta", "p_adjusted": "p adj", "significant": "signif.", "q": "q", "resolved": "resolved",
+             "significant_clustered": "signif. clusters", "significant_anytime": "anytime", "required_n": "N*", "mde": "MDE",
+             "rho": "rho", "b": "b", "c": "c", "p_exact": "p exact", "p_midp": "p mid-p", "t": "t", "p_t": "p t",
+             "boot_ci": "boot CI", "required_n_interval": "N* 5-95%", "shortcut_ratio": "n_h/N*"}
+_DIGITS = {"rho": 3, "q": 3, "mde": 3, "p_adjusted": 3, "p_exact": 3, "p_midp": 3, "p_t": 3, "t": 3, "shortcut_ratio": 3}
+_COMPOSITE = {"boot_ci": "paired bootstrap interval of the gap at 1 - alpha",
+              "required_n_interval": "bootstrap 5th-95th percentiles of N* (finite where a resampled gap is not 0, even when N* is inf)"}
 
-PAIR_COLUMNS = {
-    "model_a": "higher-ranked model (or the reference)",
-    "model_b": "the other model",
-    "delta": "gap: mean score of A minus B",
-    "p_a": "accuracy (mean score) of A", "p_b": "accuracy of B",
-    "a": "items both solve", "b": "items only A solves", "c": "items only B solves", "d": "items neither solves",
-    "rho": "correlation of the per-item scores (phi for 0/1)",
-    "p_chi2": "McNemar chi-square p", "p_exact": "exact McNemar p", "log_p_exact": "its natural log", "p_midp": "mid-p",
-    "t": "paired t statistic (graded)", "p_t": "paired t p (graded)",
-    "boot_ci_low": "paired bootstrap interval for the gap, low", "boot_ci_high": "high", "p_bootstrap": "bootstrap p",
-    "variance": "sigma_D^2", "required_n": "N* (Eq. 6; Eq. 3 for graded)", "connor_n": "Connor's N",
-    "required_n_p05": "bootstrap 5th percentile of N*", "required_n_p95": "95th percentile",
-    "mde": "minimum detectable effect at N", "q": "resolution ratio N / N*", "resolved": "q >= 1",
-    "required_n_rho_minus": "N* at rho - 0.10 (clamped)", "required_n_rho_plus": "N* at rho + 0.10",
-    "shortcut_n": "(1 - rho) K/h^2 shortcut", "shortcut_ratio": "shortcut / N*",
-    "unpaired_n": "unpaired per-arm N", "efficiency_gain": "unpaired N / paired N*",
-    "p_bonferroni": "adjusted p", "p_sidak": "adjusted p", "p_holm": "adjusted p", "p_bh": "BH-adjusted p",
-    "required_n_bonferroni": "N* x Bonferroni inflation", "required_n_holm": "N* x Holm step inflation",
-    "log_e": "log e-value of the grid-mixture e-process at the observed counts", "p_anytime": "min(1, 1/e)",
-    "required_n_anytime": "anytime-valid N (boundary definition)", "q_anytime": "N / N_av", "anytime_inflation": "N_av / N*",
-    "rejected_e_bh": "e-BH rejection over the family", "rejected_bh": "BH rejection over the family",
-    "icc": "ICC of D over clusters", "design_effect": "1 + (m - 1) ICC+", "required_n_cluster": "N* x DE",
-}
+
+def render(result: AuditResult, output: str = "table", *, width: int = 100, columns: list[str] | None = None,
+           wide: bool = False) -> str:
+    """The report as text: ``output`` one of "table" (terminal), "markdown", "json" or "csv"."""
+    if output == "json":
+        return json_text(to_json_document(result))
+    if output == "csv":
+        pairs = result.pairs.copy()
+        for column in pairs.columns:
+            if pd.api.types.is_object_dtype(pairs[column]) or pd.api.types.is_string_dtype(pairs[column]):
+                pairs[column] = pairs[column].map(lambda value: csv_text(value) if isinstance(value, str) else value)
+        return pairs.to_csv(index=False)
+    if output not in ("table", "markdown"):
+        raise ArgumentError(f"output must be one of {OUTPUTS}; got {output!r}")
+    markdown = output == "markdown"
+    head = "## " if markdown else ""
+    escape = markdown_text if markdown else terminal_text
+    view = _pair_view(result, columns)
+    keys = _keys(result, markdown or wide)
+    lines = [f"{head}Resolution audit: {escape(result.matrix.source)}", ""]
+    lines += [escape(line) for line in headline(result)]
+    lines += [f"note: {escape(note)}" for note in result.notes]
+    lines += ["", f"{head}Models", _models_table(result, keys, markdown, width, wide)]
+    table, view = _pairs_table(result, view, keys, markdown, width, wide)
+    lines += ["", f"{head}Pairs", *table]
+    lines += _sections(result, keys, head, markdown)
+    lines += ["", f"{head}Legend", *_legend(view, result, markdown)]
+    if not (markdown or wide):
+        # Prose lines wrap at the width (tables are single strings with line breaks and are fitted above).
+        lines = [_wrap(line, width) for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(line: str, width: int) -> str:
+    """A prose line wrapped at ``width`` with a two-space hanging indent; a table (several lines) as it is."""
+    if "\n" in line or len(line) <= width:
+        return line
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False))
+
+
+def _pair_view(result: AuditResult, columns: list[str] | None) -> list[str]:
+    """The pair-table columns to show, in order (the model names always come first)."""
+    if columns:
+        unknown = [column for column in columns if column not in PAIR_VIEW]
+        if unknown:
+            raise ArgumentError(f"--columns: unknown column {unknown[0]!r}; choose from {', '.join(PAIR_VIEW)}")
+        return [column for column in columns if _available(result.pairs, column)]
+    return [column for column in (_BINARY_VIEW if result.matrix.binary else _GRADED_VIEW) if _available(result.pairs, column)]
+
+
+def _available(pairs: pd.DataFrame, column: str) -> bool:
+    return {"boot_ci": "boot_ci_low", "required_n_interval": "required_n_p05"}.get(column, column) in pairs
+
+
+def _keys(result: AuditResult, whole: bool) -> dict[str, str]:
+    """Model name -> what the pair table shows: the name itself, or the key M<rank> when names are long."""
+    names = result.ranking["model"].tolist()
+    if whole or max(len(name) for name in names) <= NAME_LIMIT:
+        return {name: name for name in names}
+    return {name: f"M{rank}" for name, rank in zip(names, result.ranking["rank"])}
+
+
+def _cell(row: pd.Series, column: str) -> str:
+    if column in _VERDICTS:
+        value = row.get(column)
+        return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else ("yes" if value else "no")
+    if column == "boot_ci":
+        return f"[{_fmt(row['boot_ci_low'])}, {_fmt(row['boot_ci_high'])}]"
+    if column == "required_n_interval":
+        return f"[{_fmt(row['required_n_p05'])}, {_fmt(row['required_n_p95'])}]"
+    if column in ("b", "c"):
+        return _fmt(int(row[column]))
+    return _fmt(row[column], _DIGITS.get(column, 4))
+
+
+def _pairs_table(result: AuditResult, view: list[str], keys: dict[str, str], markdown: bool, width: int,
+                 wide: bool) -> tuple[list[str], list[str]]:
+    """The pair table and the columns it shows: cut to ``width`` in order of importance (terminal), all otherwise."""
+    pairs = result.pairs
+    shown = pairs if len(pairs) <= ROW_LIMIT else pairs.sort_values("q", kind="stable").head(ROW_LIMIT)
+    lines = [f"({ROW_LIMIT} pairs with the smallest q of {len(pairs):,}; JSON and CSV have all)"] if len(pairs) > ROW_LIMIT else []
+    names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"])]
+    records = [row for _, row in shown.iterrows()]
+    cells = {column: [_cell(row, column) for row in records] for column in view}
+    chosen = list(view)
+    if not (markdown or wide):
+        chosen = []
+        used = sum(max([len(header), *(len(name[index]) for name in names)]) + 2 for index, header in enumerate(("A", "B")))
+        for column in view:
+            needed = max([len(PAIR_VIEW[column]), *(len(cell) for cell in cells[column])]) + 2
+            if used + needed > width and len(chosen) >= 4:
+                break
+            chosen.append(column)
+            used += needed
+        if len(chosen) < len(view):
+            lines.append(f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)")
+    rows = [name + [cells[column][index] for column in chosen] for index, name in enumerate(names)]
+    lines.append(grid(["A", "B"] + [PAIR_VIEW[column] for column in chosen], rows, markdown))
+    return lines, chosen
+
+
+def _models_table(result: AuditResult, keys: dict[str, str], markdown: bool, width: int, wide: bool) -> str:
+    """Rank, key (when names are long), model, mean score [interval], rank interval, letters, adjacent tier."""
+    ranking = result.ranking
+    keyed = any(keys[name] != name for name in ranking["model"])
+    tiered = "tier" in ranking
+    rows = []
+    for _, row in ranking.iterrows():
+        cells = [str(row["rank"])] + ([keys[row["model"]]] if keyed else []) + [row["model"]]
+        cells += [f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
+                  f"[{row['rank_low']}, {row['rank_high']}]", row["letters"]] + ([str(row["tier"])] if tiered else [])
+        rows.append(cells)
+    headers = ["rank"] + (["key"] if keyed else []) + ["model", "mean score [interval]", "rank interval", "letters"]
+    headers += ["tier"] if tiered else []
+    if not (markdown or wide):
+        at = headers.index("model")
+        others = sum(max([len(h), *(len(r[i]) for r in rows)]) + 2 for i, h in enumerate(headers) if i != at)
+        room = max(12, width - others)
+        for cells in rows:
+            if len(cells[at]) > room:
+                cells[at] = cells[at][: room // 2 - 1] + "..." + cells[at][-(room - room // 2 - 2):]
+    return grid(headers, rows, markdown)
+
+
+def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
+    """Resolution by gap, unresolved pairs across procedures, multiplicity, anytime-valid, clusters, the checklist."""
+    lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
+    lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
+                      [[b.bucket, str(b.pairs), str(b.unresolved), _fmt(b.r_median, 3), _fmt(b.r_worst, 3)] for b in result.by_gap], markdown))
+    lines += ["", f"{head}Unresolved pairs across procedures (of {result.verdicts.pairs})"]
+    lines.append(grid(["procedure", "unresolved"], [[name, "n/a" if value is None else str(value)]
+                                                    for name, value in result.verdicts.to_dict().items() if name != "pairs"], markdown))
+    multiplicity = result.multiplicity
+    lines += ["", f"{head}Multiplicity",
+              f"family '{multiplicity.family}' of {multiplicity.family_size} comparisons, arbiter {multiplicity.arbiter}, "
+              f"correction {result.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
+              f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH "
+              "rejections); Holm per step" + (f"; e-BH: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else "")]
+    if "resolved_anytime" in result.pairs:
+        lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
+        rows = [[keys[r["model_a"]], keys[r["model_b"]], _fmt(r["log_e"], 4), _fmt(r["p_anytime_at_n"], 3), _fmt(r["required_n_anytime"]),
+                 _fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
+                for _, r in result.pairs.head(ROW_LIMIT).iterrows()]
+        lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
+    lines += _cluster_section(result, result.pairs.head(ROW_LIMIT), keys, head, markdown)
+    lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
+    if markdown:
+        lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
+    else:
+        lines += [f"{c['quantity']}: {terminal_text(c['value'])} ({c['why']})" for c in checklist(result)]
+    return lines
+
+
+def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
+    """One line per verdict rule present and per column shown, once per report."""
+    entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in result.pairs]
+    entries += [(f"{PAIR_VIEW[column]} ({column})", PAIR_COLUMNS.get(column) or _COMPOSITE[column])
+                for column in view if column not in VERDICT_RULES]
+    entries += [("mean score [interval]", MODEL_COLUMNS["ci_low"].removesuffix(", low end")),
+                ("rank interval", f"[best, worst]: {MODEL_COLUMNS['rank_low']}; {MODEL_COLUMNS['rank_high']}"),
+                ("letters", MODEL_COLUMNS["letters"])]
+    if "tier" in result.ranking:
+        entries.append(("tier", MODEL_COLUMNS["tier"]))
+    bullet = "- " if markdown else ""
+    escape = markdown_text if markdown else terminal_text
+    return [f"{bullet}{escape(name)}: {escape(text)}" for name, text in entries]
+
+
+def to_json_document(result: AuditResult) -> dict:
+    """The JSON report (``audit.schema.json``): headline and legend first, then every table in full."""
+    return json_ready({
+        "schema": SCHEMA,
+        "source": result.matrix.source,
+        "headline": headline(result),
+        "legend": {"verdicts": VERDICT_RULES, "models": MODEL_COLUMNS,
+                   "pairs": {key: value for key, value in PAIR_COLUMNS.items() if key in result.pairs}},
+        "notes": list(result.notes),
+        "settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
+                     "power": result.power, "seed": result.seed, "n_resamples": result.n_resamples, "correction": result.correction},
+        "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
+                 "clustered": result.matrix.clusters is not None},
+        "ranking": result.ranking.to_dict(orient="records"),
+        "pairs": result.pairs.to_dict(orient="records"),
+        "multiplicity": result.multiplicity,
+        "clusters": result.clusters,
+        "verdicts": result.verdicts,
+        "resolution_by_gap": result.by_gap,
+        "tiers": result.tiers,
+        "checklist": checklist(result),
+    })
 
 
 def checklist(result: AuditResult) -> list[dict]:
@@ -88,26 +261,6 @@ def checklist(result: AuditResult) -> list[dict]:
     ]
 
 
-def to_json_document(result: AuditResult) -> dict:
-    return json_ready({
-        "schema": SCHEMA,
-        "source": result.matrix.source,
-        "notes": list(result.notes),
-        "settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
-                     "power": result.power, "seed": result.seed, "n_resamples": result.n_resamples},
-        "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
-                 "clustered": result.matrix.clusters is not None},
-        "ranking": result.ranking.to_dict(orient="records"),
-        "pairs": result.pairs.to_dict(orient="records"),
-        "multiplicity": result.multiplicity,
-        "clusters": result.clusters,
-        "verdicts": result.verdicts,
-        "resolution_by_gap": result.by_gap,
-        "tiers": result.tiers,
-        "checklist": checklist(result),
-    })
-
-
 def _fmt(value, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -126,73 +279,7 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
-def render(result: AuditResult, output: str = "table") -> str:
-    """Text rendering: "table" (terminal), "markdown", "json" or "csv"."""
-    if output == "json":
-        return json_text(to_json_document(result))
-    if output == "csv":
-        pairs = result.pairs.copy()
-        for column in pairs.columns:
-            if pd.api.types.is_object_dtype(pairs[column]) or pd.api.types.is_string_dtype(pairs[column]):
-                pairs[column] = pairs[column].map(lambda value: csv_text(value) if isinstance(value, str) else value)
-        return pairs.to_csv(index=False)
-    if output not in ("table", "markdown"):
-        raise ArgumentError(f"output must be table, markdown, json or csv; got {output!r}")
-    markdown = output == "markdown"
-    head = "## " if markdown else ""
-    escape = markdown_text if markdown else terminal_text
-    matrix = result.matrix
-    lines = [f"{head}Resolution audit: {escape(matrix.source)}", "",
-             f"{matrix.n_items:,} items x {matrix.n_models} models, {'binary' if matrix.binary else 'graded'} scores; "
-             f"mode {result.mode}; family '{result.family}' (m = {result.family_size}); alpha = {result.alpha}, power = {result.power}; seed {result.seed}"]
-    for note in result.notes:
-        lines.append(f"note: {escape(note)}")
-    lines += ["", f"{head}Pairs"]
-    pairs = result.pairs
-    show_pairs = pairs if len(pairs) <= 200 else pairs.sort_values("q").head(200)
-    if len(pairs) > 200:
-        lines.append(f"(the 200 pairs with the smallest q of {len(pairs):,}; JSON and CSV have all)")
-    binary = matrix.binary
-    headers = ["A", "B", "delta", "rho", "b", "c", "p chi2", "p exact", "p mid-p", "boot CI", "N*", "N* 5-95%", "q", "MDE", "verdict", "n_h/N*"]
-    if not binary:
-        headers = ["A", "B", "delta", "rho", "t", "p t", "boot CI", "N*", "q", "MDE", "verdict"]
-    rows = []
-    for _, row in show_pairs.iterrows():
-        interval = f"[{_fmt(row.get('boot_ci_low'))}, {_fmt(row.get('boot_ci_high'))}]" if "boot_ci_low" in row else "-"
-        verdict = "resolved" if row["resolved"] else "UNRESOLVED"
-        if binary:
-            n_interval = f"[{_fmt(row.get('required_n_p05'))}, {_fmt(row.get('required_n_p95'))}]" if "required_n_p05" in row else "-"
-            rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(int(row["b"])), _fmt(int(row["c"])),
-                         _fmt(row["p_chi2"], 3), _fmt(row["p_exact"], 3), _fmt(row["p_midp"], 3), interval, _fmt(row["required_n"]),
-                         n_interval, _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict, _fmt(row["shortcut_ratio"], 3)])
-        else:
-            rows.append([row["model_a"], row["model_b"], _fmt(row["delta"]), _fmt(row["rho"], 3), _fmt(row["t"], 3), _fmt(row["p_t"], 3),
-                         interval, _fmt(row["required_n"]), _fmt(row["q"], 3), _fmt(row["mde"], 3), verdict])
-    lines.append(grid(headers, rows, markdown))
-    lines += ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
-    lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
-                       [[b.bucket, str(b.pairs), str(b.unresolved), _fmt(b.r_median, 3), _fmt(b.r_worst, 3)] for b in result.by_gap], markdown))
-    lines += ["", f"{head}Verdicts across procedures (unresolved pairs of {result.verdicts.pairs})"]
-    verdict_rows = [[name, "n/a" if value is None else str(value)] for name, value in result.verdicts.to_dict().items() if name != "pairs"]
-    lines.append(grid(["procedure", "unresolved"], verdict_rows, markdown))
-    multiplicity = result.multiplicity
-    lines += ["", f"{head}Multiplicity",
-              f"family '{multiplicity.family}' of {multiplicity.family_size} comparisons, arbiter {multiplicity.arbiter}; "
-              f"N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, Sidak x{multiplicity.inflation.sidak:.4g}, "
-              f"BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH rejections); Holm per step"
-              + (f"; e-BH on the grid-mixture e-values: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else "")]
-    if "resolved_anytime" in result.pairs:
-        lines += ["", f"{head}Anytime-valid (grid-mixture e-process; N_av: boundary definition, see llm_power_verified.sequential)"]
-        anytime_rows = [[r["model_a"], r["model_b"], _fmt(r["log_e"], 4), _fmt(r["p_anytime"], 3), _fmt(r["required_n_anytime"]),
-                         _fmt(r["anytime_inflation"], 3), _fmt(r["q_anytime"], 3), "resolved" if r["resolved_anytime"] else "UNRESOLVED"]
-                        for _, r in show_pairs.iterrows()]
-        lines.append(grid(["A", "B", "log e", "p anytime", "N_av", "N_av/N*", "q_av", "verdict"], anytime_rows, markdown))
-    lines += _cluster_section(result, show_pairs, head, markdown)
-    lines += _tiers_and_checklist(result, head, markdown)
-    return "\n".join(lines) + "\n"
-
-
-def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, head: str, markdown: bool) -> list[str]:
+def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
     """The cluster diagnostics (none when the matrix has no clusters)."""
     lines: list[str] = []
     if result.clusters is not None:
@@ -207,77 +294,7 @@ def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, head: str, m
         loco = clusters.leave_one_cluster_out
         lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
         lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
-        cluster_rows = [[r["model_a"], r["model_b"], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
+        cluster_rows = [[keys[r["model_a"]], keys[r["model_b"]], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
         lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
     return lines
-
-
-
-def _tiers_and_checklist(result: AuditResult, head: str, markdown: bool) -> list[str]:
-    """Tiers (adjacent breaks and letters) and the paper's Appendix I checklist."""
-    lines: list[str] = []
-    lines += ["", f"{head}Tiers"]
-    ranking_rows = []
-    adjacent = result.tiers.adjacent
-    letters = result.tiers.letters
-    for _, row in result.ranking.iterrows():
-        model = row["model"]
-        ranking_rows.append([str(row["rank"]), model, _fmt(float(row["mean_score"])),
-                             str(adjacent[model]) if adjacent else "-", letters[model] if letters else "-"])
-    lines.append(grid(["rank", "model", "mean score", "tier (adjacent breaks)", "letters (all pairs)"], ranking_rows, markdown))
-    lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
-    lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
-    return lines
-
-
-def save_figure(figure, path: str | Path) -> None:
-    """Save a matplotlib figure through the one writer (format from the suffix, PNG by default) and close it."""
-    # Optional dependency (extra plots): imported where it is used, so the package works without it.
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    buffer = _stdio.BytesIO()
-    try:
-        figure.savefig(buffer, format=(path.suffix.lstrip(".").lower() or "png"), dpi=120)
-    finally:
-        plt.close(figure)
-    write_bytes(path, buffer.getvalue())
-
-
-def plot_resolution(result: AuditResult, path: str | Path) -> None:
-    """r = N*/N per pair on a log scale with the r = 1 line (the paper's Figures 2-3), and the
-    efficiency gain against 1/(1 - rho) (Figure 1), saved as one image (needs matplotlib)."""
-    try:
-        # Optional dependency (extra plots): imported where it is used, so the package works without it.
-        import matplotlib
-
-        matplotlib.use("Agg")
-        # Optional dependency (extra plots): imported where it is used, so the package works without it.
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ArgumentError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
-    pairs = result.pairs.sort_values("q", ascending=False)
-    ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].replace(0, np.nan), np.nan)
-    ratio = np.nan_to_num(ratio, nan=np.nanmax(ratio[np.isfinite(ratio)]) * 10 if np.isfinite(ratio).any() else 10.0)
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    labels = [f"{a} vs {b}" for a, b in zip(pairs["model_a"], pairs["model_b"])]
-    colours = ["tab:red" if r > 1 else "tab:blue" for r in ratio]
-    axes[0].bar(range(len(ratio)), ratio, color=colours)
-    axes[0].axhline(1.0, linestyle="--", color="black")
-    axes[0].set_yscale("log")
-    axes[0].set_ylabel("r = N* / N")
-    axes[0].set_title(f"Resolution per pair ({int((ratio > 1).sum())} of {len(ratio)} unresolved)")
-    if len(labels) <= 30:
-        axes[0].set_xticks(range(len(labels)), labels, rotation=70, ha="right", fontsize=7)
-    rho = pairs["rho"].to_numpy()
-    gain = pairs["efficiency_gain"].to_numpy()
-    axes[1].scatter(rho, gain, facecolors="none", edgecolors="tab:blue", label="unpaired N / paired N*")
-    grid = np.linspace(max(np.nanmin(rho), -0.5), min(np.nanmax(rho), 0.99), 200) if np.isfinite(rho).any() else np.linspace(0, 0.9, 200)
-    axes[1].plot(grid, 1 / (1 - grid), linestyle="--", color="black", label="1 / (1 - rho)")
-    axes[1].set_xlabel("rho")
-    axes[1].set_ylabel("efficiency gain")
-    axes[1].set_title("Efficiency of the paired design")
-    axes[1].legend()
-    figure.tight_layout()
-    save_figure(figure, path)

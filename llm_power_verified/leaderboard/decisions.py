@@ -1,0 +1,49 @@
+"""The four verdicts of each reported pair, as separate named columns.
+
+* ``significant``: the arbiter (exact McNemar for binary scores, paired t for
+  graded) after the declared family's correction (``correction``, Holm by
+  default): p_adjusted <= alpha.  A significance test of the observed gap.
+* ``resolved``: q = N / N* >= 1 (the seed paper's Definition 1).  A power
+  statement: the benchmark is large enough to detect a gap of the observed size
+  with the target power.  A pair can be significant and not resolved (a lucky
+  draw of a gap the benchmark cannot reliably detect), or resolved and not
+  significant (a gap far below the detectable size, observed precisely).
+* ``significant_clustered``: the same test with its z statistic divided by
+  sqrt(DE), the design effect of the item clusters (Section 6.4), Bonferroni
+  over the declared family (which needs only the reported p-values).
+* ``significant_anytime``: e-BH over the declared family on the grid-mixture
+  e-values at N (Appendix C; Wang and Ramdas 2022): valid however the table
+  was monitored.  ``p_anytime_at_n`` = min(1, 1/e_N) is the e-value's p at the
+  final count; a monitored trajectory's min(1, 1/sup e_t) can only be smaller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import log_ndtr, ndtri_exp
+
+from llm_power_verified.errors import ArgumentError
+
+__all__ = ["CORRECTIONS", "add_decision_columns"]
+
+#: The declared family's correction behind ``significant``; "none" tests each pair at alpha.
+CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
+
+
+def add_decision_columns(pairs: pd.DataFrame, binary: bool, clustered: bool, correction: str, alpha: float, family_size: int) -> None:
+    """Add p_adjusted, significant, p_cluster, significant_clustered and significant_anytime to ``pairs`` (in place)."""
+    if correction not in CORRECTIONS:
+        raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
+    raw = pairs["p_exact"] if binary else pairs["p_t"]
+    log_raw = (pairs["log_p_exact"] if binary else pairs["log_p_t"]).to_numpy()
+    pairs["p_adjusted"] = raw if correction == "none" else pairs[f"p_{correction}"]
+    pairs["significant"] = pairs["p_adjusted"] <= alpha
+    if clustered:
+        # The arbiter's two-sided z, from log p so that p far below 1e-300 keeps its size; deflated by sqrt(DE).
+        z = -ndtri_exp(np.minimum(log_raw - np.log(2.0), np.log(0.5)))
+        p_cluster = 2 * np.exp(log_ndtr(-z / np.sqrt(pairs["design_effect"].to_numpy())))
+        pairs["p_cluster"] = p_cluster
+        pairs["significant_clustered"] = np.minimum(1.0, p_cluster * family_size) <= alpha
+    if "rejected_e_bh" in pairs:
+        pairs["significant_anytime"] = pairs["rejected_e_bh"]

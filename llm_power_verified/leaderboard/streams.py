@@ -1,0 +1,56 @@
+"""Random streams of an audit that depend only on the seed and the names involved.
+
+A pair's bootstrap stream is seeded by (seed, a hash of the two model names in
+sorted order), so the pair's interval does not change with ``--mode``, the
+declared family, the other models present or the column order of the input.
+The item-resampling stream of graded scores is seeded by (seed, "items") over
+the items sorted by id, so it does not change with the row order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["canonical_item_order", "item_stream", "pair_streams", "ranking_order"]
+
+_ITEMS = 0x6974656D  # "item": the item stream's tag, outside the range of the pair hashes' first word
+
+
+def _words(text: str) -> list[int]:
+    """Four 32-bit words of BLAKE2b(text): a stable key (Python's hash() is salted per process)."""
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+
+
+def pair_streams(seed: int, first_names: Sequence[str], second_names: Sequence[str]) -> tuple[list[np.random.Generator], np.ndarray]:
+    """One generator per pair, keyed by the seed and the two names in sorted order.
+
+    Returns the generators and a boolean array that is True where the pair's
+    orientation (first, second) is the reverse of the sorted order, so that the
+    caller can draw in the sorted orientation and swap the discordant cells back.
+    """
+    generators = []
+    reversed_order = np.empty(len(first_names), dtype=bool)
+    for index, (first, second) in enumerate(zip(first_names, second_names)):
+        low, high = sorted((first, second))
+        reversed_order[index] = first != low
+        generators.append(np.random.default_rng([int(seed), *_words(f"{low}\x00{high}")]))
+    return generators, reversed_order
+
+
+def item_stream(seed: int) -> np.random.Generator:
+    """The generator of the shared item resampling (graded scores), keyed by the seed only."""
+    return np.random.default_rng([int(seed), _ITEMS])
+
+
+def canonical_item_order(item_ids: Sequence[str]) -> np.ndarray:
+    """Row order that sorts the items by id (ids are unique), making every draw independent of the input's row order."""
+    return np.argsort(np.asarray(item_ids, dtype=object).astype(str), kind="stable")
+
+
+def ranking_order(means: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Model indices from the highest mean score down; equal means are ordered by name, not by column position."""
+    return np.lexsort((np.asarray(names, dtype=object).astype(str), -np.asarray(means, dtype=np.float64)))
