@@ -10,7 +10,11 @@ from scipy.stats import binom, binomtest
 from statsmodels.stats.multitest import multipletests
 
 import llm_power_verified as lpv
-from llm_power_verified.leaderboard.ranking import letter_columns, model_table, significance_matrix
+from llm_power_verified.leaderboard.ranking import (
+    letter_columns,
+    model_table,
+    significance_matrix,
+)
 from llm_power_verified.leaderboard.streams import ranking_order
 from llm_power_verified.report import to_json_document
 
