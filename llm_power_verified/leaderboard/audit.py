@@ -49,7 +49,11 @@ from llm_power_verified.leaderboard.pairs import (
     pair_indices,
     rank_models,
 )
-from llm_power_verified.leaderboard.ranking import RANKING_PROCEDURE, model_table, resolved_count
+from llm_power_verified.leaderboard.ranking import (
+    RANKING_PROCEDURE,
+    model_table,
+    resolved_count,
+)
 from llm_power_verified.leaderboard.streams import canonical_item_order
 from llm_power_verified.leaderboard.summaries import (
     ClusterSummary,

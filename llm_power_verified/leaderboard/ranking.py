@@ -36,9 +36,15 @@ from statsmodels.stats.proportion import proportion_confint
 
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.contingency import both_correct_counts, correct_counts
+from llm_power_verified.leaderboard.contingency import (
+    both_correct_counts,
+    correct_counts,
+)
 from llm_power_verified.leaderboard.family import family_pvalues
-from llm_power_verified.planning.sample_size import required_n_from_counts, required_n_wald
+from llm_power_verified.planning.sample_size import (
+    required_n_from_counts,
+    required_n_wald,
+)
 
 __all__ = ["RANKING_PROCEDURE", "letter_columns", "letters_from_significance", "model_table", "resolved_count", "significance_matrix"]
 

@@ -23,7 +23,13 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.output import csv_text, json_ready, json_text, markdown_text, terminal_text
+from llm_power_verified.io.output import (
+    csv_text,
+    json_ready,
+    json_text,
+    markdown_text,
+    terminal_text,
+)
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
 from llm_power_verified.report.model import headline
