@@ -103,7 +103,7 @@ def test_permuting_rows_and_columns_gives_the_same_report(graded):
     original = lpv.from_array(matrix.scores, models=matrix.models, item_ids=matrix.item_ids, clusters=clusters)
     shuffled = lpv.from_array(matrix.scores[rows][:, columns], models=[matrix.models[i] for i in columns],
                               item_ids=[matrix.item_ids[i] for i in rows], clusters=[clusters[i] for i in rows])
-    options = dict(mode="all", n_resamples=200, n_cluster_resamples=50, seed=5)
+    options = dict(mode="all", n_resamples=200, n_cluster_resamples=50, n_rank_resamples=200, seed=5)
     assert _without_source(to_json_document(lpv.audit_leaderboard(original, **options))) == \
         _without_source(to_json_document(lpv.audit_leaderboard(shuffled, **options)))
 
@@ -126,3 +126,13 @@ def test_equal_means_are_ranked_by_name():
     for models in (["zeta", "alpha", "mid"], ["alpha", "zeta", "mid"]):
         ranking = lpv.audit_leaderboard(lpv.from_array(scores, models=models), n_resamples=0).ranking
         assert ranking["model"].tolist()[:2] == ["alpha", "zeta"]
+
+
+def test_bootstrap_rank_intervals_hold_the_rank_and_repeat_with_the_seed():
+    matrix = _leaderboard(8, 500, seed=6)
+    first = lpv.audit_leaderboard(matrix, n_resamples=0, n_rank_resamples=400, seed=1).ranking
+    again = lpv.audit_leaderboard(matrix, n_resamples=0, n_rank_resamples=400, seed=1).ranking
+    np.testing.assert_array_equal(first["rank_boot_low"], again["rank_boot_low"])
+    assert (first["rank_boot_low"] <= first["rank"]).all() and (first["rank"] <= first["rank_boot_high"]).all()
+    assert (first["rank_boot_high"] - first["rank_boot_low"]).max() >= 1  # close models do swap under resampling
+    assert "rank_boot_low" not in lpv.audit_leaderboard(matrix, n_resamples=0).ranking

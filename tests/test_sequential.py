@@ -167,7 +167,9 @@ def test_cli_monitor(tmp_path, capsys):
     assert main(["monitor", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--json", "--plot", str(tmp_path / "m.png")]) == 0
     document = json.loads(capsys.readouterr().out)
     path = e_process(a, b)
-    assert document["summary"]["anytime_pvalue"] == pytest.approx(anytime_pvalue(path.log_e))
+    assert document["summary"]["p_anytime_running"] == pytest.approx(anytime_pvalue(path.log_e))
+    assert document["summary"]["p_anytime_at_n"] == pytest.approx(min(1.0, math.exp(-path.log_e[-1])))
+    assert document["summary"]["p_anytime_running"] <= document["summary"]["p_anytime_at_n"]
     first = document["summary"]["first_crossing"]
     assert first is not None and path.log_e[first - 1] >= math.log(20) > path.log_e[: first - 1].max()
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"

@@ -62,9 +62,12 @@ def add_parser(commands) -> None:
                         help="declared multiplicity family (default: the mode)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="the declared family's correction behind the 'significant' verdict")
-    parser.add_argument("--format", choices=("table", "markdown", "json", "csv"), default="table", help="report format")
+    parser.add_argument("--format", choices=("table", "markdown", "json", "csv", "html"), default="table",
+                        help="report format (html: one self-contained page with sortable tables and figures)")
     parser.add_argument("--out", help="write the report to this file (atomically; never over an input)")
-    parser.add_argument("--plot", help="also save the resolution and efficiency plots to this image file")
+    parser.add_argument("--plot", metavar="DIR_OR_IMAGE",
+                        help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
+                             "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
     parser.add_argument("--width", type=WIDTH, help="terminal report width (default: the terminal's, or 100 when not a terminal)")
     parser.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(PAIR_VIEW)})")
     parser.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
@@ -89,6 +92,9 @@ def add_parser(commands) -> None:
                         help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500; --n-bootstrap is the old name)")
     parser.add_argument("--n-cluster-resamples", "--cluster-bootstrap", dest="n_cluster_resamples", type=AUDIT_RESAMPLES, default=1000,
                         help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000; --cluster-bootstrap is the old name)")
+    parser.add_argument("--n-rank-resamples", type=AUDIT_RESAMPLES, default=0,
+                        help="item resamples for a bootstrap rank interval per model, 0 (skip) to "
+                             f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
 
 
@@ -114,25 +120,51 @@ def _load_input(arguments):
 def run(arguments) -> str | tuple[str, int]:
     from llm_power_verified.io import check_outputs, write_text
     from llm_power_verified.leaderboard.audit import audit_leaderboard
-    from llm_power_verified.report.plots import plot_resolution
+    from llm_power_verified.report.html import render_html
+    from llm_power_verified.report.plots import plot_resolution, write_figures
     from llm_power_verified.report.render import render
 
-    check_outputs({"--out": arguments.out, "--plot": arguments.plot}, arguments.inputs)
+    plot_folder = _plot_folder(arguments.plot)
+    outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
+    outputs.update({f"--plot {name}": plot_folder / name for name in _FIGURE_FILES} if plot_folder else {})
+    check_outputs(outputs, arguments.inputs)
     matrix, inputs = _load_input(arguments)
     with progress_bar(quiet=arguments.quiet) as progress:
         result = audit_leaderboard(
             matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
             power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
-            n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction, progress=progress,
+            n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction,
+            n_rank_resamples=arguments.n_rank_resamples, progress=progress,
         )
     width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
-    text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide)
-    if arguments.plot:
+    if arguments.format == "html":
+        text = render_html(result)
+    else:
+        text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide)
+    if plot_folder:
+        write_figures(result, plot_folder)
+    elif arguments.plot:
         plot_resolution(result, arguments.plot)
     if arguments.out:
         write_text(arguments.out, text)
         text = f"wrote {arguments.out}"
     return text.rstrip("\n"), _gate(result, arguments.fail_on)
+
+
+_FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")]
+
+
+def _plot_folder(plot: str | None) -> Path | None:
+    """--plot names a folder unless it ends in an image suffix; the folder is made (its parent must exist)."""
+    if not plot or Path(plot).suffix.lower() in (".png", ".svg", ".pdf"):
+        return None
+    folder = Path(plot)
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"--plot {plot}: not a folder (give a folder, or an image file ending in .png, .svg or .pdf)")
+    if not folder.parent.is_dir():
+        raise CommandError(f"--plot {plot}: the folder {folder.parent} does not exist")
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _gate(result, fail_on: str | None) -> int:

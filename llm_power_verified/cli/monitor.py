@@ -6,7 +6,6 @@ import math
 
 from llm_power_verified.cli.options import (
     CHECKPOINTS,
-    CommandError,
     alpha_power_options,
 )
 from llm_power_verified.io.output import json_text
@@ -59,26 +58,13 @@ def run(arguments) -> str:
              "mean_difference": float(trajectory.mean_difference[t - 1]), "log_e": float(trajectory.log_e[t - 1]),
              "cs_low": float(sequence.lower[t - 1]), "cs_high": float(sequence.upper[t - 1])} for t in marks]
     summary = {"items": n, "mixture": arguments.mixture, "alpha": arguments.alpha, "first_crossing": first,
-               "anytime_pvalue": anytime_pvalue(trajectory.log_e), "max_log_e": float(np.max(trajectory.log_e)),
+               "p_anytime_running": anytime_pvalue(trajectory.log_e), "p_anytime_at_n": anytime_pvalue(trajectory.log_e[-1]),
+               "max_log_e": float(np.max(trajectory.log_e)),
                "confidence_sequence_mixture_scale": sequence.mixture_scale}
     if arguments.plot:
-        try:
-            import matplotlib
+        from llm_power_verified.report.plots import plot_trajectory
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise CommandError("plots need matplotlib: pip install 'llm-power-verified[plots]'") from None
-        figure, axis = plt.subplots(figsize=(7, 4))
-        axis.plot(np.arange(1, n + 1), trajectory.log_e, color="tab:blue", label=f"log e_n ({arguments.mixture} mixture)")
-        axis.axhline(threshold, linestyle="--", color="black", label="log(1/alpha)")
-        axis.set_xlabel("items n")
-        axis.set_ylabel("log e_n")
-        axis.legend()
-        figure.tight_layout()
-        from llm_power_verified.report.plots import save_figure
-
-        save_figure(figure, arguments.plot)
+        plot_trajectory(trajectory, arguments.alpha, arguments.plot)
     if arguments.json:
         return json_text({"summary": summary, "trajectory": rows})
     lines = [f"note: {note}" for note in matrix.notes]
@@ -88,5 +74,7 @@ def run(arguments) -> str:
         flag = "  <- first crossing" if row["n"] == first else ""
         lines.append(f"{row['n']:>8} {row['b']:>7} {row['c']:>7} {row['mean_difference']:>11.5f} {row['log_e']:>10.4f}  "
                      f"[{row['cs_low']:.5f}, {row['cs_high']:.5f}]{flag}")
-    lines += ["", f"first crossing: {'item ' + str(first) if first else 'none'}; anytime-valid p-value min(1, 1/sup e) = {summary['anytime_pvalue']:.4g}"]
+    lines += ["", f"first crossing: {'item ' + str(first) if first else 'none'}; "
+                  f"p_anytime_running = min(1, 1/sup_t e_t) = {summary['p_anytime_running']:.4g} (valid at any stopping time); "
+                  f"p_anytime_at_n = min(1, 1/e_N) = {summary['p_anytime_at_n']:.4g} (the audit's value, from the final counts)"]
     return "\n".join(lines)

@@ -51,6 +51,7 @@ from llm_power_verified.leaderboard.pairs import (
 )
 from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
+    bootstrap_rank_intervals,
     model_table,
     resolved_count,
 )
@@ -119,6 +120,7 @@ def audit_leaderboard(
     seed: int = 0,
     n_cluster_resamples: int = 1000,
     correction: str = "holm",
+    n_rank_resamples: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> AuditResult:
     """Resolution audit of a leaderboard (see the module notes).
@@ -143,6 +145,9 @@ def audit_leaderboard(
         Resamples of the cluster bootstrap (when the matrix has clusters; 0 to skip).
     correction : {"holm", "bonferroni", "sidak", "bh", "none"}
         The declared family's correction behind the ``significant`` verdict.
+    n_rank_resamples : int
+        Item resamples for a bootstrap rank interval per model (0, the default, to skip):
+        columns ``rank_boot_low`` and ``rank_boot_high`` of ``ranking``.
     progress : callable, optional
         Called with a short message per block of pairs on large audits.
 
@@ -199,6 +204,9 @@ def audit_leaderboard(
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
     ranking = model_table(matrix, order, alpha)
+    check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+    if n_rank_resamples:
+        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(n_rank_resamples), seed, alpha)
     clusters = None
     if matrix.clusters is not None:
         pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, n_cluster_resamples, seed)

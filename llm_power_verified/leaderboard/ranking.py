@@ -46,7 +46,7 @@ from llm_power_verified.planning.sample_size import (
     required_n_wald,
 )
 
-__all__ = ["RANKING_PROCEDURE", "letter_columns", "letters_from_significance", "model_table", "resolved_count", "significance_matrix"]
+__all__ = ["RANKING_PROCEDURE", "bootstrap_rank_intervals", "letter_columns", "letters_from_significance", "model_table", "resolved_count", "significance_matrix"]
 
 RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
 
@@ -175,3 +175,31 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float) -> pd.Data
     })
     table.attrs["significant_pairs"] = int(np.triu(significant, k=1).sum())
     return table
+
+
+_RANKS = 0x72616E6B  # "rank": the rank bootstrap's stream tag
+
+
+def bootstrap_rank_intervals(matrix: ScoreMatrix, order: np.ndarray, n_resamples: int, seed: int,
+                             alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of each model's rank over item resamples (models in rank order).
+
+    Items are resampled with replacement (the same items for every model); in
+    each resample a model's rank is 1 + the number of models with a strictly
+    higher mean.  The interval is the (alpha/2, 1 - alpha/2) quantiles of those
+    ranks (inverted CDF, so the ends are ranks that occurred).  Unlike the
+    Holm rank interval it has no family-wise guarantee; it shows how the
+    ranking moves under resampling of the benchmark's items.
+    """
+    scores = matrix.scores[:, order]
+    n = matrix.n_items
+    stream = np.random.default_rng([int(seed), _RANKS])
+    chunk = max(1, min(n_resamples, 4_000_000 // max(n, order.size * order.size)))
+    ranks = []
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        means = stream.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64) @ scores / n
+        ranks.append(1 + (means[:, None, :] > means[:, :, None]).sum(axis=2))
+    ranks = np.concatenate(ranks)
+    low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
+    return low.astype(np.int64), high.astype(np.int64)

@@ -15,6 +15,8 @@ _EXPORTS = {
     "headline": "model",
     "plot_resolution": "plots",
     "render": "render",
+    "render_html": "html",
+    "write_figures": "plots",
     "save_figure": "plots",
     "to_json_document": "render",
 }

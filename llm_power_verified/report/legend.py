@@ -32,6 +32,8 @@ MODEL_COLUMNS = {
     "rank_low": "best rank consistent with the data: 1 + models significantly better (Holm over all pairs)",
     "rank_high": "worst rank: K - models significantly worse (Holm over all pairs)",
     "letters": "models sharing a letter are not significantly different (Holm over all pairs)",
+    "rank_boot_low": "bootstrap rank interval (items resampled), alpha/2 quantile of the rank; no family-wise guarantee",
+    "rank_boot_high": "its 1 - alpha/2 quantile",
     "tier": "adjacent-break tier (secondary view): a new tier after each resolved adjacent pair; it chains",
 }
 

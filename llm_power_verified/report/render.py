@@ -35,7 +35,7 @@ from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDIC
 from llm_power_verified.report.model import headline
 from llm_power_verified.report.table import grid
 
-__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_VIEW", "SCHEMA", "checklist", "render", "to_json_document"]
+__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "to_json_document"]
 
 SCHEMA = "llm-power-verified/audit/2"
 OUTPUTS = ("table", "markdown", "json", "csv")
@@ -124,12 +124,12 @@ def _cell(row: pd.Series, column: str) -> str:
         value = row.get(column)
         return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else ("yes" if value else "no")
     if column == "boot_ci":
-        return f"[{_fmt(row['boot_ci_low'])}, {_fmt(row['boot_ci_high'])}]"
+        return f"[{fmt(row['boot_ci_low'])}, {fmt(row['boot_ci_high'])}]"
     if column == "required_n_interval":
-        return f"[{_fmt(row['required_n_p05'])}, {_fmt(row['required_n_p95'])}]"
+        return f"[{fmt(row['required_n_p05'])}, {fmt(row['required_n_p95'])}]"
     if column in ("b", "c"):
-        return _fmt(int(row[column]))
-    return _fmt(row[column], _DIGITS.get(column, 4))
+        return fmt(int(row[column]))
+    return fmt(row[column], _DIGITS.get(column, 4))
 
 
 def _pairs_table(result: AuditResult, view: list[str], keys: dict[str, str], markdown: bool, width: int,
@@ -163,13 +163,17 @@ def _models_table(result: AuditResult, keys: dict[str, str], markdown: bool, wid
     ranking = result.ranking
     keyed = any(keys[name] != name for name in ranking["model"])
     tiered = "tier" in ranking
+    booted = "rank_boot_low" in ranking
     rows = []
     for _, row in ranking.iterrows():
         cells = [str(row["rank"])] + ([keys[row["model"]]] if keyed else []) + [row["model"]]
-        cells += [f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
-                  f"[{row['rank_low']}, {row['rank_high']}]", row["letters"]] + ([str(row["tier"])] if tiered else [])
+        cells += [f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]", f"[{row['rank_low']}, {row['rank_high']}]"]
+        cells += [f"[{row['rank_boot_low']}, {row['rank_boot_high']}]"] if booted else []
+        cells += [row["letters"]] + ([str(row["tier"])] if tiered else [])
         rows.append(cells)
-    headers = ["rank"] + (["key"] if keyed else []) + ["model", "mean score [interval]", "rank interval", "letters"]
+    headers = ["rank"] + (["key"] if keyed else []) + ["model", "mean score [interval]", "rank interval"]
+    headers += ["bootstrap ranks"] if booted else []
+    headers += ["letters"]
     headers += ["tier"] if tiered else []
     if not (markdown or wide):
         at = headers.index("model")
@@ -185,7 +189,7 @@ def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bo
     """Resolution by gap, unresolved pairs across procedures, multiplicity, anytime-valid, clusters, the checklist."""
     lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
     lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
-                      [[b.bucket, str(b.pairs), str(b.unresolved), _fmt(b.r_median, 3), _fmt(b.r_worst, 3)] for b in result.by_gap], markdown))
+                      [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in result.by_gap], markdown))
     lines += ["", f"{head}Unresolved pairs across procedures (of {result.verdicts.pairs})"]
     lines.append(grid(["procedure", "unresolved"], [[name, "n/a" if value is None else str(value)]
                                                     for name, value in result.verdicts.to_dict().items() if name != "pairs"], markdown))
@@ -197,8 +201,8 @@ def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bo
               "rejections); Holm per step" + (f"; e-BH: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else "")]
     if "resolved_anytime" in result.pairs:
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
-        rows = [[keys[r["model_a"]], keys[r["model_b"]], _fmt(r["log_e"], 4), _fmt(r["p_anytime_at_n"], 3), _fmt(r["required_n_anytime"]),
-                 _fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
+        rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), fmt(r["required_n_anytime"]),
+                 fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
                 for _, r in result.pairs.head(ROW_LIMIT).iterrows()]
         lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
     lines += _cluster_section(result, result.pairs.head(ROW_LIMIT), keys, head, markdown)
@@ -210,6 +214,11 @@ def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bo
     return lines
 
 
+def details(result: AuditResult) -> list[str]:
+    """The report's sections after the pair table, as plain text lines (the HTML page shows them preformatted)."""
+    return _sections(result, {name: name for name in result.ranking["model"]}, "", False)
+
+
 def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
     """One line per verdict rule present and per column shown, once per report."""
     entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in result.pairs]
@@ -218,6 +227,8 @@ def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
     entries += [("mean score [interval]", MODEL_COLUMNS["ci_low"].removesuffix(", low end")),
                 ("rank interval", f"[best, worst]: {MODEL_COLUMNS['rank_low']}; {MODEL_COLUMNS['rank_high']}"),
                 ("letters", MODEL_COLUMNS["letters"])]
+    if "rank_boot_low" in result.ranking:
+        entries.append(("bootstrap ranks", f"{MODEL_COLUMNS['rank_boot_low']}; {MODEL_COLUMNS['rank_boot_high']}"))
     if "tier" in result.ranking:
         entries.append(("tier", MODEL_COLUMNS["tier"]))
     bullet = "- " if markdown else ""
@@ -267,7 +278,8 @@ def checklist(result: AuditResult) -> list[dict]:
     ]
 
 
-def _fmt(value, digits: int = 4) -> str:
+def fmt(value, digits: int = 4) -> str:
+    """A number for the text tables: 4 significant digits, thousands separators from 100, scientific below 1e-3 and from 1e6."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, (bool, np.bool_)):
@@ -300,7 +312,7 @@ def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, keys: dict[s
         loco = clusters.leave_one_cluster_out
         lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
         lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
-        cluster_rows = [[keys[r["model_a"]], keys[r["model_b"]], _fmt(r["icc"], 3), _fmt(r["design_effect"], 3), _fmt(r["required_n_cluster"]),
+        cluster_rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
         lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], cluster_rows, markdown))
     return lines

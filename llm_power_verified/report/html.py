@@ -1,0 +1,170 @@
+"""The audit as one self-contained HTML page: headline and legend first, sortable tables, inline SVG figures.
+
+Nothing is fetched: styles, the sorting script and the figures (SVG from
+matplotlib, when the ``plots`` extra is installed) are inside the file, and
+every text taken from the input (model names, the source) is HTML-escaped.
+Click a column header to sort by it (numbers numerically, ``inf`` last).
+The script marks ``<body data-ready="ok">`` when it has run, and with the
+address fragment ``#selftest`` it sorts the pair table by q and records
+``data-selftest="sorted"``: the browser test reads both from the rendered DOM.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
+from llm_power_verified.report.model import headline
+from llm_power_verified.report.plots import svg_figures
+from llm_power_verified.report.render import PAIR_VIEW, details, fmt
+
+__all__ = ["HTML_ROW_LIMIT", "render_html"]
+
+#: Pair rows in the page (the smallest q first beyond that); JSON and CSV have all.
+HTML_ROW_LIMIT = 5000
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #1a1a1a; line-height: 1.4; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+#headline li { margin: .2em 0; } dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
+dt { font-weight: 600; } dd { margin: 0; }
+table { border-collapse: collapse; font-size: .85em; margin: .5em 0; }
+th, td { border: 1px solid #ddd; padding: .2em .5em; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; cursor: pointer; position: sticky; top: 0; } td.name { text-align: left; }
+td.yes { background: #e6f4ea; } td.no { background: #fdecea; } pre { font-size: .8em; overflow-x: auto; }
+div.scroll { overflow-x: auto; } figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+"""
+
+_SCRIPT = """
+(function () {
+  window.addEventListener("error", function (event) { document.body.dataset.errors = String(event.message); });
+  function key(cell) {
+    var value = cell.getAttribute("data-value");
+    if (value === null) { return cell.textContent; }
+    if (value === "inf") { return Infinity; } if (value === "-inf") { return -Infinity; }
+    if (value === "") { return NaN; }
+    return parseFloat(value);
+  }
+  function sort(table, column, ascending) {
+    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = key(a.cells[column]), y = key(b.cells[column]);
+      if (typeof x === "number" && typeof y === "number") {
+        if (isNaN(x)) { return 1; } if (isNaN(y)) { return -1; }
+        return ascending ? x - y : y - x;
+      }
+      return ascending ? String(x).localeCompare(String(y)) : String(y).localeCompare(String(x));
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, column) {
+      header.addEventListener("click", function () {
+        var ascending = header.getAttribute("data-order") !== "ascending";
+        header.setAttribute("data-order", ascending ? "ascending" : "descending");
+        sort(table, column, ascending);
+      });
+    });
+  });
+  if (location.hash === "#selftest") {
+    var table = document.getElementById("pairs"), headers = table.tHead.rows[0].cells, column = -1;
+    for (var i = 0; i < headers.length; i++) { if (headers[i].getAttribute("data-column") === "q") { column = i; } }
+    headers[column].click();
+    var values = Array.prototype.map.call(table.tBodies[0].rows, function (row) { return key(row.cells[column]); });
+    var ordered = values.every(function (value, index) { return index === 0 || !(value < values[index - 1]); });
+    document.body.dataset.selftest = ordered ? "sorted" : "unsorted";
+  }
+  document.body.dataset.ready = "ok";
+})();
+"""
+
+
+def _value(value) -> str:
+    """The data-value attribute that sorts a cell: the number, "inf"/"-inf", or "" when undefined."""
+    if isinstance(value, bool) or value is None:
+        return "1" if value else "0" if value is not None else ""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
+    return str(value)
+
+
+def _table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:
+    """A sortable table: headers are (column key, label); cells are (text, sort value or None for text)."""
+    head = "".join(f'<th data-column="{html.escape(key)}">{html.escape(label)}</th>' for key, label in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for text, value in row:
+            classes = "name" if value is None else ("yes" if text == "yes" else "no" if text == "no" else "")
+            attribute = "" if value is None else f' data-value="{html.escape(_value(value))}"'
+            cells.append(f'<td class="{classes}"{attribute}>{html.escape(text)}</td>')
+        body.append(f'<tr class="{identifier[:-1]}">' + "".join(cells) + "</tr>")
+    return (f'<table class="sortable" id="{identifier}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def _models(result: AuditResult) -> str:
+    ranking = result.ranking
+    columns = [c for c in ("rank", "model", "mean_score", "ci_low", "ci_high", "rank_low", "rank_high", "rank_boot_low",
+                                   "rank_boot_high", "letters", "tier") if c in ranking]
+    rows = [[(fmt(row[c]) if c not in ("model", "letters") else str(row[c]), None if c in ("model", "letters") else row[c])
+             for c in columns] for _, row in ranking.iterrows()]
+    return _table("models", [(c, c.replace("_", " ")) for c in columns], rows)
+
+
+def _pairs(result: AuditResult) -> tuple[str, int]:
+    pairs = result.pairs
+    shown = pairs if len(pairs) <= HTML_ROW_LIMIT else pairs.sort_values("q", kind="stable").head(HTML_ROW_LIMIT)
+    columns = ["model_a", "model_b"] + [c for c in PAIR_VIEW if c in pairs] + [c for c in ("p_anytime_at_n", "p_cluster") if c in pairs]
+    rows = []
+    for _, row in shown.iterrows():
+        cells = []
+        for column in columns:
+            value = row[column]
+            if column in ("model_a", "model_b"):
+                cells.append((str(value), None))
+            elif isinstance(value, (bool,)) or column in VERDICT_RULES:
+                cells.append(("-" if pd.isna(value) else "yes" if value else "no", None if pd.isna(value) else bool(value)))
+            else:
+                cells.append((fmt(value.item() if hasattr(value, "item") else value), value.item() if hasattr(value, "item") else value))
+        rows.append(cells)
+    table = _table("pairs", [(c, PAIR_VIEW.get(c, c.replace("_", " "))) for c in columns], rows)
+    return f'<div class="scroll">{table}</div>', len(shown)
+
+
+def render_html(result: AuditResult, *, figures: bool = True) -> str:
+    """The audit as one self-contained HTML page (figures need the ``plots`` extra; without it they are left out, with a note)."""
+    title = f"Resolution audit: {result.matrix.source}"
+    legend = {**VERDICT_RULES, **{c: PAIR_COLUMNS[c] for c in PAIR_VIEW if c in PAIR_COLUMNS and c in result.pairs},
+              **{f"{c} (models)": MODEL_COLUMNS[c] for c in ("rank_low", "rank_high", "letters", "tier")}}
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
+             'script-src \'unsafe-inline\'; img-src data:">',
+             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>",
+             '<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(result)) + "</ul>"
+             + "".join(f"<p>note: {html.escape(note)}</p>" for note in result.notes) + "</section>",
+             '<section id="legend"><h2>Legend</h2><dl>'
+             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend.items()) + "</dl></section>",
+             "<h2>Models</h2>", _models(result)]
+    table, shown = _pairs(result)
+    note = f"<p>{shown:,} pairs with the smallest q of {len(result.pairs):,}; JSON and CSV have all.</p>" if shown < len(result.pairs) else ""
+    parts += ["<h2>Pairs</h2>", note, table]
+    parts += _figures(result) if figures else []
+    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result))) + "</pre>",
+              f"<script>{_SCRIPT}</script></body></html>"]
+    return "\n".join(parts) + "\n"
+
+
+def _figures(result: AuditResult) -> list[str]:
+    try:
+        drawn = svg_figures(result)
+    except ArgumentError:
+        return ["<h2>Figures</h2>", "<p>figures need matplotlib: pip install 'llm-power-verified[plots]'</p>"]
+    svg = [figure[figure.index("<svg"):] for figure in drawn.values()]
+    return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg)]
