@@ -25,9 +25,8 @@ def required_n_two_proportion_z(p_a, p_b, alpha, power, sides):
     """Per-arm n of the two-proportion z test, pooled variance under H0 (power.prop.test).
 
     Source: Fleiss's formula without continuity correction; R power.prop.test (strict = FALSE).
-    SymPy: (sqrt(-p_a**2 + p_a - p_b**2 + p_b)*NormalUpperQuantile(1 - power) + sqrt(-2*p_a**2 - 4*p_a*p_b + 4*p_a - 2*p_b**2 + 4*p_b)*NormalUpperQuantile(alpha/sides)/2)**2/(p_a - p_b)**2
+    SymPy: (sqrt(-p_a*(p_a - 1) - p_b*(p_b - 1))*NormalUpperQuantile(1 - power) + sqrt(-p_a*(p_a - 1) - p_b*(p_b - 1) + (p_a - p_b)**2/2)*NormalUpperQuantile(alpha/sides))**2/(p_a - p_b)**2
     """
-    _t0 = -p_b
-    _t1 = p_a**2
-    _t2 = p_b**2
-    return (numpy.sqrt(-_t0 - _t1 - _t2 + p_a)*(-scipy.special.ndtri(1 - power)) + (1/2)*numpy.sqrt(-2*_t1 - 2*_t2 - 4*p_a*p_b + 4*p_a + 4*p_b)*(-scipy.special.ndtri(alpha/sides)))**2/(_t0 + p_a)**2
+    _t0 = (p_a - p_b)**2
+    _t1 = p_a*(p_a - 1) + p_b*(p_b - 1)
+    return (numpy.sqrt(-_t1)*(-scipy.special.ndtri(1 - power)) + numpy.sqrt((1/2)*_t0 - _t1)*(-scipy.special.ndtri(alpha/sides)))**2/_t0

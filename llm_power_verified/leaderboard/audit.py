@@ -39,6 +39,7 @@ from llm_power_verified._validation import (
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
+from llm_power_verified.leaderboard.contingency import shared_counts
 from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_decision_columns
 from llm_power_verified.leaderboard.family import add_multiplicity_columns
 from llm_power_verified.leaderboard.pairs import (
@@ -188,6 +189,18 @@ def audit_leaderboard(
     if correction not in CORRECTIONS:
         raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
     matrix = _canonical_order(matrix)
+    check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+    settings = dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=n_resamples, seed=seed,
+                    n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
+    with shared_counts(matrix.scores):
+        return _audit(matrix, settings, progress)
+
+
+def _audit(matrix: ScoreMatrix, settings: dict, progress) -> AuditResult:
+    """The audit proper, on the canonically ordered matrix, with the all-pairs counts computed once."""
+    mode, reference, family, alpha, power = (settings[key] for key in ("mode", "reference", "family", "alpha", "power"))
+    n_resamples, seed, n_cluster_resamples = settings["n_resamples"], settings["seed"], settings["n_cluster_resamples"]
+    correction, n_rank_resamples = settings["correction"], settings["n_rank_resamples"]
     order = rank_models(matrix)
     reference_index = None
     if mode == "reference":
@@ -204,7 +217,6 @@ def audit_leaderboard(
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
     ranking = model_table(matrix, order, alpha)
-    check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
     if n_rank_resamples:
         ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(n_rank_resamples), seed, alpha)
     clusters = None

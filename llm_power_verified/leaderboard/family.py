@@ -55,7 +55,13 @@ def add_multiplicity_columns(matrix, pairs, order, family, reference_index, fami
     e_bh_rejections = None
     if matrix.binary:
         _, family_b, family_c = binary_pair_counts(matrix.scores, family_first, family_second)
-        family_rejected = e_bh(np.atleast_1d(log_e_value(family_b, family_c)), alpha)
+        if "log_e" in pairs and inside.all() and mapped.size == family_first.size:
+            # The family is the reported pairs: reuse their e-values (the grid mixture is symmetric in b and c).
+            family_log_e = np.empty(family_first.size)
+            family_log_e[mapped] = pairs["log_e"].to_numpy()
+        else:
+            family_log_e = np.atleast_1d(log_e_value(family_b, family_c))
+        family_rejected = e_bh(family_log_e, alpha)
         e_bh_rejections = int(family_rejected.sum())
         column = np.zeros(len(pairs), dtype=bool)
         column[inside] = family_rejected[mapped[inside]]

@@ -6,7 +6,9 @@ of the anytime-valid N.
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -66,43 +68,65 @@ def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.
     return finish(u.reshape(np.shape(n)))
 
 
-class _ThresholdTable:
-    """u(m), exact for m <= 4096 and on a geometric grid (400 points per decade) above,
-    linearly interpolated in log m between grid points (u varies like sqrt(log m) there)."""
+class ThresholdTable:
+    """u(m), exact for m <= 4096 and at the fixed points 4096 x 10^(k/400) above, linearly
+    interpolated in log m between them (u varies like sqrt(log m) there).
+
+    The grid above 4096 is the same whatever m are asked for (it is extended
+    point by point, never re-spaced), so u(m) does not depend on which other m
+    were asked for before or in the same call: a pair's anytime-valid N does
+    not change with the other pairs of the audit.  One table per (alpha,
+    mixture, prior) is kept for the process (:func:`threshold_table`).
+    """
 
     EXACT = 4096
+    PER_DECADE = 400
 
     def __init__(self, alpha: float, mixture: str, prior) -> None:
         self.alpha, self.mixture, self.prior = alpha, mixture, prior
         grid = np.arange(1, self.EXACT + 1, dtype=np.float64)
-        self.grid = grid
-        self.values = self._exact(grid)
+        # (grid, values) swapped as one tuple, so a reader never pairs a longer grid with shorter values.
+        self.nodes = (grid, self._exact(grid))
+        self._lock = threading.Lock()
 
     def _exact(self, m: np.ndarray) -> np.ndarray:
         counts = _threshold_counts(m, self.alpha, self.mixture, self.prior)
         return np.where(counts > m, np.inf, (2 * counts - m) / np.sqrt(m))
 
+    def _extend(self, largest: float) -> None:
+        grid, values = self.nodes
+        steps = math.ceil(self.PER_DECADE * math.log10(largest / self.EXACT)) + 1
+        have = grid.size - self.EXACT
+        if steps > have:
+            extra = np.rint(self.EXACT * 10.0 ** (np.arange(have + 1, steps + 1) / self.PER_DECADE))
+            self.nodes = (np.concatenate([grid, extra]), np.concatenate([values, self._exact(extra)]))
+
     def __call__(self, m: np.ndarray) -> np.ndarray:
         m = np.maximum(np.asarray(m, dtype=np.float64), 1.0)
         largest = float(m.max(initial=1.0))
-        if largest > self.grid[-1]:
-            decades = math.log10(largest * 1.01 / self.grid[-1])
-            extra = np.unique(np.rint(self.grid[-1] * np.logspace(0, decades, max(int(400 * decades), 2) + 1)[1:]))
-            self.grid = np.concatenate([self.grid, extra])
-            self.values = np.concatenate([self.values, self._exact(extra)])
+        if largest > self.nodes[0][-1]:
+            with self._lock:
+                self._extend(largest)
+        grid, values = self.nodes
         small = m <= self.EXACT
         out = np.empty(m.shape)
-        out[small] = self.values[np.rint(m[small]).astype(np.int64) - 1]
+        out[small] = values[np.rint(m[small]).astype(np.int64) - 1]
         if (~small).any():
-            out[~small] = np.interp(np.log(m[~small]), np.log(self.grid), self.values)
+            out[~small] = np.interp(np.log(m[~small]), np.log(grid), values)
         return out
+
+
+@functools.lru_cache(maxsize=16)
+def threshold_table(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> ThresholdTable:
+    """The process's one :class:`ThresholdTable` for (alpha, mixture, prior): built on first use (0.16 s), then reused."""
+    return ThresholdTable(alpha, mixture, tuple(prior))
 
 
 _NO_FIXED_POINT = 1e12
 
 
 def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
-                       prior=(1.0, 1.0), table: _ThresholdTable | None = None) -> float | np.ndarray:
+                       prior=(1.0, 1.0), table: ThresholdTable | None = None) -> float | np.ndarray:
     """Anytime-valid required N at an observed table, by the boundary definition (see the module notes).
 
     Plug-in discordance psi = (b + c)/n, gap delta = (b - c)/n and
@@ -135,7 +159,7 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     c = np.atleast_1d(check_count("c", c)).astype(np.float64)
     n = np.atleast_1d(check_count("n", n, minimum=1)).astype(np.float64)
     b, c, n = np.broadcast_arrays(b, c, n)
-    table = table or _ThresholdTable(alpha, mixture, prior)
+    table = table or threshold_table(float(alpha), mixture, tuple(prior))
     fixed = np.asarray(required_n_from_counts(b, c, n, alpha, power), dtype=np.float64).reshape(b.shape)
     psi = (b + c) / n
     gap = np.abs(b - c) / n
@@ -179,7 +203,7 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
     rng = np.random.default_rng(seed)
     psi = (b + c) / n
     theta = b / (b + c)
-    table = _ThresholdTable(alpha, mixture, prior)
+    table = threshold_table(float(alpha), mixture, tuple(prior))
     horizon = int(min(4 * psi * float(required_n_anytime(b, c, n, alpha, power, mixture, prior, table)) + 100, 5_000_000))
     m = np.arange(1, horizon + 1, dtype=np.float64)
     needed = np.ceil(table(m) * np.sqrt(m) - 1e-9)  # interpolated above m = 4096

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
@@ -77,7 +77,11 @@ def _log_e_discrete(b: np.ndarray, c: np.ndarray, thetas: np.ndarray) -> np.ndar
     log_win = np.log1p(2 * thetas - 1)  # log(2 theta)
     log_loss = np.log1p(1 - 2 * thetas)  # log(2 (1 - theta))
     terms = b[..., None] * log_win + c[..., None] * log_loss
-    return logsumexp(terms, axis=-1) - math.log(thetas.size)
+    # log-sum-exp written out: scipy.special.logsumexp spends 80% of an all-pairs audit in its argument
+    # handling (1.7 s of 2.0 s at 124,750 pairs x 98 thetas); this is the same max-shifted sum.
+    largest = terms.max(axis=-1)
+    total = np.exp(terms - largest[..., None]).sum(axis=-1)
+    return largest + np.log(total) - math.log(thetas.size)
 
 
 def _log_beta_plus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
