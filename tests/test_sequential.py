@@ -173,3 +173,26 @@ def test_cli_monitor(tmp_path, capsys):
     first = document["summary"]["first_crossing"]
     assert first is not None and path.log_e[first - 1] >= math.log(20) > path.log_e[: first - 1].max()
     assert (tmp_path / "m.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_anytime_n_of_a_pair_does_not_depend_on_the_other_pairs():
+    """The threshold grid above m = 4,096 is fixed, so a batch with a much larger m does not move this pair's N_av."""
+    from llm_power_verified.sequential.anytime import ThresholdTable
+
+    alone = required_n_anytime(1680, 1454, 12032)
+    batch = required_n_anytime([1680, 400_000], [1454, 398_000], [12032, 2_000_000])
+    fresh = required_n_anytime(1680, 1454, 12032, table=ThresholdTable(0.05, "grid", (1.0, 1.0)))
+    assert batch[0] == alone == fresh
+
+
+def test_audit_shares_one_count_matrix_and_leaves_none_behind(monkeypatch):
+    from llm_power_verified.examples import shipped_example
+    from llm_power_verified.leaderboard import contingency
+    from llm_power_verified.leaderboard.audit import audit_leaderboard
+
+    calls = []
+    original = contingency._both_correct
+    monkeypatch.setattr(contingency, "_both_correct", lambda scores, rows: calls.append(1) or original(scores, rows))
+    result = audit_leaderboard(shipped_example(clusters=False), "all", n_resamples=0)
+    assert len(calls) == 1 and len(result.pairs) == 45
+    assert contingency._SHARED.get() is None
