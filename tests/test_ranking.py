@@ -59,13 +59,14 @@ def _direct(matrix, alpha=0.05):
 def test_rank_intervals_and_letters_match_a_direct_computation(models, items):
     matrix = _leaderboard(models, items, seed=models)
     order, significant, low, high = _direct(matrix)
-    table = model_table(matrix, order, 0.05)
+    table, significant_pairs = model_table(matrix, order, 0.05)
     assert table["model"].tolist() == [matrix.models[i] for i in order]
     np.testing.assert_array_equal(table["rank_low"], low)
     np.testing.assert_array_equal(table["rank_high"], high)
     ours, _ = significance_matrix(matrix, order, 0.05)
     np.testing.assert_array_equal(ours, significant)
     assert 0 < significant.sum() < significant.size - models  # both kinds of decision occur
+    assert significant_pairs == int(significant.sum()) // 2
     # letters: sharing one <=> not significant, for every pair
     columns = letter_columns(significant)
     shared = (columns.T.astype(np.int64) @ columns.astype(np.int64)) > 0

@@ -125,7 +125,9 @@ def test_fail_on_gates_with_documented_exit_codes(capsys):
     assert main(fast + ["--fail-on", "unresolved"]) == 1
     assert "gate failed: 4 of 9 adjacent pairs unresolved" in capsys.readouterr().err
     assert main(fast + ["--fail-on", "not-significant"]) == 1
-    assert main(fast + ["--mode", "reference", "--reference", "calme-3.2-78b", "--fail-on", "unresolved"]) in (0, 1)
+    # the reference is rank 1, so its one adjacent pair is rank 1 vs 2, which is resolved (q = 7.1)
+    assert main(fast + ["--mode", "reference", "--reference", "calme-3.2-78b", "--fail-on", "unresolved"]) == 0
+    assert main(fast + ["--mode", "reference", "--reference", "Arcee-Blitz", "--fail-on", "unresolved"]) == 1
     assert main(fast + ["--width", "20"]) == 2
 
 
@@ -138,3 +140,18 @@ def test_version_and_help_text_everywhere(capsys):
     missing = [f"{name} {'/'.join(action.option_strings) or action.dest}" for name, sub in subparsers.choices.items()
                for action in sub._actions if not action.help and not isinstance(action, argparse._HelpAction)]
     assert not missing, missing
+
+
+def test_a_pair_outside_the_declared_family_has_no_family_verdict():
+    """--mode all with --family adjacent: the non-adjacent pairs get None (JSON null, "-"), not "not significant"."""
+    result = lpv.audit_leaderboard(shipped_example(), "all", family="adjacent", n_resamples=0, n_cluster_resamples=0)
+    pairs = result.pairs
+    adjacent = (pairs["rank_b"] - pairs["rank_a"]) == 1
+    for column in ("significant", "significant_anytime"):
+        assert pairs.loc[~adjacent, column].isna().all() and pairs.loc[adjacent, column].notna().all()
+    assert pairs.loc[adjacent, "significant"].tolist() == (pairs.loc[adjacent, "p_holm"] <= 0.05).tolist()
+    document = _document(result)
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert document["pairs"][1]["significant"] is None
+    assert "Adjacent gaps: significant 6/9" in " ".join(document["headline"])
+    assert " - " in render(result, "table", columns=["significant"]).split("\nPairs\n")[1]

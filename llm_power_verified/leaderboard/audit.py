@@ -216,7 +216,7 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress) -> AuditResult:
         notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
     family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
     multiplicity = add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
-    ranking = model_table(matrix, order, alpha)
+    ranking, significant_pairs = model_table(matrix, order, alpha)
     if n_rank_resamples:
         ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(n_rank_resamples), seed, alpha)
     clusters = None
@@ -225,7 +225,7 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress) -> AuditResult:
     add_decision_columns(pairs, matrix.binary, clusters is not None, correction, alpha, family_size)
     tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), pairs, mode),
                   letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
-                  significant_pairs=ranking.attrs.pop("significant_pairs"), resolved_pairs=resolved_count(matrix, alpha, power),
+                  significant_pairs=significant_pairs, resolved_pairs=resolved_count(matrix, alpha, power),
                   total_pairs=order.size * (order.size - 1) // 2)
     if tiers.adjacent is not None:
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]

@@ -2,7 +2,8 @@
 
 * ``significant``: the arbiter (exact McNemar for binary scores, paired t for
   graded) after the declared family's correction (``correction``, Holm by
-  default): p_adjusted <= alpha.  A significance test of the observed gap.
+  default): p_adjusted <= alpha; None for a reported pair outside the declared
+  family (the correction says nothing about it).  A significance test of the observed gap.
 * ``resolved``: q = N / N* >= 1 (the seed paper's Definition 1).  A power
   statement: the benchmark is large enough to detect a gap of the observed size
   with the target power.  A pair can be significant and not resolved (a lucky
@@ -38,7 +39,10 @@ def add_decision_columns(pairs: pd.DataFrame, binary: bool, clustered: bool, cor
     raw = pairs["p_exact"] if binary else pairs["p_t"]
     log_raw = (pairs["log_p_exact"] if binary else pairs["log_p_t"]).to_numpy()
     pairs["p_adjusted"] = raw if correction == "none" else pairs[f"p_{correction}"]
-    pairs["significant"] = pairs["p_adjusted"] <= alpha
+    # A reported pair outside the declared family (say --mode all with --family adjacent) has no
+    # family-level verdict: None (shown "-", JSON null), never a silent "not significant".
+    outside = pairs["p_holm"].isna().to_numpy()
+    pairs["significant"] = _within_family(pairs["p_adjusted"].to_numpy() <= alpha, outside if correction != "none" else None)
     if clustered:
         # The arbiter's two-sided z, from log p so that p far below 1e-300 keeps its size; deflated by sqrt(DE).
         z = -ndtri_exp(np.minimum(log_raw - np.log(2.0), np.log(0.5)))
@@ -46,4 +50,13 @@ def add_decision_columns(pairs: pd.DataFrame, binary: bool, clustered: bool, cor
         pairs["p_cluster"] = p_cluster
         pairs["significant_clustered"] = np.minimum(1.0, p_cluster * family_size) <= alpha
     if "rejected_e_bh" in pairs:
-        pairs["significant_anytime"] = pairs["rejected_e_bh"]
+        pairs["significant_anytime"] = _within_family(pairs["rejected_e_bh"].to_numpy(), outside)
+
+
+def _within_family(decisions: np.ndarray, outside: np.ndarray | None) -> np.ndarray:
+    """Boolean decisions, or an object column with None for the pairs outside the declared family."""
+    if outside is None or not outside.any():
+        return decisions.astype(bool)
+    column = decisions.astype(object)
+    column[outside] = None
+    return column

@@ -148,8 +148,9 @@ def _letter(index: int) -> str:
     return alphabet[position] + (str(cycle) if cycle else "")
 
 
-def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float) -> pd.DataFrame:
-    """One row per model in rank order: mean score and its interval, rank interval, letters.
+def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float) -> tuple[pd.DataFrame, int]:
+    """One row per model in rank order (mean score and its interval, rank interval, letters), and the number of
+    significant pairs among all K (K - 1) / 2 behind them.
 
     Accuracy interval: Wilson score interval at 1 - alpha for binary scores
     (statsmodels), Student t interval of the mean for graded scores.
@@ -173,8 +174,7 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float) -> pd.Data
         "ci_low": np.asarray(low, dtype=np.float64), "ci_high": np.asarray(high, dtype=np.float64),
         "rank_low": 1 + better, "rank_high": size - worse, "letters": letters_from_significance(significant),
     })
-    table.attrs["significant_pairs"] = int(np.triu(significant, k=1).sum())
-    return table
+    return table, int(np.triu(significant, k=1).sum())
 
 
 _RANKS = 0x72616E6B  # "rank": the rank bootstrap's stream tag

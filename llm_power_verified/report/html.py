@@ -86,11 +86,13 @@ _SCRIPT = """
 
 def _value(value) -> str:
     """The data-value attribute that sorts a cell: the number, "inf"/"-inf", or "" when undefined."""
-    if isinstance(value, bool) or value is None:
-        return "1" if value else "0" if value is not None else ""
-    if isinstance(value, float):
-        return "" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
-    return str(value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:

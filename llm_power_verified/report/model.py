@@ -13,9 +13,12 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.planning.sample_size import (
+    minimum_detectable_effect,
+    paired_difference_variance,
+)
 
 __all__ = ["adjacent_pairs", "headline", "smallest_resolvable_gap"]
 
@@ -29,24 +32,28 @@ def adjacent_pairs(result: AuditResult) -> pd.DataFrame:
 def smallest_resolvable_gap(result: AuditResult) -> tuple[float, float, float]:
     """(MDE, median rho, mean score): the gap resolved at N, at the median observed rho of the reported pairs.
 
-    Binary: sigma_D^2 = 2 p (1 - p)(1 - rho) with p the mean score of all models
-    (paper Eq. 5 at p_A = p_B = p); graded: the median variances of the two
-    models' scores in place of p (1 - p).  MDE = (z_{1-alpha/2} + z_power) sigma_D / sqrt(N) (Eq. 4).
+    Binary: sigma_D^2 from the paper's Eq. 5 at p_A = p_B = p, the mean score of
+    all models (2 p (1 - p)(1 - rho)); graded: the median variances of the two
+    models' scores in place of p (1 - p).  MDE by Eq. 4 (the generated formulas).
     """
     pairs = result.pairs
     rho = float(np.nanmedian(pairs["rho"])) if np.isfinite(pairs["rho"]).any() else 0.0
     mean = float(result.matrix.scores.mean())
     if result.matrix.binary:
-        variance = 2 * mean * (1 - mean) * (1 - rho)
+        variance = float(paired_difference_variance(mean, mean, float(np.clip(rho, -1.0, 1.0))))
     else:
         spread = float(np.median(np.sqrt(pairs["variance_a"] * pairs["variance_b"])))
         variance = max(float(np.median(pairs["variance_a"] + pairs["variance_b"])) - 2 * rho * spread, 0.0)
-    multiplier = norm.ppf(1 - result.alpha / 2) + norm.ppf(result.power)
-    return multiplier * math.sqrt(variance / result.matrix.n_items), rho, mean
+    gap = float(minimum_detectable_effect(result.matrix.n_items, variance, result.alpha, result.power))
+    return gap, rho, mean
 
 
 def _count(frame: pd.DataFrame, column: str) -> str:
-    return f"{int(frame[column].sum())}/{len(frame)}" if column in frame else "n/a"
+    """"k/m": k pairs with the verdict out of the m for which it is defined (None outside the declared family)."""
+    if column not in frame:
+        return "n/a"
+    values = frame[column]
+    return f"{int((values == True).sum())}/{int(values.notna().sum())}"  # noqa: E712 - object columns hold None
 
 
 def headline(result: AuditResult) -> list[str]:
