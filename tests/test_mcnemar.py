@@ -261,3 +261,30 @@ def test_counts_are_whole_numbers_in_the_result():
     assert type(result.b) is int and type(result.c) is int
     arrays = mcnemar_chi2(np.array([1, 2]), np.array([3, 4]))
     assert arrays.b.dtype == np.int64 and arrays.c.tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("total", [41, 1_000, 123_457, 10**7, 10**8])
+@pytest.mark.parametrize("side", [-1, 1])
+def test_both_tail_algorithms_meet_the_bound_at_their_boundary(total, side):
+    """Either side of the switch between Boost's betainc (centre) and the continued fraction (tail).
+
+    The bound here is the module's own, 1e-15 + 4 sqrt(n) eps, tighter than the
+    1e-12 floor of the randomised tests.
+    """
+    from llm_power_verified.inference.binomial import CENTRE_Z, log_lower_tail_half
+
+    k = math.floor((total - (CENTRE_Z + side * 0.02) * math.sqrt(total)) / 2)
+    log_tail, _ = log_lower_tail_half(np.array([k]), np.array([total]))
+    reference_log, _ = reference.log_binomial_lower_tail(k, total, 25)
+    error = abs(math.expm1(float(log_tail[0]) - float(reference_log)))
+    assert error <= 1e-15 + 4 * math.sqrt(total) * 2.2e-16
+
+
+def test_batched_equals_one_by_one_across_the_switch():
+    """Sorting by convergence speed and the centre/tail split do not change any element."""
+    rng = np.random.default_rng(7)
+    total = rng.integers(1, 10**6, 300)
+    b = np.minimum(total, np.maximum(0, (total / 2 + rng.normal(0, 3, 300) * np.sqrt(total)).astype(np.int64)))
+    c = total - b
+    batched = mcnemar_exact(b, c).log_pvalue
+    assert np.array_equal(batched, [mcnemar_exact(int(x), int(y)).log_pvalue for x, y in zip(b, c)])

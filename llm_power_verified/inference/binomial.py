@@ -1,8 +1,23 @@
 """Lower tail of Binomial(n, 1/2) in log space, accurate far below 1e-300.
 
-P(X <= k) is written as pmf(k) * F / 2, where F is the continued fraction of
-the regularised incomplete beta function I_{1/2}(n - k, k + 1) (Numerical
-Recipes 6.4, modified Lentz); at x = 1/2 its prefactor is exactly pmf(k)/2.
+P(X <= k) = I_{1/2}(n - k, k + 1), the regularised incomplete beta function,
+is computed two ways according to z = (n - 2k) / sqrt(n), the distance from
+the centre in standard deviations:
+
+* z > 4 (the tail, p < 3.2e-5): pmf(k) * F / 2, where F is the continued
+  fraction of I_{1/2}(n - k, k + 1) (Numerical Recipes 6.4, modified Lentz); at
+  x = 1/2 its prefactor is exactly pmf(k)/2, so log p stays finite and
+  accurate far below 1e-300.  Here F converges within about 35 terms
+  whatever n is (31 at n = 10^6, 25 at 10^9).
+* z <= 4 (the centre): ``scipy.special.betainc`` (Boost's ibeta, compiled).
+  The continued fraction needs about 0.4 sqrt(n) terms there (430 at
+  n = 10^6), each a pass over the array in Python, which made a batch of
+  10^4 p-values 5x slower than a vectorised binomial CDF.  Boost's error
+  grows towards the tail (1.7e-11 relative at n = 10^8, z = 30, measured
+  against mpmath), which is why it is used only in the centre, where its
+  error stayed below 0.7 of this module's bound 1e-15 + 4 sqrt(n) eps over
+  300 random (n, z) with n up to 10^9 and z <= 4.5.
+
 The log pmf uses Loader's (2000) saddle-point form, which keeps full relative
 precision for n up to 10^9 and beyond.  Everything is vectorised.
 
@@ -17,10 +32,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import betaln, gammaln
+from scipy.special import betainc, betaln, gammaln
 
 _LOG_2PI = math.log(2 * math.pi)
 _LOG_2 = math.log(2.0)
+# Beyond this many standard deviations from the centre the tail uses the continued fraction (module notes).
+CENTRE_Z = 4.0
 _S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
 
 
@@ -77,53 +94,109 @@ def _continued_fraction(a: np.ndarray, b: np.ndarray, x: float | np.ndarray = 0.
     """Numerical Recipes' betacf(a, b, x) by modified Lentz, vectorised over a, b (and x).
 
     Converges quickly for x < (a + 1) / (a + b + 2), which every caller ensures.
+    Hand-written because no library returns this factor on its own (scipy's
+    betainc returns the product with the prefactor, which underflows).
+
+    Each element stops at the first term whose factor is within 2e-16 of 1, as
+    in Numerical Recipes.  For speed the elements are sorted by how far x lies
+    below (a + 1) / (a + b + 2) in units of 1 / sqrt(a + b) (the faster a
+    fraction converges, the earlier it comes), and every term is computed on
+    the slice that starts at the first unconverged element: a slice is a view,
+    where a gather of the unconverged elements would copy nine arrays per term.
+    Converged elements inside the slice keep iterating, but their value is
+    recorded at their own stopping term, so the result is the same as an
+    element-by-element evaluation.
+
+    Lentz's method replaces a denominator that vanishes by 1e-300 (Thompson
+    and Barnett 1986).  That guard costs a quarter of each term, and an exact
+    zero is all but impossible here, so the first pass runs without it: a zero
+    there would give a value that is not finite and positive (the fraction is
+    positive), with the floating-point warnings silenced while it happens, and
+    those elements are computed again with the guard.
     """
-    tiny = 1e-300
-    x = np.broadcast_to(np.asarray(x, dtype=np.float64), a.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        value = _lentz(a, b, x, 0.0)
+    retry = ~(np.isfinite(value) & (value > 0))
+    if retry.any():
+        value[retry] = _lentz(a[retry], b[retry], x if np.ndim(x) == 0 else np.broadcast_to(x, a.shape)[retry], 1e-300)
+    return value
+
+
+def _lentz(a: np.ndarray, b: np.ndarray, x: float | np.ndarray, tiny: float) -> np.ndarray:
+    """The modified-Lentz loop of :func:`_continued_fraction`; ``tiny`` is the guard (0 for none)."""
+    scalar = np.ndim(x) == 0
+    x = float(x) if scalar else np.broadcast_to(np.asarray(x, dtype=np.float64), a.shape)
+    order = np.argsort(-(((a + 1) / (a + b + 2) - x) * np.sqrt(a + b)))
+    a, b = a[order], b[order]
+    x = x if scalar else x[order]
     qab, qap, qam = a + b, a + 1, a - 1
     c = np.ones_like(a)
     d = 1 - qab * x / qap
     d = np.where(np.abs(d) < tiny, tiny, d)
     d = 1 / d
     h = d.copy()
-    active = np.ones(a.shape, dtype=bool)
+    value = np.full_like(h, np.nan)
+    done = np.zeros(a.shape, dtype=bool)
+    first = 0
     limit = int(20 * math.sqrt(float(np.max(a + b, initial=1.0)))) + 200
     for m in range(1, limit):
-        index = np.flatnonzero(active)
-        if index.size == 0:
-            return h
-        aa_, bb, qabi, qapi, qami, xi = a[index], b[index], qab[index], qap[index], qam[index], x[index]
-        ci, di, hi = c[index], d[index], h[index]
+        if first == a.size:
+            out = np.empty_like(value)
+            out[order] = value
+            return out
+        window = slice(first, None)
+        ci, di, hi, aw = c[window], d[window], h[window], a[window]
+        xw = x if scalar else x[window]
         m2 = 2 * m
-        coefficient = m * (bb - m) * xi / ((qami + m2) * (aa_ + m2))
-        di = 1 + coefficient * di
-        di = np.where(np.abs(di) < tiny, tiny, di)
-        ci = 1 + coefficient / ci
-        ci = np.where(np.abs(ci) < tiny, tiny, ci)
-        di = 1 / di
-        hi = hi * di * ci
-        coefficient = -(aa_ + m) * (qabi + m) * xi / ((aa_ + m2) * (qapi + m2))
-        di = 1 + coefficient * di
-        di = np.where(np.abs(di) < tiny, tiny, di)
-        ci = 1 + coefficient / ci
-        ci = np.where(np.abs(ci) < tiny, tiny, ci)
-        di = 1 / di
-        step = di * ci
-        hi = hi * step
-        c[index], d[index], h[index] = ci, di, hi
-        active[index[np.abs(step - 1) <= 2e-16]] = False
+        t = aw + m2
+        hi *= _lentz_step(m * xw * (b[window] - m) / ((t - 1) * t), ci, di, tiny)
+        step = _lentz_step(-xw * (aw + m) * (qab[window] + m) / (t * (t + 1)), ci, di, tiny)
+        hi *= step
+        # "not > " also stops a NaN, which the caller computes again with the guard.
+        stopped = np.flatnonzero(~(np.abs(step - 1) > 2e-16)) + first
+        stopped = stopped[~done[stopped]]
+        value[stopped] = h[stopped]
+        done[stopped] = True
+        if done[first]:
+            pending = np.flatnonzero(~done[first:])
+            first = a.size if pending.size == 0 else first + int(pending[0])
     raise ArithmeticError("binomial tail continued fraction did not converge")  # pragma: no cover
 
 
-def log_lower_tail_half(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _lentz_step(coefficient: np.ndarray, c: np.ndarray, d: np.ndarray, tiny: float) -> np.ndarray:
+    """One modified-Lentz term: updates the views ``c`` and ``d`` in place and returns the factor d c (no guard if ``tiny`` is 0)."""
+    d *= coefficient
+    d += 1
+    if tiny:
+        d[np.abs(d) < tiny] = tiny
+    np.divide(1.0, d, out=d)
+    np.divide(coefficient, c, out=coefficient)
+    coefficient += 1
+    if tiny:
+        coefficient[np.abs(coefficient) < tiny] = tiny
+    c[...] = coefficient
+    return d * c
+
+
+def log_lower_tail_half(k: np.ndarray, n: np.ndarray, with_pmf: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """(log P(X <= k), log P(X = k)) for X ~ Binomial(n, 1/2), with 0 <= k <= n/2.
 
-    Also returns the log pmf, which the mid-p value needs.
+    The log pmf, which the mid-p value needs, is None when ``with_pmf`` is False
+    (then it is computed for the tail elements only).
     """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64))
-    log_pmf = log_pmf_half(k, n)
-    fraction = _continued_fraction((n - k).ravel(), (k + 1).ravel()).reshape(k.shape)
-    return log_pmf + np.log(fraction) - _LOG_2, log_pmf
+    log_tail = np.empty(k.shape)
+    centre = n - 2 * k <= CENTRE_Z * np.sqrt(n)
+    if centre.all():
+        log_tail[...] = np.log(betainc(n - k, k + 1, 0.5))
+        return log_tail, log_pmf_half(k, n) if with_pmf else None
+    log_tail[centre] = np.log(betainc(n[centre] - k[centre], k[centre] + 1, 0.5))
+    tail = ~centre
+    k_tail, n_tail = k[tail], n[tail]
+    log_pmf = log_pmf_half(k, n) if with_pmf else None
+    log_pmf_tail = log_pmf[tail] if with_pmf else log_pmf_half(k_tail, n_tail)
+    log_tail[tail] = log_pmf_tail + np.log(_continued_fraction(n_tail - k_tail, k_tail + 1)) - _LOG_2
+    return log_tail, log_pmf
 
 
 def log_t_survival(t: float, df: float) -> float:

@@ -187,15 +187,19 @@ def _check_rule(two_sided_rule: str) -> None:
         raise ArgumentError(f"two_sided_rule must be one of {TWO_SIDED_RULES}; got {two_sided_rule!r}")
 
 
-def _tail(b: np.ndarray, c: np.ndarray):
-    """log P(X <= min(b, c)) and log P(X = min(b, c)) under Binomial(b + c, 1/2)."""
+def _tail(b: np.ndarray, c: np.ndarray, with_pmf: bool = True):
+    """log P(X <= min(b, c)) and log P(X = min(b, c)) under Binomial(b + c, 1/2) (the latter zeros unless ``with_pmf``)."""
     smaller = np.minimum(b, c)
     total = b + c
     log_tail = np.zeros(total.shape)
     log_pmf = np.zeros(total.shape)
     some = total > 0
-    if some.any():
-        log_tail[some], log_pmf[some] = log_lower_tail_half(smaller[some], total[some])
+    if some.all():
+        log_tail, log_pmf = log_lower_tail_half(smaller, total, with_pmf)
+    elif some.any():
+        log_tail[some], pmf = log_lower_tail_half(smaller[some], total[some], with_pmf)
+        if with_pmf:
+            log_pmf[some] = pmf
     return smaller, total, log_tail, log_pmf
 
 
@@ -253,7 +257,7 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
         favour, against = _oriented(b, c, alternative)
         log_upper, _ = _upper_tail(favour, against)
         return _result(favour, log_upper, "exact", b, c, alternative)
-    smaller, total, log_tail, _ = _tail(b, c)
+    smaller, total, log_tail, _ = _tail(b, c, with_pmf=False)
     log_p = np.where(total > 0, _LOG_2 + log_tail, 0.0)
     return _result(smaller, log_p, "exact", b, c)
 
