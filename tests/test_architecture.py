@@ -22,7 +22,7 @@ LAYERS = [
     ("sequential",),
     ("planning",),
     ("inference",),
-    ("io", "examples"),
+    ("io", "examples", "parallel"),
     ("numeric", "results", "errors", "_validation", "_generated", "__init__"),
 ]
 #: The top-level package re-exports the stable public names; it sits above every room it re-exports.

@@ -137,3 +137,17 @@ def test_bootstrap_rank_intervals_hold_the_rank_and_repeat_with_the_seed():
     assert (first["rank_boot_low"] <= first["rank"]).all() and (first["rank"] <= first["rank_boot_high"]).all()
     assert (first["rank_boot_high"] - first["rank_boot_low"]).max() >= 1  # close models do swap under resampling
     assert "rank_boot_low" not in lpv.audit_leaderboard(matrix, n_resamples=0).ranking
+
+
+def test_wilson_interval_agrees_with_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from llm_power_verified.leaderboard.ranking import wilson_interval
+
+    n = 12_032
+    successes = np.array([0, 1, 17, 6016, 11_000, 12_031, 12_032])
+    for alpha in (0.05, 0.01, 0.2):
+        low, high = wilson_interval(successes, n, alpha)
+        ref_low, ref_high = proportion_confint(successes, n, alpha=alpha, method="wilson")
+        assert np.allclose(low, ref_low, rtol=1e-13, atol=1e-16)
+        assert np.allclose(high, ref_high, rtol=1e-13, atol=1e-16)

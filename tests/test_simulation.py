@@ -136,7 +136,7 @@ def test_copula_beta_quantile_interpolation_error():
 
 @pytest.mark.parametrize("options, message", [
     (dict(random_numbers="shared"), "random_numbers must be one of"),
-    (dict(backend="dask"), "backend must be one of"),
+    (dict(backend="spark"), "backend must be one of"),
     (dict(models=("gamma",)), "models must be one of"),
     (dict(n_simulations=1), "n_simulations must be an integer"),
     (dict(workers=0), "workers must be a positive integer"),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 from pathlib import Path
 
 from llm_power_verified.cli.options import (
     AUDIT_RESAMPLES,
+    POSITIVE_COUNT,
     EXIT_CODES,
     INPUT_RULES,
     MAX_AUDIT_RESAMPLES,
@@ -62,9 +64,21 @@ def add_parser(commands) -> None:
                         help="declared multiplicity family (default: the mode)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help="the declared family's correction behind the 'significant' verdict")
-    parser.add_argument("--format", choices=("table", "markdown", "json", "csv", "html"), default="table",
-                        help="report format (html: one self-contained page with sortable tables and figures)")
+    parser.add_argument("--format", choices=("table", "markdown", "html", "json", "jsonl", "csv", "parquet"), default="table",
+                        help="report format: table, markdown, html (one self-contained page with sortable tables and figures); "
+                             "machine formats with every pair, written block by block: json (the whole report), jsonl and csv "
+                             "(the pair table), parquet (the pair table with the rest of the report in its metadata; needs --out; "
+                             "the only format that never holds the pair table in memory, for audits of thousands of models)")
     parser.add_argument("--out", help="write the report to this file (atomically; never over an input)")
+    parser.add_argument("--pairs", choices=("top", "all", "none"), default="top",
+                        help="pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
+                             "the machine formats always hold every pair")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="compute the blocks of pairs on an existing Dask cluster (tcp://host:8786, as 'dask scheduler' prints; "
+                             "needs the dask extra on the client and the workers)")
+    parser.add_argument("--workers", type=POSITIVE_COUNT,
+                        help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra); "
+                             "the results do not depend on it")
     parser.add_argument("--plot", metavar="DIR_OR_IMAGE",
                         help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
                              "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
@@ -117,38 +131,87 @@ def _load_input(arguments):
     return matrix, paths
 
 
-def run(arguments) -> str | tuple[str, int]:
-    from llm_power_verified.io import check_outputs, write_text
-    from llm_power_verified.leaderboard.audit import audit_leaderboard
-    from llm_power_verified.report.html import render_html
-    from llm_power_verified.report.plots import plot_resolution, write_figures
-    from llm_power_verified.report.render import render
+def run(arguments) -> str | tuple[str, int] | int:
+    from llm_power_verified.io import check_outputs
 
     plot_folder = _plot_folder(arguments.plot)
     outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
     outputs.update({f"--plot {name}": plot_folder / name for name in _FIGURE_FILES} if plot_folder else {})
+    if arguments.format == "parquet":
+        if not arguments.out:
+            raise CommandError("--format parquet needs --out FILE (Parquet is a binary file, not terminal output)")
+        if arguments.plot:
+            raise CommandError("--plot needs the pair table in memory; --format parquet streams it to the file (plot from another format)")
+    if arguments.scheduler and arguments.workers:
+        raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
     check_outputs(outputs, arguments.inputs)
-    matrix, inputs = _load_input(arguments)
-    with progress_bar(quiet=arguments.quiet) as progress:
-        result = audit_leaderboard(
-            matrix, arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
-            power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
-            n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction,
-            n_rank_resamples=arguments.n_rank_resamples, progress=progress,
-        )
-    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+    matrix, _ = _load_input(arguments)
+    with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
+        options = dict(reference=arguments.reference, family=arguments.family, alpha=arguments.alpha, power=arguments.power,
+                       n_resamples=arguments.n_resamples, seed=arguments.seed, correction=arguments.correction,
+                       n_rank_resamples=arguments.n_rank_resamples, progress=progress, backend=backend)
+        if arguments.format == "parquet":
+            from llm_power_verified.report.machine import write_audit_parquet
+            from llm_power_verified.report.render import streamed_summary
+
+            result = write_audit_parquet(matrix, arguments.out, arguments.mode, **options)
+            lines = [f"wrote {arguments.out}: {result.pairs_written:,} pairs", *streamed_summary(result)]
+            return "\n".join(lines), _gate(result.adjacent, arguments.fail_on)
+        from llm_power_verified.leaderboard.audit import audit_leaderboard
+
+        result = audit_leaderboard(matrix, arguments.mode, n_cluster_resamples=arguments.n_cluster_resamples, **options)
+    if plot_folder or arguments.plot:
+        from llm_power_verified.report.plots import plot_resolution, write_figures
+
+        if plot_folder:
+            write_figures(result, plot_folder)
+        else:
+            plot_resolution(result, arguments.plot)
+    status = _gate(result.pairs, arguments.fail_on)
+    if arguments.format in ("json", "jsonl", "csv"):
+        from llm_power_verified.io import write_chunks
+        from llm_power_verified.report.machine import audit_chunks
+
+        chunks = audit_chunks(result, arguments.format)
+        if arguments.out:
+            write_chunks(arguments.out, chunks)
+            return f"wrote {arguments.out}", status
+        binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
+        for chunk in chunks:
+            binary.write(chunk) if binary is not None else sys.stdout.write(chunk.decode("utf-8"))
+        sys.stdout.flush()
+        return status
     if arguments.format == "html":
-        text = render_html(result)
+        from llm_power_verified.report.html import render_html
+
+        text = render_html(result, pairs=arguments.pairs)
     else:
-        text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide)
-    if plot_folder:
-        write_figures(result, plot_folder)
-    elif arguments.plot:
-        plot_resolution(result, arguments.plot)
+        from llm_power_verified.report.render import render
+
+        width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+        text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)
     if arguments.out:
+        from llm_power_verified.io import write_text
+
         write_text(arguments.out, text)
         text = f"wrote {arguments.out}"
-    return text.rstrip("\n"), _gate(result, arguments.fail_on)
+    return text.rstrip("\n"), status
+
+
+@contextlib.contextmanager
+def _backend(arguments):
+    """The backend the options ask for: this process, or a Dask cluster (closed at the end)."""
+    from llm_power_verified.parallel import LocalBackend, backend_for
+
+    if not (arguments.scheduler or arguments.workers):
+        yield LocalBackend()
+        return
+    try:
+        backend = backend_for("dask", workers=arguments.workers, scheduler=arguments.scheduler)
+    except ImportError as error:
+        raise CommandError(str(error)) from None
+    with backend:
+        yield backend
 
 
 _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")]
@@ -167,11 +230,11 @@ def _plot_folder(plot: str | None) -> Path | None:
     return folder
 
 
-def _gate(result, fail_on: str | None) -> int:
-    """Exit status of --fail-on: 1 when any adjacent pair is unresolved (or not significant), else 0."""
+def _gate(pairs, fail_on: str | None) -> int:
+    """Exit status of --fail-on: 1 when any adjacent pair of ``pairs`` is unresolved (or not significant), else 0."""
     if fail_on is None:
         return 0
-    adjacent = result.pairs[(result.pairs["rank_b"] - result.pairs["rank_a"]).abs() == 1]
+    adjacent = pairs[(pairs["rank_b"] - pairs["rank_a"]).abs() == 1]
     if not len(adjacent):
         raise CommandError("--fail-on looks at adjacent pairs; this audit reports none (use --mode adjacent or all)")
     column = "resolved" if fail_on == "unresolved" else "significant"

@@ -65,6 +65,7 @@ MAX_AUDIT_RESAMPLES = 100_000
 RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES)
 AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
 CHECKPOINTS = number(integer=True, low=1, high=1_000_000)
+POSITIVE_COUNT = number(integer=True, low=1, high=1024)
 SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: binary when every "
                    "score is 0 or 1; refuses a 0/1 model column with a few stray values, naming the first)")
 

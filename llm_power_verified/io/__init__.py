@@ -29,6 +29,7 @@ _EXPORTS = {
     "input_kind": "detect",
     "json_ready": "output",
     "json_text": "output",
+    "open_output": "output",
     "read_inspect": "inspect_logs",
     "read_lm_eval": "lm_eval",
     "read_score_file": "plain",
@@ -36,6 +37,7 @@ _EXPORTS = {
     "read_scores": "detect",
     "read_table": "table_files",
     "write_bytes": "output",
+    "write_chunks": "output",
     "write_table": "table_files",
     "write_text": "output",
 }

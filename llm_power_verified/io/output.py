@@ -31,12 +31,13 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.results import Result
 
-__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "terminal_text", "write_bytes", "write_text"]
+__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "open_output", "terminal_text", "write_bytes",
+           "write_chunks", "write_text"]
 
 _UMASK_LOCK = threading.Lock()
 
@@ -110,8 +111,15 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
             signal.signal(number, action)
 
 
-def write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` under the module rules; returns the file written."""
+@contextlib.contextmanager
+def open_output(path: str | Path) -> Iterator[BinaryIO]:
+    """A binary stream to ``path`` under the module rules, for outputs written piece by piece.
+
+    A regular file is written to a temporary file in the same folder, which
+    replaces the target only when the block ends without an error (``fsync``
+    first); on an error or a signal the temporary file is removed and the
+    target is untouched.  A character device or FIFO is written directly.
+    """
     path = Path(path)
     target = Path(os.path.realpath(path))
     try:
@@ -121,17 +129,14 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     except OSError as error:
         raise OutputError(f"cannot write {path}: {error.strerror}") from None
     if status is not None and not stat.S_ISREG(status.st_mode):
-        if stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode):
-            try:
-                with open(target, "wb", buffering=0) as stream:
-                    view = memoryview(data)
-                    while view:
-                        written = stream.write(view)
-                        view = view[written:]
-            except OSError as error:
-                raise OutputError(f"cannot write {path}: {error.strerror}") from None
-            return target
-        raise OutputError(f"cannot write {path}: it is not a regular file, a character device or a FIFO")
+        if not (stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode)):
+            raise OutputError(f"cannot write {path}: it is not a regular file, a character device or a FIFO")
+        try:
+            with open(target, "wb") as stream:
+                yield stream
+        except OSError as error:
+            raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        return
     if not target.parent.is_dir():
         raise OutputError(f"cannot write {path}: the folder {target.parent} does not exist")
     mode = stat.S_IMODE(status.st_mode) if status is not None else 0o666 & ~_umask()
@@ -142,7 +147,7 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     try:
         with _removed_on_signal(temporary):
             with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
+                yield stream
                 stream.flush()
                 os.fsync(stream.fileno())
             os.chmod(temporary, mode)
@@ -161,7 +166,24 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
-    return target
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` under the module rules; returns the file written."""
+    with open_output(path) as stream:
+        view = memoryview(data)
+        while view:
+            written = stream.write(view)
+            view = view[written:]
+    return Path(os.path.realpath(path))
+
+
+def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
+    """Write the byte chunks to ``path`` in turn under the module rules (the whole never held in memory)."""
+    with open_output(path) as stream:
+        for chunk in chunks:
+            stream.write(chunk)
+    return Path(os.path.realpath(path))
 
 
 def write_text(path: str | Path, text: str) -> Path:

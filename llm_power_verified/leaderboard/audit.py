@@ -24,7 +24,6 @@ p-values and N* inflations use it.  Cluster diagnostics are in
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,15 +37,18 @@ from llm_power_verified._validation import (
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.blocks import (
+    BlockSettings,
+    blocks,
+    family_context,
+    pair_block,
+    pair_inputs,
+)
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.contingency import shared_counts
-from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_decision_columns
-from llm_power_verified.leaderboard.family import add_multiplicity_columns
+from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_cluster_decisions
 from llm_power_verified.leaderboard.pairs import (
     MODES,
-    add_anytime_columns,
-    binary_pair_columns,
-    graded_pair_columns,
     pair_indices,
     rank_models,
 )
@@ -63,14 +65,19 @@ from llm_power_verified.leaderboard.summaries import (
     Multiplicity,
     Tiers,
     Verdicts,
+    resolution_by_gap,
+    verdict_table,
 )
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
+from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 
-__all__ = ["AuditResult", "MODES", "FAMILIES", "audit_leaderboard", "rank_models", "pair_indices"]
+__all__ = ["AuditResult", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
 
 FAMILIES = ("adjacent", "all", "reference")
-_PAIR_CHUNK = 20_000
+#: The columns a streamed audit keeps in memory for its summaries (the rest go to the sink block by block).
+_KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
+         "resolved_anytime")
 
 
 @dataclass(frozen=True, repr=False)
@@ -108,6 +115,34 @@ class AuditResult(Result):
     notes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, repr=False)
+class StreamedAudit(Result):
+    """A streamed audit: every summary of :class:`AuditResult`, the pair table itself having gone to the sink.
+
+    ``pairs_written`` rows were handed to the sink in pair-table order;
+    ``adjacent`` holds the adjacent-rank pairs' rows (every column), for the
+    headline and the tiers.
+    """
+
+    matrix: ScoreMatrix
+    ranking: pd.DataFrame
+    adjacent: pd.DataFrame
+    pairs_written: int
+    mode: str
+    family: str
+    family_size: int
+    alpha: float
+    power: float
+    seed: int
+    n_resamples: int
+    correction: str
+    multiplicity: Multiplicity
+    tiers: Tiers
+    verdicts: Verdicts
+    by_gap: tuple[GapBucket, ...]
+    notes: tuple[str, ...] = ()
+
+
 @renamed_parameters(n_bootstrap="n_resamples", cluster_bootstrap="n_cluster_resamples")
 def audit_leaderboard(
     matrix: ScoreMatrix,
@@ -123,6 +158,7 @@ def audit_leaderboard(
     correction: str = "holm",
     n_rank_resamples: int = 0,
     progress: Callable[[str], None] | None = None,
+    backend: Backend | None = None,
 ) -> AuditResult:
     """Resolution audit of a leaderboard (see the module notes).
 
@@ -151,6 +187,9 @@ def audit_leaderboard(
         columns ``rank_boot_low`` and ``rank_boot_high`` of ``ranking``.
     progress : callable, optional
         Called with a short message per block of pairs on large audits.
+    backend : Backend, optional
+        Where the blocks of pairs are computed (:mod:`llm_power_verified.parallel`;
+        default: this process).  The result does not depend on it.
 
     Returns
     -------
@@ -185,55 +224,114 @@ def audit_leaderboard(
     >>> result.ranking["model"].tolist(), result.pairs["resolved"].tolist()
     (['x', 'y', 'z'], [False, True])
     """
+    settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction,
+                         n_rank_resamples)
+    matrix = _canonical_order(matrix)
+    with shared_counts(matrix.scores):
+        return _audit(matrix, settings, progress, backend or LocalBackend())
+
+
+def stream_audit(
+    matrix: ScoreMatrix,
+    sink: Callable[[pd.DataFrame], None],
+    mode: str = "adjacent",
+    *,
+    reference: str | None = None,
+    family: str | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_resamples: int = 500,
+    seed: int = 0,
+    correction: str = "holm",
+    n_rank_resamples: int = 0,
+    progress: Callable[[str], None] | None = None,
+    backend: Backend | None = None,
+) -> StreamedAudit:
+    """The audit of :func:`audit_leaderboard` with the pair table handed to ``sink`` block by block.
+
+    For audits whose pair table does not fit in memory (5,000 models have
+    12.5 M pairs, about 6 GB as a table): ``sink`` receives each block (a
+    DataFrame with every column, in pair-table order) and the result keeps
+    only the summaries.  Every row is the one :func:`audit_leaderboard` would
+    give.  Clustered matrices are refused (the cluster diagnostics need every
+    pair at once); audit them in memory.
+    """
+    if matrix.clusters is not None:
+        raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "
+                            "audit a clustered matrix in memory (audit_leaderboard; any CLI format but parquet)")
+    settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 0, correction, n_rank_resamples)
+    matrix = _canonical_order(matrix)
+    with shared_counts(matrix.scores):
+        return _audit(matrix, settings, progress, backend or LocalBackend(), sink)
+
+
+def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction, n_rank_resamples) -> dict:
+    """Every argument checked before any work, as one dict."""
     family = _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed)
     if correction not in CORRECTIONS:
         raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
-    matrix = _canonical_order(matrix)
     check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
-    settings = dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=n_resamples, seed=seed,
-                    n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
-    with shared_counts(matrix.scores):
-        return _audit(matrix, settings, progress)
+    if mode == "reference" and reference not in matrix.models:
+        raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
+    return dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=int(n_resamples), seed=seed,
+                n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
 
 
-def _audit(matrix: ScoreMatrix, settings: dict, progress) -> AuditResult:
+def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink=None) -> AuditResult | StreamedAudit:
     """The audit proper, on the canonically ordered matrix, with the all-pairs counts computed once."""
-    mode, reference, family, alpha, power = (settings[key] for key in ("mode", "reference", "family", "alpha", "power"))
-    n_resamples, seed, n_cluster_resamples = settings["n_resamples"], settings["seed"], settings["n_cluster_resamples"]
-    correction, n_rank_resamples = settings["correction"], settings["n_rank_resamples"]
+    mode, family, alpha, power = (settings[key] for key in ("mode", "family", "alpha", "power"))
+    seed, correction = settings["seed"], settings["correction"]
     order = rank_models(matrix)
-    reference_index = None
-    if mode == "reference":
-        if reference not in matrix.models:
-            raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
-        reference_index = matrix.models.index(reference)
+    reference_index = matrix.models.index(settings["reference"]) if mode == "reference" else None
     first, second = pair_indices(order, mode, reference_index)
-    pairs = _pair_table(matrix, order, first, second, alpha, power, n_resamples, seed, progress)
+    inputs = pair_inputs(matrix, order)
+    context = family_context(inputs, order, family, reference_index, alpha, power)
+    family_size = context.multiplicity.family_size
+    block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings["n_resamples"], seed=seed, correction=correction)
+    tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress)
     notes = list(matrix.notes)
-    if matrix.binary:
-        add_anytime_columns(pairs, matrix, alpha, power)
-    else:
+    if not matrix.binary:
         notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
-    family_size = {"adjacent": order.size - 1, "all": order.size * (order.size - 1) // 2, "reference": order.size - 1}[family]
-    multiplicity = add_multiplicity_columns(matrix, pairs, order, family, reference_index, family_size, alpha, power, first, second)
-    ranking, significant_pairs = model_table(matrix, order, alpha)
-    if n_rank_resamples:
-        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(n_rank_resamples), seed, alpha)
+    if sink is None:
+        pairs = pd.concat(list(tables), ignore_index=True)
+    else:
+        kept, adjacent = [], []
+        for table in tables:
+            sink(table)
+            kept.append(table[[column for column in _KEPT if column in table]])
+            adjacent.append(table[table["rank_b"] == table["rank_a"] + 1])
+        pairs = pd.concat(kept, ignore_index=True)
+    known = (context.first, context.second, context.pvalues) if family == "all" else None
+    ranking, significant_pairs = model_table(matrix, order, alpha, inputs, known)
+    if settings["n_rank_resamples"]:
+        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(settings["n_rank_resamples"]), seed, alpha)
     clusters = None
     if matrix.clusters is not None:
-        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, n_cluster_resamples, seed)
-    add_decision_columns(pairs, matrix.binary, clusters is not None, correction, alpha, family_size)
-    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), pairs, mode),
+        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings["n_cluster_resamples"], seed)
+        add_cluster_decisions(pairs, matrix.binary, alpha, family_size)
+    adjacent_rows = pairs if sink is None else pd.concat(adjacent, ignore_index=True)
+    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
                   letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
                   significant_pairs=significant_pairs, resolved_pairs=resolved_count(matrix, alpha, power),
                   total_pairs=order.size * (order.size - 1) // 2)
     if tiers.adjacent is not None:
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
-    return AuditResult(
-        matrix=matrix, ranking=ranking, pairs=pairs, mode=mode, family=family, family_size=family_size, alpha=alpha,
-        power=power, seed=seed, n_resamples=int(n_resamples), correction=correction, multiplicity=multiplicity, clusters=clusters, tiers=tiers,
-        verdicts=_verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
-    )
+    common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,
+                  n_resamples=settings["n_resamples"], correction=correction, multiplicity=context.multiplicity, tiers=tiers,
+                  verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note))
+    if sink is not None:
+        return StreamedAudit(adjacent=adjacent_rows, pairs_written=len(pairs), **common)
+    return AuditResult(pairs=pairs, clusters=clusters, **common)
+
+
+def _pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress):
+    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
+    slices = blocks(first.size)
+    results = backend.map(pair_block, [(first[sl], second[sl]) for sl in slices], shared=(inputs, context, settings))
+    for sl, table in zip(slices, results):
+        if progress and len(slices) > 1:
+            progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")
+        yield table
 
 
 def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:
@@ -271,66 +369,4 @@ def _canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
     return dataclasses.replace(
         matrix, scores=np.ascontiguousarray(matrix.scores[rows][:, columns]), models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
         item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]), clusters=clusters,
-    )
-
-
-def _pair_table(matrix, order, first, second, alpha, power, n_resamples, seed, progress) -> pd.DataFrame:
-    """The per-pair table, computed in blocks of pairs, with names, ranks, q and the fixed-n verdicts."""
-    compute = binary_pair_columns if matrix.binary else graded_pair_columns
-    parts = []
-    for start in range(0, first.size, _PAIR_CHUNK):
-        sl = slice(start, start + _PAIR_CHUNK)
-        if progress and first.size > _PAIR_CHUNK:
-            progress(f"pairs {start:,}-{min(start + _PAIR_CHUNK, first.size):,} of {first.size:,}")
-        parts.append(pd.DataFrame(compute(matrix, first[sl], second[sl], alpha, power, n_resamples, seed, progress)))
-    pairs = pd.concat(parts, ignore_index=True)
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(1, order.size + 1)
-    names = np.asarray(matrix.models, dtype=object)
-    pairs.insert(0, "model_a", names[first])
-    pairs.insert(1, "model_b", names[second])
-    pairs.insert(2, "rank_a", rank[first])
-    pairs.insert(3, "rank_b", rank[second])
-    pairs["n"] = matrix.n_items
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["q"] = np.where(np.isinf(pairs["required_n"]), 0.0, matrix.n_items / pairs["required_n"])
-    pairs["resolved"] = pairs["q"] >= 1
-    for label in ("rho_minus", "rho_plus"):
-        pairs[f"resolved_{label}"] = matrix.n_items >= pairs[f"required_n_{label}"]
-
-    return pairs
-
-
-GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, math.inf))
-
-
-def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
-    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3); empty buckets are left out."""
-    rows = []
-    gap = pairs["delta"].abs().to_numpy()
-    ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
-    for low, high in GAP_BUCKETS + ((0.0, math.inf),):
-        everything = (low, high) == (0.0, math.inf)
-        inside = np.ones(gap.size, bool) if everything else (gap > low) & (gap <= high) if low > 0 else gap <= high
-        if not inside.any():
-            continue
-        label = "all" if everything else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
-        rows.append(GapBucket(bucket=label, pairs=int(inside.sum()), unresolved=int((~pairs["resolved"].to_numpy()[inside]).sum()),
-                              r_median=float(np.median(ratio[inside])), r_worst=float(np.max(ratio[inside]))))
-    return tuple(rows)
-
-
-def _verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdicts:
-    """Unresolved-pair counts across procedures (the paper's Table 5)."""
-
-    def unresolved(column: str) -> int:
-        return int((~pairs[column].astype(bool)).sum())
-
-    return Verdicts(
-        fixed_n=unresolved("resolved"), bonferroni=unresolved("resolved_bonferroni"), holm=unresolved("resolved_holm"),
-        benjamini_hochberg=unresolved("resolved_bh"), rho_minus=unresolved("resolved_rho_minus"),
-        rho_plus=unresolved("resolved_rho_plus"),
-        clustered=unresolved("resolved_cluster") if clusters is not None else None,
-        anytime_valid=unresolved("resolved_anytime") if "resolved_anytime" in pairs else None,
-        pairs=len(pairs),
     )

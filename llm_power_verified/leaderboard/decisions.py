@@ -26,31 +26,34 @@ from scipy.special import log_ndtr, ndtri_exp
 
 from llm_power_verified.errors import ArgumentError
 
-__all__ = ["CORRECTIONS", "add_decision_columns"]
+__all__ = ["CORRECTIONS", "add_cluster_decisions", "add_decision_columns"]
 
 #: The declared family's correction behind ``significant``; "none" tests each pair at alpha.
 CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
 
 
-def add_decision_columns(pairs: pd.DataFrame, binary: bool, clustered: bool, correction: str, alpha: float, family_size: int) -> None:
-    """Add p_adjusted, significant, p_cluster, significant_clustered and significant_anytime to ``pairs`` (in place)."""
+def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alpha: float) -> None:
+    """Add p_adjusted, significant and significant_anytime to ``pairs`` (in place)."""
     if correction not in CORRECTIONS:
         raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
     raw = pairs["p_exact"] if binary else pairs["p_t"]
-    log_raw = (pairs["log_p_exact"] if binary else pairs["log_p_t"]).to_numpy()
     pairs["p_adjusted"] = raw if correction == "none" else pairs[f"p_{correction}"]
     # A reported pair outside the declared family (say --mode all with --family adjacent) has no
     # family-level verdict: None (shown "-", JSON null), never a silent "not significant".
     outside = pairs["p_holm"].isna().to_numpy()
     pairs["significant"] = _within_family(pairs["p_adjusted"].to_numpy() <= alpha, outside if correction != "none" else None)
-    if clustered:
-        # The arbiter's two-sided z, from log p so that p far below 1e-300 keeps its size; deflated by sqrt(DE).
-        z = -ndtri_exp(np.minimum(log_raw - np.log(2.0), np.log(0.5)))
-        p_cluster = 2 * np.exp(log_ndtr(-z / np.sqrt(pairs["design_effect"].to_numpy())))
-        pairs["p_cluster"] = p_cluster
-        pairs["significant_clustered"] = np.minimum(1.0, p_cluster * family_size) <= alpha
     if "rejected_e_bh" in pairs:
         pairs["significant_anytime"] = _within_family(pairs["rejected_e_bh"].to_numpy(), outside)
+
+
+def add_cluster_decisions(pairs: pd.DataFrame, binary: bool, alpha: float, family_size: int) -> None:
+    """Add p_cluster and significant_clustered (needs the cluster columns' ``design_effect``), in place."""
+    log_raw = (pairs["log_p_exact"] if binary else pairs["log_p_t"]).to_numpy()
+    # The arbiter's two-sided z, from log p so that p far below 1e-300 keeps its size; deflated by sqrt(DE).
+    z = -ndtri_exp(np.minimum(log_raw - np.log(2.0), np.log(0.5)))
+    p_cluster = 2 * np.exp(log_ndtr(-z / np.sqrt(pairs["design_effect"].to_numpy())))
+    pairs["p_cluster"] = p_cluster
+    pairs["significant_clustered"] = np.minimum(1.0, p_cluster * family_size) <= alpha
 
 
 def _within_family(decisions: np.ndarray, outside: np.ndarray | None) -> np.ndarray:

@@ -1,14 +1,13 @@
 """Per-pair statistics of a leaderboard: which pairs, their exact 2x2 counts, tests, N*, bootstrap and sensitivity.
 
 Every function works on a block of pairs at once (no loop over items or pairs in Python);
-:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard` calls them block by block.
+:func:`~llm_power_verified.leaderboard.blocks.pair_block` calls them block by block.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.errors import ArgumentError
@@ -19,10 +18,6 @@ from llm_power_verified.inference.mcnemar import (
     mcnemar_midp,
 )
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.contingency import (
-    both_correct_counts,
-    correct_counts,
-)
 from llm_power_verified.leaderboard.streams import (
     item_stream,
     pair_streams,
@@ -45,7 +40,7 @@ from llm_power_verified.planning.shortcut import required_n_shortcut
 from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 
-__all__ = ["add_anytime_columns", "binary_pair_columns", "binary_pair_counts", "bootstrap_pair_cells", "graded_pair_columns",
+__all__ = ["add_anytime_columns", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
            "pair_indices", "rank_models"]
 
 MODES = ("adjacent", "all", "reference")
@@ -69,14 +64,6 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
         others = order[order != reference]
         return np.full(others.size, reference), others
     raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
-
-
-def binary_pair_counts(scores: np.ndarray, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Both-correct, only-first and only-second counts for every pair (one matrix product)."""
-    both_matrix = both_correct_counts(scores)
-    correct = correct_counts(scores)
-    both = both_matrix[first, second]
-    return both, correct[first] - both, correct[second] - both
 
 
 def bootstrap_pair_cells(
@@ -130,23 +117,38 @@ def _draw_cells_per_pair(streams, sl: slice, n: int, a, b, c, n_resamples: int) 
     """Each pair's (b*, c*) from its own stream, in sorted-name orientation, swapped back where reversed.
 
     A loop over pairs (not items): one generator per pair is what makes a
-    pair's interval independent of which other pairs are in the audit.
+    pair's interval independent of which other pairs are in the audit.  The
+    chain's three probabilities are computed for the whole slice first (the
+    same element-wise operations as :func:`_draw_cells`, so the same draws);
+    the loop makes only the three binomial calls.
     """
     generators, reversed_order = streams
+    flip = np.asarray(reversed_order[sl], dtype=bool)
+    first = np.where(flip, c[sl], b[sl])
+    second = np.where(flip, b[sl], c[sl])
+    p11, p10, p01 = a[sl] / n, first / n, second / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q10 = np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1)
+        q01 = np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1)
     width = sl.stop - sl.start
-    d10 = np.empty((n_resamples, width), dtype=np.int64)
-    d01 = np.empty((n_resamples, width), dtype=np.int64)
+    drawn_first = np.empty((n_resamples, width), dtype=np.int64)
+    drawn_second = np.empty((n_resamples, width), dtype=np.int64)
     for column, index in enumerate(range(sl.start, sl.stop)):
-        flip = bool(reversed_order[index])
-        first, second = (c[index], b[index]) if flip else (b[index], c[index])
-        drawn_first, drawn_second = _draw_cells(generators[index], n, a[index], first, second, (n_resamples,))
-        d10[:, column], d01[:, column] = (drawn_second, drawn_first) if flip else (drawn_first, drawn_second)
+        generator = generators[index]
+        d11 = generator.binomial(n, np.broadcast_to(p11[column], (n_resamples,)))
+        rest = n - d11
+        d10 = generator.binomial(rest, q10[column])
+        drawn_first[:, column] = d10
+        drawn_second[:, column] = generator.binomial(rest - d10, q01[column])
+    d10 = np.where(flip, drawn_second, drawn_first)
+    d01 = np.where(flip, drawn_first, drawn_second)
     return d10, d01
 
 
-def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, progress) -> dict[str, np.ndarray]:
-    n = matrix.n_items
-    both, only_a, only_b = binary_pair_counts(matrix.scores, first, second)
+def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
+    """The per-pair columns of binary scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+    n = inputs.n_items
+    both, only_a, only_b = inputs.counts(first, second)
     neither = n - both - only_a - only_b
     p_a, p_b = (both + only_a) / n, (both + only_b) / n
     rho = np.asarray(correlation_from_counts(both, only_a, only_b, neither), dtype=np.float64).reshape(-1)
@@ -160,9 +162,7 @@ def binary_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, 
     frame["connor_n"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
     if n_resamples:
-        if progress:
-            progress("bootstrap")
-        names = np.asarray(matrix.models, dtype=object)
+        names = np.asarray(inputs.models, dtype=object)
         streams = pair_streams(seed, names[first], names[second])
         low, high, pboot, n_low, n_high = bootstrap_pair_cells(both, only_a, only_b, n, n_resamples, 1 - alpha, streams)
         frame.update(boot_ci_low=low, boot_ci_high=high, p_bootstrap=pboot, required_n_p05=n_low, required_n_p95=n_high)
@@ -200,13 +200,10 @@ def _sensitivity(frame: dict, alpha: float, power: float) -> None:
         frame[f"required_n_{label}"] = values
 
 
-def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, progress) -> dict[str, np.ndarray]:
-
-    n = matrix.n_items
-    scores = matrix.scores
-    means = scores.mean(axis=0)
-    centred = scores - means
-    covariance = centred.T @ centred / (n - 1)
+def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
+    """The per-pair columns of graded scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+    n = inputs.n_items
+    scores, means, covariance = inputs.scores, inputs.means, inputs.covariance
     var_a, var_b = np.diag(covariance)[first], np.diag(covariance)[second]
     cov = covariance[first, second]
     gap = means[first] - means[second]
@@ -219,6 +216,9 @@ def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, 
     standard_error = np.sqrt(variance / n)
     t = np.where(gap == 0, 0.0, np.copysign(np.inf, gap))
     np.divide(gap, standard_error, out=t, where=standard_error > 0)
+    # Lazy: scipy.stats costs 0.7 s at import, more than a binary audit of 50 models; only graded scores need it.
+    from scipy import stats
+
     log_p = np.log(2.0) + stats.t.logsf(np.abs(t), n - 1)
     frame = {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
              "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
@@ -226,8 +226,6 @@ def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, 
     frame["required_n"] = required
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
     if n_resamples:
-        if progress:
-            progress("bootstrap")
         # One item resampling shared by every pair (a fresh stream of the seed for each block of pairs).
         weights = item_stream(seed).multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
         resampled = weights @ scores / n
@@ -242,19 +240,20 @@ def graded_pair_columns(matrix, first, second, alpha, power, n_resamples, seed, 
     return frame
 
 
-def add_anytime_columns(pairs: pd.DataFrame, matrix: ScoreMatrix, alpha: float, power: float) -> None:
+def add_anytime_columns(pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None) -> None:
     """Anytime-valid columns: the grid-mixture e-value at the observed counts and the boundary-based N_av.
 
     p_anytime_at_n = min(1, 1/e_N) at the final counts; a monitored trajectory's
     min(1, 1/sup e_t) can only be smaller, so this is conservative when the
-    arrival order is unknown.
+    arrival order is unknown.  ``log_e``, when given, is the e-value already
+    computed for these very counts.
     """
-
-    log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
+    if log_e is None:
+        log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e
     pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
-    pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), matrix.n_items, alpha, power)).reshape(-1)
+    pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), n_items, alpha, power)).reshape(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, matrix.n_items / pairs["required_n_anytime"])
+        pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, n_items / pairs["required_n_anytime"])
         pairs["anytime_inflation"] = pairs["required_n_anytime"] / pairs["required_n"]
     pairs["resolved_anytime"] = pairs["q_anytime"] >= 1

@@ -9,11 +9,16 @@ the JSON report.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
 
 from llm_power_verified.results import Result
 
-__all__ = ["ClusterBootstrap", "ClusterSummary", "GapBucket", "Inflation", "Multiplicity", "Tiers", "Verdicts"]
+__all__ = ["GAP_BUCKETS", "ClusterBootstrap", "ClusterSummary", "GapBucket", "Inflation", "Multiplicity", "Tiers", "Verdicts",
+           "resolution_by_gap", "verdict_table"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -119,3 +124,38 @@ class GapBucket(Result):
     unresolved: int
     r_median: float
     r_worst: float
+
+
+GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, math.inf))
+
+
+def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
+    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3); empty buckets are left out."""
+    rows = []
+    gap = pairs["delta"].abs().to_numpy()
+    ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
+    for low, high in GAP_BUCKETS + ((0.0, math.inf),):
+        everything = (low, high) == (0.0, math.inf)
+        inside = np.ones(gap.size, bool) if everything else (gap > low) & (gap <= high) if low > 0 else gap <= high
+        if not inside.any():
+            continue
+        label = "all" if everything else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
+        rows.append(GapBucket(bucket=label, pairs=int(inside.sum()), unresolved=int((~pairs["resolved"].to_numpy()[inside]).sum()),
+                              r_median=float(np.median(ratio[inside])), r_worst=float(np.max(ratio[inside]))))
+    return tuple(rows)
+
+
+def verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdicts:
+    """Unresolved-pair counts across procedures (the paper's Table 5)."""
+
+    def unresolved(column: str) -> int:
+        return int((~pairs[column].astype(bool)).sum())
+
+    return Verdicts(
+        fixed_n=unresolved("resolved"), bonferroni=unresolved("resolved_bonferroni"), holm=unresolved("resolved_holm"),
+        benjamini_hochberg=unresolved("resolved_bh"), rho_minus=unresolved("resolved_rho_minus"),
+        rho_plus=unresolved("resolved_rho_plus"),
+        clustered=unresolved("resolved_cluster") if clusters is not None else None,
+        anytime_valid=unresolved("resolved_anytime") if "resolved_anytime" in pairs else None,
+        pairs=len(pairs),
+    )

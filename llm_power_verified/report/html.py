@@ -21,7 +21,13 @@ from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
 from llm_power_verified.report.model import headline
 from llm_power_verified.report.plots import svg_figures
-from llm_power_verified.report.render import PAIR_VIEW, details, fmt
+from llm_power_verified.report.render import (
+    PAIR_LISTS,
+    PAIR_VIEW,
+    details,
+    fmt,
+    shown_pairs,
+)
 
 __all__ = ["HTML_ROW_LIMIT", "render_html"]
 
@@ -119,9 +125,9 @@ def _models(result: AuditResult) -> str:
     return _table("models", [(c, c.replace("_", " ")) for c in columns], rows)
 
 
-def _pairs(result: AuditResult) -> tuple[str, int]:
+def _pairs(result: AuditResult, listed: str) -> tuple[str, int]:
     pairs = result.pairs
-    shown = pairs if len(pairs) <= HTML_ROW_LIMIT else pairs.sort_values("q", kind="stable").head(HTML_ROW_LIMIT)
+    shown = shown_pairs(result, listed, HTML_ROW_LIMIT)
     columns = ["model_a", "model_b"] + [c for c in PAIR_VIEW if c in pairs] + [c for c in ("p_anytime_at_n", "p_cluster") if c in pairs]
     rows = []
     for _, row in shown.iterrows():
@@ -139,8 +145,13 @@ def _pairs(result: AuditResult) -> tuple[str, int]:
     return f'<div class="scroll">{table}</div>', len(shown)
 
 
-def render_html(result: AuditResult, *, figures: bool = True) -> str:
-    """The audit as one self-contained HTML page (figures need the ``plots`` extra; without it they are left out, with a note)."""
+def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top") -> str:
+    """The audit as one self-contained HTML page (figures need the ``plots`` extra; without it they are left out, with a note).
+
+    ``pairs``: "top" lists at most :data:`HTML_ROW_LIMIT` pairs, the closest in rank; "all" every pair; "none" none.
+    """
+    if pairs not in PAIR_LISTS:
+        raise ArgumentError(f"pairs must be one of {PAIR_LISTS}; got {pairs!r}")
     title = f"Resolution audit: {result.matrix.source}"
     legend = {**VERDICT_RULES, **{c: PAIR_COLUMNS[c] for c in PAIR_VIEW if c in PAIR_COLUMNS and c in result.pairs},
               **{f"{c} (models)": MODEL_COLUMNS[c] for c in ("rank_low", "rank_high", "letters", "tier")}}
@@ -154,11 +165,12 @@ def render_html(result: AuditResult, *, figures: bool = True) -> str:
              '<section id="legend"><h2>Legend</h2><dl>'
              + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend.items()) + "</dl></section>",
              "<h2>Models</h2>", _models(result)]
-    table, shown = _pairs(result)
-    note = f"<p>{shown:,} pairs with the smallest q of {len(result.pairs):,}; JSON and CSV have all.</p>" if shown < len(result.pairs) else ""
+    table, shown = _pairs(result, pairs)
+    note = (f"<p>{shown:,} pairs closest in rank of {len(result.pairs):,} (--pairs all lists every pair); "
+            "the machine formats have all.</p>") if shown < len(result.pairs) else ""
     parts += ["<h2>Pairs</h2>", note, table]
     parts += _figures(result) if figures else []
-    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result))) + "</pre>",
+    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result, pairs))) + "</pre>",
               f"<script>{_SCRIPT}</script></body></html>"]
     return "\n".join(parts) + "\n"
 

@@ -11,7 +11,14 @@ shows all); Markdown keeps every column and name whole.
 
 JSON follows ``llm_power_verified/report/audit.schema.json`` (schema
 ``llm-power-verified/audit/2``; infinities are the strings "inf"/"-inf",
-undefined values null).  CSV is the per-pair table, one row per pair.
+undefined values null).  CSV and JSON Lines are the per-pair table, one row
+per pair.  The machine formats are written piece by piece by
+:mod:`.machine`; :func:`render` joins the pieces for callers that want text.
+
+Text formats list the pairs ``pairs`` chooses: "top" (default) the
+:data:`ROW_LIMIT` pairs closest in rank (adjacent pairs first, higher ranks
+first), "all" every pair, "none" no pair table.  The machine formats always
+hold every pair.
 """
 
 from __future__ import annotations
@@ -24,24 +31,31 @@ import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import (
-    csv_text,
-    json_ready,
-    json_text,
     markdown_text,
     terminal_text,
 )
 from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.report.document import (
+    SCHEMA,
+    checklist,
+    report_document,
+    streamed_document,
+    streamed_summary,
+)
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
+from llm_power_verified.report.machine import audit_chunks, pair_records
 from llm_power_verified.report.model import headline
 from llm_power_verified.report.table import grid
 
-__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "to_json_document"]
+__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_LISTS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "report_document",
+           "shown_pairs", "streamed_document", "streamed_summary", "to_json_document"]
 
-SCHEMA = "llm-power-verified/audit/2"
-OUTPUTS = ("table", "markdown", "json", "csv")
+OUTPUTS = ("table", "markdown", "json", "jsonl", "csv")
+#: ``pairs`` of the text formats: how many pairs they list.
+PAIR_LISTS = ("top", "all", "none")
 #: Longest model name shown whole in the terminal pair table; longer names become keys M1, M2, ...
 NAME_LIMIT = 18
-#: Pair rows shown in text formats (the smallest q first when there are more); JSON and CSV have all.
+#: Pair rows the text formats list with ``pairs="top"`` (the closest in rank); the machine formats have all.
 ROW_LIMIT = 200
 _VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime")
 _BINARY_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime",
@@ -59,18 +73,17 @@ _COMPOSITE = {"boot_ci": "paired bootstrap interval of the gap at 1 - alpha",
 
 
 def render(result: AuditResult, output: str = "table", *, width: int = 100, columns: list[str] | None = None,
-           wide: bool = False) -> str:
-    """The report as text: ``output`` one of "table" (terminal), "markdown", "json" or "csv"."""
-    if output == "json":
-        return json_text(to_json_document(result))
-    if output == "csv":
-        pairs = result.pairs.copy()
-        for column in pairs.columns:
-            if pd.api.types.is_object_dtype(pairs[column]) or pd.api.types.is_string_dtype(pairs[column]):
-                pairs[column] = pairs[column].map(lambda value: csv_text(value) if isinstance(value, str) else value)
-        return pairs.to_csv(index=False)
+           wide: bool = False, pairs: str = "top") -> str:
+    """The report as text: ``output`` one of "table" (terminal), "markdown", "json", "jsonl" or "csv".
+
+    ``pairs`` ("top", "all" or "none") chooses the pairs the table and Markdown formats list.
+    """
+    if output in ("json", "jsonl", "csv"):
+        return b"".join(audit_chunks(result, output)).decode("utf-8")
     if output not in ("table", "markdown"):
         raise ArgumentError(f"output must be one of {OUTPUTS}; got {output!r}")
+    if pairs not in PAIR_LISTS:
+        raise ArgumentError(f"pairs must be one of {PAIR_LISTS}; got {pairs!r}")
     markdown = output == "markdown"
     head = "## " if markdown else ""
     escape = markdown_text if markdown else terminal_text
@@ -80,9 +93,13 @@ def render(result: AuditResult, output: str = "table", *, width: int = 100, colu
     lines += [escape(line) for line in headline(result)]
     lines += [f"note: {escape(note)}" for note in result.notes]
     lines += ["", f"{head}Models", _models_table(result, keys, markdown, width, wide)]
-    table, view = _pairs_table(result, view, keys, markdown, width, wide)
-    lines += ["", f"{head}Pairs", *table]
-    lines += _sections(result, keys, head, markdown)
+    listed = shown_pairs(result, pairs)
+    if pairs != "none":
+        table, view = _pairs_table(result, listed, view, keys, markdown, width, wide)
+        lines += ["", f"{head}Pairs", *table]
+    else:
+        lines += ["", f"{head}Pairs", f"({len(result.pairs):,} pairs not listed (--pairs none); the machine formats have all)"]
+    lines += _sections(result, listed, keys, head, markdown)
     lines += ["", f"{head}Legend", *_legend(view, result, markdown)]
     if not (markdown or wide):
         # Prose lines wrap at the width (tables are single strings with line breaks and are fitted above).
@@ -132,12 +149,24 @@ def _cell(row: pd.Series, column: str) -> str:
     return fmt(row[column], _DIGITS.get(column, 4))
 
 
-def _pairs_table(result: AuditResult, view: list[str], keys: dict[str, str], markdown: bool, width: int,
+def shown_pairs(result: AuditResult, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFrame:
+    """The pairs a text format lists: all, none, or ("top") at most ``limit`` closest in rank, higher ranks first."""
+    table = result.pairs
+    if pairs == "none":
+        return table.iloc[:0]
+    if pairs == "all" or len(table) <= limit:
+        return table
+    distance = (table["rank_b"] - table["rank_a"]).abs().to_numpy()
+    order = np.lexsort((np.minimum(table["rank_a"], table["rank_b"]).to_numpy(), distance))
+    return table.iloc[np.sort(order[:limit])]
+
+
+def _pairs_table(result: AuditResult, shown: pd.DataFrame, view: list[str], keys: dict[str, str], markdown: bool, width: int,
                  wide: bool) -> tuple[list[str], list[str]]:
     """The pair table and the columns it shows: cut to ``width`` in order of importance (terminal), all otherwise."""
     pairs = result.pairs
-    shown = pairs if len(pairs) <= ROW_LIMIT else pairs.sort_values("q", kind="stable").head(ROW_LIMIT)
-    lines = [f"({ROW_LIMIT} pairs with the smallest q of {len(pairs):,}; JSON and CSV have all)"] if len(pairs) > ROW_LIMIT else []
+    lines = [f"({len(shown)} pairs closest in rank of {len(pairs):,}; --pairs all lists every pair; the machine formats have all)"] \
+        if len(shown) < len(pairs) else []
     names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"])]
     records = [row for _, row in shown.iterrows()]
     cells = {column: [_cell(row, column) for row in records] for column in view}
@@ -185,7 +214,7 @@ def _models_table(result: AuditResult, keys: dict[str, str], markdown: bool, wid
     return grid(headers, rows, markdown)
 
 
-def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
+def _sections(result: AuditResult, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
     """Resolution by gap, unresolved pairs across procedures, multiplicity, anytime-valid, clusters, the checklist."""
     lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
     lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
@@ -199,13 +228,13 @@ def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bo
               f"correction {result.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
               f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH "
               "rejections); Holm per step" + (f"; e-BH: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else "")]
-    if "resolved_anytime" in result.pairs:
+    if "resolved_anytime" in result.pairs and len(listed):
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
         rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), fmt(r["required_n_anytime"]),
                  fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
-                for _, r in result.pairs.head(ROW_LIMIT).iterrows()]
+                for _, r in listed.iterrows()]
         lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
-    lines += _cluster_section(result, result.pairs.head(ROW_LIMIT), keys, head, markdown)
+    lines += _cluster_section(result, listed, keys, head, markdown)
     lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
     if markdown:
         lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(result)], markdown))
@@ -214,9 +243,9 @@ def _sections(result: AuditResult, keys: dict[str, str], head: str, markdown: bo
     return lines
 
 
-def details(result: AuditResult) -> list[str]:
+def details(result: AuditResult, pairs: str = "top") -> list[str]:
     """The report's sections after the pair table, as plain text lines (the HTML page shows them preformatted)."""
-    return _sections(result, {name: name for name in result.ranking["model"]}, "", False)
+    return _sections(result, shown_pairs(result, pairs), {name: name for name in result.ranking["model"]}, "", False)
 
 
 def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
@@ -237,45 +266,8 @@ def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
 
 
 def to_json_document(result: AuditResult) -> dict:
-    """The JSON report (``audit.schema.json``): headline and legend first, then every table in full."""
-    return json_ready({
-        "schema": SCHEMA,
-        "source": result.matrix.source,
-        "headline": headline(result),
-        "legend": {"verdicts": VERDICT_RULES, "models": MODEL_COLUMNS,
-                   "pairs": {key: value for key, value in PAIR_COLUMNS.items() if key in result.pairs}},
-        "notes": list(result.notes),
-        "settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
-                     "power": result.power, "seed": result.seed, "n_resamples": result.n_resamples, "correction": result.correction},
-        "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
-                 "clustered": result.matrix.clusters is not None},
-        "ranking": result.ranking.to_dict(orient="records"),
-        "pairs": result.pairs.to_dict(orient="records"),
-        "multiplicity": result.multiplicity,
-        "clusters": result.clusters,
-        "verdicts": result.verdicts,
-        "resolution_by_gap": result.by_gap,
-        "tiers": result.tiers,
-        "checklist": checklist(result),
-    })
-
-
-def checklist(result: AuditResult) -> list[dict]:
-    """The paper's Appendix I checklist, filled in for this audit."""
-    pairs = result.pairs
-    binary = result.matrix.binary
-    arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if binary else "paired t; paired bootstrap"
-    has_interval = "required_n_p05" in pairs
-    return [
-        {"quantity": "delta-hat", "value": f"{len(pairs)} gaps, |delta| from {pairs['delta'].abs().min():.4g} to {pairs['delta'].abs().max():.4g}", "why": "headline effect"},
-        {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
-        {"quantity": "N", "value": f"{result.matrix.n_items} paired items", "why": "budget"},
-        {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
-        {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
-        {"quantity": "N* CI", "value": (f"B = {result.n_resamples} bootstrap; {int((pairs['required_n_p05'] > result.matrix.n_items).sum())} pairs robustly unresolved (5th percentile > N)" if has_interval else "not computed (n_resamples = 0)"), "why": "does the N* interval straddle N"},
-        {"quantity": "multiplicity", "value": f"family '{result.family}' of {result.family_size}; Bonferroni x{result.multiplicity.inflation.bonferroni:.3g}; BH {result.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
-        {"quantity": "per-item raw matrix", "value": f"{result.matrix.n_items} x {result.matrix.n_models} scores from {result.matrix.source}", "why": "third-party check"},
-    ]
+    """The JSON report (``audit.schema.json``): :func:`report_document` with every pair appended as ``pairs``."""
+    return {**report_document(result), "pairs": pair_records(result.pairs)}
 
 
 def fmt(value, digits: int = 4) -> str:

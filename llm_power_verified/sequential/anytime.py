@@ -168,22 +168,21 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     current = fixed.copy()
     finite = np.isfinite(current) & (gap > 0)
     current[~finite] = np.inf
+    # Each element iterates until its own step is below 1e-9 relative and is then left alone, so its
+    # value does not depend on the other elements of the call (and the converged ones cost nothing).
+    active = np.flatnonzero(finite)
     for _ in range(200):
-        if not finite.any():
+        if active.size == 0:
             break
-        m = np.where(finite, psi * np.where(finite, current, 1.0), 1.0)
-        u = table(np.maximum(m, 1.0))
+        now = current[active]
+        u = table(np.maximum(psi[active] * now, 1.0))
         reachable = np.isfinite(u)
-        updated = np.where(reachable, (np.where(reachable, u, 0.0) + z_power) ** 2 * variance / np.where(gap > 0, gap, 1.0) ** 2, 2 * current)
-        updated = np.where(finite, np.maximum(updated, 1.0), current)
-        diverged = finite & (updated > _NO_FIXED_POINT)
-        updated[diverged] = np.inf
-        finite &= ~diverged
-        with np.errstate(invalid="ignore"):
-            moved = np.abs(updated - current) > 1e-9 * np.abs(current)
-        current = updated
-        if not (moved & finite).any():
-            break
+        updated = np.where(reachable, (np.where(reachable, u, 0.0) + z_power) ** 2 * variance[active] / gap[active] ** 2, 2 * now)
+        updated = np.maximum(updated, 1.0)
+        updated[updated > _NO_FIXED_POINT] = np.inf
+        current[active] = updated
+        moved = np.isfinite(updated) & (np.abs(updated - now) > 1e-9 * now)
+        active = active[moved]
     return finish(current.reshape(shape))
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from llm_power_verified._generated import e_process as _generated
 from llm_power_verified._validation import renamed_parameters
@@ -35,6 +34,9 @@ class ConfidenceSequence(Result):
 
 
 def _optimal_scale(v: float, alpha: float) -> float:
+    # Lazy: scipy.optimize costs 0.5 s at import and the audit, which loads this package, never calls it.
+    from scipy.optimize import minimize_scalar
+
     result = minimize_scalar(lambda log_rho: float(_generated.normal_mixture_boundary(v, math.exp(log_rho), alpha)),
                              bounds=(math.log(v) - 20, math.log(v) + 5), method="bounded")
     return math.exp(result.x)

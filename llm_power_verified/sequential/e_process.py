@@ -76,12 +76,65 @@ def _check_mixture(mixture: str) -> None:
 def _log_e_discrete(b: np.ndarray, c: np.ndarray, thetas: np.ndarray) -> np.ndarray:
     log_win = np.log1p(2 * thetas - 1)  # log(2 theta)
     log_loss = np.log1p(1 - 2 * thetas)  # log(2 (1 - theta))
-    terms = b[..., None] * log_win + c[..., None] * log_loss
-    # log-sum-exp written out: scipy.special.logsumexp spends 80% of an all-pairs audit in its argument
-    # handling (1.7 s of 2.0 s at 124,750 pairs x 98 thetas); this is the same max-shifted sum.
+    return _log_mean_exp(b[..., None] * log_win + c[..., None] * log_loss, thetas.size)
+
+
+def _log_mean_exp(terms: np.ndarray, size: int) -> np.ndarray:
+    """log of (the sum of exp(terms) over the last axis) / size.
+
+    The log-sum-exp written out: scipy.special.logsumexp spent 80% of an
+    all-pairs audit in its argument handling (1.7 s of 2.0 s at 124,750 pairs
+    x 98 thetas); this is the same max-shifted sum.
+    """
     largest = terms.max(axis=-1)
-    total = np.exp(terms - largest[..., None]).sum(axis=-1)
-    return largest + np.log(total) - math.log(thetas.size)
+    return largest + np.log(np.exp(terms - largest[..., None]).sum(axis=-1)) - math.log(size)
+
+
+_GRID_LOG_WIN = np.log1p(2 * GRID - 1)
+_GRID_LOG_LOSS = np.log1p(1 - 2 * GRID)
+#: Terms this far below the largest are left out of a windowed sum: 98 of them change e by < 98 e^-50 = 2e-20 relative.
+_NEGLIGIBLE = 50.0
+_HALF_WIDTHS = (4, 8, 16)
+
+
+def _log_e_grid(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The grid mixture's log e, summing only the thetas near b / (b + c) where that is exact to rounding.
+
+    Why hand-written: an all-pairs audit of 5,000 models evaluates 12.5 M
+    e-values; summing all 98 thetas for each was 60% of the audit's time.
+    The log term b log(2 theta) + c log(2 (1 - theta)) is concave in theta with
+    its maximum at b / (b + c) and a curvature of at least 4 (b + c), so it
+    falls by 50 within about 5 / sqrt(b + c) of the maximum: a window of
+    2h + 1 grid points around b / (b + c) suffices once h steps of 0.01 cover
+    that.  Each element's window is then checked: when a window end that is
+    not the end of the grid lies less than 50 below the window's largest
+    term, the element is summed over the whole grid instead.  The terms left
+    out are below e^-50 times the largest, so the sum changes by less than
+    2e-20 relative, far below one rounding.
+    """
+    out = np.empty(b.shape)
+    total = b + c
+    # Grid steps within which the term can fall by 50 (plus 2 for the grid's gap at 1/2 and rounding).
+    needed = np.ceil(5.0 / np.sqrt(np.maximum(total, 1.0)) / 0.01) + 2
+    pending = np.ones(b.shape, dtype=bool)
+    centre = np.searchsorted(GRID, b / np.maximum(total, 1.0))
+    for half in _HALF_WIDTHS:
+        chosen = np.flatnonzero(pending & (needed <= half))
+        if chosen.size == 0:
+            continue
+        start = np.clip(centre[chosen] - half, 0, GRID.size - 2 * half - 1)
+        index = start[:, None] + np.arange(2 * half + 1)
+        terms = b[chosen, None] * _GRID_LOG_WIN[index] + c[chosen, None] * _GRID_LOG_LOSS[index]
+        largest = terms.max(axis=1)
+        low_end_ok = (start == 0) | (terms[:, 0] <= largest - _NEGLIGIBLE)
+        high_end_ok = (start + 2 * half == GRID.size - 1) | (terms[:, -1] <= largest - _NEGLIGIBLE)
+        good = low_end_ok & high_end_ok
+        out[chosen[good]] = _log_mean_exp(terms[good], GRID.size)
+        pending[chosen[good]] = False
+    rest = np.flatnonzero(pending)
+    if rest.size:
+        out[rest] = _log_e_discrete(b[rest], c[rest], GRID)
+    return out
 
 
 def _log_beta_plus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -137,12 +190,14 @@ def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float
         if not (a > 0 and a2 > 0):
             raise ArgumentError(f"prior must be two positive Beta parameters; got {prior!r}")
         return finish(_log_e_beta(b, c, a, a2))
-    thetas = GRID if mixture == "grid" else TWO_POINT
     out = np.empty(b.shape)
     flat_b, flat_c, flat_out = b.ravel(), c.ravel(), out.reshape(-1)
-    for start in range(0, flat_b.size, 100_000):
-        sl = slice(start, start + 100_000)
-        flat_out[sl] = _log_e_discrete(flat_b[sl], flat_c[sl], thetas)
+    for start in range(0, flat_b.size, 20_000):
+        sl = slice(start, start + 20_000)
+        if mixture == "grid":
+            flat_out[sl] = _log_e_grid(flat_b[sl], flat_c[sl])
+        else:
+            flat_out[sl] = _log_e_discrete(flat_b[sl], flat_c[sl], TWO_POINT)
     return finish(out)
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +28,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.inference.mcnemar import mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
+from llm_power_verified.parallel import Backend, backend_for
 from llm_power_verified.planning.connor import required_n_connor
 from llm_power_verified.planning.paired_t import power_paired_t
 from llm_power_verified.results import Result
@@ -159,7 +159,7 @@ EMBEDDING_GRID = {
 }
 EMBEDDING_MODELS = ("normal", "beta")
 RANDOM_NUMBERS = ("common", "independent")
-BACKENDS = ("threads", "joblib")
+BACKENDS = ("threads", "joblib", "dask")
 
 
 def _moment_matched_beta(mean: float, sd: float) -> tuple[float, float]:
@@ -267,8 +267,8 @@ def embedding_difference_moments(effect: float, correlation: float, model: str, 
                                correlation, nodes)
 
 
-def _grid_task(model: str, correlation: float, effects, sample_sizes, n_simulations: int, alpha: float,
-               latent: tuple[np.ndarray, np.ndarray] | None, seeds) -> list[dict]:
+def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correlation: float, effects, sample_sizes,
+               n_simulations: int, alpha: float, seeds) -> list[dict]:
     """Every (effect, n) cell of one (model, correlation): common latent normals, or a fresh draw per cell."""
 
     mean = EMBEDDING_GRID["base_mean"]
@@ -306,7 +306,7 @@ def _grid_task(model: str, correlation: float, effects, sample_sizes, n_simulati
 def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
-                         workers: int = 1, backend: str = "threads") -> list[dict]:
+                         workers: int = 1, backend: "str | Backend" = "threads") -> list[dict]:
     """Power of the paired t-test and the Wilcoxon signed-rank test over seed 001's grid.
 
     Scores: model A has mean 0.65 and sd 0.12, model B mean 0.65 + effect; the
@@ -329,9 +329,13 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
 
     ``workers`` > 1 spreads the (model, correlation) blocks over threads
     (``backend="threads"``; NumPy releases the GIL in the sorts and array
-    arithmetic) or over processes (``backend="joblib"``, needs the ``joblib``
-    package).  The random numbers do not depend on the backend or worker
-    count, so the output is identical for a given seed.
+    arithmetic), local processes (``backend="joblib"``) or a Dask LocalCluster
+    of ``workers`` processes (``backend="dask"``, extra ``dask``); ``backend``
+    may also be a :class:`~llm_power_verified.parallel.Backend`, such as
+    ``DaskBackend(scheduler="tcp://host:8786")`` for an existing cluster.
+    Each block carries its own seeds (or the shared common draws, sent to each
+    worker once), so the output is identical for a given seed whatever the
+    backend and the number of workers.
 
     Each row also carries the analytic noncentral-t power at the model's exact
     mean and SD of D (quadrature) and the Monte Carlo standard error of a
@@ -339,7 +343,8 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
     """
 
     require_choice("random_numbers", random_numbers, RANDOM_NUMBERS)
-    require_choice("backend", backend, BACKENDS)
+    if not isinstance(backend, Backend):
+        require_choice("backend", backend, BACKENDS)
     for model in models:
         require_choice("models", model, EMBEDDING_MODELS)
     if int(n_simulations) != n_simulations or n_simulations < 2:
@@ -363,21 +368,13 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
         seeds = [None] * len(blocks)
     else:
         seeds = [[child.spawn(len(sample_sizes)) for child in block.spawn(len(effects))] for block in children]
-    tasks = [(model, correlation, tuple(effects), sample_sizes, int(n_simulations), alpha, latent, seeds[index])
+    tasks = [(model, correlation, tuple(effects), sample_sizes, int(n_simulations), alpha, seeds[index])
              for index, (model, correlation) in enumerate(blocks)]
-    if workers == 1:
-        results = [_grid_task(*task) for task in tasks]
-    elif backend == "threads":
-
-        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
-            results = list(pool.map(lambda task: _grid_task(*task), tasks))
+    if isinstance(backend, Backend):
+        results = list(backend.map(_grid_task, tasks, shared=(latent,)))
     else:
-        try:
-            # Optional dependency (extra parallel): imported where it is used, so the package works without it.
-            import joblib
-        except ImportError as error:
-            raise ImportError("backend='joblib' needs the joblib package: pip install 'llm-power-verified[parallel]'") from error
-        results = joblib.Parallel(n_jobs=int(workers))(joblib.delayed(_grid_task)(*task) for task in tasks)
+        with backend_for(backend, workers=int(workers)) as runner:
+            results = list(runner.map(_grid_task, tasks, shared=(latent,)))
     rows = [row for block in results for row in block]
     order = {model: index for index, model in enumerate(models)}
     return sorted(rows, key=lambda row: (order[row["model"]], row["n"], row["effect"], row["correlation"]))

@@ -1,0 +1,229 @@
+"""The pair grid in blocks: what every block needs, computed once, and one block's whole table.
+
+An audit's pair table is computed block by block (:data:`PAIR_BLOCK` pairs at
+a time) by :func:`pair_block`, from two objects computed once per audit:
+
+* :class:`PairInputs`: what the pairs need from the score matrix, the exact
+  all-pairs 2x2 counts (binary) or the covariance matrix (graded), so that a
+  block never touches the K x N matrix again (and a Dask worker receives K x K
+  counts once instead of the scores);
+* :class:`FamilyContext`: everything about the declared family that needs all
+  of its pairs at once: adjusted p-values, Holm's per-step levels, the BH
+  rejection count, the e-values and the e-BH decisions.
+
+The in-memory audit, the streamed audit (Parquet) and the Dask backend all
+call :func:`pair_block` on the same blocks of the same pair list, so their
+rows are the same bit for bit; only where a block runs and where its rows go
+differ.  Within a block every per-pair quantity is computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.inference.mcnemar import mcnemar_exact
+from llm_power_verified.inference.multiplicity import (
+    adjust_pvalues,
+    inflation_at_level,
+    required_n_inflation,
+)
+from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.contingency import (
+    both_correct_counts,
+    correct_counts,
+)
+from llm_power_verified.leaderboard.decisions import add_decision_columns
+from llm_power_verified.leaderboard.pairs import (
+    add_anytime_columns,
+    binary_pair_columns,
+    graded_pair_columns,
+    pair_indices,
+)
+from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
+from llm_power_verified.results import Result
+from llm_power_verified.sequential.e_process import e_bh, log_e_value
+
+__all__ = ["PAIR_BLOCK", "BlockSettings", "FamilyContext", "PairInputs", "blocks", "family_context", "pair_block", "pair_inputs"]
+
+#: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
+PAIR_BLOCK = 20_000
+
+
+@dataclass(frozen=True, repr=False)
+class PairInputs(Result):
+    """What every pair needs from the score matrix, computed once per audit.
+
+    Binary scores: ``a`` (K x K, items both models solve: the glossary's cell a
+    of every pair) and ``correct`` (per model); graded: ``means``,
+    ``covariance`` and the ``scores`` (for the shared item bootstrap).
+    """
+
+    n_items: int
+    models: tuple[str, ...]
+    binary: bool
+    rank: np.ndarray
+    a: np.ndarray | None = None
+    correct: np.ndarray | None = None
+    means: np.ndarray | None = None
+    covariance: np.ndarray | None = None
+    scores: np.ndarray | None = None
+
+    def counts(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Both-correct, only-first and only-second counts of the pairs (binary scores)."""
+        a = self.a[first, second].astype(np.int64)
+        return a, self.correct[first] - a, self.correct[second] - a
+
+
+def pair_inputs(matrix: ScoreMatrix, order: np.ndarray) -> PairInputs:
+    """The :class:`PairInputs` of a matrix whose models rank in ``order``."""
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(1, order.size + 1)
+    common = dict(n_items=matrix.n_items, models=tuple(matrix.models), binary=matrix.binary, rank=rank)
+    if matrix.binary:
+        a = both_correct_counts(matrix.scores)
+        # int32 halves what a worker receives; exact while no count passes 2^31 - 1 items.
+        a = a.astype(np.int32) if matrix.n_items < 2**31 else a
+        return PairInputs(**common, a=a, correct=correct_counts(matrix.scores))
+    scores = matrix.scores
+    means = scores.mean(axis=0)
+    centred = scores - means
+    return PairInputs(**common, means=means, covariance=centred.T @ centred / (matrix.n_items - 1), scores=scores)
+
+
+@dataclass(frozen=True, repr=False)
+class BlockSettings(Result):
+    """The audit settings a block needs."""
+
+    alpha: float
+    power: float
+    n_resamples: int
+    seed: int
+    correction: str
+
+
+@dataclass(frozen=True, repr=False)
+class FamilyContext(Result):
+    """The declared family's all-pairs quantities (see the module notes), indexed by family position."""
+
+    position: np.ndarray
+    adjusted: dict[str, np.ndarray]
+    holm_inflation: np.ndarray
+    bonferroni: float
+    bh_inflation: float
+    log_e: np.ndarray | None
+    rejected_e_bh: np.ndarray | None
+    first: np.ndarray
+    second: np.ndarray
+    pvalues: np.ndarray
+    multiplicity: Multiplicity
+
+    def locate(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Family position of each pair (either orientation), -1 outside the family."""
+        return self.position[first, second]
+
+
+def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, alpha: float, power: float) -> np.ndarray:
+    """The arbiter's p-values (exact McNemar, or paired t) of the given pairs."""
+    if inputs.binary:
+        _, only_a, only_b = inputs.counts(first, second)
+        return np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
+    return np.asarray(graded_pair_columns(inputs, first, second, alpha, power, 0, 0)["p_t"])
+
+
+def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference_index: int | None, alpha: float,
+                   power: float) -> FamilyContext:
+    """The :class:`FamilyContext` of the declared family."""
+    first, second = pair_indices(order, family, reference_index)
+    size = first.size
+    pvalues = np.concatenate([family_pvalues(inputs, first[sl], second[sl], alpha, power) for sl in blocks(size)] or [np.empty(0)])
+    adjusted = {method: adjust_pvalues(pvalues, method) for method in ("bonferroni", "sidak", "holm", "bh")} if size else \
+        {method: np.empty(0) for method in ("bonferroni", "sidak", "holm", "bh")}
+    # K x K table of family positions (either orientation), -1 outside; int32 while the family has < 2^31 pairs.
+    position = np.full((order.size, order.size), -1, dtype=np.int32 if size < 2**31 else np.int64)
+    position[first, second] = np.arange(size)
+    position[second, first] = np.arange(size)
+    # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
+    ranks = np.empty(size, dtype=np.int64)
+    ranks[np.argsort(pvalues, kind="stable")] = np.arange(size)
+    holm_inflation = np.asarray(inflation_at_level(alpha / (size - ranks), alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
+    rejections = int(np.sum(adjusted["bh"] <= alpha))
+    bh_level = alpha * max(rejections, 1) / max(size, 1)
+    bonferroni = float(required_n_inflation(max(size, 1), alpha, power))
+    sidak = float(required_n_inflation(max(size, 1), alpha, power, correction="sidak"))
+    bh_inflation = float(inflation_at_level(bh_level, alpha, power))
+    log_e = rejected = None
+    if inputs.binary:
+        log_e = np.empty(size)
+        for sl in blocks(size):
+            _, only_a, only_b = inputs.counts(first[sl], second[sl])
+            log_e[sl] = np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
+        rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
+    inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
+                          holm="per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor")
+    multiplicity = Multiplicity(family=family, family_size=int(size), arbiter="exact McNemar" if inputs.binary else "paired t",
+                                inflation=inflation, bh_rejections=rejections, bh_level=float(bh_level),
+                                e_bh_rejections=None if rejected is None else int(rejected.sum()))
+    return FamilyContext(position=position, adjusted=adjusted, holm_inflation=holm_inflation, bonferroni=bonferroni,
+                         bh_inflation=bh_inflation, log_e=log_e, rejected_e_bh=rejected, first=first, second=second,
+                         pvalues=pvalues, multiplicity=multiplicity)
+
+
+def blocks(size: int, block: int | None = None) -> list[slice]:
+    """Consecutive slices of at most ``block`` (default :data:`PAIR_BLOCK`) pairs covering ``range(size)``."""
+    block = block or PAIR_BLOCK
+    return [slice(start, min(start + block, size)) for start in range(0, size, block)]
+
+
+def pair_block(inputs: PairInputs, context: FamilyContext, settings: BlockSettings, first: np.ndarray,
+               second: np.ndarray) -> pd.DataFrame:
+    """Every column of the pair table for one block of pairs (``first`` the higher-ranked model of each)."""
+    alpha, power, n = settings.alpha, settings.power, inputs.n_items
+    compute = binary_pair_columns if inputs.binary else graded_pair_columns
+    pairs = pd.DataFrame(compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed))
+    names = np.asarray(inputs.models, dtype=object)
+    pairs.insert(0, "model_a", names[first])
+    pairs.insert(1, "model_b", names[second])
+    pairs.insert(2, "rank_a", inputs.rank[first])
+    pairs.insert(3, "rank_b", inputs.rank[second])
+    pairs["n"] = n
+    required = pairs["required_n"].to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs["q"] = np.where(np.isinf(required), 0.0, n / required)
+    pairs["resolved"] = pairs["q"] >= 1
+    for label in ("rho_minus", "rho_plus"):
+        pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
+    mapped = context.locate(first, second)
+    inside = mapped >= 0
+    if inputs.binary:
+        known = None
+        if context.log_e is not None and inside.all():
+            known = context.log_e[mapped]  # the same function of the same (b, c): computed once per audit
+        add_anytime_columns(pairs, n, alpha, power, log_e=known)
+    _add_family_columns(pairs, context, mapped, inside, inputs.binary, alpha)
+    add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
+    return pairs
+
+
+def _add_family_columns(pairs: pd.DataFrame, context: FamilyContext, mapped: np.ndarray, inside: np.ndarray, binary: bool,
+                        alpha: float) -> None:
+    """Adjusted p-values, e-BH and the family-wise verdicts, looked up in the family context."""
+    rows = len(pairs)
+    for method, values in context.adjusted.items():
+        column = np.full(rows, np.nan)
+        column[inside] = values[mapped[inside]]
+        pairs[f"p_{method}"] = column
+    if binary:
+        column = np.zeros(rows, dtype=bool)
+        column[inside] = context.rejected_e_bh[mapped[inside]]
+        pairs["rejected_e_bh"] = column
+        pairs["rejected_bh"] = pairs["p_bh"] <= alpha
+    holm = np.full(rows, np.nan)
+    holm[inside] = context.holm_inflation[mapped[inside]]
+    pairs["required_n_bonferroni"] = pairs["required_n"] * context.bonferroni
+    pairs["required_n_holm"] = pairs["required_n"] * holm
+    pairs["resolved_bonferroni"] = pairs["q"] >= context.bonferroni
+    pairs["resolved_holm"] = pairs["q"] >= holm
+    pairs["resolved_bh"] = pairs["q"] >= context.bh_inflation

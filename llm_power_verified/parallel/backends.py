@@ -1,0 +1,153 @@
+"""Three backends with one interface: :meth:`Backend.map` (function, tasks, shared) -> results in task order.
+
+* :class:`LocalBackend`: a loop in this process (the default everywhere).
+* :class:`JoblibBackend`: a pool of local threads (``"threads"``: NumPy
+  releases the GIL in its array arithmetic) or processes (``"joblib"``,
+  joblib's loky).
+* :class:`DaskBackend`: a ``dask.distributed`` cluster, either an existing one
+  (``scheduler="tcp://host:8786"``, the address ``dask scheduler`` prints) or a
+  LocalCluster of ``workers`` single-threaded processes started for the run.
+  The shared data is scattered to every worker once (``broadcast=True``);
+  at most two tasks per worker are in flight, so results arrive in order
+  without the client holding more than a few at a time.
+
+A remote cluster's workers need this package installed at the client's
+version (they import the mapped function by name).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from llm_power_verified.errors import ArgumentError
+
+__all__ = ["BACKENDS", "Backend", "DaskBackend", "JoblibBackend", "LocalBackend", "backend_for"]
+
+BACKENDS = ("local", "threads", "joblib", "dask")
+
+
+class Backend:
+    """Maps ``function(*shared, *task)`` over ``tasks``; results in task order.  A context manager."""
+
+    name = "local"
+    workers = 1
+
+    def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        raise NotImplementedError  # pragma: no cover
+
+    def close(self) -> None:
+        """Release what the backend started (nothing for the local loop)."""
+
+    def __enter__(self) -> "Backend":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(workers={self.workers})"
+
+
+class LocalBackend(Backend):
+    """A loop in this process."""
+
+    def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        for task in tasks:
+            yield function(*shared, *task)
+
+
+class JoblibBackend(Backend):
+    """``workers`` local threads (``prefer="threads"``) or processes (``prefer="processes"``) through joblib."""
+
+    def __init__(self, workers: int = 2, prefer: str = "processes") -> None:
+        self.workers = _check_workers(workers)
+        if prefer not in ("threads", "processes"):
+            raise ArgumentError(f"prefer must be 'threads' or 'processes'; got {prefer!r}")
+        self.prefer = prefer
+        self.name = "threads" if prefer == "threads" else "joblib"
+
+    def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        # Lazy: joblib costs 0.1 s at import and only a parallel run needs it.
+        import joblib
+
+        parallel = joblib.Parallel(n_jobs=self.workers, prefer=self.prefer, return_as="generator")
+        yield from parallel(joblib.delayed(function)(*shared, *task) for task in tasks)
+
+
+class DaskBackend(Backend):
+    """A ``dask.distributed`` cluster (extra ``dask``): an existing scheduler, or a LocalCluster started here."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        try:
+            # Optional dependency (extra dask): imported where it is used, so the package works without it.
+            from dask.distributed import Client, LocalCluster
+        except ImportError as error:
+            raise ImportError("the Dask backend needs dask.distributed: pip install 'llm-power-verified[dask]'") from error
+        self.cluster = None
+        if scheduler:
+            if workers is not None:
+                raise ArgumentError("give either a scheduler address (an existing cluster) or a number of workers (a local cluster), not both")
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except OSError as error:
+                raise ArgumentError(f"scheduler {scheduler!r}: cannot connect ({error}); give the address 'dask scheduler' printed, "
+                                    "such as tcp://10.0.0.5:8786") from None
+        else:
+            self.cluster = LocalCluster(n_workers=_check_workers(2 if workers is None else workers), threads_per_worker=1,
+                                        processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        handles = self.client.scatter(list(shared), broadcast=True, hash=False) if shared else []
+        pending: collections.deque = collections.deque()
+        try:
+            for task in tasks:
+                pending.append(self.client.submit(function, *handles, *task, pure=False))
+                if len(pending) >= 2 * self.workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+            for handle in handles:
+                handle.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _check_workers(workers: Any) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ArgumentError(f"workers must be a positive integer; got {workers!r}")
+    return workers
+
+
+def backend_for(backend: str | Backend | None = None, *, workers: int | None = None, scheduler: str | None = None) -> Backend:
+    """A backend from its name ("local", "joblib", "dask") or as given; ``scheduler`` implies Dask.
+
+    >>> backend_for()
+    LocalBackend(workers=1)
+    """
+    if isinstance(backend, Backend):
+        return backend
+    if scheduler:
+        if backend not in (None, "dask"):
+            raise ArgumentError(f"a scheduler address needs the dask backend; got backend {backend!r}")
+        return DaskBackend(scheduler=scheduler, workers=workers)
+    if backend is not None and backend not in BACKENDS:
+        raise ArgumentError(f"backend must be one of {BACKENDS} or a Backend; got {backend!r}")
+    if workers is not None:
+        _check_workers(workers)
+    if backend == "dask":
+        return DaskBackend(workers=workers)
+    if backend == "local" or workers in (None, 1):
+        return LocalBackend()
+    return JoblibBackend(workers, prefer="processes" if backend == "joblib" else "threads")

@@ -1,0 +1,52 @@
+"""The Dask backend on a real ``dask.distributed`` LocalCluster of two worker processes: results bit for bit the local ones.
+
+Under CI (``CI`` set) dask must be installed (it is in the test extra) and
+these tests run; elsewhere they are skipped only when dask is missing.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import pytest
+
+from llm_power_verified.leaderboard import blocks as blocks_module
+from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.parallel import DaskBackend
+from llm_power_verified.report.machine import read_audit_metadata, write_audit_parquet
+from llm_power_verified.simulation.grids import embedding_power_grid
+from tests.test_scale import _matrix, assert_same_rows
+
+if not os.environ.get("CI"):
+    pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with DaskBackend(workers=2) as backend:
+        yield backend
+
+
+def test_dask_audit_is_the_local_audit(cluster, monkeypatch):
+    monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 11)
+    matrix = _matrix()
+    local = audit_leaderboard(matrix, "all", n_resamples=50, seed=9)
+    remote = audit_leaderboard(matrix, "all", n_resamples=50, seed=9, backend=cluster)
+    assert_same_rows(local.pairs, remote.pairs)
+    assert local.verdicts == remote.verdicts
+
+
+def test_dask_parquet_is_the_local_parquet(cluster, tmp_path):
+    matrix = _matrix(models=15)
+    write_audit_parquet(matrix, tmp_path / "local.parquet", "all", n_resamples=0)
+    write_audit_parquet(matrix, tmp_path / "dask.parquet", "all", n_resamples=0, backend=cluster)
+    assert_same_rows(pd.read_parquet(tmp_path / "local.parquet"), pd.read_parquet(tmp_path / "dask.parquet"))
+    assert read_audit_metadata(tmp_path / "local.parquet") == read_audit_metadata(tmp_path / "dask.parquet")
+
+
+@pytest.mark.parametrize("random_numbers", ["common", "independent"])
+def test_dask_grid_is_the_local_grid(cluster, random_numbers):
+    options = dict(n_simulations=40, seed=3, sample_sizes=(20, 50), effects=(0.0, 0.05), correlations=(0.2, 0.6),
+                   random_numbers=random_numbers)
+    assert embedding_power_grid(backend=cluster, **options) == embedding_power_grid(**options)
