@@ -1,54 +1,96 @@
-"""Leaderboard-scale audit timings.
+"""Leaderboard audits from the command line: wall time, peak memory, ratios to the previous release and to the floor.
 
-Run: python benchmarks/bench_audit.py
+Run: python benchmarks/bench_audit.py [--folder DIR]
 
-1. 50 models x 12,000 binary items, all 1,225 pairs, full report: exact p,
-   mid-p, bootstrap interval on N* and the paired bootstrap (B = 500),
-   Holm/BH over the family (target: under 2 s).
-2. 500 models x 12,032 items, all 124,750 pairs, without bootstrap
-   (target: under 30 s, peak memory under 2 GB).
-Each case runs in a fresh interpreter so its peak resident memory is its own.
+Workloads (issue 15's table), each one fresh ``llm-power-verified audit`` process:
+
+1. 50 models x 12,000 items, all 1,225 pairs, full report (B = 500), JSON to a file;
+2. 500 models x 12,032 items, all 124,750 pairs, B = 0, JSON to a file;
+3. the same with B = 500;
+4. the same as 2 to Parquet.
+
+"previous" is the figure measured on this machine at e2a7b9b, the release
+before issue 15 (the issue's "now" column).  "floor" is what no audit can
+avoid: the interpreter with the imports the command needs (numpy, pandas,
+scipy.special) plus reading the input, measured here, with the compute floor
+(one Gram product and a vectorised binomial CDF over the pairs) printed
+beside it.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
-CASE = r"""
-import json, resource, sys, time
 import numpy as np
-import pandas as pd
-from llm_power_verified.leaderboard.audit import audit_leaderboard
-from llm_power_verified.io import from_wide
-models, items, draws = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rng = np.random.default_rng(7)
-latent = rng.normal(size=(items, 1)) + np.linspace(0.5, -0.5, models)[None, :] + rng.normal(size=(items, models))
-frame = pd.DataFrame((latent > 0).astype(np.int8), columns=[f"model{k:03d}" for k in range(models)])
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import leaderboard  # noqa: E402
+from _measure import measure  # noqa: E402
+
+#: Seconds and MB at e2a7b9b (issue 15, "now"); None where the issue gives no memory figure.
+PREVIOUS = {"50 x 12,000, B = 500, JSON": (1.18, None), "500 x 12,032, B = 0, JSON": (16.1, 1950),
+            "500 x 12,032, B = 500, JSON": (30.4, 2100), "500 x 12,032, B = 0, Parquet": (None, None)}
+TARGETS = {"50 x 12,000, B = 500, JSON": (0.8, None), "500 x 12,032, B = 0, JSON": (5.0, 1024),
+           "500 x 12,032, B = 500, JSON": (15.0, 1024), "500 x 12,032, B = 0, Parquet": (None, None)}
+
+READ_FLOOR = """
+import sys, time
 start = time.perf_counter()
-matrix = from_wide(frame, item_column=None)
-loaded = time.perf_counter()
-result = audit_leaderboard(matrix, "all", n_resamples=draws, n_cluster_resamples=0, seed=1)
-done = time.perf_counter()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"pairs": len(result.pairs), "load": loaded - start, "audit": done - loaded, "peak_mb": peak,
-                  "unresolved": int((~result.pairs["resolved"]).sum())}))
+import numpy, pandas, scipy.special
+from llm_power_verified.io import read_scores
+matrix = read_scores([sys.argv[1]])
+print(time.perf_counter() - start)
 """
 
 
-def run(models: int, items: int, draws: int) -> dict:
-    output = subprocess.run([sys.executable, "-c", CASE, str(models), str(items), str(draws)], capture_output=True, text=True, check=True)
-    return json.loads(output.stdout.strip().splitlines()[-1])
+def compute_floor(path: Path) -> float:
+    """One float32 Gram product and scipy's vectorised binomial CDF over every pair: the arithmetic an audit cannot skip."""
+    from scipy.stats import binom
+
+    from llm_power_verified.io import read_scores
+
+    scores = read_scores([path]).scores.astype(np.float32)
+    start = time.perf_counter()
+    gram = (scores.T @ scores).astype(np.int64)
+    correct = np.diag(gram)
+    upper = np.triu_indices(gram.shape[0], k=1)
+    b = correct[upper[0]] - gram[upper]
+    c = correct[upper[1]] - gram[upper]
+    binom.cdf(np.minimum(b, c), b + c, 0.5)
+    return time.perf_counter() - start
 
 
 def main() -> None:
-    small = run(50, 12_000, 500)
-    print(f"50 models x 12,000 items, {small['pairs']:,} pairs, full report with B = 500: audit {small['audit']:.2f} s "
-          f"(+ {small['load']:.2f} s building the matrix); peak {small['peak_mb']:.0f} MB; target 2 s -> ratio {2 / small['audit']:.1f}x under")
-    large = run(500, 12_032, 0)
-    print(f"500 models x 12,032 items, {large['pairs']:,} pairs, no bootstrap: audit {large['audit']:.2f} s "
-          f"(+ {large['load']:.2f} s building the matrix); peak {large['peak_mb']:.0f} MB; targets 30 s and 2048 MB")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folder", type=Path, help="where the generated inputs are kept (default: a temporary folder)")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = arguments.folder or Path(scratch)
+        small = leaderboard(folder, 50, 12_000)
+        large = leaderboard(folder, 500, 12_032)
+        cases = [("50 x 12,000, B = 500, JSON", small, ["--format", "json"]),
+                 ("500 x 12,032, B = 0, JSON", large, ["--format", "json", "--n-resamples", "0"]),
+                 ("500 x 12,032, B = 500, JSON", large, ["--format", "json"]),
+                 ("500 x 12,032, B = 0, Parquet", large, ["--format", "parquet", "--n-resamples", "0"])]
+        for label, path, options in cases:
+            out = Path(scratch) / ("out.parquet" if "parquet" in options else "out.json")
+            seconds, peak, _ = measure(["llm-power-verified", "audit", str(path), "--mode", "all", "--quiet", "--out", str(out), *options])
+            floor = float(subprocess.run([sys.executable, "-c", READ_FLOOR, str(path)], capture_output=True, text=True,
+                                         check=True).stdout)
+            previous, previous_mb = PREVIOUS[label]
+            target, target_mb = TARGETS[label]
+            line = f"{label}: {seconds:.2f} s, peak {peak:.0f} MB (output {out.stat().st_size / 1e6:.0f} MB)"
+            line += f"; previous {previous:.2f} s -> {previous / seconds:.1f}x faster" if previous else ""
+            line += f"; previous {previous_mb} MB -> {previous_mb / peak:.1f}x less" if previous_mb else ""
+            line += f"; floor (start-up, imports, reading) {floor:.2f} s = {seconds / floor:.1f}x of the run"
+            line += f"; compute floor {compute_floor(path) * 1e3:.0f} ms"
+            line += f"; target {target} s" + (f", {target_mb} MB" if target_mb else "") if target else ""
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -132,3 +132,59 @@ def test_test_command_file_errors(tmp_path, contents_a, contents_b, fragment):
     result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "test", str(file_a), str(file_b)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert fragment in result.stderr and "Traceback" not in result.stderr
+
+
+def _wide_csv(path, models=6, items=400, seed=1):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(items, 1)) + np.linspace(0.4, -0.4, models) + rng.normal(size=(items, models))
+    lines = ["item_id," + ",".join(f"m{k}" for k in range(models))]
+    lines += [f"i{row}," + ",".join(str(int(value > 0)) for value in latent[row]) for row in range(items)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--format", "parquet"], "--format parquet needs --out FILE"),
+        (["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "not both"),
+        (["--workers", "0"], "argument --workers"),
+        (["--pairs", "some"], "invalid choice"),
+    ],
+)
+def test_audit_scale_options_refuse_bad_use_in_one_line(tmp_path, extra, fragment):
+    table = _wide_csv(tmp_path / "scores.csv")
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", *extra],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and fragment in result.stderr, result.stderr
+
+
+def test_audit_parquet_and_jsonl_hold_every_pair(tmp_path, capsys):
+    import pandas as pd
+
+    from llm_power_verified.report.machine import read_audit_metadata
+
+    table = _wide_csv(tmp_path / "scores.csv")
+    out = tmp_path / "pairs.parquet"
+    assert main(["audit", str(table), "--mode", "all", "--format", "parquet", "--out", str(out), "--quiet", "--n-resamples", "0"]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {out}: 15 pairs")
+    frame = pd.read_parquet(out)
+    assert len(frame) == 15 and read_audit_metadata(out)["pairs_written"] == 15
+    assert main(["audit", str(table), "--mode", "all", "--format", "jsonl", "--quiet", "--n-resamples", "0"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["model_a"], r["model_b"]) for r in records] == list(zip(frame["model_a"], frame["model_b"]))
+    assert [r["required_n"] for r in records] == [value if value != float("inf") else "inf" for value in frame["required_n"]]
+
+
+def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys):
+    pytest.importorskip("dask.distributed")
+    table = _wide_csv(tmp_path / "scores.csv")
+    assert main(["audit", str(table), "--mode", "all", "--format", "csv", "--quiet", "--n-resamples", "50"]) == 0
+    local = capsys.readouterr().out
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--mode", "all", "--format", "csv",
+                             "--quiet", "--n-resamples", "50", "--workers", "2"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert result.stdout == local

@@ -288,3 +288,14 @@ def test_batched_equals_one_by_one_across_the_switch():
     c = total - b
     batched = mcnemar_exact(b, c).log_pvalue
     assert np.array_equal(batched, [mcnemar_exact(int(x), int(y)).log_pvalue for x, y in zip(b, c)])
+
+
+def test_exact_and_midp_together_equal_each_alone():
+    from llm_power_verified.inference.mcnemar import exact_and_midp
+
+    rng = np.random.default_rng(11)
+    b, c = rng.integers(0, 5000, 400), rng.integers(0, 5000, 400)
+    b[:5], c[:5] = [0, 3, 7, 0, 2500], [0, 3, 0, 9, 2500]
+    exact, midp = exact_and_midp(b, c)
+    assert np.array_equal(exact.log_pvalue, mcnemar_exact(b, c).log_pvalue)
+    assert np.array_equal(midp.log_pvalue, mcnemar_midp(b, c).log_pvalue)

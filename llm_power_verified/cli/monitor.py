@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from llm_power_verified.cli.options import (
     CHECKPOINTS,
     alpha_power_options,
@@ -47,7 +45,6 @@ def run(arguments) -> str:
     trajectory = e_process(scores_a, scores_b, arguments.mixture)
     differences = np.asarray(scores_a) - np.asarray(scores_b)
     sequence = confidence_sequence(differences, arguments.alpha)
-    threshold = math.log(1 / arguments.alpha)
     first = trajectory.first_crossing(arguments.alpha)
     n = differences.size
     marks = {int(t) for t in np.unique(np.linspace(1, n, max(min(arguments.checkpoints, n), 1)).astype(int))}

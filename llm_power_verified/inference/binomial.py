@@ -129,9 +129,9 @@ def _lentz(a: np.ndarray, b: np.ndarray, x: float | np.ndarray, tiny: float) -> 
     order = np.argsort(-(((a + 1) / (a + b + 2) - x) * np.sqrt(a + b)))
     a, b = a[order], b[order]
     x = x if scalar else x[order]
-    qab, qap, qam = a + b, a + 1, a - 1
+    qab = a + b
     c = np.ones_like(a)
-    d = 1 - qab * x / qap
+    d = 1 - qab * x / (a + 1)
     d = np.where(np.abs(d) < tiny, tiny, d)
     d = 1 / d
     h = d.copy()

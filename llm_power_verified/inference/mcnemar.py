@@ -66,6 +66,7 @@ __all__ = [
     "TWO_SIDED_RULES",
     "VARIANTS",
     "binary_counts",
+    "exact_and_midp",
     "mcnemar_chi2",
     "mcnemar_exact",
     "mcnemar_midp",
@@ -298,6 +299,11 @@ def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: st
             log_p = log_upper + np.log1p(-0.5 * np.exp(log_pmf - log_upper))
         return _result(favour, np.where(favour + against > 0, log_p, 0.0), "mid-p", b, c, alternative)
     smaller, total, log_tail, log_pmf = _tail(b, c)
+    return _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule), "mid-p", b, c, two_sided_rule=two_sided_rule)
+
+
+def _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule: str) -> np.ndarray:
+    """The two-sided mid-p value's log from the lower tail and pmf at min(b, c)."""
     with np.errstate(divide="ignore"):
         log_p = _LOG_2 + log_tail + np.log1p(-np.exp(log_pmf - _LOG_2 - log_tail))
     tie = (b == c) & (total > 0)
@@ -305,8 +311,20 @@ def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: st
         log_p = np.where(tie, 0.0, log_p)
     else:
         log_p = np.where(tie, np.log1p(-0.5 * np.exp(log_pmf)), log_p)
-    log_p = np.where(total > 0, log_p, 0.0)
-    return _result(smaller, log_p, "mid-p", b, c, two_sided_rule=two_sided_rule)
+    return np.where(total > 0, log_p, 0.0)
+
+
+def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
+    """The two-sided exact and mid-p tests (default rules) from one evaluation of the binomial tail.
+
+    The same values as :func:`mcnemar_exact` and :func:`mcnemar_midp`; an all-pairs audit needs both
+    for every pair, and the tail is most of their cost.
+    """
+    b, c = _counts(b, c)
+    smaller, total, log_tail, log_pmf = _tail(b, c)
+    log_exact = np.where(total > 0, _LOG_2 + log_tail, 0.0)
+    return (_result(smaller, log_exact, "exact", b, c),
+            _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, "double"), "mid-p", b, c, two_sided_rule="double"))
 
 
 @renamed_parameters(two_sided="two_sided_rule")

@@ -42,6 +42,7 @@ from llm_power_verified.leaderboard.blocks import (
     blocks,
     family_context,
     pair_block,
+    pair_block_arrow,
     pair_inputs,
 )
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
@@ -246,6 +247,7 @@ def stream_audit(
     n_rank_resamples: int = 0,
     progress: Callable[[str], None] | None = None,
     backend: Backend | None = None,
+    arrow: bool = False,
 ) -> StreamedAudit:
     """The audit of :func:`audit_leaderboard` with the pair table handed to ``sink`` block by block.
 
@@ -254,7 +256,9 @@ def stream_audit(
     DataFrame with every column, in pair-table order) and the result keeps
     only the summaries.  Every row is the one :func:`audit_leaderboard` would
     give.  Clustered matrices are refused (the cluster diagnostics need every
-    pair at once); audit them in memory.
+    pair at once); audit them in memory.  ``arrow``: the sink receives each
+    block as a pyarrow Table, converted where the block was computed (so a
+    Dask worker, not the client, pays for the conversion).
     """
     if matrix.clusters is not None:
         raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "
@@ -262,7 +266,7 @@ def stream_audit(
     settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 0, correction, n_rank_resamples)
     matrix = _canonical_order(matrix)
     with shared_counts(matrix.scores):
-        return _audit(matrix, settings, progress, backend or LocalBackend(), sink)
+        return _audit(matrix, settings, progress, backend or LocalBackend(), sink, arrow)
 
 
 def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction, n_rank_resamples) -> dict:
@@ -277,7 +281,7 @@ def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 
                 n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
 
 
-def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink=None) -> AuditResult | StreamedAudit:
+def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink=None, arrow: bool = False) -> AuditResult | StreamedAudit:
     """The audit proper, on the canonically ordered matrix, with the all-pairs counts computed once."""
     mode, family, alpha, power = (settings[key] for key in ("mode", "family", "alpha", "power"))
     seed, correction = settings["seed"], settings["correction"]
@@ -285,23 +289,18 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink
     reference_index = matrix.models.index(settings["reference"]) if mode == "reference" else None
     first, second = pair_indices(order, mode, reference_index)
     inputs = pair_inputs(matrix, order)
-    context = family_context(inputs, order, family, reference_index, alpha, power)
+    context = family_context(inputs, order, family, reference_index, alpha, power, (first, second) if family == mode else None, backend)
     family_size = context.multiplicity.family_size
     block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings["n_resamples"], seed=seed, correction=correction)
-    tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress)
+    tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
     notes = list(matrix.notes)
     if not matrix.binary:
         notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
-        kept, adjacent = [], []
-        for table in tables:
-            sink(table)
-            kept.append(table[[column for column in _KEPT if column in table]])
-            adjacent.append(table[table["rank_b"] == table["rank_a"] + 1])
-        pairs = pd.concat(kept, ignore_index=True)
-    known = (context.first, context.second, context.pvalues) if family == "all" else None
+        pairs, adjacent = _stream(tables, sink, first.size)
+    known = (context.first, context.second, context.adjusted["holm"]) if family == "all" else None
     ranking, significant_pairs = model_table(matrix, order, alpha, inputs, known)
     if settings["n_rank_resamples"]:
         ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(settings["n_rank_resamples"]), seed, alpha)
@@ -324,10 +323,33 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink
     return AuditResult(pairs=pairs, clusters=clusters, **common)
 
 
-def _pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress):
+def _stream(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """Hand each block to ``sink``; keep the summary columns (:data:`_KEPT`, filled in place) and the adjacent rows."""
+    kept: dict[str, np.ndarray] = {}
+    adjacent, start = [], 0
+    for table in tables:
+        sink(table)
+        stop = start + len(table)
+        names = table.columns if isinstance(table, pd.DataFrame) else table.column_names
+        for column in _KEPT:
+            if column in names:
+                values = np.asarray(table[column].to_numpy())
+                if column not in kept:
+                    kept[column] = np.empty(size, dtype=values.dtype)
+                kept[column][start:stop] = values
+        step = np.asarray(table["rank_b"].to_numpy()) - np.asarray(table["rank_a"].to_numpy())
+        rows = table[step == 1] if isinstance(table, pd.DataFrame) else table.filter(step == 1).to_pandas()
+        adjacent.append(rows)
+        start = stop
+    return pd.DataFrame(kept, copy=False), adjacent
+
+
+def _pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress, task=pair_block):
     """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
     slices = blocks(first.size)
-    results = backend.map(pair_block, [(first[sl], second[sl]) for sl in slices], shared=(inputs, context, settings))
+    # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
+    tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)
+    results = backend.map(task, tasks, shared=(inputs, settings))
     for sl, table in zip(slices, results):
         if progress and len(slices) > 1:
             progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")

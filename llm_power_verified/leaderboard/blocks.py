@@ -43,10 +43,12 @@ from llm_power_verified.leaderboard.pairs import (
     pair_indices,
 )
 from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
+from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
-__all__ = ["PAIR_BLOCK", "BlockSettings", "FamilyContext", "PairInputs", "blocks", "family_context", "pair_block", "pair_inputs"]
+__all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "blocks", "family_block", "family_context",
+           "family_pvalues", "pair_block", "pair_block_arrow", "pair_inputs"]
 
 #: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
 PAIR_BLOCK = 20_000
@@ -124,6 +126,35 @@ class FamilyContext(Result):
         """Family position of each pair (either orientation), -1 outside the family."""
         return self.position[first, second]
 
+    def for_block(self, first: np.ndarray, second: np.ndarray) -> "BlockFamily":
+        """What one block needs of the family: its pairs' entries only (what a Dask task receives)."""
+        mapped = self.locate(first, second)
+        inside = mapped >= 0
+        at = mapped[inside]
+        return BlockFamily(
+            inside=inside, family_size=self.multiplicity.family_size, bonferroni=self.bonferroni, bh_inflation=self.bh_inflation,
+            pvalues=self.pvalues[at], holm=self.adjusted["holm"][at], bh=self.adjusted["bh"][at],
+            holm_inflation=self.holm_inflation[at],
+            log_e=None if self.log_e is None or not inside.all() else self.log_e[at],
+            rejected_e_bh=None if self.rejected_e_bh is None else self.rejected_e_bh[at],
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class BlockFamily(Result):
+    """One block's slice of the :class:`FamilyContext`: the entries of its pairs inside the family (in block order)."""
+
+    inside: np.ndarray
+    family_size: int
+    bonferroni: float
+    bh_inflation: float
+    pvalues: np.ndarray
+    holm: np.ndarray
+    bh: np.ndarray
+    holm_inflation: np.ndarray
+    log_e: np.ndarray | None
+    rejected_e_bh: np.ndarray | None
+
 
 def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, alpha: float, power: float) -> np.ndarray:
     """The arbiter's p-values (exact McNemar, or paired t) of the given pairs."""
@@ -133,14 +164,33 @@ def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, al
     return np.asarray(graded_pair_columns(inputs, first, second, alpha, power, 0, 0)["p_t"])
 
 
+def family_block(inputs: PairInputs, alpha: float, power: float, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """A block of the family's first pass: the arbiter p-values and (binary scores) the log e-values of its pairs."""
+    pvalues = family_pvalues(inputs, first, second, alpha, power)
+    if not inputs.binary:
+        return pvalues, None
+    _, only_a, only_b = inputs.counts(first, second)
+    return pvalues, np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
+
+
 def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference_index: int | None, alpha: float,
-                   power: float) -> FamilyContext:
-    """The :class:`FamilyContext` of the declared family."""
-    first, second = pair_indices(order, family, reference_index)
+                   power: float, pairs: tuple[np.ndarray, np.ndarray] | None = None, backend: Backend | None = None) -> FamilyContext:
+    """The :class:`FamilyContext` of the declared family.
+
+    ``pairs``: its (first, second) when the caller has them; ``backend``: where the per-block first pass
+    (p-values and e-values) runs; the procedures that need the whole family (Holm, BH, e-BH) run here.
+    """
+    first, second = pairs if pairs is not None else pair_indices(order, family, reference_index)
     size = first.size
-    pvalues = np.concatenate([family_pvalues(inputs, first[sl], second[sl], alpha, power) for sl in blocks(size)] or [np.empty(0)])
-    adjusted = {method: adjust_pvalues(pvalues, method) for method in ("bonferroni", "sidak", "holm", "bh")} if size else \
-        {method: np.empty(0) for method in ("bonferroni", "sidak", "holm", "bh")}
+    pvalues, log_e = np.empty(size), (np.empty(size) if inputs.binary else None)
+    slices = blocks(size)
+    results = (backend or LocalBackend()).map(family_block, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha, power))
+    for sl, (block_p, block_log_e) in zip(slices, results):
+        pvalues[sl] = block_p
+        if log_e is not None:
+            log_e[sl] = block_log_e
+    # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
+    adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}
     # K x K table of family positions (either orientation), -1 outside; int32 while the family has < 2^31 pairs.
     position = np.full((order.size, order.size), -1, dtype=np.int32 if size < 2**31 else np.int64)
     position[first, second] = np.arange(size)
@@ -154,12 +204,8 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     bonferroni = float(required_n_inflation(max(size, 1), alpha, power))
     sidak = float(required_n_inflation(max(size, 1), alpha, power, correction="sidak"))
     bh_inflation = float(inflation_at_level(bh_level, alpha, power))
-    log_e = rejected = None
+    rejected = None
     if inputs.binary:
-        log_e = np.empty(size)
-        for sl in blocks(size):
-            _, only_a, only_b = inputs.counts(first[sl], second[sl])
-            log_e[sl] = np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
         rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
     inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
                           holm="per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor")
@@ -177,8 +223,8 @@ def blocks(size: int, block: int | None = None) -> list[slice]:
     return [slice(start, min(start + block, size)) for start in range(0, size, block)]
 
 
-def pair_block(inputs: PairInputs, context: FamilyContext, settings: BlockSettings, first: np.ndarray,
-               second: np.ndarray) -> pd.DataFrame:
+def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
+               family: BlockFamily) -> pd.DataFrame:
     """Every column of the pair table for one block of pairs (``first`` the higher-ranked model of each)."""
     alpha, power, n = settings.alpha, settings.power, inputs.n_items
     compute = binary_pair_columns if inputs.binary else graded_pair_columns
@@ -195,35 +241,42 @@ def pair_block(inputs: PairInputs, context: FamilyContext, settings: BlockSettin
     pairs["resolved"] = pairs["q"] >= 1
     for label in ("rho_minus", "rho_plus"):
         pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
-    mapped = context.locate(first, second)
-    inside = mapped >= 0
     if inputs.binary:
-        known = None
-        if context.log_e is not None and inside.all():
-            known = context.log_e[mapped]  # the same function of the same (b, c): computed once per audit
-        add_anytime_columns(pairs, n, alpha, power, log_e=known)
-    _add_family_columns(pairs, context, mapped, inside, inputs.binary, alpha)
+        # The e-values of pairs inside the family were computed in the first pass (the same function of the same counts).
+        add_anytime_columns(pairs, n, alpha, power, log_e=family.log_e)
+    _add_family_columns(pairs, family, inputs.binary, alpha)
     add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
     return pairs
 
 
-def _add_family_columns(pairs: pd.DataFrame, context: FamilyContext, mapped: np.ndarray, inside: np.ndarray, binary: bool,
-                        alpha: float) -> None:
-    """Adjusted p-values, e-BH and the family-wise verdicts, looked up in the family context."""
-    rows = len(pairs)
-    for method, values in context.adjusted.items():
+def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
+                     family: BlockFamily):
+    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output."""
+    # Optional dependency (extra parquet): only Parquet output asks for Arrow blocks.
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(pair_block(inputs, settings, first, second, family), preserve_index=False)
+
+
+def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, binary: bool, alpha: float) -> None:
+    """Adjusted p-values, e-BH and the family-wise verdicts of a block, from its slice of the family context."""
+    rows, inside = len(pairs), family.inside
+    for method in ("bonferroni", "sidak", "holm", "bh"):
         column = np.full(rows, np.nan)
-        column[inside] = values[mapped[inside]]
+        if method in ("holm", "bh"):
+            column[inside] = getattr(family, method)
+        elif inside.any():
+            column[inside] = adjust_pvalues(family.pvalues, method, family_size=family.family_size)
         pairs[f"p_{method}"] = column
     if binary:
         column = np.zeros(rows, dtype=bool)
-        column[inside] = context.rejected_e_bh[mapped[inside]]
+        column[inside] = family.rejected_e_bh
         pairs["rejected_e_bh"] = column
         pairs["rejected_bh"] = pairs["p_bh"] <= alpha
     holm = np.full(rows, np.nan)
-    holm[inside] = context.holm_inflation[mapped[inside]]
-    pairs["required_n_bonferroni"] = pairs["required_n"] * context.bonferroni
+    holm[inside] = family.holm_inflation
+    pairs["required_n_bonferroni"] = pairs["required_n"] * family.bonferroni
     pairs["required_n_holm"] = pairs["required_n"] * holm
-    pairs["resolved_bonferroni"] = pairs["q"] >= context.bonferroni
+    pairs["resolved_bonferroni"] = pairs["q"] >= family.bonferroni
     pairs["resolved_holm"] = pairs["q"] >= holm
-    pairs["resolved_bh"] = pairs["q"] >= context.bh_inflation
+    pairs["resolved_bh"] = pairs["q"] >= family.bh_inflation

@@ -12,11 +12,7 @@ import pandas as pd
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.bootstrap import percentile_pvalue
-from llm_power_verified.inference.mcnemar import (
-    mcnemar_chi2,
-    mcnemar_exact,
-    mcnemar_midp,
-)
+from llm_power_verified.inference.mcnemar import exact_and_midp, mcnemar_chi2
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.streams import (
     item_stream,
@@ -56,8 +52,10 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
     if mode == "adjacent":
         return order[:-1], order[1:]
     if mode == "all":
+        # int32 indices halve the pair grid's memory (12.5 M pairs of 5,000 models: 100 MB instead of 200 MB).
+        index = order.astype(np.int32) if order.size < 2**31 else order
         upper_i, upper_j = np.triu_indices(order.size, k=1)
-        return order[upper_i], order[upper_j]
+        return index[upper_i], index[upper_j]
     if mode == "reference":
         if reference is None:
             raise ArgumentError("mode 'reference' needs a reference model")
@@ -154,7 +152,8 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     rho = np.asarray(correlation_from_counts(both, only_a, only_b, neither), dtype=np.float64).reshape(-1)
     gap = (only_a - only_b) / n
     frame = {"delta": gap, "p_a": p_a, "p_b": p_b, "a": both, "b": only_a, "c": only_b, "d": neither, "rho": rho}
-    chi2, exact, midp = mcnemar_chi2(only_a, only_b), mcnemar_exact(only_a, only_b), mcnemar_midp(only_a, only_b)
+    chi2 = mcnemar_chi2(only_a, only_b)
+    exact, midp = exact_and_midp(only_a, only_b)
     frame.update(p_chi2=chi2.pvalue, p_exact=exact.pvalue, log_p_exact=exact.log_pvalue, p_midp=midp.pvalue)
     required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
     variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)

@@ -60,17 +60,17 @@ def significance_matrix(matrix: ScoreMatrix, order: np.ndarray, alpha: float, in
                         known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(significant, adjusted p): K x K matrices in rank order, from the arbiter over all pairs with Holm's procedure.
 
-    ``known`` is (first, second, p-values) of all pairs in :func:`~.pairs.pair_indices` order when an audit
-    has them already (family "all"); ``inputs`` the audit's pair inputs.
+    ``known`` is (first, second, Holm-adjusted p-values) of all pairs in :func:`~.pairs.pair_indices`
+    order when an audit has them already (family "all"); ``inputs`` the audit's pair inputs.
     """
     size = order.size
     if known is None:
         inputs = inputs or pair_inputs(matrix, order)
         first, second = pair_indices(order, "all")
         pvalues = np.concatenate([family_pvalues(inputs, first[sl], second[sl], alpha, 0.8) for sl in blocks(first.size)] or [np.empty(0)])
+        adjusted = adjust_pvalues(np.asarray(pvalues, dtype=np.float64), "holm") if pvalues.size else np.empty(0)
     else:
-        first, second, pvalues = known
-    adjusted = adjust_pvalues(np.asarray(pvalues, dtype=np.float64), "holm") if pvalues.size else np.empty(0)
+        first, second, adjusted = known
     position = np.empty(matrix.n_models, dtype=np.int64)
     position[order] = np.arange(size)
     table = np.ones((size, size))
@@ -87,15 +87,22 @@ def resolved_count(matrix: ScoreMatrix, alpha: float, power: float) -> int:
     if matrix.binary:
         both = both_correct_counts(scores)
         correct = correct_counts(scores)
-        required = np.asarray(required_n_from_counts(correct[:, None] - both, correct[None, :] - both, n, alpha, power))
     else:
         centred = scores - scores.mean(axis=0)
         covariance = centred.T @ centred / (n - 1)
-        variance = np.maximum(np.diag(covariance)[:, None] + np.diag(covariance)[None, :] - 2 * covariance, 0.0)
-        gap = scores.mean(axis=0)[:, None] - scores.mean(axis=0)[None, :]
-        required = np.asarray(required_n_wald(variance, gap, alpha, power))
-    upper = np.triu_indices(matrix.n_models, k=1)
-    return int(np.sum(n >= required[upper]))
+        means, variances = scores.mean(axis=0), np.diag(covariance)
+    resolved = 0
+    # In bands of rows, so that the temporaries of the formulas stay at 256 x K (5,000 models: 10 MB, not 200 MB each).
+    for start in range(0, matrix.n_models, 256):
+        rows = slice(start, min(start + 256, matrix.n_models))
+        if matrix.binary:
+            required = np.asarray(required_n_from_counts(correct[rows, None] - both[rows], correct[None, :] - both[rows], n, alpha, power))
+        else:
+            variance = np.maximum(variances[rows, None] + variances[None, :] - 2 * covariance[rows], 0.0)
+            required = np.asarray(required_n_wald(variance, means[rows, None] - means[None, :], alpha, power))
+        upper = np.arange(matrix.n_models)[None, :] > np.arange(rows.start, rows.stop)[:, None]
+        resolved += int(np.sum((n >= required) & upper))
+    return resolved
 
 
 def letter_columns(significant: np.ndarray) -> np.ndarray:
@@ -121,6 +128,7 @@ def letter_columns(significant: np.ndarray) -> np.ndarray:
     covered = np.zeros((size, size), dtype=bool)
     columns = []
     for i in range(size):
+        nearest = np.argsort(np.abs(np.arange(size) - i), kind="stable")
         while True:
             open_pairs = np.flatnonzero(together[i] & ~covered[i])
             if open_pairs.size == 0:
@@ -129,13 +137,14 @@ def letter_columns(significant: np.ndarray) -> np.ndarray:
             members = [i] if i == j else [i, j]
             candidates = together[i] & together[j]
             candidates[members] = False
-            for k in np.argsort(np.abs(np.arange(size) - i), kind="stable"):
+            # Only the first candidates can join (candidates only shrink), visited nearest in rank first.
+            for k in nearest[candidates[nearest]]:
                 if candidates[k]:
                     members.append(int(k))
                     candidates &= together[k]
             column = np.zeros(size, dtype=bool)
             column[members] = True
-            covered |= column[:, None] & column[None, :]
+            covered[np.ix_(members, members)] = True  # the members' block of the K x K matrix, not all of it
             columns.append(column)
     return np.array(columns, dtype=bool).reshape(-1, size)
 
@@ -188,16 +197,16 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, inputs: Pa
     (statsmodels), Student t interval of the mean for graded scores.
     """
     size = order.size
-    scores = matrix.scores[:, order]
     n = matrix.n_items
-    means = scores.mean(axis=0)
+    # Per-column reductions then reordered (a column copy of the matrix in rank order would be K x N more memory).
+    means = matrix.scores.mean(axis=0)[order]
     if matrix.binary:
         low, high = wilson_interval(np.rint(means * n).astype(np.int64), n, alpha)
     else:
         # Lazy: scipy.stats costs 0.7 s at import; only graded scores need the t quantile.
         from scipy import stats
 
-        half = stats.t.ppf(1 - alpha / 2, n - 1) * scores.std(axis=0, ddof=1) / np.sqrt(n)
+        half = stats.t.ppf(1 - alpha / 2, n - 1) * matrix.scores.std(axis=0, ddof=1)[order] / np.sqrt(n)
         low, high = means - half, means + half
     significant, _ = significance_matrix(matrix, order, alpha, inputs, known) if size > 1 else (np.zeros((1, 1), bool), None)
     position = np.arange(size)

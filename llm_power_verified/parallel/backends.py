@@ -7,6 +7,8 @@
 * :class:`DaskBackend`: a ``dask.distributed`` cluster, either an existing one
   (``scheduler="tcp://host:8786"``, the address ``dask scheduler`` prints) or a
   LocalCluster of ``workers`` single-threaded processes started for the run.
+  The scheduler's HTTP server takes a free port (``:0``: a second cluster on
+  the machine never collides with the first, and nothing is printed).
   The shared data is scattered to every worker once (``broadcast=True``);
   at most two tasks per worker are in flight, so results arrive in order
   without the client holding more than a few at a time.
@@ -98,7 +100,7 @@ class DaskBackend(Backend):
                                     "such as tcp://10.0.0.5:8786") from None
         else:
             self.cluster = LocalCluster(n_workers=_check_workers(2 if workers is None else workers), threads_per_worker=1,
-                                        processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+                                        processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 

@@ -85,8 +85,8 @@ class ThresholdTable:
     def __init__(self, alpha: float, mixture: str, prior) -> None:
         self.alpha, self.mixture, self.prior = alpha, mixture, prior
         grid = np.arange(1, self.EXACT + 1, dtype=np.float64)
-        # (grid, values) swapped as one tuple, so a reader never pairs a longer grid with shorter values.
-        self.nodes = (grid, self._exact(grid))
+        # (grid, values, log grid) swapped as one tuple, so a reader never pairs a longer grid with shorter values.
+        self.nodes = (grid, self._exact(grid), np.log(grid))
         self._lock = threading.Lock()
 
     def _exact(self, m: np.ndarray) -> np.ndarray:
@@ -94,12 +94,13 @@ class ThresholdTable:
         return np.where(counts > m, np.inf, (2 * counts - m) / np.sqrt(m))
 
     def _extend(self, largest: float) -> None:
-        grid, values = self.nodes
+        grid, values, _ = self.nodes
         steps = math.ceil(self.PER_DECADE * math.log10(largest / self.EXACT)) + 1
         have = grid.size - self.EXACT
         if steps > have:
             extra = np.rint(self.EXACT * 10.0 ** (np.arange(have + 1, steps + 1) / self.PER_DECADE))
-            self.nodes = (np.concatenate([grid, extra]), np.concatenate([values, self._exact(extra)]))
+            grid = np.concatenate([grid, extra])
+            self.nodes = (grid, np.concatenate([values, self._exact(extra)]), np.log(grid))
 
     def __call__(self, m: np.ndarray) -> np.ndarray:
         m = np.maximum(np.asarray(m, dtype=np.float64), 1.0)
@@ -107,12 +108,12 @@ class ThresholdTable:
         if largest > self.nodes[0][-1]:
             with self._lock:
                 self._extend(largest)
-        grid, values = self.nodes
+        _, values, log_grid = self.nodes
         small = m <= self.EXACT
         out = np.empty(m.shape)
         out[small] = values[np.rint(m[small]).astype(np.int64) - 1]
         if (~small).any():
-            out[~small] = np.interp(np.log(m[~small]), np.log(grid), values)
+            out[~small] = np.interp(np.log(m[~small]), log_grid, values)
         return out
 
 
