@@ -4,9 +4,11 @@ from llm_power_verified.leaderboard.audit import (
     FAMILIES,
     MODES,
     AuditResult,
+    StreamedAudit,
     audit_leaderboard,
     pair_indices,
     rank_models,
+    stream_audit,
 )
 from llm_power_verified.leaderboard.clusters import (
     cluster_diagnostics,
@@ -26,6 +28,7 @@ __all__ = [
     "BLOCK_ROWS",
     "FAMILIES",
     "MODES",
+    "StreamedAudit",
     "adjacent_tiers",
     "audit_leaderboard",
     "both_correct_counts",
@@ -33,5 +36,6 @@ __all__ = [
     "correct_counts",
     "pair_indices",
     "rank_models",
+    "stream_audit",
     "unresolved_under_clusters",
 ]

@@ -1,4 +1,4 @@
-"""Rendering an audit: terminal table, Markdown, JSON, CSV and plots.
+"""Rendering an audit: terminal table, Markdown, HTML, JSON, JSON Lines, CSV, Parquet and plots.
 
 The names below are loaded on first use (PEP 562): the CLI's option tables
 import :mod:`.table` only, so ``llm-power-verified --help`` does not import the
@@ -14,11 +14,13 @@ _EXPORTS = {
     "grid": "table",
     "headline": "model",
     "plot_resolution": "plots",
+    "read_audit_metadata": "machine",
     "render": "render",
     "render_html": "html",
     "write_figures": "plots",
     "save_figure": "plots",
     "to_json_document": "render",
+    "write_audit_parquet": "machine",
 }
 
 __all__ = sorted(_EXPORTS)
