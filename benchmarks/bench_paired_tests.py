@@ -56,7 +56,7 @@ def main() -> None:
     loop = (time.perf_counter() - start) * 10_000 / 200
     print(f"scipy.stats.binomtest loop, scaled to 10^4 pairs: {loop:.2f} s; ratio: {loop / batch:.0f}x")
     boot = timed(lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, seed=1), repeats=10)
-    boot_bca = timed(lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, method="bca", seed=1), repeats=10)
+    boot_bca = timed(lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, interval="bca", seed=1), repeats=10)
     print(f"paired bootstrap, N = 1e6 binary items, B = 10,000: percentile {boot * 1e3:.2f} ms, BCa {boot_bca * 1e3:.2f} ms")
 
 

@@ -188,3 +188,16 @@ def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys)
                              "--quiet", "--n-resamples", "50", "--workers", "2"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert result.stdout == local
+
+
+def test_option_limits_are_the_library_limits():
+    from llm_power_verified import _validation
+    from llm_power_verified.cli import options
+
+    assert (options.MAX_COUNT, options.MAX_RESAMPLES) == (_validation.MAX_COUNT, _validation.MAX_RESAMPLES)
+
+
+def test_help_imports_neither_numpy_nor_tqdm():
+    code = "import sys; from llm_power_verified.cli.main import build_parser; build_parser(); print(sorted(m for m in ('numpy', 'tqdm', 'pandas', 'scipy') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr

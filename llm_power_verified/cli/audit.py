@@ -10,10 +10,10 @@ from pathlib import Path
 
 from llm_power_verified.cli.options import (
     AUDIT_RESAMPLES,
-    POSITIVE_COUNT,
     EXIT_CODES,
     INPUT_RULES,
     MAX_AUDIT_RESAMPLES,
+    POSITIVE_COUNT,
     PROGRAM,
     SCORE_KIND_HELP,
     SEED,

@@ -10,7 +10,6 @@ from llm_power_verified.cli.options import (
     marginal_options,
     render_rows,
 )
-from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
@@ -68,6 +67,9 @@ def run(arguments) -> str:
         document = {"claimed_n": audit.claimed_n, "required_n": audit.required_n, "required_n_integer": audit.required_n_integer,
                     "factor": audit.factor, "matches": list(audit.matches), "closest": audit.closest,
                     "verdict": audit.verdict, "conventions": audit.values, "tool_note": note}
+        # Lazy: the JSON writer imports numpy (0.1 s) through the results module, which `--help` does not need.
+        from llm_power_verified.io.output import json_text
+
         return json_text(document)
     rows = [{"convention": name, "value": value, "ratio": claimed / value if value else None,
              "match": name in audit.matches} for name, value in audit.values.items()]

@@ -12,11 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
-from tqdm import tqdm
-
-from llm_power_verified._validation import MAX_COUNT, MAX_RESAMPLES, check_scalar
 from llm_power_verified.errors import LlmPowerError
-from llm_power_verified.report.table import grid
 
 __all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options", "render_rows"]
 
@@ -38,6 +34,12 @@ class Parser(argparse.ArgumentParser):
         raise CommandError(message)
 
 
+#: Kept in step with llm_power_verified._validation's limits (tests/test_cli.py checks); repeated here so that
+#: `--help` does not import numpy.
+MAX_COUNT = 2**53
+MAX_RESAMPLES = 1_000_000
+
+
 def number(*, integer: bool = False, **limits):
     """An argparse type: parse, then the one range check (finite, within limits) before any work."""
 
@@ -46,6 +48,9 @@ def number(*, integer: bool = False, **limits):
             value = int(text) if integer else float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {'a whole number' if integer else 'a number'}; got {text[:40]!r}") from None
+        # Lazy: _validation imports numpy (0.1 s), which `--help` does not need.
+        from llm_power_verified._validation import check_scalar
+
         try:
             return check_scalar("value", value, integer=integer, **limits)
         except ValueError as error:
@@ -91,6 +96,9 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 @contextlib.contextmanager
 def progress_bar(*, quiet: bool) -> Iterator[Callable[[str], None]]:
     """A tqdm bar on stderr for the audit's stages, shown only after a second and only on a terminal (never with --quiet)."""
+    # Lazy: tqdm costs 0.05 s at import, which `--help` does not need.
+    from tqdm import tqdm
+
     bar = tqdm(total=None, unit=" step", delay=1.0, leave=False, file=sys.stderr, disable=quiet or not sys.stderr.isatty())
     try:
         def advance(message: str) -> None:
@@ -166,6 +174,9 @@ def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -
         if isinstance(value, float):
             return format_value(value)
         return str(value)
+
+    # Lazy: the renderer's escaping imports numpy (0.1 s) through the results module, which `--help` does not need.
+    from llm_power_verified.report.table import grid
 
     return grid([title for _, title in columns], [[cell(row.get(key)) for key, _ in columns] for row in rows], output == "markdown")
 

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
-from llm_power_verified.results import Result
 
 __all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "open_output", "terminal_text", "write_bytes",
            "write_chunks", "write_text"]
@@ -223,6 +222,9 @@ def json_ready(value) -> Any:
     >>> json_ready({"n": float("inf"), "rho": float("nan"), "k": [1, 2.5]})
     {'n': 'inf', 'rho': None, 'k': [1, 2.5]}
     """
+    # Lazy: the results module imports numpy (0.1 s); the command line's `--help` imports this module for its writers.
+    from llm_power_verified.results import Result
+
     if isinstance(value, Result):
         return json_ready(value.to_dict())
     if isinstance(value, dict):

@@ -250,7 +250,7 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
 
 
 def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-                     family: BlockFamily):
+                     family: BlockFamily) -> "pyarrow.Table":  # noqa: F821 - pyarrow is optional, imported inside
     """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output."""
     # Optional dependency (extra parquet): only Parquet output asks for Arrow blocks.
     import pyarrow as pa
