@@ -50,3 +50,10 @@ def test_dask_grid_is_the_local_grid(cluster, random_numbers):
     options = dict(n_simulations=40, seed=3, sample_sizes=(20, 50), effects=(0.0, 0.05), correlations=(0.2, 0.6),
                    random_numbers=random_numbers)
     assert embedding_power_grid(backend=cluster, **options) == embedding_power_grid(**options)
+
+
+def test_dask_calibration_grid_is_the_local_grid(cluster):
+    from llm_power_verified.simulation.grids import calibration_table_2
+
+    options = dict(p_values=(0.6, 0.8), rho_values=(0.2,), n=200, n_simulations=100, n_resamples=100, seed=4)
+    assert calibration_table_2(backend=cluster, **options) == calibration_table_2(**options)

@@ -28,7 +28,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.inference.mcnemar import mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
-from llm_power_verified.parallel import Backend, backend_for
+from llm_power_verified.parallel import Backend, LocalBackend, backend_for
 from llm_power_verified.planning.connor import required_n_connor
 from llm_power_verified.planning.paired_t import power_paired_t
 from llm_power_verified.results import Result
@@ -120,7 +120,8 @@ def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples:
 
 @renamed_parameters(replicates="n_simulations", bootstrap_draws="n_resamples")
 def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, n_simulations: int = 1500,
-                        alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0) -> list[dict]:
+                        alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0,
+                        backend: "Backend | None" = None) -> list[dict]:
     """Type-I error and power of five paired-binary variants on the paper's Table 2 grid.
 
     For each (p, rho_z): ``n_simulations`` datasets of n items under H0 (both
@@ -128,23 +129,37 @@ def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n:
     ``power`` at n).  Rejection rates of McNemar chi-square, exact, mid-p,
     continuity-corrected and the percentile paired bootstrap, with Monte Carlo
     standard errors sqrt(r (1 - r) / n_simulations).
+
+    Each (p, rho_z) cell draws from its own child of ``seed``
+    (``SeedSequence(seed).spawn``), so a cell's rows do not depend on the other
+    cells, and ``backend`` (:mod:`llm_power_verified.parallel`, such as a Dask
+    cluster) can compute the cells anywhere with the same result.
     """
+    cells = [(p, rho_z) for p in p_values for rho_z in rho_values]
+    children = np.random.SeedSequence(seed).spawn(len(cells))
+    tasks = [(p, rho_z, child) for (p, rho_z), child in zip(cells, children)]
+    runner = backend or LocalBackend()
+    results = runner.map(_calibration_cell, tasks, shared=(n, n_simulations, alpha, power, n_resamples))
+    return [row for rows in results for row in rows]
+
+
+def _calibration_cell(n: int, n_simulations: int, alpha: float, power: float, n_resamples: int, p: float, rho_z: float,
+                      seed: np.random.SeedSequence) -> list[dict]:
+    """The H0 and H1 rows of one (p, rho_z) cell of :func:`calibration_table_2`, from the cell's own seed."""
     rng = np.random.default_rng(seed)
-    rows = []
     methods = ("chi2", "exact", "mid-p", "chi2-corrected")
-    for p in p_values:
-        for rho_z in rho_values:
-            delta, alternative = _effect_for_connor_power(p, rho_z, n, alpha, power)
-            null = copula_cells(p, p, rho_z)
-            for hypothesis, cells in (("H0", null), ("H1", alternative)):
-                counts = simulate_binary_counts(n, cells, n_simulations, rng)
-                row = {"p": p, "rho_z": rho_z, "rho": cells.rho, "hypothesis": hypothesis, "delta": 0.0 if hypothesis == "H0" else delta}
-                for method in methods:
-                    rejected = np.asarray(mcnemar_test(counts[:, 1], counts[:, 2], method).pvalue) <= alpha
-                    row[method] = float(rejected.mean())
-                row["bootstrap"] = float(_bootstrap_rejections(counts[:, [0, 1, 2]], n, alpha, n_resamples, rng).mean())
-                row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / n_simulations) for key in methods + ("bootstrap",)}
-                rows.append(row)
+    delta, alternative = _effect_for_connor_power(p, rho_z, n, alpha, power)
+    null = copula_cells(p, p, rho_z)
+    rows = []
+    for hypothesis, cells in (("H0", null), ("H1", alternative)):
+        counts = simulate_binary_counts(n, cells, n_simulations, rng)
+        row = {"p": p, "rho_z": rho_z, "rho": cells.rho, "hypothesis": hypothesis, "delta": 0.0 if hypothesis == "H0" else delta}
+        for method in methods:
+            rejected = np.asarray(mcnemar_test(counts[:, 1], counts[:, 2], method).pvalue) <= alpha
+            row[method] = float(rejected.mean())
+        row["bootstrap"] = float(_bootstrap_rejections(counts[:, [0, 1, 2]], n, alpha, n_resamples, rng).mean())
+        row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / n_simulations) for key in methods + ("bootstrap",)}
+        rows.append(row)
     return rows
 
 
