@@ -31,7 +31,7 @@ from llm_power_verified.report.render import (
 
 __all__ = ["HTML_ROW_LIMIT", "render_html"]
 
-#: Pair rows in the page (the smallest q first beyond that); JSON and CSV have all.
+#: Pair rows the page lists with pairs="top" (the closest in rank beyond that); the machine formats have all.
 HTML_ROW_LIMIT = 5000
 
 _STYLE = """
