@@ -4,9 +4,11 @@ Run: python -m crosscheck.generate_r_reference [--output PATH]
 
 Cases: Cohen's h and the required n of pwr.2p.test, pwr.p.test and
 power.prop.test over a grid of (p_A, p_B, alpha, power) including the paper's
-Table 1 case; the power of pwr.2p.test and pwr.p.test at fixed n; McNemar's
+Table 1 case; the power of pwr.2p.test and pwr.p.test at fixed n; the paired
+t-test's n and power from power.t.test(type = "paired", strict = TRUE); McNemar's
 test with and without correction and the exact binomial test on several
-discordant tables, including the two textbook examples of tests/test_mcnemar.py.
+discordant tables, including the two textbook examples of tests/test_mcnemar.py
+and a tie (b = c, where R leaves the continuity correction out).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ OUTPUT = DATA_DIR / "r_reference.py"
 PROPORTIONS = [(0.65, 0.60), (0.50, 0.45), (0.80, 0.70), (0.30, 0.25), (0.90, 0.88)]
 LEVELS = [(0.05, 0.80), (0.01, 0.90)]
 FIXED_N = [200, 2000]
+#: (delta in SD units, alpha, power) for power.t.test(type = "paired", strict = TRUE)
+PAIRED_T = [(0.5, 0.05, 0.8), (0.3, 0.05, 0.9), (0.5, 0.01, 0.8)]
 # (n11, n10 = b, n01 = c, n00): a 2x2 paired table
 TABLES = {
     "agresti_approval": (794, 150, 86, 570),
@@ -32,6 +36,8 @@ TABLES = {
     "near_tie": (100, 20, 21, 59),
     "qwen_pair": (6000, 1227, 1200, 3605),
     "one_sided": (40, 0, 5, 10),
+    # b = c: R leaves the continuity correction out (X^2 = 0, p = 1), as this package does; statsmodels does not.
+    "tie": (50, 7, 7, 36),
 }
 
 SOLVE = (1.2e-6, "uniroot stops at tol = .Machine$double.eps^0.25 ~ 1.2e-4 in n, below 1.2e-6 relative for n > 100")
@@ -62,6 +68,18 @@ def _calls():
                 key = f"{function.replace('.', '_')}_power_{p_a}_{p_b}_{n}"
                 calls[key] = {"power": f"{call}$power"}
                 records.append(("R pwr", function, key, call, {"p_a": p_a, "p_b": p_b, "alpha": 0.05, "n": n}, ("power",), CLOSED))
+    for delta, alpha, power in PAIRED_T:
+        # strict = TRUE sums both tails, as power_paired_t does; R's default strict = FALSE counts only the upper one.
+        call = f"power.t.test(delta = {delta!r}, sd = 1, sig.level = {alpha!r}, power = {power!r}, type = 'paired', strict = TRUE)"
+        key = f"power_t_test_n_{delta}_{alpha}_{power}"
+        calls[key] = {"n": f"{call}$n"}
+        records.append(("R stats", "power.t.test", key, call, {"effect": delta, "alpha": alpha, "power": power}, ("n",),
+                        (5e-6, "R solves with uniroot at tol = eps^0.25, about 1.2e-4 in n (n >= 30 here)")))
+        call = f"power.t.test(n = 50, delta = {delta!r}, sd = 1, sig.level = {alpha!r}, type = 'paired', strict = TRUE)"
+        key = f"power_t_test_power_{delta}_{alpha}"
+        calls[key] = {"power": f"{call}$power"}
+        records.append(("R stats", "power.t.test", key, call, {"effect": delta, "alpha": alpha, "n": 50}, ("power",),
+                        (1e-9, "noncentral pt (AS 243) is accurate to about 1e-12")))
     for name, (n11, n10, n01, n00) in TABLES.items():
         matrix = f"matrix(c({n11}, {n01}, {n10}, {n00}), nrow = 2)"
         for correct in ("TRUE", "FALSE"):

@@ -38,6 +38,10 @@ def _ours(record) -> dict[str, float]:
         return {"power": lpv.power_wald(inputs["n"], variance, h, inputs["alpha"])}
     if function == "power.prop.test":
         return {"n": lpv.required_n_unpaired(inputs["p_a"], inputs["p_b"], inputs["alpha"], inputs["power"], variance="pooled-null")}
+    if function == "power.t.test":
+        if "n" in record.outputs:
+            return {"n": lpv.required_n_paired_t(inputs["effect"], 1.0, inputs["alpha"], inputs["power"])}
+        return {"power": lpv.power_paired_t(inputs["n"], inputs["effect"], 1.0, inputs["alpha"])}
     if function == "TTestPower.solve_power":
         return {"n": lpv.required_n_paired_t(inputs["effect"], 1.0, inputs["alpha"], inputs["power"])}
     if function == "TTestPower.power":

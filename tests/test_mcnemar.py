@@ -134,6 +134,19 @@ def test_matches_statsmodels_mcnemar(counts):
         assert mcnemar_chi2(b, c, correction=True).pvalue == pytest.approx(corrected.pvalue, rel=1e-9, abs=1e-300)
 
 
+def test_continuity_correction_at_a_tie_follows_r_not_statsmodels():
+    """b = c: R's mcnemar.test (in crosscheck's R records) gives X^2 = 0 and p = 1, as this package does; statsmodels
+    applies (|b - c| - 1)^2 / (b + c) unclipped and gives 1/(b + c) (the README and module notes say so)."""
+    ours = mcnemar_chi2(7, 7, correction=True)
+    assert (ours.statistic, ours.pvalue) == (0.0, 1.0)
+    theirs = statsmodels_mcnemar([[50, 7], [7, 36]], exact=False, correction=True)
+    assert theirs.statistic == pytest.approx(1 / 14, rel=1e-15)
+    from crosscheck.data.r_reference import RECORDS
+
+    r_tie = next(record for record in RECORDS if record.key == "mcnemar_tie_true")
+    assert r_tie.outputs == {"statistic": 0.0, "pvalue": 1.0}
+
+
 def test_textbook_presidential_approval():
     """Agresti (1990) p. 350, the example of R's ?mcnemar.test: 794/86/150/570 of 1600.
 
@@ -299,3 +312,13 @@ def test_exact_and_midp_together_equal_each_alone():
     exact, midp = exact_and_midp(b, c)
     assert np.array_equal(exact.log_pvalue, mcnemar_exact(b, c).log_pvalue)
     assert np.array_equal(midp.log_pvalue, mcnemar_midp(b, c).log_pvalue)
+
+
+@pytest.mark.parametrize("b, c", [(1, 7), (30, 52), (400, 380), (9, 0)])
+def test_midp_is_the_exact_test_less_the_observed_probability(b, c):
+    """Two-sided: 2 P(X <= k) - P(X = k); one-sided: P(X >= b) - P(X = b)/2 (the docstring's statement)."""
+    k, n = min(b, c), b + c
+    exact_two = min(1.0, 2 * stats.binom.cdf(k, n, 0.5))
+    assert mcnemar_midp(b, c).pvalue == pytest.approx(exact_two - stats.binom.pmf(k, n, 0.5), rel=1e-12)
+    upper = stats.binom.sf(b - 1, n, 0.5)
+    assert mcnemar_midp(b, c, alternative="larger").pvalue == pytest.approx(upper - stats.binom.pmf(b, n, 0.5) / 2, rel=1e-12)

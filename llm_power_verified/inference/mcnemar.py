@@ -7,12 +7,16 @@ accuracies), b given b + c is Binomial(b + c, 1/2).
 
 * ``"chi2"``: X^2 = (b - c)^2 / (b + c) against chi-square(1) (McNemar 1947).
 * ``"chi2-corrected"``: X^2 = (|b - c| - 1)^2 / (b + c), Edwards' continuity
-  correction.  This module clips |b - c| - 1 at zero, so b = c gives p = 1;
-  R's ``mcnemar.test`` and statsmodels' ``mcnemar`` do not clip and give
-  X^2 = 1/(b + c) there.  Elsewhere they agree.
+  correction.  This module clips |b - c| - 1 at zero, so b = c gives X^2 = 0
+  and p = 1, as R's ``mcnemar.test`` does (it leaves the correction out when
+  b = c); statsmodels' ``mcnemar`` does not clip and gives X^2 = 1/(b + c)
+  there (b = c = 7: X^2 = 0.0714, p = 0.789).  Elsewhere all three agree
+  (``tests/test_mcnemar.py`` runs both).
 * ``"exact"``: conditional binomial test.
-* ``"mid-p"``: the exact p-value minus half the probability of the observed
-  outcome (Lancaster 1961; Fagerland, Lydersen and Laake 2013).
+* ``"mid-p"``: the exact test with the observed outcome counted at half
+  weight: one-sided, the exact p less P(X = b)/2; two-sided, 2 P(X <= k) less
+  P(X = k) with k = min(b, c), half coming off each tail (Lancaster 1961;
+  Fagerland, Lydersen and Laake 2013).
 
 Two-sided conventions (``two_sided_rule``) for the exact and mid-p tests
 ------------------------------------------------------------------------
@@ -265,7 +269,11 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
 
 @renamed_parameters(two_sided="two_sided_rule")
 def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> McNemarResult:
-    """Mid-p McNemar test: the exact p-value less half the observed outcome's probability.
+    """Mid-p McNemar test: the exact test with the observed outcome counted at half weight.
+
+    One-sided that is the exact p less P(X = b)/2; two-sided (doubled) it is
+    the exact p 2 P(X <= k) less P(X = k), k = min(b, c): half of the observed
+    probability comes off each of the two tails.
 
     Notes
     -----

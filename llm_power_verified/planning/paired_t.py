@@ -61,8 +61,9 @@ def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alte
 
     References
     ----------
-    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired")``, against which the
-    crosscheck suite runs it.
+    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired", strict = TRUE)``,
+    against which the crosscheck suite runs it (R's default ``strict = FALSE``
+    counts only the upper tail of the two-sided test, a little less power).
 
     Examples
     --------
@@ -98,7 +99,8 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
 
     References
     ----------
-    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired")``.
+    Cohen (1988), Ch. 2; R's ``power.t.test(type = "paired", strict = TRUE)`` (crosscheck suite; its n is
+    solved by uniroot to about 1e-4).
 
     Examples
     --------
