@@ -68,10 +68,10 @@ def test_importing_the_package_does_not_import_sympy():
     assert result.stdout.strip() == "False"
 
 
-def test_cli_derivations_check_passes():
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "derivations", "check"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "up to date" in result.stdout
+def test_cli_derivations_check_passes(capsys):
+    """In this process: the derivations are imported once per test run (tests/test_derivations.py)."""
+    assert main(["derivations", "check"]) == 0
+    assert "up to date" in capsys.readouterr().out
 
 
 def test_readme_commands_run(capsys):

@@ -12,32 +12,31 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derivations import admissible_correlation, paired_variance, shortcut_series, wald
-from derivations._codegen import GENERATED_DIR
+from derivations import (
+    admissible_correlation,
+    load_concepts,
+    paired_variance,
+    shortcut_series,
+    wald,
+)
+from derivations.__main__ import main as derivations_main
+from derivations._codegen import GENERATED_DIR, check_all
 from derivations._symbols import delta, p, p_a, p_b, rho
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def _run_derivations(*arguments: str, hash_seed: str) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    return subprocess.run(
-        [sys.executable, "-m", "derivations", *arguments],
-        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300,
-    )
+# The derivations run once per test process: importing the concept modules derives (about 16 s), and
+# every test below (and tests/test_generated_vs_symbolic.py, tests/test_cli.py) reuses those imports;
+# rendering the code from them takes 0.2 s.  One slow test repeats the whole run in a fresh interpreter
+# under another hash seed, so the printing is shown not to depend on hash randomisation.
 
 
 def test_committed_generated_code_is_current():
-    result = _run_derivations("--check", hash_seed="1")
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert check_all(load_concepts(), GENERATED_DIR) == ""
 
 
-def test_hand_edit_is_caught(tmp_path):
-    """Edit one generated file by hand: --check fails and its diff shows only that edit.
-
-    Run under a different hash seed from the test above, so it also shows the
-    printing does not depend on Python's hash randomisation.
-    """
+def test_hand_edit_is_caught(tmp_path, capsys):
+    """Edit one generated file by hand: --check fails and its diff shows only that edit."""
     copy = tmp_path / "_generated"
     shutil.copytree(GENERATED_DIR, copy)
     target = copy / "wald.py"
@@ -45,22 +44,29 @@ def test_hand_edit_is_caught(tmp_path):
     edited = text.replace("return variance*", "return 0.5*variance*", 1)
     assert edited != text
     target.write_text(edited)
-    result = _run_derivations("--check", "--output", str(copy), hash_seed="12345")
-    assert result.returncode == 1
-    assert "-    return 0.5*variance*" in result.stdout
-    assert "+    return variance*" in result.stdout
-    changed_files = [line for line in result.stdout.splitlines() if line.startswith("+++ ")]
+    assert derivations_main(["--check", "--output", str(copy)]) == 1
+    output = capsys.readouterr()
+    assert "-    return 0.5*variance*" in output.out
+    assert "+    return variance*" in output.out
+    changed_files = [line for line in output.out.splitlines() if line.startswith("+++ ")]
     assert changed_files == ["+++ regenerated/wald.py"]
-    assert "stale" in result.stderr
+    assert "stale" in output.err
 
 
-def test_regenerate_writes_identical_files(tmp_path):
+def test_regenerate_writes_identical_files(tmp_path, capsys):
     copy = tmp_path / "_generated"
-    result = _run_derivations("--output", str(copy), hash_seed="999")
-    assert result.returncode == 0, result.stderr
+    assert derivations_main(["--output", str(copy)]) == 0
     for path in GENERATED_DIR.glob("*.py"):
         assert (copy / path.name).read_text() == path.read_text(), path.name
     assert {p.name for p in copy.glob("*.py")} == {p.name for p in GENERATED_DIR.glob("*.py")}
+
+
+@pytest.mark.slow
+def test_fresh_interpreter_under_another_hash_seed_prints_the_same_code():
+    environment = dict(os.environ, PYTHONHASHSEED="12345")
+    result = subprocess.run([sys.executable, "-m", "derivations", "--check"], cwd=ROOT, env=environment,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_generated_header_names_command_source_and_version():
