@@ -322,3 +322,27 @@ def test_midp_is_the_exact_test_less_the_observed_probability(b, c):
     assert mcnemar_midp(b, c).pvalue == pytest.approx(exact_two - stats.binom.pmf(k, n, 0.5), rel=1e-12)
     upper = stats.binom.sf(b - 1, n, 0.5)
     assert mcnemar_midp(b, c, alternative="larger").pvalue == pytest.approx(upper - stats.binom.pmf(b, n, 0.5) / 2, rel=1e-12)
+
+
+def _documented_bound(total: int, log_p: float) -> float:
+    """The module's stated bound on the absolute error of log p: 1e-15 + 4 sqrt(n) eps + 32 eps |log p|."""
+    return 1e-15 + 4 * math.sqrt(total) * 2.220446049250313e-16 + 32 * 2.220446049250313e-16 * abs(log_p)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_documented_accuracy_bound_over_random_tables(seed):
+    """50 tables per seed: n log-uniform up to 2 x 10^6, the split anywhere from the centre to 60 sd out."""
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        total = int(10 ** rng.uniform(1, 6.3))
+        k = max(0, int(total / 2 - rng.uniform(0, 60) * math.sqrt(total) / 2))
+        _, log_p = reference.exact_pvalue(k, total - k, 30)
+        error = abs(mcnemar_exact(k, total - k).log_pvalue - float(log_p))
+        assert error <= _documented_bound(total, float(log_p)), (k, total - k, error)
+
+
+@pytest.mark.parametrize("b, c", [(500_000_000, 499_980_000), (500_080_000, 499_920_000), (500_400_000, 499_600_000)])
+def test_documented_accuracy_bound_at_a_billion(b, c):
+    """n = 10^9 near the centre (z = 0.6), at z = 5 and at z = 25, the bound of the module notes."""
+    _, log_p = reference.exact_pvalue(b, c, 25)
+    assert abs(mcnemar_exact(b, c).log_pvalue - float(log_p)) <= _documented_bound(b + c, float(log_p))

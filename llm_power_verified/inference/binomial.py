@@ -15,8 +15,10 @@ the centre in standard deviations:
   10^4 p-values 5x slower than a vectorised binomial CDF.  Boost's error
   grows towards the tail (1.7e-11 relative at n = 10^8, z = 30, measured
   against mpmath), which is why it is used only in the centre, where its
-  error stayed below 0.7 of this module's bound 1e-15 + 4 sqrt(n) eps over
-  300 random (n, z) with n up to 10^9 and z <= 4.5.
+  error stayed below 0.7 of 1e-15 + 4 sqrt(n) eps over 300 random (n, z)
+  with n up to 10^9 and z <= 4.5.  (The bound of the whole tail, which adds
+  a term in |log p| for the far tail, is stated and tested with
+  :mod:`~llm_power_verified.inference.mcnemar`.)
 
 The log pmf uses Loader's (2000) saddle-point form, which keeps full relative
 precision for n up to 10^9 and beyond.  Everything is vectorised.
