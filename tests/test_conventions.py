@@ -129,3 +129,18 @@ def test_cli_crosscheck_without_r_names_the_packages(tmp_path):
     result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "crosscheck"], capture_output=True, text=True, timeout=120, env=environment)
     assert result.returncode == 0, result.stderr
     assert "r-base-core r-cran-pwr" in result.stdout
+
+
+@pytest.mark.parametrize("claimed, fragments", [
+    (1471, ["matches the two-sample-arcsine", "1.43 x the correct paired N*", "larger than needed"]),
+    (1030, ["agrees with the correct paired N* = 1027.58", "within 0.5% (+2.4 items)", "integer requirement is 1028"]),
+    (1028, ["its ceiling"]),
+    (2056, ["twice the", "paired value", "per-group size reported as the total of two groups", "2 x the correct paired N*"]),
+    (515, ["0.501 x the correct paired N*", "N* is 2 x the claim"]),
+])
+def test_calculator_verdicts_say_the_multiple_and_the_rounding(claimed, fragments):
+    """Issue 16: the claim as a multiple of N*, which rounding matched, and a doubled per-group figure recognised."""
+    audit = lpv.audit_claimed_n(0.65, 0.60, 0.30, claimed)
+    for fragment in fragments:
+        assert fragment in audit.verdict, audit.verdict
+    assert audit.doubled == (("two-sample-arcsine-x(1-rho)", "unpaired-wald-x(1-rho)", "paired") if claimed == 2056 else ())

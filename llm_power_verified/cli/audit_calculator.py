@@ -65,7 +65,7 @@ def run(arguments) -> str:
     output = "json" if arguments.json else arguments.format
     if output == "json":
         document = {"claimed_n": audit.claimed_n, "required_n": audit.required_n, "required_n_integer": audit.required_n_integer,
-                    "factor": audit.factor, "matches": list(audit.matches), "closest": audit.closest,
+                    "factor": audit.factor, "matches": list(audit.matches), "doubled": list(audit.doubled), "closest": audit.closest,
                     "verdict": audit.verdict, "conventions": audit.values, "tool_note": note}
         # Lazy: the JSON writer imports numpy (0.1 s) through the results module, which `--help` does not need.
         from llm_power_verified.io.output import json_text

@@ -153,10 +153,14 @@ class CalculatorAudit(Result):
     required_n : float
         Correct paired N* (unrounded); ``required_n_integer`` is its ceiling.
     factor : float
-        required_n / claimed_n: how many times too small the claim is.
+        required_n / claimed_n: how many times too small the claim is (the
+        verdict states the claim as a multiple of N*, claimed_n / required_n).
     matches : tuple of str
         Conventions whose value rounds to the claim (within one item of the
         value, or of its ceiling, or 0.5% of it); empty if none does.
+    doubled : tuple of str
+        When nothing matches: conventions whose value doubled matches, a
+        per-group size reported as the total of two groups.
     closest : str
         The convention nearest to the claim in relative terms.
     values : dict
@@ -173,12 +177,26 @@ class CalculatorAudit(Result):
     closest: str
     verdict: str
     values: dict[str, float] = field(default_factory=dict)
+    doubled: tuple[str, ...] = ()
 
 
 def matches_convention(value: float, claimed: float) -> bool:
+    return rounding(value, claimed) is not None
+
+
+def rounding(value: float, claimed: float) -> str | None:
+    """How ``claimed`` rounds ``value``: "its ceiling", "rounded", "within one item", "within 0.5%", or None."""
     if not math.isfinite(value):
-        return False
-    return abs(claimed - value) <= 1.0 or abs(claimed - math.ceil(value)) < 0.5 or abs(claimed - value) <= 0.005 * value
+        return None
+    if abs(claimed - math.ceil(value)) < 0.5:
+        return "its ceiling"
+    if abs(claimed - round(value)) < 0.5:
+        return "rounded"
+    if abs(claimed - value) <= 1.0:
+        return "within one item"
+    if abs(claimed - value) <= 0.005 * value:
+        return f"within 0.5% ({claimed - value:+.1f} items)"
+    return None
 
 
 def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8) -> CalculatorAudit:
@@ -210,22 +228,30 @@ def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha:
     closest = min(values, key=lambda name: abs(math.log(claimed_n / values[name])) if values[name] > 0 and math.isfinite(values[name]) else math.inf)
     factor = required / float(claimed_n)
     integer = math.ceil(required * (1 - 1e-12)) if math.isfinite(required) else math.inf
+    multiple = float(claimed_n) / required if required > 0 else math.inf
+    doubled = () if matches else tuple(name for name, value in values.items() if matches_convention(2 * value, float(claimed_n)))
     if "paired" in matches:
         others = [name for name in matches if name != "paired"]
         also = f"; it also matches {', '.join(others)}, which here lands within rounding of N*" if others else ""
-        verdict = f"{claimed_n:g} is within rounding of the correct paired N* ({integer} items){also}."
+        verdict = (f"{claimed_n:g} agrees with the correct paired N* = {required:.2f} ({rounding(required, float(claimed_n))}; "
+                   f"the integer requirement is {integer} items){also}.")
     elif matches:
-        kind = "too small" if factor > 1 else "larger than needed"
+        kind = "too small: N* is " + f"{factor:.3g} x the claim" if factor > 1 else "larger than needed"
         verdict = (
-            f"{claimed_n:g} matches the {', '.join(matches)} convention; the correct paired N* is "
-            f"{integer}, so the claim is {kind} by a factor of {factor:.3g}."
+            f"{claimed_n:g} matches the {', '.join(matches)} convention; it is {multiple:.3g} x the correct paired "
+            f"N* ({integer} items), {kind}."
+        )
+    elif doubled:
+        verdict = (
+            f"{claimed_n:g} is twice the {', '.join(doubled)} value: a per-group size reported as the total of two "
+            f"groups; paired items need no second group; it is {multiple:.3g} x the correct paired N* ({integer} items)."
         )
     else:
         verdict = (
             f"{claimed_n:g} matches no known convention (closest: {closest}, {values[closest]:.1f}); "
-            f"the correct paired N* is {integer}, a factor of {factor:.3g} of the claim."
+            f"it is {multiple:.3g} x the correct paired N* ({integer} items)."
         )
     return CalculatorAudit(
         claimed_n=float(claimed_n), required_n=required, required_n_integer=integer, factor=factor,
-        matches=matches, closest=closest, verdict=verdict, values=values,
+        matches=matches, closest=closest, verdict=verdict, values=values, doubled=doubled,
     )
