@@ -157,3 +157,40 @@ def test_embedding_grid_full():
 
     rows = embedding_power_grid(n_simulations=1000, seed=0)
     assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)
+
+
+@pytest.mark.parametrize("effect, correlation", [(0.05, 0.95), pytest.param(0.0, 0.5, marks=pytest.mark.slow),
+                                                 pytest.param(0.1, 0.8, marks=pytest.mark.slow)])
+def test_clipped_normal_moments_against_two_dimensional_quadrature(effect, correlation):
+    """Issue 16: the exact forms against an independent 2-D adaptive quadrature split at every kink, to 1e-10."""
+    import math
+
+    from scipy import integrate, stats
+
+    from llm_power_verified.simulation.grids import clipped_normal_difference_moments
+
+    mean_a, mean_b, sd = 0.65, 0.65 + effect, 0.12
+    spread = math.sqrt(1 - correlation**2)
+
+    def clip(value):
+        return min(max(value, 0.0), 1.0)
+
+    def expectation(function):
+        def inner(z_a):
+            # the kinks of B in w, for this z_a: mean_b + sd (rho z_a + spread w) = 0 or 1
+            points = [(edge - mean_b - sd * correlation * z_a) / (sd * spread) for edge in (0.0, 1.0)]
+            edges = [-10.0] + sorted(w for w in points if -10 < w < 10) + [10.0]
+            return sum(integrate.quad(lambda w: stats.norm.pdf(w) * function(z_a, correlation * z_a + spread * w), low, high,
+                                      epsabs=1e-14, epsrel=1e-12)[0] for low, high in zip(edges[:-1], edges[1:]))
+        edges = [-10.0] + sorted(edge for edge in (-mean_a / sd, (1 - mean_a) / sd) if -10 < edge < 10) + [10.0]
+        return sum(integrate.quad(lambda z: stats.norm.pdf(z) * inner(z), low, high, epsabs=1e-14, epsrel=1e-12)[0]
+                   for low, high in zip(edges[:-1], edges[1:]))
+
+    def difference(z_a, z_b):
+        return clip(mean_b + sd * z_b) - clip(mean_a + sd * z_a)
+
+    mean = expectation(difference)
+    sd_difference = math.sqrt(expectation(lambda z_a, z_b: (difference(z_a, z_b) - mean) ** 2))
+    ours_mean, ours_sd = clipped_normal_difference_moments(mean_a, mean_b, sd, correlation)
+    assert abs(ours_mean - mean) <= 1e-10 * max(abs(mean), 1e-3)
+    assert ours_sd == pytest.approx(sd_difference, rel=1e-10)

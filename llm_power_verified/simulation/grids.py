@@ -32,8 +32,13 @@ from llm_power_verified.parallel import Backend, LocalBackend, backend_for
 from llm_power_verified.planning.connor import required_n_connor
 from llm_power_verified.planning.paired_t import power_paired_t
 from llm_power_verified.results import Result
+from llm_power_verified.simulation.moments import (
+    clipped_normal_difference_moments,
+    latent_pair_moments,
+)
 
-__all__ = ["CopulaBetaQuantile", "CopulaCells", "calibration_table_2", "copula_cells", "embedding_power_grid", "latent_pair_moments",
+__all__ = ["CopulaBetaQuantile", "CopulaCells", "calibration_table_2", "copula_cells",
+           "embedding_power_grid", "latent_pair_moments",
            "monte_carlo_se", "simulate_binary_counts", "simulate_graded"]
 
 
@@ -260,24 +265,12 @@ def monte_carlo_se(rate: float, n_simulations: int) -> float:
     return math.sqrt(max(rate * (1 - rate), 1 / n_simulations) / n_simulations)
 
 
-def latent_pair_moments(difference, correlation: float, nodes: int = 120) -> tuple[float, float]:
-    """Mean and SD of difference(z_a, z_b) for standard normals with correlation ``correlation``.
-
-    Gauss-Hermite quadrature on ``nodes`` x ``nodes`` points over independent
-    normals (z_a, z_b = correlation z_a + sqrt(1 - correlation^2) z').
-    """
-    points, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
-    first, second = np.meshgrid(points, points, indexing="ij")
-    values = difference(first, correlation * first + math.sqrt(1 - correlation**2) * second)
-    joint = np.outer(weights, weights)
-    mean = float(np.sum(joint * values))
-    return mean, float(math.sqrt(np.sum(joint * (values - mean) ** 2)))
-
-
 def embedding_difference_moments(effect: float, correlation: float, model: str, nodes: int = 120) -> tuple[float, float]:
-    """Mean and SD of D = B - A under the model (Gauss-Hermite quadrature over the latent normals)."""
+    """Mean and SD of D = B - A under the model: exact forms for the clipped normal, Gauss-Hermite quadrature over the
+    latent normals for the Beta copula (a smooth integrand: 1e-14 against nested adaptive quadrature)."""
     mean = EMBEDDING_GRID["base_mean"]
+    if model == "normal":
+        return clipped_normal_difference_moments(mean, mean + effect, EMBEDDING_GRID["base_sd"], correlation)
     return latent_pair_moments(lambda z_a, z_b: _embedding_score(z_b, mean + effect, model) - _embedding_score(z_a, mean, model),
                                correlation, nodes)
 

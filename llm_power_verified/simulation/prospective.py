@@ -42,10 +42,10 @@ from llm_power_verified.planning.sample_size import (
 )
 from llm_power_verified.results import Result
 from llm_power_verified.simulation.grids import (
-    latent_pair_moments,
     monte_carlo_se,
     simulate_graded,
 )
+from llm_power_verified.simulation.moments import latent_pair_moments
 
 __all__ = ["ProspectiveValidation", "bootstrap_power_curve_binary", "bootstrap_power_curve_graded", "prospective_validation"]
 
