@@ -57,3 +57,17 @@ def test_dask_calibration_grid_is_the_local_grid(cluster):
 
     options = dict(p_values=(0.6, 0.8), rho_values=(0.2,), n=200, n_simulations=100, n_resamples=100, seed=4)
     assert calibration_table_2(backend=cluster, **options) == calibration_table_2(**options)
+
+
+@pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1"])
+def test_a_malformed_scheduler_address_is_one_line(tmp_path, address):
+    import subprocess
+    import sys
+
+    from tests.test_cli import _wide_csv
+
+    table = _wide_csv(tmp_path / "scores.csv")
+    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", "--scheduler", address],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and f"scheduler {address!r}: cannot connect" in result.stderr, result.stderr

@@ -178,7 +178,10 @@ def run(arguments) -> str | tuple[str, int] | int:
             return f"wrote {arguments.out}", status
         binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
         for chunk in chunks:
-            binary.write(chunk) if binary is not None else sys.stdout.write(chunk.decode("utf-8"))
+            if binary is not None:
+                binary.write(chunk)
+            else:
+                sys.stdout.write(chunk.decode("utf-8"))
         sys.stdout.flush()
         return status
     if arguments.format == "html":

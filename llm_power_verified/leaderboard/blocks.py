@@ -166,10 +166,10 @@ def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, al
 
 def family_block(inputs: PairInputs, alpha: float, power: float, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """A block of the family's first pass: the arbiter p-values and (binary scores) the log e-values of its pairs."""
-    pvalues = family_pvalues(inputs, first, second, alpha, power)
     if not inputs.binary:
-        return pvalues, None
+        return family_pvalues(inputs, first, second, alpha, power), None
     _, only_a, only_b = inputs.counts(first, second)
+    pvalues = np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
     return pvalues, np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
 
 

@@ -95,7 +95,7 @@ class DaskBackend(Backend):
                 raise ArgumentError("give either a scheduler address (an existing cluster) or a number of workers (a local cluster), not both")
             try:
                 self.client = Client(scheduler, timeout="10s")
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a malformed address (say, no port)
                 raise ArgumentError(f"scheduler {scheduler!r}: cannot connect ({error}); give the address 'dask scheduler' printed, "
                                     "such as tcp://10.0.0.5:8786") from None
         else:

@@ -103,10 +103,12 @@ def _log_e_grid(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     Why hand-written: an all-pairs audit of 5,000 models evaluates 12.5 M
     e-values; summing all 98 thetas for each was 60% of the audit's time.
     The log term b log(2 theta) + c log(2 (1 - theta)) is concave in theta with
-    its maximum at b / (b + c) and a curvature of at least 4 (b + c), so it
-    falls by 50 within about 5 / sqrt(b + c) of the maximum: a window of
-    2h + 1 grid points around b / (b + c) suffices once h steps of 0.01 cover
-    that.  Each element's window is then checked: when a window end that is
+    its maximum at b / (b + c), where its curvature is (b + c)^3 / (b c) >=
+    4 (b + c); so it falls by 50 within roughly 5 / sqrt(b + c) of the maximum,
+    and a window of 2h + 1 grid points around b / (b + c) is tried once h
+    steps of 0.01 cover that.  That sizing is only a guess (the curvature
+    drops away from the maximum); what makes the sum exact is the check of
+    each element's window: when a window end that is
     not the end of the grid lies less than 50 below the window's largest
     term, the element is summed over the whole grid instead.  The terms left
     out are below e^-50 times the largest, so the sum changes by less than
