@@ -80,8 +80,10 @@ def test_new_files_follow_the_umask_and_existing_keep_their_mode(tmp_path):
 
 
 SLOW_WRITE = r"""
-import os, sys, time
+import os, signal, sys, time
 from llm_power_verified.io import output
+# Python's own SIGINT handling, as in a terminal: a test run started as a background job inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_fsync = os.fsync
 def slow_fsync(fd):
     print("writing", flush=True)
@@ -102,6 +104,18 @@ def test_signal_during_a_write_leaves_no_temporary_file(tmp_path, number):
         process.communicate(timeout=30)
     assert process.returncode != 0
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report.md"] and target.read_text() == "previous report"
+
+
+def test_an_ignored_sigint_stays_ignored_and_the_write_completes(tmp_path):
+    target = tmp_path / "report.md"
+    target.write_text("previous report")
+    script = SLOW_WRITE.replace("signal.default_int_handler", "signal.SIG_IGN").replace("time.sleep(60)", "time.sleep(2); real_fsync(fd)")
+    with subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stdout.readline().strip() == "writing"
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+    assert process.returncode == 0, errors
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.md"] and target.read_bytes() == b"x" * 1000
 
 
 def test_outputs_are_checked_before_any_work(tmp_path):

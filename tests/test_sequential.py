@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from scipy.special import ndtri
 from scipy.stats import binomtest
 
 import llm_power_verified as lpv
 from llm_power_verified.cli import main
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.sequential import (
     anytime_pvalue,
     confidence_sequence,
@@ -177,7 +179,7 @@ def test_cli_monitor(tmp_path, capsys):
 
 def test_anytime_n_of_a_pair_does_not_depend_on_the_other_pairs():
     """The threshold grid above m = 4,096 is fixed, so a batch with a much larger m does not move this pair's N_av."""
-    from llm_power_verified.sequential.anytime import ThresholdTable
+    from llm_power_verified.sequential.thresholds import ThresholdTable
 
     alone = required_n_anytime(1680, 1454, 12032)
     batch = required_n_anytime([1680, 400_000], [1454, 398_000], [12032, 2_000_000])
@@ -196,3 +198,106 @@ def test_audit_shares_one_count_matrix_and_leaves_none_behind(monkeypatch):
     result = audit_leaderboard(shipped_example(clusters=False), "all", n_resamples=0)
     assert len(calls) == 1 and len(result.pairs) == 45
     assert contingency._SHARED.get() is None
+
+
+# ---------------------------------------------------------------------------- N_av: the first crossing, proven
+
+
+def _first_crossing_by_scan(b: int, c: int, n: int, thresholds: np.ndarray, power: float = 0.8) -> float:
+    """Every N from 1 on: the first with a sqrt(N) >= u(M(N)) + z, u read from an exact table (inf past it)."""
+    psi, gap = (b + c) / n, abs(b - c) / n
+    slope = gap / math.sqrt(psi - gap * gap)
+    z = float(-ndtri(1 - power))
+    largest = int((thresholds.size - 1) / psi)
+    items = np.arange(1, largest + 1, dtype=np.float64)
+    counts = np.maximum(1, np.floor(psi * items + 0.5)).astype(np.int64)
+    meets = slope * np.sqrt(items) >= thresholds[counts - 1] + z
+    return float(items[np.argmax(meets)]) if meets.any() else math.inf
+
+
+@pytest.mark.parametrize("alpha, mixture", [(0.05, "grid"), (0.01, "grid"), (0.05, "two-point")])
+def test_anytime_n_is_the_first_crossing_found_by_a_scan_over_every_n(alpha, mixture):
+    """Against a brute-force scan over every N with u computed exactly (bisection) at every discordant count."""
+    largest = 60_000
+    thresholds = np.asarray(threshold(np.arange(1, largest + 1), alpha, mixture))
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(80):
+        n = int(rng.integers(200, 20_000))
+        discordant = int(n * rng.uniform(0.02, 0.6))
+        b = int(rng.integers(discordant // 2, discordant + 1))
+        c = discordant - b
+        if b == c:
+            continue
+        found = float(required_n_anytime(b, c, n, alpha, mixture=mixture))
+        scanned = _first_crossing_by_scan(b, c, n, thresholds)
+        if math.isinf(scanned) and found > (largest - 1) / ((b + c) / n):
+            continue  # beyond the scanned table: the scan cannot tell
+        assert found == scanned, (b, c, n)
+        checked += 1
+    assert checked >= 60
+
+
+def test_anytime_n_lands_inside_the_saw_tooth_where_a_fixed_point_iteration_cycles():
+    """u is saw-toothed, so a sqrt(N) - u(psi N) is not monotone: the answer is the first N that meets it, and no earlier N does."""
+    from llm_power_verified.sequential.crossing import envelope
+
+    bounds = envelope(0.05)
+    b, c, n = 1680, 1454, 12032
+    found = int(required_n_anytime(b, c, n))
+    psi, gap = (b + c) / n, abs(b - c) / n
+    slope, z = gap / math.sqrt(psi - gap**2), float(-ndtri(0.2))
+    items = np.arange(1, found + 1, dtype=np.float64)
+    counts = np.maximum(1, np.floor(psi * items + 0.5))
+    margin = slope * np.sqrt(items) - bounds.u(counts) - z
+    assert margin[-1] >= 0 and np.all(margin[:-1] < 0)
+    later = np.arange(found + 1, found + 3000, dtype=np.float64)
+    later_margin = slope * np.sqrt(later) - bounds.u(np.maximum(1, np.floor(psi * later + 0.5))) - z
+    assert (later_margin < 0).any()  # the condition fails again after the first crossing: not monotone
+
+
+def test_the_envelope_lemmas_hold_where_they_can_be_checked():
+    """Points 1-3 of the Envelope notes, checked on exact thresholds: k steps by 0 or 1, u > gamma sqrt(m), D nondecreasing,
+    and the bound gamma sqrt(m') + D(m) / sqrt(m') <= u(m') for m' >= m."""
+    from llm_power_verified.sequential.crossing import envelope
+    from llm_power_verified.sequential.thresholds import exact_counts
+
+    bounds = envelope(0.05)
+    m = np.arange(1, 60_001, dtype=np.float64)
+    u = np.asarray(threshold(m))
+    counts = np.where(np.isfinite(u), (u * np.sqrt(m) + m) / 2, m + 1)
+    steps = np.diff(np.rint(counts))
+    assert set(np.unique(steps)) <= {0.0, 1.0}
+    assert np.all(u > bounds.gamma * np.sqrt(m))
+    rng = np.random.default_rng(4)
+    big = np.sort(rng.integers(60_000, 10**10, size=400)).astype(np.float64)
+    assert np.array_equal(exact_counts(big, bounds.table), np.asarray(threshold(big)) * np.sqrt(big) / 2 + big / 2)
+    sample = np.concatenate([np.arange(100, 60_001, 97, dtype=np.float64), big])
+    excess = bounds.excess(sample)
+    # D itself is nondecreasing; the computed one sits below it by at most twice the slack taken off for rounding
+    assert np.all(np.diff(excess) >= -2 * bounds.slack(sample[1:]))
+    start = rng.choice(sample[:-1], size=200)
+    later = start + rng.integers(1, 10**6, size=200)
+    floor = bounds.gamma * np.sqrt(later) + bounds.excess(start) / np.sqrt(later)
+    assert np.all(floor <= bounds.u(later))
+
+
+def test_anytime_n_refuses_the_beta_mixture_and_a_power_below_one_half():
+    with pytest.raises(ArgumentError, match="mixture='beta'.*required_n_anytime_simulated"):
+        required_n_anytime(1680, 1454, 12032, mixture="beta")
+    with pytest.raises(ArgumentError, match="power must lie in"):
+        required_n_anytime(1680, 1454, 12032, power=0.4)
+
+
+def test_anytime_n_is_inf_exactly_when_the_grid_cannot_resolve_the_split():
+    """A <= gamma: the grid has no theta within 0.01 of 1/2, so u grows like gamma sqrt(M) and is never met."""
+    from llm_power_verified.sequential.crossing import envelope
+
+    gamma = envelope(0.05).gamma
+    assert required_n_anytime(1449, 1439, 12032) == math.inf
+    n = 100_000
+    # a split whose A sits just above gamma crosses, far out but below 1e12 items
+    b, c = 2000, 1950
+    psi, gap = (b + c) / n, (b - c) / n
+    assert gap / math.sqrt(psi - gap**2) / math.sqrt(psi) > gamma
+    assert math.isfinite(required_n_anytime(b, c, n))

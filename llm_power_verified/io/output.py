@@ -102,6 +102,8 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
         signal.raise_signal(number)
 
     for number in (signal.SIGTERM, signal.SIGINT):
+        if signal.getsignal(number) is signal.SIG_IGN:
+            continue  # a process that ignores the signal (a background job's SIGINT) keeps ignoring it
         previous[number] = signal.signal(number, handler)
     try:
         yield

@@ -2,14 +2,13 @@
 
 from llm_power_verified.sequential.anytime import (
     optional_stopping_calibration,
-    required_n_anytime,
     required_n_anytime_simulated,
-    threshold,
 )
 from llm_power_verified.sequential.confidence import (
     ConfidenceSequence,
     confidence_sequence,
 )
+from llm_power_verified.sequential.crossing import required_n_anytime
 from llm_power_verified.sequential.e_process import (
     MIXTURES,
     anytime_pvalue,
@@ -17,10 +16,11 @@ from llm_power_verified.sequential.e_process import (
     e_process,
     log_e_value,
 )
+from llm_power_verified.sequential.thresholds import threshold
 
 __all__ = [
-    "ConfidenceSequence",
     "MIXTURES",
+    "ConfidenceSequence",
     "anytime_pvalue",
     "confidence_sequence",
     "e_bh",

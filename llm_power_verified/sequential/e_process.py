@@ -59,7 +59,7 @@ from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
 from llm_power_verified.results import Result
 
-__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "log_e_value"]
+__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "log_e_real", "log_e_value"]
 
 MIXTURES = ("grid", "beta", "two-point")
 GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
@@ -159,6 +159,18 @@ def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray
     prior = float(gammaln(a) + gammaln(a2) - gammaln(a + a2))
     value = _log_beta_plus(x, y) - (a + a2) * _LOG_2 - prior
     return value.reshape(shape)
+
+
+def log_e_real(b: np.ndarray, c: np.ndarray, mixture: str = "grid") -> np.ndarray:
+    """log e of a discrete mixture at real-valued counts b, c >= 0 (float arrays, not checked).
+
+    The sum over theta is defined for any b and c; the anytime-valid required N uses it
+    between lattice points (the real-valued threshold)."""
+    if mixture == "grid":
+        return _log_e_grid(b, c)
+    if mixture == "two-point":
+        return _log_e_discrete(b, c, TWO_POINT)
+    raise ArgumentError(f"log_e_real takes the discrete mixtures 'grid' and 'two-point'; got {mixture!r}")
 
 
 def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> float | np.ndarray:

@@ -1,0 +1,162 @@
+"""The time-uniform threshold u(m) of the mixture e-process: exact by bisection, a process-wide table, exact counts anywhere.
+
+u(m) is the smallest |b - c| / sqrt(m) at which e reaches 1/alpha after m discordant pairs.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from typing import Any
+
+import numpy as np
+
+from llm_power_verified._validation import check_count, finish
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.sequential.e_process import log_e_value
+
+__all__ = ["ThresholdTable", "exact_counts", "threshold", "threshold_table"]
+
+
+def _threshold_counts(m: np.ndarray, alpha: float, mixture: str, prior) -> np.ndarray:
+    """Smallest b >= m/2 with log e(b, m - b) >= log(1/alpha); m + 1 (never) if none."""
+    target = math.log(1 / alpha)
+    low = np.floor(m / 2)  # e is smallest near the centre for symmetric mixtures
+    high = m.copy()
+    never = np.asarray(log_e_value(high, m - high, mixture, prior)) < target
+    result = np.full(m.shape, np.nan)
+    result[never] = m[never] + 1
+    active = ~never
+    lo, hi = low[active], high[active]
+    mm = m[active]
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        middle = np.floor((lo + hi) / 2)
+        reaches = np.asarray(log_e_value(middle, mm - middle, mixture, prior)) >= target
+        hi = np.where(open_ & reaches, middle, hi)
+        lo = np.where(open_ & ~reaches, middle, lo)
+    at_low = np.asarray(log_e_value(lo, mm - lo, mixture, prior)) >= target
+    result[active] = np.where(at_low, lo, hi)
+    return result
+
+
+def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.0)) -> float | np.ndarray:
+    """u(n): the smallest |z| = |b - c| / sqrt(n) at which e reaches 1/alpha with n discordant pairs.
+
+    inf where no split of n pairs reaches 1/alpha.  For the symmetric
+    mixtures (grid, two-point, Beta(a, a)) it is the same in both directions.
+
+    Examples
+    --------
+    >>> round(float(threshold(1000)), 3)
+    3.542
+    """
+    n = check_count("n", n, minimum=1)
+    if not 0 < alpha < 1:
+        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
+    counts = _threshold_counts(np.atleast_1d(n).astype(np.float64), alpha, mixture, prior)
+    m = np.atleast_1d(n).astype(np.float64)
+    u = np.where(counts > m, np.inf, (2 * counts - m) / np.sqrt(m))
+    return finish(u.reshape(np.shape(n)))
+
+
+class ThresholdTable:
+    """u(m), exact for m <= 4096 and at the fixed points 4096 x 10^(k/400) above, linearly
+    interpolated in log m between them (u varies like sqrt(log m) there).
+
+    The grid above 4096 is the same whatever m are asked for (it is extended
+    point by point, never re-spaced), so u(m) does not depend on which other m
+    were asked for before or in the same call: a pair's anytime-valid N does
+    not change with the other pairs of the audit.  One table per (alpha,
+    mixture, prior) is kept for the process (:func:`threshold_table`).
+    """
+
+    EXACT = 4096
+    PER_DECADE = 400
+
+    def __init__(self, alpha: float, mixture: str, prior) -> None:
+        self.alpha, self.mixture, self.prior = alpha, mixture, prior
+        grid = np.arange(1, self.EXACT + 1, dtype=np.float64)
+        # (grid, values, log grid) swapped as one tuple, so a reader never pairs a longer grid with shorter values.
+        self.nodes = (grid, self._exact(grid), np.log(grid))
+        self._lock = threading.Lock()
+
+    def _exact(self, m: np.ndarray) -> np.ndarray:
+        counts = _threshold_counts(m, self.alpha, self.mixture, self.prior)
+        return np.where(counts > m, np.inf, (2 * counts - m) / np.sqrt(m))
+
+    def _extend(self, largest: float) -> None:
+        grid, values, _ = self.nodes
+        steps = math.ceil(self.PER_DECADE * math.log10(largest / self.EXACT)) + 1
+        have = grid.size - self.EXACT
+        if steps > have:
+            extra = np.rint(self.EXACT * 10.0 ** (np.arange(have + 1, steps + 1) / self.PER_DECADE))
+            grid = np.concatenate([grid, extra])
+            self.nodes = (grid, np.concatenate([values, self._exact(extra)]), np.log(grid))
+
+    def __call__(self, m: np.ndarray) -> np.ndarray:
+        m = np.maximum(np.asarray(m, dtype=np.float64), 1.0)
+        largest = float(m.max(initial=1.0))
+        if largest > self.nodes[0][-1]:
+            with self._lock:
+                self._extend(largest)
+        _, values, log_grid = self.nodes
+        small = m <= self.EXACT
+        out = np.empty(m.shape)
+        out[small] = values[np.rint(m[small]).astype(np.int64) - 1]
+        if (~small).any():
+            out[~small] = np.interp(np.log(m[~small]), log_grid, values)
+        return out
+
+
+@functools.lru_cache(maxsize=16)
+def threshold_table(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> ThresholdTable:
+    """The process's one :class:`ThresholdTable` for (alpha, mixture, prior): built on first use (0.16 s), then reused."""
+    return ThresholdTable(alpha, mixture, tuple(prior))
+
+
+def exact_counts(m: np.ndarray, table: ThresholdTable) -> np.ndarray:
+    """k(m), the smallest count b > m/2 with e(b, m - b) >= 1/alpha (m + 1 if none), exact for any whole m.
+
+    The table's (interpolated) u gives a guess; a bracket of 8 + 6e-8 m counts around it is
+    kept only where its ends are checked (e < 1/alpha at the low end or the low end
+    at the centre, e >= 1/alpha at the high end), and bisected; the rest are found by
+    the full bisection, so the result never depends on the interpolation.
+    """
+    m = np.asarray(m, dtype=np.float64)
+    if table.alpha > 0.25:  # 1/alpha < 4: a split at the centre may reach it; leave those to the plain bisection
+        return _threshold_counts(m, table.alpha, table.mixture, table.prior)
+    target = math.log(1 / table.alpha)
+    centre = np.floor(m / 2)
+
+    def reaches(count: np.ndarray, total: np.ndarray) -> np.ndarray:
+        return np.asarray(log_e_value(count, total - count, table.mixture, table.prior)) >= target
+
+    u = table(m)
+    finite = np.isfinite(u)
+    guess = np.ceil((m + np.where(finite, u, 0.0) * np.sqrt(m)) / 2)
+    spread = 4 + np.ceil(3e-8 * m)  # the interpolation's error in counts grows like 1e-8 m (curvature of u in log m)
+    low = np.clip(guess - spread, centre, m)
+    high = np.clip(guess + spread, centre, m)
+    good = finite & (high > low)
+    good[good] &= reaches(high[good], m[good])
+    inner = good & (low > centre)
+    good[inner] &= ~reaches(low[inner], m[inner])
+    out = np.empty(m.shape)
+    lo, hi, mm = low[good], high[good], m[good]
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        middle = np.floor((lo + hi) / 2)
+        hit = np.zeros(mm.shape, dtype=bool)
+        hit[open_] = reaches(middle[open_], mm[open_])
+        hi = np.where(open_ & hit, middle, hi)
+        lo = np.where(open_ & ~hit, middle, lo)
+    out[good] = hi
+    if not good.all():
+        out[~good] = _threshold_counts(m[~good], table.alpha, table.mixture, table.prior)
+    return out
