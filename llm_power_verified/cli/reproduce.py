@@ -17,7 +17,7 @@ def add_parser(commands) -> None:
         "reproduce",
         parents=[format_options(("markdown", "json"), "markdown")],
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
-        description="Each row: location, quantity, stated inputs, printed, computed, relative difference, verdict, reason.",
+        description="Each row: location, quantity or claim, stated inputs, printed, computed, relative difference, verdict, reason.",
     )
     parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all", help="which seed paper to reproduce")
 
@@ -30,10 +30,13 @@ def run(arguments) -> str:
     rows = reproduce(arguments.paper)
     if arguments.json or arguments.format == "json":
         return json_text([asdict(row) for row in rows])
-    agreeing = sum(row.verdict == "agrees" for row in rows)
-    differing = sum(row.verdict == "differs" for row in rows)
-    lines = [f"{agreeing} of {len(rows)} printed values follow from their stated inputs; {differing} differ; "
-             f"{len(rows) - agreeing - differing} cannot be recomputed from what the paper states", "",
+    claims = [row for row in rows if row.claim]
+    agreeing = sum(row.verdict == "agrees" for row in claims)
+    differing = sum(row.verdict == "differs" for row in claims)
+    checks = len(rows) - len(claims)
+    lines = [f"{agreeing} of {len(claims)} printed values and claims follow from their stated inputs; {differing} differ; "
+             f"{len(claims) - agreeing - differing} cannot be recomputed from what the paper states"
+             + (f"; {checks} further rows are this package's own checks" if checks else ""), "",
              "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"

@@ -31,11 +31,11 @@ from llm_power_verified.inference.multiplicity import (
 )
 
 __all__ = [
+    "TWO_SIDED_RULES",
+    "VARIANTS",
     "BootstrapResult",
     "GradedTestResult",
     "McNemarResult",
-    "TWO_SIDED_RULES",
-    "VARIANTS",
     "adjust_pvalues",
     "batched_paired_t_pvalues",
     "batched_wilcoxon_pvalues",

@@ -71,16 +71,16 @@ from llm_power_verified.inference.cells import binary_counts
 from llm_power_verified.results import Result
 
 __all__ = [
-    "McNemarResult",
     "TWO_SIDED_RULES",
     "VARIANTS",
+    "McNemarResult",
     "binary_counts",
     "exact_and_midp",
+    "mcnemar_all",
     "mcnemar_chi2",
     "mcnemar_exact",
     "mcnemar_midp",
     "mcnemar_test",
-    "mcnemar_all",
 ]
 
 VARIANTS = ("chi2", "chi2-corrected", "exact", "mid-p")

@@ -1,34 +1,39 @@
-"""Reproduction report: printed numbers of the source papers beside values computed from their stated inputs.
+"""Reproduction report: printed numbers and claims of the source papers beside values computed from their stated inputs.
 
 Every printed value is stored as data (:data:`PRINTED`) with its location in
-the paper, the quantity, the printed text and the inputs the paper states.
-:func:`reproduce` recomputes each one from those inputs with this package and
-gives a verdict:
+the paper, the quantity, the printed text and the inputs the paper states;
+:mod:`.claims` adds the sentences that state a number, a count, a bound or a
+direction.  :func:`reproduce` recomputes each one with this package and gives
+one of three verdicts, by one rule per kind of printed quantity:
 
-* "agrees": the computed value rounds to the printed one (within half a unit
-  of the printed last digit, or the printed bound holds);
-* "differs": it does not; the reason says what the printed number would need.
+* a required sample size ("required-n") is compared by the ceiling, as
+  the paper rounds N* up: it agrees when the printed integer is the ceiling of
+  the computed value (or, where printed inputs are rounded, of some value in
+  the range those inputs allow);
+* any other value agrees when it rounds to the printed digits (within half a
+  unit of the last printed digit; one unit when printed as approximate), or
+  lies in the range allowed by the rounding of the printed inputs;
+* bounds, ranges and one-sided claims are checked as intervals; a claimed
+  direction or count ("holds") is checked as stated;
+* Monte Carlo values agree within 3 Monte Carlo standard errors (of the
+  printed estimate, combined with the simulation's own where the computed
+  value is simulated);
+* "not reproducible": the stated inputs do not determine the value; the
+  reason says what is missing, and where an input can be solved for from the
+  printed value (Table 10's p_A), the solved value is shown.
 
-* "not reproducible": the stated inputs do not determine the value (for
-  example, it needs per-item data the paper does not print).
-
-Monte Carlo quantities (the main paper's Tables 2 and 10, seed 001's grid)
-are compared with an exact or analytic value where one exists (noncentral-t
-power, exact unconditional McNemar power) and otherwise with this package's
-own simulation; they agree when within 3 Monte Carlo standard errors (of
-the printed estimate, combined with the simulation's own where the computed
-value is simulated).  Ranges ("500-1000", "~0.45-0.55") and one-sided claims
-("exceeds 85%") are checked as intervals.
-
-No computation is adjusted toward a printed number.
+The same printed number for the same quantity gets the same verdict wherever
+it appears (tested).  Where a different reading of the inputs reproduces a
+printed value (Table 7's N* with N = 12,031), the reason says so; the verdict
+stays with the stated inputs.  No computation is adjusted toward a printed number.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
 
 import numpy as np
 
@@ -51,9 +56,9 @@ from llm_power_verified.planning import (
     shortcut_ratio,
 )
 from llm_power_verified.results import Result
-from llm_power_verified.sequential import required_n_anytime
+from llm_power_verified.sequential import log_e_value, required_n_anytime
 
-__all__ = ["EMBEDDING", "MAIN", "PAPERS", "Printed", "ReproductionRow", "main_paper_rows", "sample_size_rows", "table_7_rows", "verdict_of"]
+__all__ = ["EMBEDDING", "MAIN", "PAPERS", "Printed", "ReproductionRow", "holds_claim", "main_paper_rows", "missing_claim", "one_fewer_range", "sample_size_rows", "table_7_rows", "verdict_of"]
 
 MAIN = "arXiv 2605.30315 (seed 003)"
 SAMPLE_SIZE = "seed 004 (Power Analysis for Pairwise Model Comparisons)"
@@ -69,11 +74,14 @@ class Printed(Result):
     printed: str
     compute: Callable[[], float]
     inputs: str
-    kind: str = "value"  # "value", "upper-bound", "lower-bound", "range", "monte-carlo" or "not-reproducible"
+    kind: str = "value"  # "value", "required-n", "upper-bound", "lower-bound", "range", "monte-carlo", "holds" or "not-reproducible"
     input_range: Callable[[], tuple[float, float]] | None = None  # the value over the rounding of printed inputs
     tolerance: Callable[[], float] | float | None = None  # "monte-carlo": 3 standard errors
     bounds: tuple[float, float] | None = None  # "range": the printed interval, ends included
     reason: str = ""  # "not-reproducible": why
+    other_reading: Callable[[], str] | None = None  # another reading of the inputs, shown beside a "differs"
+    check: Callable[[], tuple[bool, str]] | None = None  # "holds": whether the claim holds, and what was found
+    claim: bool = True  # False: a check this package adds (its location says so), not a printed claim
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,6 +95,7 @@ class ReproductionRow(Result):
     relative_difference: float | None
     verdict: str
     reason: str
+    claim: bool = True  # False: a check this package adds, not a printed claim
 
 
 def _clean(text: str) -> tuple[str, float]:
@@ -120,7 +129,8 @@ def _rows_tables_6_7() -> list[Printed]:
         b, c, n = row["b"], row["c"], row["n"]
         where = f"Table 7, pair {index} vs {index + 1}"
         inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs))
+        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs,
+                            "required-n", other_reading=lambda b=b, c=c, n=n: _one_fewer(b, c, n)))
         for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
             rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs,
                                 "upper-bound" if row[key].startswith("<") else "value"))
@@ -131,10 +141,31 @@ def _rows_tables_6_7() -> list[Printed]:
         b, c, n = row["b"], row["c"], row["n"]
         where = f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}"
         inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs))
+        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs,
+                            "required-n", other_reading=lambda b=b, c=c, n=n: f"rounded to the nearest integer it is "
+                                                                        f"{math.floor(float(required_n_from_counts(b, c, n)) + 0.5):,}, as Table 6 rounds"))
         for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
             rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs))
+    rows.append(Printed(MAIN, "Table 7, N* column (this package's check)", "values reproduced by N = 12,031 and the ceiling (of 9)", "9",
+                        lambda: float(sum(float(ceil_sample_size(required_n_from_counts(r["b"], r["c"], r["n"] - 1))) == r["required_n"] for r in table_7)),
+                        "Table 7 counts with N one fewer than the stated 12,032; at 12,032 the ceiling matches 4 of 9", claim=False))
+    rows.append(Printed(MAIN, "Table 6, N* column (this package's check)", "values reproduced by nearest rounding at the stated N (of 7)", "7",
+                        lambda: float(sum(math.floor(float(required_n_from_counts(r["b"], r["c"], r["n"])) + 0.5) == r["required_n"] for r in table_6)),
+                        "Table 6 counts; the ceiling matches 4 of 7: the two tables round N* differently", claim=False))
     return rows
+
+
+def one_fewer_range(row: dict, effects) -> str:
+    """Table 7's N* with N - 1 items times a range of design effects: what Tables 4 and 9 then allow."""
+    base = float(required_n_from_counts(row["b"], row["c"], row["n"] - 1))
+    low, high = (float(ceil_sample_size(base * float(e))) for e in sorted(float(e) for e in effects))
+    return f"with N = {row['n'] - 1:,} (as Table 7's N* needs) the range is {low:,.0f} to {high:,.0f}"
+
+
+def _one_fewer(b: int, c: int, n: int) -> str:
+    """The ceiling of N* with N - 1 items: what reproduces every Table 7 value."""
+    value = float(ceil_sample_size(required_n_from_counts(b, c, n - 1)))
+    return f"with N = {n - 1:,} (one fewer than stated) the ceiling is {value:,.0f}"
 
 
 def _lemma_rows() -> list[Printed]:
@@ -162,11 +193,11 @@ def _lemma_rows() -> list[Printed]:
 def _table_1_rows() -> list[Printed]:
     inputs = "p_A = 0.65, p_B = 0.60, rho = 0.30, alpha = 0.05, power = 0.80"
     return [
-        Printed(MAIN, "Table 1", "correct N* (Eq. 6), integer", "1,028", lambda: float(ceil_sample_size(required_n_paired_binary(0.65, 0.60, 0.30))), inputs),
-        Printed(MAIN, "Table 1", "per-arm K/h^2, integer", "736", lambda: float(ceil_sample_size(required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
-        Printed(MAIN, "Table 1", "K/h^2 x (1 - rho), integer", "515", lambda: float(ceil_sample_size(0.7 * required_n_arcsine(0.65, 0.60, convention="one-sample"))), inputs),
-        Printed(MAIN, "Table 1", "statsmodels per-arm 2K/h^2, integer", "1,471", lambda: float(ceil_sample_size(required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
-        Printed(MAIN, "Table 1", "2K/h^2 x (1 - rho), integer", "1,030", lambda: float(ceil_sample_size(0.7 * required_n_arcsine(0.65, 0.60, convention="two-sample"))), inputs),
+        Printed(MAIN, "Table 1", "correct N* (Eq. 6)", "1,028", lambda: float(required_n_paired_binary(0.65, 0.60, 0.30)), inputs, "required-n"),
+        Printed(MAIN, "Table 1", "per-arm K/h^2", "736", lambda: float(required_n_arcsine(0.65, 0.60, convention="one-sample")), inputs, "required-n"),
+        Printed(MAIN, "Table 1", "K/h^2 x (1 - rho)", "515", lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="one-sample")), inputs, "required-n"),
+        Printed(MAIN, "Table 1", "statsmodels per-arm 2K/h^2", "1,471", lambda: float(required_n_arcsine(0.65, 0.60, convention="two-sample")), inputs, "required-n"),
+        Printed(MAIN, "Table 1", "2K/h^2 x (1 - rho)", "1,030", lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="two-sample")), inputs, "required-n"),
     ]
 
 
@@ -189,33 +220,51 @@ def _table_4_rows() -> list[Printed]:
     printed_n = ["2,327", "778", "40,660", "13,621", "39,009", None, "4,628", "24,632", None]
     rows = []
     mean_size = 12032 / 14
+
+    def effect(icc: float) -> float:
+        return float(design_effect(mean_size, icc))
+
     for index, (value, de, cluster_n, row) in enumerate(zip(icc, printed_de, printed_n, table_7), start=1):
         where = f"Table 4, pair {index} vs {index + 1}"
         half = _half_unit(str(value))
-        spread = lambda f, v=value, h=half: (f(v - h), f(v + h))  # noqa: E731
-        effect = lambda v: float(design_effect(mean_size, v))  # noqa: E731
+        spread = lambda f, v=value, h=half: (f(v - h), f(v + h))
         rows.append(Printed(MAIN, where, "design effect", de, lambda v=value: effect(v), f"printed ICC = {value}, m-bar = 12,032/14",
                             input_range=lambda s=spread: s(effect)))
         if cluster_n is not None:
             required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
-            adjusted = lambda v, r=required: float(cluster_adjusted_required_n(r, mean_size, v))  # noqa: E731
+            adjusted = lambda v, r=required: float(cluster_adjusted_required_n(r, mean_size, v))
             rows.append(Printed(MAIN, where, "cluster-adjusted N*", cluster_n, lambda v=value, a=adjusted: a(v),
-                                f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC", input_range=lambda s=spread, a=adjusted: s(a)))
+                                f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC", "required-n", input_range=lambda s=spread, a=adjusted: s(a),
+                                other_reading=lambda v=value, h=half, r=row: one_fewer_range(r, [design_effect(mean_size, v - h), design_effect(mean_size, v + h)])))
     return rows
 
 
 def _anytime_rows() -> list[Printed]:
-
+    """Section 6.5's count under the paper's rule and under this package's N_av, both labelled."""
     table_7, _ = table_7_rows()
     b = np.array([row["b"] for row in table_7])
     c = np.array([row["c"] for row in table_7])
+
+    def inflation() -> float:
+        anytime = np.asarray(required_n_anytime(b, c, 12032))
+        finite = np.isfinite(anytime)
+        return float(np.median(anytime[finite] / np.asarray(required_n_from_counts(b, c, 12032))[finite]))
+
     return [
-        Printed(MAIN, "Section 6.2 / Table 5", "fixed-n unresolved of 9 MMLU-Pro pairs", "4", lambda: float(np.sum(np.asarray(required_n_from_counts(b, c, 12032)) > 12032)), "Table 7 counts"),
-        Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9", "5", lambda: float(np.sum(np.asarray(required_n_anytime(b, c, 12032)) > 12032)),
-                "Table 7 counts; grid mixture; N_av by the boundary definition"),
-        Printed(MAIN, "Section 6.5", "anytime N* inflation at N = 12,032", "2.15", lambda: float(np.median(np.asarray(required_n_anytime(b, c, 12032))[np.isfinite(np.asarray(required_n_anytime(b, c, 12032)))]
-                                                                                                       / np.asarray(required_n_from_counts(b, c, 12032))[np.isfinite(np.asarray(required_n_anytime(b, c, 12032)))])),
-                "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor)"),
+        Printed(MAIN, "Section 6.2 / Table 5", "fixed-n unresolved of 9 MMLU-Pro pairs", "4",
+                lambda: float(np.sum(np.asarray(ceil_sample_size(required_n_from_counts(b, c, 12032))) > 12032)), "Table 7 counts"),
+        Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9, by the paper's rule (no rejection: e_N < 1/alpha at the final counts)", "5",
+                lambda: float(np.sum(np.asarray(log_e_value(b, c)) < math.log(20))),
+                "Table 7 counts; grid mixture; Appendix C's rule 'reject the first n with e_n >= 1/alpha', read at n = N (the item order is not printed)",
+                other_reading=lambda: "e_N >= 20 on 5 of 9 pairs: the extra pair 5 vs 6 has e_N = "
+                                    f"{math.exp(float(log_e_value(1680, 1454))):.0f}, so under the paper's rule it is rejected; "
+                                    "the 5 of 9 holds only under an N_av-type definition (next row)"),
+        Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9, by this package's N_av (first N at which the monitored test has 80% power)", "5",
+                lambda: float(np.sum(np.asarray(required_n_anytime(b, c, 12032)) > 12032)), "Table 7 counts; grid mixture; see required_n_anytime"),
+        Printed(MAIN, "Section 6.5", "anytime N* inflation at N = 12,032, this package's N_av / N*", "2.15", inflation,
+                "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor and not its definition)",
+                other_reading=lambda: f"this package's N_av / N* has median {inflation():.2f} over the 8 pairs with finite N_av; "
+                                    "the paper does not say how its single factor is defined"),
     ]
 
 
@@ -226,7 +275,7 @@ def sample_size_rows() -> list[Printed]:
         for delta, value in zip((0.005, 0.01, 0.02), values):
             rows.append(Printed(SAMPLE_SIZE, "Section 3 table", f"required n, rho = {rho}, Delta = {delta}", value,
                                 lambda rho=rho, delta=delta: float(required_n_wald(0.42 - 2 * rho * 0.21, delta)),
-                                "sigma_A^2 = sigma_B^2 = 0.21 (p ~ 0.7), alpha = 0.05, power = 0.8, its own formula"))
+                                "sigma_A^2 = sigma_B^2 = 0.21 (p ~ 0.7), alpha = 0.05, power = 0.8, its own formula", "required-n"))
     rows.append(Printed(SAMPLE_SIZE, "Abstract", "required n at Delta = 0.01, rho = 0.7 (range low end)", "3,800",
                         lambda: float(required_n_wald(0.42 * 0.3, 0.01)), "p ~ 0.7, rho = 0.7"))
     rows.append(Printed(SAMPLE_SIZE, "Abstract", "required n at Delta = 0.01, rho = 0.4 (range high end)", "9,600",
@@ -234,9 +283,43 @@ def sample_size_rows() -> list[Printed]:
     return rows
 
 
+def _required_n_verdict(entry: Printed, computed: float) -> tuple[float | None, str, str]:
+    number = _printed_number(entry.printed)
+    relative = abs(computed - number) / number
+    ceiling = float(ceil_sample_size(computed))
+    if entry.input_range is not None:
+        low, high = (float(ceil_sample_size(value)) for value in sorted(entry.input_range()))
+        if low <= number <= high:
+            return relative, "agrees", f"ceiling of N* within the rounding of the printed inputs ({low:,.0f} to {high:,.0f})"
+        found = f"the printed inputs allow {low:,.0f} to {high:,.0f} (ceiling)"
+    elif number == ceiling:
+        return relative, "agrees", f"the ceiling of the computed {computed:,.2f}"
+    else:
+        found = f"the ceiling of the computed {computed:,.2f} is {ceiling:,.0f}"
+    if abs(computed / number - 2) < 0.01:
+        found += "; the printed value is half the computed one (the factor-of-two pattern)"
+    if entry.other_reading is not None:
+        found += f"; {entry.other_reading()}"
+    return relative, "differs", found
+
+
+def holds_claim(paper: str, location: str, claim: str, printed: str, check: Callable[[], tuple[bool, str]], inputs: str,
+           value: Callable[[], float] = lambda: math.nan) -> Printed:
+    return Printed(paper, location, claim, printed, value, inputs, "holds", check=check)
+
+
+def missing_claim(paper: str, location: str, claim: str, printed: str, reason: str) -> Printed:
+    return Printed(paper, location, claim, printed, lambda: math.nan, "", "not-reproducible", reason=reason)
+
+
 def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]:
     if entry.kind == "not-reproducible":
         return None, "not reproducible", entry.reason
+    if entry.kind == "holds":
+        holds, found = entry.check()
+        return None, "agrees" if holds else "differs", found
+    if entry.kind == "required-n":
+        return _required_n_verdict(entry, computed)
     if entry.kind == "range":
         low, high = entry.bounds
         inside = low <= computed <= high
@@ -269,6 +352,8 @@ def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]
         if low - _half_unit(entry.printed) <= number <= high + _half_unit(entry.printed):
             return relative, "agrees", f"within the rounding of the printed inputs (range {low:.4g} to {high:.4g})"
         return relative, "differs", f"outside the range {low:.4g} to {high:.4g} allowed by the rounding of the printed inputs"
+    if entry.other_reading is not None:
+        return relative, "differs", entry.other_reading()
     ratio = computed / number if number else math.inf
     if number and abs(ratio - 2) < 0.01:
         return relative, "differs", "printed value is half the computed one (the factor-of-two pattern)"

@@ -16,12 +16,19 @@ from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
 from llm_power_verified.planning import (
     admissible_rho_interval,
+    ceil_sample_size,
     required_n_from_counts,
     required_n_paired_binary,
 )
 from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
 from llm_power_verified.planning.paired_t import power_paired_t
-from llm_power_verified.reproduce.core import EMBEDDING, MAIN, Printed, table_7_rows
+from llm_power_verified.reproduce.core import (
+    EMBEDDING,
+    MAIN,
+    Printed,
+    one_fewer_range,
+    table_7_rows,
+)
 from llm_power_verified.simulation.grids import (
     calibration_table_2,
     embedding_difference_moments,
@@ -67,10 +74,12 @@ def table_9_rows() -> list[Printed]:
     for index, (row, values) in enumerate(zip(table_7, printed), start=1):
         required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
         for label, de, cluster in zip(("point", "5%", "95%"), values[:3], values[3:]):
-            half = 0.5 * 10 ** -len(de.split(".")[1])  # half a unit of the printed DE
+            half = 0.5 * 10 ** -len(de.split(".")[1])  # half a unit of the printed DE; DE = 1 + (m - 1) ICC+ is never below 1
             rows.append(Printed(MAIN, f"Table 9, pair {index} vs {index + 1}", f"cluster N* ({label})", cluster,
                                 lambda r=required, d=float(de): r * d, f"N* = {required:.1f} from b = {row['b']}, c = {row['c']} x printed DE {de}",
-                                input_range=lambda r=required, d=float(de), h=half: (r * (d - h), r * (d + h))))
+                                "value" if cluster.endswith("M") else "required-n",
+                                input_range=lambda r=required, d=float(de), h=half: (r * max(1.0, d - h), r * (d + h)),
+                                other_reading=lambda d=float(de), h=half, row=row: one_fewer_range(row, [max(1.0, d - h), d + h])))
     rows.append(Printed(MAIN, "Table 9", "ICC 5-95% bounds, Pr(unresolved)", "-", lambda: math.nan, "",
                         kind="not-reproducible", reason="needs the real MMLU-Pro subject categories, which the paper does not print"))
     return rows
@@ -149,41 +158,49 @@ def table_2_rows() -> list[Printed]:
     return entries
 
 
-TABLE_10 = (  # (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, accuracy of the first model from Table 6 or None)
+TABLE_10 = (  # (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, the first model's accuracy printed in Table 6 or None)
     ("HS, Mistral-I / Llama-I", 0.063, 0.68, "193", ("0.71", "0.83", "0.89"), None),
     ("ARC, Llama-3-8B / gemma", 0.078, 0.54, "294", ("0.69", "0.80", "0.88"), 0.5922),
     ("HS, Llama-3-8B / gemma", 0.101, 0.57, "120", ("0.72", "0.81", "0.88"), 0.8202),
 )
 
 
-def _table_10_accuracy(delta: float, rho: float, required: float, known: float | None) -> float:
-    """p_A: the Table 6 accuracy of the first model, or (unknown) the p_A > 1/2 at which Eq. 6 gives the printed N*."""
+def solved_accuracy(delta: float, rho: float, required: float) -> float:
+    """The p_A above 1/2 + delta/2 at which Eq. 6 gives ``required``; nan if none.
 
+    At fixed delta and rho, N* is largest when the two accuracies straddle 1/2
+    (p_A = 1/2 + delta/2) and falls as p_A rises, so the root above is unique.
+    """
+
+    def gap(p: float) -> float:
+        return float(required_n_paired_binary(p, p - delta, rho)) - required
+
+    grid = np.linspace(0.5 + delta / 2, 0.995, 400)
+    grid = grid[np.array([float(admissible_rho_interval(p, p - delta).high) >= rho for p in grid])]
+    values = np.array([gap(p) for p in grid])
+    change = np.flatnonzero(np.sign(values[:-1]) != np.sign(values[1:]))
+    return math.nan if change.size == 0 else brentq(gap, grid[change[0]], grid[change[0] + 1], xtol=1e-12)
+
+
+def _table_10_reason(delta: float, rho: float, printed: int, known: float | None) -> str:
+    high, low = solved_accuracy(delta, rho, printed - 1), solved_accuracy(delta, rho, printed)
+    text = (f"needs p_A, which Table 10 does not print; the ceiling of Eq. 6 is {printed} for p_A in [{low:.4f}, {high:.4f}) "
+            f"at |delta| = {delta}, rho = {rho}")
     if known is not None:
-        return known
-    grid = np.linspace(0.5 + delta, 0.995, 400)
-    high = np.array([float(admissible_rho_interval(p, p - delta).high) for p in grid])
-    grid = grid[high >= rho]
-    gap = np.array([float(required_n_paired_binary(p, p - delta, rho)) for p in grid]) - required
-    change = np.flatnonzero(np.sign(gap[:-1]) != np.sign(gap[1:]))
-    if change.size == 0:
-        return math.nan
-    first = change[0]
-    return brentq(lambda p: float(required_n_paired_binary(p, p - delta, rho)) - required, grid[first], grid[first + 1])
+        at_known = float(ceil_sample_size(required_n_paired_binary(known, known - delta, rho)))
+        text += f"; Table 6's accuracy of the first-named model, {known}, would give {at_known:,.0f}"
+    return text
 
 
 def table_10_rows() -> list[Printed]:
-
+    """N*: not determined (p_A unprinted), with the solved p_A shown; powers: exact power at that solved p_A (they barely move with it)."""
     rows = []
     for pair, delta, rho, required_text, powers, known in TABLE_10:
         where = f"Table 10, {pair}"
-        p_a = _table_10_accuracy(delta, rho, float(required_text), known)
-        source = "Table 6 accuracy of the first model" if known is not None else "p_A solved from the printed N* (not stated)"
-        inputs = f"|delta| = {delta}, rho = {rho}, p_A = {p_a:.4f} ({source})"
-        if known is not None:
-            rows.append(Printed(MAIN, where, "N* (Eq. 6)", required_text, lambda p=p_a, d=delta, r=rho: float(required_n_paired_binary(p, p - d, r)), inputs,
-                                input_range=lambda p=p_a, d=delta, r=rho: tuple(float(required_n_paired_binary(p, p - dd, rr))
-                                                                                for dd, rr in ((d - 5e-4, r + 5e-3), (d + 5e-4, r - 5e-3)))))
+        p_a = solved_accuracy(delta, rho, float(required_text) - 0.5)
+        inputs = f"|delta| = {delta}, rho = {rho}, p_A = {p_a:.4f} (solved from the printed N*; not stated)"
+        rows.append(Printed(MAIN, where, "N* (Eq. 6)", required_text, lambda: math.nan, inputs, "not-reproducible",
+                            reason=_table_10_reason(delta, rho, int(required_text), known)))
         both = float(_variance.joint_success_probability(p_a, p_a - delta, rho))
         only_a, only_b = p_a - both, p_a - delta - both
         for fraction, text in zip((0.8, 1.0, 1.2), powers):

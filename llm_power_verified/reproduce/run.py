@@ -1,4 +1,4 @@
-"""Running the reproduction: every stored printed value recomputed and given a verdict (see :mod:`.core`)."""
+"""Running the reproduction: every stored printed value and claim recomputed and given a verdict (see :mod:`.core`, :mod:`.claims`)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.reproduce import extra
+from llm_power_verified.reproduce.claims import claim_rows
 from llm_power_verified.reproduce.core import (
     PAPERS,
     Printed,
@@ -20,7 +21,8 @@ __all__ = ["PRINTED", "printed_values", "reproduce"]
 
 def printed_values(paper: str = "all") -> list[Printed]:
     """The stored printed values of one paper ("main", "embedding", "sample-size") or of all."""
-    groups = {"main": lambda: main_paper_rows(extra), "embedding": extra.embedding_rows, "sample-size": sample_size_rows}
+    groups = {"main": lambda: main_paper_rows(extra) + claim_rows("main"), "embedding": lambda: extra.embedding_rows() + claim_rows("embedding"),
+              "sample-size": lambda: sample_size_rows() + claim_rows("sample-size")}
     if paper == "all":
         return [entry for name in PAPERS for entry in groups[name]()]
     if paper not in groups:
@@ -37,5 +39,6 @@ def reproduce(paper: str = "all") -> list[ReproductionRow]:
     for entry in printed_values(paper):
         computed = math.nan if entry.kind == "not-reproducible" else float(entry.compute())
         relative, verdict, reason = verdict_of(entry, computed)
-        rows.append(ReproductionRow(entry.paper, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict, reason))
+        rows.append(ReproductionRow(entry.paper, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict, reason,
+                                    entry.claim))
     return rows

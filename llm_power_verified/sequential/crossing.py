@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,9 @@ class Envelope:
         tail = self.gamma * math.sqrt(size) + excess / math.sqrt(size) if self.gamma * size >= excess else 2 * math.sqrt(self.gamma * excess)
         self.suffix = np.minimum(np.minimum.accumulate(self.exact[::-1])[::-1], tail)
         self._excess_table = self._excess(np.arange(1, size + 1, dtype=np.float64))
+        # (grid, values) swapped as one tuple; nodes are never re-spaced, so a bound does not depend on earlier calls.
+        self._excess_nodes = (np.array([float(size)]), self._excess_table[-1:].copy())
+        self._lock = threading.Lock()
 
     def u(self, m: np.ndarray) -> np.ndarray:
         """Exact u(m) (a table read up to m0)."""
@@ -90,18 +94,34 @@ class Envelope:
         return log_e_real(wins, total - wins, self.table.mixture)
 
     def excess(self, m: np.ndarray) -> np.ndarray:
-        """D <= D(m') for every m' >= m (point 3): the real threshold's excess at m, from below.
+        """D <= D(m') for every m' >= m (point 3): the real threshold's excess, from below.
 
         The real threshold b~ lies in (k(m) - 1, k(m)] (point 1); the bracket is narrowed
         keeping e < 1/alpha at its lower end, and that end is used, so D never exceeds
-        the true D(m) (:meth:`slack` is taken off for rounding in e).  Tabulated up to m0.
+        the true D(m) (:meth:`slack` is taken off for rounding in e).  Exact up to m0;
+        beyond, D at the largest node m_k <= m of the fixed grid m0 x 10^(k/400), a lower
+        bound by point 3 that needs no root per query (D barely moves between nodes).
         """
         out = np.empty(m.shape)
         small = m <= self.m0
         out[small] = self._excess_table[m[small].astype(np.int64) - 1]
         if (~small).any():
-            out[~small] = self._excess(m[~small])
+            big = m[~small]
+            self._extend(float(big.max()))
+            grid, values = self._excess_nodes
+            out[~small] = values[np.searchsorted(grid, big, side="right") - 1]
         return out
+
+    def _extend(self, largest: float) -> None:
+        grid, values = self._excess_nodes
+        if grid[-1] >= largest:
+            return
+        with self._lock:
+            grid, values = self._excess_nodes
+            steps = math.ceil(400 * math.log10(largest / self.m0)) + 1
+            if steps >= grid.size:
+                extra = np.floor(self.m0 * 10.0 ** (np.arange(grid.size, steps + 1) / 400))
+                self._excess_nodes = (np.concatenate([grid, extra]), np.concatenate([values, self._excess(extra)]))
 
     @staticmethod
     def slack(m: np.ndarray) -> np.ndarray:
@@ -119,10 +139,10 @@ class Envelope:
             lo = np.maximum(hi - 1, total / 2)
             target = math.log(1 / self.table.alpha)
             # False position (Illinois) on the unit bracket, keeping f(lo) < 0 <= f(hi) at every step: log e is
-            # smooth and nearly linear over one count, so 8 steps pin the root far below the 1e-9 taken off.
+            # smooth and nearly linear over one count, so 5 steps pin the root far below the slack taken off.
             f_lo, f_hi = self._log_e(lo, total) - target, self._log_e(hi, total) - target
             side = np.zeros(total.shape)
-            for _ in range(8):
+            for _ in range(5):
                 middle = np.clip(hi - f_hi * (hi - lo) / (f_hi - f_lo), lo, hi)
                 # a root within rounding of an end: try the point four doubles inside it
                 middle = np.where(middle >= hi, hi - 4 * np.spacing(hi), np.where(middle <= lo, lo + 4 * np.spacing(lo), middle))
@@ -169,7 +189,7 @@ def envelope(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (
 #: Largest N_av reported: a pair whose first crossing lies beyond (proven by the envelope) gets inf.
 LARGEST_N = 1e12
 #: Consecutive discordant counts checked at once near the crossing.
-_WINDOW = 64
+_WINDOW = 32
 _MAX_ROUNDS = 10_000
 
 

@@ -1,0 +1,102 @@
+"""The claims register for the one-page summary (seed 000) and the two related papers (seeds 001 and 004).
+
+See :mod:`.claims` for the register and :mod:`.core` for the verdict rules.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llm_power_verified.planning import required_n_wald
+from llm_power_verified.planning.paired_t import power_paired_t
+from llm_power_verified.reproduce.core import (
+    EMBEDDING,
+    SAMPLE_SIZE,
+    Printed,
+    holds_claim,
+    missing_claim,
+)
+from llm_power_verified.simulation.grids import embedding_difference_moments
+
+__all__ = ["SUMMARY", "embedding_claims", "sample_size_claims", "summary_claims"]
+
+SUMMARY = "seed 000 (one-page summary of the main paper)"
+
+
+def summary_claims() -> list[Printed]:
+    return [
+        holds_claim(SUMMARY, "Key findings", "the count rises to 6/9 after multiple comparisons, clustering and anytime-validity", "6/9",
+               lambda: (False, "Table 5: 4/9 under Bonferroni/Holm and 5/9 anytime-valid; only clustering gives 6/9"), "the main paper's Table 5"),
+    ]
+
+
+def sample_size_claims() -> list[Printed]:
+    return [
+        holds_claim(SAMPLE_SIZE, "Section 3", "p ~ 0.7 gives sigma^2 = 0.21", "0.21", lambda: (round(0.7 * 0.3, 2) == 0.21, "0.7 x 0.3 = 0.21"), "p = 0.7"),
+        holds_claim(SAMPLE_SIZE, "Section 4", "math benchmarks have less power than knowledge ones at matched n (lower rho)", "less power",
+               lambda: (float(required_n_wald(0.42 * (1 - 0.41), 0.01)) > float(required_n_wald(0.42 * (1 - 0.62), 0.01)),
+                        "required n at rho = 0.41 (MATH) exceeds that at 0.62 (MMLU)"), "the paper's mean rho per benchmark"),
+        holds_claim(SAMPLE_SIZE, "Section 6", "7 + 3 + 2 of the 12 surveyed papers", "12", lambda: (7 + 3 + 2 == 12, "7 + 3 + 2 = 12"), "Section 6"),
+        missing_claim(SAMPLE_SIZE, "Section 4", "mean rho per benchmark (MMLU 0.62, MATH 0.41, GSM8K 0.58, ARC 0.69, BBH 0.49)", "0.62",
+                 "the 28 model pairs' per-example outputs are not given"),
+    ]
+
+
+def _embedding_power(n: int, effect: float, rho: float) -> float:
+    mean, spread = embedding_difference_moments(effect, rho, "normal")
+    return float(power_paired_t(n, mean, spread, 0.05))
+
+
+def embedding_claims() -> list[Printed]:
+    sizes, correlations = (50, 100, 200, 500, 1000), (0.5, 0.8, 0.95)
+
+    def lowest(effect: float, least_n: int) -> float:
+        return min(_embedding_power(n, effect, rho) for n in sizes if n >= least_n for rho in correlations)
+
+    def hundred() -> tuple[bool, str]:
+        at_08 = _embedding_power(100, 0.02, 0.8)
+        return at_08 >= 0.8, f"at N = 100, delta = 0.02, rho = 0.80 the power is {at_08:.3f} < 0.80; only rho = 0.95 reaches it"
+
+    def thousand() -> tuple[bool, str]:
+        at_05 = _embedding_power(1000, 0.01, 0.5)
+        return at_05 >= 0.8, f"at N = 1,000, delta = 0.01 the power is {at_05:.3f} at rho = 0.50 (the paper's 'moderate'), below 0.80"
+
+    def small_n() -> tuple[bool, str]:
+        cells = [(n, e, r, _embedding_power(n, e, r)) for n in (50, 100) for e in (0.01, 0.02) for r in (0.5, 0.8)]
+        adequate = [f"N = {n}, delta = {e}, rho = {r}: {p:.3f}" for n, e, r, p in cells if p >= 0.8]
+        return not adequate, "below 0.80 in every N < 200 cell with rho <= 0.80" if not adequate else "; ".join(adequate)
+
+    return [
+        holds_claim(EMBEDDING, "Section 2.1", "0.865 - 0.847 = 0.018", "0.018", lambda: (round(0.865 - 0.847, 3) == 0.018, "0.865 - 0.847 = 0.018"), "the example"),
+        Printed(EMBEDDING, "Abstract", "power for delta = 0.01 at N = 100, moderate rho (0.50)", "0.13", lambda: _embedding_power(100, 0.01, 0.5),
+                "normal model, analytic noncentral-t power (printed as 13%, a simulation of R = 1,000)", "monte-carlo",
+                tolerance=lambda: 3 * math.sqrt(0.13 * 0.87 / 1000)),
+        Printed(EMBEDDING, "Abstract", "power for delta = 0.02 at N = 100, moderate rho (0.50)", "0.37", lambda: _embedding_power(100, 0.02, 0.5),
+                "normal model, analytic noncentral-t power (printed as 37%, a simulation of R = 1,000)", "monte-carlo",
+                tolerance=lambda: 3 * math.sqrt(0.37 * 0.63 / 1000)),
+        Printed(EMBEDDING, "Section 4.4", "lowest power at delta = 0.05 over N >= 100 and rho >= 0.50 (claimed > 98%)", "0.98", lambda: lowest(0.05, 100),
+                "normal model, analytic noncentral-t power", "lower-bound"),
+        Printed(EMBEDDING, "Section 4.4", "lowest power at delta = 0.10 over every N >= 50 and rho (claimed ~100%)", "0.995", lambda: lowest(0.10, 50),
+                "normal model, analytic noncentral-t power", "lower-bound"),
+        Printed(EMBEDDING, "Section 4.6", "asymptotic relative efficiency of the Wilcoxon test, 3/pi", "0.955", lambda: 3 / math.pi, "normal scores"),
+        holds_claim(EMBEDDING, "Section 4.6", "the largest t-over-Wilcoxon advantage is 3.0 pp at N = 200, delta = 0.01, rho = 0.80", "3.0",
+               lambda: (max(0.152 - 0.147, 0.763 - 0.738, 0.463 - 0.433, 0.842 - 0.815, 0.989 - 0.982) == 0.463 - 0.433,
+                        "Section 4.6's table: 0.5, 2.5, 3.0, 2.7, 0.7 pp"), "the paper's own table"),
+        holds_claim(EMBEDDING, "Section 5.1", "Type-I rates range over 0.037-0.061 (normal) and 0.039-0.061 (Beta)", "0.037-0.061",
+               lambda: (True, "Section 5.1's table: normal 0.037 to 0.061, Beta 0.039 to 0.061"), "the paper's own table"),
+        holds_claim(EMBEDDING, "Section 6.2", "at N ~ 100, delta >= 0.02 is detectable when rho >= 0.80", "rho >= 0.80", hundred, "normal model, analytic power"),
+        holds_claim(EMBEDDING, "Section 6.2", "at N ~ 500, delta >= 0.02 is detectable at every rho; delta = 0.01 needs rho >= 0.80", "N ~ 500",
+               lambda: (_embedding_power(500, 0.02, 0.5) >= 0.8 and _embedding_power(500, 0.01, 0.5) < 0.8 <= _embedding_power(500, 0.01, 0.8),
+                        (f"{_embedding_power(500, 0.02, 0.5):.3f} at (0.02, 0.5); {_embedding_power(500, 0.01, 0.5):.3f} at (0.01, 0.5); "
+                         f"{_embedding_power(500, 0.01, 0.8):.3f} at (0.01, 0.8)")), "normal model, analytic power"),
+        holds_claim(EMBEDDING, "Section 6.2", "at N ~ 1,000, delta = 0.01 has reasonable power at moderate-to-high rho", "moderate", thousand,
+               "normal model, analytic power"),
+        holds_claim(EMBEDDING, "Section 12", "below 200 instances, delta = 0.01-0.02 lacks power unless rho is very high", "N < 200", small_n,
+               "normal model, analytic power"),
+        holds_claim(EMBEDDING, "Section 12", "100 instances at rho = 0.95 beat 500 at rho = 0.50 for the same effect", "100 > 500",
+               lambda: (all(_embedding_power(100, e, 0.95) > _embedding_power(500, e, 0.5) for e in (0.01, 0.02)),
+                        f"delta = 0.01: {_embedding_power(100, 0.01, 0.95):.3f} vs {_embedding_power(500, 0.01, 0.5):.3f}"), "normal model, analytic power"),
+        holds_claim(EMBEDDING, "Section 12", "150 parameter combinations = 5 sizes x 4 nonzero effects x 3 correlations x 2 distributions", "150",
+               lambda: (5 * 4 * 3 * 2 == 150, "5 x 4 x 3 x 2 = 120; 150 needs the 5 effects including 0"), "Section 12 as printed"),
+        missing_claim(EMBEDDING, "Section 7.3", "likely rho ranges by model family (0.60-0.85, 0.40-0.60)", "0.60-0.85", "stated as expectation, no data"),
+    ]
