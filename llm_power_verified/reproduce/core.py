@@ -58,12 +58,14 @@ from llm_power_verified.planning import (
 from llm_power_verified.results import Result
 from llm_power_verified.sequential import log_e_value, required_n_anytime
 
-__all__ = ["EMBEDDING", "MAIN", "PAPERS", "Printed", "ReproductionRow", "holds_claim", "main_paper_rows", "missing_claim", "one_fewer_range", "sample_size_rows", "table_7_rows", "verdict_of"]
+__all__ = ["EMBEDDING", "MAIN", "PAPERS", "TABLE_5_MMLU", "Printed", "ReproductionRow", "holds_claim", "main_paper_rows", "missing_claim", "one_fewer_range", "sample_size_rows", "table_7_rows", "tighter_than_fixed_n", "verdict_of"]
 
 MAIN = "arXiv 2605.30315 (seed 003)"
 SAMPLE_SIZE = "seed 004 (Power Analysis for Pairwise Model Comparisons)"
 EMBEDDING = "seed 001 (How Many Test Pairs Do You Need?)"
 PAPERS = ("main", "embedding", "sample-size")
+#: Table 5's MMLU-Pro column as printed: unresolved of 9 per procedure.
+TABLE_5_MMLU = {"fixed-n": 4, "Bonferroni/Holm": 4, "anytime-valid": 5, "clustered": 6}
 
 
 @dataclass(frozen=True, repr=False)
@@ -301,6 +303,14 @@ def _required_n_verdict(entry: Printed, computed: float) -> tuple[float | None, 
     if entry.other_reading is not None:
         found += f"; {entry.other_reading()}"
     return relative, "differs", found
+
+
+def tighter_than_fixed_n() -> tuple[bool, str]:
+    """Whether every other procedure of Table 5 leaves more MMLU-Pro pairs unresolved than fixed-n does."""
+    base = TABLE_5_MMLU["fixed-n"]
+    same = [name for name, count in TABLE_5_MMLU.items() if name != "fixed-n" and count <= base]
+    return not same, (f"Table 5's MMLU-Pro column: {', '.join(f'{k} {v}/9' for k, v in TABLE_5_MMLU.items())}; "
+                      f"not tighter than fixed-n: {', '.join(same) or 'none'}")
 
 
 def holds_claim(paper: str, location: str, claim: str, printed: str, check: Callable[[], tuple[bool, str]], inputs: str,
