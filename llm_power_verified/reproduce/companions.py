@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from llm_power_verified.planning import required_n_wald
-from llm_power_verified.planning.paired_t import power_paired_t
 from llm_power_verified.reproduce.core import (
     EMBEDDING,
     SAMPLE_SIZE,
@@ -17,8 +16,7 @@ from llm_power_verified.reproduce.core import (
     holds_claim,
     missing_claim,
 )
-from llm_power_verified.reproduce.extra import embedding_rows
-from llm_power_verified.simulation.grids import embedding_difference_moments
+from llm_power_verified.reproduce.extra import analytic_power, embedding_rows
 
 __all__ = ["SUMMARY", "embedding_claims", "sample_size_claims", "summary_claims"]
 
@@ -62,8 +60,7 @@ def _type_i_ranges() -> tuple[bool, str]:
 
 
 def _embedding_power(n: int, effect: float, rho: float) -> float:
-    mean, spread = embedding_difference_moments(effect, rho, "normal")
-    return float(power_paired_t(n, mean, spread, 0.05))
+    return analytic_power("normal", n, effect, rho)
 
 
 def embedding_claims() -> list[Printed]:

@@ -244,8 +244,8 @@ def _embedding_simulation() -> dict:
     return {(row["model"], row["n"], row["effect"], row["correlation"]): row for row in rows}
 
 
-def _analytic_power(model: str, n: int, effect: float, rho: float) -> float:
-
+def analytic_power(model: str, n: int, effect: float, rho: float) -> float:
+    """Noncentral-t power of the paired t-test at the score model's exact difference moments (alpha = 0.05)."""
     mean, spread = embedding_difference_moments(effect, rho, model)
     return float(power_paired_t(n, mean, spread, 0.05))
 
@@ -253,7 +253,7 @@ def _analytic_power(model: str, n: int, effect: float, rho: float) -> float:
 def _monte_carlo(where: str, quantity: str, printed: str, model: str, n: int, effect: float, rho: float, test: str) -> Printed:
     inputs = f"{model} model, N = {n}, delta = {effect}, rho = {rho}, alpha = 0.05"
     if test == "t":
-        analytic = _analytic_power(model, n, effect, rho)
+        analytic = analytic_power(model, n, effect, rho)
         return Printed(EMBEDDING, where, quantity, printed, lambda: analytic, f"{inputs}; analytic noncentral-t power at the model's exact moments",
                        "monte-carlo", tolerance=3 * _se(analytic, R_PUBLISHED))
 
@@ -271,14 +271,14 @@ def _monte_carlo(where: str, quantity: str, printed: str, model: str, n: int, ef
 def _minimum_n(effect: float, rho: float) -> float:
     """Smallest n (continuous) with analytic t power 0.80 under the normal model."""
 
-    if _analytic_power("normal", 1e6, effect, rho) < 0.8:
+    if analytic_power("normal", 1e6, effect, rho) < 0.8:
         return math.inf
-    return brentq(lambda n: _analytic_power("normal", n, effect, rho) - 0.8, 2.5, 1e6)
+    return brentq(lambda n: analytic_power("normal", n, effect, rho) - 0.8, 2.5, 1e6)
 
 
 def _mde(n: int, rho: float) -> float:
 
-    return brentq(lambda effect: _analytic_power("normal", n, effect, rho) - 0.8, 1e-4, 0.3, xtol=1e-7)
+    return brentq(lambda effect: analytic_power("normal", n, effect, rho) - 0.8, 1e-4, 0.3, xtol=1e-7)
 
 
 def embedding_rows() -> list[Printed]:
@@ -332,8 +332,8 @@ def embedding_rows() -> list[Printed]:
         Printed(EMBEDDING, "Section 4.5", "max normal-vs-Beta discrepancy, quoted cell (Wilcoxon N = 200, delta = 0.01, rho = 0.8)", "0.031",
                 lambda: abs(0.435 - 0.433), "the two values the sentence itself quotes (0.433 vs 0.435)"),
         Printed(EMBEDDING, "Section 8", "power at delta = 0.015, N = 150, rho = 0.75 (printed ~0.45-0.55)", "0.45-0.55",
-                lambda: _analytic_power("normal", 150, 0.015, 0.75), "normal model, analytic noncentral-t power", "range", bounds=(0.45, 0.55)),
+                lambda: analytic_power("normal", 150, 0.015, 0.75), "normal model, analytic noncentral-t power", "range", bounds=(0.45, 0.55)),
         Printed(EMBEDDING, "Section 8", "power at delta = 0.015, N = 500, rho = 0.75 (exceeds 85%)", "0.85",
-                lambda: _analytic_power("normal", 500, 0.015, 0.75), "normal model, analytic noncentral-t power", "lower-bound"),
+                lambda: analytic_power("normal", 500, 0.015, 0.75), "normal model, analytic noncentral-t power", "lower-bound"),
     ]
     return rows
