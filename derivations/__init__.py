@@ -24,6 +24,7 @@ CONCEPT_MODULES = (
     "paired_t",
     "unpaired",
     "e_process",
+    "critical_correlation",
 )
 
 

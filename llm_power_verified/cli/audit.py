@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from llm_power_verified.cli import audit_summary
 from llm_power_verified.cli.options import (
     AUDIT_RESAMPLES,
     EXIT_CODES,
@@ -110,6 +111,7 @@ def add_parser(commands) -> None:
                         help="item resamples for a bootstrap rank interval per model, 0 (skip) to "
                              f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
+    audit_summary.add_options(parser)
 
 
 def _load_input(arguments):
@@ -133,6 +135,10 @@ def _load_input(arguments):
 
 def run(arguments) -> str | tuple[str, int] | int:
     from llm_power_verified.io import check_outputs
+
+    if arguments.summary:
+        return audit_summary.run(arguments)
+    _refuse_summary_options(arguments)
 
     plot_folder = _plot_folder(arguments.plot)
     outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
@@ -199,6 +205,12 @@ def run(arguments) -> str | tuple[str, int] | int:
         write_text(arguments.out, text)
         text = f"wrote {arguments.out}"
     return text.rstrip("\n"), status
+
+
+def _refuse_summary_options(arguments) -> None:
+    for name in ("n", "rho", "rho_range"):
+        if getattr(arguments, name) is not None:
+            raise CommandError(f"--{name.replace('_', '-')} belongs to --summary FILE (accuracies only); per-item audits measure rho")
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ from llm_power_verified.report.render import (
     shown_pairs,
 )
 
-__all__ = ["HTML_ROW_LIMIT", "render_html"]
+__all__ = ["HTML_ROW_LIMIT", "html_page", "render_html", "sortable_table"]
 
 #: Pair rows the page lists with pairs="top" (the closest in rank beyond that); the machine formats have all.
 HTML_ROW_LIMIT = 5000
@@ -101,7 +101,7 @@ def _value(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:
+def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:
     """A sortable table: headers are (column key, label); cells are (text, sort value or None for text)."""
     head = "".join(f'<th data-column="{html.escape(key)}">{html.escape(label)}</th>' for key, label in headers)
     body = []
@@ -122,7 +122,7 @@ def _models(result: AuditResult) -> str:
                                    "rank_boot_high", "letters", "tier") if c in ranking]
     rows = [[(fmt(row[c]) if c not in ("model", "letters") else str(row[c]), None if c in ("model", "letters") else row[c])
              for c in columns] for _, row in ranking.iterrows()]
-    return _table("models", [(c, c.replace("_", " ")) for c in columns], rows)
+    return sortable_table("models", [(c, c.replace("_", " ")) for c in columns], rows)
 
 
 def _pairs(result: AuditResult, listed: str) -> tuple[str, int]:
@@ -141,7 +141,7 @@ def _pairs(result: AuditResult, listed: str) -> tuple[str, int]:
             else:
                 cells.append((fmt(value.item() if hasattr(value, "item") else value), value.item() if hasattr(value, "item") else value))
         rows.append(cells)
-    table = _table("pairs", [(c, PAIR_VIEW.get(c, c.replace("_", " "))) for c in columns], rows)
+    table = sortable_table("pairs", [(c, PAIR_VIEW.get(c, c.replace("_", " "))) for c in columns], rows)
     return f'<div class="scroll">{table}</div>', len(shown)
 
 
@@ -155,12 +155,7 @@ def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top"
     title = f"Resolution audit: {result.matrix.source}"
     legend = {**VERDICT_RULES, **{c: PAIR_COLUMNS[c] for c in PAIR_VIEW if c in PAIR_COLUMNS and c in result.pairs},
               **{f"{c} (models)": MODEL_COLUMNS[c] for c in ("rank_low", "rank_high", "letters", "tier")}}
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
-             'script-src \'unsafe-inline\'; img-src data:">',
-             f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>",
-             '<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(result)) + "</ul>"
+    parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(result)) + "</ul>"
              + "".join(f"<p>note: {html.escape(note)}</p>" for note in result.notes) + "</section>",
              '<section id="legend"><h2>Legend</h2><dl>'
              + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend.items()) + "</dl></section>",
@@ -170,9 +165,17 @@ def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top"
             "the machine formats have all.</p>") if shown < len(result.pairs) else ""
     parts += ["<h2>Pairs</h2>", note, table]
     parts += _figures(result) if figures else []
-    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result, pairs))) + "</pre>",
-              f"<script>{_SCRIPT}</script></body></html>"]
-    return "\n".join(parts) + "\n"
+    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result, pairs))) + "</pre>"]
+    return html_page(title, parts)
+
+
+def html_page(title: str, parts: list[str]) -> str:
+    """One self-contained page: the title, the given (already escaped) parts, the styles and the sorting script inline."""
+    head = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
+            'script-src \'unsafe-inline\'; img-src data:">'),
+            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
+    return "\n".join(head + parts + [f"<script>{_SCRIPT}</script></body></html>"]) + "\n"
 
 
 def _figures(result: AuditResult) -> list[str]:

@@ -1,0 +1,76 @@
+"""``llm-power-verified audit --summary FILE``: the resolution audit of a leaderboard that prints accuracies only."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError
+
+__all__ = ["add_options", "run"]
+
+#: Per-item options that mean nothing for accuracies; given with --summary they are refused, not ignored.
+_PER_ITEM = {"inputs": "INPUT", "cluster_column": "--cluster-column", "reference": "--reference", "scheduler": "--scheduler",
+             "workers": "--workers", "plot": "--plot", "task": "--task", "metric": "--metric", "filter": "--filter", "scorer": "--scorer",
+             "columns": "--columns"}
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The --summary options of ``audit``."""
+    group = parser.add_argument_group("accuracies only (--summary)")
+    group.add_argument("--summary", metavar="FILE",
+                       help="audit a leaderboard from one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with "
+                            "model, accuracy and (or --n) n columns; percent or fractions (the report says which it read)")
+    group.add_argument("--n", type=SIZE, help="--summary: the benchmark size N, when the table has no n column")
+    group.add_argument("--accuracy-column", default="accuracy", help="--summary: the accuracy column")
+    group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
+                       help="--summary: read accuracies as percentages or fractions (auto: percent when a value exceeds 1, the "
+                            "values carry %% signs or the column is named so; fractions otherwise)")
+    group.add_argument("--rho", type=CORRELATION, help="--summary: verdicts at this assumed correlation too, labelled as an assumption")
+    group.add_argument("--rho-range", type=CORRELATION, nargs=2, metavar=("LO", "HI"),
+                       help="--summary: verdicts over this assumed range of correlations too, labelled as an assumption")
+
+
+def _check(arguments) -> None:
+    for name, flag in _PER_ITEM.items():
+        if getattr(arguments, name, None):
+            raise CommandError(f"{flag} reads per-item results; --summary audits accuracies only (drop one of them)")
+    if arguments.mode == "reference":
+        raise CommandError("--summary supports --mode adjacent or all")
+    if arguments.fail_on == "not-significant":
+        raise CommandError("--fail-on not-significant needs per-item results (accuracies alone give no test); use --fail-on unresolved")
+    if arguments.format == "parquet":
+        raise CommandError("--summary writes table, markdown, html, json, jsonl or csv (the pair table is small)")
+    if arguments.rho is not None and arguments.rho_range:
+        raise CommandError("give --rho or --rho-range, not both")
+    if arguments.rho_range and arguments.rho_range[0] > arguments.rho_range[1]:
+        raise CommandError(f"--rho-range {arguments.rho_range[0]:g} {arguments.rho_range[1]:g}: LO must not exceed HI")
+    if arguments.family not in (None, arguments.mode):
+        raise CommandError("--summary's family is the pairs of --mode (adjacent: K - 1, all: K (K - 1) / 2); drop --family")
+    if arguments.correction is None:
+        arguments.correction = "holm"
+
+
+def run(arguments) -> tuple[str, int]:
+    from llm_power_verified.io import check_outputs, write_text
+    from llm_power_verified.io.accuracy_table import read_accuracies
+    from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    from llm_power_verified.report.accuracies import render_accuracies
+
+    _check(arguments)
+    check_outputs({"--out": arguments.out}, [arguments.summary])
+    table = read_accuracies(arguments.summary, n=arguments.n, model_column=arguments.model_column,
+                            accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
+    audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
+                             rho=arguments.rho, rho_range=tuple(arguments.rho_range) if arguments.rho_range else None)
+    text = render_accuracies(audit, arguments.format, pairs=arguments.pairs)
+    status = 0
+    if arguments.fail_on == "unresolved":
+        failing = int((audit.pairs.loc[audit.pairs["adjacent"], "verdict_family"] != "resolved").sum())
+        if failing:
+            print(f"llm-power-verified: gate failed: {failing} adjacent pairs are not resolved at every admissible rho", file=sys.stderr)
+        status = 1 if failing else 0
+    if arguments.out:
+        write_text(arguments.out, text)
+        return f"wrote {arguments.out}", status
+    return text.rstrip("\n"), status

@@ -1,0 +1,192 @@
+"""Leaderboards that print one accuracy per model: (model, accuracy[, n]) tables.
+
+The reader keeps each accuracy as the text it was printed as, because two
+facts depend on the printed digits: whether the value is a percentage or a
+fraction (``scale``), and which whole counts of correct items k out of N
+round to it.  A printed accuracy that no k/N rounds to means the accuracy
+and N do not belong together; that is reported with the audit (never on
+stderr, never corrected).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.io.table_files import read_frame
+from llm_power_verified.io.tables import check_columns
+from llm_power_verified.io.text import first_repeat
+from llm_power_verified.results import Result
+
+__all__ = ["SCALES", "AccuracyTable", "read_accuracies"]
+
+SCALES = ("auto", "percent", "fraction")
+_PERCENT_HEADER = re.compile(r"%|percent|pct", re.IGNORECASE)
+
+
+@dataclass(frozen=True, repr=False)
+class AccuracyTable(Result):
+    """One accuracy per model on a benchmark of ``n`` items, as printed.
+
+    ``accuracy`` holds fractions whatever the scale read; ``printed`` the
+    texts; ``count_low``/``count_high`` the whole numbers k of correct items
+    with k / n rounding to the printed value at its printed digits (none when
+    ``count_low > count_high``); ``scale_reason`` why the scale was chosen.
+    """
+
+    models: tuple[str, ...]
+    accuracy: np.ndarray
+    printed: tuple[str, ...]
+    n: int
+    scale: str
+    scale_reason: str
+    lines: tuple[int, ...]
+    count_low: np.ndarray
+    count_high: np.ndarray
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def consistent(self) -> np.ndarray:
+        """Per model: some whole count k out of n rounds to the printed accuracy."""
+        return self.count_low <= self.count_high
+
+
+def _decimal(text: str, where: str, column: str) -> Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite():
+        raise InputError(f"{where}: {column} {describe_value(text)} is not a number; accuracies are numbers "
+                         "such as 0.7303 or 73.03")
+    return value
+
+
+def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray) -> list[str]:
+    texts = []
+    for row, value in enumerate(frame[column].tolist()):
+        where = f"{source}, line {lines[row]}"
+        if value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == "":
+            raise InputError(f"{where}: {column} is missing; every model needs its accuracy")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer, np.floating)):
+            raise InputError(f"{where}: {column} {describe_value(value)} is not a number")
+        # A float read from Parquet or JSON has no printed text; its shortest repr is the printed value.
+        texts.append(value.strip() if isinstance(value, str) else repr(float(value)) if isinstance(value, (float, np.floating)) else str(value))
+    return texts
+
+
+def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, where: list[str]) -> tuple[str, str]:
+    """Which scale the accuracies are on, and why; refuses a table that mixes the two."""
+    signs = [text.endswith("%") for text in texts]
+    if any(signs) and not all(signs):
+        row = signs.index(not signs[0])
+        raise InputError(f"{where[row]}: {column} {texts[row]!r} {'has' if signs[row] else 'lacks'} a % sign that "
+                         f"{texts[0]!r} on the first row {'lacks' if signs[row] else 'has'}; write every accuracy the same way")
+    if scale != "auto":
+        return scale, f"as --accuracy-scale {scale} says"
+    if all(signs):
+        return "percent", "every accuracy carries a % sign"
+    if _PERCENT_HEADER.search(column):
+        return "percent", f"the column is named {column!r}"
+    largest = max(values)
+    if largest > 1:
+        median = sorted(values)[len(values) // 2]
+        small = [row for row, value in enumerate(values) if value <= 1]
+        if small and median > 10:
+            row = small[0]
+            raise InputError(f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median "
+                             f"{median}); fix the row, or force one reading with --accuracy-scale percent|fraction")
+        return "percent", f"the largest accuracy, {largest}, exceeds 1"
+    return "fraction", "every accuracy lies in [0, 1] (use --accuracy-scale percent if they are percentages)"
+
+
+def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Whole k with k / n (times ``factor``) rounding to each printed value at its printed digits."""
+    low, high = [], []
+    for value in values:
+        exponent = value.as_tuple().exponent
+        half = Decimal(5).scaleb(exponent - 1)  # half a unit of the last printed digit
+        # Exact decimal arithmetic: k in [n (value - half) / factor, n (value + half) / factor].
+        low.append(int(((value - half) * n / factor).to_integral_value(rounding="ROUND_CEILING")))
+        high.append(int(((value + half) * n / factor).to_integral_value(rounding="ROUND_FLOOR")))
+    return np.maximum(np.asarray(low, dtype=np.int64), 0), np.minimum(np.asarray(high, dtype=np.int64), n)
+
+
+def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: str, lines: np.ndarray) -> int:
+    if n_column in frame.columns:
+        texts = _texts(frame, n_column, source, lines)
+        sizes = [_decimal(text, f"{source}, line {lines[row]}", n_column) for row, text in enumerate(texts)]
+        for row, size in enumerate(sizes):
+            if size != size.to_integral_value() or size < 1:
+                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} is not a whole number of items >= 1")
+            if size != sizes[0]:
+                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} differs from {texts[0]} on line {lines[0]}; "
+                                 "a paired comparison needs every model scored on the same items; split the table by benchmark size")
+        if n is not None and int(sizes[0]) != n:
+            raise InputError(f"{source}: --n {n} contradicts the {n_column} column ({texts[0]}); give one of them")
+        return int(sizes[0])
+    if n is None:
+        raise InputError(f"{source}: no {n_column!r} column and no benchmark size; give it with --n N (the number of items)")
+    return n
+
+
+def read_accuracies(source, *, n: int | None = None, model_column: str = "model", accuracy_column: str = "accuracy",
+                    n_column: str = "n", scale: str = "auto") -> AccuracyTable:
+    """Read a (model, accuracy[, n]) table from CSV/TSV, Parquet, JSON Lines or a DataFrame.
+
+    ``scale``: "auto" reads percentages when every value carries a % sign,
+    the column name says percent, or some value exceeds 1, and fractions
+    otherwise (the table says which and why); "percent" or "fraction" forces
+    a reading.  ``n`` (the benchmark size) is needed when the table has no
+    ``n_column``; a table with one must give the same n on every row.
+    """
+    if scale not in SCALES:
+        raise ArgumentError(f"scale must be one of {SCALES}; got {scale!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+        raise ArgumentError(f"n must be a whole number of items >= 1; got {n!r}")
+    if isinstance(source, pd.DataFrame):
+        frame, lines, name = check_columns(source, "DataFrame"), np.arange(1, len(source) + 1), "DataFrame"
+    else:
+        frame, lines = read_frame(source, (model_column, accuracy_column, n_column))
+        name = str(Path(source))
+    for column, flag in ((model_column, "--model-column"), (accuracy_column, "--accuracy-column")):
+        if column not in frame.columns:
+            raise InputError(f"{name}: no {column!r} column (columns: {', '.join(map(str, frame.columns))}); name it with {flag}")
+    if len(frame) < 2:
+        raise InputError(f"{name}: {len(frame)} model(s); a comparison needs at least two")
+    where = [f"{name}, line {line}" for line in lines]
+    models = [str(value).strip() for value in frame[model_column].tolist()]
+    repeat = first_repeat(models)
+    if repeat is not None:
+        raise InputError(f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model")
+    for row, model in enumerate(models):
+        if not model or model.lower() in ("nan", "none"):
+            raise InputError(f"{where[row]}: the model name is missing")
+    texts = _texts(frame, accuracy_column, name, lines)
+    values = [_decimal(text.removesuffix("%").strip(), where[row], accuracy_column) for row, text in enumerate(texts)]
+    chosen, reason = _scale(texts, values, accuracy_column, scale, where)
+    top = Decimal(100) if chosen == "percent" else Decimal(1)
+    for row, value in enumerate(values):
+        if not 0 < value < top:
+            raise InputError(f"{where[row]}: {accuracy_column} {texts[row]} read as {'a percentage' if chosen == 'percent' else 'a fraction'} "
+                             f"must lie strictly between 0 and {top}; an accuracy of 0 or all items leaves no per-item variance to pair")
+    size = _benchmark_size(frame, n_column, n, name, lines)
+    low, high = _counts(values, top, size)
+    notes = [f"accuracies read as {'percentages' if chosen == 'percent' else 'fractions'}: {reason}"]
+    bad = np.flatnonzero(low > high)
+    if bad.size:
+        listed = ", ".join(f"{models[k]} ({texts[k]})" for k in bad[:5]) + (f" and {bad.size - 5} more" if bad.size > 5 else "")
+        notes.append(f"inputs inconsistent: {bad.size} of {len(models)} printed accuracies are not k/{size:,} for any whole k "
+                     f"at their printed digits: {listed}; check N or the accuracies")
+    accuracy = np.asarray([float(value / top) for value in values])
+    return AccuracyTable(models=tuple(models), accuracy=accuracy, printed=tuple(texts), n=size, scale=chosen, scale_reason=reason,
+                         lines=tuple(int(line) for line in lines), count_low=low, count_high=high, source=name, notes=tuple(notes))

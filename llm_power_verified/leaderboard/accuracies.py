@@ -1,0 +1,222 @@
+"""The resolution audit of a leaderboard that prints accuracies only.
+
+Without per-item results the correlation rho of two models' scores is
+unknown; all that is known is its admissible interval (paper Eqs. 7-8).
+N* (Eq. 6) falls as rho rises, so each pair gets one of three verdicts:
+resolved at every admissible rho (N >= N* at the interval's low end),
+unresolved at every one (N < N* at the high end), or depends on rho, with
+the critical rho_c (q = 1) and the share of items the two models must agree
+on for the gap to be resolved.  An assumed rho (or range) gives verdicts
+labelled as assumptions.
+
+Multiplicity: Bonferroni and Sidak fix the per-comparison level.  Holm's and
+BH's level depends on the order of the family's p-values, which accuracies
+do not determine, so the level can be anything in [alpha / m, alpha]: a
+verdict that holds at both ends holds whatever the order.  At one assumed rho
+the p-values (Wald, at that rho) are determined and so are the levels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+
+from llm_power_verified._validation import check_alpha_power, require_choice
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.multiplicity import adjust_pvalues
+from llm_power_verified.io.accuracy_table import AccuracyTable
+from llm_power_verified.planning.correlation import admissible_rho_interval
+from llm_power_verified.planning.critical import agreement_share, critical_correlation
+from llm_power_verified.planning.sample_size import (
+    paired_difference_variance,
+    required_n_paired_binary,
+)
+from llm_power_verified.results import Result
+
+__all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "VerdictCounts", "audit_accuracies"]
+
+CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
+VERDICTS = ("resolved", "unresolved", "depends on rho", "depends on p-value order")
+_MODES = ("adjacent", "all")
+
+
+@dataclass(frozen=True)
+class VerdictCounts(Result):
+    """How many pairs fall in each verdict kind."""
+
+    resolved: int
+    unresolved: int
+    depends_on_rho: int
+    depends_on_order: int
+
+    @classmethod
+    def of(cls, verdicts: pd.Series) -> VerdictCounts:
+        return cls(*(int((verdicts == kind).sum()) for kind in VERDICTS))
+
+
+@dataclass(frozen=True, repr=False)
+class AccuracyAudit(Result):
+    """An accuracies-only audit: the table read, one row per pair, verdict counts over the adjacent pairs."""
+
+    table: AccuracyTable
+    ranking: pd.DataFrame
+    pairs: pd.DataFrame
+    mode: str
+    correction: str
+    family_size: int
+    alpha: float
+    power: float
+    assumption: str | None
+    adjacent: VerdictCounts
+    adjacent_family: VerdictCounts
+    adjacent_assumed: VerdictCounts | None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _ranking(table: AccuracyTable) -> pd.DataFrame:
+    # Higher accuracy first; equal accuracies by name, so that the input's row order changes nothing.
+    order = sorted(range(len(table.models)), key=lambda k: (-table.accuracy[k], table.models[k]))
+    return pd.DataFrame({
+        "rank": np.arange(1, len(order) + 1), "model": [table.models[k] for k in order],
+        "accuracy": table.accuracy[order], "printed": [table.printed[k] for k in order],
+        "count_low": table.count_low[order], "count_high": table.count_high[order],
+        "consistent": table.consistent[order], "line": [table.lines[k] for k in order]})
+
+
+def _verdict(required_at_low: np.ndarray, required_at_high: np.ndarray, n: int) -> np.ndarray:
+    """Resolved at every rho in [low, high] (N >= N* at low), unresolved at every one (N < N* at high), or neither."""
+    return np.where(n >= required_at_low, VERDICTS[0], np.where(n < required_at_high, VERDICTS[1], VERDICTS[2]))
+
+
+def _levels(correction: str, family_size: int, alpha: float) -> tuple[float, float]:
+    """The per-comparison levels the correction can use, (strictest, most lenient)."""
+    if correction == "none":
+        return alpha, alpha
+    if correction == "sidak":
+        level = float(-np.expm1(np.log1p(-alpha) / family_size))
+        return level, level
+    return alpha / family_size, (alpha / family_size if correction == "bonferroni" else alpha)
+
+
+def _ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, strict: float | np.ndarray, lenient: float | np.ndarray,
+          power: float) -> tuple[np.ndarray, np.ndarray]:
+    """N* at the low end of rho (at the strict level) and at the high end (at the lenient level)."""
+    p_a, p_b = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy()
+    return (required_n_paired_binary(p_a, p_b, low, alpha=strict, power=power),
+            required_n_paired_binary(p_a, p_b, high, alpha=lenient, power=power))
+
+
+def _with_critical(pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level: float | np.ndarray, power: float) -> None:
+    """rho_c at ``level`` and the agreement share it implies.  With a range of levels (Holm, BH) a pair can be unresolved
+    at every rho at the strictest level yet resolvable at a lenient one: its verdict depends on the p-value order."""
+    p_a, p_b, n = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["n"].to_numpy()
+    rho_c = np.atleast_1d(critical_correlation(p_a, p_b, n, alpha=level, power=power))
+    verdict = np.where((verdict == VERDICTS[2]) & (rho_c > pairs["rho_max"].to_numpy()), VERDICTS[3], verdict)
+    depends = verdict == VERDICTS[2]
+    share = np.full(rho_c.shape, np.nan)
+    if depends.any():
+        share[depends] = agreement_share(p_a[depends], p_b[depends], rho_c[depends])
+    pairs["verdict" + suffix] = verdict
+    pairs["rho_critical" + suffix] = rho_c
+    pairs["agreement_critical" + suffix] = share
+
+
+def _assumed_levels(pairs: pd.DataFrame, rho: float, correction: str, alpha: float, strict: float, lenient: float):
+    """Holm's and BH's levels are determined once the p-values are: the Wald test's, at the assumed rho."""
+    if correction not in ("holm", "bh"):
+        return strict, lenient
+    delta, n = pairs["delta"].to_numpy(), pairs["n"].to_numpy()
+    sd = np.sqrt(paired_difference_variance(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy()))
+    pvalues = 2 * ndtr(-np.abs(delta) * np.sqrt(n) / sd)
+    size = len(pvalues)
+    if correction == "holm":
+        ranks = np.empty(size, dtype=np.int64)
+        ranks[np.argsort(pvalues, kind="stable")] = np.arange(size)
+        level = alpha / (size - ranks)
+    else:
+        level = np.full(size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / size)
+    return level, level
+
+
+def _assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correction: str, alpha: float, power: float,
+                strict: float, lenient: float) -> None:
+    low, high = np.maximum(rho_range[0], pairs["rho_min"]), np.minimum(rho_range[1], pairs["rho_max"])
+    admissible = (low <= high).to_numpy()
+    pairs["rho_assumed_low"], pairs["rho_assumed_high"] = np.where(admissible, low, np.nan), np.where(admissible, high, np.nan)
+    if rho_range[0] == rho_range[1]:
+        strict, lenient = _assumed_levels(pairs, rho_range[0], correction, alpha, strict, lenient)
+    at_low, at_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), alpha, alpha, power)
+    family_low, family_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), strict, lenient, power)
+    n = int(pairs["n"].iloc[0])
+    pairs["required_n_assumed"] = at_low
+    pairs["q_assumed"] = np.where(np.isinf(at_low), 0.0, n / at_low)
+    pairs["verdict_assumed"] = np.where(admissible, _verdict(at_low, at_high, n), "not admissible")
+    pairs["verdict_assumed_family"] = np.where(admissible, _verdict(family_low, family_high, n), "not admissible")
+
+
+def _pair_frame(ranking: pd.DataFrame, n: int, mode: str) -> pd.DataFrame:
+    size = len(ranking)
+    first, second = (np.arange(size - 1), np.arange(1, size)) if mode == "adjacent" else np.triu_indices(size, 1)
+    p_a, p_b = ranking["accuracy"].to_numpy()[first], ranking["accuracy"].to_numpy()[second]
+    interval = admissible_rho_interval(p_a, p_b)
+    return pd.DataFrame({
+        "model_a": ranking["model"].to_numpy()[first], "model_b": ranking["model"].to_numpy()[second],
+        "rank_a": first + 1, "rank_b": second + 1, "adjacent": second == first + 1, "p_a": p_a, "p_b": p_b,
+        "delta": p_a - p_b, "n": np.full(first.size, n), "rho_min": np.atleast_1d(interval.low),
+        "rho_max": np.atleast_1d(interval.high)})
+
+
+def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: float = 0.05, power: float = 0.8,
+                     correction: str = "holm", rho: float | None = None,
+                     rho_range: tuple[float, float] | None = None) -> AccuracyAudit:
+    """Resolution verdicts for a leaderboard known only by its accuracies and N.
+
+    ``mode``: "adjacent" (pairs next to each other in the ranking, the
+    family of K - 1) or "all" (every pair, the family of K (K - 1) / 2).
+    ``rho`` or ``rho_range``: an assumed correlation (or range), giving the
+    ``*_assumed`` columns; the verdict columns never use it.
+    """
+    require_choice("mode", mode, _MODES)
+    require_choice("correction", correction, CORRECTIONS)
+    alpha_array, power_array = check_alpha_power(alpha, power)
+    alpha, power = float(alpha_array), float(power_array)
+    if rho is not None and rho_range is not None:
+        raise ArgumentError("give rho or rho_range, not both")
+    assumed = (float(rho), float(rho)) if rho is not None else None if rho_range is None else tuple(map(float, rho_range))
+    if assumed is not None and not (-1 <= assumed[0] <= assumed[1] <= 1):
+        raise ArgumentError(f"the assumed correlation must satisfy -1 <= low <= high <= 1; got {assumed}")
+    ranking = _ranking(table)
+    pairs = _pair_frame(ranking, table.n, mode)
+    family_size = len(pairs)
+    low, high = pairs["rho_min"].to_numpy(), pairs["rho_max"].to_numpy()
+    at_low, at_high = _ends(pairs, low, high, alpha, alpha, power)
+    pairs["required_n_rho_min"], pairs["required_n_rho_max"] = at_low, at_high
+    pairs["q_rho_min"] = np.where(np.isinf(at_low), 0.0, table.n / at_low)
+    pairs["q_rho_max"] = np.where(np.isinf(at_high), 0.0, table.n / at_high)
+    pairs["agreement_min"] = agreement_share(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), low)
+    pairs["agreement_max"] = agreement_share(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), high)
+    _with_critical(pairs, "", _verdict(at_low, at_high, table.n), alpha, power)
+    strict, lenient = _levels(correction, family_size, alpha)
+    pairs["level_strict"], pairs["level_lenient"] = strict, lenient
+    family_low, family_high = _ends(pairs, low, high, strict, lenient, power)
+    _with_critical(pairs, "_family", _verdict(family_low, family_high, table.n), strict, power)
+    notes = list(table.notes)
+    if correction in ("holm", "bh"):
+        notes.append(f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
+                     f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}] and rho_c is at alpha/m")
+    label = None
+    if assumed is not None:
+        _assumption(pairs, assumed, correction, alpha, power, strict, lenient)
+        label = f"rho = {assumed[0]:g}" if assumed[0] == assumed[1] else f"rho in [{assumed[0]:g}, {assumed[1]:g}]"
+        outside = int((pairs["verdict_assumed"] == "not admissible").sum())
+        if outside:
+            notes.append(f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'")
+    adjacent = pairs[pairs["adjacent"]]
+    return AccuracyAudit(table=table, ranking=ranking, pairs=pairs, mode=mode, correction=correction, family_size=family_size,
+                         alpha=alpha, power=power, assumption=label, adjacent=VerdictCounts.of(adjacent["verdict"]),
+                         adjacent_family=VerdictCounts.of(adjacent["verdict_family"]),
+                         adjacent_assumed=None if assumed is None else VerdictCounts.of(adjacent["verdict_assumed"]),
+                         notes=tuple(notes))

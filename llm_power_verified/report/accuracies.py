@@ -1,0 +1,184 @@
+"""The accuracies-only audit in every format: terminal table, Markdown, HTML, JSON, JSON Lines, CSV.
+
+The same shape as the per-item report: a headline first (the three verdict
+kinds over the adjacent gaps, the scale the accuracies were read on, any
+inconsistency between the printed accuracies and N), the models, the pairs,
+and a legend that defines every column shown.  Verdicts at an assumed
+correlation are labelled as assumptions wherever they appear.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+
+import pandas as pd
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.output import json_ready
+from llm_power_verified.leaderboard.accuracies import AccuracyAudit, VerdictCounts
+from llm_power_verified.report.html import html_page, sortable_table
+from llm_power_verified.report.machine import csv_chunks, json_chunks, jsonl_chunks
+from llm_power_verified.report.render import fmt
+from llm_power_verified.report.table import grid
+
+__all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies"]
+
+SUMMARY_SCHEMA = "llm-power-verified/audit-summary/1"
+FORMATS = ("table", "markdown", "html", "json", "jsonl", "csv")
+
+#: Every pair column, defined once (the legend and the JSON report's legend).
+ACCURACY_PAIR_COLUMNS = {
+    "delta": "p_a - p_b, the printed gap (model_a is ranked above model_b)",
+    "rho_min": "smallest correlation the two accuracies allow (paper Eq. 8)",
+    "rho_max": "largest correlation the two accuracies allow (paper Eq. 7)",
+    "required_n_rho_min": "N* at rho_min: the most items the gap could need",
+    "required_n_rho_max": "N* at rho_max: the fewest items the gap could need",
+    "q_rho_min": "N / N* at rho_min", "q_rho_max": "N / N* at rho_max",
+    "agreement_min": "share of items the models agree on at rho_min", "agreement_max": "the same at rho_max",
+    "verdict": "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, at alpha",
+    "rho_critical": "rho_c: N* = N; the gap is resolved iff rho >= rho_c (outside [rho_min, rho_max]: the verdict does not depend on rho)",
+    "agreement_critical": "for 'depends on rho': the smallest share of items the two models must agree on (both right or both wrong) "
+                          "for the gap to be resolved",
+    "level_strict": "strictest per-comparison level the correction can use", "level_lenient": "most lenient one",
+    "verdict_family": "the verdict under the declared correction: it holds at every level in [level_strict, level_lenient]; "
+                      "'depends on p-value order' when it is unresolved at every rho at the strict level but not at the lenient one",
+    "rho_critical_family": "rho_c at level_strict", "agreement_critical_family": "agreement share at rho_critical_family",
+    "rho_assumed_low": "ASSUMED: the assumed rho (or range) within the admissible interval",
+    "rho_assumed_high": "ASSUMED: upper end of that range",
+    "required_n_assumed": "ASSUMED: N* at rho_assumed_low", "q_assumed": "ASSUMED: N / required_n_assumed",
+    "verdict_assumed": "ASSUMED: the verdict over the assumed rho (range); 'not admissible' when the assumption lies outside the interval",
+    "verdict_assumed_family": "ASSUMED: the same under the declared correction (Holm and BH levels from Wald p-values at one assumed rho)",
+}
+_VIEW = ("delta", "rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max", "verdict", "rho_critical", "agreement_critical",
+         "verdict_family")
+_ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
+_LABELS = {"required_n_rho_min": "N* at rho_min", "required_n_rho_max": "N* at rho_max", "rho_critical": "rho_c",
+           "agreement_critical": "agree >=", "verdict_family": "verdict ({correction})", "q_assumed": "q (assumed)",
+           "verdict_assumed": "verdict (assumed)", "verdict_assumed_family": "{correction} (assumed)"}
+
+
+def _counts(counts: VerdictCounts, total: int) -> str:
+    text = (f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
+            f"depends on rho {counts.depends_on_rho}/{total}")
+    return text + (f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else "")
+
+
+def headline(audit: AccuracyAudit) -> list[str]:
+    """The report's first lines (plain text)."""
+    table, adjacent = audit.table, int(audit.pairs["adjacent"].sum())
+    lines = [(f"{len(table.models)} models, N = {table.n:,} items, accuracies only (read as "
+             f"{'percentages' if table.scale == 'percent' else 'fractions'}); alpha {audit.alpha:g}, power {audit.power:g}; "
+             f"family '{audit.mode}' (m = {audit.family_size:,}), correction {audit.correction}."),
+             f"Adjacent gaps: {_counts(audit.adjacent, adjacent)}.",
+             f"Under {audit.correction}: {_counts(audit.adjacent_family, adjacent)}."]
+    depends = audit.pairs[audit.pairs["adjacent"] & (audit.pairs["verdict"] == "depends on rho")]
+    if len(depends):
+        lines.append(f"The 'depends on rho' gaps need the two models to agree on {fmt(float(depends['agreement_critical'].min()))} to "
+                     f"{fmt(float(depends['agreement_critical'].max()))} of the items (median "
+                     f"{fmt(float(depends['agreement_critical'].median()))}); per-item results would settle them.")
+    if audit.adjacent_assumed is not None:
+        counts = audit.adjacent_assumed
+        lines.append(f"ASSUMING {audit.assumption} (an assumption, not a measurement): resolved {counts.resolved}/{adjacent}, "
+                     f"unresolved {counts.unresolved}/{adjacent}" + (f", depends {counts.depends_on_rho}/{adjacent}" if counts.depends_on_rho else "") + ".")
+    return lines
+
+
+def _models_rows(audit: AccuracyAudit) -> tuple[list[str], list[list[str]]]:
+    headers = ["rank", "model", "accuracy", "printed", "correct items k (of N)", "line"]
+    rows = []
+    for _, row in audit.ranking.iterrows():
+        low, high = int(row["count_low"]), int(row["count_high"])
+        counts = "none: inconsistent" if low > high else f"{low:,}" if low == high else f"{low:,} to {high:,}"
+        rows.append([str(row["rank"]), str(row["model"]), f"{row['accuracy']:.6g}", str(row["printed"]), counts, str(row["line"])])
+    return headers, rows
+
+
+def _view(audit: AccuracyAudit) -> list[str]:
+    return list(_VIEW) + (list(_ASSUMED_VIEW) if audit.assumption else [])
+
+
+def _label(column: str, audit: AccuracyAudit) -> str:
+    return _LABELS.get(column, column.replace("_", " ")).format(correction=audit.correction)
+
+
+def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
+    if listed == "none":
+        return audit.pairs.iloc[:0]
+    return audit.pairs if listed == "all" else audit.pairs[audit.pairs["adjacent"]]
+
+
+def _text(audit: AccuracyAudit, markdown: bool, listed: str) -> str:
+    head = "## " if markdown else ""
+    lines = [f"{'# ' if markdown else ''}Resolution audit from accuracies only: {audit.table.source}", ""]
+    lines += [f"- {line}" if markdown else line for line in headline(audit)]
+    lines += [f"note: {note}" for note in audit.notes]
+    lines += ["", f"{head}Models", grid(*_models_rows(audit), markdown)]
+    shown, view = _pair_rows(audit, listed), _view(audit)
+    if len(shown):
+        rows = [[str(row["model_a"]), str(row["model_b"])] + [fmt(row[c].item() if hasattr(row[c], "item") else row[c]) for c in view]
+                for _, row in shown.iterrows()]
+        lines += ["", f"{head}Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)"),
+                  grid(["A", "B"] + [_label(c, audit) for c in view], rows, markdown)]
+    lines += ["", f"{head}Legend"] + [f"{'- ' if markdown else ''}{_label(c, audit)}: {ACCURACY_PAIR_COLUMNS[c]}" for c in view]
+    return "\n".join(lines) + "\n"
+
+
+def accuracy_document(audit: AccuracyAudit) -> dict:
+    """The JSON report without its pairs (JSON-ready)."""
+    table = audit.table
+    return json_ready({
+        "schema": SUMMARY_SCHEMA, "source": table.source, "headline": headline(audit),
+        "legend": {key: value for key, value in ACCURACY_PAIR_COLUMNS.items() if key in audit.pairs},
+        "notes": list(audit.notes),
+        "settings": {"mode": audit.mode, "family_size": audit.family_size, "alpha": audit.alpha, "power": audit.power,
+                     "correction": audit.correction, "assumption": audit.assumption},
+        "data": {"n_items": table.n, "n_models": len(table.models), "scale": table.scale, "scale_reason": table.scale_reason,
+                 "consistent": bool(table.consistent.all())},
+        "verdicts": {"adjacent": audit.adjacent, "adjacent_family": audit.adjacent_family, "adjacent_assumed": audit.adjacent_assumed},
+        "ranking": audit.ranking.to_dict(orient="records"),
+    })
+
+
+def accuracy_chunks(audit: AccuracyAudit, output: str) -> Iterator[bytes]:
+    """The audit in a machine format ("json": the whole report; "jsonl", "csv": the pair table)."""
+    if output == "json":
+        return json_chunks(accuracy_document(audit), audit.pairs)
+    if output == "jsonl":
+        return jsonl_chunks([audit.pairs])
+    if output == "csv":
+        return csv_chunks([audit.pairs])
+    raise ArgumentError(f"output must be 'json', 'jsonl' or 'csv'; got {output!r}")
+
+
+def _html(audit: AccuracyAudit, listed: str) -> str:
+    headers, rows = _models_rows(audit)
+    models = sortable_table("models", [(h, h) for h in headers], [[(cell, None) for cell in row] for row in rows])
+    view, shown = _view(audit), _pair_rows(audit, listed)
+    pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)]
+                 + [(fmt(value), None if isinstance(value, str) else value) for value in (row[c].item() if hasattr(row[c], "item") else row[c]
+                                                                                         for c in view)]
+                 for _, row in shown.iterrows()]
+    pairs = sortable_table("pairs", [("model_a", "A"), ("model_b", "B")] + [(c, _label(c, audit)) for c in view], pair_rows)
+    legend = "".join(f"<dt>{html.escape(_label(c, audit))}</dt><dd>{html.escape(ACCURACY_PAIR_COLUMNS[c])}</dd>" for c in view)
+    parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(audit)) + "</ul>"
+             + "".join(f"<p>note: {html.escape(note)}</p>" for note in audit.notes) + "</section>",
+             f'<section id="legend"><h2>Legend</h2><dl>{legend}</dl></section>', "<h2>Models</h2>", models,
+             "<h2>Pairs</h2>", f'<div class="scroll">{pairs}</div>']
+    return html_page(f"Resolution audit from accuracies only: {audit.table.source}", parts)
+
+
+def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str = "top") -> str:
+    """The audit as text: "table", "markdown", "html", or a machine format ("json", "jsonl", "csv") as one string.
+
+    ``pairs``: "top" (the adjacent pairs; the default), "all" or "none": the pairs the text formats list.
+    """
+    if output not in FORMATS:
+        raise ArgumentError(f"output must be one of {FORMATS}; got {output!r}")
+    if pairs not in ("top", "all", "none"):
+        raise ArgumentError(f"pairs must be 'top', 'all' or 'none'; got {pairs!r}")
+    if output in ("table", "markdown"):
+        return _text(audit, output == "markdown", pairs)
+    if output == "html":
+        return _html(audit, pairs)
+    return b"".join(accuracy_chunks(audit, output)).decode("utf-8")
