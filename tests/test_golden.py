@@ -19,6 +19,7 @@ from llm_power_verified.examples import shipped_example
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ACCURACIES = Path(__file__).resolve().parents[1] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
 
 FAST_AUDIT = ["--n-resamples", "100", "--n-cluster-resamples", "100"]
 COMMANDS = {
@@ -40,6 +41,10 @@ COMMANDS = {
     "audit_calculator": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "515"],
     "audit_calculator_tool_json": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--tool", "pwr.2p.test", "--tool-output", "1471", "--json"],
     "reproduce_sample_size": ["reproduce", "--paper", "sample-size"],
+    "audit_summary_table": ["audit", "--summary", str(ACCURACIES)],
+    "audit_summary_assumed_markdown": ["audit", "--summary", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
+                                       "--correction", "bonferroni"],
+    "monitor_graded": ["monitor", "{graded_a}", "{graded_b}", "--checkpoints", "8"],
 }
 
 
@@ -50,6 +55,14 @@ def _score_files(folder: Path) -> dict[str, str]:
     for key, column in (("a", 0), ("b", 1)):
         path = folder / f"model_{key}.txt"
         path.write_text("".join(f"{int(v)}\n" for v in matrix.scores[:3000, column]))
+        paths[key] = str(path)
+    # Graded scores from a fixed arithmetic sequence (no random generator, so no library version can move them):
+    # A's score is frac(k phi); B's is A's less 0.02 plus a bounded wobble frac(k sqrt 2) - 1/2 scaled by 0.2, clipped.
+    for key, formula in (("graded_a", lambda k: (k * 0.6180339887498949) % 1.0),
+                         ("graded_b", lambda k: min(1.0, max(0.0, (k * 0.6180339887498949) % 1.0 - 0.02
+                                                         + 0.2 * ((k * 1.4142135623730951) % 1.0 - 0.5))))):
+        path = folder / f"{key}.txt"
+        path.write_text("".join(f"{formula(k):.4f}\n" for k in range(1, 3001)))
         paths[key] = str(path)
     return paths
 
@@ -62,7 +75,7 @@ def run(name: str, folder: Path) -> str:
         status = main(arguments)
     text = f"exit {status}\n{out.getvalue()}"
     # Paths of temporary files and of this checkout are not part of the output's meaning.
-    return text.replace(str(folder), "<tmp>").replace(str(FIXTURES), "<fixtures>")
+    return text.replace(str(folder), "<tmp>").replace(str(FIXTURES), "<fixtures>").replace(str(ACCURACIES.parents[2]), "<checkout>")
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

@@ -295,7 +295,8 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink
     tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
     notes = list(matrix.notes)
     if not matrix.binary:
-        notes.append("anytime-valid column: defined here for binary scores only (discordant-sign e-process)")
+        notes.append("anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
+                     "over the items in id order; the anytime-valid required N (N_av) is defined for 0/1 scores only")
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:

@@ -39,6 +39,7 @@ from llm_power_verified.leaderboard.decisions import add_decision_columns
 from llm_power_verified.leaderboard.pairs import (
     add_anytime_columns,
     binary_pair_columns,
+    graded_log_e,
     graded_pair_columns,
     pair_indices,
 )
@@ -126,7 +127,7 @@ class FamilyContext(Result):
         """Family position of each pair (either orientation), -1 outside the family."""
         return self.position[first, second]
 
-    def for_block(self, first: np.ndarray, second: np.ndarray) -> "BlockFamily":
+    def for_block(self, first: np.ndarray, second: np.ndarray) -> BlockFamily:
         """What one block needs of the family: its pairs' entries only (what a Dask task receives)."""
         mapped = self.locate(first, second)
         inside = mapped >= 0
@@ -167,7 +168,7 @@ def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, al
 def family_block(inputs: PairInputs, alpha: float, power: float, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """A block of the family's first pass: the arbiter p-values and (binary scores) the log e-values of its pairs."""
     if not inputs.binary:
-        return family_pvalues(inputs, first, second, alpha, power), None
+        return family_pvalues(inputs, first, second, alpha, power), graded_log_e(inputs, first, second, alpha)
     _, only_a, only_b = inputs.counts(first, second)
     pvalues = np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
     return pvalues, np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
@@ -182,13 +183,12 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     """
     first, second = pairs if pairs is not None else pair_indices(order, family, reference_index)
     size = first.size
-    pvalues, log_e = np.empty(size), (np.empty(size) if inputs.binary else None)
+    pvalues, log_e = np.empty(size), np.empty(size)
     slices = blocks(size)
     results = (backend or LocalBackend()).map(family_block, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha, power))
     for sl, (block_p, block_log_e) in zip(slices, results):
         pvalues[sl] = block_p
-        if log_e is not None:
-            log_e[sl] = block_log_e
+        log_e[sl] = block_log_e
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
     adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}
     # K x K table of family positions (either orientation), -1 outside; int32 while the family has < 2^31 pairs.
@@ -204,14 +204,12 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     bonferroni = float(required_n_inflation(max(size, 1), alpha, power))
     sidak = float(required_n_inflation(max(size, 1), alpha, power, correction="sidak"))
     bh_inflation = float(inflation_at_level(bh_level, alpha, power))
-    rejected = None
-    if inputs.binary:
-        rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
+    rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
     inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
                           holm="per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor")
     multiplicity = Multiplicity(family=family, family_size=int(size), arbiter="exact McNemar" if inputs.binary else "paired t",
                                 inflation=inflation, bh_rejections=rejections, bh_level=float(bh_level),
-                                e_bh_rejections=None if rejected is None else int(rejected.sum()))
+                                e_bh_rejections=int(rejected.sum()))
     return FamilyContext(position=position, adjusted=adjusted, holm_inflation=holm_inflation, bonferroni=bonferroni,
                          bh_inflation=bh_inflation, log_e=log_e, rejected_e_bh=rejected, first=first, second=second,
                          pvalues=pvalues, multiplicity=multiplicity)
@@ -241,16 +239,20 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
     pairs["resolved"] = pairs["q"] >= 1
     for label in ("rho_minus", "rho_plus"):
         pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
+    # The e-values of pairs inside the family were computed in the first pass (the same function of the same data).
     if inputs.binary:
-        # The e-values of pairs inside the family were computed in the first pass (the same function of the same counts).
         add_anytime_columns(pairs, n, alpha, power, log_e=family.log_e)
-    _add_family_columns(pairs, family, inputs.binary, alpha)
+    else:
+        log_e = family.log_e if family.log_e is not None else graded_log_e(inputs, first, second, alpha)
+        pairs["log_e"] = log_e
+        pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
+    _add_family_columns(pairs, family, alpha)
     add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
     return pairs
 
 
 def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-                     family: BlockFamily) -> "pyarrow.Table":  # noqa: F821 - pyarrow is optional, imported inside
+                     family: BlockFamily) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
     """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output."""
     # Optional dependency (extra parquet): only Parquet output asks for Arrow blocks.
     import pyarrow as pa
@@ -258,7 +260,7 @@ def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndar
     return pa.Table.from_pandas(pair_block(inputs, settings, first, second, family), preserve_index=False)
 
 
-def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, binary: bool, alpha: float) -> None:
+def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) -> None:
     """Adjusted p-values, e-BH and the family-wise verdicts of a block, from its slice of the family context."""
     rows, inside = len(pairs), family.inside
     for method in ("bonferroni", "sidak", "holm", "bh"):
@@ -268,11 +270,10 @@ def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, binary: bool, 
         elif inside.any():
             column[inside] = adjust_pvalues(family.pvalues, method, family_size=family.family_size)
         pairs[f"p_{method}"] = column
-    if binary:
-        column = np.zeros(rows, dtype=bool)
-        column[inside] = family.rejected_e_bh
-        pairs["rejected_e_bh"] = column
-        pairs["rejected_bh"] = pairs["p_bh"] <= alpha
+    column = np.zeros(rows, dtype=bool)
+    column[inside] = family.rejected_e_bh
+    pairs["rejected_e_bh"] = column
+    pairs["rejected_bh"] = pairs["p_bh"] <= alpha
     holm = np.full(rows, np.nan)
     holm[inside] = family.holm_inflation
     pairs["required_n_bonferroni"] = pairs["required_n"] * family.bonferroni

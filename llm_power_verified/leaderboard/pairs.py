@@ -34,6 +34,7 @@ from llm_power_verified.planning.sample_size import (
 )
 from llm_power_verified.planning.shortcut import required_n_shortcut
 from llm_power_verified.sequential import required_n_anytime
+from llm_power_verified.sequential.betting import betting_log_e
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = ["add_anytime_columns", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
@@ -238,6 +239,27 @@ def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
         frame["unpaired_n"] = np.asarray(required_n_wald(var_a + var_b, gap, alpha, power)).reshape(-1)
         frame["efficiency_gain"] = frame["unpaired_n"] / required
     return frame
+
+
+#: Pairs per sub-block of the graded e-values: bounds the (pairs x items) arrays of the betting capital (about 8 MB per 100k items).
+_GRADED_PAIRS = 8
+
+
+def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) -> np.ndarray:
+    """Graded scores: log e_N of the hedged betting e-process (sequential/betting.py) over the items in id order.
+
+    Unlike the binary mixture, whose e-value depends only on the discordant
+    counts, a betting e-value depends on the order of the items; the audit
+    declares the id order (the canonical order every audit uses).  The pair's
+    orientation does not matter: the hedged capital at 'no difference' is
+    symmetric in the sign of the differences.
+    """
+    out = np.empty(first.size)
+    for start in range(0, first.size, _GRADED_PAIRS):
+        chunk = slice(start, start + _GRADED_PAIRS)
+        differences = (inputs.scores[:, first[chunk]] - inputs.scores[:, second[chunk]]).T
+        out[chunk] = betting_log_e(differences, alpha)[:, -1] if differences.size else np.empty(0)
+    return out
 
 
 def add_anytime_columns(pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None) -> None:

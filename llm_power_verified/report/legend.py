@@ -17,8 +17,8 @@ VERDICT_RULES = {
                 "power (a power statement, not a test; a pair can be significant and unresolved)",
     "significant_clustered": "the arbiter's z divided by sqrt(design effect) of the item clusters (paper Section 6.4), "
                              "Bonferroni over the declared family",
-    "significant_anytime": "e-BH over the declared family on the grid-mixture e-values at N (paper Appendix C): valid "
-                           "however often the table was looked at",
+    "significant_anytime": "e-BH over the declared family on the e-values at N (0/1 scores: the grid mixture of paper Appendix C; "
+                           "graded: the hedged betting e-process over the items in id order): valid however often the table was looked at",
     "resolved_cluster": "N >= N* x design effect (paper Section 6.4)",
     "resolved_anytime": "N >= N_av, the anytime-valid required N (boundary definition)",
 }
@@ -65,7 +65,8 @@ PAIR_COLUMNS = {
     "p_adjusted": "the arbiter's p after the declared correction (the one behind 'significant')",
     "required_n_bonferroni": "N* x Bonferroni inflation", "required_n_holm": "N* x Holm step inflation",
     "resolved_bonferroni": "q >= Bonferroni inflation", "resolved_holm": "q >= Holm step inflation", "resolved_bh": "q >= BH inflation",
-    "log_e": "log e-value of the grid-mixture e-process at the final counts",
+    "log_e": "log e-value at N: the grid-mixture e-process at the final counts (0/1 scores), the hedged betting e-process "
+             "over the items in id order (graded)",
     "p_anytime_at_n": "min(1, 1/e_N): the e-value's p at N (a monitored run's min(1, 1/sup e_t) can only be smaller)",
     "required_n_anytime": "N_av, the anytime-valid required N (boundary definition)", "q_anytime": "N / N_av",
     "anytime_inflation": "N_av / N*",
