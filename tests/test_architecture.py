@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "llm_power_verified"
 LAYERS = [
     ("cli",),
     ("report", "reproduce"),
-    ("simulation",),
+    ("simulation", "plan"),
     ("leaderboard",),
     ("sequential",),
     ("planning",),

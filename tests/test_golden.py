@@ -44,6 +44,8 @@ COMMANDS = {
     "audit_summary_table": ["audit", "--summary", str(ACCURACIES)],
     "audit_summary_assumed_markdown": ["audit", "--summary", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
                                        "--correction", "bonferroni"],
+    "plan_gap": ["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime"],
+    "plan_summary": ["plan", "--summary", str(ACCURACIES), "--top", "6", "--rho", "0.5", "--correction", "bonferroni"],
     "monitor_graded": ["monitor", "{graded_a}", "{graded_b}", "--checkpoints", "8"],
 }
 

@@ -1,4 +1,4 @@
-"""Command line: ``llm-power-verified audit | design | test | monitor | reproduce | crosscheck | audit-calculator | derivations``.
+"""Command line: ``llm-power-verified audit | design | test | plan | monitor | reproduce | crosscheck | audit-calculator | derivations``.
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
 :mod:`.options` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
@@ -23,6 +23,7 @@ from llm_power_verified.cli import (
     design,
     monitor,
     paired_tests,
+    plan,
     reproduce,
 )
 from llm_power_verified.cli.options import PROGRAM, Parser
@@ -31,14 +32,15 @@ from llm_power_verified.errors import LlmPowerError
 __all__ = ["build_parser", "main"]
 
 COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
-            "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations}
+            "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations,
+            "plan": plan}
 
 
 def build_parser() -> Parser:
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in (design, paired_tests, audit, monitor, reproduce, crosscheck, audit_calculator, derivations):
+    for module in (design, paired_tests, audit, plan, monitor, reproduce, crosscheck, audit_calculator, derivations):
         module.add_parser(commands)
     return parser
 

@@ -1,0 +1,48 @@
+"""The cluster trade-off of a planned benchmark: items per cluster against number of clusters (paper Section 6.4).
+
+Items in clusters of size m whose paired differences share an intra-cluster
+correlation ICC inflate N* by the design effect DE = 1 + (m - 1) ICC (derived
+in ``derivations/design_effect.py``).  For a required IID N*, clusters of m
+items need N* DE items in ceil(N* DE / m) clusters: few large clusters cost
+items, many small ones cost clusters.  A negative ICC is truncated at 0, as
+the paper does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified._validation import ceil_sample_size, check_scalar
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.planning.clustering import design_effect
+
+__all__ = ["DEFAULT_SIZES", "cluster_tradeoff"]
+
+DEFAULT_SIZES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+
+def cluster_tradeoff(required_n: float, icc: float, sizes: Sequence[int] | None = None) -> pd.DataFrame:
+    """One row per cluster size: ``items_per_cluster``, ``design_effect``, ``items`` (whole) and ``clusters`` (whole).
+
+    Examples
+    --------
+    >>> table = cluster_tradeoff(433, icc=0.036, sizes=[1, 10, 859])
+    >>> table["items"].tolist(), table["clusters"].tolist()
+    ([433, 574, 13808], [433, 58, 17])
+    """
+    check_scalar("required_n", required_n, low=0, low_open=True)
+    check_scalar("icc", icc, low=-1, high=1)
+    if math.isinf(required_n):
+        raise ArgumentError("required_n is infinite (a zero gap): no number of items or clusters resolves it")
+    sizes = list(DEFAULT_SIZES if sizes is None else sizes)
+    for size in sizes:
+        check_scalar("cluster size", size, low=1, integer=True)
+    m = np.asarray(sorted({int(size) for size in sizes}), dtype=np.float64)
+    effect = np.asarray(design_effect(m, max(icc, 0.0)), dtype=np.float64)
+    items = np.asarray(ceil_sample_size(required_n * effect), dtype=np.int64)
+    return pd.DataFrame({"items_per_cluster": m.astype(np.int64), "design_effect": effect, "items": items,
+                         "clusters": np.ceil(items / m).astype(np.int64)})

@@ -1,0 +1,185 @@
+"""How long a monitored comparison runs: the distribution of the e-process's first crossing of 1/alpha.
+
+For 0/1 scores the mixture e-process moves only on discordant items, and
+after m of them it has crossed exactly when |b - c| >= 2 k(m) - m, with k(m)
+the exact threshold count (:func:`.thresholds.exact_counts`).  The signed
+count d = b - c is a random walk with steps +1 (probability theta = p10 /
+(p10 + p01)) and -1; its first exit through the boundary is computed exactly
+by propagating the distribution of d among the paths that have not crossed
+(only |d| < 2 k(m) - m is ever held, about 5 sqrt(m) values, so a horizon of
+M discordant items costs O(M^1.5)).  Discordant items arrive independently at
+rate psi = p10 + p01 per item, so the stopping time in items N satisfies
+P(N <= n) = sum_m P(M = m) P(Binomial(n, psi) >= m) and E[N] = E[M] / psi.
+
+Beyond :data:`EXACT_HORIZON` discordant items the distribution is simulated
+(paths of the same walk), with Monte Carlo standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from llm_power_verified._validation import check_scalar
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.results import Result
+from llm_power_verified.sequential.thresholds import exact_counts, threshold_table
+
+__all__ = ["EXACT_HORIZON", "StoppingTime", "stopping_time"]
+
+#: Largest number of discordant items the exact recursion follows (about 6 s at the limit); a longer ``horizon`` is simulated.
+EXACT_HORIZON = 200_000
+#: The exact recursion stops once the paths still running carry less than this probability.
+SURVIVAL_FLOOR = 1e-9
+
+
+@dataclass(frozen=True, repr=False)
+class StoppingTime(Result):
+    """The first item at which the e-process reaches 1/alpha, for a pair with given cells.
+
+    ``method`` is "exact" (``*_se`` are 0) or "simulation" (with Monte Carlo
+    standard errors; the quantile's is from the order statistics).
+    ``probability_crossed`` is P(the crossing happens within ``horizon``
+    discordant items); when it is below ``quantile`` the quantile is inf, and
+    ``expected_n`` is E[N | crossed within the horizon].
+    """
+
+    p10: float
+    p01: float
+    alpha: float
+    mixture: str
+    method: str
+    expected_n: float
+    expected_n_se: float
+    quantile: float
+    quantile_n: float
+    quantile_n_se: float
+    probability_crossed: float
+    horizon: int
+    n_simulations: int | None = None
+    seed: int | None = None
+
+
+def _boundary(horizon: int, alpha: float, mixture: str) -> np.ndarray:
+    m = np.arange(1, horizon + 1, dtype=np.float64)
+    counts = exact_counts(m, threshold_table(float(alpha), mixture))
+    return np.where(counts > m, np.inf, 2 * counts - m)
+
+
+def _exact_discordant(theta: float, needed: np.ndarray) -> np.ndarray:
+    """P(M = m), m = 1..horizon: the first m with |d_m| >= needed[m - 1], by propagating d among running paths."""
+    horizon = needed.size
+    finite = needed[np.isfinite(needed)]
+    width = int(finite.max()) if finite.size else horizon
+    offset = width  # index of d = 0
+    running = np.zeros(2 * width + 1)
+    running[offset] = 1.0
+    stopped = np.zeros(horizon)
+    values = np.arange(-width, width + 1)
+    survival = 1.0
+    for m in range(1, horizon + 1):
+        moved = np.empty_like(running)
+        moved[1:] = theta * running[:-1]
+        moved[0] = 0.0
+        moved[:-1] += (1 - theta) * running[1:]
+        running = moved
+        if np.isfinite(needed[m - 1]):
+            out = np.abs(values) >= needed[m - 1]
+            stopped[m - 1] = running[out].sum()
+            running[out] = 0.0
+            survival -= stopped[m - 1]
+            if survival < SURVIVAL_FLOOR:
+                return stopped[:m]
+    return stopped
+
+
+def _items_quantile(probabilities: np.ndarray, psi: float, target: float) -> float:
+    """Smallest whole n with sum_m P(M = m) P(Binomial(n, psi) >= m) >= target."""
+    m = np.arange(1, probabilities.size + 1)
+
+    def cdf(n: float) -> float:
+        return float(np.sum(probabilities * stats.binom.sf(m - 1, n, psi)))
+
+    if probabilities.sum() < target:
+        return math.inf
+    low, high = 0, max(1, math.ceil(probabilities.size / psi))
+    while cdf(high) < target:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if cdf(middle) >= target else (middle, high)
+    return float(high)
+
+
+def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_simulations: int, seed: int):
+    rng = np.random.default_rng(seed)
+    horizon = needed.size
+    crossings = np.full(n_simulations, np.inf)
+    chunk = max(1, 20_000_000 // horizon)
+    for start in range(0, n_simulations, chunk):
+        size = min(chunk, n_simulations - start)
+        walk = np.abs(np.cumsum(np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32), axis=1))
+        hit = walk >= needed[None, :]
+        crossings[start:start + size] = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
+    crossed = np.isfinite(crossings)
+    # The items it takes to see M discordant ones: M plus a negative binomial count of concordant items.
+    items = np.full(n_simulations, np.inf)
+    items[crossed] = crossings[crossed] + rng.negative_binomial(crossings[crossed].astype(np.int64), psi)
+    finite = items[crossed]
+    mean = float(finite.mean()) if finite.size else math.inf
+    se = float(finite.std(ddof=1) / math.sqrt(finite.size)) if finite.size > 1 else math.inf
+    ordered = np.sort(items)
+    value = float(np.quantile(items, quantile, method="inverted_cdf"))
+    # Order-statistic interval for the quantile (binomial ranks), reported as a standard error (a quarter of its 95% width).
+    spread = 1.96 * math.sqrt(n_simulations * quantile * (1 - quantile))
+    low = ordered[max(math.floor(n_simulations * quantile - spread), 0)]
+    high = ordered[min(math.ceil(n_simulations * quantile + spread), n_simulations - 1)]
+    return mean, se, value, float((high - low) / 4) if np.isfinite(high) else math.inf, float(crossed.mean())
+
+
+def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixture: str = "grid", quantile: float = 0.9,
+                  horizon: int | None = None, n_simulations: int = 4000, seed: int = 0) -> StoppingTime:
+    """Expected and ``quantile`` stopping N of the monitored test of a pair with accuracies p_a, p_b and correlation rho.
+
+    ``horizon``: discordant items followed (default: 40 times the
+    discordant count a fixed-n test needs, at least 2,000 and at most
+    :data:`EXACT_HORIZON`, so the default is always exact).  A longer horizon is
+    simulated (``n_simulations`` paths, ``seed``).
+
+    Examples
+    --------
+    >>> result = stopping_time(0.65, 0.60, 0.30)
+    >>> result.method, round(result.expected_n, -1) > 1000
+    ('exact', True)
+    """
+    p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
+    check_scalar("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
+    check_scalar("quantile", quantile, low=0, high=1, low_open=True, high_open=True)
+    both = p_a * p_b + rho * math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+    p10, p01 = max(p_a - both, 0.0), max(p_b - both, 0.0)
+    psi = p10 + p01
+    if psi == 0 or p10 == p01:
+        return StoppingTime(p10, p01, alpha, mixture, "exact", math.inf, 0.0, quantile, math.inf, 0.0, 0.0, 0)
+    theta = p10 / psi
+    drift = abs(2 * theta - 1)
+    if horizon is None:
+        horizon = int(min(max(2000, 40 * (2.8 / drift) ** 2), EXACT_HORIZON))
+    check_scalar("horizon", horizon, low=1, high=50_000_000, integer=True)
+    needed = _boundary(int(horizon), alpha, mixture)
+    if horizon <= EXACT_HORIZON:
+        probabilities = _exact_discordant(theta, needed)
+        crossed = float(probabilities.sum())
+        m = np.arange(1, probabilities.size + 1)
+        expected = float(np.sum(m * probabilities) / crossed / psi) if crossed > 0 else math.inf
+        value = _items_quantile(probabilities, psi, quantile)
+        return StoppingTime(p10, p01, alpha, mixture, "exact", expected, 0.0, quantile, value, 0.0, crossed, int(horizon))
+    if not 100 <= n_simulations <= 2e9 / horizon:
+        raise ArgumentError(f"n_simulations must lie in [100, 2e9 / horizon = {int(2e9 / horizon):,}] (the simulation holds "
+                            f"n_simulations x horizon steps); got {n_simulations}")
+    mean, se, value, value_se, crossed = _simulated(theta, psi, needed, quantile, n_simulations, seed)
+    return StoppingTime(p10, p01, alpha, mixture, "simulation", mean, se, quantile, value, value_se, crossed, int(horizon),
+                        n_simulations, seed)

@@ -1,0 +1,148 @@
+"""Planning: the planned N against simulated power, the leaderboard plan against the audit's own columns, the
+cluster table against its formula, and the stopping-time distribution against brute-force enumeration and a
+simulation of items that shares nothing with the exact recursion but the e-value itself."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import llm_power_verified as lpv
+from llm_power_verified.cli import main
+from llm_power_verified.examples import shipped_example
+from llm_power_verified.plan import cluster_tradeoff, plan_gap, plan_leaderboard
+from llm_power_verified.sequential.e_process import log_e_value
+from llm_power_verified.sequential.stopping import stopping_time
+
+
+def _cells(p_a, p_b, rho):
+    both = p_a * p_b + rho * math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+    return p_a - both, p_b - both
+
+
+@pytest.mark.parametrize("correction, family_size", [("bonferroni", 9), ("holm", 45), ("none", 1)])
+def test_planned_n_reaches_the_target_power_in_simulation(correction, family_size):
+    plan = plan_gap(0.65, 0.60, 0.30, family_size=family_size, correction=correction)
+    p10, p01 = _cells(0.65, 0.60, 0.30)
+    rng = np.random.default_rng(5)
+    n, simulations = int(plan.items), 20_000
+    counts = rng.multinomial(n, [p10, p01, 1 - p10 - p01], size=simulations)
+    b, c = counts[:, 0].astype(float), counts[:, 1].astype(float)
+    z = (b - c) / np.sqrt(b + c - (b - c) ** 2 / n)
+    power = float(np.mean(np.abs(z) >= stats.norm.isf(plan.level / 2)))
+    # Monte Carlo SE 0.003; the Wald test's normal approximation at N > 1000 moves power by well under 0.01.
+    assert abs(power - 0.8) < 0.02, power
+
+
+def test_holm_and_bh_are_planned_at_the_guaranteeing_level():
+    bonferroni = plan_gap(0.7, 0.68, 0.5, family_size=20, correction="bonferroni")
+    for correction in ("holm", "bh"):
+        plan = plan_gap(0.7, 0.68, 0.5, family_size=20, correction=correction)
+        assert plan.level == bonferroni.level == 0.05 / 20 and plan.items == bonferroni.items
+        assert "guarantees the power" in plan.level_reason
+    assert plan.required_n_at_alpha == pytest.approx(lpv.required_n_paired_binary(0.7, 0.68, 0.5), rel=1e-14)
+
+
+def test_cluster_tradeoff_matches_the_design_effect_formula():
+    table = cluster_tradeoff(1027.576, 0.05, [1, 3, 40, 859])
+    for row in table.itertuples():
+        effect = 1 + (row.items_per_cluster - 1) * 0.05
+        assert row.design_effect == pytest.approx(effect, rel=1e-15)
+        assert row.items == math.ceil(1027.576 * effect) and row.clusters == math.ceil(row.items / row.items_per_cluster)
+    assert cluster_tradeoff(1000, -0.2, [10])["items"].tolist() == [1000]  # a negative ICC counts as 0, as the paper does
+
+
+def test_leaderboard_plan_matches_the_audit_columns():
+    result = lpv.audit_leaderboard(shipped_example(), "adjacent", n_resamples=0, n_cluster_resamples=0)
+    plan = plan_leaderboard(result, correction="bonferroni")
+    # The audit computes N* x the Bonferroni inflation of its adjacent family (m = 9) by its own route.
+    audit_n = result.pairs["required_n_bonferroni"].to_numpy()
+    assert plan.required_n["observed"] == math.ceil(audit_n.max())
+    assert plan.more_items["observed"] == math.ceil(audit_n.max()) - 12032
+    clustered = result.pairs["required_n_bonferroni"] * result.pairs["design_effect"]
+    assert plan.required_n["clustered"] == math.ceil(clustered.max())
+    top = plan_leaderboard(result, top=4, correction="bonferroni")
+    assert top.family_size == 3 and len(top.pairs) == 3
+    with pytest.raises(ValueError, match="top must be at most the number of models"):
+        plan_leaderboard(result, top=11)
+
+
+def _needed(horizon, alpha=0.05):
+    """2 k(m) - m from the e-value by plain bisection over b in [m/2, m] (inf where no count reaches 1/alpha)."""
+    m = np.arange(1, horizon + 1)
+    low, high = np.floor(m / 2).astype(np.int64), m.astype(np.int64)
+    reachable = np.asarray(log_e_value(m, np.zeros_like(m))) >= math.log(1 / alpha)
+    while np.any(high - low > 1):
+        middle = (low + high) // 2
+        reaches = np.asarray(log_e_value(middle, m - middle)) >= math.log(1 / alpha)
+        high, low = np.where(reaches, middle, high), np.where(reaches, low, middle)
+    at_low = np.asarray(log_e_value(low, m - low)) >= math.log(1 / alpha)
+    k = np.where(at_low, low, high)
+    return np.where(reachable, 2 * k - m, np.inf)
+
+
+def test_stopping_distribution_matches_enumeration_of_every_sign_sequence():
+    """Alpha 0.3 crosses within a few discordant items; all 2^14 sign sequences give P(M = m) exactly."""
+    from llm_power_verified.sequential.stopping import _boundary, _exact_discordant
+
+    needed = _boundary(14, 0.3, "grid")
+    assert np.array_equal(needed, _needed(14, 0.3))
+    theta = 0.7
+    probabilities = _exact_discordant(theta, needed)
+    enumerated = np.zeros(14)
+    for signs in itertools.product((1, -1), repeat=14):
+        walk = np.abs(np.cumsum(signs))
+        hit = np.flatnonzero(walk >= needed)
+        if hit.size:
+            wins = signs.count(1)
+            enumerated[hit[0]] += theta**wins * (1 - theta) ** (14 - wins)
+    np.testing.assert_allclose(probabilities, enumerated[: probabilities.size], rtol=1e-12, atol=1e-15)
+
+
+def test_stopping_time_matches_a_simulation_of_items():
+    p_a, p_b, rho = 0.70, 0.60, 0.20
+    exact = stopping_time(p_a, p_b, rho)
+    assert exact.method == "exact" and exact.probability_crossed > 1 - 1e-6
+    p10, p01 = _cells(p_a, p_b, rho)
+    needed = _needed(4000)
+    rng = np.random.default_rng(9)
+    stops = []
+    for _ in range(4):
+        draws = rng.random((1000, 6000))
+        b, c = np.cumsum(draws < p10, axis=1), np.cumsum((draws >= p10) & (draws < p10 + p01), axis=1)
+        m = b + c
+        hit = (m >= 1) & (np.abs(b - c) >= needed[np.maximum(m, 1) - 1])
+        assert hit.any(axis=1).all()
+        stops.append(np.argmax(hit, axis=1) + 1)
+    stops = np.concatenate(stops)
+    mean, se = stops.mean(), stops.std(ddof=1) / math.sqrt(stops.size)
+    assert abs(exact.expected_n - mean) < 4 * se, (exact.expected_n, mean, se)
+    # The exact 0.9 quantile lies inside the simulated one's 99.9% order-statistic interval.
+    ordered, spread = np.sort(stops), 3.29 * math.sqrt(stops.size * 0.9 * 0.1)
+    assert ordered[int(stops.size * 0.9 - spread)] <= exact.quantile_n <= ordered[int(stops.size * 0.9 + spread)]
+
+
+def test_stopping_time_simulation_beyond_the_exact_horizon_agrees_with_the_exact_answer():
+    from llm_power_verified.sequential.stopping import EXACT_HORIZON
+
+    exact = stopping_time(0.7303, 0.7185, 0.92)
+    simulated = stopping_time(0.7303, 0.7185, 0.92, horizon=EXACT_HORIZON + 1, n_simulations=2000, seed=1)
+    assert simulated.method == "simulation" and simulated.expected_n_se > 0
+    assert abs(simulated.expected_n - exact.expected_n) < 4 * simulated.expected_n_se
+    assert abs(simulated.quantile_n - exact.quantile_n) < 6 * simulated.quantile_n_se
+
+
+def test_cli_plan(capsys):
+    assert main(["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["plan"]["items"] == 1711 and len(document["clusters"]) == 10
+    assert document["anytime"]["method"] == "exact"
+    assert main(["plan", "--from", "x", "--summary", "y"]) == 2
+    assert "give --from or --summary, not both" in capsys.readouterr().err
+    assert main(["plan", "--p-a", "0.65"]) == 2
+    assert "give --p-a --p-b --rho (one gap)" in capsys.readouterr().err
