@@ -176,11 +176,19 @@ def test_plain_score_files(tmp_path, capsys, name, mutate, expect):
     _count("plain score files", _check(expect, read, clean, ["test", str(path_a), str(path_b)], capsys))
 
 
-def test_monitor_refuses_graded_files(tmp_path, capsys):
+def test_monitor_refuses_graded_files_declared_binary(tmp_path, capsys):
     path_a, path_b = tmp_path / "a.txt", tmp_path / "b.txt"
     path_a.write_text("0.5\n0.25\n1\n0\n")
     path_b.write_text("1\n0\n1\n0\n")
-    _cli_refuses(["monitor", str(path_a), str(path_b)], "binary scores must be 0 or 1", capsys)
+    _cli_refuses(["monitor", str(path_a), str(path_b), "--scores", "binary"], "binary scores must be 0 or 1", capsys)
+
+
+def test_monitor_refuses_a_binary_file_with_a_stray_value(tmp_path, capsys):
+    """--scores auto (the default) reads graded files as graded, but a 0/1 file with one stray value looks like damage."""
+    path_a, path_b = tmp_path / "a.txt", tmp_path / "b.txt"
+    path_a.write_text("".join(f"{k % 2}\n" for k in range(99)) + "0.5\n")
+    path_b.write_text("".join(f"{(k // 2) % 2}\n" for k in range(100)))
+    _cli_refuses(["monitor", str(path_a), str(path_b)], "0.5", capsys)
 
 
 def _hashlm(tmp_path: Path) -> list[Path]:

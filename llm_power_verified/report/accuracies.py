@@ -32,12 +32,14 @@ ACCURACY_PAIR_COLUMNS = {
     "delta": "p_a - p_b, the printed gap (model_a is ranked above model_b)",
     "rho_min": "smallest correlation the two accuracies allow (paper Eq. 8)",
     "rho_max": "largest correlation the two accuracies allow (paper Eq. 7)",
-    "required_n_rho_min": "N* at rho_min: the most items the gap could need",
-    "required_n_rho_max": "N* at rho_max: the fewest items the gap could need",
+    "required_n_rho_min": "the most items the gap could need (N* at rho_min)",
+    "required_n_rho_max": "the fewest items the gap could need (N* at rho_max)",
     "q_rho_min": "N / N* at rho_min", "q_rho_max": "N / N* at rho_max",
+    "rho interval": "[rho_min, rho_max]: the correlations the two accuracies allow (paper Eqs. 7-8)",
+    "N* range": "N* at rho_max to N* at rho_min: the fewest and the most items the gap could need",
     "agreement_min": "share of items the models agree on at rho_min", "agreement_max": "the same at rho_max",
     "verdict": "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, at alpha",
-    "rho_critical": "rho_c: N* = N; the gap is resolved iff rho >= rho_c (outside [rho_min, rho_max]: the verdict does not depend on rho)",
+    "rho_critical": "the correlation at which N* = N; the gap is resolved iff rho >= rho_c (outside [rho_min, rho_max]: the verdict does not depend on rho)",
     "agreement_critical": "for 'depends on rho': the smallest share of items the two models must agree on (both right or both wrong) "
                           "for the gap to be resolved",
     "level_strict": "strictest per-comparison level the correction can use", "level_lenient": "most lenient one",
@@ -54,6 +56,7 @@ _VIEW = ("delta", "rho_min", "rho_max", "required_n_rho_min", "required_n_rho_ma
          "verdict_family")
 _ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
 _LABELS = {"required_n_rho_min": "N* at rho_min", "required_n_rho_max": "N* at rho_max", "rho_critical": "rho_c",
+           "rho interval": "admissible rho", "N* range": "N* over it",
            "agreement_critical": "agree >=", "verdict_family": "verdict ({correction})", "q_assumed": "q (assumed)",
            "verdict_assumed": "verdict (assumed)", "verdict_assumed_family": "{correction} (assumed)"}
 
@@ -108,6 +111,15 @@ def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
     return audit.pairs if listed == "all" else audit.pairs[audit.pairs["adjacent"]]
 
 
+def _cell(row: pd.Series, column: str) -> str:
+    if column == "rho interval":
+        return f"[{row['rho_min']:.3f}, {row['rho_max']:.3f}]"
+    if column == "N* range":
+        return f"{fmt(float(row['required_n_rho_max']))} to {fmt(float(row['required_n_rho_min']))}"
+    value = row[column]
+    return fmt(value.item() if hasattr(value, "item") else value)
+
+
 def _text(audit: AccuracyAudit, markdown: bool, listed: str) -> str:
     head = "## " if markdown else ""
     lines = [f"{'# ' if markdown else ''}Resolution audit from accuracies only: {audit.table.source}", ""]
@@ -115,12 +127,17 @@ def _text(audit: AccuracyAudit, markdown: bool, listed: str) -> str:
     lines += [f"note: {note}" for note in audit.notes]
     lines += ["", f"{head}Models", grid(*_models_rows(audit), markdown)]
     shown, view = _pair_rows(audit, listed), _view(audit)
+    # The terminal names models by rank (the model table above maps ranks to names) and folds each interval into one
+    # cell, so that the table stays narrow; Markdown, HTML and the machine formats keep names and every column.
+    compact = [c for c in view if c not in ("rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max")]
+    columns = view if markdown else ["delta", "rho interval", "N* range"] + compact[1:]
     if len(shown):
-        rows = [[str(row["model_a"]), str(row["model_b"])] + [fmt(row[c].item() if hasattr(row[c], "item") else row[c]) for c in view]
-                for _, row in shown.iterrows()]
+        rows = [([str(row["model_a"]), str(row["model_b"])] if markdown else [f"#{row['rank_a']}", f"#{row['rank_b']}"])
+                + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
         lines += ["", f"{head}Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)"),
-                  grid(["A", "B"] + [_label(c, audit) for c in view], rows, markdown)]
-    lines += ["", f"{head}Legend"] + [f"{'- ' if markdown else ''}{_label(c, audit)}: {ACCURACY_PAIR_COLUMNS[c]}" for c in view]
+                  grid(["A", "B"] + [_label(c, audit) for c in columns], rows, markdown)]
+    legend = [f"{'- ' if markdown else ''}{_label(c, audit)}: {ACCURACY_PAIR_COLUMNS[c]}" for c in columns]
+    lines += ["", f"{head}Legend", *([] if markdown else ["A, B: the models' ranks in the model table"]), *legend]
     return "\n".join(lines) + "\n"
 
 
