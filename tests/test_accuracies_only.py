@@ -205,3 +205,15 @@ def test_cli_summary_refusals(capsys, arguments, message):
     assert main(["audit", *arguments]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("options", [{}, {"rho": 0.5, "mode": "all"}, {"rho_range": (0.2, 0.9), "correction": "bh"}])
+def test_json_report_follows_its_schema(options):
+    import jsonschema
+    from importlib import resources
+
+    schema = json.loads((resources.files("llm_power_verified") / "report" / "audit_summary.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    mode = options.pop("mode", "adjacent")
+    document = json.loads(render_accuracies(audit_accuracies(read_accuracies(ACCURACIES), mode, **options), "json"))
+    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)

@@ -94,3 +94,22 @@ def test_plot_folder_gets_every_figure_as_png_and_svg(tmp_path, capsys):
     capsys.readouterr()
     assert main(["audit", "--plot", str(tmp_path / "missing" / "figures"), "--n-resamples", "0"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_accuracies_only_page_renders_in_a_browser(tmp_path):
+    import pandas as pd
+
+    from llm_power_verified.io.accuracy_table import read_accuracies
+    from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    from llm_power_verified.report.accuracies import render_accuracies
+
+    frame = pd.DataFrame({"model": ["a", HOSTILE, "c"], "accuracy": ["71.20", "70.95", "64.00"], "n": 2000})
+    audit = audit_accuracies(read_accuracies(frame), rho=0.5)
+    path = tmp_path / "summary.html"
+    path.write_text(render_accuracies(audit, "html"), encoding="utf-8")
+    assert HOSTILE not in path.read_text(encoding="utf-8")
+    dom, log = _dom(path)
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-ready="ok"' in body and "data-errors" not in body and "Uncaught" not in log
+    assert dom.count('<tr class="pair">') == 2 and dom.count('<tr class="model">') == 3
+    assert "ASSUMING rho = 0.5" in dom[dom.index('id="headline"'):dom.index('id="legend"')]

@@ -60,7 +60,7 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
     Examples
     --------
     >>> round(float(critical_correlation(0.65, 0.60, 1028)), 4)   # N* at rho = 0.30 is 1027.6
-    0.2998
+    0.2997
     """
     require_choice("alternative", alternative, _ALTERNATIVES)
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
@@ -85,7 +85,7 @@ def agreement_share(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
     Examples
     --------
     >>> round(float(agreement_share(0.65, 0.60, 0.30)), 4)
-    0.6116
+    0.6702
     """
     p_a, p_b, rho = validate_marginals_and_rho(p_a, p_b, rho)
     return finish(_critical.agreement_share(p_a, p_b, rho))
