@@ -209,8 +209,9 @@ def test_cli_summary_refusals(capsys, arguments, message):
 
 @pytest.mark.parametrize("options", [{}, {"rho": 0.5, "mode": "all"}, {"rho_range": (0.2, 0.9), "correction": "bh"}])
 def test_json_report_follows_its_schema(options):
-    import jsonschema
     from importlib import resources
+
+    import jsonschema
 
     schema = json.loads((resources.files("llm_power_verified") / "report" / "audit_summary.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
