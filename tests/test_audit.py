@@ -16,7 +16,7 @@ from llm_power_verified.examples import appendix_e, shipped_example
 from llm_power_verified.io import from_wide
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.planning.clustering import icc_oneway
-from llm_power_verified.report.render import SCHEMA, render, to_json_document
+from llm_power_verified.report.rendering import SCHEMA, render, to_json_document
 
 
 def _synthetic(models=6, items=800, seed=1, clusters=5, graded=False):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,6 +144,51 @@ def test_cli_plan(capsys):
     assert document["plan"]["items"] == 1711 and len(document["clusters"]) == 10
     assert document["anytime"]["method"] == "exact"
     assert main(["plan", "--from", "x", "--summary", "y"]) == 2
-    assert "give --from or --summary, not both" in capsys.readouterr().err
+    assert "give one of --from, --summary and --report, not --from and --summary" in capsys.readouterr().err
     assert main(["plan", "--p-a", "0.65"]) == 2
     assert "give --p-a --p-b --rho (one gap)" in capsys.readouterr().err
+
+
+def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
+    from llm_power_verified.io.accuracy_table import read_accuracies
+    from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    from llm_power_verified.plan import read_audit_report
+    from llm_power_verified.report.accuracies import render_accuracies
+    from llm_power_verified.report.rendering import render
+
+    result = lpv.audit_leaderboard(shipped_example(), "adjacent", n_resamples=0, n_cluster_resamples=50)
+    (tmp_path / "audit.json").write_text(render(result, "json"))
+    saved = read_audit_report(tmp_path / "audit.json")
+    assert saved.mean_cluster_size == result.clusters.mean_cluster_size and saved.binary
+    for top in (4, 10):
+        assert plan_leaderboard(saved, top).required_n == plan_leaderboard(result, top).required_n
+    summary = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
+    (tmp_path / "summary.json").write_text(render_accuracies(summary, "json"))
+    saved = read_audit_report(tmp_path / "summary.json")
+    assert saved.accuracies
+    assert plan_leaderboard(saved, 7, rho=0.4).required_n == plan_leaderboard(summary, 7, rho=0.4).required_n
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(schema="llm-power-verified/audit/1"), "is not an audit report"),
+    (lambda d: d["pairs"][3].pop("required_n"), "pairs[3]: no 'required_n'"),
+    (lambda d: d["pairs"][2].update(delta="0.01"), "pairs[2].delta: '0.01' is not a number"),
+    (lambda d: d.pop("data"), "the report has no data.n_items"),
+    (lambda d: d.update(pairs=[]), "the report has no pairs"),
+])
+def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
+    from llm_power_verified.io import InputError
+    from llm_power_verified.plan import read_audit_report
+    from llm_power_verified.report.rendering import render
+
+    result = lpv.audit_leaderboard(shipped_example(clusters=False), "adjacent", n_resamples=0)
+    document = json.loads(render(result, "json"))
+    edit(document)
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError) as error:
+        read_audit_report(path)
+    assert message in str(error.value) and str(path) in str(error.value)
+    path.write_text('{"schema": ')
+    with pytest.raises(InputError, match="not valid JSON"):
+        read_audit_report(path)

@@ -17,7 +17,7 @@ from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.parallel import JoblibBackend, LocalBackend, backend_for
 from llm_power_verified.report.machine import read_audit_metadata, write_audit_parquet
-from llm_power_verified.report.render import render, to_json_document
+from llm_power_verified.report.rendering import render, to_json_document
 
 
 def _matrix(models=12, items=3000, seed=3, graded=False):

@@ -25,7 +25,7 @@ from llm_power_verified.cli.options import (
     progress_bar,
 )
 
-#: Kept in step with llm_power_verified.leaderboard.decisions.CORRECTIONS and report.render.PAIR_VIEW
+#: Kept in step with llm_power_verified.leaderboard.decisions.CORRECTIONS and report.rendering.PAIR_VIEW
 #: (tests/test_cli.py checks); repeated here so that `--help` does not import the audit.
 CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
 PAIR_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime", "required_n",
@@ -158,7 +158,7 @@ def run(arguments) -> str | tuple[str, int] | int:
                        n_rank_resamples=arguments.n_rank_resamples, progress=progress, backend=backend)
         if arguments.format == "parquet":
             from llm_power_verified.report.machine import write_audit_parquet
-            from llm_power_verified.report.render import streamed_summary
+            from llm_power_verified.report.rendering import streamed_summary
 
             result = write_audit_parquet(matrix, arguments.out, arguments.mode, **options)
             lines = [f"wrote {arguments.out}: {result.pairs_written:,} pairs", *streamed_summary(result)]
@@ -195,7 +195,7 @@ def run(arguments) -> str | tuple[str, int] | int:
 
         text = render_html(result, pairs=arguments.pairs)
     else:
-        from llm_power_verified.report.render import render
+        from llm_power_verified.report.rendering import render
 
         width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
         text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)

@@ -48,6 +48,7 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--from", dest="inputs", nargs="+", metavar="INPUT", help="per-item results to plan from (as audit reads them)")
     parser.add_argument("--summary", metavar="FILE", help="accuracies-only leaderboard to plan from (as audit --summary reads it)")
+    parser.add_argument("--report", metavar="JSON", help="a saved audit report to plan from (audit [--summary] --format json)")
     parser.add_argument("--n", type=SIZE, help="--summary: the benchmark size, when the table has no n column")
     parser.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto", help="--summary: accuracy scale")
     parser.add_argument("--accuracy-column", default="accuracy", help="--summary: the accuracy column")
@@ -70,22 +71,35 @@ def add_parser(commands) -> None:
 
 def _source(arguments):
     """The plan's source: a gap, per-item results or accuracies; refuses mixtures of the three."""
-    given = [name for name, value in (("--from", arguments.inputs), ("--summary", arguments.summary)) if value]
+    given = [name for name, value in (("--from", arguments.inputs), ("--summary", arguments.summary), ("--report", arguments.report))
+             if value]
     marginals = [arguments.p_a, arguments.p_b]
     if len(given) > 1:
-        raise CommandError("give --from or --summary, not both")
+        raise CommandError(f"give one of --from, --summary and --report, not {' and '.join(given)}")
     if not given:
         if None in marginals or arguments.rho is None:
-            raise CommandError("give --p-a --p-b --rho (one gap), --from INPUT (per-item results) or --summary FILE (accuracies)")
+            raise CommandError("give --p-a --p-b --rho (one gap), --from INPUT (per-item results), --summary FILE (accuracies) "
+                               "or --report JSON (a saved audit)")
         return "gap"
     if any(value is not None for value in marginals) or arguments.icc is not None:
         raise CommandError(f"--p-a, --p-b and --icc describe one gap; {given[0]} plans from the audit's own figures")
     if arguments.inputs and arguments.rho is not None:
         raise CommandError("--rho is measured from per-item results; it is for --summary (an assumed correlation)")
-    return "items" if arguments.inputs else "accuracies"
+    if arguments.report and arguments.cluster_column:
+        raise CommandError("--cluster-column reads per-item results; a saved report already has its clusters")
+    return "items" if arguments.inputs else "accuracies" if arguments.summary else "report"
 
 
 def _audit(arguments, source: str):
+    """The audit's figures: a saved report, or an audit run now (accuracies only, or per-item without resamples)."""
+    from llm_power_verified.plan import AuditFigures, read_audit_report
+
+    if source == "report":
+        return read_audit_report(arguments.report)
+    return AuditFigures.of(_run_audit(arguments, source))
+
+
+def _run_audit(arguments, source: str):
     if source == "accuracies":
         from llm_power_verified.io.accuracy_table import read_accuracies
         from llm_power_verified.leaderboard.accuracies import audit_accuracies
@@ -132,8 +146,8 @@ def _tradeoff(table) -> str:
 def _leaderboard(arguments, source: str) -> tuple[dict, list[str], object]:
     from llm_power_verified.plan import plan_leaderboard
 
-    audit = _audit(arguments, source)
-    plan = plan_leaderboard(audit, arguments.top, correction=arguments.correction, rho=arguments.rho)
+    figures = _audit(arguments, source)
+    plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=arguments.rho)
     lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, level {plan.level:.4g} ({plan.level_reason})",
              f"benchmark now: {plan.n_items:,} items"]
     for scenario, required in plan.required_n.items():
@@ -145,45 +159,50 @@ def _leaderboard(arguments, source: str) -> tuple[dict, list[str], object]:
                      ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind") + f" (limiting pair: {plan.limiting[scenario]})")
     lines += [f"note: {note}" for note in plan.notes]
     document = {"plan": plan.to_dict()}
-    if "clustered" in plan.required_n:
-        lines += _clustered_tradeoff(arguments, audit, plan, document)
-    return document, lines, audit
+    if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:
+        lines += _clustered_tradeoff(arguments, figures, plan, document)
+    return document, lines, figures
 
 
-def _clustered_tradeoff(arguments, audit, plan, document: dict) -> list[str]:
+def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
     """The limiting pair's trade-off at its observed ICC, the observed mean cluster size among the rows."""
     from llm_power_verified.plan import cluster_tradeoff
     from llm_power_verified.plan.clusters import DEFAULT_SIZES
 
     model_a, model_b = plan.limiting["clustered"].split(" vs ", 1)
-    row = audit.pairs[(audit.pairs["model_a"] == model_a) & (audit.pairs["model_b"] == model_b)].iloc[0]
+    row = figures.pairs[(figures.pairs["model_a"] == model_a) & (figures.pairs["model_b"] == model_b)].iloc[0]
     limiting = plan.pairs[(plan.pairs["model_a"] == model_a) & (plan.pairs["model_b"] == model_b)].iloc[0]
-    mean_size = round(audit.clusters.mean_cluster_size)
+    mean_size = round(figures.mean_cluster_size)
     sizes = sorted(set(arguments.cluster_sizes or DEFAULT_SIZES) | {max(mean_size, 1)})
     table = cluster_tradeoff(float(limiting["required_n_observed"]), float(row["icc"]), sizes)
-    document["clusters"] = {"pair": plan.limiting["clustered"], "icc": float(row["icc"]), "mean_cluster_size": audit.clusters.mean_cluster_size,
+    document["clusters"] = {"pair": plan.limiting["clustered"], "icc": float(row["icc"]), "mean_cluster_size": figures.mean_cluster_size,
                             "table": table.to_dict(orient="records")}
-    return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {float(row['icc']):.4g} (now {audit.clusters.n_clusters} "
-                f"clusters of {audit.clusters.mean_cluster_size:.0f} items on average):"), _tradeoff(table)]
+    return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {float(row['icc']):.4g} (now {figures.n_clusters} "
+                f"clusters of {figures.mean_cluster_size:.0f} items on average):"), _tradeoff(table)]
+
+
+def _limiting_cells(arguments, figures, document: dict) -> tuple[float, float, float]:
+    """(p_a, p_b, rho) of the pair that limits the plan, for --anytime."""
+    if figures.accuracies and arguments.rho is None:
+        raise CommandError("--anytime from accuracies needs an assumed --rho (the stopping time depends on it)")
+    if not figures.binary:
+        raise CommandError("--anytime plans the 0/1 e-process; the audit holds graded scores")
+    limiting = document["plan"]["limiting"]["assumed" if figures.accuracies else "observed"]
+    model_a, model_b = limiting.split(" vs ", 1)
+    row = figures.pairs[(figures.pairs["model_a"] == model_a) & (figures.pairs["model_b"] == model_b)].iloc[0]
+    return float(row["p_a"]), float(row["p_b"]), arguments.rho if figures.accuracies else float(row["rho"])
 
 
 def run(arguments) -> str:
     source = _source(arguments)
     if source == "gap":
         document, lines = _gap(arguments)
-        p_a, p_b, rho = arguments.p_a, arguments.p_b, arguments.rho
+        cells = (arguments.p_a, arguments.p_b, arguments.rho)
     else:
-        if arguments.anytime and source == "accuracies" and arguments.rho is None:
-            raise CommandError("--anytime from accuracies needs an assumed --rho (the stopping time depends on it)")
-        document, lines, audit = _leaderboard(arguments, source)
-        limiting = document["plan"]["limiting"]
-        key = "assumed" if source == "accuracies" else "observed"
-        model_a, model_b = limiting[key].split(" vs ", 1)
-        row = audit.pairs[(audit.pairs["model_a"] == model_a) & (audit.pairs["model_b"] == model_b)].iloc[0]
-        p_a, p_b, rho = float(row["p_a"]), float(row["p_b"]), arguments.rho if source == "accuracies" else float(row["rho"])
-        if source == "items" and not audit.matrix.binary and arguments.anytime:
-            raise CommandError("--anytime plans the 0/1 e-process; the input holds graded scores")
+        document, lines, figures = _leaderboard(arguments, source)
+        cells = _limiting_cells(arguments, figures, document) if arguments.anytime else None
     if arguments.anytime:
+        p_a, p_b, rho = cells
         stopping = _stopping(arguments, p_a, p_b, rho)
         document["anytime"] = stopping
         se = f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})" if stopping["method"] == "simulation" else ""

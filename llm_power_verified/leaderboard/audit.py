@@ -83,7 +83,7 @@ _KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "reso
 
 @dataclass(frozen=True, repr=False)
 class AuditResult(Result):
-    """Everything the audit computed; :mod:`llm_power_verified.report.render` renders it.
+    """Everything the audit computed; :mod:`llm_power_verified.report.rendering` renders it.
 
     ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
     ``ranking`` are DataFrames, the summaries typed results.

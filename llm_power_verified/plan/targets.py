@@ -34,7 +34,7 @@ from llm_power_verified.planning.sample_size import (
 )
 from llm_power_verified.results import Result
 
-__all__ = ["CORRECTIONS", "GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
+__all__ = ["CORRECTIONS", "AuditFigures", "GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
 
 CORRECTIONS = ("bonferroni", "holm", "bh", "sidak", "none")
 
@@ -121,19 +121,20 @@ def _adjacent_top(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
     return adjacent[(adjacent[["rank_a", "rank_b"]].max(axis=1) <= top)].sort_values("rank_a").reset_index(drop=True)
 
 
-def _per_item(result: AuditResult, rows: pd.DataFrame, inflation: float) -> dict[str, np.ndarray]:
+def _per_item(rows: pd.DataFrame, inflation: float) -> dict[str, np.ndarray]:
     columns = {"observed": rows["required_n"].to_numpy(dtype=np.float64) * inflation}
-    if "design_effect" in rows:
+    if "design_effect" in rows and rows["design_effect"].notna().all():
         columns["clustered"] = columns["observed"] * rows["design_effect"].to_numpy(dtype=np.float64)
     return columns
 
 
-def _accuracies(audit: AccuracyAudit, rows: pd.DataFrame, level: float, power: float, rho: float | None) -> dict[str, np.ndarray]:
-    p_a, p_b = rows["p_a"].to_numpy(), rows["p_b"].to_numpy()
-    columns = {"rho_min": required_n_paired_binary(p_a, p_b, rows["rho_min"].to_numpy(), alpha=level, power=power),
-               "rho_max": required_n_paired_binary(p_a, p_b, rows["rho_max"].to_numpy(), alpha=level, power=power)}
+def _accuracies(rows: pd.DataFrame, level: float, power: float, rho: float | None) -> dict[str, np.ndarray]:
+    p_a, p_b = rows["p_a"].to_numpy(dtype=np.float64), rows["p_b"].to_numpy(dtype=np.float64)
+    low, high = rows["rho_min"].to_numpy(dtype=np.float64), rows["rho_max"].to_numpy(dtype=np.float64)
+    columns = {"rho_min": required_n_paired_binary(p_a, p_b, low, alpha=level, power=power),
+               "rho_max": required_n_paired_binary(p_a, p_b, high, alpha=level, power=power)}
     if rho is not None:
-        inside = (rows["rho_min"] <= rho) & (rho <= rows["rho_max"])
+        inside = (low <= rho) & (rho <= high)
         if not inside.all():
             bad = rows.loc[~inside].iloc[0]
             raise ArgumentError(f"rho {rho:g} is not admissible for {bad['model_a']} vs {bad['model_b']} "
@@ -142,7 +143,41 @@ def _accuracies(audit: AccuracyAudit, rows: pd.DataFrame, level: float, power: f
     return {key: np.atleast_1d(value) for key, value in columns.items()}
 
 
-def plan_leaderboard(audit: AuditResult | AccuracyAudit, top: int | None = None, *, correction: str = "holm",
+@dataclass(frozen=True, repr=False)
+class AuditFigures(Result):
+    """What a plan needs of an audit: its pair table, sizes and operating point.
+
+    Built from an :class:`AuditResult`, an :class:`AccuracyAudit`, or a saved
+    JSON report (:func:`llm_power_verified.plan.reports.read_audit_report`).
+    ``accuracies``: the audit had accuracies only (no rho-hat).
+    """
+
+    pairs: pd.DataFrame
+    n_models: int
+    n_items: int
+    alpha: float
+    power: float
+    accuracies: bool
+    mean_cluster_size: float | None = None
+    n_clusters: int | None = None
+    source: str = ""
+    binary: bool = True
+
+    @classmethod
+    def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
+        if isinstance(audit, AuditFigures):
+            return audit
+        if isinstance(audit, AccuracyAudit):
+            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source)
+        if isinstance(audit, AuditResult):
+            clusters = audit.clusters
+            return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
+                       None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
+                       audit.matrix.source, audit.matrix.binary)
+        raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
+
+
+def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int | None = None, *, correction: str = "holm",
                      rho: float | None = None) -> LeaderboardPlan:
     """Items that resolve every adjacent pair among the ``top`` models (default: all) of an audit.
 
@@ -150,25 +185,24 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit, top: int | None = None,
     at its guaranteeing level (:func:`planning_level`).  ``rho``: for an
     accuracies-only audit, an assumed correlation (labelled "assumed").
     """
-    accuracies = isinstance(audit, AccuracyAudit)
-    if not accuracies and not isinstance(audit, AuditResult):
-        raise ArgumentError(f"audit must be an AuditResult or an AccuracyAudit; got {type(audit).__name__}")
+    figures = AuditFigures.of(audit)
+    accuracies = figures.accuracies
     if rho is not None and not accuracies:
         raise ArgumentError("rho is for accuracies-only audits; a per-item audit plans at each pair's observed rho-hat")
-    models = len(audit.ranking)
+    models = figures.n_models
     top = models if top is None else int(check_count("top", top, minimum=2))
     if top > models:
         raise ArgumentError(f"top must be at most the number of models ({models}); got {top}")
-    rows = _adjacent_top(audit.pairs, top)
+    rows = _adjacent_top(figures.pairs, top)
     if len(rows) != top - 1:
         raise ArgumentError(f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all")
     family_size = top - 1
-    level, reason = planning_level(correction, family_size, audit.alpha)
+    level, reason = planning_level(correction, family_size, figures.alpha)
     if accuracies:
-        columns = _accuracies(audit, rows, level, audit.power, rho)
+        columns = _accuracies(rows, level, figures.power, rho)
     else:
-        columns = _per_item(audit, rows, float(inflation_at_level(level, audit.alpha, audit.power)))
-    n_items = audit.table.n if accuracies else audit.matrix.n_items
+        columns = _per_item(rows, float(inflation_at_level(level, figures.alpha, figures.power)))
+    n_items = figures.n_items
     table = rows[["model_a", "model_b", "delta"]].copy()
     required, more, limiting = {}, {}, {}
     for scenario, values in columns.items():

@@ -2,24 +2,24 @@
 
 The names below are loaded on first use (PEP 562): the CLI's option tables
 import :mod:`.table` only, so ``llm-power-verified --help`` does not import the
-audit, pandas and scipy behind :mod:`.render`."""
+audit, pandas and scipy behind :mod:`.rendering`."""
 
 from __future__ import annotations
 
 import importlib
 
 _EXPORTS = {
-    "PAIR_COLUMNS": "render",
-    "checklist": "render",
+    "PAIR_COLUMNS": "rendering",
+    "checklist": "rendering",
     "grid": "table",
     "headline": "model",
     "plot_resolution": "plots",
     "read_audit_metadata": "machine",
-    "render": "render",
+    "render": "rendering",
     "render_html": "html",
     "write_figures": "plots",
     "save_figure": "plots",
-    "to_json_document": "render",
+    "to_json_document": "rendering",
     "write_audit_parquet": "machine",
 }
 

@@ -19,7 +19,7 @@ from llm_power_verified.io.output import json_ready
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit, VerdictCounts
 from llm_power_verified.report.html import html_page, sortable_table
 from llm_power_verified.report.machine import csv_chunks, json_chunks, jsonl_chunks
-from llm_power_verified.report.render import fmt
+from llm_power_verified.report.rendering import fmt
 from llm_power_verified.report.table import grid
 
 __all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies"]
