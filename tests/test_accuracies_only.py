@@ -218,3 +218,14 @@ def test_json_report_follows_its_schema(options):
     mode = options.pop("mode", "adjacent")
     document = json.loads(render_accuracies(audit_accuracies(read_accuracies(ACCURACIES), mode, **options), "json"))
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_terminal_table_fits_its_width_and_says_what_it_dropped():
+    audit = audit_accuracies(read_accuracies(ACCURACIES), rho=0.5)
+    for width in (80, 100, 120):
+        text = render_accuracies(audit, width=width)
+        table = text[text.index("\nPairs"):text.index("\nLegend")].strip("\n").split("\n")[1:]
+        assert max(len(line.rstrip()) for line in table) <= width
+        assert "more column" in text
+    wide = render_accuracies(audit, width=400)
+    assert "more column" not in wide and "admissible rho" in wide and "q (assumed)" in wide

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 
 from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError
@@ -12,7 +13,7 @@ __all__ = ["add_options", "run"]
 #: Per-item options that mean nothing for accuracies; given with --summary they are refused, not ignored.
 _PER_ITEM = {"inputs": "INPUT", "cluster_column": "--cluster-column", "reference": "--reference", "scheduler": "--scheduler",
              "workers": "--workers", "plot": "--plot", "task": "--task", "metric": "--metric", "filter": "--filter", "scorer": "--scorer",
-             "columns": "--columns"}
+             "columns": "--columns", "wide": "--wide"}
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +64,8 @@ def run(arguments) -> tuple[str, int]:
                             accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
     audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
                              rho=arguments.rho, rho_range=tuple(arguments.rho_range) if arguments.rho_range else None)
-    text = render_accuracies(audit, arguments.format, pairs=arguments.pairs)
+    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+    text = render_accuracies(audit, arguments.format, pairs=arguments.pairs, width=width)
     status = 0
     if arguments.fail_on == "unresolved":
         failing = int((audit.pairs.loc[audit.pairs["adjacent"], "verdict_family"] != "resolved").sum())

@@ -120,7 +120,24 @@ def _cell(row: pd.Series, column: str) -> str:
     return fmt(value.item() if hasattr(value, "item") else value)
 
 
-def _text(audit: AccuracyAudit, markdown: bool, listed: str) -> str:
+#: Terminal columns dropped first when the pair table is wider than the terminal (the least needed first).
+_DROP_ORDER = ("rho interval", "N* range", "q_assumed", "verdict_assumed_family", "agreement_critical", "verdict_family")
+
+
+def _fitted(audit: AccuracyAudit, shown: pd.DataFrame, columns: list[str], width: int) -> tuple[list[str], list[list[str]], int]:
+    """Terminal rows, dropping columns in :data:`_DROP_ORDER` until the table fits ``width`` (the count dropped)."""
+    dropped = 0
+    while True:
+        rows = [[f"#{row['rank_a']}", f"#{row['rank_b']}"] + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
+        table = grid(["A", "B"] + [_label(c, audit) for c in columns], rows, False)
+        candidates = [c for c in _DROP_ORDER if c in columns]
+        if max(len(line) for line in table.split("\n")) <= width or not candidates:
+            return columns, rows, dropped
+        columns = [c for c in columns if c != candidates[0]]
+        dropped += 1
+
+
+def _text(audit: AccuracyAudit, markdown: bool, listed: str, width: int) -> str:
     head = "## " if markdown else ""
     lines = [f"{'# ' if markdown else ''}Resolution audit from accuracies only: {audit.table.source}", ""]
     lines += [f"- {line}" if markdown else line for line in headline(audit)]
@@ -132,9 +149,13 @@ def _text(audit: AccuracyAudit, markdown: bool, listed: str) -> str:
     compact = [c for c in view if c not in ("rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max")]
     columns = view if markdown else ["delta", "rho interval", "N* range"] + compact[1:]
     if len(shown):
-        rows = [([str(row["model_a"]), str(row["model_b"])] if markdown else [f"#{row['rank_a']}", f"#{row['rank_b']}"])
-                + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
-        lines += ["", f"{head}Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)"),
+        dropped = 0
+        if markdown:
+            rows = [[str(row["model_a"]), str(row["model_b"])] + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
+        else:
+            columns, rows, dropped = _fitted(audit, shown, columns, width)
+        more = f" ({dropped} more column{'s' if dropped > 1 else ''} with a wider --width or --format markdown)" if dropped else ""
+        lines += ["", f"{head}Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)") + more,
                   grid(["A", "B"] + [_label(c, audit) for c in columns], rows, markdown)]
     legend = [f"{'- ' if markdown else ''}{_label(c, audit)}: {ACCURACY_PAIR_COLUMNS[c]}" for c in columns]
     lines += ["", f"{head}Legend", *([] if markdown else ["A, B: the models' ranks in the model table"]), *legend]
@@ -185,17 +206,18 @@ def _html(audit: AccuracyAudit, listed: str) -> str:
     return html_page(f"Resolution audit from accuracies only: {audit.table.source}", parts)
 
 
-def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str = "top") -> str:
+def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str = "top", width: int = 100) -> str:
     """The audit as text: "table", "markdown", "html", or a machine format ("json", "jsonl", "csv") as one string.
 
     ``pairs``: "top" (the adjacent pairs; the default), "all" or "none": the pairs the text formats list.
+    ``width``: the terminal table drops its least needed columns until the pair table fits (Markdown keeps all).
     """
     if output not in FORMATS:
         raise ArgumentError(f"output must be one of {FORMATS}; got {output!r}")
     if pairs not in ("top", "all", "none"):
         raise ArgumentError(f"pairs must be 'top', 'all' or 'none'; got {pairs!r}")
     if output in ("table", "markdown"):
-        return _text(audit, output == "markdown", pairs)
+        return _text(audit, output == "markdown", pairs, width)
     if output == "html":
         return _html(audit, pairs)
     return b"".join(accuracy_chunks(audit, output)).decode("utf-8")
