@@ -17,7 +17,18 @@ same statement as "the models agree on at least this share of items".
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import alpha, n, p11, p_a, p_b, power, rho, sides, variance
+from derivations._symbols import (
+    alpha,
+    delta,
+    n,
+    p11,
+    p_a,
+    p_b,
+    power,
+    rho,
+    sides,
+    variance,
+)
 from derivations.admissible_correlation import RHO_MAX, RHO_MIN
 from derivations.paired_variance import (
     CELLS,
@@ -29,13 +40,13 @@ from derivations.wald import REQUIRED_N
 
 def derive_critical_correlation():
     """Solve N*(rho) = N for rho, with N* from Eq. 3 and sigma_D^2 from Eq. 5."""
-    required = REQUIRED_N.subs({variance: VARIANCE_FROM_MARGINALS, sp.Symbol("delta", real=True): p_a - p_b})
+    required = REQUIRED_N.subs({variance: VARIANCE_FROM_MARGINALS, delta: p_a - p_b})
     solutions = sp.solve(sp.Eq(required, n), rho)
     if len(solutions) != 1:
         raise AssertionError(f"N*(rho) = N should have one root in rho (Eq. 5 is linear in rho); got {solutions}")
     (solution,) = solutions
     variance_a, variance_b = derive_bernoulli_variance(p_a), derive_bernoulli_variance(p_b)
-    constant = (REQUIRED_N * sp.Symbol("delta", real=True) ** 2 / variance)
+    constant = REQUIRED_N * delta**2 / variance  # K = (z_{1-alpha/sides} + z_{1-beta})^2
     arranged = (variance_a + variance_b - n * (p_a - p_b) ** 2 / constant) / (2 * sp.sqrt(variance_a * variance_b))
     if sp.simplify(solution - arranged) != 0:
         raise AssertionError("rho_c arrangement differs from the solved root")

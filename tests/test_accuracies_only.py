@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import llm_power_verified as lpv
 from llm_power_verified.cli import main
@@ -194,11 +195,15 @@ def test_cli_summary_formats_and_gate(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--summary", "X", "--cluster-column", "c"], "--cluster-column reads per-item results"),
+    (["--summary", "X", "--cluster-column", "c"], "--cluster-column is for per-item results"),
     (["--summary", "X", "--mode", "reference"], "--summary supports --mode adjacent or all"),
     (["--summary", "X", "--rho", "0.1", "--rho-range", "0", "1"], "give --rho or --rho-range, not both"),
     (["--summary", "X", "--rho-range", "0.5", "0.1"], "LO must not exceed HI"),
     (["--rho", "0.3"], "--rho belongs to --summary FILE"),
+    (["--accuracy-scale", "percent"], "--accuracy-scale belongs to --summary FILE"),
+    (["--summary", "X", "--n-resamples", "100"], "--n-resamples is for per-item results"),
+    (["--summary", "X", "--on-missing", "intersect"], "--on-missing is for per-item results"),
+    (["--summary", "X", "--seed", "4"], "--seed is for per-item results"),
 ])
 def test_cli_summary_refusals(capsys, arguments, message):
     arguments = [str(ACCURACIES) if value == "X" else value for value in arguments]
@@ -229,3 +234,25 @@ def test_terminal_table_fits_its_width_and_says_what_it_dropped():
         assert "more column" in text
     wide = render_accuracies(audit, width=400)
     assert "more column" not in wide and "admissible rho" in wide and "q (assumed)" in wide
+
+
+@pytest.mark.parametrize("correction", ["holm", "bh"])
+def test_assumed_rho_outside_some_intervals_counts_those_pairs_as_never_rejected(correction):
+    """rho = 0.9 is above two adjacent pairs' largest admissible rho: they get 'not admissible', and Holm's or BH's
+    levels of the others are those of a family where those two have p = 1."""
+    table = read_accuracies(ACCURACIES)
+    pairs = audit_accuracies(table, correction=correction, rho=0.9).pairs
+    outside = (pairs["rho_max"] < 0.9).to_numpy()
+    assert outside.sum() == 2 and (pairs.loc[outside, "verdict_assumed_family"] == "not admissible").all()
+    z = np.abs(pairs["delta"]) * np.sqrt(table.n / lpv.paired_difference_variance(pairs["p_a"], pairs["p_b"], np.where(outside, 0.0, 0.9)))
+    pvalues = np.where(outside, 1.0, 2 * stats.norm.sf(z))
+    m = len(pvalues)
+    if correction == "holm":
+        level = np.empty(m)
+        level[np.argsort(pvalues, kind="stable")] = 0.05 / (m - np.arange(m))
+    else:
+        ordered = np.sort(pvalues)
+        passing = np.flatnonzero(ordered <= 0.05 * np.arange(1, m + 1) / m)
+        level = np.full(m, 0.05 * max(passing[-1] + 1 if passing.size else 0, 1) / m)
+    required = lpv.required_n_paired_binary(pairs["p_a"].to_numpy()[~outside], pairs["p_b"].to_numpy()[~outside], 0.9, alpha=level[~outside])
+    assert ((pairs.loc[~outside, "verdict_assumed_family"] == "resolved").to_numpy() == (table.n >= required)).all()

@@ -173,8 +173,14 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
     (lambda d: d.update(schema="llm-power-verified/audit/1"), "is not an audit report"),
     (lambda d: d["pairs"][3].pop("required_n"), "pairs[3]: no 'required_n'"),
     (lambda d: d["pairs"][2].update(delta="0.01"), "pairs[2].delta: '0.01' is not a number"),
-    (lambda d: d.pop("data"), "the report has no data.n_items"),
+    (lambda d: d.pop("data"), "the report has no data.n_models"),
     (lambda d: d.update(pairs=[]), "the report has no pairs"),
+    (lambda d: d["settings"].pop("alpha"), "the report has no settings.alpha"),
+    (lambda d: d["settings"].update(power="0.8"), "settings.power: '0.8' is not a number"),
+    (lambda d: d["data"].update(n_items=12032.5), "data.n_items 12032.5 is not a whole number"),
+    (lambda d: d["pairs"][1].update(rank_b=2.5), "pairs[1].rank_b: 2.5 is not a rank"),
+    (lambda d: d["pairs"][0].update(model_a=7), "pairs[0].model_a: 7 is not a model name"),
+    (lambda d: d["data"].update(binary="yes"), "data.binary 'yes' is not true or false"),
 ])
 def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
     from llm_power_verified.io import InputError
@@ -192,3 +198,20 @@ def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
     path.write_text('{"schema": ')
     with pytest.raises(InputError, match="not valid JSON"):
         read_audit_report(path)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--top", "3"], "--top chooses models of an audit"),
+    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--horizon", "500"], "--horizon is for --anytime"),
+    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--n", "100"], "--n is for --summary"),
+    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--cluster-sizes", "5"], "--cluster-sizes needs --icc"),
+    (["--summary", "ACC", "--family-size", "3"], "--family-size is for one gap"),
+    (["--summary", "ACC", "--icc", "0.1"], "--icc is for one gap"),
+    (["--summary", "ACC", "--scores", "graded"], "--scores is for --from"),
+    (["--summary", "ACC", "--cluster-sizes", "5"], "--cluster-sizes needs an audit with clusters"),
+])
+def test_cli_plan_refuses_options_it_would_not_use(capsys, arguments, message):
+    accuracies = str(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv")
+    assert main(["plan", *[accuracies if value == "ACC" else value for value in arguments]]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -211,6 +211,9 @@ def _refuse_summary_options(arguments) -> None:
     for name in ("n", "rho", "rho_range"):
         if getattr(arguments, name) is not None:
             raise CommandError(f"--{name.replace('_', '-')} belongs to --summary FILE (accuracies only); per-item audits measure rho")
+    for name, default in (("accuracy_column", "accuracy"), ("accuracy_scale", "auto")):
+        if getattr(arguments, name) != default:
+            raise CommandError(f"--{name.replace('_', '-')} belongs to --summary FILE (accuracies only)")
 
 
 @contextlib.contextmanager

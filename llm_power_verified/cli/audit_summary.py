@@ -32,10 +32,18 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                        help="--summary: verdicts over this assumed range of correlations too, labelled as an assumption")
 
 
+#: Per-item options with a default: given another value with --summary they are refused too.
+_PER_ITEM_DEFAULTS = {"on_missing": ("--on-missing", "error"), "scores": ("--scores", "auto"), "missing_cluster": ("--missing-cluster", "error"),
+                      "epochs": ("--epochs", "first"), "n_resamples": ("--n-resamples", 500),
+                      "n_cluster_resamples": ("--n-cluster-resamples", 1000), "n_rank_resamples": ("--n-rank-resamples", 0),
+                      "item_column": ("--item-column", "item_id"), "score_column": ("--score-column", "score"), "seed": ("--seed", 0)}
+
+
 def _check(arguments) -> None:
-    for name, flag in _PER_ITEM.items():
-        if getattr(arguments, name, None):
-            raise CommandError(f"{flag} reads per-item results; --summary audits accuracies only (drop one of them)")
+    given = [flag for name, flag in _PER_ITEM.items() if getattr(arguments, name, None)]
+    given += [flag for name, (flag, default) in _PER_ITEM_DEFAULTS.items() if getattr(arguments, name) != default]
+    if given:
+        raise CommandError(f"{given[0]} is for per-item results; --summary audits accuracies only (drop one of them)")
     if arguments.mode == "reference":
         raise CommandError("--summary supports --mode adjacent or all")
     if arguments.fail_on == "not-significant":
@@ -48,8 +56,6 @@ def _check(arguments) -> None:
         raise CommandError(f"--rho-range {arguments.rho_range[0]:g} {arguments.rho_range[1]:g}: LO must not exceed HI")
     if arguments.family not in (None, arguments.mode):
         raise CommandError("--summary's family is the pairs of --mode (adjacent: K - 1, all: K (K - 1) / 2); drop --family")
-    if arguments.correction is None:
-        arguments.correction = "holm"
 
 
 def run(arguments) -> tuple[str, int]:

@@ -69,8 +69,34 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+#: Options that belong to one source, with their defaults: given another value for another source they are refused.
+_SOURCE_OPTIONS = {
+    "items": {"cluster_column": ("--cluster-column", None), "item_column": ("--item-column", "item_id"), "scores": ("--scores", "auto")},
+    "accuracies": {"n": ("--n", None), "accuracy_scale": ("--accuracy-scale", "auto"), "accuracy_column": ("--accuracy-column", "accuracy")},
+    "gap": {"family_size": ("--family-size", 1), "icc": ("--icc", None)},
+}
+_ANYTIME_OPTIONS = {"mixture": ("--mixture", "grid"), "quantile": ("--quantile", 0.9), "horizon": ("--horizon", None)}
+
+
+def _refuse_unused(arguments, source: str) -> None:
+    """Every option given must be used by this source: nothing is ignored silently."""
+    for owner, options in _SOURCE_OPTIONS.items():
+        for name, (flag, default) in options.items():
+            if owner != source and getattr(arguments, name) != default:
+                raise CommandError(f"{flag} is for {'one gap' if owner == 'gap' else '--from' if owner == 'items' else '--summary'}; "
+                                   f"this plan is from {'one gap' if source == 'gap' else 'an audit'}")
+    if not arguments.anytime:
+        for name, (flag, default) in _ANYTIME_OPTIONS.items():
+            if getattr(arguments, name) != default:
+                raise CommandError(f"{flag} is for --anytime")
+    if source == "gap" and arguments.top is not None:
+        raise CommandError("--top chooses models of an audit; one gap has none (give --family-size for its family)")
+    if source == "gap" and arguments.cluster_sizes and arguments.icc is None:
+        raise CommandError("--cluster-sizes needs --icc (the cluster trade-off is at an intra-cluster correlation)")
+
+
 def _source(arguments):
-    """The plan's source: a gap, per-item results or accuracies; refuses mixtures of the three."""
+    """The plan's source: a gap, per-item results, accuracies or a saved report; refuses mixtures and unused options."""
     given = [name for name, value in (("--from", arguments.inputs), ("--summary", arguments.summary), ("--report", arguments.report))
              if value]
     marginals = [arguments.p_a, arguments.p_b]
@@ -80,14 +106,15 @@ def _source(arguments):
         if None in marginals or arguments.rho is None:
             raise CommandError("give --p-a --p-b --rho (one gap), --from INPUT (per-item results), --summary FILE (accuracies) "
                                "or --report JSON (a saved audit)")
-        return "gap"
-    if any(value is not None for value in marginals) or arguments.icc is not None:
-        raise CommandError(f"--p-a, --p-b and --icc describe one gap; {given[0]} plans from the audit's own figures")
-    if arguments.inputs and arguments.rho is not None:
-        raise CommandError("--rho is measured from per-item results; it is for --summary (an assumed correlation)")
-    if arguments.report and arguments.cluster_column:
-        raise CommandError("--cluster-column reads per-item results; a saved report already has its clusters")
-    return "items" if arguments.inputs else "accuracies" if arguments.summary else "report"
+        source = "gap"
+    else:
+        if any(value is not None for value in marginals):
+            raise CommandError(f"--p-a and --p-b describe one gap; {given[0]} plans from the audit's own figures")
+        if arguments.inputs and arguments.rho is not None:
+            raise CommandError("--rho is measured from per-item results; it is for --summary (an assumed correlation)")
+        source = "items" if arguments.inputs else "accuracies" if arguments.summary else "report"
+    _refuse_unused(arguments, source)
+    return source
 
 
 def _audit(arguments, source: str):
@@ -161,6 +188,8 @@ def _leaderboard(arguments, source: str) -> tuple[dict, list[str], object]:
     document = {"plan": plan.to_dict()}
     if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:
         lines += _clustered_tradeoff(arguments, figures, plan, document)
+    elif arguments.cluster_sizes:
+        raise CommandError("--cluster-sizes needs an audit with clusters (--cluster-column, or a report that has them)")
     return document, lines, figures
 
 

@@ -171,4 +171,34 @@ def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8,
     return finish(_multiplicity.bonferroni_inflation(alpha / corrected, alpha, power, sides_for(alternative)))
 
 
-__all__ += ["ADJUSTMENTS", "adjust_pvalues", "inflation_at_level"]
+def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> float:
+    """The per-comparison level at which ``correction`` tests every pair of a family of ``family_size``, whatever the p-values.
+
+    Bonferroni: alpha / m; Sidak: 1 - (1 - alpha)^(1/m) (through expm1/log1p);
+    Holm and BH: alpha / m, their first step (they may test a pair at up to
+    alpha, depending on the other pairs' p-values); "none": alpha.
+
+    Examples
+    --------
+    >>> guaranteed_level("holm", 9), round(guaranteed_level("sidak", 9), 6)
+    (0.005555555555555556, 0.005683)
+    """
+    if correction not in ADJUSTMENTS + ("none",):
+        raise ArgumentError(f"correction must be one of {ADJUSTMENTS + ('none',)}; got {correction!r}")
+    family_size = int(check_count("family_size", family_size, minimum=1))
+    if correction == "none":
+        return float(alpha)
+    if correction == "sidak":
+        return float(-np.expm1(np.log1p(-alpha) / family_size))
+    return alpha / family_size
+
+
+def holm_levels(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:
+    """Holm's level for each p-value: alpha / (m - k + 1) for the k-th smallest (ties in input order)."""
+    pvalues = np.asarray(pvalues, dtype=np.float64)
+    ranks = np.empty(pvalues.size, dtype=np.int64)
+    ranks[np.argsort(pvalues, kind="stable")] = np.arange(pvalues.size)
+    return alpha / (pvalues.size - ranks)
+
+
+__all__ += ["ADJUSTMENTS", "adjust_pvalues", "guaranteed_level", "holm_levels", "inflation_at_level"]

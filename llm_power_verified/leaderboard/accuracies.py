@@ -26,7 +26,11 @@ from scipy.special import ndtr
 
 from llm_power_verified._validation import check_alpha_power, require_choice
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.multiplicity import adjust_pvalues
+from llm_power_verified.inference.multiplicity import (
+    adjust_pvalues,
+    guaranteed_level,
+    holm_levels,
+)
 from llm_power_verified.io.accuracy_table import AccuracyTable
 from llm_power_verified.planning.correlation import admissible_rho_interval
 from llm_power_verified.planning.critical import agreement_share, critical_correlation
@@ -92,13 +96,9 @@ def _verdict(required_at_low: np.ndarray, required_at_high: np.ndarray, n: int) 
 
 
 def _levels(correction: str, family_size: int, alpha: float) -> tuple[float, float]:
-    """The per-comparison levels the correction can use, (strictest, most lenient)."""
-    if correction == "none":
-        return alpha, alpha
-    if correction == "sidak":
-        level = float(-np.expm1(np.log1p(-alpha) / family_size))
-        return level, level
-    return alpha / family_size, (alpha / family_size if correction == "bonferroni" else alpha)
+    """The per-comparison levels the correction can use, (strictest, most lenient): Holm's and BH's range up to alpha."""
+    strict = guaranteed_level(correction, family_size, alpha)
+    return strict, (alpha if correction in ("holm", "bh") else strict)
 
 
 def _ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, strict: float | np.ndarray, lenient: float | np.ndarray,
@@ -124,20 +124,23 @@ def _with_critical(pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level:
     pairs["agreement_critical" + suffix] = share
 
 
-def _assumed_levels(pairs: pd.DataFrame, rho: float, correction: str, alpha: float, strict: float, lenient: float):
-    """Holm's and BH's levels are determined once the p-values are: the Wald test's, at the assumed rho."""
+def _assumed_levels(pairs: pd.DataFrame, correction: str, alpha: float, strict: float, lenient: float):
+    """Holm's and BH's levels are determined once the p-values are: the Wald test's, at the assumed rho.
+
+    A pair for which the assumed rho is not admissible has no p-value at it; it counts as p = 1 (never rejected,
+    last in Holm's order), which keeps the family's size and makes no other pair's level more lenient.
+    """
     if correction not in ("holm", "bh"):
         return strict, lenient
     delta, n = pairs["delta"].to_numpy(), pairs["n"].to_numpy()
-    sd = np.sqrt(paired_difference_variance(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy()))
-    pvalues = 2 * ndtr(-np.abs(delta) * np.sqrt(n) / sd)
-    size = len(pvalues)
+    variance = paired_difference_variance(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pvalues = 2 * ndtr(-np.abs(delta) * np.sqrt(n / variance))
+    pvalues = np.where(np.isfinite(pvalues), pvalues, 1.0)
     if correction == "holm":
-        ranks = np.empty(size, dtype=np.int64)
-        ranks[np.argsort(pvalues, kind="stable")] = np.arange(size)
-        level = alpha / (size - ranks)
+        level = holm_levels(pvalues, alpha)
     else:
-        level = np.full(size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / size)
+        level = np.full(pvalues.size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / pvalues.size)
     return level, level
 
 
@@ -147,7 +150,7 @@ def _assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correction:
     admissible = (low <= high).to_numpy()
     pairs["rho_assumed_low"], pairs["rho_assumed_high"] = np.where(admissible, low, np.nan), np.where(admissible, high, np.nan)
     if rho_range[0] == rho_range[1]:
-        strict, lenient = _assumed_levels(pairs, rho_range[0], correction, alpha, strict, lenient)
+        strict, lenient = _assumed_levels(pairs, correction, alpha, strict, lenient)
     at_low, at_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), alpha, alpha, power)
     family_low, family_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), strict, lenient, power)
     n = int(pairs["n"].iloc[0])

@@ -27,6 +27,7 @@ import pandas as pd
 from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import (
     adjust_pvalues,
+    holm_levels,
     inflation_at_level,
     required_n_inflation,
 )
@@ -196,9 +197,7 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     position[first, second] = np.arange(size)
     position[second, first] = np.arange(size)
     # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
-    ranks = np.empty(size, dtype=np.int64)
-    ranks[np.argsort(pvalues, kind="stable")] = np.arange(size)
-    holm_inflation = np.asarray(inflation_at_level(alpha / (size - ranks), alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
+    holm_inflation = np.asarray(inflation_at_level(holm_levels(pvalues, alpha), alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
     rejections = int(np.sum(adjusted["bh"] <= alpha))
     bh_level = alpha * max(rejections, 1) / max(size, 1)
     bonferroni = float(required_n_inflation(max(size, 1), alpha, power))

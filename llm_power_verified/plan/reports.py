@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from llm_power_verified.io.errors import InputError
@@ -68,6 +69,9 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         missing = [key for key in _NEEDED[schema] if key not in record]
         if missing:
             raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table (audit --format json writes it)")
+        for key in ("model_a", "model_b"):
+            if not isinstance(record[key], str):
+                raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
         row = {key: record[key] if key in ("model_a", "model_b") else _number(record[key], f"{where}.{key}") for key in _NEEDED[schema]}
         for key in ("design_effect", "icc"):
             if key in record:
@@ -76,13 +80,39 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise InputError(f"{source}: the report has no pairs")
-    frame[["rank_a", "rank_b"]] = frame[["rank_a", "rank_b"]].astype(int)
-    settings = _field(document, ("settings",), source)
+    for key in ("rank_a", "rank_b"):
+        bad = ~np.isfinite(frame[key]) | (frame[key] != np.round(frame[key])) | (frame[key] < 1)
+        if bad.any():
+            index = int(np.argmax(bad.to_numpy()))
+            raise InputError(f"{source}, pairs[{index}].{key}: {float(frame[key].iloc[index])!r} is not a rank (a whole number >= 1)")
+        frame[key] = frame[key].astype(int)
     summary = schema == _SUMMARY
-    n_items = int(_field(document, ("data", "n_items"), source))
     clusters = None if summary else document.get("clusters")
-    return AuditFigures(pairs=frame, n_models=int(_field(document, ("data", "n_models"), source)), n_items=n_items,
-                        alpha=float(settings["alpha"]), power=float(settings["power"]), accuracies=summary,
-                        mean_cluster_size=None if not clusters else float(clusters["mean_cluster_size"]),
-                        n_clusters=None if not clusters else int(clusters["n_clusters"]), source=source,
-                        binary=True if summary else bool(_field(document, ("data", "binary"), source)))
+    return AuditFigures(pairs=frame, n_models=_whole(document, ("data", "n_models"), source), n_items=_whole(document, ("data", "n_items"), source),
+                        alpha=_probability(document, ("settings", "alpha"), source), power=_probability(document, ("settings", "power"), source),
+                        accuracies=summary,
+                        mean_cluster_size=None if not clusters else _number(_field(document, ("clusters", "mean_cluster_size"), source),
+                                                                             f"{source}: clusters.mean_cluster_size"),
+                        n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
+                        binary=True if summary else _flag(document, ("data", "binary"), source))
+
+
+def _whole(document: dict, path: tuple[str, ...], source: str) -> int:
+    value = _field(document, path, source)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{source}: {'.'.join(path)} {value!r} is not a whole number >= 1")
+    return value
+
+
+def _probability(document: dict, path: tuple[str, ...], source: str) -> float:
+    value = _number(_field(document, path, source), f"{source}: {'.'.join(path)}")
+    if not 0 < value < 1:
+        raise InputError(f"{source}: {'.'.join(path)} {value!r} must lie in (0, 1)")
+    return value
+
+
+def _flag(document: dict, path: tuple[str, ...], source: str) -> bool:
+    value = _field(document, path, source)
+    if not isinstance(value, bool):
+        raise InputError(f"{source}: {'.'.join(path)} {value!r} is not true or false")
+    return value

@@ -25,7 +25,10 @@ import pandas as pd
 
 from llm_power_verified._validation import ceil_sample_size, check_count, require_choice
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.multiplicity import inflation_at_level
+from llm_power_verified.inference.multiplicity import (
+    guaranteed_level,
+    inflation_at_level,
+)
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.planning.sample_size import (
@@ -42,15 +45,14 @@ CORRECTIONS = ("bonferroni", "holm", "bh", "sidak", "none")
 def planning_level(correction: str, family_size: int, alpha: float) -> tuple[float, str]:
     """The per-comparison level that guarantees the target under ``correction``, and why."""
     require_choice("correction", correction, CORRECTIONS)
+    level = guaranteed_level(correction, family_size, alpha)
     if correction == "none" or family_size == 1:
-        return alpha, "alpha (no correction)" if correction == "none" else "alpha (a family of one)"
-    if correction == "sidak":
-        return float(-np.expm1(np.log1p(-alpha) / family_size)), "Sidak: 1 - (1 - alpha)^(1/m)"
-    if correction == "bonferroni":
-        return alpha / family_size, "Bonferroni: alpha / m"
+        return level, "alpha (no correction)" if correction == "none" else "alpha (a family of one)"
+    if correction in ("sidak", "bonferroni"):
+        return level, "Sidak: 1 - (1 - alpha)^(1/m)" if correction == "sidak" else "Bonferroni: alpha / m"
     name = "Holm" if correction == "holm" else "BH"
-    return alpha / family_size, (f"{name}: alpha / m, the only level that guarantees the power whatever the other pairs' p-values "
-                                 f"({name} may test at up to alpha)")
+    return level, (f"{name}: alpha / m, the only level that guarantees the power whatever the other pairs' p-values "
+                   f"({name} may test at up to alpha)")
 
 
 @dataclass(frozen=True, repr=False)

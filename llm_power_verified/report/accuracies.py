@@ -193,10 +193,11 @@ def _html(audit: AccuracyAudit, listed: str) -> str:
     headers, rows = _models_rows(audit)
     models = sortable_table("models", [(h, h) for h in headers], [[(cell, None) for cell in row] for row in rows])
     view, shown = _view(audit), _pair_rows(audit, listed)
-    pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)]
-                 + [(fmt(value), None if isinstance(value, str) else value) for value in (row[c].item() if hasattr(row[c], "item") else row[c]
-                                                                                         for c in view)]
-                 for _, row in shown.iterrows()]
+    def cell(value) -> tuple[str, object]:
+        value = value.item() if hasattr(value, "item") else value
+        return fmt(value), None if isinstance(value, str) else value  # text cells sort as text, numbers by value
+
+    pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [cell(row[c]) for c in view] for _, row in shown.iterrows()]
     pairs = sortable_table("pairs", [("model_a", "A"), ("model_b", "B")] + [(c, _label(c, audit)) for c in view], pair_rows)
     legend = "".join(f"<dt>{html.escape(_label(c, audit))}</dt><dd>{html.escape(ACCURACY_PAIR_COLUMNS[c])}</dd>" for c in view)
     parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(audit)) + "</ul>"

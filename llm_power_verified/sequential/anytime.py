@@ -17,7 +17,31 @@ from llm_power_verified.sequential.crossing import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.thresholds import exact_counts, threshold_table
 
-__all__ = ["optional_stopping_calibration", "required_n_anytime_simulated"]
+__all__ = ["crossing_boundary", "optional_stopping_calibration", "required_n_anytime_simulated", "simulated_crossings"]
+
+
+def crossing_boundary(horizon: int, table) -> np.ndarray:
+    """For m = 1..horizon discordant items, the exact |b - c| at which e first reaches 1/alpha (inf where none does)."""
+    m = np.arange(1, horizon + 1, dtype=np.float64)
+    counts = exact_counts(m, table)
+    return np.where(counts > m, np.inf, 2 * counts - m)
+
+
+def simulated_crossings(theta: float, needed: np.ndarray, n_simulations: int, rng: np.random.Generator) -> np.ndarray:
+    """First discordant count at which a walk with P(+1) = theta reaches |b - c| >= needed (inf if never), per simulated path.
+
+    Paths are drawn in chunks of at most 20 million steps, each chunk's steps in one array.
+    """
+    horizon = needed.size
+    crossings = np.full(n_simulations, np.inf)
+    chunk = max(1, 20_000_000 // horizon)
+    for start in range(0, n_simulations, chunk):
+        size = min(chunk, n_simulations - start)
+        steps = np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32)
+        walk = np.abs(np.cumsum(steps, axis=1))
+        hit = walk >= needed[None, :]
+        crossings[start:start + size] = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
+    return crossings
 
 
 @renamed_parameters(replicates="n_simulations")
@@ -38,18 +62,7 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
     theta = b / (b + c)
     table = threshold_table(float(alpha), mixture, tuple(prior))
     horizon = int(min(4 * psi * float(required_n_anytime(b, c, n, alpha, power, mixture, prior, table)) + 100, 5_000_000))
-    m = np.arange(1, horizon + 1, dtype=np.float64)
-    counts = exact_counts(m, table)
-    needed = np.where(counts > m, np.inf, 2 * counts - m)  # the exact |b - c| at which e first reaches 1/alpha
-    crossings = np.full(n_simulations, np.inf)
-    chunk = max(1, 20_000_000 // horizon)
-    for start in range(0, n_simulations, chunk):
-        size = min(chunk, n_simulations - start)
-        steps = np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32)
-        walk = np.abs(np.cumsum(steps, axis=1))
-        hit = walk >= needed[None, :]
-        first = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
-        crossings[start:start + size] = first
+    crossings = simulated_crossings(theta, crossing_boundary(horizon, table), n_simulations, rng)
     items = crossings / psi
     return {"required_n": float(np.quantile(items, power)), "median_n": float(np.median(items)),
             "crossed": float(np.mean(np.isfinite(crossings))), "n_simulations": n_simulations, "seed": seed}

@@ -38,6 +38,7 @@ import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
+from llm_power_verified.sequential.e_process import first_crossing
 
 __all__ = ["GradedConfidenceSequence", "GradedEProcessPath", "betting_confidence_sequence", "betting_e_process",
            "betting_log_e", "empirical_bernstein_confidence_sequence", "empirical_bernstein_log_e"]
@@ -243,8 +244,7 @@ class GradedEProcessPath(Result):
 
     def first_crossing(self, alpha: float) -> int | None:
         """The first item t at which e_t >= 1/alpha, None if it never crosses."""
-        crossed = np.flatnonzero(self.log_e >= math.log(1 / alpha))
-        return int(crossed[0]) + 1 if crossed.size else None
+        return first_crossing(self.log_e, alpha)
 
 
 def betting_e_process(differences: Any, alpha: float = 0.05, method: str = "betting") -> GradedEProcessPath:

@@ -59,7 +59,7 @@ from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
 from llm_power_verified.results import Result
 
-__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "log_e_real", "log_e_value"]
+__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "first_crossing", "log_e_real", "log_e_value"]
 
 MIXTURES = ("grid", "beta", "two-point")
 GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
@@ -242,8 +242,13 @@ class EProcessPath(Result):
 
     def first_crossing(self, alpha: float) -> int | None:
         """The first item t at which e_t >= 1/alpha (Ville's rejection time), None if it never crosses."""
-        crossed = np.flatnonzero(self.log_e >= math.log(1 / alpha))
-        return int(crossed[0]) + 1 if crossed.size else None
+        return first_crossing(self.log_e, alpha)
+
+
+def first_crossing(log_e: np.ndarray, alpha: float) -> int | None:
+    """The first item t (1-based) of a log e-process path with e_t >= 1/alpha, None if it never crosses."""
+    crossed = np.flatnonzero(np.asarray(log_e) >= math.log(1 / alpha))
+    return int(crossed[0]) + 1 if crossed.size else None
 
 
 def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> EProcessPath:

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_scalar
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
 from llm_power_verified.results import Result
-from llm_power_verified.sequential.thresholds import exact_counts, threshold_table
+from llm_power_verified.sequential.anytime import crossing_boundary, simulated_crossings
+from llm_power_verified.sequential.thresholds import threshold_table
 
 __all__ = ["EXACT_HORIZON", "StoppingTime", "stopping_time"]
 
@@ -65,9 +67,7 @@ class StoppingTime(Result):
 
 
 def _boundary(horizon: int, alpha: float, mixture: str) -> np.ndarray:
-    m = np.arange(1, horizon + 1, dtype=np.float64)
-    counts = exact_counts(m, threshold_table(float(alpha), mixture))
-    return np.where(counts > m, np.inf, 2 * counts - m)
+    return crossing_boundary(horizon, threshold_table(float(alpha), mixture))
 
 
 def _exact_discordant(theta: float, needed: np.ndarray) -> np.ndarray:
@@ -117,14 +117,7 @@ def _items_quantile(probabilities: np.ndarray, psi: float, target: float) -> flo
 
 def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_simulations: int, seed: int):
     rng = np.random.default_rng(seed)
-    horizon = needed.size
-    crossings = np.full(n_simulations, np.inf)
-    chunk = max(1, 20_000_000 // horizon)
-    for start in range(0, n_simulations, chunk):
-        size = min(chunk, n_simulations - start)
-        walk = np.abs(np.cumsum(np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32), axis=1))
-        hit = walk >= needed[None, :]
-        crossings[start:start + size] = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
+    crossings = simulated_crossings(theta, needed, n_simulations, rng)
     crossed = np.isfinite(crossings)
     # The items it takes to see M discordant ones: M plus a negative binomial count of concordant items.
     items = np.full(n_simulations, np.inf)
@@ -159,7 +152,7 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
     check_scalar("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
     check_scalar("quantile", quantile, low=0, high=1, low_open=True, high_open=True)
-    both = p_a * p_b + rho * math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+    both = float(_variance.joint_success_probability(p_a, p_b, rho))
     p10, p01 = max(p_a - both, 0.0), max(p_b - both, 0.0)
     psi = p10 + p01
     if psi == 0 or p10 == p01:
