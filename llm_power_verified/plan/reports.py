@@ -1,14 +1,18 @@
 """A saved audit report as the input of a plan: ``audit --format json`` (per-item) or ``audit --summary --format json``.
 
 Only what the plan needs is read (the pair table's ranks, gaps, requirements or
-accuracies and admissible interval, the sizes and the operating point), and each
-of it is checked: a report of another schema, a pair without a needed key, or a
-value of the wrong type is refused naming the file, the pair and the key.
+accuracies and admissible interval, the sizes and the operating point), with the
+counts they were computed from, and each of it is checked: a report of another
+schema, a pair without a needed key, or a value of the wrong type is refused
+naming the file, the pair and the key; the JSON itself is parsed by
+:func:`llm_power_verified.io.json_input.parse_json` (a repeated key, ``NaN`` or
+``Infinity`` is refused); and every figure that can be recomputed from the
+report's own counts must agree with them
+(:func:`llm_power_verified.plan.report_checks.check_report_figures`).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -16,15 +20,21 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
+from llm_power_verified.plan.report_checks import check_report_figures
 from llm_power_verified.plan.targets import AuditFigures
 
 __all__ = ["read_audit_report"]
 
 _PER_ITEM = "llm-power-verified/audit/2"
 _SUMMARY = "llm-power-verified/audit-summary/1"
-_NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho", "required_n"),
-           _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho_min", "rho_max")}
+_NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho", "required_n", "n"),
+           _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho_min", "rho_max", "n")}
+#: Keys the self-check needs besides: the cells of 0/1 scores, the variance of graded ones.
+_COUNTS = {True: ("a", "b", "c", "d"), False: ("variance",)}
+#: Keys read when present (and then checked).
+_OPTIONAL = ("design_effect", "icc", "variance_a", "variance_b", "required_n_rho_min", "required_n_rho_max")
 
 
 def _number(value, where: str) -> float:
@@ -50,14 +60,15 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     """The :class:`AuditFigures` of a saved JSON audit report (schema audit/2 or audit-summary/1)."""
     path = Path(path)
     source = str(path)
-    try:
-        document = json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}: not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from None
+    document = parse_json(read_text(path), source)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema not in _NEEDED:
         raise InputError(f"{source}: schema {schema!r} is not an audit report ({_PER_ITEM!r} or {_SUMMARY!r}); "
                          "write one with llm-power-verified audit --format json")
+    summary = schema == _SUMMARY
+    n_models, n_items = _whole(document, ("data", "n_models"), source), _whole(document, ("data", "n_items"), source)
+    binary = True if summary else _flag(document, ("data", "binary"), source)
+    needed = _NEEDED[schema] + (() if summary else _COUNTS[binary])
     pairs = _field(document, ("pairs",), source)
     if not isinstance(pairs, list):
         raise InputError(f"{source}: pairs must be a list")
@@ -66,14 +77,14 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         where = f"{source}, pairs[{index}]"
         if not isinstance(record, dict):
             raise InputError(f"{where}: not an object")
-        missing = [key for key in _NEEDED[schema] if key not in record]
+        missing = [key for key in needed if key not in record]
         if missing:
             raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table (audit --format json writes it)")
         for key in ("model_a", "model_b"):
             if not isinstance(record[key], str):
                 raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
-        row = {key: record[key] if key in ("model_a", "model_b") else _number(record[key], f"{where}.{key}") for key in _NEEDED[schema]}
-        for key in ("design_effect", "icc"):
+        row = {key: record[key] if key in ("model_a", "model_b") else _number(record[key], f"{where}.{key}") for key in needed}
+        for key in _OPTIONAL:
             if key in record:
                 row[key] = _number(record[key], f"{where}.{key}")
         rows.append(row)
@@ -86,15 +97,21 @@ def read_audit_report(path: str | Path) -> AuditFigures:
             index = int(np.argmax(bad.to_numpy()))
             raise InputError(f"{source}, pairs[{index}].{key}: {float(frame[key].iloc[index])!r} is not a rank (a whole number >= 1)")
         frame[key] = frame[key].astype(int)
-    summary = schema == _SUMMARY
     clusters = None if summary else document.get("clusters")
-    return AuditFigures(pairs=frame, n_models=_whole(document, ("data", "n_models"), source), n_items=_whole(document, ("data", "n_items"), source),
-                        alpha=_probability(document, ("settings", "alpha"), source), power=_probability(document, ("settings", "power"), source),
-                        accuracies=summary,
-                        mean_cluster_size=None if not clusters else _number(_field(document, ("clusters", "mean_cluster_size"), source),
-                                                                             f"{source}: clusters.mean_cluster_size"),
-                        n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
-                        binary=True if summary else _flag(document, ("data", "binary"), source))
+    mean_size = None
+    if clusters:
+        mean_size = _number(_field(document, ("clusters", "mean_cluster_size"), source), f"{source}: clusters.mean_cluster_size")
+        if not (math.isfinite(mean_size) and mean_size >= 1):
+            raise InputError(f"{source}: clusters.mean_cluster_size {mean_size!r} is not a cluster size (a finite number >= 1)")
+    figures = AuditFigures(pairs=frame, n_models=n_models, n_items=n_items,
+                           alpha=_probability(document, ("settings", "alpha"), source),
+                           power=_probability(document, ("settings", "power"), source), accuracies=summary,
+                           mean_cluster_size=mean_size,
+                           n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
+                           binary=binary)
+    check_report_figures(frame, document, summary=summary, binary=binary, n_items=figures.n_items, n_models=figures.n_models,
+                         alpha=figures.alpha, power=figures.power, mean_cluster_size=figures.mean_cluster_size, source=source)
+    return figures
 
 
 def _whole(document: dict, path: tuple[str, ...], source: str) -> int:

@@ -117,6 +117,12 @@ class LeaderboardPlan(Result):
     limiting: dict[str, str]
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    def to_dict(self) -> dict:
+        """The fields as plain containers, the pair table as records (one object per pair, every pair)."""
+        plain = super().to_dict()
+        plain["pairs"] = self.pairs.to_dict(orient="records")
+        return plain
+
 
 def _adjacent_top(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
     adjacent = pairs[(pairs["rank_b"] - pairs["rank_a"]).abs() == 1]
