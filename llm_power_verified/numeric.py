@@ -12,15 +12,27 @@ _LARGEST = np.finfo(np.float64).max
 def quantiles(values, levels, axis: int = 0) -> np.ndarray:
     """``np.quantile`` (linear interpolation) where +/-inf sort beyond every finite value.
 
-    NumPy interpolates ``inf - inf`` into NaN (with a RuntimeWarning) when two
-    neighbouring order statistics are infinite; here infinities are stood in for
-    by the largest float, which interpolates exactly, and mapped back.  NaN
-    propagates as in ``np.quantile``.
+    Linear interpolation between the order statistics x_(j) and x_(j+1) with a
+    weight g > 0 on x_(j+1) is inf when x_(j+1) is inf: x + g (inf - x).  NumPy
+    computes it as inf - inf (NaN, with a RuntimeWarning) when both neighbours
+    are infinite.  Here infinities are stood in for by the largest float, which
+    interpolates without overflow, and the result is inf exactly where an
+    infinite order statistic carries a positive weight (a finite stand-in such
+    as 0.05 x 1.8e308 = 9e306 is never returned).  NaN propagates as in
+    ``np.quantile``.
 
     >>> quantiles(np.array([1.0, np.inf, np.inf]), 0.5).item()
     inf
+    >>> quantiles(np.array([1.0, 2.0, np.inf]), [0.5, 0.95]).tolist()
+    [2.0, inf]
     """
     values = np.asarray(values, dtype=np.float64)
     stand_in = np.where(np.isposinf(values), _LARGEST, np.where(np.isneginf(values), -_LARGEST, values))
     result = np.quantile(stand_in, levels, axis=axis)
-    return np.where(result >= _LARGEST / 2, np.inf, np.where(result <= -_LARGEST / 2, -np.inf, result))
+    # The neighbouring order statistics of each level; the result is infinite wherever either is infinite and
+    # carries weight (the lower one: weight 1 - g > 0 always; the upper one: when the result moved off the lower).
+    lower = np.quantile(stand_in, levels, axis=axis, method="lower")
+    upper = np.quantile(stand_in, levels, axis=axis, method="higher")
+    positive = (lower == _LARGEST) | ((upper == _LARGEST) & (result != lower))
+    negative = (upper == -_LARGEST) | ((lower == -_LARGEST) & (result != upper))
+    return np.where(positive, np.inf, np.where(negative, -np.inf, result))

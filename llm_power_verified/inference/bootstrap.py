@@ -14,9 +14,14 @@ indices in chunks.
 Randomness comes only from a ``numpy.random.Generator`` (pass ``rng``, or a
 ``seed`` to create one); the same seed gives the same output.
 
-The bootstrap p-value is the percentile test's: p = min(1, 2 min(P*(D* <= 0),
-P*(D* >= 0))), so p <= alpha exactly when 0 is outside the equal-tailed
-percentile interval at level 1 - alpha (up to the resampling grid).
+The bootstrap p-value is the percentile test's (paper Definition 2), counted
+as a Monte Carlo p-value: with k the number of the B resamples on the smaller
+side of 0 (D* <= 0 or D* >= 0), p = min(1, 2 (k + 1) / (B + 1)) (Davison and
+Hinkley 1997, Eq. 4.11; North, Curtis and Sham 2002).  It is never 0: the
+smallest value B resamples can give is 2 / (B + 1), which says "at most about
+2 / B", not "impossible".  p <= alpha when 0 is outside the equal-tailed
+percentile interval at level 1 - alpha, up to the resampling grid (the +1 moves
+the boundary by one resample).
 """
 
 from __future__ import annotations
@@ -92,17 +97,34 @@ def _check_options(n_resamples: int, confidence: float, interval: str) -> None:
 
 
 def percentile_pvalue(resampled: np.ndarray, axis: int | None = None) -> float | np.ndarray:
-    """Two-sided percentile-bootstrap p-value of "no difference": min(1, 2 min(P*(D <= 0), P*(D >= 0))).
+    """Two-sided percentile-bootstrap p-value of "no difference": min(1, 2 (k + 1) / (B + 1)).
 
-    The paper's Definition 2; ``resampled`` holds the resampled estimates; ``axis`` selects the resample axis of a batch (one p-value per column).
+    The paper's Definition 2 with the Monte Carlo count convention: k = min(#{D* <= 0},
+    #{D* >= 0}) of the B resamples.  ``resampled`` holds the resampled estimates; ``axis``
+    selects the resample axis of a batch (one p-value per column).
 
-    >>> percentile_pvalue(np.array([-0.1, 0.2, 0.3, 0.4]))
-    0.5
+    Notes
+    -----
+    Counting the observed sample among the resamples, (k + 1) / (B + 1), keeps the test
+    valid at every B and makes the p-value positive: its smallest value is 2 / (B + 1),
+    which reads "p is at most about 2 / B at this B", never 0.
+
+    References
+    ----------
+    Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and their Application,
+    Eq. 4.11.  North, B. V., Curtis, D. and Sham, P. C. (2002). A note on the calculation
+    of empirical P values from Monte Carlo procedures. Am. J. Hum. Genet. 71, 439-441.
+
+    >>> percentile_pvalue(np.array([-0.1, 0.2, 0.3, 0.4]))   # k = 1 of B = 4: 2 (1 + 1) / 5
+    0.8
+    >>> percentile_pvalue(np.full(999, 0.5))                   # k = 0 of B = 999: 2 / 1000
+    0.002
     """
     resampled = np.asarray(resampled)
-    below = np.mean(resampled <= 0, axis=axis)
-    above = np.mean(resampled >= 0, axis=axis)
-    result = np.minimum(1.0, 2 * np.minimum(below, above))
+    size = resampled.size if axis is None else resampled.shape[axis]
+    below = np.count_nonzero(resampled <= 0, axis=axis)
+    above = np.count_nonzero(resampled >= 0, axis=axis)
+    result = np.minimum(1.0, 2 * (np.minimum(below, above) + 1) / (size + 1))
     return float(result) if np.ndim(result) == 0 else result
 
 

@@ -50,7 +50,8 @@ PAIR_COLUMNS = {
     "t": "paired t statistic (graded)", "p_t": "paired t p (graded, unadjusted)", "log_p_t": "its natural log",
     "variance_a": "variance of A's scores", "variance_b": "variance of B's scores",
     "boot_ci_low": "paired bootstrap interval of the gap at 1 - alpha, low", "boot_ci_high": "high",
-    "p_bootstrap": "percentile-bootstrap p (paper Definition 2)",
+    "p_bootstrap": "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "
+                   "resamples on the smaller side of 0 (Davison & Hinkley 1997, Eq. 4.11): never 0, at least 2 / (B + 1)",
     "variance": "sigma_D^2, the variance of the per-item difference", "required_n": "N* (paper Eq. 6; Eq. 3 for graded)",
     "connor_n": "Connor's (1987) N", "n": "N, the number of paired items",
     "required_n_p05": "bootstrap 5th percentile of N* (finite where a resampled gap is not 0, even when N* is inf)",
