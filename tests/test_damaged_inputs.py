@@ -219,7 +219,7 @@ def test_lm_eval_damaged_results_file(tmp_path, capsys):
         folders.append(tmp_path / name)
     results = next(folders[0].glob("results_*.json"))
     results.write_text(results.read_text()[:200])
-    with pytest.raises(InputError, match="results_.*json, line .*: not valid JSON"):
+    with pytest.raises(InputError, match="results_.*json: not valid JSON .* at line "):
         read_lm_eval(folders, task="arith_mc_by_subject", metric="acc")
     _cli_refuses(["audit", *map(str, folders), "--task", "arith_mc_by_subject", "--metric", "acc"], "not valid JSON", capsys)
     _count("lm-eval folders", "refused")

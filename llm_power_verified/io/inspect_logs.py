@@ -53,6 +53,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
+from llm_power_verified.io.text import Shown, kept_value
 
 __all__ = ["MAX_MEMBER_BYTES", "MAX_LOG_BYTES", "read_inspect", "read_zip_member"]
 
@@ -210,18 +211,7 @@ def _sample(record: Any, where: str) -> _Sample:
         raise InputError(f"{where}: sample {sample_id!r} has 'scores' {describe_value(scores)}, not an object")
     # Keep only the values: a score's explanation and metadata can be large.
     values = {name: score.get("value") if isinstance(score, dict) else score for name, score in scores.items()}
-    return _Sample(where, sample_id, epoch, {name: value if _small(value) else _Shown(describe_value(value)) for name, value in values.items()})
-
-
-class _Shown(str):
-    """A large or nested score value, kept only as its short description (for the message that refuses it)."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
-def _small(value: Any) -> bool:
-    return value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= 40)
+    return _Sample(where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()})
 
 
 def _model(header: Any, where: str) -> str:
@@ -279,7 +269,7 @@ def _score_value(value: Any, where: str) -> float:
         if not math.isfinite(value):
             raise InputError(f"{where}: score {value!r} is not finite")
         return float(value)
-    if isinstance(value, str) and not isinstance(value, _Shown) and value in _LETTERS:
+    if isinstance(value, str) and not isinstance(value, Shown) and value in _LETTERS:
         return _LETTERS[value]
     raise InputError(f"{where}: score {describe_value(value)} is not a number or one of C/I/P/N")
 

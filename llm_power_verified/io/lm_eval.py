@@ -5,28 +5,33 @@ keyed by (task, doc_id).  A group task (``group_subtasks`` in the results
 file) reads every subtask and uses the subtask as the item's cluster.  A task
 with several filters needs ``filter``; a metric must be named.
 
-The samples files are JSON Lines read line by line with the standard ``json``
-module (no library parses lm-eval's records and reports the line of a bad
-one); every malformed line (not JSON, not an object, a blank line, a
+The samples files are JSON Lines read line by line with
+:func:`~llm_power_verified.io.json_input.parse_json` (no library parses
+lm-eval's records and reports the line of a bad one; that function bounds
+depth, integer length, constants, repeated keys and the memory a line
+builds); every malformed line (not JSON, not an object, a blank line, a
 truncated last line, a missing ``doc_id`` or metric, a metric that is not a
-number) is an error naming the file and line.
+number) is an error naming the file and line.  Each record is reduced at
+once to the fields read (filter, doc_id, the metric), so that memory kept
+is a few hundred bytes per line, not the whole record (prompts, responses).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import pandas as pd
 
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
-from llm_power_verified.io.text import read_text
+from llm_power_verified.io.text import kept_value, read_text
 
 __all__ = ["read_lm_eval"]
 
@@ -34,10 +39,7 @@ _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.
 
 
 def _load_json(path: Path) -> object:
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}, line {error.lineno}: not valid JSON ({error.msg})") from None
+    return parse_json(read_text(path), str(path))
 
 
 def _lm_eval_files(folder: Path, task: str) -> list[tuple[str, Path]]:
@@ -76,9 +78,24 @@ def _lm_eval_files(folder: Path, task: str) -> list[tuple[str, Path]]:
     return files
 
 
-def _records(path: Path) -> list[tuple[int, dict]]:
-    """(line number, record) of every line; any malformed line is an error naming it."""
-    lines = read_text(path).split("\n")
+@dataclass(frozen=True)
+class _Line:
+    """What is read of one samples line: its number, filter, doc_id and the metric (``missing`` when absent)."""
+
+    number: int
+    filter: str
+    doc_id: Any
+    value: Any
+    metrics: str
+
+
+_MISSING = object()
+
+
+def _records(path: Path, metric: str) -> list[_Line]:
+    """Every line, reduced to the fields read; any malformed line is an error naming it."""
+    # Any line end (CR LF, LF, or CR alone); a raw CR cannot occur inside a JSON string.
+    lines = re.split(r"\r\n|\r|\n", read_text(path))
     if lines and lines[-1] == "":
         lines.pop()
     if not lines:
@@ -88,13 +105,17 @@ def _records(path: Path) -> list[tuple[int, dict]]:
         if not line.strip():
             raise InputError(f"{path}, line {number}: blank line in a samples file")
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            last = " (the last line is cut short: was the run interrupted?)" if number == len(lines) else ""
-            raise InputError(f"{path}, line {number}: not valid JSON ({error.msg} at column {error.colno}){last}") from None
+            record = parse_json(line, f"{path}, line {number}", line_numbers=False)
+        except InputError as error:
+            cut = number == len(lines) and ": not valid JSON" in str(error)
+            raise InputError(f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}") from None
         if not isinstance(record, dict):
             raise InputError(f"{path}, line {number}: a JSON {type(record).__name__} where a sample object is expected")
-        records.append((number, record))
+        value = record.get(metric, _MISSING)
+        records.append(_Line(number, str(record.get("filter", "none")), kept_value(record.get("doc_id")),
+                             value if value is _MISSING else kept_value(value),
+                             "" if value is not _MISSING else describe_value(record.get("metrics"), 200)))
+        lines[number - 1] = ""  # the line's text is no longer needed
     return records
 
 
@@ -137,29 +158,28 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
         files = _lm_eval_files(folder, task)
         grouped |= len(files) > 1 or files[0][0] != task
         for subtask, path in files:
-            records = _records(path)
-            filters = sorted({str(record.get("filter", "none")) for _, record in records})
+            records = _records(path, metric)
+            filters = sorted({record.filter for record in records})
             if filter is None and len(filters) > 1:
                 raise AlignmentError(f"{path}: task {subtask!r} has filters {filters}; choose one with --filter")
             wanted = filter if filter is not None else filters[0]
             if wanted not in filters:
                 raise AlignmentError(f"{path}: no filter {wanted!r} (filters: {filters}); check --filter")
             seen: dict[int, int] = {}
-            for number, record in records:
-                if str(record.get("filter", "none")) != wanted:
+            for record in records:
+                if record.filter != wanted:
                     continue
-                doc_id = record.get("doc_id")
+                number, doc_id = record.number, record.doc_id
                 if isinstance(doc_id, bool) or not isinstance(doc_id, int):
                     raise InputError(f"{path}, line {number}: doc_id is {describe_value(doc_id)}; lm-eval writes a whole number")
-                if metric not in record:
-                    listed = record.get("metrics")
-                    raise AlignmentError(f"{path}, line {number}: no per-item metric {metric!r} (metrics: {listed}); check --metric")
+                if record.value is _MISSING:
+                    raise AlignmentError(f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check --metric")
                 if doc_id in seen:
                     raise AlignmentError(f"{path}: doc_id {doc_id} appears twice for filter {wanted!r} (lines {seen[doc_id]} and {number})")
                 seen[doc_id] = number
                 rows["item"].append(f"{subtask}:{doc_id}")
                 rows["model"].append(model)
-                rows["score"].append(_metric_value(record[metric], path, number, metric))
+                rows["score"].append(_metric_value(record.value, path, number, metric))
                 rows["cluster"].append(subtask)
                 rows["line"].append(f"{path}, line {number}")
     long = pd.DataFrame(rows)

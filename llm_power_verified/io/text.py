@@ -18,11 +18,11 @@ import gzip
 import io
 import zlib
 from pathlib import Path
-from typing import Hashable, Sequence
+from typing import Any, Hashable, Sequence
 
-from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.errors import InputError, describe_value
 
-__all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "first_repeat", "inflate_gzip", "read_text"]
+__all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "Shown", "first_repeat", "inflate_gzip", "kept_value", "read_text"]
 
 #: Largest text a ``.gz`` input is inflated to (64 MiB).
 MAX_INFLATED_BYTES = 64 << 20
@@ -75,6 +75,28 @@ def read_text(path: Path) -> str:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise InputError(f"{path}, line {line}: byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8") from None
+
+
+class Shown(str):
+    """A large or nested value read from an input, kept only as its short description for the message that refuses it.
+
+    Readers that keep a few fields of each record keep such a value as ``Shown(describe_value(value))``: its
+    ``repr`` is the description, and it is never one of the texts a reader accepts.
+    """
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def kept_value(value: Any) -> Any:
+    """``value`` when it is a scalar or a short text, else its :class:`Shown` description (a record's field kept for later).
+
+    >>> kept_value(0.5), kept_value([1, 2])
+    (0.5, [1, 2])
+    """
+    if value is None or isinstance(value, (bool, int, float)) or (isinstance(value, str) and len(value) <= 40):
+        return value
+    return Shown(describe_value(value))
 
 
 def first_repeat(values: Sequence[Hashable]) -> tuple[int, int] | None:
