@@ -63,7 +63,12 @@ class VerdictCounts(Result):
 
 @dataclass(frozen=True, repr=False)
 class AccuracyAudit(Result):
-    """An accuracies-only audit: the table read, one row per pair, verdict counts over the adjacent pairs."""
+    """An accuracies-only audit: the table read, one row per pair, verdict counts over the adjacent pairs.
+
+    ``pairs["rho_critical"]`` (and ``_family``) hold the closed form's root, which lies outside
+    [rho_min, rho_max] (even outside [-1, 1]) when the verdict does not depend on rho; the reports
+    print it there as "none" (:func:`llm_power_verified.report.accuracies.reported_pairs`).
+    """
 
     table: AccuracyTable
     ranking: pd.DataFrame

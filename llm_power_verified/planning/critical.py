@@ -46,9 +46,12 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
     Returns
     -------
     float or numpy.ndarray
-        rho_c, unclipped: below the admissible interval means resolved at
-        every attainable rho, above it unresolved at every one.  A zero gap,
-        or a one-sided alternative the gap contradicts, gives +inf.
+        rho_c, the root of the closed form, unclipped (it can lie outside
+        [-1, 1]): below the admissible interval means resolved at every
+        attainable rho, above it unresolved at every one.  A zero gap, or a
+        one-sided alternative the gap contradicts, gives +inf.  Reports print
+        a value outside the admissible interval as "none" beside the verdict it
+        implies (:func:`llm_power_verified.report.accuracies.reported_pairs`).
 
     Notes
     -----

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterator
 
+import numpy as np
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
@@ -22,7 +23,7 @@ from llm_power_verified.report.machine import csv_chunks, json_chunks, jsonl_chu
 from llm_power_verified.report.rendering import fmt
 from llm_power_verified.report.table import grid
 
-__all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies"]
+__all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies", "reported_pairs"]
 
 SUMMARY_SCHEMA = "llm-power-verified/audit-summary/1"
 FORMATS = ("table", "markdown", "html", "json", "jsonl", "csv")
@@ -39,13 +40,18 @@ ACCURACY_PAIR_COLUMNS = {
     "N* range": "N* at rho_max to N* at rho_min: the fewest and the most items the gap could need",
     "agreement_min": "share of items the models agree on at rho_min", "agreement_max": "the same at rho_max",
     "verdict": "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, at alpha",
-    "rho_critical": "the correlation at which N* = N; the gap is resolved iff rho >= rho_c (outside [rho_min, rho_max]: the verdict does not depend on rho)",
+    "rho_critical": "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has no "
+                    "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every one, or "
+                    "unresolved at every one)",
     "agreement_critical": "for 'depends on rho': the smallest share of items the two models must agree on (both right or both wrong) "
                           "for the gap to be resolved",
     "level_strict": "strictest per-comparison level the correction can use", "level_lenient": "most lenient one",
     "verdict_family": "the verdict under the declared correction: it holds at every level in [level_strict, level_lenient]; "
                       "'depends on p-value order' when it is unresolved at every rho at the strict level but not at the lenient one",
-    "rho_critical_family": "rho_c at level_strict", "agreement_critical_family": "agreement share at rho_critical_family",
+    "rho_critical_family": "rho_c at level_strict; 'none' (null) outside [rho_min, rho_max]: at level_strict the gap is resolved "
+                           "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family unresolved "
+                           "or depends on p-value order)",
+    "agreement_critical_family": "agreement share at rho_critical_family",
     "rho_assumed_low": "ASSUMED: the assumed rho (or range) within the admissible interval",
     "rho_assumed_high": "ASSUMED: upper end of that range",
     "required_n_assumed": "ASSUMED: N* at rho_assumed_low", "q_assumed": "ASSUMED: N / required_n_assumed",
@@ -106,9 +112,28 @@ def _label(column: str, audit: AccuracyAudit) -> str:
 
 
 def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
+    pairs = reported_pairs(audit)
     if listed == "none":
-        return audit.pairs.iloc[:0]
-    return audit.pairs if listed == "all" else audit.pairs[audit.pairs["adjacent"]]
+        return pairs.iloc[:0]
+    return pairs if listed == "all" else pairs[pairs["adjacent"]]
+
+
+#: The critical correlations, reported only inside the admissible interval.
+_CRITICAL = ("rho_critical", "rho_critical_family")
+
+
+def reported_pairs(audit: AccuracyAudit) -> pd.DataFrame:
+    """The pair table as every format reports it: a critical correlation outside [rho_min, rho_max] (rho_c = -33
+    for a gap resolved at every admissible rho, inf for a zero gap) is not a correlation the pair can have, and is
+    reported as none (NaN: null in JSON, empty in CSV, "none" in the text formats); the verdict beside it says
+    which way it lies.  :attr:`AccuracyAudit.pairs` keeps the closed form's value."""
+    pairs = audit.pairs.copy()
+    low, high = pairs["rho_min"].to_numpy(), pairs["rho_max"].to_numpy()
+    for column in _CRITICAL:
+        if column in pairs:
+            value = pairs[column].to_numpy(dtype=float)
+            pairs[column] = np.where((value >= low) & (value <= high), value, np.nan)
+    return pairs
 
 
 def _cell(row: pd.Series, column: str) -> str:
@@ -117,6 +142,8 @@ def _cell(row: pd.Series, column: str) -> str:
     if column == "N* range":
         return f"{fmt(float(row['required_n_rho_max']))} to {fmt(float(row['required_n_rho_min']))}"
     value = row[column]
+    if column in _CRITICAL and pd.isna(value):
+        return "none"
     return fmt(value.item() if hasattr(value, "item") else value)
 
 
@@ -181,11 +208,11 @@ def accuracy_document(audit: AccuracyAudit) -> dict:
 def accuracy_chunks(audit: AccuracyAudit, output: str) -> Iterator[bytes]:
     """The audit in a machine format ("json": the whole report; "jsonl", "csv": the pair table)."""
     if output == "json":
-        return json_chunks(accuracy_document(audit), audit.pairs)
+        return json_chunks(accuracy_document(audit), reported_pairs(audit))
     if output == "jsonl":
-        return jsonl_chunks([audit.pairs])
+        return jsonl_chunks([reported_pairs(audit)])
     if output == "csv":
-        return csv_chunks([audit.pairs])
+        return csv_chunks([reported_pairs(audit)])
     raise ArgumentError(f"output must be 'json', 'jsonl' or 'csv'; got {output!r}")
 
 
@@ -193,11 +220,12 @@ def _html(audit: AccuracyAudit, listed: str) -> str:
     headers, rows = _models_rows(audit)
     models = sortable_table("models", [(h, h) for h in headers], [[(cell, None) for cell in row] for row in rows])
     view, shown = _view(audit), _pair_rows(audit, listed)
-    def cell(value) -> tuple[str, object]:
+    def cell(row: pd.Series, column: str) -> tuple[str, object]:
+        value = row[column]
         value = value.item() if hasattr(value, "item") else value
-        return fmt(value), None if isinstance(value, str) else value  # text cells sort as text, numbers by value
+        return _cell(row, column), None if isinstance(value, str) else value  # text cells sort as text, numbers by value
 
-    pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [cell(row[c]) for c in view] for _, row in shown.iterrows()]
+    pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [cell(row, c) for c in view] for _, row in shown.iterrows()]
     pairs = sortable_table("pairs", [("model_a", "A"), ("model_b", "B")] + [(c, _label(c, audit)) for c in view], pair_rows)
     legend = "".join(f"<dt>{html.escape(_label(c, audit))}</dt><dd>{html.escape(ACCURACY_PAIR_COLUMNS[c])}</dd>" for c in view)
     parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(audit)) + "</ul>"
