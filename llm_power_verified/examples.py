@@ -8,12 +8,12 @@ at random, so cluster diagnostics on it are a null check.
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 
 import pandas as pd
 
 from llm_power_verified.io import ScoreMatrix, from_wide
+from llm_power_verified.io.json_input import parse_json
 
 __all__ = ["appendix_e", "shipped_example"]
 
@@ -32,5 +32,5 @@ def shipped_example(clusters: bool = True) -> ScoreMatrix:
 
 def appendix_e() -> dict:
     """The paper's Tables 6 and 7 as printed, with provenance and reconstruction notes."""
-    text = (resources.files("llm_power_verified") / "data" / "paper_appendix_e.json").read_text()
-    return json.loads(text)
+    data = (resources.files("llm_power_verified") / "data" / "paper_appendix_e.json").read_bytes()
+    return parse_json(data, "shipped data paper_appendix_e.json")

@@ -34,6 +34,8 @@ import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.output import csv_text, json_ready, open_output
 from llm_power_verified.leaderboard.audit import (
     AuditResult,
@@ -178,7 +180,15 @@ def read_audit_metadata(path: str | Path) -> dict:
     # Optional dependency (extra parquet).
     import pyarrow.parquet as pq
 
-    metadata = pq.read_metadata(path).metadata or {}
+    import pyarrow
+
+    try:
+        metadata = pq.read_metadata(path).metadata or {}
+    except (OSError, pyarrow.ArrowException) as error:
+        raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())})") from None
     if METADATA_KEY not in metadata:
         raise ArgumentError(f"{path}: not an llm-power-verified audit (no {METADATA_KEY.decode()} metadata)")
-    return orjson.loads(metadata[METADATA_KEY])
+    document = parse_json(metadata[METADATA_KEY], f"{path}, metadata {METADATA_KEY.decode()}")
+    if not isinstance(document, dict):
+        raise InputError(f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected")
+    return document
