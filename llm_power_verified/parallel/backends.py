@@ -15,17 +15,24 @@
 
 A remote cluster's workers need this package installed at the client's
 version (they import the mapped function by name).
+
+Local workers are bounded: at most :func:`max_local_workers`, the number of
+CPUs this process may use or 4, whichever is larger (more processes than
+CPUs only add memory; 4 keeps a small parallel run possible on a one-CPU
+machine).  More is refused in one line with the figure and the range, so
+that ``--workers 1000`` never starts a thousand processes.
 """
 
 from __future__ import annotations
 
 import collections
 import logging
+import os
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from llm_power_verified.errors import ArgumentError
 
-__all__ = ["BACKENDS", "Backend", "DaskBackend", "JoblibBackend", "LocalBackend", "backend_for"]
+__all__ = ["BACKENDS", "Backend", "DaskBackend", "JoblibBackend", "LocalBackend", "backend_for", "max_local_workers"]
 
 BACKENDS = ("local", "threads", "joblib", "dask")
 
@@ -126,9 +133,22 @@ class DaskBackend(Backend):
             self.cluster.close()
 
 
+def max_local_workers() -> int:
+    """The most local workers (threads or processes) a backend starts: this process's CPUs, or 4 if fewer."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(cpus, 4)
+
+
 def _check_workers(workers: Any) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ArgumentError(f"workers must be a positive integer; got {workers!r}")
+    limit = max_local_workers()
+    if workers > limit:
+        raise ArgumentError(f"workers = {workers:,} is more than this machine runs at once: give 1 to {limit} "
+                            f"(its CPUs, or 4 if fewer); a larger run goes to a Dask cluster (scheduler address)")
     return workers
 
 
