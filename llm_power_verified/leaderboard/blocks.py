@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import (
     adjust_pvalues,
@@ -91,6 +92,9 @@ def pair_inputs(matrix: ScoreMatrix, order: np.ndarray) -> PairInputs:
         # int32 halves what a worker receives; exact while no count passes 2^31 - 1 items.
         a = a.astype(np.int32) if matrix.n_items < 2**31 else a
         return PairInputs(**common, a=a, correct=correct_counts(matrix.scores))
+    if matrix.n_items < 2:
+        raise ArgumentError(f"graded scores: {matrix.n_items} item; the variance of the per-item differences needs at least 2 "
+                            "(N - 1 = 0 degrees of freedom), so no paired t, N* or ICC is estimable")
     scores = matrix.scores
     means = scores.mean(axis=0)
     centred = scores - means

@@ -11,7 +11,8 @@ Across pairs:
   recompute every ICC, giving the distribution of the unresolved-pair count and
   per-pair 5-95% intervals of ICC, DE and N*_cluster;
 * leave-one-cluster-out: drop each cluster, recompute everything (counts,
-  N*, ICC) on the remaining items, and count unresolved pairs;
+  N*, ICC) on the remaining items, and count unresolved pairs (None, not
+  estimable, with two clusters: one left has no between-cluster variance);
 * alternative cluster definitions: the given labels, random clusters of the
   same sizes (the null check: ICC ~ 0), and difficulty quartiles (items
   binned by their mean score across all models).
@@ -85,8 +86,11 @@ def cluster_diagnostics(
     pairs["resolved_cluster"] = pairs["required_n_cluster"] <= matrix.n_items
     rng = np.random.default_rng([seed, 1])
     bootstrap = _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) if n_resamples else None
-    loco = {}
+    loco: dict[str, int | None] = {}
     for index, name in enumerate(statistics.names):
+        if statistics.names.size < 3:
+            loco[str(name)] = None  # one cluster left: its ICC (and the clustered N*) is not estimable
+            continue
         weights = np.ones(statistics.names.size)
         weights[index] = 0.0
         loco_required, size = _required_from_weights(statistics, first, second, weights, matrix.binary, alpha, power)

@@ -71,7 +71,7 @@ class ClusterSummary(Result):
     unresolved_iid: int
     unresolved_clustered: int
     bootstrap: ClusterBootstrap | None
-    leave_one_cluster_out: dict[str, int]
+    leave_one_cluster_out: dict[str, int | None]
     difficulty_quartiles_median_icc: float | None
     random_clusters_median_icc: float
     alternative_definitions: dict[str, int]

@@ -141,13 +141,19 @@ class ClusterStatistics:
         square_sum = w @ squares
         size_b = np.asarray(size)[..., None] if np.ndim(size) else size
         groups_b = np.asarray(groups)[..., None] if np.ndim(groups) else groups
-        msb = (between_raw - grand**2 / size_b) / (groups_b - 1)
-        msw = (square_sum - between_raw) / (size_b - groups_b)
-        n0 = (size - (w @ self.n**2) / size) / (groups - 1)
-        n0_b = np.asarray(n0)[..., None] if np.ndim(n0) else n0
+        # The special values of the divisions are handled below, case by case.
         with np.errstate(divide="ignore", invalid="ignore"):
+            msb = (between_raw - grand**2 / size_b) / (groups_b - 1)
+            msw = (square_sum - between_raw) / (size_b - groups_b)
+            n0 = (size - (w @ self.n**2) / size) / (groups - 1)
+            n0_b = np.asarray(n0)[..., None] if np.ndim(n0) else n0
             icc = (msb - msw) / (msb + (n0_b - 1) * msw)
-        return np.where(np.isfinite(icc), icc, 0.0), size / groups
+        # One cluster (a leave-one-out drop of two): no between-cluster mean square (G - 1 = 0), so the ICC is not
+        # estimable: NaN.  Every cluster a single item (N = G): no within-cluster pair, the design effect is 1
+        # whatever the ICC: 0.  A constant difference D (both mean squares 0): no variance to apportion: 0.
+        estimable = np.broadcast_to(groups_b >= 2, np.shape(icc))
+        icc = np.where(estimable, np.where(np.isfinite(icc), icc, 0.0), np.nan)
+        return icc, size / groups
 
 
 def icc_oneway(values, labels) -> float:
@@ -163,6 +169,9 @@ def icc_oneway(values, labels) -> float:
     n = np.bincount(index).astype(float)
     totals = np.bincount(index, weights=values)
     size, groups = values.size, names.size
+    if groups < 2 or size == groups:
+        raise ArgumentError(f"icc_oneway: {groups} group(s) of {size} values; the ICC needs at least two groups and a group of "
+                            "two or more values (between- and within-group variation)")
     between = np.sum(totals**2 / n) - values.sum() ** 2 / size
     within = np.sum(values**2) - np.sum(totals**2 / n)
     msb, msw = between / (groups - 1), within / (size - groups)

@@ -302,7 +302,10 @@ def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, keys: dict[s
             distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters.bootstrap.unresolved_count_distribution.items())
             lines.append(f"cluster bootstrap (B = {clusters.bootstrap.n_resamples}): unresolved count {distribution}")
         loco = clusters.leave_one_cluster_out
-        lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
+        if all(count is None for count in loco.values()):
+            lines.append("leave one cluster out: not estimable (with one cluster left, the ICC has no between-cluster variance)")
+        else:
+            lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
         lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
         cluster_rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), fmt(r["required_n_cluster"]),
                          "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in show_pairs.iterrows()]
