@@ -22,7 +22,10 @@ from llm_power_verified.cli.options import (
     CommandError,
     HelpFormatter,
     alpha_power_options,
+    print_note,
     progress_bar,
+    write_report_chunks,
+    wrote,
 )
 
 #: Kept in step with llm_power_verified.leaderboard.decisions.CORRECTIONS and report.rendering.PAIR_VIEW
@@ -122,8 +125,8 @@ def _load_input(arguments):
         from llm_power_verified.examples import shipped_example
 
         matrix = shipped_example()
-        print("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
-              "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)", file=sys.stderr)
+        print_note("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
+                   "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)")
         return matrix, []
     matrix = read_scores(paths, item_column=arguments.item_column, cluster_column=arguments.cluster_column,
                          model_column=arguments.model_column, score_column=arguments.score_column,
@@ -142,7 +145,10 @@ def run(arguments) -> str | tuple[str, int] | int:
 
     plot_folder = _plot_folder(arguments.plot)
     outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
-    outputs.update({f"--plot {name}": plot_folder / name for name in _FIGURE_FILES} if plot_folder else {})
+    if plot_folder and plot_folder.is_dir():
+        outputs.update({f"--plot {name}": plot_folder / name for name in _FIGURE_FILES})
+    elif plot_folder:
+        outputs["--plot"] = plot_folder  # made after the audit; checked now as a new file would be
     if arguments.format == "parquet":
         if not arguments.out:
             raise CommandError("--format parquet needs --out FILE (Parquet is a binary file, not terminal output)")
@@ -161,8 +167,8 @@ def run(arguments) -> str | tuple[str, int] | int:
             from llm_power_verified.report.rendering import streamed_summary
 
             result = write_audit_parquet(matrix, arguments.out, arguments.mode, **options)
-            lines = [f"wrote {arguments.out}: {result.pairs_written:,} pairs", *streamed_summary(result)]
-            return "\n".join(lines), _gate(result.adjacent, arguments.fail_on)
+            return wrote(arguments.out, _gate(result.adjacent, arguments.fail_on), streamed_summary(result),
+                         f": {result.pairs_written:,} pairs")
         from llm_power_verified.leaderboard.audit import audit_leaderboard
 
         result = audit_leaderboard(matrix, arguments.mode, n_cluster_resamples=arguments.n_cluster_resamples, **options)
@@ -170,6 +176,7 @@ def run(arguments) -> str | tuple[str, int] | int:
         from llm_power_verified.report.plots import plot_resolution, write_figures
 
         if plot_folder:
+            _make_folder(plot_folder)
             write_figures(result, plot_folder)
         else:
             plot_resolution(result, arguments.plot)
@@ -181,14 +188,8 @@ def run(arguments) -> str | tuple[str, int] | int:
         chunks = audit_chunks(result, arguments.format)
         if arguments.out:
             write_chunks(arguments.out, chunks)
-            return f"wrote {arguments.out}", status
-        binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
-        for chunk in chunks:
-            if binary is not None:
-                binary.write(chunk)
-            else:
-                sys.stdout.write(chunk.decode("utf-8"))
-        sys.stdout.flush()
+            return wrote(arguments.out, status)
+        write_report_chunks(chunks)
         return status
     if arguments.format == "html":
         from llm_power_verified.report.html import render_html
@@ -197,13 +198,13 @@ def run(arguments) -> str | tuple[str, int] | int:
     else:
         from llm_power_verified.report.rendering import render
 
-        width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+        width = arguments.width or _terminal_width()
         text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)
     if arguments.out:
         from llm_power_verified.io import write_text
 
         write_text(arguments.out, text)
-        text = f"wrote {arguments.out}"
+        return wrote(arguments.out, status)
     return text.rstrip("\n"), status
 
 
@@ -235,8 +236,14 @@ def _backend(arguments):
 _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")]
 
 
+def _terminal_width() -> int:
+    """The terminal's width when standard output is one, else 100."""
+    return shutil.get_terminal_size().columns if sys.stdout is not None and sys.stdout.isatty() else 100
+
+
 def _plot_folder(plot: str | None) -> Path | None:
-    """--plot names a folder unless it ends in an image suffix; the folder is made (its parent must exist)."""
+    """--plot names a folder unless it ends in an image suffix; the folder is made only when the figures are written
+    (after the input is read and the audit done), so a refused input leaves nothing behind."""
     if not plot or Path(plot).suffix.lower() in (".png", ".svg", ".pdf"):
         return None
     folder = Path(plot)
@@ -244,8 +251,14 @@ def _plot_folder(plot: str | None) -> Path | None:
         raise CommandError(f"--plot {plot}: not a folder (give a folder, or an image file ending in .png, .svg or .pdf)")
     if not folder.parent.is_dir():
         raise CommandError(f"--plot {plot}: the folder {folder.parent} does not exist")
-    folder.mkdir(exist_ok=True)
     return folder
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as error:
+        raise CommandError(f"--plot {folder}: the folder cannot be made ({error.strerror})") from None
 
 
 def _gate(pairs, fail_on: str | None) -> int:
@@ -258,5 +271,5 @@ def _gate(pairs, fail_on: str | None) -> int:
     column = "resolved" if fail_on == "unresolved" else "significant"
     failing = int((~adjacent[column].astype(bool)).sum())
     if failing:
-        print(f"{PROGRAM}: gate failed: {failing} of {len(adjacent)} adjacent pairs {fail_on.replace('-', ' ')}", file=sys.stderr)
+        print_note(f"{PROGRAM}: gate failed: {failing} of {len(adjacent)} adjacent pairs {fail_on.replace('-', ' ')}")
     return 1 if failing else 0

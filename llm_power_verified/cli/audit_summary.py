@@ -6,7 +6,7 @@ import argparse
 import shutil
 import sys
 
-from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError
+from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError, print_note, write_report_chunks, wrote
 
 __all__ = ["add_options", "run"]
 
@@ -70,15 +70,18 @@ def run(arguments) -> tuple[str, int]:
                             accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
     audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
                              rho=arguments.rho, rho_range=tuple(arguments.rho_range) if arguments.rho_range else None)
-    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout.isatty() else 100)
+    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout is not None and sys.stdout.isatty() else 100)
     text = render_accuracies(audit, arguments.format, pairs=arguments.pairs, width=width)
     status = 0
     if arguments.fail_on == "unresolved":
         failing = int((audit.pairs.loc[audit.pairs["adjacent"], "verdict_family"] != "resolved").sum())
         if failing:
-            print(f"llm-power-verified: gate failed: {failing} adjacent pairs are not resolved at every admissible rho", file=sys.stderr)
+            print_note(f"llm-power-verified: gate failed: {failing} adjacent pairs are not resolved at every admissible rho")
         status = 1 if failing else 0
     if arguments.out:
         write_text(arguments.out, text)
-        return f"wrote {arguments.out}", status
+        return wrote(arguments.out, status)
+    if arguments.format in ("json", "jsonl", "csv"):  # data, written as it is (the terminal guard is for text reports)
+        write_report_chunks([(text.rstrip("\n") + "\n").encode("utf-8")])
+        return status
     return text.rstrip("\n"), status

@@ -7,10 +7,22 @@ are caught (:class:`~llm_power_verified.errors.LlmPowerError`: :class:`CommandEr
 :class:`~llm_power_verified.errors.ArgumentError` of every argument check and the
 :class:`~llm_power_verified.io.InputError` of every reader and writer); anything else is a bug
 and shows as one.
+
+Standard streams: a closed standard output is refused before any work (a file the run opens
+could otherwise take its descriptor); a closed standard input or error is pointed at the null
+device for the same reason.  A reader that goes away (``| head``) ends the command quietly with
+the shell's status for SIGPIPE, 141, after pointing standard output at the null device (the
+signal module's "Note on SIGPIPE"); any other failed write to standard output (``> /dev/full``)
+is one line naming what could not be written.  Text for the terminal passes through
+:func:`~llm_power_verified.io.output.terminal_lines`, so that no control or bidirectional
+character of an input reaches it raw.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -26,7 +38,7 @@ from llm_power_verified.cli import (
     plan,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, Parser
+from llm_power_verified.cli.options import PROGRAM, CommandError, Parser, detach_stdout, flush_stdout, print_note, print_report
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
@@ -34,6 +46,8 @@ __all__ = ["build_parser", "main"]
 COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
             "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations,
             "plan": plan}
+#: Exit status of a command whose reader went away: the shell's 128 + SIGPIPE.
+BROKEN_PIPE_STATUS = 128 + getattr(signal, "SIGPIPE", 13)
 
 
 def build_parser() -> Parser:
@@ -45,24 +59,67 @@ def build_parser() -> Parser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _closed(number: int) -> bool:
+    try:
+        os.fstat(number)
+    except OSError:
+        return True
+    return False
+
+
+def _guard_standard_streams() -> str | None:
+    """Why the command cannot run (standard output closed), or None; a closed stdin or stderr gets the null device."""
+    for number, name in ((0, "stdin"), (2, "stderr")):
+        if _closed(number):
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != number:
+                os.dup2(null, number)
+                os.close(null)
+            if getattr(sys, name) is None:
+                setattr(sys, name, open(number, "w" if number else "r", closefd=False))
+    if sys.stdout is None or _closed(1):
+        return ("standard output is closed (>&-): the report has nowhere to go; nothing was done "
+                "(redirect it to a file or to /dev/null)")
+    if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "reconfigure"):
+        # A name the terminal's encoding cannot show is printed as an escape rather than stopping the command.
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.reconfigure(errors="backslashreplace")
+    return None
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         arguments = parser.parse_args(argv)
-        if arguments.command is None:
-            parser.print_help()
-            return 0
-        result = COMMANDS[arguments.command].run(arguments)
-        if isinstance(result, int):
-            return result
-        status = 0
-        if isinstance(result, tuple):
-            result, status = result
-        print(result)
+    except SystemExit:  # --help and --version print and stop here: their text is flushed (or its error reported) first
+        flush_stdout()
+        raise
+    if arguments.command is None:
+        parser.print_help()
+        return 0
+    result = COMMANDS[arguments.command].run(arguments)
+    if isinstance(result, int):
+        return result
+    status = 0
+    if isinstance(result, tuple):
+        result, status = result
+    print_report(result)
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        refusal = _guard_standard_streams()
+        if refusal:
+            raise CommandError(refusal)
+        status = _run(argv)
+        flush_stdout()
         return status
+    except BrokenPipeError:
+        detach_stdout()
+        return BROKEN_PIPE_STATUS
     except LlmPowerError as error:
-        message = " ".join(str(error).split())
-        print(f"{PROGRAM}: error: {message}", file=sys.stderr)
+        print_note(f"{PROGRAM}: error: {' '.join(str(error).split())}")
         return 2
 
 

@@ -8,7 +8,7 @@ from llm_power_verified.cli.options import (
     CommandError,
     alpha_power_options,
 )
-from llm_power_verified.io.output import json_text
+from llm_power_verified.io.output import json_text, terminal_text
 
 __all__ = ["add_parser", "run"]
 
@@ -74,7 +74,7 @@ def run(arguments) -> str:
         plot_trajectory(trajectory, arguments.alpha, arguments.plot)
     if arguments.json:
         return json_text({"summary": summary, "trajectory": rows})
-    lines = [f"note: {note}" for note in matrix.notes]
+    lines = [f"note: {terminal_text(note)}" for note in matrix.notes]
     lines += [f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}", ""]
     lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")
     for row in rows:
@@ -124,7 +124,7 @@ def _graded(arguments, matrix) -> str:
                "width_at_n": {name: float(sequence.upper[-1] - sequence.lower[-1]) for name, sequence in sequences.items()}}
     if arguments.json:
         return json_text({"summary": summary, "trajectory": rows})
-    lines = [f"note: {note}" for note in matrix.notes]
+    lines = [f"note: {terminal_text(note)}" for note in matrix.notes]
     lines += [(f"{n} items in arrival order, graded scores; {arguments.method} e-process; reject when e >= 1/alpha = "
               f"{1 / arguments.alpha:g}"), ("confidence sequences for the mean difference: betting (hedged capital), "
               "empirical Bernstein, and the Hoeffding-type normal mixture for comparison"), ""]

@@ -7,14 +7,17 @@ import argparse
 import contextlib
 import importlib
 import math
+import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 from llm_power_verified.errors import LlmPowerError
+from llm_power_verified.io.errors import OutputError
 
-__all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options", "render_rows"]
+__all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options",
+           "print_note", "print_report", "render_rows", "write_report_chunks", "wrote"]
 
 PROGRAM = "llm-power-verified"
 
@@ -32,6 +35,22 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D401 - argparse hook
         raise CommandError(message)
+
+    def _print_message(self, message: str, file=None) -> None:  # argparse hook: its own version drops a failed write
+        if not message:
+            return
+        stream = file or sys.stderr
+        if stream is not sys.stdout:
+            with contextlib.suppress(AttributeError, OSError):
+                stream.write(message)
+            return
+        try:
+            stream.write(message)
+            stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _stdout_failed("the help (or version) text", error) from None
 
 
 #: Kept in step with llm_power_verified._validation's limits (tests/test_cli.py checks); repeated here so that
@@ -108,6 +127,86 @@ def progress_bar(*, quiet: bool) -> Iterator[Callable[[str], None]]:
         yield advance
     finally:
         bar.close()
+
+
+def detach_stdout() -> None:
+    """Point descriptor 1 at the null device after a failed write, so that Python's flush at exit adds no second message
+    (the recipe of the signal module's "Note on SIGPIPE")."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
+def _stdout_failed(what: str, error: OSError) -> OutputError:
+    detach_stdout()
+    return OutputError(f"could not write {what} to standard output: {error.strerror or error}; "
+                       "free the device or redirect standard output (> FILE), or use --out FILE where the command has it")
+
+
+def print_report(text: str) -> None:
+    """Print a command's text on standard output, controls and bidirectional marks escaped (:func:`terminal_lines`).
+
+    A broken pipe propagates (the command line ends quietly); any other write error (a full device) is one line.
+    """
+    from llm_power_verified.io.output import terminal_lines
+
+    lines = text.count("\n") + 1
+    try:
+        sys.stdout.write(terminal_lines(text) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _stdout_failed(f"the report ({lines:,} line{'s' if lines > 1 else ''})", error) from None
+
+
+def write_report_chunks(chunks: Iterable[bytes]) -> None:
+    """Write a machine format's byte chunks on standard output as they are (a broken pipe propagates; other errors: one line)."""
+    binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
+    written = 0
+    try:
+        for chunk in chunks:
+            if binary is not None:
+                binary.write(chunk)
+            else:
+                sys.stdout.write(chunk.decode("utf-8"))
+            written += len(chunk)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _stdout_failed(f"the report (failed after {written:,} bytes)", error) from None
+
+
+def flush_stdout() -> None:
+    """Flush standard output at the end of a command (what is still buffered is written now, its error reported in one line)."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _stdout_failed("the end of the output", error) from None
+
+
+def print_note(message: str) -> None:
+    """A note or gate message on standard error (escaped); a standard error that cannot be written loses the note, nothing else."""
+    from llm_power_verified.io.output import terminal_lines
+
+    with contextlib.suppress(AttributeError, OSError):
+        print(terminal_lines(message), file=sys.stderr)
+
+
+def wrote(path: str, status: int, lines: Iterable[str] = (), detail: str = "") -> int | tuple[str, int]:
+    """The result of a command that wrote its report to ``path``: "wrote PATH" + ``detail`` (and ``lines``) with the exit
+    status, or only the status when ``path`` is standard output itself (the lines would land inside the report)."""
+    from llm_power_verified.io.output import writes_to_stdout
+
+    if writes_to_stdout(path):
+        return status
+    return "\n".join([f"wrote {path}{detail}", *lines]), status
 
 
 INPUT_RULES = """\

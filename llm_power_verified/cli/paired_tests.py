@@ -16,7 +16,7 @@ from llm_power_verified.cli.options import (
     CommandError,
     HelpFormatter,
 )
-from llm_power_verified.io.output import json_text
+from llm_power_verified.io.output import json_text, terminal_text
 
 __all__ = ["add_parser", "run"]
 
@@ -77,7 +77,7 @@ def run(arguments) -> str:
                 rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue, "log_pvalue": result.log_pvalue})
             boot = paired_bootstrap(scores_a, scores_b, **options)
             header = f"graded scores, n = {matrix.n_items}, mean difference = {boot.estimate:.6g}"
-        header_notes = "".join(f"\nnote: {note}" for note in matrix.notes)
+        header_notes = "".join(f"\nnote: {terminal_text(note)}" for note in matrix.notes)
     else:
         if arguments.b is None or arguments.c is None:
             raise CommandError("test needs --b and --c, or two score files")

@@ -1,22 +1,36 @@
 """The one writer for every file the tool produces (reports, plots, tables, regenerated code), and text escaping.
 
-Rules (README, "Input formats and rules"):
+Rules (README, "Input formats and rules"), decided by what the user *named*, before any link is resolved:
 
+* a name of an open descriptor of this process (``/dev/stdout``, ``/dev/stderr``,
+  ``/dev/fd/N``, ``/proc/self/fd/N``, or a link to one of them) is written
+  through that descriptor: never resolved and replaced, so ``--out /dev/stdout
+  >> run.log`` appends to the log and a pipe receives the report; a closed
+  descriptor is refused;
+* a character device or FIFO (``/dev/null``, a named pipe) is opened and written
+  directly (never truncated, created or replaced); a folder, socket or block
+  device is refused;
 * a regular file (or a new one) is written atomically: a temporary file in
   the same folder, ``fsync``, then ``rename`` over the target; its mode is the
-  existing file's, or ``0o666`` less the process umask for a new file;
+  existing file's, or ``0o666`` less the process umask for a new file; a file
+  without write permission is refused, never replaced;
 * a symbolic link is followed and its target written (the link stays a link);
-* a character device or FIFO (``/dev/stdout``, a named pipe) is written
-  directly, never replaced; a folder, socket or block device is refused;
+* the package's shipped data (``llm_power_verified/data/``) is never an output;
 * the temporary file is removed on any error and on SIGTERM/SIGINT (the
   signal is then re-raised as usual);
 * :func:`check_outputs` refuses, before any computation, an output path that
   is an input (or inside an input folder) or another output of the same run.
 
+A broken pipe (the reader went away) is left to propagate as
+:class:`BrokenPipeError`, so that the command line can end quietly; every
+other write error is an :class:`OutputError` naming the path.
+
 Escaping: :func:`csv_text` neutralises spreadsheet formulas (a text cell that
-starts with ``= + - @``, a tab or a carriage return gets a leading ``'``);
-:func:`markdown_text` escapes pipes, HTML and line breaks; :func:`terminal_text`
-shows control characters as escapes so that a name cannot move the cursor.
+starts with ``= + - @``, a tab, a carriage return or NUL gets a leading ``'``);
+:func:`markdown_text` escapes pipes, HTML and line breaks; both it and
+:func:`terminal_text` show control characters (C0, C1), the bidirectional
+controls and the line/paragraph separators as escapes, so that a name can
+neither move the cursor nor reorder or break the text around it.
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -35,10 +50,12 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
 
-__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "open_output", "terminal_text", "write_bytes",
-           "write_chunks", "write_text"]
+__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "names_descriptor", "open_output",
+           "terminal_lines", "terminal_text", "write_bytes", "write_chunks", "write_text", "writes_to_stdout"]
 
 _UMASK_LOCK = threading.Lock()
+#: The package's shipped data: read by the examples, never written.
+SHIPPED_DATA = Path(os.path.realpath(Path(__file__).parents[1] / "data"))
 
 
 def _umask() -> int:
@@ -55,19 +72,119 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR = re.compile(r"/(?:dev/fd|proc/(self|thread-self|\d+)(?:/task/\d+)?/fd)/(\d+)")
+_DESCRIPTOR_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
+
+
+def names_descriptor(path: str | Path) -> int | None:
+    """The open-file descriptor of this process that ``path`` names, else None.
+
+    ``/dev/stdout`` (1), ``/dev/stderr`` (2), ``/dev/fd/N`` and ``/proc/self/fd/N``
+    name descriptor N, and so does a symbolic link to one of them.  The chain of
+    links is followed one link at a time and stops at the descriptor's name:
+    the descriptor's own link (``/proc/self/fd/1 -> /home/me/run.log``) is
+    never resolved, since that file is not what the user named.
+
+    >>> names_descriptor("/dev/stdout"), names_descriptor("/dev/fd/3"), names_descriptor("report.md")
+    (1, 3, None)
+    """
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on links in a path
+        folder, name = os.path.split(current)
+        current = os.path.join(os.path.realpath(folder), name)  # the folders' links (/dev/fd -> /proc/self/fd)
+        if current in _STANDARD:
+            return _STANDARD[current]
+        match = _DESCRIPTOR.fullmatch(current)
+        if match:
+            process = match.group(1)
+            return int(match.group(2)) if process in (None, "self", "thread-self", str(os.getpid())) else None
+        if not os.path.islink(current):
+            return None
+        current = os.path.normpath(os.path.join(folder, os.readlink(current)))
+    return None
+
+
+def _descriptor_status(number: int, shown: str) -> os.stat_result:
+    """The status of open descriptor ``number``, or the refusal of a closed one (``shown`` prefixes the message)."""
+    try:
+        status = os.fstat(number)
+    except OSError:
+        what = _DESCRIPTOR_NAMES.get(number, f"descriptor {number}")
+        raise OutputError(f"{shown}: {what} is closed; redirect it (> FILE) or name a file") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise OutputError(f"{shown}: descriptor {number} is a folder; name a file")
+    return status
+
+
+def writes_to_stdout(path: str | Path | None) -> bool:
+    """Whether ``path`` names this process's standard output (so a "wrote PATH" line would land inside the output)."""
+    number = None if path is None else names_descriptor(path)
+    if number is None:
+        return False
+    if number == 1:
+        return True
+    try:
+        mine, out = os.fstat(number), os.fstat(1)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (out.st_dev, out.st_ino)
+
+
+def _refusal(path: Path, target: Path, status: os.stat_result | None) -> str | None:
+    """Why ``target`` (resolved from ``path``) can never be written, or None: shipped data, read-only, socket or block device."""
+    if target == SHIPPED_DATA or SHIPPED_DATA in target.parents:
+        return f"is the package's shipped data ({target}), which is never an output; choose another path"
+    if status is None:
+        return None
+    mode = status.st_mode
+    if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
+        return "is a socket or block device; it cannot receive a report"
+    if stat.S_ISREG(mode) and (not mode & 0o222 or not os.access(target, os.W_OK)):
+        return (f"is read-only (mode {stat.S_IMODE(mode):04o}); it is not replaced: make it writable "
+                f"(chmod u+w {path}) or choose another path")
+    return None
+
+
+def _status(target: Path, shown: str) -> os.stat_result | None:
+    try:
+        return target.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise OutputError(f"{shown}: {error.strerror}") from None
+
+
 def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str | Path] = ()) -> dict[str, Path]:
     """Check every output path of a run before any work: {label: resolved target}.
 
     ``outputs`` maps a label for messages (``"--out"``) to a path (None skipped).
     Refused: an output equal to an input or inside an input folder, two outputs
-    with one target, a folder, a socket or block device, a missing parent folder.
+    with one target, a folder, a socket or block device, a read-only file, the
+    package's shipped data, a missing parent folder, a closed descriptor
+    (``/dev/stdout`` with standard output closed).  A name of a descriptor
+    maps to the descriptor's name itself (it is never resolved).
     """
     resolved_inputs = [(Path(p), Path(os.path.realpath(p))) for p in inputs]
     targets: dict[str, Path] = {}
+    streams: dict[tuple[int, int], str] = {}
     for label, path in outputs.items():
         if path is None:
             continue
         path = Path(path)
+        number = names_descriptor(path)
+        if number is not None:
+            status = _descriptor_status(number, f"{label} {path}")
+            for given, source in resolved_inputs:
+                with contextlib.suppress(OSError):
+                    if stat.S_ISREG(status.st_mode) and os.path.samestat(status, os.stat(source)):
+                        raise OutputError(f"{label} {path} is the input {given} (its descriptor {number}); choose another output")
+            key = (status.st_dev, status.st_ino)
+            if key in streams:
+                raise OutputError(f"{label} {path} and {streams[key]} write to one stream; give each output its own path")
+            streams[key] = label
+            targets[label] = path
+            continue
         target = Path(os.path.realpath(path))
         for given, source in resolved_inputs:
             if target == source or _same(target, source) or (source.is_dir() and source in target.parents):
@@ -77,11 +194,11 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
                 raise OutputError(f"{label} {path} and {other_label} name the same file; give each output its own path")
         if target.is_dir():
             raise OutputError(f"{label} {path} is a folder; give a file name")
-        if target.exists():
-            mode = target.stat().st_mode
-            if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
-                raise OutputError(f"{label} {path} is a socket or block device; it cannot receive a report")
-        elif not target.parent.is_dir():
+        status = _status(target, f"{label} {path}")
+        reason = _refusal(path, target, status)
+        if reason:
+            raise OutputError(f"{label} {path} {reason}")
+        if status is None and not target.parent.is_dir():
             raise OutputError(f"{label} {path}: the folder {target.parent} does not exist")
         targets[label] = target
     return targets
@@ -113,30 +230,53 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _direct(path: Path, opened: int) -> Iterator[BinaryIO]:
+    """Write through ``opened`` (a descriptor this function closes); a broken pipe propagates, other errors are refusals."""
+    try:
+        with open(opened, "wb", closefd=True) as stream:
+            yield stream
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+
+
+@contextlib.contextmanager
 def open_output(path: str | Path) -> Iterator[BinaryIO]:
     """A binary stream to ``path`` under the module rules, for outputs written piece by piece.
 
     A regular file is written to a temporary file in the same folder, which
     replaces the target only when the block ends without an error (``fsync``
     first); on an error or a signal the temporary file is removed and the
-    target is untouched.  A character device or FIFO is written directly.
+    target is untouched.  A named descriptor (``/dev/stdout``) is written
+    through a copy of that descriptor (so a file opened for appending is
+    appended to), a character device or FIFO is opened and written directly.
     """
     path = Path(path)
+    number = names_descriptor(path)
+    if number is not None:
+        _descriptor_status(number, f"cannot write {path}")
+        for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                if stream.fileno() == number:
+                    stream.flush()
+        with _direct(path, os.dup(number)) as stream:
+            yield stream
+        return
     target = Path(os.path.realpath(path))
-    try:
-        status = target.stat()
-    except FileNotFoundError:
-        status = None
-    except OSError as error:
-        raise OutputError(f"cannot write {path}: {error.strerror}") from None
+    status = _status(target, f"cannot write {path}")
+    reason = _refusal(path, target, status)
+    if reason:
+        raise OutputError(f"cannot write {path}: it {reason}")
     if status is not None and not stat.S_ISREG(status.st_mode):
         if not (stat.S_ISCHR(status.st_mode) or stat.S_ISFIFO(status.st_mode)):
             raise OutputError(f"cannot write {path}: it is not a regular file, a character device or a FIFO")
         try:
-            with open(target, "wb") as stream:
-                yield stream
+            opened = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))  # never O_TRUNC or O_CREAT
         except OSError as error:
             raise OutputError(f"cannot write {path}: {error.strerror}") from None
+        with _direct(path, opened) as stream:
+            yield stream
         return
     if not target.parent.is_dir():
         raise OutputError(f"cannot write {path}: the folder {target.parent} does not exist")
@@ -192,28 +332,57 @@ def write_text(path: str | Path, text: str) -> Path:
     return write_bytes(path, text.encode("utf-8"))
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+#: OWASP and ASVS 1.2.10: a spreadsheet reads a cell starting with one of these as a formula (or strips it first).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\x00")
 
 
 def csv_text(value: str) -> str:
-    """A text cell safe to open in a spreadsheet: a leading ``'`` before ``= + - @``, tab or CR (OWASP CSV injection)."""
+    """A text cell safe to open in a spreadsheet: a leading ``'`` before ``= + - @``, tab, CR or NUL (OWASP CSV injection).
+
+    >>> csv_text("=HYPERLINK(1)"), csv_text("-cmd"), csv_text("gpt-4")
+    ("'=HYPERLINK(1)", "'-cmd", 'gpt-4')
+    """
     return "'" + value if value.startswith(_FORMULA) else value
+
+
+#: Shown as escapes on a terminal and in Markdown: C0 and C1 controls (ESC moves the cursor), the bidirectional
+#: controls (U+061C, U+200E/F, U+202A-E, U+2066-9: they reorder the text after them, "Trojan Source", CVE-2021-42574),
+#: the line and paragraph separators U+2028/9 (a line break inside a cell) and lone surrogates (not printable as UTF-8).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_LINE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # the same without tab and line feed
+_INVISIBLE = re.compile("[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(value: str, control: re.Pattern = _CONTROL) -> str:
+    value = control.sub(lambda match: f"\\x{ord(match.group()):02x}", value)
+    return _INVISIBLE.sub(lambda match: f"\\u{ord(match.group()):04x}", value)
 
 
 _MARKDOWN = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": "<br>", "\r": "", "`": "\\`"})
 
 
 def markdown_text(value: str) -> str:
-    """Text for a Markdown table cell: pipes escaped, HTML neutralised, line breaks as ``<br>``."""
-    return value.translate(_MARKDOWN)
+    r"""Text for a Markdown table cell: pipes escaped, HTML neutralised, line breaks as ``<br>``, other controls as escapes.
 
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+    >>> markdown_text("a|b\nc\u202eevil")
+    'a\\|b<br>c\\u202eevil'
+    """
+    return _visible(value.translate(_MARKDOWN))
 
 
 def terminal_text(value: str) -> str:
-    """Control characters (newline, escape, ...) shown as ``\\xNN`` so that text cannot reshape a terminal table."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", value)
+    r"""Text for a terminal: control characters as ``\xNN``, bidirectional controls and line separators as ``\uNNNN``,
+    so that a name can neither reshape a table nor reorder what follows it.
+
+    >>> terminal_text("esc\x1b[31m \u202eevil \u2028next")
+    'esc\\x1b[31m \\u202eevil \\u2028next'
+    """
+    return _visible(value)
+
+
+def terminal_lines(text: str) -> str:
+    """:func:`terminal_text` for a whole text whose line breaks and tabs stay (the last guard before a terminal)."""
+    return _visible(text, _LINE_CONTROL)
 
 
 def json_ready(value) -> Any:

@@ -2,7 +2,8 @@
 
 Nothing is fetched: styles, the sorting script and the figures (SVG from
 matplotlib, when the ``plots`` extra is installed) are inside the file, and
-every text taken from the input (model names, the source) is HTML-escaped.
+every text taken from the input (model names, the source) is HTML-escaped, its control and bidirectional
+characters shown as escapes (:func:`~llm_power_verified.io.output.terminal_text`), as on the terminal.
 Click a column header to sort by it (numbers numerically, ``inf`` last).
 The script marks ``<body data-ready="ok">`` when it has run, and with the
 address fragment ``#selftest`` it sorts the pair table by q and records
@@ -17,6 +18,7 @@ import math
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.output import terminal_lines, terminal_text
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
 from llm_power_verified.report.model import headline
@@ -90,6 +92,11 @@ _SCRIPT = """
 """
 
 
+def _text(value: str) -> str:
+    """Text from an input for the page: controls and bidirectional characters as escapes, then HTML-escaped."""
+    return html.escape(terminal_text(value))
+
+
 def _value(value) -> str:
     """The data-value attribute that sorts a cell: the number, "inf"/"-inf", or "" when undefined."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -103,14 +110,14 @@ def _value(value) -> str:
 
 def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:
     """A sortable table: headers are (column key, label); cells are (text, sort value or None for text)."""
-    head = "".join(f'<th data-column="{html.escape(key)}">{html.escape(label)}</th>' for key, label in headers)
+    head = "".join(f'<th data-column="{_text(key)}">{_text(label)}</th>' for key, label in headers)
     body = []
     for row in rows:
         cells = []
         for text, value in row:
             classes = "name" if value is None else ("yes" if text == "yes" else "no" if text == "no" else "")
             attribute = "" if value is None else f' data-value="{html.escape(_value(value))}"'
-            cells.append(f'<td class="{classes}"{attribute}>{html.escape(text)}</td>')
+            cells.append(f'<td class="{classes}"{attribute}>{_text(text)}</td>')
         body.append(f'<tr class="{identifier[:-1]}">' + "".join(cells) + "</tr>")
     return (f'<table class="sortable" id="{identifier}"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
@@ -155,8 +162,8 @@ def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top"
     title = f"Resolution audit: {result.matrix.source}"
     legend = {**VERDICT_RULES, **{c: PAIR_COLUMNS[c] for c in PAIR_VIEW if c in PAIR_COLUMNS and c in result.pairs},
               **{f"{c} (models)": MODEL_COLUMNS[c] for c in ("rank_low", "rank_high", "letters", "tier")}}
-    parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(result)) + "</ul>"
-             + "".join(f"<p>note: {html.escape(note)}</p>" for note in result.notes) + "</section>",
+    parts = ['<section id="headline"><ul>' + "".join(f"<li>{_text(line)}</li>" for line in headline(result)) + "</ul>"
+             + "".join(f"<p>note: {_text(note)}</p>" for note in result.notes) + "</section>",
              '<section id="legend"><h2>Legend</h2><dl>'
              + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend.items()) + "</dl></section>",
              "<h2>Models</h2>", _models(result)]
@@ -165,7 +172,7 @@ def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top"
             "the machine formats have all.</p>") if shown < len(result.pairs) else ""
     parts += ["<h2>Pairs</h2>", note, table]
     parts += _figures(result) if figures else []
-    parts += ["<h2>Details</h2>", "<pre>" + html.escape("\n".join(details(result, pairs))) + "</pre>"]
+    parts += ["<h2>Details</h2>", "<pre>" + html.escape(terminal_lines("\n".join(details(result, pairs)))) + "</pre>"]
     return html_page(title, parts)
 
 
@@ -174,7 +181,7 @@ def html_page(title: str, parts: list[str]) -> str:
     head = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
             'script-src \'unsafe-inline\'; img-src data:">'),
-            f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
+            f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>", f"<h1>{_text(title)}</h1>"]
     return "\n".join(head + parts + [f"<script>{_SCRIPT}</script></body></html>"]) + "\n"
 
 
