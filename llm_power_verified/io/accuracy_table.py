@@ -6,6 +6,14 @@ fraction (``scale``), and which whole counts of correct items k out of N
 round to it.  A printed accuracy that no k/N rounds to means the accuracy
 and N do not belong together; that is reported with the audit (never on
 stderr, never corrected).
+
+Numbers follow the one rule of :mod:`.tables` (ASCII digits, optional sign,
+point and exponent, blanks around ignored; ``1_000``, ``0x1``, digits of
+other scripts, ``inf`` and ``nan`` are refused naming the line, column and
+value); an accuracy may end in ``%``.  ``n`` is a whole number from 1 to
+2^53 written the same way (``400``, ``400.0``, ``4e2``).  Model names are
+text (no NUL character, no lone surrogate); a blank line is
+nothing (the model column identifies each row).
 """
 
 from __future__ import annotations
@@ -19,10 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._validation import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.table_files import read_frame
-from llm_power_verified.io.tables import check_columns
+from llm_power_verified.io.tables import FINITE_NUMBER, check_columns, label_codes
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
 
@@ -60,15 +69,14 @@ class AccuracyTable(Result):
         return self.count_low <= self.count_high
 
 
-def _decimal(text: str, where: str, column: str) -> Decimal:
+def _decimal(text: str, where: str, column: str, allowed: str = "accuracies are numbers such as 0.7303 or 73.03") -> Decimal:
+    """The exact decimal a text spells under the number rule (module notes), or a refusal naming the place."""
+    if not FINITE_NUMBER.fullmatch(text):
+        raise InputError(f"{where}: {column} {describe_value(text)} is not a number; {allowed} (ASCII digits, no underscores)")
     try:
-        value = Decimal(text)
-    except InvalidOperation:
-        value = None
-    if value is None or not value.is_finite():
-        raise InputError(f"{where}: {column} {describe_value(text)} is not a number; accuracies are numbers "
-                         "such as 0.7303 or 73.03")
-    return value
+        return Decimal(text.strip(" \t"))
+    except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
+        raise InputError(f"{where}: {column} {describe_value(text)} is not a number; {allowed}") from None
 
 
 def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray) -> list[str]:
@@ -80,7 +88,7 @@ def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray) -> 
         if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer, np.floating)):
             raise InputError(f"{where}: {column} {describe_value(value)} is not a number")
         # A float read from Parquet or JSON has no printed text; its shortest repr is the printed value.
-        texts.append(value.strip() if isinstance(value, str) else repr(float(value)) if isinstance(value, (float, np.floating)) else str(value))
+        texts.append(value.strip(" \t") if isinstance(value, str) else repr(float(value)) if isinstance(value, (float, np.floating)) else str(value))
     return texts
 
 
@@ -124,10 +132,12 @@ def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray,
 def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: str, lines: np.ndarray) -> int:
     if n_column in frame.columns:
         texts = _texts(frame, n_column, source, lines)
-        sizes = [_decimal(text, f"{source}, line {lines[row]}", n_column) for row, text in enumerate(texts)]
+        sizes = [_decimal(text, f"{source}, line {lines[row]}", n_column, "the benchmark size is a whole number such as 400")
+                 for row, text in enumerate(texts)]
         for row, size in enumerate(sizes):
-            if size != size.to_integral_value() or size < 1:
-                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} is not a whole number of items >= 1")
+            if size != size.to_integral_value() or size < 1 or size > MAX_COUNT:
+                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} is not a whole number of items "
+                                 f"from 1 to {MAX_COUNT:,}")
             if size != sizes[0]:
                 raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} differs from {texts[0]} on line {lines[0]}; "
                                  "a paired comparison needs every model scored on the same items; split the table by benchmark size")
@@ -151,12 +161,12 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
     """
     if scale not in SCALES:
         raise ArgumentError(f"scale must be one of {SCALES}; got {scale!r}")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
-        raise ArgumentError(f"n must be a whole number of items >= 1; got {n!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_COUNT):
+        raise ArgumentError(f"n must be a whole number of items from 1 to {MAX_COUNT:,}; got {n!r}")
     if isinstance(source, pd.DataFrame):
         frame, lines, name = check_columns(source, "DataFrame"), np.arange(1, len(source) + 1), "DataFrame"
     else:
-        frame, lines = read_frame(source, (model_column, accuracy_column, n_column))
+        frame, lines = read_frame(source, (model_column, accuracy_column, n_column), model_column)
         name = str(Path(source))
     for column, flag in ((model_column, "--model-column"), (accuracy_column, "--accuracy-column")):
         if column not in frame.columns:
@@ -164,15 +174,16 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
     if len(frame) < 2:
         raise InputError(f"{name}: {len(frame)} model(s); a comparison needs at least two")
     where = [f"{name}, line {line}" for line in lines]
-    models = [str(value).strip() for value in frame[model_column].tolist()]
+    codes, names = label_codes(frame[model_column], name, lines, model_column, "a model name", text=lambda value: str(value).strip(),
+                               missing=lambda value: isinstance(value, str) and value.strip().lower() in ("nan", "none"))
+    if (codes < 0).any():
+        raise InputError(f"{where[int(np.argmax(codes < 0))]}: the model name is missing")
+    models = [names[code] for code in codes]
     repeat = first_repeat(models)
     if repeat is not None:
         raise InputError(f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model")
-    for row, model in enumerate(models):
-        if not model or model.lower() in ("nan", "none"):
-            raise InputError(f"{where[row]}: the model name is missing")
     texts = _texts(frame, accuracy_column, name, lines)
-    values = [_decimal(text.removesuffix("%").strip(), where[row], accuracy_column) for row, text in enumerate(texts)]
+    values = [_decimal(text.removesuffix("%"), where[row], accuracy_column) for row, text in enumerate(texts)]
     chosen, reason = _scale(texts, values, accuracy_column, scale, where)
     top = Decimal(100) if chosen == "percent" else Decimal(1)
     for row, value in enumerate(values):

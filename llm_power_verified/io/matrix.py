@@ -6,15 +6,42 @@ Rules (README, "Input formats and rules"):
   allows any finite real, graded scores only);
 * the score kind is never switched silently: ``score_kind="binary"`` needs
   every score to be 0 or 1; ``"graded"`` takes the scores as they are;
-  ``"auto"`` (the default) reads all-0/1 data as binary, and refuses a model
-  column that is 0/1 except for a few stray values (at most
-  :data:`STRAY_SHARE` of its items), naming the first one;
-* model names and item ids are unique and non-empty;
-* a missing cluster label is an error unless ``missing_cluster`` is ``"drop"``
-  (drop those items, with a note) or ``"own"`` (each such item is a cluster of
-  its own, with a note);
+  ``"auto"`` (the default) decides from the whole matrix (below);
+* model names and item ids are unique and non-empty; names, ids and cluster
+  labels are text that can be written: a lone surrogate (which no UTF-8 file
+  can hold, but a DataFrame can) cannot be encoded, and a NUL character ends
+  a C string and makes a table file unreadable, so both are refused naming
+  where they are; other control characters are kept and escaped by every
+  output format;
+* a cluster label follows the missing-value rule of the scores: ``None``, NaN,
+  an empty or blank text, or one of :data:`MISSING_TEXT` in any case (``NA``,
+  ``nan``, ``null``, ``None``, ``n/a``) is a missing label, never a cluster
+  of its own by accident; a missing label is an error unless
+  ``missing_cluster`` is ``"drop"`` (drop those items, with a note) or
+  ``"own"`` (each such item is a cluster of its own, with a note);
 * a model that scores the same on every item is kept: its pairs have an
   undefined correlation, which the audit reports as such.
+
+Score kind from the whole matrix (``score_kind="auto"``)
+--------------------------------------------------------
+Call a score *fractional* when it is neither 0 nor 1.  With none the matrix
+is binary.  Otherwise the question is whether partial credit is part of the
+scoring or a few cells are damaged, and one model column cannot answer it:
+in a graded pass@1 leaderboard (pass@1 estimated from k of n samples) the
+models run at temperature 0 score mostly 0 or 1 and show only a few
+fractions, while the models sampled at a higher temperature show many.  So
+the count is taken over the whole matrix: the matrix is graded when it holds
+more than ``max(MIN_STRAYS, STRAY_SHARE * items)`` fractional scores, that is
+more fractions than 5% of one model's worth of items (and more than 2).
+Damage by typing or a broken export leaves a handful of such cells; a
+scoring scheme with partial credit leaves them wherever the scheme gives
+partial credit, across the models it samples, and (in the leaderboards this
+was checked against, e.g. 58 models x 400 items with ten models scored k/10)
+far above that bound.  At or below the bound the fractional scores are
+*strays* in binary data and the first is refused, naming its cell, the count
+and the flags: ``--scores graded`` if partial credit is meant, ``--scores
+binary`` to refuse anything but 0/1.  The note of a graded matrix says how
+many scores are fractional and in how many models.
 """
 
 from __future__ import annotations
@@ -30,13 +57,19 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
 
-__all__ = ["MISSING_CLUSTER", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix", "from_array", "is_missing_label"]
+__all__ = ["MIN_STRAYS", "MISSING_CLUSTER", "MISSING_TEXT", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix",
+           "from_array", "is_missing_label", "stray_bound", "text_problem"]
 
 SCORE_KINDS = ("auto", "binary", "graded")
 MISSING_CLUSTER = ("error", "drop", "own")
-#: In ``score_kind="auto"``, a model column whose non-0/1 scores are at most this share
-#: of its items (and at least one) looks like damaged binary data and is refused.
+#: Texts read as a missing value, in any case and with blanks around them ignored (an empty score
+#: cell, a missing cluster label).
+MISSING_TEXT = frozenset({"", "na", "nan", "null", "none", "n/a"})
+#: In ``score_kind="auto"``, a matrix whose fractional (non-0/1) scores number at most
+#: ``max(MIN_STRAYS, STRAY_SHARE * items)`` in all is binary data with stray values, and is refused.
 STRAY_SHARE = 0.05
+MIN_STRAYS = 2
+_NUL = "\x00"
 
 Locator = Callable[[int, int], str]
 
@@ -115,15 +148,39 @@ def _show(score: float) -> str:
 
 
 def is_missing_label(value: object) -> bool:
-    """None, NaN/NA, or an empty (or all-blank) string."""
+    """None, NaN/NA, or a text that is blank or one of :data:`MISSING_TEXT` in any case.
+
+    >>> [is_missing_label(value) for value in ("NA", " nan ", "", "t1", 0)]
+    [True, True, True, False, False]
+    """
     if value is None:
         return True
     if isinstance(value, str):
-        return not value.strip()
+        return value.strip().lower() in MISSING_TEXT
     try:
         return bool(value != value)  # NaN and pandas NA
     except (TypeError, ValueError):
         return False
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name, id or label (a lone surrogate, a NUL character), or None.
+
+    >>> text_problem("model\\x00a")
+    'holds a NUL character (U+0000)'
+    """
+    if _NUL in text:
+        return "holds a NUL character (U+0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"holds a lone surrogate U+{ord(text[error.start]):04X}, which is not text"
+    return None
+
+
+def stray_bound(n_items: int) -> float:
+    """Most fractional scores a matrix of ``n_items`` items may hold and still be refused as binary data with strays."""
+    return max(MIN_STRAYS, STRAY_SHARE * n_items)
 
 
 def _default_locator(models: Sequence[str], item_ids: Sequence[str]) -> Locator:
@@ -132,8 +189,14 @@ def _default_locator(models: Sequence[str], item_ids: Sequence[str]) -> Locator:
 
 def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None:
     for position, name in enumerate(names):
-        if not isinstance(name, str) or not name.strip():
+        if not isinstance(name, str):
+            raise InputError(f"{source}: {kind} {position + 1} is {describe_value(name)}, not text; {fix}")
+        if not name.strip():
             raise InputError(f"{source}: {kind} {position + 1} has an empty name ({describe_value(name)}); {fix}")
+        problem = text_problem(name)
+        if problem is not None:
+            raise InputError(f"{source}: {kind} {position + 1} ({describe_value(name)}) {problem}; names, item ids and "
+                             "cluster labels must be text")
     repeat = first_repeat(names)
     if repeat is not None:
         raise InputError(f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "
@@ -141,31 +204,31 @@ def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None
 
 
 def _resolve_kind(scores: np.ndarray, score_kind: str, locate: Locator, source: str) -> tuple[bool, list[str]]:
-    """(binary, notes) for the requested score kind; refuses silent switches."""
-    binary_cells = (scores == 0) | (scores == 1)
-    if binary_cells.all():
+    """(binary, notes) for the requested score kind; refuses silent switches (module notes: score kind)."""
+    stray = (scores != 0) & (scores != 1)
+    if not stray.any():
         if score_kind == "graded":
             return False, ["every score is 0 or 1 but --scores graded was asked for: graded methods (paired t) are used"]
         return True, []
-    stray = ~binary_cells
+    count = int(stray.sum())
     item, model = (int(i) for i in np.argwhere(stray)[0])
     first = f"{locate(item, model)} has score {_show(scores[item, model])}"
     if score_kind == "binary":
         raise InputError(f"{source}: {first}; binary scores must be 0 or 1 "
-                         f"({int(stray.sum())} scores are not); pass --scores graded (score_kind='graded') for graded scores")
+                         f"({count} scores are not); pass --scores graded (score_kind='graded') for graded scores")
     if score_kind == "graded":
         return False, []
-    per_model = stray.sum(axis=0)
-    suspicious = np.flatnonzero((per_model > 0) & (per_model <= STRAY_SHARE * scores.shape[0]))
-    if suspicious.size:
-        column = int(suspicious[0])
-        item = int(np.flatnonzero(stray[:, column])[0])
+    models = int(stray.any(axis=0).sum())
+    bound = stray_bound(scores.shape[0])
+    if count <= bound:
         raise InputError(
-            f"{source}: {locate(item, column)} has score {_show(scores[item, column])} but the model's other scores are 0 or 1 "
-            f"({int(per_model[column])} of {scores.shape[0]} are not); fix the value, or pass --scores graded "
-            "(score_kind='graded') if partial credit is meant, or --scores binary to refuse anything but 0/1"
-        )
-    return False, [f"scores read as graded: {int(stray.sum()):,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]
+            f"{source}: {first} but the other scores are 0 or 1 ({count} of {stray.size:,} are not, in {models} "
+            f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {scores.shape[0]:,} items) = {bound:g} read as "
+            "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, "
+            "or --scores binary to refuse anything but 0/1")
+    return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1, in {models} of "
+                   f"{scores.shape[1]} models (--scores auto: more than max({MIN_STRAYS}, {STRAY_SHARE:.0%} of the "
+                   f"items) = {bound:g}; --scores binary refuses them)"]
 
 
 def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str],
@@ -177,6 +240,14 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
         raise ArgumentError(f"missing_cluster must be one of {MISSING_CLUSTER}; got {missing_cluster!r}")
     missing = np.fromiter((is_missing_label(label) for label in clusters), dtype=bool, count=len(clusters))
     labels = [str(label).strip() if not gone else "" for label, gone in zip(clusters, missing)]
+    for index, (label, text) in enumerate(zip(clusters, labels)):
+        if missing[index]:
+            continue
+        problem = (None if isinstance(label, (str, int, float, np.generic)) else f"is a {type(label).__name__}, not a label")
+        problem = problem or text_problem(text)
+        if problem is not None:
+            raise InputError(f"{source}: the cluster label of item {item_ids[index]!r} ({describe_value(label)}) {problem}; "
+                             "cluster labels are text or numbers")
     if not missing.any():
         return tuple(labels), None, []
     first = int(np.argmax(missing))

@@ -3,30 +3,43 @@
 These files carry no item ids, so the only alignment there is is the line
 order; that is why nothing may shift it: a blank line, a line with two fields
 or a value that is not a finite number is an error naming the file and line.
-A UTF-8 byte-order mark and CRLF line ends are read correctly.  A first line
-that is not a number is a header (it is said in the notes); the two files must
-then hold the same number of scores.
+A UTF-8 byte-order mark and CRLF or CR-only line ends are read correctly.
+Numbers follow the one rule of :mod:`.tables` (ASCII digits, sign, point,
+exponent; no underscores, hexadecimal or other scripts' digits); there is no
+missing value here, so ``nan`` and ``inf`` are refused as not finite.  A first
+line that is not a number, and does not look like one (it does not start with
+a digit, sign or point, and is not ``nan``/``inf``), is a header (it is said in
+the notes); the two files must then hold the same number of scores.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from llm_power_verified.io.errors import InputError
-from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
+from llm_power_verified.io.errors import describe_value
+from llm_power_verified.io.matrix import ScoreMatrix, build_matrix, text_problem
+from llm_power_verified.io.tables import read_number
 from llm_power_verified.io.text import read_text
 
 __all__ = ["read_score_file", "read_score_files"]
+
+#: A first line that starts like a number (any script's digit, a sign, a point) or spells nan/inf is
+#: a damaged score, never a header.
+_NUMBER_LIKE = re.compile(r"\s*(?:[+\-.]|\d|(?:nan|inf)\b)", re.IGNORECASE)
 
 
 def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
     """(scores, header or None) of a one-number-per-line file."""
     path = Path(path)
     text = read_text(path)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final line end
@@ -34,21 +47,20 @@ def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
     values = np.empty(len(lines))
     count = 0
     for number, line in enumerate(lines, start=1):
-        line = line.removesuffix("\r")
-        field = line.strip()
+        field = line.strip(" \t")
         if not field:
             raise InputError(f"{path}, line {number}: blank line; the files are aligned by line, so every line must hold "
                              "one score (remove the line, or write the missing score)")
-        try:
-            value = float(field)
-        except ValueError:
-            if number == 1:
+        value = math.nan if field.lower().lstrip("+-") == "nan" else read_number(field)
+        if value is None:
+            if number == 1 and not _NUMBER_LIKE.match(field) and text_problem(field) is None:
                 header = field
                 continue
             more = " (one number per line; this line has several fields)" if any(sep in field for sep in ",;\t ") else ""
-            raise InputError(f"{path}, line {number}: {field[:40]!r} is not a number{more}") from None
+            raise InputError(f"{path}, line {number}: {describe_value(field)} is not a number{more}; scores are written "
+                             "like 0, 1 or 0.25 (ASCII digits, no underscores)") from None
         if not math.isfinite(value):
-            raise InputError(f"{path}, line {number}: {field[:40]!r} is not a finite number")
+            raise InputError(f"{path}, line {number}: {describe_value(field)} is not a finite number")
         values[count] = value
         count += 1
     if count == 0:

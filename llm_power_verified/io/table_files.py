@@ -1,10 +1,23 @@
 """Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`, and
 :func:`write_table`, which writes a score matrix that :func:`read_table` reads back to the same matrix.
 
-CSV is parsed by pandas (its C parser for the score columns; the header on its own, so a repeated
-column name is seen rather than renamed); JSON Lines with the standard ``json`` module, one object per
-line, so that a bad line is reported by number and a repeated key is caught.  Line numbers count the
-header as line 1.
+Text tables, line by line:
+
+* line ends may be LF, CRLF or CR alone (old Mac files); a NUL character is refused (the file is binary);
+* line numbers are physical lines, counting the header as line 1: a quoted cell that holds a line break
+  moves the following records down, and every message names the line where its record starts;
+* a blank line (empty, or only spaces and tabs) is nothing in a table that carries an id column (the
+  item column of a score table, the model column of an accuracy table): it is skipped, and the lines
+  after it keep their numbers.  In a table without one (a wide table whose items are numbered by row)
+  the row order is the alignment, so a blank line there is refused, like in plain score files;
+* every record has as many fields as the header, or the line is refused (an empty field is a missing value).
+
+CSV without a quote character is split by pandas' C parser (its number grammar is the one in
+:mod:`.tables`; a column it reads as true/false is refused); a file with quotes goes through the standard
+``csv`` module (strict quoting), which tracks where a record spans lines.  The header is read on its own,
+so a repeated column name is seen rather than renamed.  JSON Lines: one object per line, each parsed by
+:func:`llm_power_verified.io.json_input.parse_json` (repeated keys, NaN, depth and over-long integers
+refused, naming the line).
 """
 
 from __future__ import annotations
@@ -20,6 +33,7 @@ import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.output import write_bytes
 from llm_power_verified.io.tables import (
@@ -35,71 +49,138 @@ from llm_power_verified.io.text import read_text
 __all__ = ["read_frame", "read_table", "write_table"]
 
 
-def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset()) -> tuple[pd.DataFrame, np.ndarray]:
-    """The table and the line of each row.  The header is read on its own (so a repeated column name is seen,
-    not renamed); ``text_columns`` (item, model, cluster) are kept as text, every other column is parsed as
-    numbers by pandas' C parser, with the missing-score texts as NaN."""
+def _text(path: Path) -> str:
+    """The file's text; a NUL character and an empty file are refused."""
     text = read_text(path)
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = len(_stdio.StringIO(text[:nul], newline="").readlines()) or 1
+        raise InputError(f"{path}, line {line}: a NUL character; the file is binary or damaged, not a text table")
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
-    kind = "TSV" if separator == "\t" else "CSV"
-    header = [name.strip() for name in next(csv.reader(_stdio.StringIO(text.split("\n", 1)[0].rstrip("\r")), delimiter=separator))]
+    return text
+
+
+def _lf(text: str) -> str:
+    """Every line end (CRLF, CR) made LF; only where no quoted cell can hold a CR."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank: np.ndarray, id_column: str | None) -> np.ndarray:
+    """Line numbers (1-based) of the data records, after the rules on blank lines and field counts."""
+    if blank[0]:
+        raise InputError(f"{path}, line 1: blank line where the header should be; the first line names the columns")
     for position, name in enumerate(header):
         if not name:
             raise InputError(f"{path}: column {position + 1} of the header has no name")
-    if len(set(header)) != len(header):
-        check_columns(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
+    check_columns(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
+    blank, fields = blank[1:], fields[1:]
+    if blank.any() and (id_column is None or id_column not in header):
+        line = int(np.argmax(blank)) + 2
+        raise InputError(f"{path}, line {line}: blank line inside a table without an item column; its rows are aligned by "
+                         "position, so a blank line would shift them; remove it (or add an item_id column)")
+    wrong = ~blank & (fields != len(header))
+    if wrong.any():
+        row = int(np.argmax(wrong))
+        raise InputError(f"{path}, line {row + 2}: {int(fields[row])} fields where the header has {len(header)}; not a readable "
+                         f"{kind} table (every line needs one field per column; an empty field is a missing value)")
+    return np.flatnonzero(~blank) + 2
+
+
+def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns: frozenset[str],
+                  id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """A CSV/TSV without quote characters: lines are records; pandas' C parser reads the fields."""
+    raw = text.encode("utf-8")
+    data = np.frombuffer(raw, dtype=np.uint8)
+    newlines = np.flatnonzero(data == 10)
+    ends = newlines if raw.endswith(b"\n") else np.append(newlines, data.size)
+    starts = np.concatenate([[0], newlines + 1])[: ends.size]
+    separators = np.flatnonzero(data == ord(separator))
+    fields = np.searchsorted(separators, ends) - np.searchsorted(separators, starts) + 1
+    blank = ends == starts
+    for line in np.flatnonzero((fields == 1) & ~blank):  # one field: blank if only spaces and tabs
+        blank[line] = not raw[starts[line]:ends[line]].strip(b" \t")
+    header = [name.strip() for name in raw[starts[0]:ends[0]].decode("utf-8").split(separator)] if not blank[0] else []
+    lines = _records(path, kind, header, fields, blank, id_column)
+    body = b"\n".join(raw[starts[line - 1]:ends[line - 1]] for line in lines) if blank[1:].any() else raw[ends[0] + 1:]
     textual = {position: str for position, name in enumerate(header) if name in text_columns}
     missing = sorted(MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT})
     try:
-        data = pd.read_csv(_stdio.StringIO(text), sep=separator, header=None, skiprows=1, dtype=textual, keep_default_na=False,
-                           na_values={position: missing for position in range(len(header)) if position not in textual},
-                           skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL, **EXACT_FLOATS)
+        data_frame = pd.read_csv(_stdio.BytesIO(body), sep=separator, header=None, names=range(len(header)), dtype=textual,
+                                 keep_default_na=False, na_values={position: missing for position in range(len(header)) if position not in textual},
+                                 skip_blank_lines=False, quoting=csv.QUOTE_NONE, encoding="utf-8", **EXACT_FLOATS)
     except pd.errors.EmptyDataError:
-        data = pd.DataFrame(columns=range(len(header)))
+        data_frame = pd.DataFrame(columns=range(len(header)))
     except (pd.errors.ParserError, ValueError) as error:
         raise InputError(f"{path}: not a readable {kind} table ({' '.join(str(error).split())})") from None
-    if data.shape[1] != len(header):
-        raise InputError(f"{path}: line 2 has {data.shape[1]} fields but the header has {len(header)}; not a readable {kind} table")
-    blank = (data.isna() | (data == "")).all(axis=1).to_numpy()
-    if blank.any():
-        raise InputError(f"{path}, line {int(np.argmax(blank)) + 2}: blank line inside the table; every line is one item "
-                         "(or one result), so a blank line would be an item without scores; remove it")
-    data.columns = pd.Index(header, dtype=object)
-    return data, np.arange(2, len(data) + 2)
+    for position, name in enumerate(header):
+        if position not in textual and pd.api.types.is_bool_dtype(data_frame[position].dtype):
+            raise InputError(f"{path}, line {lines[0]}, column {name!r}: true/false text ({data_frame[position].iloc[0]}) is not a "
+                             "number; write the scores as 1 and 0")
+    data_frame.columns = pd.Index(header, dtype=object)
+    return data_frame, lines
 
 
-def _read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
-    text = read_text(path)
-    records, lines = [], []
+def _quoted_csv(path: Path, text: str, separator: str, kind: str, id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """A CSV/TSV with quote characters: the ``csv`` module reads records (strict quoting) and where each starts."""
+    # newline="": lines split at LF, CRLF and CR with their ends kept, so that a CR inside a quoted cell stays.
+    reader = csv.reader(_stdio.StringIO(text, newline=""), delimiter=separator, strict=True)
+    rows, starts, previous = [], [], 0
+    try:
+        for row in reader:
+            rows.append(row)
+            starts.append(previous + 1)
+            previous = reader.line_num
+    except csv.Error as error:
+        raise InputError(f"{path}, line {previous + 1}: not a readable {kind} table ({error})") from None
+    fields = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
+    blank = np.fromiter((len(row) == 0 or (len(row) == 1 and not row[0].strip(" \t")) for row in rows), dtype=bool, count=len(rows))
+    header = [name.strip() for name in rows[0]] if not blank[0] else []
+    records = _records(path, kind, header, fields, blank, id_column) - 1  # positions in rows
+    frame = pd.DataFrame([rows[record] for record in records], columns=pd.Index(header, dtype=object), dtype=object)
+    return frame, np.asarray(starts, dtype=np.int64)[records]
 
-    def no_repeated_keys(pairs):
-        keys = [key for key, _ in pairs]
-        if len(set(keys)) != len(keys):
-            repeated = next(key for key in keys if keys.count(key) > 1)
-            raise InputError(f"key {repeated!r} appears twice in one object")
-        return dict(pairs)
 
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            raise InputError(f"{path}, line {number}: blank line; JSON Lines has one object per line")
-        try:
-            record = json.loads(line, object_pairs_hook=no_repeated_keys)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}, line {number}: not valid JSON ({error.msg} at column {error.colno})") from None
-        except InputError as error:
-            raise InputError(f"{path}, line {number}: {error}") from None
+def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset(),
+              id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The table and the physical line of each row (see the module notes)."""
+    text = _text(path)
+    kind = "TSV" if separator == "\t" else "CSV"
+    if '"' in text:
+        return _quoted_csv(path, text, separator, kind, id_column)
+    return _unquoted_csv(path, _lf(text), separator, kind, text_columns, id_column)
+
+
+def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    text = _lf(_text(path))  # a JSON string holds no raw line break
+    records, lines, blank = [], [], []
+    physical = text.split("\n")
+    if physical[-1] == "":
+        physical.pop()  # the final line end
+    for number, line in enumerate(physical, start=1):
+        if not line.strip(" \t"):
+            blank.append(number)
+            continue
+        record = parse_json(line, f"{path}, line {number}", line_numbers=False)
         if not isinstance(record, dict):
             raise InputError(f"{path}, line {number}: a JSON {type(record).__name__} where an object is expected")
         records.append(record)
         lines.append(number)
     if not records:
         raise InputError(f"{path}: the file is empty")
-    return pd.DataFrame.from_records(records), np.asarray(lines) if lines else np.arange(1, 1)
+    frame = pd.DataFrame.from_records(records)
+    if blank and (id_column is None or id_column not in frame.columns):
+        raise InputError(f"{path}, line {blank[0]}: blank line in JSON Lines without an item column; its records are aligned "
+                         "by position, so a blank line would shift them; remove it")
+    return frame, np.asarray(lines, dtype=np.int64)
 
 
-def read_frame(path: str | Path, text_columns: Iterable[str] = ()) -> tuple[pd.DataFrame, np.ndarray]:
-    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file (``text_columns``: keep as text in CSV)."""
+def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file.
+
+    ``text_columns`` are kept as text in CSV; blank lines are skipped when the table has ``id_column``
+    and refused otherwise (module notes).
+    """
     path = Path(path)
     name = path.name.lower()
     if not path.exists():
@@ -124,9 +205,9 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = ()) -> tuple[pd.D
         frame = table.to_pandas()
         return frame, np.arange(1, len(frame) + 1)
     if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-        return _read_jsonl(path)
+        return _read_jsonl(path, id_column)
     if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-        return _read_csv(path, "\t" if ".tsv" in name else ",", frozenset(text_columns))
+        return _read_csv(path, "\t" if ".tsv" in name else ",", frozenset(text_columns), id_column)
     raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .csv.gz, .parquet or .jsonl)")
 
 
@@ -139,7 +220,7 @@ def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, clus
     otherwise as wide.
     """
     path = Path(path)
-    frame, lines = read_frame(path, {name for name in (item_column, cluster_column, model_column) if name})
+    frame, lines = read_frame(path, {name for name in (item_column, cluster_column, model_column) if name}, item_column)
     options = dict(cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, score_range=score_range,
                    missing_cluster=missing_cluster, source=str(path), lines=lines)
     if model_column in frame.columns and score_column in frame.columns:
