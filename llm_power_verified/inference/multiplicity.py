@@ -188,9 +188,11 @@ def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> 
     family_size = int(check_count("family_size", family_size, minimum=1))
     if correction == "none":
         return float(alpha)
-    if correction == "sidak":
-        return float(-np.expm1(np.log1p(-alpha) / family_size))
-    return alpha / family_size
+    level = float(-np.expm1(np.log1p(-alpha) / family_size)) if correction == "sidak" else alpha / family_size
+    if level == 0 and alpha > 0:
+        raise ArgumentError(f"alpha {alpha:.3g} shared among a family of {family_size:,} ({correction}) is a level below the "
+                            f"smallest double (4.9e-324), which double precision cannot hold; give alpha >= {family_size * 5e-324:.2g}")
+    return level
 
 
 def holm_levels(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:

@@ -13,10 +13,11 @@ import numpy as np
 
 from llm_power_verified._generated import connor as _connor
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified._validation import check_alpha_power, finish, sides_for
+from llm_power_verified._validation import check_alpha_power, finish
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
 from llm_power_verified.planning.sample_size import (
     infinite_where_undetectable,
+    one_tail_level,
     validate_table,
 )
 
@@ -51,9 +52,9 @@ def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: An
 
 def _connor_from_cells(only_a, only_b, delta, alpha, power, alternative):
     alpha, power = check_alpha_power(alpha, power)
-    sides = sides_for(alternative)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        required = _connor.required_n_connor(only_a, only_b, alpha, power, sides)
+        required = _connor.required_n_connor(only_a, only_b, level, power, sides)
     return finish(infinite_where_undetectable(required, delta, alternative))
 
 

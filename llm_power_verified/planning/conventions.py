@@ -35,11 +35,10 @@ from llm_power_verified._validation import (
     check_alpha_power,
     check_in_open_interval,
     finish,
-    sides_for,
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import required_n_paired_binary
+from llm_power_verified.planning.sample_size import one_tail_level, required_n_paired_binary
 from llm_power_verified.planning.shortcut import required_n_arcsine, required_n_shortcut
 from llm_power_verified.results import Result
 
@@ -99,8 +98,9 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
     p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
     alpha, power = check_alpha_power(alpha, power)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = functions[variance](p_a, p_b, alpha, power, sides_for(alternative))
+        result = functions[variance](p_a, p_b, level, power, sides)
     return finish(np.where(p_a == p_b, np.inf, result))
 
 

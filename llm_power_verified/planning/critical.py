@@ -20,9 +20,9 @@ from llm_power_verified._validation import (
     check_positive,
     finish,
     require_choice,
-    sides_for,
 )
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.planning.sample_size import one_tail_level
 
 __all__ = ["agreement_share", "critical_correlation"]
 
@@ -73,8 +73,9 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
     delta = p_a - p_b
     effect = -delta if alternative == "smaller" else delta
     contradicted = (effect <= 0) if alternative != "two-sided" else (delta == 0)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = _critical.critical_correlation(p_a, p_b, n, alpha, power, sides_for(alternative))
+        value = _critical.critical_correlation(p_a, p_b, n, level, power, sides)
     return finish(np.where(contradicted & ~np.isnan(delta), np.inf, value))
 
 

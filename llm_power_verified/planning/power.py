@@ -20,7 +20,7 @@ from llm_power_verified._validation import (
     sides_for,
 )
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import signed_effect
+from llm_power_verified.planning.sample_size import one_tail_level, signed_effect
 
 __all__ = ["power_paired_binary", "power_wald"]
 
@@ -51,7 +51,8 @@ def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative
     delta = check_in_open_interval("delta", delta, -np.inf, np.inf)
     alpha, _ = check_alpha_power(alpha)
     if alternative == "two-sided":
-        result = _wald.power_wald_two_sided(variance, delta, n, alpha)
+        # The formula halves alpha itself; a level whose half underflows is taken as twice the tail one_tail_level keeps.
+        result = _wald.power_wald_two_sided(variance, delta, n, 2 * one_tail_level(alpha, alternative)[0])
     else:
         sides_for(alternative)
         result = _wald.power_wald_one_sided(variance, signed_effect(alternative, delta), n, alpha)

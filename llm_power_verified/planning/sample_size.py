@@ -53,6 +53,27 @@ __all__ = [
 ]
 
 
+#: The smallest positive double (4.9e-324).
+_SMALLEST_LEVEL = float(np.nextafter(0.0, 1.0))
+
+
+def one_tail_level(alpha: np.ndarray, alternative: str) -> tuple[np.ndarray, int]:
+    """``(alpha / s, 1)``: one rejection tail's level, as the generated formulas' ``(alpha, sides)`` arguments.
+
+    The generated formulas compute z_{1 - alpha/s} as -ndtri(alpha / s).  For the
+    smallest double, alpha = 4.9e-324, alpha / 2 underflows to 0, whose critical
+    value is inf (and N* with it); here that tail level is the smallest double
+    instead (z = 38.47 in place of 38.48), the nearest level double precision
+    holds, so that every alpha in (0, 1) gives a finite critical value.  For every
+    other alpha, alpha / s is the same double the formulas would compute.
+
+    >>> float(one_tail_level(np.float64(5e-324), "two-sided")[0]) > 0
+    True
+    """
+    level = np.asarray(alpha, dtype=np.float64) / sides_for(alternative)
+    return np.where((level == 0) & (np.asarray(alpha) > 0), _SMALLEST_LEVEL, level), 1
+
+
 def signed_effect(alternative: str, delta: np.ndarray) -> np.ndarray:
     """Effect measured in the direction of a one-sided alternative."""
     return -delta if alternative == "smaller" else delta
@@ -86,7 +107,7 @@ def critical_value(alpha: Any = 0.05, alternative: str = "two-sided") -> float |
     1.959964
     """
     alpha_array, _ = check_alpha_power(alpha)
-    return finish(_wald.critical_value(alpha_array, sides_for(alternative)))
+    return finish(_wald.critical_value(*one_tail_level(alpha_array, alternative)))
 
 
 def paired_difference_variance(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
@@ -181,9 +202,9 @@ def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0
     variance = check_positive("variance", variance, allow_zero=True)
     delta = np.asarray(check_in_open_interval("delta", delta, -np.inf, np.inf))
     alpha, power = check_alpha_power(alpha, power)
-    sides = sides_for(alternative)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        required = _wald.required_n_wald(variance, delta, alpha, power, sides)
+        required = _wald.required_n_wald(variance, delta, level, power, sides)
     return finish(infinite_where_undetectable(required, delta, alternative))
 
 
@@ -252,9 +273,9 @@ def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any
     """
     b, c, n = validate_table(b, c, n)
     alpha, power = check_alpha_power(alpha, power)
-    sides = sides_for(alternative)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        required = _table.required_n_from_counts(b, c, n, alpha, power, sides)
+        required = _table.required_n_from_counts(b, c, n, level, power, sides)
     return finish(infinite_where_undetectable(required, b - c, alternative))
 
 
@@ -304,7 +325,8 @@ def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: A
     n = check_positive("n", n)
     variance = check_positive("variance", variance, allow_zero=True)
     alpha, power = check_alpha_power(alpha, power)
-    return finish(_wald.minimum_detectable_effect_wald(variance, n, alpha, power, sides_for(alternative)))
+    level, sides = one_tail_level(alpha, alternative)
+    return finish(_wald.minimum_detectable_effect_wald(variance, n, level, power, sides))
 
 
 def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:

@@ -23,10 +23,10 @@ from llm_power_verified._validation import (
     check_alpha_power,
     check_in_open_interval,
     finish,
-    sides_for,
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.planning.correlation import validate_marginals_and_rho
+from llm_power_verified.planning.sample_size import one_tail_level
 from llm_power_verified.results import Result
 
 __all__ = [
@@ -100,8 +100,9 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
     p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
     alpha, power = check_alpha_power(alpha, power)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore"):
-        result = _CONVENTIONS[convention](p_a, p_b, alpha, power, sides_for(alternative))
+        result = _CONVENTIONS[convention](p_a, p_b, level, power, sides)
     return finish(result)
 
 
@@ -126,8 +127,9 @@ def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: 
     """
     p_a, p_b, rho = validate_marginals_and_rho(p_a, p_b, rho)
     alpha, power = check_alpha_power(alpha, power)
+    level, sides = one_tail_level(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = _arcsine.required_n_shortcut(p_a, p_b, rho, alpha, power, sides_for(alternative))
+        result = _arcsine.required_n_shortcut(p_a, p_b, rho, level, power, sides)
     return finish(np.where(p_a == p_b, np.inf, result))
 
 
