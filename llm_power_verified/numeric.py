@@ -18,8 +18,8 @@ def quantiles(values, levels, axis: int = 0) -> np.ndarray:
     are infinite.  Here infinities are stood in for by the largest float, which
     interpolates without overflow, and the result is inf exactly where an
     infinite order statistic carries a positive weight (a finite stand-in such
-    as 0.05 x 1.8e308 = 9e306 is never returned).  NaN propagates as in
-    ``np.quantile``.
+    as 0.05 x 1.8e308 = 9e306 is never returned); between -inf and +inf it is
+    NaN.  NaN propagates as in ``np.quantile``.
 
     >>> quantiles(np.array([1.0, np.inf, np.inf]), 0.5).item()
     inf
@@ -28,11 +28,14 @@ def quantiles(values, levels, axis: int = 0) -> np.ndarray:
     """
     values = np.asarray(values, dtype=np.float64)
     stand_in = np.where(np.isposinf(values), _LARGEST, np.where(np.isneginf(values), -_LARGEST, values))
-    result = np.quantile(stand_in, levels, axis=axis)
+    # Interpolating between stand-ins of opposite signs overflows (L - (-L)); such results are replaced below.
+    with np.errstate(over="ignore", invalid="ignore"):
+        result = np.quantile(stand_in, levels, axis=axis)
     # The neighbouring order statistics of each level; the result is infinite wherever either is infinite and
     # carries weight (the lower one: weight 1 - g > 0 always; the upper one: when the result moved off the lower).
     lower = np.quantile(stand_in, levels, axis=axis, method="lower")
     upper = np.quantile(stand_in, levels, axis=axis, method="higher")
     positive = (lower == _LARGEST) | ((upper == _LARGEST) & (result != lower))
     negative = (upper == -_LARGEST) | ((lower == -_LARGEST) & (result != upper))
-    return np.where(positive, np.inf, np.where(negative, -np.inf, result))
+    # Between -inf and +inf (both neighbours infinite, of opposite signs) the interpolation is undefined: NaN.
+    return np.where(positive & negative, np.nan, np.where(positive, np.inf, np.where(negative, -np.inf, result)))
