@@ -66,25 +66,29 @@ def _lf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank: np.ndarray, id_column: str | None) -> np.ndarray:
-    """Line numbers (1-based) of the data records, after the rules on blank lines and field counts."""
+def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank: np.ndarray, id_column: str | None,
+             starts: np.ndarray) -> np.ndarray:
+    """Positions of the data records among all records, after the rules on blank lines and field counts.
+
+    ``fields``, ``blank`` and ``starts`` (the physical line where each begins) describe every record,
+    the header first.
+    """
     if blank[0]:
         raise InputError(f"{path}, line 1: blank line where the header should be; the first line names the columns")
     for position, name in enumerate(header):
         if not name:
             raise InputError(f"{path}: column {position + 1} of the header has no name")
     check_columns(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
-    blank, fields = blank[1:], fields[1:]
+    blank, fields, starts = blank[1:], fields[1:], starts[1:]
     if blank.any() and (id_column is None or id_column not in header):
-        line = int(np.argmax(blank)) + 2
-        raise InputError(f"{path}, line {line}: blank line inside a table without an item column; its rows are aligned by "
-                         "position, so a blank line would shift them; remove it (or add an item_id column)")
+        raise InputError(f"{path}, line {starts[int(np.argmax(blank))]}: blank line inside a table without an item column; its "
+                         "rows are aligned by position, so a blank line would shift them; remove it (or add an item_id column)")
     wrong = ~blank & (fields != len(header))
     if wrong.any():
         row = int(np.argmax(wrong))
-        raise InputError(f"{path}, line {row + 2}: {int(fields[row])} fields where the header has {len(header)}; not a readable "
-                         f"{kind} table (every line needs one field per column; an empty field is a missing value)")
-    return np.flatnonzero(~blank) + 2
+        raise InputError(f"{path}, line {starts[row]}: {int(fields[row])} fields where the header has {len(header)}; not a "
+                         f"readable {kind} table (every line needs one field per column; an empty field is a missing value)")
+    return np.flatnonzero(~blank) + 1
 
 
 def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns: frozenset[str],
@@ -101,8 +105,9 @@ def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns
     for line in np.flatnonzero((fields == 1) & ~blank):  # one field: blank if only spaces and tabs
         blank[line] = not raw[starts[line]:ends[line]].strip(b" \t")
     header = [name.strip() for name in raw[starts[0]:ends[0]].decode("utf-8").split(separator)] if not blank[0] else []
-    lines = _records(path, kind, header, fields, blank, id_column)
-    body = b"\n".join(raw[starts[line - 1]:ends[line - 1]] for line in lines) if blank[1:].any() else raw[ends[0] + 1:]
+    records = _records(path, kind, header, fields, blank, id_column, np.arange(1, ends.size + 1))
+    lines = records + 1
+    body = b"\n".join(raw[starts[record]:ends[record]] for record in records) if blank[1:].any() else raw[ends[0] + 1:]
     textual = {position: str for position, name in enumerate(header) if name in text_columns}
     missing = sorted(MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT})
     try:
@@ -136,9 +141,10 @@ def _quoted_csv(path: Path, text: str, separator: str, kind: str, id_column: str
     fields = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
     blank = np.fromiter((len(row) == 0 or (len(row) == 1 and not row[0].strip(" \t")) for row in rows), dtype=bool, count=len(rows))
     header = [name.strip() for name in rows[0]] if not blank[0] else []
-    records = _records(path, kind, header, fields, blank, id_column) - 1  # positions in rows
+    starts = np.asarray(starts, dtype=np.int64)
+    records = _records(path, kind, header, fields, blank, id_column, starts)
     frame = pd.DataFrame([rows[record] for record in records], columns=pd.Index(header, dtype=object), dtype=object)
-    return frame, np.asarray(starts, dtype=np.int64)[records]
+    return frame, starts[records]
 
 
 def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset(),
@@ -262,7 +268,11 @@ def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") 
     elif name.endswith(".jsonl"):
         data = "".join(json.dumps(record, allow_nan=False) + "\n" for record in frame.to_dict(orient="records")).encode()
     elif name.endswith((".csv", ".tsv")):
-        data = frame.to_csv(index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g").encode()
+        # The csv writer quotes a cell holding LF but not one holding a lone CR, which readers take for a line end:
+        # then every text cell is quoted.
+        texts = [*matrix.models, *matrix.item_ids, *(matrix.clusters or ())]
+        quoting = csv.QUOTE_NONNUMERIC if any("\r" in text for text in texts) else csv.QUOTE_MINIMAL
+        data = frame.to_csv(index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g", quoting=quoting).encode()
     else:
         raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .parquet or .jsonl)")
     write_bytes(path, data)

@@ -318,6 +318,9 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     rows, item_names = _required_codes(frame[item_column], source, lines, item_column, "an item id",
                                        "the item id is empty; every item needs an id")
     cols, model_names = _required_codes(frame[model_column], source, lines, model_column, "a model name", "the model name is empty", str)
+    if cluster_column:
+        label_code, label_names = label_codes(frame[cluster_column], source, lines, cluster_column, "a cluster label",
+                                              missing=is_missing_label)
     values = _numbers(frame[[score_column]], source, lines, [score_column])[:, 0]
     missing_score = np.isnan(values)
     if missing_score.any():
@@ -352,7 +355,6 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     clusters = None
     if cluster_column:
         raw = frame[cluster_column]
-        label_code, label_names = label_codes(raw, source, lines, cluster_column, "a cluster label", missing=is_missing_label)
         # One label per item: compare every row with the item's first row (a missing label counts as a value).
         first_row = np.full(len(item_names), -1, dtype=np.int64)
         first_row[rows[::-1]] = np.arange(rows.size)[::-1]
