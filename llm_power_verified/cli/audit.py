@@ -201,9 +201,10 @@ def run(arguments) -> str | tuple[str, int] | int:
         width = arguments.width or _terminal_width()
         text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)
     if arguments.out:
-        from llm_power_verified.io import write_text
+        from llm_power_verified.io.output import terminal_lines, write_text
 
-        write_text(arguments.out, text)
+        # The file gets what the terminal would: no control or bidirectional character of an input, raw.
+        write_text(arguments.out, terminal_lines(text))
         return wrote(arguments.out, status)
     return text.rstrip("\n"), status
 

@@ -60,6 +60,7 @@ def _check(arguments) -> None:
 
 def run(arguments) -> tuple[str, int]:
     from llm_power_verified.io import check_outputs, write_text
+    from llm_power_verified.io.output import terminal_lines
     from llm_power_verified.io.accuracy_table import read_accuracies
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
     from llm_power_verified.report.accuracies import render_accuracies
@@ -79,7 +80,8 @@ def run(arguments) -> tuple[str, int]:
             print_note(f"llm-power-verified: gate failed: {failing} adjacent pairs are not resolved at every admissible rho")
         status = 1 if failing else 0
     if arguments.out:
-        write_text(arguments.out, text)
+        # A text report gets what the terminal would (no control or bidirectional character raw); data is written as it is.
+        write_text(arguments.out, text if arguments.format in ("json", "jsonl", "csv") else terminal_lines(text))
         return wrote(arguments.out, status)
     if arguments.format in ("json", "jsonl", "csv"):  # data, written as it is (the terminal guard is for text reports)
         write_report_chunks([(text.rstrip("\n") + "\n").encode("utf-8")])

@@ -21,10 +21,11 @@ character of an input reaches it raw.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib.metadata import version
 
 from llm_power_verified.cli import (
@@ -80,11 +81,33 @@ def _guard_standard_streams() -> str | None:
     if sys.stdout is None or _closed(1):
         return ("standard output is closed (>&-): the report has nowhere to go; nothing was done "
                 "(redirect it to a file or to /dev/null)")
-    if sys.stdout is sys.__stdout__ and hasattr(sys.stdout, "reconfigure"):
-        # A name the terminal's encoding cannot show is printed as an escape rather than stopping the command.
-        with contextlib.suppress(OSError, ValueError):
-            sys.stdout.reconfigure(errors="backslashreplace")
     return None
+
+
+@contextlib.contextmanager
+def _whole_stdout() -> Iterator[None]:
+    """Standard output, while the command runs, through a writer that never drops the rest of a partial write
+    (:func:`~llm_power_verified.io.output.whole_writer`), and that prints a character the terminal's encoding cannot
+    show as an escape instead of stopping; a replaced stream (a test's capture) is left as it is."""
+    original = sys.stdout
+    if original is not sys.__stdout__ or original is None:
+        yield
+        return
+    from llm_power_verified.io.output import whole_writer
+
+    original.flush()
+    sys.stdout = io.TextIOWrapper(whole_writer(original.fileno(), closefd=False), encoding=original.encoding,
+                                  errors="backslashreplace", line_buffering=original.line_buffering)
+    try:
+        yield
+    finally:
+        replaced, sys.stdout = sys.stdout, original
+        try:
+            replaced.flush()
+        except (OSError, ValueError):  # reported already; what is left goes to the null device, not to a second message
+            detach_stdout()
+            with contextlib.suppress(OSError, ValueError):
+                replaced.flush()
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -112,8 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         refusal = _guard_standard_streams()
         if refusal:
             raise CommandError(refusal)
-        status = _run(argv)
-        flush_stdout()
+        with _whole_stdout():
+            status = _run(argv)
+            flush_stdout()
         return status
     except BrokenPipeError:
         detach_stdout()

@@ -36,10 +36,12 @@ neither move the cursor nor reorder or break the text around it.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import os
 import re
+import select
 import signal
 import stat
 import sys
@@ -51,7 +53,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 from llm_power_verified.io.errors import OutputError
 
 __all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "names_descriptor", "open_output",
-           "terminal_lines", "terminal_text", "write_bytes", "write_chunks", "write_text", "writes_to_stdout"]
+           "terminal_lines", "terminal_text", "whole_writer", "write_bytes", "write_chunks", "write_text", "writes_to_stdout"]
 
 _UMASK_LOCK = threading.Lock()
 #: The package's shipped data: read by the examples, never written.
@@ -134,7 +136,7 @@ def writes_to_stdout(path: str | Path | None) -> bool:
 def _refusal(path: Path, target: Path, status: os.stat_result | None) -> str | None:
     """Why ``target`` (resolved from ``path``) can never be written, or None: shipped data, read-only, socket or block device."""
     if target == SHIPPED_DATA or SHIPPED_DATA in target.parents:
-        return f"is the package's shipped data ({target}), which is never an output; choose another path"
+        return f"is in the package's shipped data ({SHIPPED_DATA}), which is never an output; choose another path"
     if status is None:
         return None
     mode = status.st_mode
@@ -178,7 +180,8 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
             for given, source in resolved_inputs:
                 with contextlib.suppress(OSError):
                     if stat.S_ISREG(status.st_mode) and os.path.samestat(status, os.stat(source)):
-                        raise OutputError(f"{label} {path} is the input {given} (its descriptor {number}); choose another output")
+                        raise OutputError(f"{label} {path} would write into the input {given} (descriptor {number} is that file); "
+                                          "choose another output")
             key = (status.st_dev, status.st_ino)
             if key in streams:
                 raise OutputError(f"{label} {path} and {streams[key]} write to one stream; give each output its own path")
@@ -229,11 +232,39 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
             signal.signal(number, action)
 
 
+class _WholeWrites(io.FileIO):
+    """A file whose ``write`` writes all it is given or raises.
+
+    The operating system may write part of a buffer (a pipe whose reader left
+    mid-write, a disk that fills): ``write(2)`` returns the count and the next
+    call fails.  Python's buffered writer can report that short count as
+    success and drop the rest (measured: 273,787 bytes into ``| head -c 10``
+    returned 65,536 with no error), so every writer here loops until the
+    next call raises.
+    """
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while view:
+            written = super().write(view)
+            if written is None:  # a full non-blocking descriptor: wait until it takes more, as a blocking one would
+                select.select([], [self], [])
+                continue
+            view = view[written:]
+        return total
+
+
+def whole_writer(descriptor: int, *, closefd: bool = True) -> io.BufferedWriter:
+    """A buffered binary stream on ``descriptor`` that never drops the rest of a partial write (:class:`_WholeWrites`)."""
+    return io.BufferedWriter(_WholeWrites(descriptor, "wb", closefd=closefd))
+
+
 @contextlib.contextmanager
 def _direct(path: Path, opened: int) -> Iterator[BinaryIO]:
     """Write through ``opened`` (a descriptor this function closes); a broken pipe propagates, other errors are refusals."""
     try:
-        with open(opened, "wb", closefd=True) as stream:
+        with whole_writer(opened) as stream:
             yield stream
     except BrokenPipeError:
         raise
@@ -287,7 +318,7 @@ def open_output(path: str | Path) -> Iterator[BinaryIO]:
         raise OutputError(f"cannot write {path}: {error.strerror}") from None
     try:
         with _removed_on_signal(temporary):
-            with os.fdopen(handle, "wb") as stream:
+            with whole_writer(handle) as stream:
                 yield stream
                 stream.flush()
                 os.fsync(stream.fileno())
