@@ -334,9 +334,19 @@ def test_ids_that_are_json_lists_or_objects_are_refused_in_one_line(tmp_path, re
     records = [{"item_id": f"q{i}", "model": m, "score": (i + k) % 2, "topic": "t"} for i in range(3) for k, m in enumerate("ab")]
     records.insert(2, {"topic": "t", **record})
     path = _write(tmp_path / "ids.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    with pytest.raises(InputError, match=f"ids.jsonl: line 3, column '{column}': .* (is a (list|dict), not|is not a number)"):
+    with pytest.raises(InputError, match=f"ids.jsonl: line 3, column '{column}': .* is an? (list|object), not"):
         read_scores(path, cluster_column="topic")
     _cli_refuses(_audit(path, "--cluster-column", "topic"), f"line 3, column '{column}'")
+
+
+def test_parquet_cells_that_are_lists(tmp_path):
+    pytest.importorskip("pyarrow")
+    pd.DataFrame({"item_id": [[1], [2], [3]], "a": [1, 0, 1], "b": [0, 1, 1]}).to_parquet(tmp_path / "ids.parquet")
+    with pytest.raises(InputError, match=r"ids.parquet: line 1, column 'item_id': \[1\] is a list, not an item id"):
+        read_scores(tmp_path / "ids.parquet")
+    pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [[1], [0], [1]], "b": [0, 1, 1]}).to_parquet(tmp_path / "scores.parquet")
+    with pytest.raises(InputError, match=r"scores.parquet: line 1, column 'a': \[1\] is a list, not a number"):
+        read_scores(tmp_path / "scores.parquet")
 
 
 def test_wide_json_lines_item_id_that_is_a_list(tmp_path):

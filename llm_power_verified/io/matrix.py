@@ -171,6 +171,8 @@ def text_problem(text: str) -> str | None:
     """
     if _NUL in text:
         return "holds a NUL character (U+0000)"
+    if text.isascii():
+        return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
@@ -193,10 +195,10 @@ def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None
             raise InputError(f"{source}: {kind} {position + 1} is {describe_value(name)}, not text; {fix}")
         if not name.strip():
             raise InputError(f"{source}: {kind} {position + 1} has an empty name ({describe_value(name)}); {fix}")
-        problem = text_problem(name)
-        if problem is not None:
-            raise InputError(f"{source}: {kind} {position + 1} ({describe_value(name)}) {problem}; names, item ids and "
-                             "cluster labels must be text")
+    if text_problem("".join(names)) is not None:  # one pass over all names; the loop finds which
+        position, name, problem = next((position, name, text_problem(name)) for position, name in enumerate(names) if text_problem(name))
+        raise InputError(f"{source}: {kind} {position + 1} ({describe_value(name)}) {problem}; names, item ids and "
+                         "cluster labels must be text")
     repeat = first_repeat(names)
     if repeat is not None:
         raise InputError(f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "

@@ -99,8 +99,9 @@ def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns
     newlines = np.flatnonzero(data == 10)
     ends = newlines if raw.endswith(b"\n") else np.append(newlines, data.size)
     starts = np.concatenate([[0], newlines + 1])[: ends.size]
-    separators = np.flatnonzero(data == ord(separator))
-    fields = np.searchsorted(separators, ends) - np.searchsorted(separators, starts) + 1
+    # Separators before each line end; no separator sits on a line end, so a line's count is the difference.
+    before_end = np.searchsorted(np.flatnonzero(data == ord(separator)), ends)
+    fields = np.diff(before_end, prepend=0) + 1
     blank = ends == starts
     for line in np.flatnonzero((fields == 1) & ~blank):  # one field: blank if only spaces and tabs
         blank[line] = not raw[starts[line]:ends[line]].strip(b" \t")

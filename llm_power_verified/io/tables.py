@@ -141,6 +141,9 @@ def _numbers(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequenc
         if bad.any():
             row = int(np.argmax(bad))
             example = values.iloc[row]
+            if not isinstance(example, str):
+                raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, not a "
+                                 "number; scores are numbers in [0, 1]")
             if text_hint is not None and bad.sum() > (len(values) - int((np.isnan(parsed) & ~bad).sum())) / 2:
                 raise InputError(f"{source}: {text_hint(column, example)}")
             raise InputError(f"{source}: {_at(lines, row)}, column {column!r}: {describe_value(example)} is not a number; "
@@ -159,6 +162,17 @@ def _item_text(value: object) -> str:
 _SCALARS = (str, int, float, bool, np.generic)
 
 
+def _kind(value: object) -> str:
+    """What a non-scalar cell is, in JSON's words: "a list", "an object", or its type."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "a list"
+    return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
+def _shown(value: object) -> str:
+    return describe_value(value.tolist() if isinstance(value, np.ndarray) else value)
+
+
 def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, *,
                 text: Callable[[object], str] = _item_text, missing: Callable[[object], bool] | None = None) -> tuple[np.ndarray, list[str]]:
     """(code per row, distinct texts) of an id, name or label column; code -1 marks a missing value.
@@ -168,7 +182,7 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
     or object), or whose text holds a control character or a lone surrogate, is refused naming its line.
     """
     def refuse(code_row: int, value: object, problem: str) -> None:
-        raise InputError(f"{source}: {_at(lines, code_row)}, column {column!r}: {describe_value(value)} {problem}; "
+        raise InputError(f"{source}: {_at(lines, code_row)}, column {column!r}: {_shown(value)} {problem}; "
                          "item ids, model names and cluster labels are text or numbers")
 
     try:
@@ -176,11 +190,11 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
     except TypeError:  # an unhashable value: a JSON list or object
         row, value = next(((row, value) for row, value in enumerate(values.tolist()) if not isinstance(value, _SCALARS + (type(None),))),
                           (0, values.iloc[0]))
-        refuse(row, value, f"is a {type(value).__name__}, not {what}")
+        refuse(row, value, f"is {_kind(value)}, not {what}")
     names: list[str | None] = []
     for code, value in enumerate(uniques):
         if not isinstance(value, _SCALARS):
-            refuse(int(np.argmax(raw_codes == code)), value, f"is a {type(value).__name__}, not {what}")
+            refuse(int(np.argmax(raw_codes == code)), value, f"is {_kind(value)}, not {what}")
         name = text(value)
         if not name.strip() or (missing is not None and missing(value)):
             names.append(None)
@@ -189,8 +203,9 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
         if problem is not None:
             refuse(int(np.argmax(raw_codes == code)), value, problem)
         names.append(name)
-    codes, distinct = pd.factorize(np.asarray(names + [None], dtype=object)[raw_codes], use_na_sentinel=True)
-    return codes.astype(np.int64), [str(name) for name in distinct]
+    # Distinct values may share a text (1 and "1"): codes are renumbered per text, through the small table of values.
+    per_value, distinct = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
+    return np.append(per_value, -1).astype(np.int64)[raw_codes], [str(name) for name in distinct]
 
 
 def _required_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, empty: str,
