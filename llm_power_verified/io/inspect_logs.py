@@ -55,12 +55,14 @@ from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import Shown, kept_value
 
-__all__ = ["MAX_MEMBER_BYTES", "MAX_LOG_BYTES", "read_inspect", "read_zip_member"]
+__all__ = ["MAX_ID_CHARACTERS", "MAX_MEMBER_BYTES", "MAX_LOG_BYTES", "read_inspect", "read_zip_member"]
 
 #: Largest declared (uncompressed) size of one member that is read (128 MiB).
 MAX_MEMBER_BYTES = 128 << 20
 #: Largest total of the members read from one log (4 GiB; members are read one at a time).
 MAX_LOG_BYTES = 4 << 30
+#: Longest sample id read (4,096 characters).
+MAX_ID_CHARACTERS = 4096
 _ZSTD = 93
 _CHUNK = 1 << 20
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -201,6 +203,9 @@ def _sample(record: Any, where: str) -> _Sample:
     sample_id = record.get("id")
     if isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)):
         raise InputError(f"{where}: sample id is {describe_value(sample_id)}; expected a string or whole number")
+    if isinstance(sample_id, str) and len(sample_id) > MAX_ID_CHARACTERS:
+        raise InputError(f"{where}: sample id {describe_value(sample_id)} has {len(sample_id):,} characters "
+                         f"(at most {MAX_ID_CHARACTERS:,}); an id names a sample, it is not the sample")
     epoch = record.get("epoch", 1)
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         raise InputError(f"{where}: sample {sample_id!r} has epoch {describe_value(epoch)}; expected a whole number >= 1")

@@ -3,7 +3,7 @@
 A ``.gz`` file is inflated in chunks of :data:`CHUNK_BYTES` by the standard
 library's :class:`gzip.GzipFile` (every member of a multi-member file), and
 reading stops with an :class:`InputError` as soon as the output would exceed
-:data:`MAX_INFLATED_BYTES` (64 MiB): deflate inflates up to about 1,000-fold,
+:data:`MAX_INFLATED_BYTES` (32 MiB): deflate inflates up to about 1,000-fold,
 so without a bound a 3 MiB file becomes 3 GB of text, and a CSV parser then
 needs several times that (Python's ``io.StringIO`` holds 4 bytes per
 character).  With the bound, reading a hostile ``.gz`` stays under about 1 GB
@@ -24,8 +24,8 @@ from llm_power_verified.io.errors import InputError, describe_value
 
 __all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "Shown", "first_repeat", "inflate_gzip", "kept_value", "read_text"]
 
-#: Largest text a ``.gz`` input is inflated to (64 MiB).
-MAX_INFLATED_BYTES = 64 << 20
+#: Largest text a ``.gz`` input is inflated to (32 MiB).
+MAX_INFLATED_BYTES = 32 << 20
 #: Bytes inflated per step (1 MiB).
 CHUNK_BYTES = 1 << 20
 

@@ -19,10 +19,7 @@ The family (``family``) is declared explicitly: "adjacent" (K - 1
 comparisons), "all" (K (K - 1) / 2) or "reference" (K - 1); adjusted
 p-values and N* inflations use it.  Cluster diagnostics are in
 :mod:`llm_power_verified.leaderboard.clusters`.
-
-An audit whose estimated peak memory (:func:`~.ranking.audit_memory`) exceeds
-what the run may use (:func:`~.ranking.memory_budget`) is refused before any
-allocation, in one line with both figures and what to do.
+An audit too large for the machine is refused before it allocates (:func:`~.ranking.check_audit_memory`).
 """
 
 from __future__ import annotations
@@ -60,10 +57,8 @@ from llm_power_verified.leaderboard.pairs import (
 from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
     bootstrap_rank_intervals,
-    audit_memory,
-    memory_budget,
+    check_audit_memory,
     model_table,
-    ranking_memory,
     resolved_count,
 )
 from llm_power_verified.leaderboard.streams import canonical_item_order
@@ -234,7 +229,7 @@ def audit_leaderboard(
     """
     settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction,
                          n_rank_resamples)
-    _check_memory(matrix, settings, streamed=False)
+    check_audit_memory(matrix.n_models, matrix.n_items, settings["mode"], settings["family"], streamed=False)
     matrix = _canonical_order(matrix)
     with shared_counts(matrix.scores):
         return _audit(matrix, settings, progress, backend or LocalBackend())
@@ -272,7 +267,7 @@ def stream_audit(
         raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "
                             "audit a clustered matrix in memory (audit_leaderboard; any CLI format but parquet)")
     settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 0, correction, n_rank_resamples)
-    _check_memory(matrix, settings, streamed=True)
+    check_audit_memory(matrix.n_models, matrix.n_items, settings["mode"], settings["family"], streamed=True)
     matrix = _canonical_order(matrix)
     with shared_counts(matrix.scores):
         return _audit(matrix, settings, progress, backend or LocalBackend(), sink, arrow)
@@ -288,23 +283,6 @@ def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 
         raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
     return dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=int(n_resamples), seed=seed,
                 n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
-
-
-def _check_memory(matrix: ScoreMatrix, settings: dict, streamed: bool) -> None:
-    """Refuse, before allocating, an audit whose estimated memory exceeds the budget: one line with the figures."""
-    models, items, mode = matrix.n_models, matrix.n_items, settings["mode"]
-    need = audit_memory(models, items, mode, settings["family"], streamed)
-    budget, reason = memory_budget()
-    if need <= budget:
-        return
-    if not streamed and audit_memory(models, items, mode, settings["family"], True) <= budget:
-        remedy = "stream the pair table instead (--format parquet --out FILE, or stream_audit)"
-    else:
-        most = int((budget / ranking_memory(1)) ** 0.5)
-        remedy = f"audit fewer models at once (about {most:,} fit)"
-    raise ArgumentError(f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
-                        f"{budget / 1e9:,.1f} GB this run may use ({reason}): the ranking tests all {models * (models - 1) // 2:,} "
-                        f"pairs, so memory grows as the square of the number of models; {remedy}")
 
 
 def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink=None, arrow: bool = False) -> AuditResult | StreamedAudit:

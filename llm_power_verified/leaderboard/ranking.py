@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import (
@@ -58,7 +59,7 @@ from llm_power_verified.planning.sample_size import (
     required_n_wald,
 )
 
-__all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
+__all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "check_audit_memory", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
            "resolved_count", "significance_matrix"]
 
 RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
@@ -122,7 +123,8 @@ def memory_budget() -> tuple[int, str]:
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows): assume 16 GB
         budget, reason = 8 << 30, "half of an assumed 16 GB"
     try:
-        import resource  # Unix only
+        # Optional dependency: the resource module exists on Unix only.
+        import resource
 
         limit = resource.getrlimit(resource.RLIMIT_AS)[0]
         with open("/proc/self/statm") as status:
@@ -132,6 +134,22 @@ def memory_budget() -> tuple[int, str]:
     if limit != resource.RLIM_INFINITY and limit - in_use < budget:
         return max(limit - in_use, 0), "what the address-space limit (ulimit -v) leaves"
     return budget, reason
+
+
+def check_audit_memory(models: int, items: int, mode: str, family: str, streamed: bool) -> None:
+    """Refuse, before allocating, an audit whose estimated memory exceeds the budget: one line with the figures."""
+    need = audit_memory(models, items, mode, family, streamed)
+    budget, reason = memory_budget()
+    if need <= budget:
+        return
+    if not streamed and audit_memory(models, items, mode, family, True) <= budget:
+        remedy = "stream the pair table instead (--format parquet --out FILE, or stream_audit)"
+    else:
+        most = int((budget / ranking_memory(1)) ** 0.5)
+        remedy = f"audit fewer models at once (about {most:,} fit)"
+    raise ArgumentError(f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
+                        f"{budget / 1e9:,.1f} GB this run may use ({reason}): the ranking tests all {models * (models - 1) // 2:,} "
+                        f"pairs, so memory grows as the square of the number of models; {remedy}")
 
 
 def resolved_count(matrix: ScoreMatrix, alpha: float, power: float) -> int:

@@ -180,11 +180,9 @@ def read_audit_metadata(path: str | Path) -> dict:
     # Optional dependency (extra parquet).
     import pyarrow.parquet as pq
 
-    import pyarrow
-
     try:
         metadata = pq.read_metadata(path).metadata or {}
-    except (OSError, pyarrow.ArrowException) as error:
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
         raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())})") from None
     if METADATA_KEY not in metadata:
         raise ArgumentError(f"{path}: not an llm-power-verified audit (no {METADATA_KEY.decode()} metadata)")

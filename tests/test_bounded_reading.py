@@ -1,0 +1,246 @@
+"""Hostile inputs read with bounded memory, and refused in one line naming the file (and member or line).
+
+Each small hostile file is built in a temporary folder and run through the
+CLI.  The ones that could blow up memory run in a subprocess whose address
+space is limited to 1.5 GiB (``RLIMIT_AS``), so that a blow-up fails the
+test instead of the machine; the subprocess reports its exit status, its
+stderr and its peak resident memory.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zstandard
+
+from llm_power_verified.cli import main
+from llm_power_verified.io.inspect_logs import MAX_MEMBER_BYTES
+from llm_power_verified.io.text import MAX_INFLATED_BYTES
+
+sys.path.insert(0, str(Path(__file__).parent))
+from damaged import zip_archive, zstd_member  # noqa: E402
+
+LIMITED = r"""
+import contextlib, io, json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))  # 1.5 GiB of address space
+from llm_power_verified.cli import main
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    try:
+        status = main(json.loads(sys.argv[1]))
+    except MemoryError:
+        status = "MemoryError"
+print(json.dumps({"status": status, "err": err.getvalue(), "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+"""
+#: Peak resident memory allowed for reading a hostile input (the interpreter with numpy, scipy and pandas is about 170 MiB).
+PEAK_MIB = 1024
+
+
+def run_limited(arguments: list[str]) -> dict:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    result = subprocess.run([sys.executable, "-c", LIMITED, json.dumps(arguments)], capture_output=True, text=True, timeout=300, env=env,
+                            cwd=Path(__file__).parent.parent)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def refused_within_memory(arguments: list[str], fragments: list[str]) -> dict:
+    report = run_limited(arguments)
+    message = report["err"].strip()
+    assert report["status"] == 2, report
+    assert len(message.splitlines()) == 1 and "Traceback" not in message, message
+    for fragment in fragments:
+        assert fragment in message, message
+    assert report["peak_mib"] < PEAK_MIB, report
+    return report
+
+
+def refused(arguments: list[str], fragments: list[str], capsys) -> str:
+    status = main(arguments)
+    captured = capsys.readouterr()
+    message = captured.err.strip()
+    assert status == 2, captured.out[:500]
+    assert len(message.splitlines()) == 1 and "Traceback" not in message, message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def zstd_stream(piece: bytes, repeats: int, prefix: bytes = b"", suffix: bytes = b"") -> tuple[bytes, int, int]:
+    """(zstd frame, CRC-32, size) of ``prefix + piece * repeats + suffix``, compressed without holding the content."""
+    compressor, crc, parts = zstandard.ZstdCompressor(level=3).compressobj(), zlib.crc32(prefix), []
+    parts.append(compressor.compress(prefix))
+    for _ in range(repeats):
+        parts.append(compressor.compress(piece))
+        crc = zlib.crc32(piece, crc)
+    parts += [compressor.compress(suffix), compressor.flush()]
+    return b"".join(parts), zlib.crc32(suffix, crc), len(prefix) + len(piece) * repeats + len(suffix)
+
+
+HEADER = zstd_member("header.json", b'{"eval": {"model": "m/x"}}')
+
+
+def clean_log(path: Path, model: str) -> Path:
+    samples = [{"id": f"q{i}", "epoch": 1, "scores": {"s": {"value": "C" if i % 3 else "I"}}} for i in range(30)]
+    path.write_bytes(zip_archive([zstd_member("header.json", json.dumps({"eval": {"model": model}}).encode()),
+                                  zstd_member("summaries.json", json.dumps(samples).encode())]))
+    return path
+
+
+# --------------------------------------------------------------------------- decompression bombs
+def test_zstd_nested_lists_under_the_member_limit(tmp_path):
+    """About 100 MiB of ``[[],[],...]`` from a few KiB of zstd: refused by parse_json's memory estimate, not parsed."""
+    frame, crc, size = zstd_stream(b"[]," * (1 << 18), 130, prefix=b"[", suffix=b"[]]")
+    bomb = tmp_path / "bomb.eval"
+    bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
+    assert bomb.stat().st_size < 64 << 10 and size < MAX_MEMBER_BYTES
+    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+                                   ["bomb.eval, member 'summaries.json'", "MiB limit"])
+    print("zstd nested lists:", report["peak_mib"], "MiB")
+
+
+def test_zstd_member_over_the_limit(tmp_path):
+    frame, crc, size = zstd_stream(b"[]," * (1 << 18), 200)
+    bomb = tmp_path / "big.eval"
+    bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
+    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+                                   ["big.eval, member 'summaries.json'", f"over the {MAX_MEMBER_BYTES:,}-byte limit per member"])
+    print("zstd member over the limit:", report["peak_mib"], "MiB")
+
+
+def test_bzip2_member_that_lies_about_its_size(tmp_path):
+    """722 bytes of bzip2 hold 1 GB of zeros; the directory says 4 KiB: decompression stops after one chunk."""
+    payload = bz2.compress(bytes(1 << 30))
+    bomb = tmp_path / "bz.eval"
+    bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 12, payload, 0, 4096)]))
+    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+                                   ["bz.eval, member 'summaries.json': decompresses to more than its declared 4,096 bytes"])
+    assert report["peak_mib"] < 400, report
+    print("bzip2 bomb:", report["peak_mib"], "MiB")
+
+
+def test_gzip_bomb_csv(tmp_path):
+    """About 2 MiB of gzip inflating to 1.5 GiB of CSV: refused at the inflation limit."""
+    rows = b"x,0,1\n" * (1 << 20)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [compressor.compress(b"item_id,a,b\n")] + [compressor.compress(rows) for _ in range(256)] + [compressor.flush()]
+    bomb = tmp_path / "scores.csv.gz"
+    bomb.write_bytes(b"".join(parts))
+    assert bomb.stat().st_size < 3 << 20
+    report = refused_within_memory(["audit", str(bomb)], ["scores.csv.gz: inflates to more than", f"{MAX_INFLATED_BYTES:,} bytes"])
+    print("gzip bomb:", report["peak_mib"], "MiB")
+
+
+def test_gzip_csv_under_the_limit_reads(tmp_path):
+    rng = np.random.default_rng(0)
+    lines = ["item_id,a,b"] + [f"q{i},{int(a)},{int(b)}" for i, (a, b) in enumerate(rng.random((400, 2)) < 0.6)]
+    path = tmp_path / "scores.csv.gz"
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
+    assert main(["audit", str(path), "--n-resamples", "0", "--format", "json", "--out", str(tmp_path / "r.json")]) == 0
+
+
+# --------------------------------------------------------------------------- hostile JSON in every reader
+def _lm_eval(tmp_path: Path, line: str) -> list[str]:
+    folders = []
+    for name in ("model-a", "model-b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        records = [json.dumps({"doc_id": i, "filter": "none", "acc": float(i % 2)}) for i in range(10)]
+        if name == "model-a":
+            records[3] = line
+        (folder / "samples_t_2026-01-01T00-00-00.000000.jsonl").write_text("\n".join(records) + "\n")
+        folders.append(str(folder))
+    return ["audit", *folders, "--task", "t", "--metric", "acc", "--n-resamples", "0"]
+
+
+HOSTILE_LINES = [
+    ("100,000 deep", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ("5,000-digit integer", '{"doc_id": ' + "7" * 5000 + ', "acc": 1}', "an integer of 5,000 digits"),
+    ("NaN literal", '{"doc_id": 3, "filter": "none", "acc": NaN}', "NaN is not a JSON value"),
+    ("repeated key", '{"doc_id": 3, "filter": "none", "acc": 1, "acc": 0}', "key 'acc' appears twice"),
+    ("lone surrogate", '{"doc_id": 3, "filter": "\\ud800", "acc": 1}', "lone surrogate"),
+    ("doc_id a list", '{"doc_id": [3], "filter": "none", "acc": 1}', "doc_id is [3]"),
+]
+
+
+@pytest.mark.parametrize("line, fragment", [case[1:] for case in HOSTILE_LINES], ids=[case[0] for case in HOSTILE_LINES])
+def test_lm_eval_line(tmp_path, capsys, line, fragment):
+    refused(_lm_eval(tmp_path, line), ["samples_t_2026-01-01T00-00-00.000000.jsonl, line 4", fragment], capsys)
+
+
+HOSTILE_SUMMARIES = [
+    ("100,000 deep", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ("5,000-digit integer", b'[{"id": 1, "epoch": ' + b"1" * 5000 + b"}]", "an integer of 5,000 digits"),
+    ("NaN literal", b'[{"id": "a", "scores": {"s": {"value": NaN}}}]', "NaN is not a JSON value"),
+    ("repeated key", b'[{"id": "a", "id": "b", "scores": {"s": {"value": 1}}}]', "key 'id' appears twice"),
+    ("lone surrogate id", b'[{"id": "\\udc80", "scores": {"s": {"value": 1}}}]', "lone surrogate"),
+]
+
+
+@pytest.mark.parametrize("content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES])
+def test_inspect_eval_member(tmp_path, capsys, content, fragment):
+    path = tmp_path / "x.eval"
+    path.write_bytes(zip_archive([HEADER, zstd_member("summaries.json", content)]))
+    refused(["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))], ["x.eval, member 'summaries.json'", fragment], capsys)
+
+
+@pytest.mark.parametrize("content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES])
+def test_inspect_json_log(tmp_path, capsys, content, fragment):
+    path = tmp_path / "x.json"
+    path.write_bytes(b'{"eval": {"model": "m/x"}, "samples": ' + content + b"}")
+    other = tmp_path / "y.json"
+    other.write_text(json.dumps({"eval": {"model": "m/y"}, "samples": [{"id": "a", "scores": {"s": {"value": 1}}}]}))
+    refused(["audit", str(path), str(other)], ["x.json", fragment], capsys)
+
+
+def test_parquet_metadata_with_nan_is_refused(tmp_path):
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from llm_power_verified.io.errors import InputError
+    from llm_power_verified.report.machine import METADATA_KEY, read_audit_metadata
+
+    table = pyarrow.table({"a": [1]}).replace_schema_metadata({METADATA_KEY: b'{"alpha": NaN}'})
+    pq.write_table(table, tmp_path / "audit.parquet")
+    with pytest.raises(InputError, match="audit.parquet, metadata .*: NaN is not a JSON value"):
+        read_audit_metadata(tmp_path / "audit.parquet")
+    (tmp_path / "not.parquet").write_bytes(b"PAR1 nothing")
+    with pytest.raises(InputError, match="not.parquet: not a readable Parquet file"):
+        read_audit_metadata(tmp_path / "not.parquet")
+
+
+# --------------------------------------------------------------------------- shapes and workers
+def test_a_sample_id_the_size_of_the_member(tmp_path):
+    """One sample whose id is a 120 MiB string (a 12 KiB log): refused by the id's length, within the memory bound."""
+    frame, crc, size = zstd_stream(b"a" * (1 << 20), 120, prefix=b'[{"id": "', suffix=b'", "scores": {"s": {"value": 1}}}]')
+    path = tmp_path / "long.eval"
+    path.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
+    report = refused_within_memory(["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))],
+                                   ["long.eval, member 'summaries.json'[0]: sample id", "has 125,829,120 characters (at most 4,096)"])
+    print("120 MiB sample id:", report["peak_mib"], "MiB")
+
+
+def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
+    """20,000 models x 3 items (a 120 KB CSV): the all-pairs ranking would need about 19 GB; refused at once."""
+    rng = np.random.default_rng(1)
+    lines = ["item_id,model,score"] + [f"q{i},m{k:05d},{int(v)}" for k in range(20_000) for i, v in enumerate(rng.random(3) < 0.5)]
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(lines) + "\n")
+    report = refused_within_memory(["audit", str(path), "--mode", "adjacent", "--n-resamples", "0"],
+                                   ["auditing 20,000 models x 3 items (mode adjacent) needs about 19.2 GB", "fit"])
+    print("20,000 models:", report["peak_mib"], "MiB")
+
+
+def test_workers_are_capped(tmp_path, capsys):
+    path = tmp_path / "scores.csv"
+    path.write_text("item_id,a,b\n" + "".join(f"q{i},{i % 2},{i % 3 // 2}\n" for i in range(50)))
+    refused(["audit", str(path), "--workers", "1000"], ["workers = 1,000 is more than this machine runs at once: give 1 to"], capsys)
