@@ -96,7 +96,7 @@ SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score i
 
 EXIT_CODES = """\
 exit status: 0 done; 1 the --fail-on gate failed (the report is still printed); 2 an input or usage error
-(one line on stderr)."""
+(one line on stderr); 141 the reader of the output went away (| head), as for any command ended by SIGPIPE."""
 
 #: --width: a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts.
 WIDTH = number(integer=True, low=60, high=1000)
@@ -166,6 +166,7 @@ def write_report_chunks(chunks: Iterable[bytes]) -> None:
     binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
     written = 0
     try:
+        sys.stdout.flush()  # text printed before comes first
         for chunk in chunks:
             if binary is not None:
                 binary.write(chunk)
@@ -176,7 +177,7 @@ def write_report_chunks(chunks: Iterable[bytes]) -> None:
     except BrokenPipeError:
         raise
     except OSError as error:
-        raise _stdout_failed(f"the report (failed after {written:,} bytes)", error) from None
+        raise _stdout_failed(f"the report (stopped after {written:,} bytes)", error) from None
 
 
 def flush_stdout() -> None:
@@ -219,9 +220,11 @@ input rules (README, "Input formats and rules"):
   values (pass --scores graded for partial credit); a missing cluster label is an error unless
   --missing-cluster drop|own; a model constant on every item is kept (rho undefined for its pairs).
   Damaged lm-eval lines and Inspect members (bad CRC, oversized or malformed) are refused by name.
-outputs: --out and --plot are checked before any work, written atomically (a symlink's target is
-  written; a FIFO or device is written directly) and never over an input or each other.
-exit status: 0 success, 2 input or usage error (one line on stderr)."""
+outputs: --out and --plot are checked before any work and made only after the input is read; a file is
+  written atomically (a symlink's target is written; a read-only file, an input, another output and the
+  shipped data are refused); /dev/stdout, /dev/fd/N, a FIFO or a device is written directly (appended to
+  under >>); names' control and bidirectional characters are shown as escapes in text reports.
+exit status: 0 success, 2 input or usage error (one line on stderr), 141 the reader of the output left."""
 
 
 

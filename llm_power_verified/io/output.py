@@ -2,35 +2,26 @@
 
 Rules (README, "Input formats and rules"), decided by what the user *named*, before any link is resolved:
 
-* a name of an open descriptor of this process (``/dev/stdout``, ``/dev/stderr``,
-  ``/dev/fd/N``, ``/proc/self/fd/N``, or a link to one of them) is written
-  through that descriptor: never resolved and replaced, so ``--out /dev/stdout
-  >> run.log`` appends to the log and a pipe receives the report; a closed
-  descriptor is refused;
-* a character device or FIFO (``/dev/null``, a named pipe) is opened and written
-  directly (never truncated, created or replaced); a folder, socket or block
-  device is refused;
-* a regular file (or a new one) is written atomically: a temporary file in
-  the same folder, ``fsync``, then ``rename`` over the target; its mode is the
-  existing file's, or ``0o666`` less the process umask for a new file; a file
-  without write permission is refused, never replaced;
+* a name of an open descriptor of this process (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``, or a link to
+  one) is written through that descriptor, never resolved and replaced: ``--out /dev/stdout >> run.log`` appends to
+  the log, a pipe receives the report; a closed descriptor is refused;
+* a character device or FIFO is opened and written directly (never truncated, created or replaced); a folder,
+  socket or block device is refused;
+* a regular file (or a new one) is written atomically: a temporary file in the same folder, ``fsync``, ``rename``
+  over the target; its mode is the existing file's, or ``0o666`` less the umask; a read-only file is refused;
 * a symbolic link is followed and its target written (the link stays a link);
 * the package's shipped data (``llm_power_verified/data/``) is never an output;
-* the temporary file is removed on any error and on SIGTERM/SIGINT (the
-  signal is then re-raised as usual);
-* :func:`check_outputs` refuses, before any computation, an output path that
-  is an input (or inside an input folder) or another output of the same run.
+* the temporary file is removed on any error and on SIGTERM/SIGINT (the signal is then re-raised as usual);
+* :func:`check_outputs` refuses, before any computation, an output path that is an input (or inside an input
+  folder) or another output of the same run.
 
-A broken pipe (the reader went away) is left to propagate as
-:class:`BrokenPipeError`, so that the command line can end quietly; every
-other write error is an :class:`OutputError` naming the path.
+A broken pipe (the reader left) propagates as :class:`BrokenPipeError`, so that the command line can end quietly;
+every other write error is an :class:`OutputError` naming the path.
 
-Escaping: :func:`csv_text` neutralises spreadsheet formulas (a text cell that
-starts with ``= + - @``, a tab, a carriage return or NUL gets a leading ``'``);
-:func:`markdown_text` escapes pipes, HTML and line breaks; both it and
-:func:`terminal_text` show control characters (C0, C1), the bidirectional
-controls and the line/paragraph separators as escapes, so that a name can
-neither move the cursor nor reorder or break the text around it.
+Escaping: :func:`csv_text` neutralises spreadsheet formulas (a leading ``'`` before ``= + - @``, tab, CR or NUL);
+:func:`markdown_text` escapes pipes, HTML and line breaks; it and :func:`terminal_text` show control characters
+(C0, C1), bidirectional controls and line/paragraph separators as escapes: a name can neither move the cursor nor
+reorder or break the text around it.
 """
 
 from __future__ import annotations
@@ -94,7 +85,8 @@ def names_descriptor(path: str | Path) -> int | None:
     current = os.path.abspath(path)
     for _ in range(40):  # the kernel's own limit on links in a path
         folder, name = os.path.split(current)
-        current = os.path.join(os.path.realpath(folder), name)  # the folders' links (/dev/fd -> /proc/self/fd)
+        folder = os.path.realpath(folder)  # the folders' links (/dev/fd -> /proc/self/fd); a relative link starts there
+        current = os.path.join(folder, name)
         if current in _STANDARD:
             return _STANDARD[current]
         match = _DESCRIPTOR.fullmatch(current)
@@ -233,15 +225,9 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
 
 
 class _WholeWrites(io.FileIO):
-    """A file whose ``write`` writes all it is given or raises.
-
-    The operating system may write part of a buffer (a pipe whose reader left
-    mid-write, a disk that fills): ``write(2)`` returns the count and the next
-    call fails.  Python's buffered writer can report that short count as
-    success and drop the rest (measured: 273,787 bytes into ``| head -c 10``
-    returned 65,536 with no error), so every writer here loops until the
-    next call raises.
-    """
+    """A file whose ``write`` writes all it is given or raises.  ``write(2)`` may write part of a buffer (a pipe whose
+    reader left, a disk that fills) and fail only on the next call, and Python's buffered writer can report that short
+    count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises."""
 
     def write(self, data) -> int:
         view = memoryview(data).cast("B")
@@ -276,12 +262,10 @@ def _direct(path: Path, opened: int) -> Iterator[BinaryIO]:
 def open_output(path: str | Path) -> Iterator[BinaryIO]:
     """A binary stream to ``path`` under the module rules, for outputs written piece by piece.
 
-    A regular file is written to a temporary file in the same folder, which
-    replaces the target only when the block ends without an error (``fsync``
-    first); on an error or a signal the temporary file is removed and the
-    target is untouched.  A named descriptor (``/dev/stdout``) is written
-    through a copy of that descriptor (so a file opened for appending is
-    appended to), a character device or FIFO is opened and written directly.
+    A regular file is written to a temporary file in the same folder, which replaces the target only when the block
+    ends without an error (``fsync`` first); on an error or a signal the temporary file is removed and the target is
+    untouched.  A named descriptor (``/dev/stdout``) is written through a copy of that descriptor (a file opened for
+    appending is appended to); a character device or FIFO is opened and written directly.
     """
     path = Path(path)
     number = names_descriptor(path)
@@ -341,21 +325,16 @@ def open_output(path: str | Path) -> Iterator[BinaryIO]:
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` under the module rules; returns the file written."""
-    with open_output(path) as stream:
-        view = memoryview(data)
-        while view:
-            written = stream.write(view)
-            view = view[written:]
-    return Path(os.path.realpath(path))
+    """Write ``data`` to ``path`` under the module rules; returns the file written (the name, for a descriptor)."""
+    return write_chunks(path, [data])
 
 
 def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
     """Write the byte chunks to ``path`` in turn under the module rules (the whole never held in memory)."""
     with open_output(path) as stream:
         for chunk in chunks:
-            stream.write(chunk)
-    return Path(os.path.realpath(path))
+            stream.write(chunk)  # whole: open_output's streams never drop the rest of a partial write
+    return Path(path) if names_descriptor(path) is not None else Path(os.path.realpath(path))
 
 
 def write_text(path: str | Path, text: str) -> Path:
