@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from llm_power_verified.io import OutputError, write_text
-from llm_power_verified.io.output import SHIPPED_DATA, names_descriptor, writes_to_stdout
+from llm_power_verified.cli.options import writes_to_stdout
+from llm_power_verified.io.output import SHIPPED_DATA, names_descriptor
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-m", "llm_power_verified.cli"]
@@ -92,7 +93,7 @@ def test_head_reading_one_line_of_a_long_output_ends_it_quietly(tmp_path):
 
 # --------------------------------------------------------------------------- a full device, a closed stdout
 @FULL
-@pytest.mark.parametrize("arguments, what", [(DESIGN, "could not write the report (17 lines) to standard output"),
+@pytest.mark.parametrize("arguments, what", [(DESIGN, "could not write the output (17 lines) to standard output"),
                                              (["audit", "{table}", "--format", "csv", *QUICK], "could not write the report"),
                                              (["--help"], "could not write the help (or version) text"),
                                              (["audit", "{table}", "--out", "/dev/stdout", *QUICK], "cannot write /dev/stdout")])

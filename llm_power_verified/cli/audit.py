@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
-import sys
 from pathlib import Path
 
 from llm_power_verified.cli import audit_summary
@@ -24,6 +22,7 @@ from llm_power_verified.cli.options import (
     alpha_power_options,
     print_note,
     progress_bar,
+    terminal_width,
     write_report_chunks,
     wrote,
 )
@@ -198,7 +197,7 @@ def run(arguments) -> str | tuple[str, int] | int:
     else:
         from llm_power_verified.report.rendering import render
 
-        width = arguments.width or _terminal_width()
+        width = arguments.width or terminal_width()
         text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)
     if arguments.out:
         from llm_power_verified.io.output import terminal_lines, write_text
@@ -235,11 +234,6 @@ def _backend(arguments):
 
 
 _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")]
-
-
-def _terminal_width() -> int:
-    """The terminal's width when standard output is one, else 100."""
-    return shutil.get_terminal_size().columns if sys.stdout is not None and sys.stdout.isatty() else 100
 
 
 def _plot_folder(plot: str | None) -> Path | None:

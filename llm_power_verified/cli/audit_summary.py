@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import shutil
-import sys
 
-from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError, print_note, write_report_chunks, wrote
+from llm_power_verified.cli.options import CORRELATION, SIZE, CommandError, print_note, terminal_width, write_report_chunks, wrote
 
 __all__ = ["add_options", "run"]
 
@@ -71,7 +69,7 @@ def run(arguments) -> tuple[str, int]:
                             accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
     audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
                              rho=arguments.rho, rho_range=tuple(arguments.rho_range) if arguments.rho_range else None)
-    width = arguments.width or (shutil.get_terminal_size().columns if sys.stdout is not None and sys.stdout.isatty() else 100)
+    width = arguments.width or terminal_width()
     text = render_accuracies(audit, arguments.format, pairs=arguments.pairs, width=width)
     status = 0
     if arguments.fail_on == "unresolved":

@@ -8,24 +8,18 @@ are caught (:class:`~llm_power_verified.errors.LlmPowerError`: :class:`CommandEr
 :class:`~llm_power_verified.io.InputError` of every reader and writer); anything else is a bug
 and shows as one.
 
-Standard streams: a closed standard output is refused before any work (a file the run opens
-could otherwise take its descriptor); a closed standard input or error is pointed at the null
-device for the same reason.  A reader that goes away (``| head``) ends the command quietly with
-the shell's status for SIGPIPE, 141, after pointing standard output at the null device (the
-signal module's "Note on SIGPIPE"); any other failed write to standard output (``> /dev/full``)
-is one line naming what could not be written.  Text for the terminal passes through
+Standard streams (:func:`~llm_power_verified.cli.options.standard_streams`): a closed standard
+output is refused before any work; a reader that goes away (``| head``) ends the command quietly
+with the shell's status for SIGPIPE, 141; any other failed write to standard output (``>
+/dev/full``) is one line naming what could not be written.  Text for the terminal passes through
 :func:`~llm_power_verified.io.output.terminal_lines`, so that no control or bidirectional
 character of an input reaches it raw.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from importlib.metadata import version
 
 from llm_power_verified.cli import (
@@ -39,7 +33,7 @@ from llm_power_verified.cli import (
     plan,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, CommandError, Parser, detach_stdout, flush_stdout, print_note, print_report
+from llm_power_verified.cli.options import PROGRAM, Parser, ReaderLeft, print_note, print_report, standard_streams
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
@@ -47,8 +41,6 @@ __all__ = ["build_parser", "main"]
 COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
             "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations,
             "plan": plan}
-#: Exit status of a command whose reader went away: the shell's 128 + SIGPIPE.
-BROKEN_PIPE_STATUS = 128 + getattr(signal, "SIGPIPE", 13)
 
 
 def build_parser() -> Parser:
@@ -60,63 +52,9 @@ def build_parser() -> Parser:
     return parser
 
 
-def _closed(number: int) -> bool:
-    try:
-        os.fstat(number)
-    except OSError:
-        return True
-    return False
-
-
-def _guard_standard_streams() -> str | None:
-    """Why the command cannot run (standard output closed), or None; a closed stdin or stderr gets the null device."""
-    for number, name in ((0, "stdin"), (2, "stderr")):
-        if _closed(number):
-            null = os.open(os.devnull, os.O_RDWR)
-            if null != number:
-                os.dup2(null, number)
-                os.close(null)
-            if getattr(sys, name) is None:
-                setattr(sys, name, open(number, "w" if number else "r", closefd=False))
-    if sys.stdout is None or _closed(1):
-        return ("standard output is closed (>&-): the report has nowhere to go; nothing was done "
-                "(redirect it to a file or to /dev/null)")
-    return None
-
-
-@contextlib.contextmanager
-def _whole_stdout() -> Iterator[None]:
-    """Standard output, while the command runs, through a writer that never drops the rest of a partial write
-    (:func:`~llm_power_verified.io.output.whole_writer`), and that prints a character the terminal's encoding cannot
-    show as an escape instead of stopping; a replaced stream (a test's capture) is left as it is."""
-    original = sys.stdout
-    if original is not sys.__stdout__ or original is None:
-        yield
-        return
-    from llm_power_verified.io.output import whole_writer
-
-    original.flush()
-    sys.stdout = io.TextIOWrapper(whole_writer(original.fileno(), closefd=False), encoding=original.encoding,
-                                  errors="backslashreplace", line_buffering=original.line_buffering)
-    try:
-        yield
-    finally:
-        replaced, sys.stdout = sys.stdout, original
-        try:
-            replaced.flush()
-        except (OSError, ValueError):  # reported already; what is left goes to the null device, not to a second message
-            detach_stdout()
-            with contextlib.suppress(OSError, ValueError):
-                replaced.flush()
-
-
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    try:
-        arguments = parser.parse_args(argv)
-    except SystemExit:  # --help and --version print and stop here: their text is flushed (or its error reported) first
-        flush_stdout()
-        raise
+    arguments = parser.parse_args(argv)
     if arguments.command is None:
         parser.print_help()
         return 0
@@ -132,17 +70,11 @@ def _run(argv: Sequence[str] | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        refusal = _guard_standard_streams()
-        if refusal:
-            raise CommandError(refusal)
-        with _whole_stdout():
-            status = _run(argv)
-            flush_stdout()
-        return status
-    except BrokenPipeError:
-        detach_stdout()
-        return BROKEN_PIPE_STATUS
+        with standard_streams():
+            return _run(argv)
     except LlmPowerError as error:
+        if isinstance(error, ReaderLeft):  # | head has what it wanted: end quietly, as the shell expects
+            return error.status
         print_note(f"{PROGRAM}: error: {' '.join(str(error).split())}")
         return 2
 

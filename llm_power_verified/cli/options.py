@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
 import math
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -15,9 +17,11 @@ from types import ModuleType
 
 from llm_power_verified.errors import LlmPowerError
 from llm_power_verified.io.errors import OutputError
+from llm_power_verified.io.output import names_descriptor, terminal_lines, whole_writer
 
-__all__ = ["CommandError", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value", "marginal_options",
-           "print_note", "print_report", "render_rows", "write_report_chunks", "wrote"]
+__all__ = ["CommandError", "ReaderLeft", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value",
+           "marginal_options", "print_note", "print_report", "render_rows", "standard_streams", "terminal_width", "write_report_chunks",
+           "wrote"]
 
 PROGRAM = "llm-power-verified"
 
@@ -129,6 +133,68 @@ def progress_bar(*, quiet: bool) -> Iterator[Callable[[str], None]]:
         bar.close()
 
 
+class ReaderLeft(CommandError):
+    """The reader of standard output went away (``| head``): the command ends quietly with the shell's 128 + SIGPIPE."""
+
+    status = 128 + getattr(signal, "SIGPIPE", 13)
+
+
+def _closed(number: int) -> bool:
+    try:
+        os.fstat(number)
+    except OSError:
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def standard_streams() -> Iterator[None]:
+    """The standard streams of one command, from its start to its last flush.
+
+    * a closed standard output is refused before any work (a file the run opens could take its descriptor);
+      a closed standard input or error gets the null device, for the same reason;
+    * standard output is written through :func:`~llm_power_verified.io.output.whole_writer`, which never drops
+      the rest of a partial write, and prints a character its encoding cannot show as an escape (a replaced
+      stream, a test's capture, is left as it is);
+    * a broken pipe becomes :class:`ReaderLeft`, after standard output is pointed at the null device (the signal
+      module's "Note on SIGPIPE"); what is still buffered is flushed at the end (``--help`` included), a failure
+      there being one line.
+    """
+    for number, name in ((0, "stdin"), (2, "stderr")):
+        if _closed(number):
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != number:
+                os.dup2(null, number)
+                os.close(null)
+            if getattr(sys, name) is None:
+                setattr(sys, name, open(number, "w" if number else "r", closefd=False))
+    if sys.stdout is None or _closed(1):
+        raise CommandError("standard output is closed (>&-): the report has nowhere to go; nothing was done "
+                           "(redirect it to a file or to /dev/null)")
+    original = sys.stdout
+    if original is sys.__stdout__:
+        original.flush()
+        sys.stdout = io.TextIOWrapper(whole_writer(original.fileno(), closefd=False), encoding=original.encoding,
+                                      errors="backslashreplace", line_buffering=original.line_buffering)
+    try:
+        try:
+            yield
+        finally:  # also after SystemExit (--help, --version): their text is flushed, or its failure reported
+            flush_stdout()
+    except BrokenPipeError:
+        detach_stdout()
+        raise ReaderLeft("the reader of standard output went away") from None
+    finally:
+        replaced, sys.stdout = sys.stdout, original
+        if replaced is not original:
+            try:
+                replaced.flush()
+            except (OSError, ValueError):  # reported already: the rest goes to the null device, not to a second message
+                detach_stdout()
+                with contextlib.suppress(OSError, ValueError):
+                    replaced.flush()
+
+
 def detach_stdout() -> None:
     """Point descriptor 1 at the null device after a failed write, so that Python's flush at exit adds no second message
     (the recipe of the signal module's "Note on SIGPIPE")."""
@@ -149,8 +215,6 @@ def print_report(text: str) -> None:
 
     A broken pipe propagates (the command line ends quietly); any other write error (a full device) is one line.
     """
-    from llm_power_verified.io.output import terminal_lines
-
     lines = text.count("\n") + 1
     try:
         sys.stdout.write(terminal_lines(text) + "\n")
@@ -158,7 +222,7 @@ def print_report(text: str) -> None:
     except BrokenPipeError:
         raise
     except OSError as error:
-        raise _stdout_failed(f"the report ({lines:,} line{'s' if lines > 1 else ''})", error) from None
+        raise _stdout_failed(f"the output ({lines:,} line{'s' if lines > 1 else ''})", error) from None
 
 
 def write_report_chunks(chunks: Iterable[bytes]) -> None:
@@ -192,19 +256,33 @@ def flush_stdout() -> None:
         raise _stdout_failed("the end of the output", error) from None
 
 
+def terminal_width() -> int:
+    """The width of a terminal report: the terminal's when standard output is one, else 100."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout is not None and sys.stdout.isatty() else 100
+
+
 def print_note(message: str) -> None:
     """A note or gate message on standard error (escaped); a standard error that cannot be written loses the note, nothing else."""
-    from llm_power_verified.io.output import terminal_lines
-
     with contextlib.suppress(AttributeError, OSError):
         print(terminal_lines(message), file=sys.stderr)
+
+
+def writes_to_stdout(path: str | None) -> bool:
+    """Whether ``path`` names this process's standard output (so a "wrote PATH" line would land inside the output)."""
+    number = None if path is None else names_descriptor(path)
+    if number is None:
+        return False
+    try:
+        return number == 1 or os.path.samestat(os.fstat(number), os.fstat(1))
+    except OSError:
+        return False
 
 
 def wrote(path: str, status: int, lines: Iterable[str] = (), detail: str = "") -> int | tuple[str, int]:
     """The result of a command that wrote its report to ``path``: "wrote PATH" + ``detail`` (and ``lines``) with the exit
     status, or only the status when ``path`` is standard output itself (the lines would land inside the report)."""
-    from llm_power_verified.io.output import writes_to_stdout
-
     if writes_to_stdout(path):
         return status
     return "\n".join([f"wrote {path}{detail}", *lines]), status

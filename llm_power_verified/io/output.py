@@ -9,19 +9,15 @@ Rules (README, "Input formats and rules"), decided by what the user *named*, bef
   socket or block device is refused;
 * a regular file (or a new one) is written atomically: a temporary file in the same folder, ``fsync``, ``rename``
   over the target; its mode is the existing file's, or ``0o666`` less the umask; a read-only file is refused;
-* a symbolic link is followed and its target written (the link stays a link);
-* the package's shipped data (``llm_power_verified/data/``) is never an output;
+* a symbolic link is followed and its target written (the link stays a link); the shipped data is never an output;
 * the temporary file is removed on any error and on SIGTERM/SIGINT (the signal is then re-raised as usual);
-* :func:`check_outputs` refuses, before any computation, an output path that is an input (or inside an input
-  folder) or another output of the same run.
+* :func:`check_outputs` refuses, before any work, an output that is an input (or in an input folder) or another output.
 
-A broken pipe (the reader left) propagates as :class:`BrokenPipeError`, so that the command line can end quietly;
-every other write error is an :class:`OutputError` naming the path.
+A broken pipe propagates (the command line ends quietly); any other write error is an :class:`OutputError`.
 
-Escaping: :func:`csv_text` neutralises spreadsheet formulas (a leading ``'`` before ``= + - @``, tab, CR or NUL);
-:func:`markdown_text` escapes pipes, HTML and line breaks; it and :func:`terminal_text` show control characters
-(C0, C1), bidirectional controls and line/paragraph separators as escapes: a name can neither move the cursor nor
-reorder or break the text around it.
+Escaping: :func:`csv_text` puts a ``'`` before a leading ``= + - @``, tab, CR or NUL (spreadsheet formulas);
+:func:`markdown_text` (pipes, HTML, line breaks) and :func:`terminal_text` show C0/C1 controls, bidirectional controls
+and line/paragraph separators as escapes: a name cannot move the cursor or reorder or break the text around it.
 """
 
 from __future__ import annotations
@@ -44,7 +40,7 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 from llm_power_verified.io.errors import OutputError
 
 __all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "names_descriptor", "open_output",
-           "terminal_lines", "terminal_text", "whole_writer", "write_bytes", "write_chunks", "write_text", "writes_to_stdout"]
+           "terminal_lines", "terminal_text", "whole_writer", "write_bytes", "write_chunks", "write_text"]
 
 _UMASK_LOCK = threading.Lock()
 #: The package's shipped data: read by the examples, never written.
@@ -67,17 +63,12 @@ def _same(a: Path, b: Path) -> bool:
 
 _STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 _DESCRIPTOR = re.compile(r"/(?:dev/fd|proc/(self|thread-self|\d+)(?:/task/\d+)?/fd)/(\d+)")
-_DESCRIPTOR_NAMES = {0: "standard input", 1: "standard output", 2: "standard error"}
 
 
 def names_descriptor(path: str | Path) -> int | None:
-    """The open-file descriptor of this process that ``path`` names, else None.
-
-    ``/dev/stdout`` (1), ``/dev/stderr`` (2), ``/dev/fd/N`` and ``/proc/self/fd/N``
-    name descriptor N, and so does a symbolic link to one of them.  The chain of
-    links is followed one link at a time and stops at the descriptor's name:
-    the descriptor's own link (``/proc/self/fd/1 -> /home/me/run.log``) is
-    never resolved, since that file is not what the user named.
+    """The descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``, or a
+    link to one), else None.  Links are followed one at a time and the descriptor's own link (``/proc/self/fd/1 ->
+    run.log``) is never resolved: that file is not what the user named.
 
     >>> names_descriptor("/dev/stdout"), names_descriptor("/dev/fd/3"), names_descriptor("report.md")
     (1, 3, None)
@@ -100,29 +91,15 @@ def names_descriptor(path: str | Path) -> int | None:
 
 
 def _descriptor_status(number: int, shown: str) -> os.stat_result:
-    """The status of open descriptor ``number``, or the refusal of a closed one (``shown`` prefixes the message)."""
+    """The status of open descriptor ``number``, or the refusal of a closed one or a folder (prefixed by ``shown``)."""
     try:
         status = os.fstat(number)
     except OSError:
-        what = _DESCRIPTOR_NAMES.get(number, f"descriptor {number}")
+        what = ("standard input", "standard output", "standard error")[number] if number < 3 else f"descriptor {number}"
         raise OutputError(f"{shown}: {what} is closed; redirect it (> FILE) or name a file") from None
     if stat.S_ISDIR(status.st_mode):
         raise OutputError(f"{shown}: descriptor {number} is a folder; name a file")
     return status
-
-
-def writes_to_stdout(path: str | Path | None) -> bool:
-    """Whether ``path`` names this process's standard output (so a "wrote PATH" line would land inside the output)."""
-    number = None if path is None else names_descriptor(path)
-    if number is None:
-        return False
-    if number == 1:
-        return True
-    try:
-        mine, out = os.fstat(number), os.fstat(1)
-    except OSError:
-        return False
-    return (mine.st_dev, mine.st_ino) == (out.st_dev, out.st_ino)
 
 
 def _refusal(path: Path, target: Path, status: os.stat_result | None) -> str | None:
@@ -150,14 +127,11 @@ def _status(target: Path, shown: str) -> os.stat_result | None:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str | Path] = ()) -> dict[str, Path]:
-    """Check every output path of a run before any work: {label: resolved target}.
+    """Check every output path of a run before any work: {label: resolved target (a descriptor's name as given)}.
 
-    ``outputs`` maps a label for messages (``"--out"``) to a path (None skipped).
-    Refused: an output equal to an input or inside an input folder, two outputs
-    with one target, a folder, a socket or block device, a read-only file, the
-    package's shipped data, a missing parent folder, a closed descriptor
-    (``/dev/stdout`` with standard output closed).  A name of a descriptor
-    maps to the descriptor's name itself (it is never resolved).
+    ``outputs`` maps a label for messages (``"--out"``) to a path (None skipped).  Refused: an input or a path inside
+    an input folder, two outputs with one target, a folder, a socket or block device, a read-only file, the shipped
+    data, a missing parent folder, a closed descriptor (``/dev/stdout`` with standard output closed).
     """
     resolved_inputs = [(Path(p), Path(os.path.realpath(p))) for p in inputs]
     targets: dict[str, Path] = {}
@@ -169,11 +143,10 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
         number = names_descriptor(path)
         if number is not None:
             status = _descriptor_status(number, f"{label} {path}")
-            for given, source in resolved_inputs:
-                with contextlib.suppress(OSError):
-                    if stat.S_ISREG(status.st_mode) and os.path.samestat(status, os.stat(source)):
-                        raise OutputError(f"{label} {path} would write into the input {given} (descriptor {number} is that file); "
-                                          "choose another output")
+            opened = Path(f"/dev/fd/{number}")  # compared with the inputs only, never written by this name
+            given = next((given for given, source in resolved_inputs if stat.S_ISREG(status.st_mode) and _same(opened, source)), None)
+            if given is not None:
+                raise OutputError(f"{label} {path} would write into the input {given} (descriptor {number}); choose another output")
             key = (status.st_dev, status.st_ino)
             if key in streams:
                 raise OutputError(f"{label} {path} and {streams[key]} write to one stream; give each output its own path")
@@ -230,15 +203,14 @@ class _WholeWrites(io.FileIO):
     count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises."""
 
     def write(self, data) -> int:
-        view = memoryview(data).cast("B")
-        total = len(view)
+        whole = view = memoryview(data).cast("B")
         while view:
             written = super().write(view)
             if written is None:  # a full non-blocking descriptor: wait until it takes more, as a blocking one would
                 select.select([], [self], [])
                 continue
             view = view[written:]
-        return total
+        return len(whole)
 
 
 def whole_writer(descriptor: int, *, closefd: bool = True) -> io.BufferedWriter:
@@ -273,8 +245,7 @@ def open_output(path: str | Path) -> Iterator[BinaryIO]:
         _descriptor_status(number, f"cannot write {path}")
         for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
             with contextlib.suppress(AttributeError, OSError, ValueError):
-                if stream.fileno() == number:
-                    stream.flush()
+                stream.fileno() == number and stream.flush()
         with _direct(path, os.dup(number)) as stream:
             yield stream
         return
