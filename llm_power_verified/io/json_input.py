@@ -29,6 +29,7 @@ hooks for repeated keys, constants and integer literals.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from llm_power_verified.io.errors import InputError
@@ -160,12 +161,7 @@ def parse_json(data: str | bytes, where: str, *, line_numbers: bool = True) -> A
         place = f" at line {error.lineno}, column {error.colno}" if line_numbers else f" at column {error.colno}"
         raise InputError(f"{where}: not valid JSON ({error.msg}{place})") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read (more than about {_depth_hint()} levels)") from None
+        raise InputError(f"{where}: JSON nested too deeply to read (more than about {sys.getrecursionlimit()} levels)") from None
     _surrogate_free(value, where)
     return value
 
-
-def _depth_hint() -> int:
-    import sys
-
-    return sys.getrecursionlimit()
