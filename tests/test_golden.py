@@ -1,21 +1,30 @@
-"""Golden outputs: every command's output on the shipped example (and small fixed inputs), byte for byte.
+"""Golden outputs: every command's output on the shipped example (and small fixed inputs).
 
-Written before the architecture moves so that a move that changes any printed
-character fails here.  Regenerate deliberately (after a reviewed change of
-output) with ``python -m tests.test_golden``; the files are in tests/golden/.
+Compared by format (tests/golden_compare.py): structure, keys, words, integers
+and rounded numbers exactly, floats printed at full precision to a relative
+1e-11 (the reason is beside the constant), so that a printed character that
+changes fails here and another CPU's last bits do not.  The golden's kind
+follows its name: ``*_json`` one JSON document, ``*_jsonl`` JSON lines,
+``*_csv`` CSV, anything else text.
+
+Check from the shell with ``python -m tests.test_golden [NAME ...]``; after a
+reviewed change of output, rewrite with ``python -m tests.test_golden --update
+[NAME ...]`` (only goldens that no longer match are rewritten, unless named).
+The files are in tests/golden/.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
-import sys
 from pathlib import Path
 
 import pytest
 
 from llm_power_verified.cli import main
 from llm_power_verified.examples import shipped_example
+from tests.golden_compare import assert_same_output, differences, mutations, perturb_floats
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -27,6 +36,7 @@ COMMANDS = {
     "audit_markdown": ["audit", "--format", "markdown", *FAST_AUDIT],
     "audit_json": ["audit", "--format", "json", *FAST_AUDIT],
     "audit_csv": ["audit", "--format", "csv", *FAST_AUDIT],
+    "audit_jsonl": ["audit", "--format", "jsonl", *FAST_AUDIT],
     "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-resamples", "50", "--n-cluster-resamples", "50", "--seed", "3"],
     "audit_reference_markdown": ["audit", "--mode", "reference", "--reference", "Qwen2.5-72B", "--format", "markdown", *FAST_AUDIT],
     "audit_lm_eval_group": ["audit", str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"), str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-b"),
@@ -80,17 +90,84 @@ def run(name: str, folder: Path) -> str:
     return text.replace(str(folder), "<tmp>").replace(str(FIXTURES), "<fixtures>").replace(str(ACCURACIES.parents[2]), "<checkout>")
 
 
+def kind_of(name: str) -> str:
+    """The golden's format, from its name's suffix."""
+    suffix = name.rsplit("_", 1)[-1]
+    return suffix if suffix in ("json", "jsonl", "csv") else "text"
+
+
+def split_exit(text: str) -> tuple[str, str]:
+    """The ``exit N`` line (compared exactly) and the command's output (compared by its kind)."""
+    first, _, rest = text.partition("\n")
+    return first, rest
+
+
+def check(name: str, expected: str, actual: str) -> None:
+    """Fail naming each difference if ``actual`` is not ``expected`` under the rules of tests/golden_compare.py."""
+    expected_exit, expected_body = split_exit(expected)
+    actual_exit, actual_body = split_exit(actual)
+    assert actual_exit == expected_exit, f"{name}: {actual_exit!r}, golden says {expected_exit!r}\n{actual}"
+    assert_same_output(expected_body, actual_body, kind_of(name), name)
+
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_golden_output(tmp_path, name):
-    expected = (GOLDEN / f"{name}.out").read_text()
-    assert run(name, tmp_path) == expected
+    check(name, (GOLDEN / f"{name}.out").read_text(), run(name, tmp_path))
 
 
-if __name__ == "__main__":
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_golden_holds_under_last_bit_differences(name):
+    """Every full-precision float moved by 4 ulps (what another CPU does) still matches; a change at 1e-10 does not."""
+    golden = (GOLDEN / f"{name}.out").read_text()
+    exit_line, body = split_exit(golden)
+    kind = kind_of(name)
+    perturbed, moved = perturb_floats(body, kind, ulps=4)
+    if kind != "text":
+        # Machine formats print every float in full, so some must have moved (else this proves nothing).
+        assert moved > 0 and perturbed != body, f"{name}: no float to perturb"
+    check(name, golden, f"{exit_line}\n{perturbed}")
+    changes = list(mutations(body, kind))
+    assert len(changes) >= 2, f"{name}: too few mutations to check ({changes!r:.200})"
+    for description, changed in changes:
+        found = differences(body, changed, kind, name)
+        assert found, f"{name}: {description} was not detected"
+
+
+def test_golden_files_have_commands():
+    """No golden file is left without the command that writes it (a renamed command would leave one unchecked)."""
+    assert sorted(path.stem for path in GOLDEN.glob("*.out")) == sorted(COMMANDS)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.test_golden", description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"goldens to check or write (default: all): {', '.join(sorted(COMMANDS))}")
+    parser.add_argument("--update", action="store_true",
+                        help="rewrite the goldens that no longer match (and every NAME given, even if it matches)")
+    options = parser.parse_args(argv)
+    unknown = sorted(set(options.names) - set(COMMANDS))
+    if unknown:
+        parser.error(f"no golden named {', '.join(unknown)}; choose from {', '.join(sorted(COMMANDS))}")
     import tempfile
 
     GOLDEN.mkdir(exist_ok=True)
-    for name in sorted(COMMANDS) if len(sys.argv) < 2 else sys.argv[1:]:
+    failed = 0
+    for name in options.names or sorted(COMMANDS):
         with tempfile.TemporaryDirectory() as folder:
-            (GOLDEN / f"{name}.out").write_text(run(name, Path(folder).resolve()))
-        print("wrote", name)
+            actual = run(name, Path(folder).resolve())
+        path = GOLDEN / f"{name}.out"
+        try:
+            check(name, path.read_text() if path.exists() else "", actual)
+            status = "matches"
+        except AssertionError as error:
+            status = str(error)
+        if options.update and (status != "matches" or name in options.names):
+            path.write_text(actual)
+            status = "wrote" if status == "matches" else "wrote (it differed: " + status.splitlines()[0] + ")"
+        elif status != "matches":
+            failed += 1
+        print(f"{name}: {status}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
