@@ -78,7 +78,7 @@ def test_graded_pass_at_1_leaderboards_read_as_graded(tmp_path, name):
     assert not matrix.binary and matrix.score_kind == "graded"
     assert np.array_equal(matrix.scores, scores)  # written with 17 digits: read back exactly
     note = next(note for note in matrix.notes if note.startswith("scores read as graded"))
-    assert f"in {int((per_model > 0).sum())} of {scores.shape[1]} models" in note
+    assert f"{int(per_model.sum()):,} of {scores.size:,} are neither 0 nor 1" in note
     assert not from_array(scores).binary
 
 

@@ -228,9 +228,7 @@ def _resolve_kind(scores: np.ndarray, score_kind: str, locate: Locator, source: 
             f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {scores.shape[0]:,} items) = {bound:g} read as "
             "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, "
             "or --scores binary to refuse anything but 0/1")
-    return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1, in {models} of "
-                   f"{scores.shape[1]} models (--scores auto: more than max({MIN_STRAYS}, {STRAY_SHARE:.0%} of the "
-                   f"items) = {bound:g}; --scores binary refuses them)"]
+    return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]
 
 
 def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str],
