@@ -57,12 +57,13 @@ import numpy as np
 # over that, and stays below 1e-10, so a change of one digit at the 1e-10
 # relative level (a changed constant, a changed seed, an off-by-one count) fails.
 REL_TOL = 1e-11
-# Floor for values at or near 0 (a mean difference of 0.0 that another machine
-# computes as 1e-17 by cancellation): a few units in the last place of a
-# quantity of order 1, which is the scale of the probabilities, correlations
-# and gaps these outputs hold.  Tiny p-values are also printed as logs, which
-# the relative tolerance checks.
-ABS_TOL = 1e-15
+# Floor for values at or near 0, where a relative tolerance means nothing: a log
+# e-value of 0.0 at the first item came out as -8.9e-16 (4 ulps of 1, the log of
+# a mixture sum that should be exactly 1) with numpy 1.26 / scipy 1.17.  45 ulps
+# of a quantity of order 1 (the scale of the probabilities, correlations, gaps
+# and log e-values these outputs hold), a margin of 11 over that.  p-values below
+# it are also printed as logs, which the relative tolerance checks.
+ABS_TOL = 1e-14
 # A text token with this many significant digits is a float printed in full
 # (repr prints 15 to 17); the program rounds everything else to 7 digits or fewer.
 FULL_PRECISION_DIGITS = 15
