@@ -336,7 +336,7 @@ def test_inspect_json(tmp_path, capsys, change, fragment):
 
 
 BOMB = r"""
-import resource, sys, zlib, zstandard
+import sys, zlib, zstandard
 sys.path.insert(0, sys.argv[2])
 from damaged import zip_archive, zstd_member
 compressor = zstandard.ZstdCompressor(level=1).compressobj()
@@ -345,13 +345,17 @@ frame = b"".join(compressor.compress(zeros) for _ in range(1024)) + compressor.f
 with open(sys.argv[1], "wb") as stream:
     stream.write(zip_archive([zstd_member("header.json", b'{"eval": {"model": "m"}}'),
                               ("summaries.json", 93, frame, 0, 4096)]))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def status(key):  # kiB; VmHWM is this image's own peak (ru_maxrss is carried across execve from the spawning process)
+    return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith(key + ":"))
 from llm_power_verified.io import InputError, read_inspect
+with open("/proc/self/clear_refs", "w") as stream:
+    stream.write("5")  # reset VmHWM to the current resident size (Linux >= 4.0, proc(5))
+before = status("VmRSS")
 try:
     read_inspect([sys.argv[1], sys.argv[1]])
 except InputError as error:
     print(str(error))
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+print((status("VmHWM") - before) // 1024)
 """
 
 
