@@ -403,3 +403,10 @@ def test_json_lines_go_through_the_bounded_parser(tmp_path, line, problem):
     with pytest.raises(InputError, match=f"long.jsonl, line 3: {problem}"):
         read_scores(path)
     _cli_refuses(_audit(path), "long.jsonl, line 3: ", problem)
+
+
+def test_an_input_of_unknown_kind_is_named(tmp_path):
+    (tmp_path / "d.csv").mkdir()
+    _cli_refuses(_audit(tmp_path / "d.csv"), "d.csv: a folder, not a file")
+    _write(tmp_path / "scores", WIDE)
+    _cli_refuses(_audit(tmp_path / "scores"), "scores: unknown input format")

@@ -43,6 +43,9 @@ def input_kind(paths: Sequence[Path]) -> str:
     for path in paths:
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
+    for path in paths:
+        if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
+            raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
     if all(path.is_dir() for path in paths):
         return "lm-eval"
     if any(path.is_dir() for path in paths):
@@ -57,6 +60,9 @@ def input_kind(paths: Sequence[Path]) -> str:
                          "(.eval/.json), lm-eval folders, or two plain score files")
     if len(paths) == 2:
         return "score-files"
+    if len(paths) == 1:
+        raise InputError(f"{paths[0]}: unknown input format; name a table .csv, .tsv, .parquet or .jsonl (optionally .gz), "
+                         "give Inspect logs (.eval/.json) or lm-eval folders, or two plain score files (one number per line)")
     raise InputError(f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
                      "several models go in one table (.csv, .parquet, .jsonl)")
 
