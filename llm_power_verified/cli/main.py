@@ -10,7 +10,8 @@ and shows as one.
 
 Standard streams (:func:`~llm_power_verified.cli.options.standard_streams`): a closed standard
 output is refused before any work; a reader that goes away (``| head``) ends the command quietly
-with the shell's status for SIGPIPE, 141; any other failed write to standard output (``>
+with the shell's status for SIGPIPE, 141; Ctrl-C ends it with one line, ``interrupted``, and the
+shell's status for SIGINT, 130 (a file being written is removed first); any other failed write to standard output (``>
 /dev/full``) is one line naming what could not be written.  Text for the terminal passes through
 :func:`~llm_power_verified.io.output.terminal_lines`, so that no control or bidirectional
 character of an input reaches it raw.
@@ -33,7 +34,7 @@ from llm_power_verified.cli import (
     plan,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, Parser, ReaderLeft, print_note, print_report, standard_streams
+from llm_power_verified.cli.options import PROGRAM, Interrupted, Parser, ReaderLeft, print_note, print_report, standard_streams
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
@@ -74,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(argv)
     except LlmPowerError as error:
         if isinstance(error, ReaderLeft):  # | head has what it wanted: end quietly, as the shell expects
+            return error.status
+        if isinstance(error, Interrupted):  # Ctrl-C: one line, the shell's 128 + SIGINT
+            print_note(f"{PROGRAM}: interrupted")
             return error.status
         print_note(f"{PROGRAM}: error: {' '.join(str(error).split())}")
         return 2

@@ -19,7 +19,7 @@ from llm_power_verified.errors import LlmPowerError
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.output import names_descriptor, terminal_lines, whole_writer
 
-__all__ = ["CommandError", "ReaderLeft", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value",
+__all__ = ["CommandError", "Interrupted", "ReaderLeft", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value",
            "marginal_options", "print_note", "print_report", "render_rows", "standard_streams", "terminal_width", "write_report_chunks",
            "wrote"]
 
@@ -139,6 +139,13 @@ class ReaderLeft(CommandError):
     status = 128 + getattr(signal, "SIGPIPE", 13)
 
 
+class Interrupted(CommandError):
+    """Ctrl-C (SIGINT) during a command: one line, no traceback, the shell's 128 + SIGINT; a file being written is
+    removed by the atomic writer before this is raised."""
+
+    status = 128 + signal.SIGINT
+
+
 def _closed(number: int) -> bool:
     try:
         os.fstat(number)
@@ -156,6 +163,7 @@ def standard_streams() -> Iterator[None]:
     * standard output is written through :func:`~llm_power_verified.io.output.whole_writer`, which never drops
       the rest of a partial write, and prints a character its encoding cannot show as an escape (a replaced
       stream, a test's capture, is left as it is);
+    * Ctrl-C (KeyboardInterrupt) becomes :class:`Interrupted` (status 130, one line, no traceback);
     * a broken pipe becomes :class:`ReaderLeft`, after standard output is pointed at the null device (the signal
       module's "Note on SIGPIPE"); what is still buffered is flushed at the end (``--help`` included), a failure
       there being one line.
@@ -184,6 +192,8 @@ def standard_streams() -> Iterator[None]:
     except BrokenPipeError:
         detach_stdout()
         raise ReaderLeft("the reader of standard output went away") from None
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted") from None
     finally:
         replaced, sys.stdout = sys.stdout, original
         if replaced is not original:
