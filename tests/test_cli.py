@@ -201,3 +201,16 @@ def test_help_imports_neither_numpy_nor_tqdm():
     code = "import sys; from llm_power_verified.cli.main import build_parser; build_parser(); print(sorted(m for m in ('numpy', 'tqdm', 'pandas', 'scipy') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("mode", ["adjacent", "all", "reference"])
+@pytest.mark.parametrize("output", ["table", "json", "parquet"])
+def test_audit_of_one_item_is_refused_naming_the_file_and_the_count(tmp_path, capsys, mode, output):
+    table = tmp_path / "one.csv"
+    table.write_text("id,a,b,c\nq1,1,0,1\n")
+    status = main(["audit", str(table), "--item-column", "id", "--mode", mode, "--reference", "a", "--format", output,
+                   "--out", str(tmp_path / "report"), "--quiet"])
+    error = capsys.readouterr().err
+    assert status == 2
+    assert error.splitlines() == [f"llm-power-verified: error: {table}: a paired comparison needs at least 2 items; got 1"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["one.csv"]

@@ -18,7 +18,7 @@ over the unpaired formula.  Graded scores: paired t-test, paired bootstrap
 The family (``family``) is declared explicitly: "adjacent" (K - 1
 comparisons), "all" (K (K - 1) / 2) or "reference" (K - 1); adjusted
 p-values and N* inflations use it.  Cluster diagnostics are in
-:mod:`llm_power_verified.leaderboard.clusters`.
+:mod:`llm_power_verified.leaderboard.clusters`.  A matrix of fewer than 2 items is refused naming its source.
 An audit too large for the machine is refused before it allocates (:func:`~.ranking.check_audit_memory`).
 """
 
@@ -31,11 +31,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from llm_power_verified._validation import (
-    MAX_RESAMPLES,
-    check_scalar,
-    renamed_parameters,
-)
+from llm_power_verified._validation import MAX_RESAMPLES, check_scalar, renamed_parameters
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import (
@@ -366,6 +362,8 @@ def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_
     if not isinstance(matrix, ScoreMatrix):
         raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
                         "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)")
+    if matrix.n_items < 2:  # one item has no variance of a difference; later steps would fail on a proportion of 0 or 1
+        raise ArgumentError(f"{matrix.source or 'the score matrix'}: a paired comparison needs at least 2 items; got {matrix.n_items}")
     if mode not in MODES:
         raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
     family = family or mode
