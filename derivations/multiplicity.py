@@ -14,6 +14,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
 from derivations._codegen import GeneratedFunction
+from derivations._functions import NormalUpperQuantile
 from derivations._symbols import alpha, delta, family_size, power, sides, variance
 from derivations.wald import REQUIRED_N
 
@@ -52,6 +53,13 @@ _domain = {
     "sides": (1, 2),
 }
 
+# The inflation divides by z_{alpha/sides} + z_{1-power}, which is 0 at alpha/sides = 1/2 and power = 1/2.  Near there the
+# inputs' own rounding (half an ulp of alpha or power, times dz/dp <= 1/phi(0) = 2.5) moves the sum by about 3e-16, so the
+# relative error is about 1e-15 / sum: held to 1e-12 only where the sum is at least 1/100 (a margin of 10 at that edge).
+_CONDITIONING = (NormalUpperQuantile(alpha / sides) + NormalUpperQuantile(1 - power) - sp.Rational(1, 100),)
+_CONDITIONING_NOTE = ("ill-conditioned where z_{alpha/sides} + z_{1-power} is near 0 (alpha/sides and power both near 1/2): "
+                      "the inputs' rounding alone gives a relative error of about 1e-15 divided by that sum")
+
 FUNCTIONS = (
     GeneratedFunction(
         name="bonferroni_inflation",
@@ -63,6 +71,8 @@ FUNCTIONS = (
         conditions=(power - alpha,),
         log_scale=frozenset({"family_size", "alpha"}),
         integer_args=frozenset({"sides"}),
+        well_conditioned=_CONDITIONING,
+        conditioning_note=_CONDITIONING_NOTE,
     ),
     GeneratedFunction(
         name="sidak_inflation",
@@ -74,5 +84,7 @@ FUNCTIONS = (
         conditions=(power - alpha,),
         log_scale=frozenset({"family_size", "alpha"}),
         integer_args=frozenset({"sides"}),
+        well_conditioned=_CONDITIONING,
+        conditioning_note=_CONDITIONING_NOTE,
     ),
 )

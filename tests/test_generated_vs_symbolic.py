@@ -21,7 +21,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from derivations import all_functions
@@ -52,6 +52,10 @@ def test_generated_function_matches_symbolic_source(module_name, function):
     well_conditioned = [mpmath_callable(function.args, condition) for condition in function.well_conditioned]
     strategy = st.tuples(*[_argument_strategy(function, name) for name in function.arg_names])
 
+    # The domains' conditions (Connor's simplex p10 + p01 < 1, the well-conditioned regions) reject up to about half of
+    # the box; older hypothesis releases (6.90, the oldest supported) count that as filtering too much and stop.  The
+    # rejected points are outside the function's domain, so the check still runs on max_examples points inside it.
+    @settings(suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
     @given(strategy)
     def check(values):
         for condition in conditions:
