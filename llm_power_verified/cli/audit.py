@@ -80,8 +80,8 @@ def add_parser(commands) -> None:
                         help="compute the blocks of pairs on an existing Dask cluster (tcp://host:8786, as 'dask scheduler' prints; "
                              "needs the dask extra on the client and the workers)")
     parser.add_argument("--workers", type=POSITIVE_COUNT,
-                        help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra); "
-                             "the results do not depend on it")
+                        help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra; "
+                             "at most the CPUs available, or 4 if fewer); the results do not depend on it")
     parser.add_argument("--plot", metavar="DIR_OR_IMAGE",
                         help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
                              "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
@@ -104,7 +104,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
     parser.add_argument("--filter", help="lm-eval: filter name when the task has several")
     parser.add_argument("--scorer", help="Inspect: scorer name when a log has several")
-    parser.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs (default: keep epoch 1)")
+    parser.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses")
     parser.add_argument("--n-resamples", "--n-bootstrap", dest="n_resamples", type=AUDIT_RESAMPLES, default=500,
                         help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500; --n-bootstrap is the old name)")
     parser.add_argument("--n-cluster-resamples", "--cluster-bootstrap", dest="n_cluster_resamples", type=AUDIT_RESAMPLES, default=1000,

@@ -94,13 +94,15 @@ RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES)
 AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
 CHECKPOINTS = number(integer=True, low=1, high=1_000_000)
 POSITIVE_COUNT = number(integer=True, low=1, high=1024)
-SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: binary when every "
-                   "score is 0 or 1; refuses a 0/1 model column with a few stray values, naming the first)")
+SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: decided from the "
+                   "whole matrix: graded when more than max(2, 5%% of items) scores are neither 0 nor 1; otherwise binary, and "
+                   "the first such stray value is refused naming its cell; --scores graded accepts it)")
 
 
 EXIT_CODES = """\
 exit status: 0 done; 1 the --fail-on gate failed (the report is still printed); 2 an input or usage error
-(one line on stderr); 141 the reader of the output went away (| head), as for any command ended by SIGPIPE."""
+(one line on stderr); 141 the reader of the output went away (| head), as for any command ended by SIGPIPE;
+130 interrupted (Ctrl-C, SIGINT; one line on stderr, a file being written is removed)."""
 
 #: --width: a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts.
 WIDTH = number(integer=True, low=60, high=1000)
@@ -301,18 +303,24 @@ def wrote(path: str, status: int, lines: Iterable[str] = (), detail: str = "") -
 INPUT_RULES = """\
 input rules (README, "Input formats and rules"):
   items are aligned by id (item column, lm-eval (task, doc_id), Inspect sample id), never by position,
-  except in plain score files and wide tables without an id column; UTF-8 (a BOM and CRLF are fine);
-  a blank line, a wrong field count, a duplicate model/item/(item, model) row or a repeated JSON key
-  is an error naming the line; scores are finite numbers in [0, 1]; an empty cell, NA, NaN or null is
-  missing (error unless --on-missing intersect); --scores auto refuses a 0/1 column with a few stray
-  values (pass --scores graded for partial credit); a missing cluster label is an error unless
-  --missing-cluster drop|own; a model constant on every item is kept (rho undefined for its pairs).
-  Damaged lm-eval lines and Inspect members (bad CRC, oversized or malformed) are refused by name.
+  except in plain score files, wide tables and JSON Lines without an id column; UTF-8 (a BOM is fine;
+  LF, CRLF and CR-only line ends all read); a blank line is skipped in a table with an id column and
+  refused where rows align by position; a wrong field count, a duplicate model/item/(item, model) row
+  or a repeated JSON key is an error naming the line; scores are finite numbers in [0, 1] in ASCII
+  digits with optional sign, point and exponent (no underscores, hex, other scripts' digits or
+  TRUE/FALSE); an empty cell, NA, NaN or null is missing (error unless --on-missing intersect);
+  --scores auto is decided from the whole matrix: graded when more than max(2, 5% of items) scores
+  are neither 0 nor 1, otherwise the first such value is refused naming its cell (--scores graded
+  accepts it); a cluster label that is empty or NA, nan, null, None, n/a (any case) is missing, an
+  error unless --missing-cluster drop|own; a model constant on every item is kept (rho undefined for
+  its pairs). Damaged lm-eval lines and Inspect members (bad CRC, malformed, over 128 MiB) are refused
+  by name; a gzip input may inflate to at most 32 MiB.
 outputs: --out and --plot are checked before any work and made only after the input is read; a file is
   written atomically (a symlink's target is written; a read-only file, an input, another output and the
   shipped data are refused); /dev/stdout, /dev/fd/N, a FIFO or a device is written directly (appended to
   under >>); names' control and bidirectional characters are shown as escapes in text reports.
-exit status: 0 success, 2 input or usage error (one line on stderr), 141 the reader of the output left."""
+exit status: 0 success, 2 input or usage error (one line on stderr), 141 the reader of the output left,
+  130 interrupted (Ctrl-C)."""
 
 
 

@@ -105,4 +105,7 @@ def run(arguments) -> str:
         if "ci_low" in row:
             note = f"{row['confidence']:.0%} CI [{row['ci_low']:.6g}, {row['ci_high']:.6g}], B = {row['n_resamples']}"
         lines.append(f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  {note}".rstrip())
+    if boot is not None:
+        lines += ["", "bootstrap p-value: min(1, 2(k + 1)/(B + 1)), k the smaller of #{D* <= 0} and #{D* >= 0}",
+                  "over the B resampled differences: never 0 (at least 2/(B + 1))"]
     return "\n".join(lines)
