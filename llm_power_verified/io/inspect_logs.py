@@ -53,7 +53,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
-from llm_power_verified.io.text import Shown, kept_value
+from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
 
 __all__ = ["MAX_ID_CHARACTERS", "MAX_MEMBER_BYTES", "MAX_LOG_BYTES", "read_inspect", "read_zip_member"]
 
@@ -235,14 +235,12 @@ def _samples(records: Any, where: str) -> list[_Sample]:
 def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
     """(model, samples) of one log."""
     if path.suffix.lower() == ".json":
-        try:
-            log = parse_json(path.read_bytes(), str(path))
-        except OSError as error:
-            raise InputError(f"{path}: cannot read it ({error.strerror})") from None
+        log = parse_json(read_input_bytes(path, MAX_MEMBER_BYTES), str(path))
         samples = log.get("samples") if isinstance(log, dict) else None
         if not isinstance(samples, list):
             raise InputError(f"{path}: no 'samples' list (got {describe_value(samples)}); was the log written with samples?")
         return _model(log, str(path)), _samples(samples, f"{path}, samples")
+    check_input_kind(path)
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError) as error:

@@ -44,26 +44,58 @@ from llm_power_verified.io.tables import (
     from_long,
     from_wide,
 )
-from llm_power_verified.io.text import read_text
+from llm_power_verified.io.text import CHUNK_BYTES, check_input_kind, read_raw
 
 __all__ = ["read_frame", "read_table", "write_table"]
 
 
-def _text(path: Path) -> str:
-    """The file's text; a NUL character and an empty file are refused."""
-    text = read_text(path)
-    nul = text.find("\x00")
+#: Most cells (rows x columns) of a Parquet table read whole (16 Mi; see the module notes).
+MAX_PARQUET_CELLS = 16 << 20
+#: Largest uncompressed size of a Parquet table read whole, by its footer (256 MiB).
+MAX_PARQUET_BYTES = 256 << 20
+#: Most columns a text table's header may have (100,000 models); a wider first line is refused before it is split.
+MAX_COLUMNS = 100_000
+
+
+def _raw(path: Path, separator: str = "") -> bytes:
+    """The file's bytes (a byte-order mark dropped), checked as UTF-8 in chunks without building the text.
+
+    A NUL character, an empty file and a first line with more than :data:`MAX_COLUMNS` fields are refused.
+    Bytes rather than text go to the parsers: Python text takes up to 4 bytes a character.
+    """
+    raw = read_raw(path)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    view, start = memoryview(raw), 0
+    while start < len(raw):
+        end = min(start + CHUNK_BYTES, len(raw))
+        while end < len(raw) and end > start + CHUNK_BYTES - 4 and raw[end] & 0xC0 == 0x80:  # never split a character
+            end -= 1
+        try:
+            str(view[start:end], "utf-8")
+        except UnicodeDecodeError as error:
+            line = raw.count(b"\n", 0, start + error.start) + 1
+            raise InputError(f"{path}, line {line}: byte {raw[start + error.start]:#04x} is not UTF-8; save the file as UTF-8") from None
+        start = end
+    nul = raw.find(b"\x00")
     if nul >= 0:
-        line = len(_stdio.StringIO(text[:nul], newline="").readlines()) or 1
-        raise InputError(f"{path}, line {line}: a NUL character; the file is binary or damaged, not a text table")
-    if not text.strip():
+        ends = raw.count(b"\n", 0, nul) + raw.count(b"\r", 0, nul) - raw.count(b"\r\n", 0, nul)
+        line = (ends + (raw[nul - 1:nul] not in (b"\n", b"\r"))) if nul else 1
+        raise InputError(f"{path}, line {line or 1}: a NUL character; the file is binary or damaged, not a text table")
+    if len(raw.strip()) < 64 and not raw.decode("utf-8").strip():
         raise InputError(f"{path}: the file is empty")
-    return text
+    if separator:
+        first = min((found for found in (raw.find(b"\n"), raw.find(b"\r")) if found >= 0), default=len(raw))
+        columns = raw.count(separator.encode(), 0, first) + 1
+        if columns > MAX_COLUMNS:
+            raise InputError(f"{path}, line 1: {columns:,} columns in the header, more than the {MAX_COLUMNS:,} a table may have; "
+                             "is the separator right? (a wider table is better written long: item_id, model, score)")
+    return raw
 
 
-def _lf(text: str) -> str:
+def _lf(raw: bytes) -> bytes:
     """Every line end (CRLF, CR) made LF; only where no quoted cell can hold a CR."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
 
 
 def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank: np.ndarray, id_column: str | None,
@@ -91,10 +123,9 @@ def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank
     return np.flatnonzero(~blank) + 1
 
 
-def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns: frozenset[str],
+def _unquoted_csv(path: Path, raw: bytes, separator: str, kind: str, text_columns: frozenset[str],
                   id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
     """A CSV/TSV without quote characters: lines are records; pandas' C parser reads the fields."""
-    raw = text.encode("utf-8")
     data = np.frombuffer(raw, dtype=np.uint8)
     newlines = np.flatnonzero(data == 10)
     ends = newlines if raw.endswith(b"\n") else np.append(newlines, data.size)
@@ -111,10 +142,17 @@ def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns
     body = b"\n".join(raw[starts[record]:ends[record]] for record in records) if blank[1:].any() else raw[ends[0] + 1:]
     textual = {position: str for position, name in enumerate(header) if name in text_columns}
     missing = sorted(MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT})
+    common = dict(sep=separator, header=None, names=range(len(header)), keep_default_na=False, skip_blank_lines=False,
+                  quoting=csv.QUOTE_NONE, encoding="utf-8")
     try:
-        data_frame = pd.read_csv(_stdio.BytesIO(body), sep=separator, header=None, names=range(len(header)), dtype=textual,
-                                 keep_default_na=False, na_values={position: missing for position in range(len(header)) if position not in textual},
-                                 skip_blank_lines=False, quoting=csv.QUOTE_NONE, encoding="utf-8", **EXACT_FLOATS)
+        # One list of missing texts for all columns (a dict of one per column cost 7 kB a column: 700 MB at 100,000 columns);
+        # the few text columns are read again on their own, where no text means missing.
+        data_frame = pd.read_csv(_stdio.BytesIO(body), dtype=textual, na_values=missing, **common, **EXACT_FLOATS)
+        if textual:
+            texts = pd.read_csv(_stdio.BytesIO(body), usecols=sorted(textual), dtype=str, na_values={position: [] for position in textual},
+                                **common)
+            for position in textual:
+                data_frame[position] = texts[position]
     except pd.errors.EmptyDataError:
         data_frame = pd.DataFrame(columns=range(len(header)))
     except (pd.errors.ParserError, ValueError) as error:
@@ -127,10 +165,11 @@ def _unquoted_csv(path: Path, text: str, separator: str, kind: str, text_columns
     return data_frame, lines
 
 
-def _quoted_csv(path: Path, text: str, separator: str, kind: str, id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+def _quoted_csv(path: Path, raw: bytes, separator: str, kind: str, id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
     """A CSV/TSV with quote characters: the ``csv`` module reads records (strict quoting) and where each starts."""
     # newline="": lines split at LF, CRLF and CR with their ends kept, so that a CR inside a quoted cell stays.
-    reader = csv.reader(_stdio.StringIO(text, newline=""), delimiter=separator, strict=True)
+    # The bytes are decoded as they are read, never held whole as text.
+    reader = csv.reader(_stdio.TextIOWrapper(_stdio.BytesIO(raw), encoding="utf-8", newline=""), delimiter=separator, strict=True)
     rows, starts, previous = [], [], 0
     try:
         for row in reader:
@@ -151,21 +190,22 @@ def _quoted_csv(path: Path, text: str, separator: str, kind: str, id_column: str
 def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset(),
               id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The table and the physical line of each row (see the module notes)."""
-    text = _text(path)
+    raw = _raw(path, separator)
     kind = "TSV" if separator == "\t" else "CSV"
-    if '"' in text:
-        return _quoted_csv(path, text, separator, kind, id_column)
-    return _unquoted_csv(path, _lf(text), separator, kind, text_columns, id_column)
+    if b'"' in raw:
+        return _quoted_csv(path, raw, separator, kind, id_column)
+    return _unquoted_csv(path, _lf(raw), separator, kind, text_columns, id_column)
 
 
 def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
-    text = _lf(_text(path))  # a JSON string holds no raw line break
+    raw = _lf(_raw(path))  # a JSON string holds no raw line break
     records, lines, blank = [], [], []
-    physical = text.split("\n")
-    if physical[-1] == "":
+    physical = raw.split(b"\n")
+    del raw
+    if physical[-1] == b"":
         physical.pop()  # the final line end
     for number, line in enumerate(physical, start=1):
-        if not line.strip(" \t"):
+        if not line.strip(b" \t"):
             blank.append(number)
             continue
         record = parse_json(line, f"{path}, line {number}", line_numbers=False)
@@ -180,6 +220,16 @@ def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame,
         raise InputError(f"{path}, line {blank[0]}: blank line in JSON Lines without an item column; its records are aligned "
                          "by position, so a blank line would shift them; remove it")
     return frame, np.asarray(lines, dtype=np.int64)
+
+
+def _check_parquet_size(path: Path, metadata) -> None:
+    """Refuse a Parquet file whose cells (rows x columns) or uncompressed size, from its footer, pass the memory budget."""
+    cells = metadata.num_rows * metadata.num_columns
+    unpacked = sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
+    if cells > MAX_PARQUET_CELLS or unpacked > MAX_PARQUET_BYTES:
+        raise InputError(f"{path}: {metadata.num_rows:,} rows x {metadata.num_columns:,} columns ({unpacked:,} bytes uncompressed), "
+                         f"more than the {MAX_PARQUET_CELLS:,} cells or {MAX_PARQUET_BYTES:,} bytes read whole; split the table into "
+                         "smaller files")
 
 
 def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
@@ -204,8 +254,10 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: st
             names = parquet.read_schema(path).names
             if len(set(names)) != len(names):
                 check_columns(pd.DataFrame(columns=range(len(names))).set_axis(names, axis=1), str(path))
+            check_input_kind(path)
+            _check_parquet_size(path, parquet.ParquetFile(path).metadata)
             table = parquet.read_table(path)
-        except InputError:
+        except (InputError, MemoryError):
             raise
         except Exception as error:  # pyarrow raises its own ArrowInvalid/OSError family for damaged files
             raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())[:200]})") from None

@@ -1,33 +1,130 @@
-"""Reading a text input file: one place for missing files, folders, gzip and UTF-8 (with a byte-order mark).
+"""Reading an input file: one bounded place for missing files, folders, devices, size, gzip and UTF-8 (with a byte-order mark).
 
-A ``.gz`` file is inflated in chunks of :data:`CHUNK_BYTES` by the standard
-library's :class:`gzip.GzipFile` (every member of a multi-member file), and
-reading stops with an :class:`InputError` as soon as the output would exceed
-:data:`MAX_INFLATED_BYTES` (32 MiB): deflate inflates up to about 1,000-fold,
-so without a bound a 3 MiB file becomes 3 GB of text, and a CSV parser then
-needs several times that (Python's ``io.StringIO`` holds 4 bytes per
-character).  With the bound, reading a hostile ``.gz`` stays under about 1 GB
-of memory.  A larger genuine table is read decompressed (``gunzip`` it) or as
-Parquet; the limit applies to inflated bytes only, never to a plain file
-(whose size is what is on the disk).
+Every whole-file read of an input goes through :func:`read_input_bytes` (or
+:func:`read_text`, its text form).  It refuses what is neither a regular file
+nor a pipe: a character or block device (``/dev/zero``, ``/dev/urandom``,
+a disk) is refused before it is opened ("is a device, not a file").  A
+regular file's size (``os.fstat``) is checked against the limit before a
+byte is read; a pipe or FIFO (``/dev/stdin`` fed by a pipe) is read in
+chunks of :data:`CHUNK_BYTES` and refused as soon as it passes the limit.
+The refusal names the file, its size and the limit, and says what to do
+(split the input, or write the table as Parquet).
+
+The limits, chosen by measuring peak resident memory (``VmHWM``) of reading
+(``read_scores``) the worst input of each kind at the limit, so that reading
+any input stays under about 1 GB (the interpreter with numpy, scipy and
+pandas is about 170 MiB of that):
+
+* :data:`MAX_INPUT_BYTES` (32 MiB) for a text input on disk or from a pipe,
+  and :data:`MAX_LINES` (2 Mi lines): each line becomes an item or record of
+  a few hundred bytes, so lines, not bytes, bound short-lined inputs.  At
+  2 Mi lines: wide CSV ``1,0`` 559 MiB (the same with non-ASCII, 559), quoted
+  CSV 584, long CSV with a quote 858, JSON Lines ``{"a":1}`` 800, a pair of
+  plain files ``1`` 477 MiB.  At 32 MiB: a wide CSV of 100,000 columns x 150
+  rows 968 MiB (which is why :mod:`.table_files` also bounds the header at
+  100,000 columns);
+* :data:`MAX_INFLATED_BYTES` (32 MiB) for what a ``.gz`` input inflates to:
+  deflate inflates up to about 1,000-fold, so without a bound a 3 MiB file
+  becomes 3 GB of text.  A larger genuine table is read decompressed
+  (``gunzip`` it) or as Parquet.
+
+A JSON document (an Inspect ``.json`` log, a saved report) is read with its
+own limit (an Inspect log: the 128 MiB of a ``.eval`` member) and bounded
+further by :func:`llm_power_verified.io.json_input.parse_json`'s estimate.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any, Hashable, Sequence
 
 from llm_power_verified.io.errors import InputError, describe_value
 
-__all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "Shown", "first_repeat", "inflate_gzip", "kept_value", "read_text"]
+__all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "MAX_INPUT_BYTES", "MAX_LINES", "Shown", "first_repeat", "inflate_gzip", "kept_value",
+           "check_input_kind", "decode_utf8", "read_input_bytes", "read_raw", "read_text"]
 
 #: Largest text a ``.gz`` input is inflated to (32 MiB).
 MAX_INFLATED_BYTES = 32 << 20
 #: Bytes inflated per step (1 MiB).
 CHUNK_BYTES = 1 << 20
+#: Largest input file (or pipe) read whole (32 MiB; see the module notes for the measurement).
+MAX_INPUT_BYTES = 32 << 20
+#: Most lines of a text input (2 Mi): each line becomes an item or record of a few hundred bytes (module notes).
+MAX_LINES = 2 << 20
+
+_WHAT_TO_DO = "split the input into smaller files, or write the table as Parquet"
+
+
+def _too_large(where: str, size: str, limit: int) -> InputError:
+    return InputError(f"{where}: {size} bytes, more than the {limit:,}-byte limit for an input read whole; {_WHAT_TO_DO}")
+
+
+def read_input_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file or a pipe, refused (naming the file, its size and ``limit``) past ``limit`` bytes;
+    a device, a folder and a missing file are refused naming the path.
+
+    >>> read_input_bytes("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: /dev/zero: a device, not a file; give a file (or a pipe) holding the input
+    """
+    path = Path(path)
+    try:
+        # Devices are refused before they are opened (opening some has effects); fstat below closes the race.
+        _check_kind(path, os.stat(path).st_mode)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({error.strerror})") from None
+    with open(descriptor, "rb", buffering=0) as stream:
+        try:
+            status = os.fstat(descriptor)
+            _check_kind(path, status.st_mode)
+            if stat.S_ISREG(status.st_mode):
+                if status.st_size > limit:
+                    raise _too_large(str(path), f"{status.st_size:,}", limit)
+                data = stream.read(limit + 1)  # the file may have grown since fstat
+                if data is not None and len(data) > limit:
+                    raise _too_large(str(path), f"more than {limit:,}", limit)
+                return data or b""
+            chunks, total = [], 0  # a pipe or FIFO: its size is known only by reading it
+            while chunk := stream.read(CHUNK_BYTES):
+                total += len(chunk)
+                if total > limit:
+                    raise _too_large(str(path), f"more than {limit:,}", limit)
+                chunks.append(chunk)
+        except IsADirectoryError:
+            raise InputError(f"{path}: a folder, not a file") from None
+        except OSError as error:
+            raise InputError(f"{path}: cannot read it ({error.strerror})") from None
+    data = b"".join(chunks)
+    chunks.clear()
+    return data
+
+
+def check_input_kind(path: Path | str) -> None:
+    """Refuse (naming ``path``) what is missing, a folder, a device or anything else but a regular file or a pipe."""
+    try:
+        _check_kind(Path(path), os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({error.strerror})") from None
+
+
+def _check_kind(path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path}: a folder, not a file")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        raise InputError(f"{path}: a device, not a file; give a file (or a pipe) holding the input")
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        raise InputError(f"{path}: not a regular file or a pipe; give a file holding the input")
 
 
 def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> bytes:
@@ -58,18 +155,25 @@ def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> byt
 
 
 def read_text(path: Path) -> str:
-    """The file's text: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated (bounded, see the module notes);
+    """The file's text: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated; bounded (see the module notes);
     errors name the file (and line)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: a folder, not a file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read it ({error.strerror})") from None
-    if path.name.lower().endswith(".gz"):
+    return decode_utf8(read_raw(path), path)
+
+
+def read_raw(path: Path) -> bytes:
+    """The file's bytes through :func:`read_input_bytes`, a ``.gz`` file inflated (bounded), not yet decoded;
+    more than :data:`MAX_LINES` lines are refused."""
+    raw = read_input_bytes(path)
+    if Path(path).name.lower().endswith(".gz"):
         raw = inflate_gzip(raw, str(path))
+    lines = max(raw.count(b"\n"), raw.count(b"\r"))  # LF, CRLF or CR line ends
+    if lines > MAX_LINES:
+        raise InputError(f"{path}: {lines:,} lines, more than the {MAX_LINES:,} lines of an input read whole; {_WHAT_TO_DO}")
+    return raw
+
+
+def decode_utf8(raw: bytes, path: Path) -> str:
+    """``raw`` as UTF-8 text (a leading byte-order mark dropped); a byte that is not UTF-8 is refused naming its line."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
