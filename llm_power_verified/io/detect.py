@@ -46,6 +46,11 @@ def input_kind(paths: Sequence[Path]) -> str:
     for path in paths:
         if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
             raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
+    for path in paths:
+        stream = not path.is_file() or str(path.absolute()).startswith(("/dev/", "/proc/"))  # /dev/stdin may be a file's link
+        if not path.is_dir() and stream and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
+            raise InputError(f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
+                             "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)")
     if all(path.is_dir() for path in paths):
         return "lm-eval"
     if any(path.is_dir() for path in paths):
