@@ -48,7 +48,7 @@ def input_kind(paths: Sequence[Path]) -> str:
             raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
     for path in paths:
         stream = not path.is_file() or str(path.absolute()).startswith(("/dev/", "/proc/"))  # /dev/stdin may be a file's link
-        if not path.is_dir() and stream and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
+        if len(paths) == 1 and not path.is_dir() and stream and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
             raise InputError(f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
                              "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)")
     if all(path.is_dir() for path in paths):
