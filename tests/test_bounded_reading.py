@@ -15,16 +15,22 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import zlib
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import zstandard
 
 from llm_power_verified.cli import main
 from llm_power_verified.io.inspect_logs import MAX_MEMBER_BYTES
-from llm_power_verified.io.text import MAX_INFLATED_BYTES
+from llm_power_verified.io import table_files
+from llm_power_verified.io import text as text_module
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.table_files import read_table
+from llm_power_verified.io.text import MAX_INFLATED_BYTES, read_input_bytes
 
 sys.path.insert(0, str(Path(__file__).parent))
 from damaged import zip_archive, zstd_member  # noqa: E402
@@ -247,3 +253,99 @@ def test_workers_are_capped(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("item_id,a,b\n" + "".join(f"q{i},{i % 2},{i % 3 // 2}\n" for i in range(50)))
     refused(["audit", str(path), "--workers", "1000"], ["workers = 1,000 is more than this machine runs at once: give 1 to"], capsys)
+
+
+# --------------------------------------------------------------------------- whole-file reads: size, kind, pipes
+def _sparse(path: Path, head: bytes, size: int = 8 << 30) -> str:
+    with open(path, "wb") as stream:
+        stream.write(head)
+        stream.truncate(size)
+    return str(path)
+
+
+@pytest.mark.parametrize("name, head, command", [
+    ("big.csv", b"item_id,m0,m1\nq1,1,0\n", ["audit", "{}"]),
+    ("big.jsonl", b"", ["audit", "{}"]),
+    ("big.txt", b"1\n0\n", ["test", "{a}", "{}"]),
+    ("big.csv", b"model,accuracy,n\n", ["audit", "--summary", "{}"]),
+    ("big.json", b'{"schema": ', ["plan", "--report", "{}"]),
+    ("big.json", b'{"eval": ', ["audit", "{}", "{a_log}"]),
+])
+def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command):
+    """An 8 GiB file (a short header, then zeros) is refused by its size before a byte is read, naming size and limit."""
+    path = _sparse(tmp_path / name, head)
+    (tmp_path / "a.txt").write_text("1\n0\n")
+    a_log = str(clean_log(tmp_path / "a.json", "m/a")) if "{a_log}" in command else ""
+    arguments = [part.format(path, a=str(tmp_path / "a.txt"), a_log=a_log) for part in command]
+    report = refused_within_memory(arguments, [f"{name}: 8,589,934,592 bytes, more than the", "split the input"])
+    print(name, report["peak_mib"], "MiB")
+
+
+@pytest.mark.parametrize("command", [["audit", "{link}"], ["test", "{a}", "{link_txt}"], ["test", "{a}", "/dev/urandom"],
+                                     ["monitor", "{a}", "/dev/zero"], ["plan", "--report", "/dev/zero"]])
+def test_a_device_is_refused_before_it_is_opened(tmp_path, capsys, command):
+    (tmp_path / "w.csv").symlink_to("/dev/zero")
+    (tmp_path / "z.txt").symlink_to("/dev/zero")
+    (tmp_path / "a.txt").write_text("1\n0\n")
+    arguments = [part.format(link=tmp_path / "w.csv", link_txt=tmp_path / "z.txt", a=tmp_path / "a.txt") for part in command]
+    named = {"{link}": "w.csv", "{link_txt}": "z.txt"}.get(command[-1], command[-1])
+    refused(arguments, [f"{named}: a device, not a file"], capsys)
+
+
+def test_a_pipe_is_read_in_chunks_and_refused_past_the_limit(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for payload, limit in ((b"x" * 100, 100), (b"x" * 101, 100)):
+        writer = threading.Thread(target=lambda data=payload: fifo.write_bytes(data))
+        writer.start()
+        try:
+            if len(payload) <= limit:
+                assert read_input_bytes(fifo, limit) == payload
+            else:
+                with pytest.raises(InputError, match="pipe: more than 100 bytes, more than the 100-byte limit"):
+                    read_input_bytes(fifo, limit)
+        finally:
+            writer.join()
+
+
+def test_too_many_lines_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(text_module, "MAX_LINES", 10)
+    path = tmp_path / "w.csv"
+    path.write_text("m0,m1\n" + "1,0\n" * 10)
+    with pytest.raises(InputError, match="w.csv: 11 lines, more than the 10 lines"):
+        read_table(path)
+
+
+def test_a_header_of_fifteen_million_columns_is_refused_before_it_is_split(tmp_path):
+    """A 30 MB first line of ``,m`` (15 million columns) was split by pandas until 1.1 GB ran out."""
+    path = tmp_path / "wide.csv"
+    path.write_text("a" + ",m" * 15_000_000 + "\n")
+    report = refused_within_memory(["audit", str(path)], ["wide.csv, line 1: 15,000,001 columns in the header, more than the 100,000"])
+    print("15M columns:", report["peak_mib"], "MiB")
+
+
+def test_non_ascii_csv_reads_as_bytes(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("item_id,modèle_a,modèle_b\n" + "".join(f"é{i},{i % 2},{i % 3 // 2}\n" for i in range(30)), encoding="utf-8")
+    assert read_table(path).models == ("modèle_a", "modèle_b")
+
+
+def test_parquet_is_checked_by_its_footer(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "w.parquet"
+    pd.DataFrame({"item_id": [f"q{i}" for i in range(10)], "a": [1.0] * 10, "b": [0.0] * 10}).to_parquet(path)
+    monkeypatch.setattr(table_files, "MAX_PARQUET_CELLS", 29)
+    with pytest.raises(InputError, match=r"w.parquet: 10 rows x 3 columns .* more than the 29 cells"):
+        read_table(path)
+    monkeypatch.setattr(table_files, "MAX_PARQUET_CELLS", 30)
+    assert read_table(path).n_items == 10
+
+
+def test_standard_input_is_refused_naming_it(tmp_path):
+    """``audit /dev/stdin < w.csv``: the format cannot be told from the name."""
+    (tmp_path / "w.csv").write_text("m0,m1\n1,0\n")
+    with open(tmp_path / "w.csv", "rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "/dev/stdin"], stdin=stdin, capture_output=True,
+                                text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    assert result.returncode == 2
+    assert "/dev/stdin: a pipe or device (standard input?), whose format cannot be told from its name" in result.stderr

@@ -57,7 +57,7 @@ MAX_INPUT_BYTES = 32 << 20
 #: Most lines of a text input (2 Mi): each line becomes an item or record of a few hundred bytes (module notes).
 MAX_LINES = 2 << 20
 
-_WHAT_TO_DO = "split the input into smaller files, or write the table as Parquet"
+_WHAT_TO_DO = "split the input into smaller files (a table can also be written as Parquet)"
 
 
 def _too_large(where: str, size: str, limit: int) -> InputError:
