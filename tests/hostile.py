@@ -1357,8 +1357,7 @@ def output_cases() -> list[Case]:
              {"w.csv": wide(names=["../../up", "a/b", "..\\c"])}, writes=("plots/",), timeout=60),
         Case(family, "--workers 2 gives the same numbers", audit("w.csv", extra=("--workers", "2")), Read(means(SCORES)), {"w.csv": wide()},
              timeout=90, memory=16 << 30),
-        Case(family, "interrupted (SIGINT) mid-run", (), Quiet((130, -2, 2)), {"w.csv": lambda: wide((np.random.default_rng(1).random((5000, 4)) < 0.6).astype(int))},
-             shell="timeout --preserve-status -s INT 3 {cli} audit w.csv --n-resamples 100000 --quiet --format json > /dev/null", timeout=60),
+        # Ctrl-C is tested deterministically in tests/test_interrupt.py (a timer here raced the run's end).
     ]
 
 

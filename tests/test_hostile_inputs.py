@@ -52,27 +52,7 @@ RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u
 MEMORY_SIGNS = ("MemoryError", "Unable to allocate", "bad_alloc", "Cannot allocate memory", "ArrayMemoryError")
 
 #: Cases that fail today, by id, with their kind (the lead removes these as fixes land).
-KNOWN_FAILING: dict[str, str] = {
-    'lm-eval folders: NaN literal in the results file': 'silently wrong',
-    'odd files: sparse 8 GiB CSV after a header': 'memory',
-    'odd files: sparse 8 GiB JSON Lines': 'memory',
-    'odd files: sparse 8 GiB Inspect .json log': 'memory',
-    'odd files: sparse 8 GiB plain file': 'memory',
-    'odd files: sparse 8 GiB accuracies table': 'memory',
-    'odd files: sparse 8 GiB saved report': 'memory',
-    'odd files: sparse 8 GiB lm-eval samples file': 'memory',
-    'odd files: CSV linked to /dev/zero': 'memory',
-    'odd files: plain file linked to /dev/zero': 'memory',
-    'odd files: plain file /dev/urandom': 'memory',
-    'odd files: monitor on /dev/zero': 'memory',
-    'odd files: plan --report /dev/zero': 'memory',
-    'odd files: lm-eval samples file linked to /dev/zero': 'memory',
-    'streams: input /dev/stdin': 'misleading refusal',
-    'odd files: a folder named .csv': 'misleading refusal',
-    'odd files: CSV without an extension': 'misleading refusal',
-    'machine output: interrupted (SIGINT) mid-run': ('timing-dependent: silently wrong (exit 0) when the run ends within 3 s; '
-                                                     'warning when interrupted (Quiet allows no line, the CLI prints "interrupted")'),
-}
+KNOWN_FAILING: dict[str, str] = {}  # case id -> the kind of failure, marked xfail until fixed (none today)
 
 
 @dataclass(frozen=True)
