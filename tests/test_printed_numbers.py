@@ -246,3 +246,26 @@ def test_icc_of_one_group_is_refused_not_a_warning():
     for values, labels in (([1, 0, 1], ["a"] * 3), ([1.0, 0.0], ["a", "b"])):
         with pytest.raises(ArgumentError, match="at least two groups"):
             icc_oneway(values, labels)
+
+
+def test_tiny_tables_say_no_gap_is_resolvable(tmp_path, capsys):
+    """Two items with rho-hat -1 at p = 1/2 (outside the admissible interval of equal accuracies, whose bound is only
+    approached) and three items: the headline states that no gap is resolvable instead of an MDE above 1."""
+    for rows, items in (("1,1,0\n2,0,1\n", 2), ("1,1,0,1\n2,0,1,1\n3,1,1,0\n", 3)):
+        header = "item_id,a,b\n" if items == 2 else "item_id,a,b,c\n"
+        path = tmp_path / f"t{items}.csv"
+        path.write_text(header + rows)
+        status = main(["audit", str(path), "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet", "--format", "json"])
+        captured = capsys.readouterr()
+        assert status == 0 and captured.err == "", captured.err
+        assert f"No gap is resolvable with {items} items" in captured.out
+
+
+def test_an_id_column_under_another_name_is_named_in_the_refusal(tmp_path, capsys):
+    path = tmp_path / "ids.csv"
+    path.write_text("item,a,b\n1,1,0\n2,0,1\n3,1,1\n")
+    assert main(["audit", str(path), "--quiet"]) == 2
+    assert "--item-column item" in capsys.readouterr().err
+    path.write_text("item_id,a,b\n1,1,0\n2,0,7\n")  # a stray 7 in a model's column is not taken for an id column
+    assert main(["audit", str(path), "--quiet"]) == 2
+    assert "--item-column" not in capsys.readouterr().err

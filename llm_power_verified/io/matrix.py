@@ -294,8 +294,15 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
         bad = (scores < low) | (scores > high)
         if bad.any():
             item, model = (int(i) for i in np.argwhere(bad)[0])
+            column = scores[:, model]
+            # A column of distinct whole numbers is most likely item ids under a name the reader did not expect.
+            distinct = bool(np.all(column == np.round(column))) and len(np.unique(column)) == len(column)
+            named = any(word in str(models[model]).lower() for word in ("id", "item", "index", "question", "doc", "sample"))
+            ids = distinct and (named or (len(column) >= 3 and int(((column < low) | (column > high)).sum()) * 2 > len(column)))
+            hint = (f"; if model {models[model]!r} is the item id column, name it with --item-column {models[model]}"
+                    if ids else "")
             raise InputError(f"{source}: {locate(item, model)} has score {_show(scores[item, model])}, outside [{low:g}, {high:g}] "
-                             f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]")
+                             f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]{hint}")
     elif score_kind != "graded":
         raise ArgumentError("score_range=None (real-valued scores) needs score_kind='graded'")
     labels, keep, cluster_notes = _resolve_clusters(clusters, missing_cluster, item_ids, source)

@@ -276,7 +276,9 @@ def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 
         raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
     check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
     if mode == "reference" and reference not in matrix.models:
-        raise ArgumentError(f"reference must be one of the models {list(matrix.models)}; got {reference!r}")
+        shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
+        raise ArgumentError(f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must be "
+                            f"one of the models {shown}; got {reference!r}")
     return dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=int(n_resamples), seed=seed,
                 n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.planning.correlation import admissible_rho_interval
 from llm_power_verified.planning.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
@@ -40,7 +41,11 @@ def smallest_resolvable_gap(result: AuditResult) -> tuple[float, float, float]:
     rho = float(np.nanmedian(pairs["rho"])) if np.isfinite(pairs["rho"]).any() else 0.0
     mean = float(result.matrix.scores.mean())
     if result.matrix.binary:
-        variance = float(paired_difference_variance(mean, mean, float(np.clip(rho, -1.0, 1.0))))
+        # Two models with the same accuracy p cannot have any rho: the Frechet bounds give [-min(p, 1-p)/max(p, 1-p), 1]
+        # (a 2-item table a = (1, 0), b = (0, 1) has rho-hat -1 at p = 1/2, where the bound is -1 only in the limit).
+        interval = admissible_rho_interval(mean, mean) if 0.0 < mean < 1.0 else None
+        clipped = float(np.clip(rho, interval.low, interval.high)) if interval is not None else 0.0
+        variance = float(paired_difference_variance(mean, mean, clipped)) if interval is not None else 0.0
     else:
         spread = float(np.median(np.sqrt(pairs["variance_a"] * pairs["variance_b"])))
         variance = max(float(np.median(pairs["variance_a"] + pairs["variance_b"])) - 2 * rho * spread, 0.0)
@@ -76,7 +81,11 @@ def headline(result: AuditResult) -> list[str]:
     lines.append(f"All {tiers.total_pairs:,} pairs: significant {tiers.significant_pairs:,} ({tiers.procedure}), "
                  f"resolved {tiers.resolved_pairs:,}.")
     gap, rho, mean = smallest_resolvable_gap(result)
-    lines.append(f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
+    if gap < 1.0:
+        lines.append(f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
+    else:  # scores lie in [0, 1], so no gap between two mean scores exceeds 1
+        lines.append(f"No gap is resolvable with {matrix.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, the "
+                     f"largest possible gap (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
     if len(adjacent):
         required = adjacent["required_n"].to_numpy(dtype=np.float64)
         if np.isinf(required).any():
