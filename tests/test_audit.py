@@ -178,7 +178,7 @@ def test_cli_audit_out_is_atomic_and_never_overwrites_input(tmp_path):
     "arguments, fragment",
     [
         (["audit", "no_such_file.csv"], "no such file"),
-        (["audit", "--mode", "reference", "--reference", "nobody"], "reference must be one of the models"),
+        (["audit", "--mode", "reference", "--reference", "nobody"], "must be one of the models"),
         (["audit", "--alpha", "0.9"], "alpha"),
     ],
 )
