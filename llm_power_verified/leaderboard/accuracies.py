@@ -214,7 +214,8 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
     notes = list(table.notes)
     if correction in ("holm", "bh"):
         notes.append(f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
-                     f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}] and rho_c is at alpha/m")
+                     f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}]; the family's rho_c "
+                     "(rho_critical_family, in the machine formats) is at alpha/m, the rho_c column at alpha")
     label = None
     if assumed is not None:
         _assumption(pairs, assumed, correction, alpha, power, strict, lenient)
