@@ -234,9 +234,10 @@ def test_graded_audit_of_one_item_is_refused_in_one_line(tmp_path):
     path.write_text("item_id,A,B,C\nq1,0.5,0.25,0.75\n")
     status, out, err = _cli(["audit", path, "--scores", "graded"])
     assert status == 2 and out == "" and err.count("\n") == 1
-    assert "1 item" in err and "N - 1 = 0 degrees of freedom" in err
+    # Refused before any statistic (a graded test of one item has N - 1 = 0 degrees of freedom), naming file and count.
+    assert "one.csv" in err and "needs at least 2 items; got 1" in err
     status, out, err = _cli(["plan", "--from", path, "--scores", "graded"])
-    assert status == 2 and err.count("\n") == 1 and "1 item" in err
+    assert status == 2 and err.count("\n") == 1 and "needs at least 2 items; got 1" in err
 
 
 def test_icc_of_one_group_is_refused_not_a_warning():
