@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_power_verified.planning.correlation import correlation_from_counts
+from llm_power_verified.power.correlation import correlation_from_counts
 
 OUTPUT_DIR = Path(__file__).resolve().parent.parent / "llm_power_verified" / "data"
 SEED = 20260528

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from llm_power_verified.planning.conventions import required_n_unpaired
-from llm_power_verified.planning.shortcut import required_n_arcsine
+from llm_power_verified.power.conventions import required_n_unpaired
+from llm_power_verified.power.shortcut import required_n_arcsine
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from llm_power_verified.planning.mcnemar_power import sample_size_table
+from llm_power_verified.power.mcnemar_power import sample_size_table
 
 P_A = (0.55, 0.7, 0.85)
 GAPS = (0.02, 0.05, 0.10)

@@ -35,32 +35,32 @@ _HOMES = {
     "inference.multiplicity": ("adjust_pvalues", "required_n_inflation"),
     "io": ("InputError", "ScoreMatrix", "from_array", "read_scores"),
     "leaderboard.audit": ("AuditResult", "audit_leaderboard"),
-    "planning.clustering": ("cluster_adjusted_required_n", "design_effect"),
-    "planning.connor": ("required_n_connor", "required_n_connor_from_counts"),
-    "planning.conventions": (
+    "power.clustering": ("cluster_adjusted_required_n", "design_effect"),
+    "power.connor": ("required_n_connor", "required_n_connor_from_counts"),
+    "power.conventions": (
         "CalculatorAudit",
         "audit_claimed_n",
         "convention_values",
         "required_n_unpaired",
     ),
-    "planning.correlation": (
+    "power.correlation": (
         "RhoInterval",
         "admissible_rho_interval",
         "correlation_from_counts",
     ),
-    "planning.design": (
+    "power.design": (
         "PairedBinaryDesign",
         "design_from_counts",
         "design_paired_binary",
     ),
-    "planning.mcnemar_power": (
+    "power.mcnemar_power": (
         "power_mcnemar_exact",
         "required_n_mcnemar_exact",
         "sample_size_table",
     ),
-    "planning.paired_t": ("power_paired_t", "required_n_paired_t"),
-    "planning.power": ("power_paired_binary", "power_wald"),
-    "planning.sample_size": (
+    "power.paired_t": ("power_paired_t", "required_n_paired_t"),
+    "power.wald_power": ("power_paired_binary", "power_wald"),
+    "power.sample_size": (
         "critical_value",
         "minimum_detectable_effect",
         "minimum_detectable_effect_paired_binary",
@@ -72,7 +72,7 @@ _HOMES = {
         "resolution_ratio",
         "resolution_ratio_from_counts",
     ),
-    "planning.shortcut": (
+    "power.shortcut": (
         "DeltaStar",
         "cohens_h",
         "delta_star",

@@ -16,7 +16,7 @@ from llm_power_verified.cli import main
 from llm_power_verified.io import InputError, read_scores
 from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
-from llm_power_verified.planning.critical import agreement_share, critical_correlation
+from llm_power_verified.power.critical import agreement_share, critical_correlation
 from llm_power_verified.report.accuracies import render_accuracies
 
 ROOT = Path(__file__).resolve().parents[1]

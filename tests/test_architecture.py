@@ -20,7 +20,7 @@ LAYERS = [
     ("simulation", "plan"),
     ("leaderboard",),
     ("sequential",),
-    ("planning",),
+    ("power",),
     ("inference",),
     ("io", "examples", "parallel"),
     ("numeric", "results", "errors", "_validation", "_generated", "__init__"),
@@ -132,7 +132,7 @@ def test_no_import_cycle_between_modules():
 
 
 def test_rooms_are_folders_with_a_public_init():
-    for room in ("planning", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation"):
+    for room in ("power", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation"):
         init = PACKAGE / room / "__init__.py"
         assert init.exists(), f"{room}/ has no __init__.py"
         tree = ast.parse(init.read_text())

@@ -15,7 +15,7 @@ import llm_power_verified as lpv
 from crosscheck.calculators import lemma1_grid, paper_discrepancies, table1_rows
 from crosscheck.r_tools import rscript_path
 from llm_power_verified.cli import main
-from llm_power_verified.planning.conventions import (
+from llm_power_verified.power.conventions import (
     CONVENTIONS,
     audit_claimed_n,
     convention_values,

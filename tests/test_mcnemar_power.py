@@ -6,7 +6,7 @@ import pytest
 
 import llm_power_verified as lpv
 from llm_power_verified.inference.mcnemar import VARIANTS
-from llm_power_verified.planning.mcnemar_power import (
+from llm_power_verified.power.mcnemar_power import (
     _cells,
     critical_counts,
     power_mcnemar_exact,

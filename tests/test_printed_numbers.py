@@ -27,7 +27,7 @@ from llm_power_verified.inference.bootstrap import paired_bootstrap_counts, perc
 from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.planning.sample_size import paired_difference_variance, required_n_paired_binary
+from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 
 ACCURACIES = Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"
 SMALLEST = 5e-324
@@ -172,7 +172,7 @@ def test_every_admitted_alpha_gives_a_finite_n_star(alpha):
     for key in ("required_n", "required_n_connor", "shortcut_n", "mde"):
         assert isinstance(report[key], float) and math.isfinite(report[key]), key
     # N* = sigma^2 (z_{alpha/2} + z_beta)^2 / delta^2 with z from ndtri, the tail kept at the smallest double when alpha/2
-    # underflows (the one-tail rule documented in planning.sample_size.one_tail_level); 1e-12: a few roundings.
+    # underflows (the one-tail rule documented in power.sample_size.one_tail_level); 1e-12: a few roundings.
     tail = max(alpha / 2, SMALLEST)
     expected = paired_difference_variance(0.65, 0.60, 0.30) * (ndtri(tail) + ndtri(0.2)) ** 2 / (0.65 - 0.60) ** 2
     assert report["required_n"] == pytest.approx(expected, rel=1e-12)
@@ -242,7 +242,7 @@ def test_graded_audit_of_one_item_is_refused_in_one_line(tmp_path):
 
 def test_icc_of_one_group_is_refused_not_a_warning():
     from llm_power_verified.errors import ArgumentError
-    from llm_power_verified.planning.clustering import icc_oneway
+    from llm_power_verified.power.clustering import icc_oneway
 
     for values, labels in (([1, 0, 1], ["a"] * 3), ([1.0, 0.0], ["a", "b"])):
         with pytest.raises(ArgumentError, match="at least two groups"):

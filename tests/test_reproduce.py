@@ -124,7 +124,7 @@ def test_cli_reproduce_embedding_json_has_no_nan(capsys):
 
 
 def test_table_10_solved_accuracy_reproduces_the_printed_n():
-    from llm_power_verified.planning import ceil_sample_size, required_n_paired_binary
+    from llm_power_verified.power import ceil_sample_size, required_n_paired_binary
     from llm_power_verified.reproduce.extra import TABLE_10, solved_accuracy
 
     for _, delta, rho, printed, _, _ in TABLE_10:

@@ -35,7 +35,7 @@ def run(arguments) -> str:
     missing = [flag for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho)) if value is None]
     if missing:
         raise CommandError(f"the following arguments are required: {', '.join(missing)}")
-    from llm_power_verified.planning.conventions import (
+    from llm_power_verified.power.conventions import (
         TOOL_CONVENTIONS,
         audit_claimed_n,
         convention_values,

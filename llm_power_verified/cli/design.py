@@ -56,7 +56,7 @@ _LABELS = (
 
 
 def run(arguments) -> str:
-    from llm_power_verified.planning.design import (
+    from llm_power_verified.power.design import (
         design_from_counts,
         design_paired_binary,
     )

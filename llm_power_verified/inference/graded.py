@@ -13,7 +13,7 @@ the same two tests on every row of a 2-D array of differences at once, each
 row treated as its own one-dimensional scipy call (so a row's zeros or ties
 change only that row's method); the Monte Carlo grids use them.
 
-Power and required n of the paired t-test are in :mod:`llm_power_verified.planning.paired_t`.
+Power and required n of the paired t-test are in :mod:`llm_power_verified.power.paired_t`.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ from llm_power_verified.inference.multiplicity import (
     holm_levels,
 )
 from llm_power_verified.io.accuracy_table import AccuracyTable
-from llm_power_verified.planning.correlation import admissible_rho_interval
-from llm_power_verified.planning.critical import agreement_share, critical_correlation
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.correlation import admissible_rho_interval
+from llm_power_verified.power.critical import agreement_share, critical_correlation
+from llm_power_verified.power.sample_size import (
     paired_difference_variance,
     required_n_paired_binary,
 )

@@ -18,7 +18,7 @@ Across pairs:
   binned by their mean score across all models).
 
 Everything runs on per-cluster sufficient statistics
-(:class:`llm_power_verified.planning.clustering.ClusterStatistics`), so a resample is a
+(:class:`llm_power_verified.power.clustering.ClusterStatistics`), so a resample is a
 weight vector over clusters, not a pass over items.
 """
 
@@ -30,8 +30,8 @@ import pandas as pd
 from llm_power_verified._generated import design_effect as _generated_design_effect
 from llm_power_verified.leaderboard.summaries import ClusterBootstrap, ClusterSummary
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.planning.clustering import ClusterStatistics
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.clustering import ClusterStatistics
+from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )

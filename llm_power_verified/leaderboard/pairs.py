@@ -20,19 +20,19 @@ from llm_power_verified.leaderboard.streams import (
     ranking_order,
 )
 from llm_power_verified.numeric import quantiles
-from llm_power_verified.planning.connor import required_n_connor_from_counts
-from llm_power_verified.planning.conventions import required_n_unpaired
-from llm_power_verified.planning.correlation import (
+from llm_power_verified.power.connor import required_n_connor_from_counts
+from llm_power_verified.power.conventions import required_n_unpaired
+from llm_power_verified.power.correlation import (
     admissible_rho_interval,
     correlation_from_counts,
 )
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.sample_size import (
     minimum_detectable_effect,
     required_n_from_counts,
     required_n_paired_binary,
     required_n_wald,
 )
-from llm_power_verified.planning.shortcut import required_n_shortcut
+from llm_power_verified.power.shortcut import required_n_shortcut
 from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.betting import betting_log_e
 from llm_power_verified.sequential.e_process import log_e_value

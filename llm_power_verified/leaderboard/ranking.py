@@ -54,7 +54,7 @@ from llm_power_verified.leaderboard.contingency import (
     correct_counts,
 )
 from llm_power_verified.leaderboard.pairs import pair_indices
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )

@@ -18,7 +18,7 @@ import pandas as pd
 
 from llm_power_verified._validation import ceil_sample_size, check_scalar
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.planning.clustering import design_effect
+from llm_power_verified.power.clustering import design_effect
 
 __all__ = ["DEFAULT_SIZES", "cluster_tradeoff"]
 

@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.io.errors import InputError
-from llm_power_verified.planning.clustering import design_effect
-from llm_power_verified.planning.correlation import admissible_rho_interval, correlation_from_counts
-from llm_power_verified.planning.sample_size import required_n_from_counts, required_n_paired_binary, required_n_wald
+from llm_power_verified.power.clustering import design_effect
+from llm_power_verified.power.correlation import admissible_rho_interval, correlation_from_counts
+from llm_power_verified.power.sample_size import required_n_from_counts, required_n_paired_binary, required_n_wald
 
 __all__ = ["RELATIVE_TOLERANCE", "check_report_figures"]
 

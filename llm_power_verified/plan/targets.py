@@ -31,7 +31,7 @@ from llm_power_verified.inference.multiplicity import (
 )
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.sample_size import (
     paired_difference_variance,
     required_n_paired_binary,
 )

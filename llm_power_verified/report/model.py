@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.planning.correlation import admissible_rho_interval
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.correlation import admissible_rho_interval
+from llm_power_verified.power.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
 )

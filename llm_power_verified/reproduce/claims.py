@@ -23,7 +23,7 @@ from scipy.special import ndtr
 
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
 from llm_power_verified.inference.bootstrap import ideal_bootstrap_contains_zero
-from llm_power_verified.planning import (
+from llm_power_verified.power import (
     admissible_rho_interval,
     ceil_sample_size,
     design_effect,

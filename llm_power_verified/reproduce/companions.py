@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from llm_power_verified.planning import required_n_wald
+from llm_power_verified.power import required_n_wald
 from llm_power_verified.reproduce.core import (
     EMBEDDING,
     SAMPLE_SIZE,

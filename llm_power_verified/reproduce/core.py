@@ -39,7 +39,7 @@ import numpy as np
 
 from llm_power_verified.examples import appendix_e
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
-from llm_power_verified.planning import (
+from llm_power_verified.power import (
     admissible_rho_interval,
     ceil_sample_size,
     cluster_adjusted_required_n,

@@ -14,14 +14,14 @@ from scipy.optimize import brentq
 
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified.inference import mcnemar_test, required_n_inflation
-from llm_power_verified.planning import (
+from llm_power_verified.power import (
     admissible_rho_interval,
     ceil_sample_size,
     required_n_from_counts,
     required_n_paired_binary,
 )
-from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
-from llm_power_verified.planning.paired_t import power_paired_t
+from llm_power_verified.power.mcnemar_power import power_exact_at_cells
+from llm_power_verified.power.paired_t import power_paired_t
 from llm_power_verified.reproduce.core import (
     EMBEDDING,
     MAIN,

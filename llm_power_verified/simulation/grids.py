@@ -29,8 +29,8 @@ from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.inference.mcnemar import mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
 from llm_power_verified.parallel import Backend, LocalBackend, backend_for
-from llm_power_verified.planning.connor import required_n_connor
-from llm_power_verified.planning.paired_t import power_paired_t
+from llm_power_verified.power.connor import required_n_connor
+from llm_power_verified.power.paired_t import power_paired_t
 from llm_power_verified.results import Result
 from llm_power_verified.simulation.moments import (
     clipped_normal_difference_moments,

@@ -5,7 +5,7 @@
 from the pair's own items and reports how often McNemar rejects.  Drawing
 items with replacement is a multinomial draw of the four cell counts with the
 pair's empirical proportions, so the exact unconditional power of the test at
-those proportions (:func:`~llm_power_verified.planning.mcnemar_power.power_mcnemar_exact`'s
+those proportions (:func:`~llm_power_verified.power.mcnemar_power.power_mcnemar_exact`'s
 engine) is the expected value of the empirical power and is reported beside it.
 
 :func:`bootstrap_power_curve_binary` and :func:`bootstrap_power_curve_graded`
@@ -30,13 +30,13 @@ from llm_power_verified._validation import renamed_parameters, require_choice
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
-from llm_power_verified.planning.correlation import (
+from llm_power_verified.power.correlation import (
     correlation_from_counts,
     validate_marginals_and_rho,
 )
-from llm_power_verified.planning.mcnemar_power import power_exact_at_cells
-from llm_power_verified.planning.paired_t import required_n_paired_t
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.mcnemar_power import power_exact_at_cells
+from llm_power_verified.power.paired_t import required_n_paired_t
+from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_paired_binary,
 )

@@ -21,8 +21,8 @@ from llm_power_verified._validation import (
     finish,
     require_choice,
 )
-from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import one_tail_level
+from llm_power_verified.power.correlation import validate_marginals_and_rho
+from llm_power_verified.power.sample_size import one_tail_level
 
 __all__ = ["agreement_share", "critical_correlation"]
 

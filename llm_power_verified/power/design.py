@@ -14,23 +14,23 @@ from dataclasses import asdict, dataclass
 from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
-from llm_power_verified.planning.connor import (
+from llm_power_verified.power.connor import (
     required_n_connor,
     required_n_connor_from_counts,
 )
-from llm_power_verified.planning.correlation import (
+from llm_power_verified.power.correlation import (
     admissible_rho_interval,
     correlation_from_counts,
 )
-from llm_power_verified.planning.power import power_wald
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.wald_power import power_wald
+from llm_power_verified.power.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
     paired_difference_variance_from_counts,
     required_n_from_counts,
     required_n_wald,
 )
-from llm_power_verified.planning.shortcut import (
+from llm_power_verified.power.shortcut import (
     required_n_shortcut,
     shortcut_constant,
     shortcut_ratio,

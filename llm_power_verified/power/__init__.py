@@ -1,40 +1,40 @@
 """Planning a comparison: closed-form sample size, MDE, q and power, the admissible correlation, calculator conventions and the (1 - rho) shortcut, exact McNemar power and N, the paired t, the design effect."""
 
-from llm_power_verified.planning.clustering import (
+from llm_power_verified.power.clustering import (
     cluster_adjusted_required_n,
     design_effect,
 )
-from llm_power_verified.planning.connor import (
+from llm_power_verified.power.connor import (
     required_n_connor,
     required_n_connor_from_counts,
 )
-from llm_power_verified.planning.conventions import (
+from llm_power_verified.power.conventions import (
     CONVENTIONS,
     CalculatorAudit,
     audit_claimed_n,
     convention_values,
     required_n_unpaired,
 )
-from llm_power_verified.planning.correlation import (
+from llm_power_verified.power.correlation import (
     RhoInterval,
     admissible_rho_interval,
     correlation_from_counts,
     validate_marginals_and_rho,
 )
-from llm_power_verified.planning.design import (
+from llm_power_verified.power.design import (
     PairedBinaryDesign,
     design_from_counts,
     design_paired_binary,
 )
-from llm_power_verified.planning.mcnemar_power import (
+from llm_power_verified.power.mcnemar_power import (
     critical_counts,
     power_mcnemar_exact,
     required_n_mcnemar_exact,
     sample_size_table,
 )
-from llm_power_verified.planning.paired_t import power_paired_t, required_n_paired_t
-from llm_power_verified.planning.power import power_paired_binary, power_wald
-from llm_power_verified.planning.sample_size import (
+from llm_power_verified.power.paired_t import power_paired_t, required_n_paired_t
+from llm_power_verified.power.wald_power import power_paired_binary, power_wald
+from llm_power_verified.power.sample_size import (
     ceil_sample_size,
     critical_value,
     minimum_detectable_effect,
@@ -47,7 +47,7 @@ from llm_power_verified.planning.sample_size import (
     resolution_ratio,
     resolution_ratio_from_counts,
 )
-from llm_power_verified.planning.shortcut import (
+from llm_power_verified.power.shortcut import (
     DeltaStar,
     cohens_h,
     delta_star,

@@ -19,8 +19,8 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
-from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import one_tail_level, signed_effect
+from llm_power_verified.power.correlation import validate_marginals_and_rho
+from llm_power_verified.power.sample_size import one_tail_level, signed_effect
 
 __all__ = ["power_paired_binary", "power_wald"]
 

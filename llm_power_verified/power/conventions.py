@@ -37,9 +37,9 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import one_tail_level, required_n_paired_binary
-from llm_power_verified.planning.shortcut import required_n_arcsine, required_n_shortcut
+from llm_power_verified.power.correlation import validate_marginals_and_rho
+from llm_power_verified.power.sample_size import one_tail_level, required_n_paired_binary
+from llm_power_verified.power.shortcut import required_n_arcsine, required_n_shortcut
 from llm_power_verified.results import Result
 
 __all__ = ["CONVENTIONS", "CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"]

@@ -29,9 +29,9 @@ from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import VARIANTS, mcnemar_test
-from llm_power_verified.planning.connor import required_n_connor
-from llm_power_verified.planning.correlation import validate_marginals_and_rho
-from llm_power_verified.planning.sample_size import required_n_paired_binary
+from llm_power_verified.power.connor import required_n_connor
+from llm_power_verified.power.correlation import validate_marginals_and_rho
+from llm_power_verified.power.sample_size import required_n_paired_binary
 
 if TYPE_CHECKING:
     # Lazy: pandas adds about 0.5 s to `import llm_power_verified` (measured), which loads this room.
