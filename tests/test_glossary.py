@@ -10,9 +10,7 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
-import warnings
 
-import numpy as np
 import pytest
 
 import llm_power_verified as lpv
@@ -107,39 +105,19 @@ def test_method_names_a_test_variant_only():
     assert "correction" in inspect.signature(lpv.adjust_pvalues).parameters
 
 
-@pytest.mark.parametrize("call, old, new", [
-    (lambda **k: lpv.mcnemar_midp(5, 5, **k), {"two_sided": "no-more-likely"}, {"two_sided_rule": "no-more-likely"}),
-    (lambda **k: lpv.correlation_from_counts(**k), {"n11": 40, "n10": 10, "n01": 5, "n00": 45}, {"a": 40, "b": 10, "c": 5, "d": 45}),
-    (lambda **k: lpv.adjust_pvalues([0.01, 0.2, 0.03], **k), {"method": "bh"}, {"correction": "bh"}),
-    (lambda **k: lpv.required_n_inflation(10, **k), {"method": "sidak"}, {"correction": "sidak"}),
-    (lambda **k: lpv.paired_bootstrap_counts(30, 20, 200, seed=1, **k), {"method": "bca"}, {"interval": "bca"}),
-    (lambda **k: lpv.confidence_sequence([1, 0, -1, 1] * 20, **k), {"rho": 50.0}, {"mixture_scale": 50.0}),
+@pytest.mark.parametrize("call, old", [
+    (lambda **k: lpv.mcnemar_midp(5, 5, **k), {"two_sided": "no-more-likely"}),
+    (lambda **k: lpv.mcnemar_exact(3, 9, **k), {"two_sided": "no-more-likely"}),
+    (lambda **k: lpv.correlation_from_counts(**k), {"n11": 40, "n10": 10, "n01": 5, "n00": 45}),
+    (lambda **k: lpv.adjust_pvalues([0.01, 0.2, 0.03], **k), {"method": "bh"}),
+    (lambda **k: lpv.required_n_inflation(10, **k), {"method": "sidak"}),
+    (lambda **k: lpv.paired_bootstrap_counts(30, 20, 200, seed=1, **k), {"method": "bca"}),
+    (lambda **k: lpv.confidence_sequence([1, 0, -1, 1] * 20, **k), {"rho": 50.0}),
 ])
-def test_deprecated_names_still_work_for_one_release_with_a_warning(call, old, new):
-    expected = call(**new)
-    with pytest.warns(DeprecationWarning, match=f"{next(iter(old))}= is deprecated"):
-        got = call(**old)
-    if isinstance(expected, Result):
-        expected, got = expected.to_dict(), got.to_dict()
-    np.testing.assert_equal(got, expected)
-
-
-def test_old_and_new_name_together_is_an_error():
-    with pytest.raises(TypeError, match=r"both n_bootstrap= \(deprecated\) and n_resamples="):
-        lpv.audit_leaderboard(lpv.from_array(np.eye(4)), n_bootstrap=0, n_resamples=0)
-
-
-def test_mcnemar_exact_says_its_old_two_sided_argument_did_nothing():
-    with pytest.warns(DeprecationWarning, match="two_sided= is deprecated and has no effect"):
-        result = lpv.mcnemar_exact(3, 9, two_sided="no-more-likely")
-    assert result.pvalue == lpv.mcnemar_exact(3, 9).pvalue
-
-
-def test_no_warning_without_old_names():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        lpv.mcnemar_midp(5, 5, two_sided_rule="no-more-likely")
-        lpv.audit_leaderboard(lpv.from_array(np.eye(4)), n_resamples=0)
+def test_a_retired_name_is_an_unknown_keyword(call, old):
+    """0.1.0 was never released: the glossary names are the only ones, with no alias for an old name."""
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{next(iter(old))}'"):
+        call(**old)
 
 
 def test_results_are_frozen_typed_and_summarised():

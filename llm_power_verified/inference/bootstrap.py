@@ -39,7 +39,6 @@ from llm_power_verified._validation import (
     check_count,
     check_scalar,
     describe_index,
-    renamed_parameters,
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
@@ -174,7 +173,6 @@ def _summarise(interval, replicates, estimate, confidence, n_items, standard_err
     )
 
 
-@renamed_parameters(method="interval")
 def paired_bootstrap_counts(
     b: int,
     c: int,
@@ -246,7 +244,6 @@ def _scores(name: str, values: Any) -> np.ndarray:
     return array
 
 
-@renamed_parameters(method="interval")
 def paired_bootstrap(
     scores_a: Any,
     scores_b: Any,

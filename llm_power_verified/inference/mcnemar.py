@@ -62,7 +62,6 @@ from llm_power_verified._validation import (
     check_count,
     describe_index,
     finish,
-    renamed_parameters,
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
@@ -236,7 +235,6 @@ def _upper_tail(favour: np.ndarray, against: np.ndarray) -> tuple[np.ndarray, np
     return log_upper, log_pmf
 
 
-@renamed_parameters(two_sided=None)
 def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResult:
     """Exact conditional McNemar test: b | b + c ~ Binomial(b + c, 1/2) under H0.
 
@@ -272,7 +270,6 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
     return _result(smaller, log_p, "exact", b, c)
 
 
-@renamed_parameters(two_sided="two_sided_rule")
 def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> McNemarResult:
     """Mid-p McNemar test: the exact test with the observed outcome counted at half weight.
 
@@ -340,7 +337,6 @@ def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
             _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, "double"), "mid-p", b, c, two_sided_rule="double"))
 
 
-@renamed_parameters(two_sided="two_sided_rule")
 def mcnemar_test(
     b: Any, c: Any, method: str = "exact", two_sided_rule: str = "double", alternative: str = "two-sided"
 ) -> McNemarResult:
@@ -373,7 +369,6 @@ def mcnemar_test(
     raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
 
 
-@renamed_parameters(two_sided="two_sided_rule")
 def mcnemar_all(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> dict[str, McNemarResult]:
     """Every variant at once, keyed by method name.
 

@@ -18,7 +18,6 @@ from llm_power_verified._validation import (
     check_alpha_power,
     check_count,
     finish,
-    renamed_parameters,
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
@@ -28,7 +27,6 @@ __all__ = ["required_n_inflation"]
 _INFLATIONS = {"bonferroni": _multiplicity.bonferroni_inflation, "sidak": _multiplicity.sidak_inflation}
 
 
-@renamed_parameters(method="correction")
 def required_n_inflation(
     family_size: Any, alpha: Any = 0.05, power: Any = 0.8, correction: str = "bonferroni", alternative: str = "two-sided"
 ) -> float | np.ndarray:
@@ -73,7 +71,6 @@ def required_n_inflation(
 ADJUSTMENTS = ("bonferroni", "sidak", "holm", "bh")
 
 
-@renamed_parameters(method="correction")
 def adjust_pvalues(pvalues, correction: str = "holm", family_size: int | None = None) -> np.ndarray:
     """Multiplicity-adjusted p-values (Bonferroni, Sidak, Holm step-down, Benjamini-Hochberg).
 

@@ -21,7 +21,6 @@ from llm_power_verified._validation import (
     check_rho_admissible,
     describe_index,
     finish,
-    renamed_parameters,
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
@@ -90,7 +89,6 @@ def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray
     return tuple(np.broadcast_to(x, shape) for x in (p_a, p_b, rho))
 
 
-@renamed_parameters(n11="a", n10="b", n01="c", n00="d")
 def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarray:
     """Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
 

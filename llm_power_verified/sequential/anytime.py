@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from llm_power_verified._validation import renamed_parameters
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_chi2
 from llm_power_verified.sequential.crossing import required_n_anytime
@@ -44,7 +43,6 @@ def simulated_crossings(theta: float, needed: np.ndarray, n_simulations: int, rn
     return crossings
 
 
-@renamed_parameters(replicates="n_simulations")
 def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
                                  n_simulations: int = 2000, seed: int = 0, prior=(1.0, 1.0)) -> dict:
     """(1 - beta) quantile of the e-process's first crossing of 1/alpha, in items.
@@ -70,7 +68,6 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
 
 
 
-@renamed_parameters(replicates="n_simulations")
 def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: float, n_simulations: int = 2000, alpha: float = 0.05,
                                   mixture: str = "grid", seed: int = 0) -> dict:
     """Rejection rates of the e-process and of a peeked fixed-n chi-square test at the same looks.

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import e_process as _generated
-from llm_power_verified._validation import renamed_parameters
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 
@@ -23,7 +22,7 @@ class ConfidenceSequence(Result):
     ``lower[t-1]``, ``upper[t-1]`` bound the mean after t items; with
     probability at least 1 - alpha every interval covers it simultaneously.
     ``mixture_scale`` is the normal mixture's tuning constant (Howard et al.'s
-    rho; renamed so that rho always means the within-pair correlation).
+    rho; here rho always means the within-pair correlation).
     """
 
     mean: np.ndarray
@@ -42,7 +41,6 @@ def _optimal_scale(v: float, alpha: float) -> float:
     return math.exp(result.x)
 
 
-@renamed_parameters(rho="mixture_scale")
 def confidence_sequence(
     differences: Any, alpha: float = 0.05, optimize_at: int | None = None, mixture_scale: float | None = None
 ) -> ConfidenceSequence:

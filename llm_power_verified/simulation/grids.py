@@ -23,7 +23,7 @@ from scipy import stats
 from scipy.optimize import brentq
 
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified._validation import renamed_parameters, require_choice
+from llm_power_verified._validation import require_choice
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.inference.mcnemar import mcnemar_test
@@ -74,14 +74,12 @@ def copula_cells(p_a: float, p_b: float, rho_z: float) -> CopulaCells:
     return CopulaCells(both, p_a - both, p_b - both, 1 - p_a - p_b + both, rho)
 
 
-@renamed_parameters(replicates="n_simulations")
 def simulate_binary_counts(n: int, cells: CopulaCells, n_simulations: int, rng: np.random.Generator) -> np.ndarray:
     """(n_simulations, 4) cells (a, b, c, d) of n paired items per replicate."""
     probabilities = np.clip([cells.p11, cells.p10, cells.p01, cells.p00], 0, 1)
     return rng.multinomial(n, probabilities / probabilities.sum(), size=n_simulations)
 
 
-@renamed_parameters(replicates="n_simulations")
 def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, n_simulations: int, rng: np.random.Generator,
                     model: str = "normal", sd: float = 0.15, beta_shape: tuple[float, float] = (4.0, 2.0)) -> np.ndarray:
     """(n_simulations, n, 2) graded scores in [0, 1].
@@ -123,7 +121,6 @@ def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples:
     return (low > 0) | (high < 0)
 
 
-@renamed_parameters(replicates="n_simulations", bootstrap_draws="n_resamples")
 def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, n_simulations: int = 1500,
                         alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0,
                         backend: "Backend | None" = None) -> list[dict]:
@@ -259,7 +256,6 @@ def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndar
     return _embedding_score(z[..., 0], mean, model), _embedding_score(z[..., 1], mean + effect, model)
 
 
-@renamed_parameters(replicates="n_simulations")
 def monte_carlo_se(rate: float, n_simulations: int) -> float:
     """Standard error sqrt(r (1 - r) / R) of a rejection rate from R n_simulations, floored at r (1 - r) = 1/R."""
     return math.sqrt(max(rate * (1 - rate), 1 / n_simulations) / n_simulations)
@@ -310,7 +306,6 @@ def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correla
     return rows
 
 
-@renamed_parameters(replicates="n_simulations")
 def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified._validation import renamed_parameters, require_choice
+from llm_power_verified._validation import require_choice
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
@@ -73,7 +73,6 @@ def _check_trials_alpha(n_simulations: int, alpha: float) -> None:
         raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
 
 
-@renamed_parameters(trials="n_simulations")
 def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
                            n_simulations: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
                            replace: bool = True, seed: int = 0) -> ProspectiveValidation:
@@ -153,7 +152,6 @@ def _check_sizes(sizes) -> np.ndarray:
     return array.astype(np.int64)
 
 
-@renamed_parameters(trials="n_simulations", draws="n_resamples")
 def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n_simulations: int = 1000, n_resamples: int = 1000,
                                  alpha: float = 0.05, power: float = 0.8, seed: int = 0) -> dict:
     """Power of the percentile paired bootstrap (Definition 2) against n for a paired-Bernoulli population.
@@ -207,7 +205,6 @@ def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model:
     return latent_pair_moments(difference, rho_z, nodes)
 
 
-@renamed_parameters(trials="n_simulations", draws="n_resamples")
 def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
                                  n_simulations: int = 400, n_resamples: int = 500, alpha: float = 0.05, power: float = 0.8,
                                  seed: int = 0, chunk: int = 16) -> dict:
