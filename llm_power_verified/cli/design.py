@@ -50,7 +50,7 @@ _LABELS = (
     ("rho_min", "admissible rho, lower (Eq. 8)"),
     ("rho_max", "admissible rho, upper (Eq. 7)"),
     ("shortcut_n", "shortcut n_h (Eq. 9)"),
-    ("shortcut_to_required", "n_h / N*"),
+    ("shortcut_ratio", "n_h / N*"),
     ("shortcut_constant", "C(p, rho) at midpoint (Eq. 11)"),
 )
 

@@ -63,7 +63,7 @@ class PairedBinaryDesign(Result):
     rho_min, rho_max : float or None
         Admissible correlation interval for the marginals (Eqs. 7-8).
     shortcut_n : float or None
-        The (1 - rho) K/h^2 shortcut of Eq. 9; shortcut_to_required is n_h / N*.
+        The (1 - rho) K/h^2 shortcut of Eq. 9; shortcut_ratio is n_h / N*.
     shortcut_constant : float or None
         Lemma 1's C at the midpoint (p_a + p_b) / 2 and this rho.
     n : int or None
@@ -87,7 +87,7 @@ class PairedBinaryDesign(Result):
     rho_min: float | None
     rho_max: float | None
     shortcut_n: float | None
-    shortcut_to_required: float | None
+    shortcut_ratio: float | None
     shortcut_constant: float | None
     n: int | None
     mde: float | None
@@ -152,7 +152,7 @@ def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05
         required_n_integer=float(ceil_sample_size(required)),
         required_n_connor=float(required_n_connor(p_a, p_b, rho, alpha, power, alternative)),
         rho_min=float(interval.low), rho_max=float(interval.high), shortcut_n=shortcut,
-        shortcut_to_required=ratio, shortcut_constant=constant, n=None if n is None else int(n),
+        shortcut_ratio=ratio, shortcut_constant=constant, n=None if n is None else int(n),
         mde=mde, resolution_ratio=q, power_at_n=achieved,
     )
 
@@ -224,6 +224,6 @@ def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: floa
         p_a=p_a, p_b=p_b, rho=rho, delta=delta, alpha=float(alpha), power=float(power), alternative=alternative,
         variance=variance, required_n=required, required_n_integer=float(ceil_sample_size(required)),
         required_n_connor=connor, rho_min=rho_min, rho_max=rho_max, shortcut_n=shortcut,
-        shortcut_to_required=ratio, shortcut_constant=constant, n=int(n), mde=mde, resolution_ratio=q,
+        shortcut_ratio=ratio, shortcut_constant=constant, n=int(n), mde=mde, resolution_ratio=q,
         power_at_n=achieved, counts={"a": a, "b": int(b), "c": int(c), "n": int(n)},
     )
