@@ -17,6 +17,7 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES  # the limits, declared in the contract
 from llm_power_verified.errors import ArgumentError
 
 _Function = TypeVar("_Function", bound=Callable[..., Any])
@@ -196,13 +197,6 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     safe = np.where(finite, array, 0.0)
     rounded = np.where(finite, np.ceil(safe - np.abs(safe) * 1e-12), array)
     return finish(rounded)
-
-
-
-#: Largest number of resamples a public function accepts (memory grows with it).
-MAX_RESAMPLES = 1_000_000
-#: Largest count accepted anywhere (2^53: every whole number up to it is exact in float64).
-MAX_COUNT = 2**53
 
 
 def check_scalar(name: str, value: Any, *, low: float | None = None, high: float | None = None, low_open: bool = False,

@@ -23,7 +23,7 @@ LAYERS = [
     ("power",),
     ("inference",),
     ("io", "examples", "parallel"),
-    ("numeric", "results", "errors", "_validation", "_generated", "__init__"),
+    ("numeric", "results", "errors", "_validation", "_generated", "__init__", "contract"),
 ]
 #: The top-level package re-exports the stable public names; it sits above every room it re-exports.
 TOP_LEVEL_EXPORTS = "llm_power_verified"
@@ -132,7 +132,7 @@ def test_no_import_cycle_between_modules():
 
 
 def test_rooms_are_folders_with_a_public_init():
-    for room in ("power", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation"):
+    for room in ("power", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation", "contract"):
         init = PACKAGE / room / "__init__.py"
         assert init.exists(), f"{room}/ has no __init__.py"
         tree = ast.parse(init.read_text())

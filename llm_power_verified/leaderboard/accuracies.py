@@ -25,6 +25,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from llm_power_verified._validation import check_alpha_power, require_choice
+from llm_power_verified.contract import ACCURACY_MODES, CORRECTIONS, VERDICT_KINDS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import (
     adjust_pvalues,
@@ -42,9 +43,9 @@ from llm_power_verified.results import Result
 
 __all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "VerdictCounts", "audit_accuracies"]
 
-CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
-VERDICTS = ("resolved", "unresolved", "depends on rho", "depends on p-value order")
-_MODES = ("adjacent", "all")
+#: The verdicts of the accuracies (the assumed verdicts add "not admissible").
+VERDICTS = VERDICT_KINDS[:4]
+_NOT_ADMISSIBLE = VERDICT_KINDS[4]
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,8 @@ def _assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correction:
     n = int(pairs["n"].iloc[0])
     pairs["required_n_assumed"] = at_low
     pairs["q_assumed"] = np.where(np.isinf(at_low), 0.0, n / at_low)
-    pairs["verdict_assumed"] = np.where(admissible, _verdict(at_low, at_high, n), "not admissible")
-    pairs["verdict_assumed_family"] = np.where(admissible, _verdict(family_low, family_high, n), "not admissible")
+    pairs["verdict_assumed"] = np.where(admissible, _verdict(at_low, at_high, n), _NOT_ADMISSIBLE)
+    pairs["verdict_assumed_family"] = np.where(admissible, _verdict(family_low, family_high, n), _NOT_ADMISSIBLE)
 
 
 def _pair_frame(ranking: pd.DataFrame, n: int, mode: str) -> pd.DataFrame:
@@ -187,7 +188,7 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
     ``rho`` or ``rho_range``: an assumed correlation (or range), giving the
     ``*_assumed`` columns; the verdict columns never use it.
     """
-    require_choice("mode", mode, _MODES)
+    require_choice("mode", mode, ACCURACY_MODES)
     require_choice("correction", correction, CORRECTIONS)
     alpha_array, power_array = check_alpha_power(alpha, power)
     alpha, power = float(alpha_array), float(power_array)
@@ -220,7 +221,7 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
     if assumed is not None:
         _assumption(pairs, assumed, correction, alpha, power, strict, lenient)
         label = f"rho = {assumed[0]:g}" if assumed[0] == assumed[1] else f"rho in [{assumed[0]:g}, {assumed[1]:g}]"
-        outside = int((pairs["verdict_assumed"] == "not admissible").sum())
+        outside = int((pairs["verdict_assumed"] == _NOT_ADMISSIBLE).sum())
         if outside:
             notes.append(f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'")
     adjacent = pairs[pairs["adjacent"]]

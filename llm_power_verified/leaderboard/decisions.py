@@ -24,12 +24,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, ndtri_exp
 
+from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.errors import ArgumentError
 
 __all__ = ["CORRECTIONS", "add_cluster_decisions", "add_decision_columns"]
 
-#: The declared family's correction behind ``significant``; "none" tests each pair at alpha.
-CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
 
 
 def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alpha: float) -> None:

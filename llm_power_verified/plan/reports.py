@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.contract import SCHEMA_IDS
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
@@ -27,8 +28,8 @@ from llm_power_verified.plan.targets import AuditFigures
 
 __all__ = ["read_audit_report"]
 
-_PER_ITEM = "llm-power-verified/audit/2"
-_SUMMARY = "llm-power-verified/audit-summary/1"
+_PER_ITEM = SCHEMA_IDS["binary+graded"]
+_SUMMARY = SCHEMA_IDS["accuracies"]
 _NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho", "required_n", "n"),
            _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho_min", "rho_max", "n")}
 #: Keys the self-check needs besides: the cells of 0/1 scores, the variance of graded ones.

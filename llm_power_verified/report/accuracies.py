@@ -15,6 +15,18 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.contract import (
+    ACCURACIES_VIEW,
+    ASSUMED_VIEW,
+    COMPOSITES,
+    DROP_ORDER,
+    PAIR_LISTS,
+    SCHEMA_IDS,
+    header,
+    legend,
+    pair_columns,
+)
+from llm_power_verified.contract import FORMATS as ALL_FORMATS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit, VerdictCounts
@@ -25,46 +37,16 @@ from llm_power_verified.report.table import grid
 
 __all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies", "reported_pairs"]
 
-SUMMARY_SCHEMA = "llm-power-verified/audit-summary/1"
-FORMATS = ("table", "markdown", "html", "json", "jsonl", "csv")
+SUMMARY_SCHEMA = SCHEMA_IDS["accuracies"]
+FORMATS = tuple(name for name in ALL_FORMATS if name != "parquet")
 
-#: Every pair column, defined once (the legend and the JSON report's legend).
+#: Every pair column the legend defines (the accuracies-only columns, then the two composite cells of the terminal).
+#: ``delta`` keeps its accuracies wording here until both audits share one gap column (issue 25, step 4).
 ACCURACY_PAIR_COLUMNS = {
+    **legend(["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]),
     "delta": "p_a - p_b, the printed gap (model_a is ranked above model_b)",
-    "rho_min": "smallest correlation the two accuracies allow (paper Eq. 8)",
-    "rho_max": "largest correlation the two accuracies allow (paper Eq. 7)",
-    "required_n_rho_min": "the most items the gap could need (N* at rho_min)",
-    "required_n_rho_max": "the fewest items the gap could need (N* at rho_max)",
-    "q_rho_min": "N / N* at rho_min", "q_rho_max": "N / N* at rho_max",
-    "rho interval": "[rho_min, rho_max]: the correlations the two accuracies allow (paper Eqs. 7-8)",
-    "N* range": "N* at rho_max to N* at rho_min: the fewest and the most items the gap could need",
-    "agreement_min": "share of items the models agree on at rho_min", "agreement_max": "the same at rho_max",
-    "verdict": "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, at alpha",
-    "rho_critical": "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has no "
-                    "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every one, or "
-                    "unresolved at every one)",
-    "agreement_critical": "for 'depends on rho': the smallest share of items the two models must agree on (both right or both wrong) "
-                          "for the gap to be resolved",
-    "level_strict": "strictest per-comparison level the correction can use", "level_lenient": "most lenient one",
-    "verdict_family": "the verdict under the declared correction: it holds at every level in [level_strict, level_lenient]; "
-                      "'depends on p-value order' when it is unresolved at every rho at the strict level but not at the lenient one",
-    "rho_critical_family": "rho_c at level_strict; 'none' (null) outside [rho_min, rho_max]: at level_strict the gap is resolved "
-                           "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family unresolved "
-                           "or depends on p-value order)",
-    "agreement_critical_family": "agreement share at rho_critical_family",
-    "rho_assumed_low": "ASSUMED: the assumed rho (or range) within the admissible interval",
-    "rho_assumed_high": "ASSUMED: upper end of that range",
-    "required_n_assumed": "ASSUMED: N* at rho_assumed_low", "q_assumed": "ASSUMED: N / required_n_assumed",
-    "verdict_assumed": "ASSUMED: the verdict over the assumed rho (range); 'not admissible' when the assumption lies outside the interval",
-    "verdict_assumed_family": "ASSUMED: the same under the declared correction (Holm and BH levels from Wald p-values at one assumed rho)",
+    **{name: COMPOSITES[name].meaning for name in ("rho_interval", "required_n_range")},
 }
-_VIEW = ("delta", "rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max", "verdict", "rho_critical", "agreement_critical",
-         "verdict_family")
-_ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
-_LABELS = {"required_n_rho_min": "N* at rho_min", "required_n_rho_max": "N* at rho_max", "rho_critical": "rho_c",
-           "rho interval": "admissible rho", "N* range": "N* over it",
-           "agreement_critical": "agree >=", "verdict_family": "verdict ({correction})", "q_assumed": "q (assumed)",
-           "verdict_assumed": "verdict (assumed)", "verdict_assumed_family": "{correction} (assumed)"}
 
 
 def _counts(counts: VerdictCounts, total: int) -> str:
@@ -104,11 +86,11 @@ def _models_rows(audit: AccuracyAudit) -> tuple[list[str], list[list[str]]]:
 
 
 def _view(audit: AccuracyAudit) -> list[str]:
-    return list(_VIEW) + (list(_ASSUMED_VIEW) if audit.assumption else [])
+    return list(ACCURACIES_VIEW) + (list(ASSUMED_VIEW) if audit.assumption else [])
 
 
 def _label(column: str, audit: AccuracyAudit) -> str:
-    return _LABELS.get(column, column.replace("_", " ")).format(correction=audit.correction)
+    return header(column).format(correction=audit.correction)
 
 
 def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
@@ -137,9 +119,9 @@ def reported_pairs(audit: AccuracyAudit) -> pd.DataFrame:
 
 
 def _cell(row: pd.Series, column: str) -> str:
-    if column == "rho interval":
+    if column == "rho_interval":
         return f"[{row['rho_min']:.3f}, {row['rho_max']:.3f}]"
-    if column == "N* range":
+    if column == "required_n_range":
         return f"{fmt(float(row['required_n_rho_max']))} to {fmt(float(row['required_n_rho_min']))}"
     value = row[column]
     if column in _CRITICAL and pd.isna(value):
@@ -147,17 +129,13 @@ def _cell(row: pd.Series, column: str) -> str:
     return fmt(value.item() if hasattr(value, "item") else value)
 
 
-#: Terminal columns dropped first when the pair table is wider than the terminal (the least needed first).
-_DROP_ORDER = ("rho interval", "N* range", "q_assumed", "verdict_assumed_family", "agreement_critical", "verdict_family")
-
-
 def _fitted(audit: AccuracyAudit, shown: pd.DataFrame, columns: list[str], width: int) -> tuple[list[str], list[list[str]], int]:
-    """Terminal rows, dropping columns in :data:`_DROP_ORDER` until the table fits ``width`` (the count dropped)."""
+    """Terminal rows, dropping columns in :data:`~llm_power_verified.contract.DROP_ORDER` until the table fits ``width`` (the count dropped)."""
     dropped = 0
     while True:
         rows = [[f"#{row['rank_a']}", f"#{row['rank_b']}"] + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
         table = grid(["A", "B"] + [_label(c, audit) for c in columns], rows, False)
-        candidates = [c for c in _DROP_ORDER if c in columns]
+        candidates = [c for c in DROP_ORDER if c in columns]
         if max(len(line) for line in table.split("\n")) <= width or not candidates:
             return columns, rows, dropped
         columns = [c for c in columns if c != candidates[0]]
@@ -174,7 +152,7 @@ def _text(audit: AccuracyAudit, markdown: bool, listed: str, width: int) -> str:
     # The terminal names models by rank (the model table above maps ranks to names) and folds each interval into one
     # cell, so that the table stays narrow; Markdown, HTML and the machine formats keep names and every column.
     compact = [c for c in view if c not in ("rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max")]
-    columns = view if markdown else ["delta", "rho interval", "N* range"] + compact[1:]
+    columns = view if markdown else ["delta", "rho_interval", "required_n_range"] + compact[1:]
     if len(shown):
         dropped = 0
         if markdown:
@@ -243,7 +221,7 @@ def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str
     """
     if output not in FORMATS:
         raise ArgumentError(f"output must be one of {FORMATS}; got {output!r}")
-    if pairs not in ("top", "all", "none"):
+    if pairs not in PAIR_LISTS:
         raise ArgumentError(f"pairs must be 'top', 'all' or 'none'; got {pairs!r}")
     if output in ("table", "markdown"):
         return _text(audit, output == "markdown", pairs, width)

@@ -6,14 +6,15 @@ the same headline and checklist (:mod:`.render`).
 
 from __future__ import annotations
 
+from llm_power_verified.contract import SCHEMA_IDS
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.leaderboard.audit import AuditResult, StreamedAudit
-from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
+from llm_power_verified.report.legend import MODEL_COLUMNS, VERDICT_RULES, pair_legend
 from llm_power_verified.report.model import headline
 
 __all__ = ["SCHEMA", "checklist", "report_document", "streamed_document", "streamed_summary"]
 
-SCHEMA = "llm-power-verified/audit/2"
+SCHEMA = SCHEMA_IDS["binary+graded"]
 
 
 def report_document(result: AuditResult) -> dict:
@@ -23,7 +24,7 @@ def report_document(result: AuditResult) -> dict:
         "source": result.matrix.source,
         "headline": headline(result),
         "legend": {"verdicts": VERDICT_RULES, "models": MODEL_COLUMNS,
-                   "pairs": {key: value for key, value in PAIR_COLUMNS.items() if key in result.pairs}},
+                   "pairs": pair_legend(result.pairs.columns)},
         "notes": list(result.notes),
         **_settings_and_data(result),
         "ranking": result.ranking.to_dict(orient="records"),

@@ -29,6 +29,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.contract import BINARY_VIEW, COLUMN_CHOICES, COMPOSITES, FORMATS, GRADED_VIEW, PAIR_LISTS, column, header
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import (
     markdown_text,
@@ -50,26 +51,13 @@ from llm_power_verified.report.table import grid
 __all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_LISTS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "report_document",
            "shown_pairs", "streamed_document", "streamed_summary", "to_json_document"]
 
-OUTPUTS = ("table", "markdown", "json", "jsonl", "csv")
-#: ``pairs`` of the text formats: how many pairs they list.
-PAIR_LISTS = ("top", "all", "none")
+OUTPUTS = tuple(name for name in FORMATS if name not in ("html", "parquet"))
 #: Longest model name shown whole in the terminal pair table; longer names become keys M1, M2, ...
 NAME_LIMIT = 18
 #: Pair rows the text formats list with ``pairs="top"`` (the closest in rank); the machine formats have all.
 ROW_LIMIT = 200
-_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime")
-_BINARY_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime",
-                "required_n", "mde", "rho", "b", "c", "p_exact", "p_midp", "boot_ci", "required_n_interval", "shortcut_ratio")
-_GRADED_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "required_n", "mde", "rho",
-                "t", "p_t", "boot_ci")
 #: Pair-table columns (``--columns`` names) and their headers, in order of importance.
-PAIR_VIEW = {"delta": "delta", "p_adjusted": "p adj", "significant": "signif.", "q": "q", "resolved": "resolved",
-             "significant_clustered": "signif. clusters", "significant_anytime": "anytime", "required_n": "N*", "mde": "MDE",
-             "rho": "rho", "b": "b", "c": "c", "p_exact": "p exact", "p_midp": "p mid-p", "t": "t", "p_t": "p t",
-             "boot_ci": "boot CI", "required_n_interval": "N* 5-95%", "shortcut_ratio": "n_h/N*"}
-_DIGITS = {"rho": 3, "q": 3, "mde": 3, "p_adjusted": 3, "p_exact": 3, "p_midp": 3, "p_t": 3, "t": 3, "shortcut_ratio": 3}
-_COMPOSITE = {"boot_ci": "paired bootstrap interval of the gap at 1 - alpha",
-              "required_n_interval": "bootstrap 5th-95th percentiles of N* (finite where a resampled gap is not 0, even when N* is inf)"}
+PAIR_VIEW = {name: header(name) for name in COLUMN_CHOICES}
 
 
 def render(result: AuditResult, output: str = "table", *, width: int = 100, columns: list[str] | None = None,
@@ -121,11 +109,11 @@ def _pair_view(result: AuditResult, columns: list[str] | None) -> list[str]:
         if unknown:
             raise ArgumentError(f"--columns: unknown column {unknown[0]!r}; choose from {', '.join(PAIR_VIEW)}")
         return [column for column in columns if _available(result.pairs, column)]
-    return [column for column in (_BINARY_VIEW if result.matrix.binary else _GRADED_VIEW) if _available(result.pairs, column)]
+    return [column for column in (BINARY_VIEW if result.matrix.binary else GRADED_VIEW) if _available(result.pairs, column)]
 
 
-def _available(pairs: pd.DataFrame, column: str) -> bool:
-    return {"boot_ci": "boot_ci_low", "required_n_interval": "required_n_p05"}.get(column, column) in pairs
+def _available(pairs: pd.DataFrame, name: str) -> bool:
+    return (COMPOSITES[name].parts[0] if name in COMPOSITES else name) in pairs
 
 
 def _keys(result: AuditResult, whole: bool) -> dict[str, str]:
@@ -136,17 +124,17 @@ def _keys(result: AuditResult, whole: bool) -> dict[str, str]:
     return {name: f"M{rank}" for name, rank in zip(names, result.ranking["rank"])}
 
 
-def _cell(row: pd.Series, column: str) -> str:
-    if column in _VERDICTS:
-        value = row.get(column)
+def _cell(row: pd.Series, name: str) -> str:
+    if name in COMPOSITES:
+        low, high = COMPOSITES[name].parts
+        return f"[{_cell(row, low)}, {_cell(row, high)}]"
+    declared = column(name)
+    if declared.kind in ("bool", "decision"):
+        value = row.get(name)
         return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else ("yes" if value else "no")
-    if column == "boot_ci":
-        return f"[{fmt(row['boot_ci_low'])}, {fmt(row['boot_ci_high'])}]"
-    if column == "required_n_interval":
-        return f"[{fmt(row['required_n_p05'])}, {fmt(row['required_n_p95'])}]"
-    if column in ("b", "c"):
-        return fmt(int(row[column]))
-    return fmt(row[column], _DIGITS.get(column, 4))
+    if declared.kind == "int":
+        return fmt(int(row[name]))
+    return fmt(row[name], declared.digits)
 
 
 def shown_pairs(result: AuditResult, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFrame:
@@ -251,8 +239,8 @@ def details(result: AuditResult, pairs: str = "top") -> list[str]:
 def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
     """One line per verdict rule present and per column shown, once per report."""
     entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in result.pairs]
-    entries += [(f"{PAIR_VIEW[column]} ({column})", PAIR_COLUMNS.get(column) or _COMPOSITE[column])
-                for column in view if column not in VERDICT_RULES]
+    entries += [(f"{PAIR_VIEW[name]} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else PAIR_COLUMNS[name])
+                for name in view if name not in VERDICT_RULES]
     entries += [("mean score [interval]", MODEL_COLUMNS["ci_low"].removesuffix(", low end")),
                 ("rank interval", f"[best, worst]: {MODEL_COLUMNS['rank_low']}; {MODEL_COLUMNS['rank_high']}"),
                 ("letters", MODEL_COLUMNS["letters"])]
