@@ -10,7 +10,9 @@ from scipy.stats import binom, binomtest
 from statsmodels.stats.multitest import multipletests
 
 import llm_power_verified as lpv
+from llm_power_verified.leaderboard.blocks import all_pairs_pvalues, pair_inputs
 from llm_power_verified.leaderboard.ranking import (
+    holm_all_pairs,
     letter_columns,
     model_table,
     significance_matrix,
@@ -59,11 +61,12 @@ def _direct(matrix, alpha=0.05):
 def test_rank_intervals_and_letters_match_a_direct_computation(models, items):
     matrix = _leaderboard(models, items, seed=models)
     order, significant, low, high = _direct(matrix)
-    table, significant_pairs = model_table(matrix, order, 0.05)
+    holm = holm_all_pairs(all_pairs_pvalues(pair_inputs(matrix, order), order))
+    table, significant_pairs = model_table(matrix, order, 0.05, holm)
     assert table["model"].tolist() == [matrix.models[i] for i in order]
     np.testing.assert_array_equal(table["rank_low"], low)
     np.testing.assert_array_equal(table["rank_high"], high)
-    ours, _ = significance_matrix(matrix, order, 0.05)
+    ours, _ = significance_matrix(order, holm, 0.05)
     np.testing.assert_array_equal(ours, significant)
     assert 0 < significant.sum() < significant.size - models  # both kinds of decision occur
     assert significant_pairs == int(significant.sum()) // 2

@@ -31,11 +31,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from llm_power_verified._validation import MAX_RESAMPLES, check_scalar, renamed_parameters
+from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import (
     BlockSettings,
+    all_pairs_pvalues,
     blocks,
     family_context,
     pair_block,
@@ -43,7 +44,6 @@ from llm_power_verified.leaderboard.blocks import (
     pair_inputs,
 )
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
-from llm_power_verified.leaderboard.contingency import shared_counts
 from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_cluster_decisions
 from llm_power_verified.leaderboard.pairs import (
     MODES,
@@ -54,10 +54,11 @@ from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
     bootstrap_rank_intervals,
     check_audit_memory,
+    holm_all_pairs,
     model_table,
     resolved_count,
 )
-from llm_power_verified.leaderboard.streams import canonical_item_order
+from llm_power_verified.leaderboard.streams import canonical_order
 from llm_power_verified.leaderboard.summaries import (
     ClusterSummary,
     GapBucket,
@@ -71,12 +72,44 @@ from llm_power_verified.leaderboard.tiers import adjacent_tiers
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 
-__all__ = ["AuditResult", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
+__all__ = ["AuditResult", "AuditSettings", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
 
 FAMILIES = ("adjacent", "all", "reference")
 #: The columns a streamed audit keeps in memory for its summaries (the rest go to the sink block by block).
 _KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
          "resolved_anytime")
+
+
+@dataclass(frozen=True, repr=False)
+class AuditSettings(Result):
+    """What an audit was asked for (the keywords of :func:`audit_leaderboard`), checked by :meth:`checked`.
+
+    ``family`` is None until checked (then the mode's own family when none was declared).
+    """
+
+    mode: str = "adjacent"
+    reference: str | None = None
+    family: str | None = None
+    alpha: float = 0.05
+    power: float = 0.8
+    n_resamples: int = 500
+    seed: int = 0
+    n_cluster_resamples: int = 1000
+    correction: str = "holm"
+    n_rank_resamples: int = 0
+
+    def checked(self, matrix: ScoreMatrix) -> AuditSettings:
+        """These settings with every argument checked against ``matrix`` before any work, and the family declared."""
+        family = _check_arguments(matrix, self.mode, self.family, self.alpha, self.power, self.n_resamples, self.n_cluster_resamples,
+                                  self.seed)
+        if self.correction not in CORRECTIONS:
+            raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {self.correction!r}")
+        check_scalar("n_rank_resamples", self.n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+        if self.mode == "reference" and self.reference not in matrix.models:
+            shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
+            raise ArgumentError(f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must "
+                                f"be one of the models {shown}; got {self.reference!r}")
+        return dataclasses.replace(self, family=family, n_resamples=int(self.n_resamples))
 
 
 @dataclass(frozen=True, repr=False)
@@ -142,7 +175,6 @@ class StreamedAudit(Result):
     notes: tuple[str, ...] = ()
 
 
-@renamed_parameters(n_bootstrap="n_resamples", cluster_bootstrap="n_cluster_resamples")
 def audit_leaderboard(
     matrix: ScoreMatrix,
     mode: str = "adjacent",
@@ -223,12 +255,9 @@ def audit_leaderboard(
     >>> result.ranking["model"].tolist(), result.pairs["resolved"].tolist()
     (['x', 'y', 'z'], [False, True])
     """
-    settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction,
-                         n_rank_resamples)
-    check_audit_memory(matrix.n_models, matrix.n_items, settings["mode"], settings["family"], streamed=False)
-    matrix = _canonical_order(matrix)
-    with shared_counts(matrix.scores):
-        return _audit(matrix, settings, progress, backend or LocalBackend())
+    settings = AuditSettings(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=n_resamples, seed=seed,
+                             n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
+    return _run(matrix, settings, progress, backend)
 
 
 def stream_audit(
@@ -236,17 +265,10 @@ def stream_audit(
     sink: Callable[[pd.DataFrame], None],
     mode: str = "adjacent",
     *,
-    reference: str | None = None,
-    family: str | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    n_resamples: int = 500,
-    seed: int = 0,
-    correction: str = "holm",
-    n_rank_resamples: int = 0,
     progress: Callable[[str], None] | None = None,
     backend: Backend | None = None,
     arrow: bool = False,
+    **settings,
 ) -> StreamedAudit:
     """The audit of :func:`audit_leaderboard` with the pair table handed to ``sink`` block by block.
 
@@ -254,46 +276,40 @@ def stream_audit(
     12.5 M pairs, about 6 GB as a table): ``sink`` receives each block (a
     DataFrame with every column, in pair-table order) and the result keeps
     only the summaries.  Every row is the one :func:`audit_leaderboard` would
-    give.  Clustered matrices are refused (the cluster diagnostics need every
-    pair at once); audit them in memory.  ``arrow``: the sink receives each
-    block as a pyarrow Table, converted where the block was computed (so a
-    Dask worker, not the client, pays for the conversion).
+    give.  ``settings``: the keywords of :func:`audit_leaderboard` (the fields
+    of :class:`AuditSettings`).  Clustered matrices are refused (the cluster
+    diagnostics need every pair at once); audit them in memory.  ``arrow``: the
+    sink receives each block as a pyarrow Table, converted where the block was
+    computed (so a Dask worker, not the client, pays for the conversion).
     """
     if matrix.clusters is not None:
         raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "
                             "audit a clustered matrix in memory (audit_leaderboard; any CLI format but parquet)")
-    settings = _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, 0, correction, n_rank_resamples)
-    check_audit_memory(matrix.n_models, matrix.n_items, settings["mode"], settings["family"], streamed=True)
-    matrix = _canonical_order(matrix)
-    with shared_counts(matrix.scores):
-        return _audit(matrix, settings, progress, backend or LocalBackend(), sink, arrow)
+    return _run(matrix, AuditSettings(mode=mode, **{"n_cluster_resamples": 0, **settings}), progress, backend, sink, arrow)
 
 
-def _settings(matrix, mode, reference, family, alpha, power, n_resamples, seed, n_cluster_resamples, correction, n_rank_resamples) -> dict:
-    """Every argument checked before any work, as one dict."""
-    family = _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed)
-    if correction not in CORRECTIONS:
-        raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
-    check_scalar("n_rank_resamples", n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
-    if mode == "reference" and reference not in matrix.models:
-        shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
-        raise ArgumentError(f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must be "
-                            f"one of the models {shown}; got {reference!r}")
-    return dict(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=int(n_resamples), seed=seed,
-                n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
+def _run(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend | None, sink=None,
+         arrow: bool = False) -> AuditResult | StreamedAudit:
+    """Check the settings and the memory, put the matrix in canonical order, audit."""
+    settings = settings.checked(matrix)
+    check_audit_memory(matrix.n_models, matrix.n_items, settings.mode, settings.family, streamed=sink is not None)
+    return _audit(canonical_order(matrix), settings, progress, backend or LocalBackend(), sink, arrow)
 
 
-def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink=None, arrow: bool = False) -> AuditResult | StreamedAudit:
-    """The audit proper, on the canonically ordered matrix, with the all-pairs counts computed once."""
-    mode, family, alpha, power = (settings[key] for key in ("mode", "family", "alpha", "power"))
-    seed, correction = settings["seed"], settings["correction"]
+def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None,
+           arrow: bool = False) -> AuditResult | StreamedAudit:
+    """The audit proper, on the canonically ordered matrix: the pair inputs and all-pairs p-values computed once, passed down."""
+    mode, family, alpha, power = settings.mode, settings.family, settings.alpha, settings.power
+    seed, correction = settings.seed, settings.correction
     order = rank_models(matrix)
-    reference_index = matrix.models.index(settings["reference"]) if mode == "reference" else None
+    reference_index = matrix.models.index(settings.reference) if mode == "reference" else None
     first, second = pair_indices(order, mode, reference_index)
     inputs = pair_inputs(matrix, order)
-    context = family_context(inputs, order, family, reference_index, alpha, power, (first, second) if family == mode else None, backend)
+    all_p = all_pairs_pvalues(inputs, order, backend)
+    context = family_context(inputs, order, family, reference_index, alpha, power, all_p, (first, second) if family == mode else None,
+                             backend)
     family_size = context.multiplicity.family_size
-    block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings["n_resamples"], seed=seed, correction=correction)
+    block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings.n_resamples, seed=seed, correction=correction)
     tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
     notes = list(matrix.notes)
     if not matrix.binary:
@@ -303,23 +319,25 @@ def _audit(matrix: ScoreMatrix, settings: dict, progress, backend: Backend, sink
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
         pairs, adjacent = _stream(tables, sink, first.size)
-    known = (context.first, context.second, context.adjusted["holm"]) if family == "all" else None
-    ranking, significant_pairs = model_table(matrix, order, alpha, inputs, known)
-    if settings["n_rank_resamples"]:
-        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(settings["n_rank_resamples"]), seed, alpha)
+    # The ranking's Holm over all pairs: the family's own adjustment when the family is all pairs (the same vector).
+    holm_all = context.adjusted["holm"] if family == "all" else holm_all_pairs(all_p)
+    del all_p
+    ranking, significant_pairs = model_table(matrix, order, alpha, holm_all)
+    if settings.n_rank_resamples:
+        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(settings.n_rank_resamples), seed, alpha)
     clusters = None
     if matrix.clusters is not None:
-        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings["n_cluster_resamples"], seed)
+        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed)
         add_cluster_decisions(pairs, matrix.binary, alpha, family_size)
     adjacent_rows = pairs if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
                   letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
-                  significant_pairs=significant_pairs, resolved_pairs=resolved_count(matrix, alpha, power),
+                  significant_pairs=significant_pairs, resolved_pairs=resolved_count(inputs, alpha, power),
                   total_pairs=order.size * (order.size - 1) // 2)
     if tiers.adjacent is not None:
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
     common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,
-                  n_resamples=settings["n_resamples"], correction=correction, multiplicity=context.multiplicity, tiers=tiers,
+                  n_resamples=settings.n_resamples, correction=correction, multiplicity=context.multiplicity, tiers=tiers,
                   verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note))
     if sink is not None:
         return StreamedAudit(adjacent=adjacent_rows, pairs_written=len(pairs), **common)
@@ -379,21 +397,3 @@ def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_
     check_scalar("n_cluster_resamples", n_cluster_resamples, low=0, high=MAX_RESAMPLES, integer=True)
     check_scalar("seed", seed, low=0, high=2**63 - 1, integer=True)
     return family
-
-
-def _canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
-    """The matrix with items sorted by id and models by name, so that no result depends on the input's row or column order.
-
-    Sorting the models matters for graded scores too: a BLAS product sums in an
-    order that depends on a column's position, so a permuted input would move
-    the last bits of a covariance.
-    """
-    rows = canonical_item_order(matrix.item_ids)
-    columns = np.argsort(np.asarray(matrix.models, dtype=object).astype(str), kind="stable")
-    if np.array_equal(rows, np.arange(rows.size)) and np.array_equal(columns, np.arange(columns.size)):
-        return matrix
-    clusters = None if matrix.clusters is None else tuple(np.asarray(matrix.clusters, dtype=object)[rows])
-    return dataclasses.replace(
-        matrix, scores=np.ascontiguousarray(matrix.scores[rows][:, columns]), models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
-        item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]), clusters=clusters,
-    )

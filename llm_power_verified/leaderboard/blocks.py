@@ -44,14 +44,15 @@ from llm_power_verified.leaderboard.pairs import (
     graded_log_e,
     graded_pair_columns,
     pair_indices,
+    paired_t_columns,
 )
 from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
-__all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "blocks", "family_block", "family_context",
-           "family_pvalues", "pair_block", "pair_block_arrow", "pair_inputs"]
+__all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "all_pairs_pvalues", "arbiter_pvalues", "blocks",
+           "family_context", "family_log_e", "pair_block", "pair_block_arrow", "pair_inputs", "triangle_position"]
 
 #: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
 PAIR_BLOCK = 20_000
@@ -162,37 +163,62 @@ class BlockFamily(Result):
     rejected_e_bh: np.ndarray | None
 
 
-def family_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray, alpha: float, power: float) -> np.ndarray:
-    """The arbiter's p-values (exact McNemar, or paired t) of the given pairs."""
+def arbiter_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The arbiter's two-sided p-values (exact McNemar for 0/1 scores, paired t for graded) of the given pairs.
+
+    No alpha or power: a p-value needs neither.  Symmetric in each pair's orientation.
+    """
     if inputs.binary:
         _, only_a, only_b = inputs.counts(first, second)
         return np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
-    return np.asarray(graded_pair_columns(inputs, first, second, alpha, power, 0, 0)["p_t"])
+    return np.asarray(paired_t_columns(inputs, first, second)["p_t"])
 
 
-def family_block(inputs: PairInputs, alpha: float, power: float, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """A block of the family's first pass: the arbiter p-values and (binary scores) the log e-values of its pairs."""
+def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | None = None) -> np.ndarray:
+    """The arbiter's p-values of all K (K - 1) / 2 pairs in :func:`~.pairs.pair_indices` order (rank-order upper
+    triangle), computed block by block by ``backend``: what the ranking's Holm procedure and any family take."""
+    first, second = pair_indices(order, "all")
+    pvalues = np.empty(first.size)
+    slices = blocks(first.size)
+    results = (backend or LocalBackend()).map(arbiter_pvalues, [(first[sl], second[sl]) for sl in slices], shared=(inputs,))
+    for sl, block_p in zip(slices, results):
+        pvalues[sl] = block_p
+    return pvalues
+
+
+def triangle_position(rank: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Index of each pair (either orientation) in :func:`all_pairs_pvalues`' order, from the models' 1-based ``rank``."""
+    size = rank.size
+    i, j = rank[first].astype(np.int64) - 1, rank[second].astype(np.int64) - 1
+    low, high = np.minimum(i, j), np.maximum(i, j)
+    return low * size - low * (low + 1) // 2 + (high - low - 1)
+
+
+def family_log_e(inputs: PairInputs, alpha: float, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """A block of the family's first pass: the log e-values of its pairs (binary mixture, or graded betting)."""
     if not inputs.binary:
-        return family_pvalues(inputs, first, second, alpha, power), graded_log_e(inputs, first, second, alpha)
+        return graded_log_e(inputs, first, second, alpha)
     _, only_a, only_b = inputs.counts(first, second)
-    pvalues = np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
-    return pvalues, np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
+    return np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
 
 
 def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference_index: int | None, alpha: float,
-                   power: float, pairs: tuple[np.ndarray, np.ndarray] | None = None, backend: Backend | None = None) -> FamilyContext:
+                   power: float, all_pvalues: np.ndarray, pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                   backend: Backend | None = None) -> FamilyContext:
     """The :class:`FamilyContext` of the declared family.
 
-    ``pairs``: its (first, second) when the caller has them; ``backend``: where the per-block first pass
-    (p-values and e-values) runs; the procedures that need the whole family (Holm, BH, e-BH) run here.
+    ``all_pvalues``: the arbiter's p-values of all pairs (:func:`all_pairs_pvalues`), from which the family's are
+    taken (every family pair is an all-pairs entry, and a two-sided p-value does not depend on the orientation);
+    ``pairs``: the family's (first, second) when the caller has them; ``backend``: where the per-block first pass
+    (the e-values) runs; the procedures that need the whole family (Holm, BH, e-BH) run here.
     """
     first, second = pairs if pairs is not None else pair_indices(order, family, reference_index)
     size = first.size
-    pvalues, log_e = np.empty(size), np.empty(size)
+    pvalues = all_pvalues if family == "all" else all_pvalues[triangle_position(inputs.rank, first, second)]
+    log_e = np.empty(size)
     slices = blocks(size)
-    results = (backend or LocalBackend()).map(family_block, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha, power))
-    for sl, (block_p, block_log_e) in zip(slices, results):
-        pvalues[sl] = block_p
+    results = (backend or LocalBackend()).map(family_log_e, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha))
+    for sl, block_log_e in zip(slices, results):
         log_e[sl] = block_log_e
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
     adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}

@@ -13,46 +13,13 @@ blocks keep that speed at any N.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
-
 import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 
-__all__ = ["BLOCK_ROWS", "both_correct_counts", "correct_counts", "shared_counts"]
+__all__ = ["BLOCK_ROWS", "both_correct_counts", "correct_counts"]
 
 BLOCK_ROWS = 2**24
-
-#: The score array whose counts an audit shares, and the counts computed so far (see :func:`shared_counts`).
-_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("shared_counts", default=None)
-
-
-@contextlib.contextmanager
-def shared_counts(scores: np.ndarray) -> Iterator[None]:
-    """Within the block, the counts of this very array (the same object) are computed once and shared.
-
-    An audit asks for the all-pairs counts from several sections (pairs in
-    blocks, the family, the ranking, the resolution count); each would
-    otherwise recompute the K x K product.  The shared matrices are read-only.
-    """
-    token = _SHARED.set({"array": scores})
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _shared(scores: np.ndarray, name: str, compute) -> np.ndarray:
-    shared = _SHARED.get()
-    if shared is None or scores is not shared["array"]:
-        return compute()
-    if name not in shared:
-        value = compute()
-        value.setflags(write=False)
-        shared[name] = value
-    return shared[name]
 
 
 def both_correct_counts(scores: np.ndarray, *, block_rows: int = BLOCK_ROWS) -> np.ndarray:
@@ -63,8 +30,6 @@ def both_correct_counts(scores: np.ndarray, *, block_rows: int = BLOCK_ROWS) -> 
     """
     if not 1 <= block_rows <= BLOCK_ROWS:
         raise ArgumentError(f"block_rows must lie in [1, {BLOCK_ROWS}]; got {block_rows!r}")
-    if block_rows == BLOCK_ROWS:
-        return _shared(scores, "both", lambda: _both_correct(np.asarray(scores), block_rows))
     return _both_correct(np.asarray(scores), block_rows)
 
 
@@ -78,4 +43,4 @@ def _both_correct(scores: np.ndarray, block_rows: int) -> np.ndarray:
 
 def correct_counts(scores: np.ndarray) -> np.ndarray:
     """Items each model solves, as int64 (exact)."""
-    return _shared(scores, "correct", lambda: np.count_nonzero(np.asarray(scores) == 1, axis=0).astype(np.int64))
+    return np.count_nonzero(np.asarray(scores) == 1, axis=0).astype(np.int64)

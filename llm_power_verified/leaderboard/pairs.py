@@ -37,8 +37,8 @@ from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.betting import betting_log_e
 from llm_power_verified.sequential.e_process import log_e_value
 
-__all__ = ["add_anytime_columns", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
-           "pair_indices", "rank_models"]
+__all__ = ["add_anytime_columns", "adjacent_ranks", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
+           "pair_indices", "paired_t_columns", "rank_models"]
 
 MODES = ("adjacent", "all", "reference")
 
@@ -63,6 +63,18 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
         others = order[order != reference]
         return np.full(others.size, reference), others
     raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
+
+
+def adjacent_ranks(rank_a, rank_b) -> np.ndarray:
+    """The pairs' ``adjacent`` column: the two models are next in the ranking, abs(rank_a - rank_b) = 1 (either orientation).
+
+    The one rule of "adjacent pair": the headline, the tiers, the streamed audit, ``--fail-on`` and ``plan`` read this
+    column (or, for a saved report that lacks it, this function) rather than typing the rule again.
+
+    >>> adjacent_ranks([1, 3, 2], [2, 1, 4]).tolist()
+    [True, False, False]
+    """
+    return np.abs(np.asarray(rank_b, dtype=np.int64) - np.asarray(rank_a, dtype=np.int64)) == 1
 
 
 def bootstrap_pair_cells(
@@ -201,10 +213,15 @@ def _sensitivity(frame: dict, alpha: float, power: float) -> None:
         frame[f"required_n_{label}"] = values
 
 
-def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
-    """The per-pair columns of graded scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
+    """The paired t-test of graded scores: ``t``, ``p_t`` and ``log_p_t`` of each pair, with the moments behind them.
+
+    Also returns ``delta``, ``p_a``, ``p_b``, ``rho``, ``variance_a``, ``variance_b`` and ``variance`` (what the
+    test is computed from), so that :func:`graded_pair_columns` builds on it.  No alpha or power: the ranking's
+    all-pairs p-values need the test only.
+    """
     n = inputs.n_items
-    scores, means, covariance = inputs.scores, inputs.means, inputs.covariance
+    means, covariance = inputs.means, inputs.covariance
     var_a, var_b = np.diag(covariance)[first], np.diag(covariance)[second]
     cov = covariance[first, second]
     gap = means[first] - means[second]
@@ -221,8 +238,16 @@ def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     from scipy import stats
 
     log_p = np.log(2.0) + stats.t.logsf(np.abs(t), n - 1)
-    frame = {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
-             "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
+    return {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
+            "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
+
+
+def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
+    """The per-pair columns of graded scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+    n = inputs.n_items
+    frame = paired_t_columns(inputs, first, second)
+    gap, variance, var_a, var_b = frame["delta"], frame["variance"], frame["variance_a"], frame["variance_b"]
+    scores = inputs.scores
     required = np.asarray(required_n_wald(variance, gap, alpha, power)).reshape(-1)
     frame["required_n"] = required
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)

@@ -43,23 +43,13 @@ from scipy.special import ndtri
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.blocks import (
-    PairInputs,
-    blocks,
-    family_pvalues,
-    pair_inputs,
-)
-from llm_power_verified.leaderboard.contingency import (
-    both_correct_counts,
-    correct_counts,
-)
-from llm_power_verified.leaderboard.pairs import pair_indices
+from llm_power_verified.leaderboard.blocks import PairInputs
 from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )
 
-__all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "check_audit_memory", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
+__all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "check_audit_memory", "holm_all_pairs", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
            "resolved_count", "significance_matrix"]
 
 RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
@@ -82,29 +72,25 @@ def ranking_memory(n_models: int) -> int:
     return RANKING_BYTES_PER_CELL * n_models * n_models
 
 
-def significance_matrix(matrix: ScoreMatrix, order: np.ndarray, alpha: float, inputs: PairInputs | None = None,
-                        known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(significant, adjusted p): K x K matrices in rank order, from the arbiter over all pairs with Holm's procedure.
+def significance_matrix(order: np.ndarray, holm_all: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(significant, adjusted p): K x K matrices in rank order, from the Holm-adjusted arbiter p-values of all pairs.
 
-    ``known`` is (first, second, Holm-adjusted p-values) of all pairs in :func:`~.pairs.pair_indices`
-    order when an audit has them already (family "all"); ``inputs`` the audit's pair inputs.
+    ``holm_all``: the K (K - 1) / 2 adjusted p-values in :func:`~.pairs.pair_indices` order (the rank-order upper
+    triangle), as :func:`holm_all_pairs` gives them.
     """
     size = order.size
-    if known is None:
-        inputs = inputs or pair_inputs(matrix, order)
-        first, second = pair_indices(order, "all")
-        pvalues = np.concatenate([family_pvalues(inputs, first[sl], second[sl], alpha, 0.8) for sl in blocks(first.size)] or [np.empty(0)])
-        adjusted = adjust_pvalues(np.asarray(pvalues, dtype=np.float64), "holm") if pvalues.size else np.empty(0)
-    else:
-        first, second, adjusted = known
-    position = np.empty(matrix.n_models, dtype=np.int64)
-    position[order] = np.arange(size)
     table = np.ones((size, size))
-    table[position[first], position[second]] = adjusted
-    table[position[second], position[first]] = adjusted
+    upper = np.triu_indices(size, k=1)
+    table[upper] = holm_all
+    table[upper[1], upper[0]] = holm_all
     significant = table <= alpha
     np.fill_diagonal(significant, False)
     return significant, table
+
+
+def holm_all_pairs(all_pvalues: np.ndarray) -> np.ndarray:
+    """Holm's adjustment of the arbiter's p-values of all pairs (:func:`~.blocks.all_pairs_pvalues`)."""
+    return adjust_pvalues(np.asarray(all_pvalues, dtype=np.float64), "holm") if all_pvalues.size else np.empty(0)
 
 
 def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool) -> int:
@@ -152,26 +138,25 @@ def check_audit_memory(models: int, items: int, mode: str, family: str, streamed
                         f"pairs, so memory grows as the square of the number of models; {remedy}")
 
 
-def resolved_count(matrix: ScoreMatrix, alpha: float, power: float) -> int:
-    """How many of all K (K - 1) / 2 pairs have q = N / N* >= 1 (from the exact counts or covariances, no pair loop)."""
-    scores, n = matrix.scores, matrix.n_items
-    if matrix.binary:
-        both = both_correct_counts(scores)
-        correct = correct_counts(scores)
+def resolved_count(inputs: PairInputs, alpha: float, power: float) -> int:
+    """How many of all K (K - 1) / 2 pairs have q = N / N* >= 1 (from the audit's exact counts or covariances, no pair loop)."""
+    n, size = inputs.n_items, len(inputs.models)
+    if inputs.binary:
+        both, correct = inputs.a, inputs.correct
     else:
-        centred = scores - scores.mean(axis=0)
-        covariance = centred.T @ centred / (n - 1)
-        means, variances = scores.mean(axis=0), np.diag(covariance)
+        means, covariance = inputs.means, inputs.covariance
+        variances = np.diag(covariance)
     resolved = 0
     # In bands of rows, so that the temporaries of the formulas stay at 256 x K (5,000 models: 10 MB, not 200 MB each).
-    for start in range(0, matrix.n_models, 256):
-        rows = slice(start, min(start + 256, matrix.n_models))
-        if matrix.binary:
-            required = np.asarray(required_n_from_counts(correct[rows, None] - both[rows], correct[None, :] - both[rows], n, alpha, power))
+    for start in range(0, size, 256):
+        rows = slice(start, min(start + 256, size))
+        if inputs.binary:
+            band = both[rows].astype(np.int64)
+            required = np.asarray(required_n_from_counts(correct[rows, None] - band, correct[None, :] - band, n, alpha, power))
         else:
             variance = np.maximum(variances[rows, None] + variances[None, :] - 2 * covariance[rows], 0.0)
             required = np.asarray(required_n_wald(variance, means[rows, None] - means[None, :], alpha, power))
-        upper = np.arange(matrix.n_models)[None, :] > np.arange(rows.start, rows.stop)[:, None]
+        upper = np.arange(size)[None, :] > np.arange(rows.start, rows.stop)[:, None]
         resolved += int(np.sum((n >= required) & upper))
     return resolved
 
@@ -259,12 +244,12 @@ def wilson_interval(successes: np.ndarray, n: int, alpha: float) -> tuple[np.nda
     return (centre - half) / scale, (centre + half) / scale
 
 
-def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, inputs: PairInputs | None = None,
-                known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[pd.DataFrame, int]:
+def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: np.ndarray) -> tuple[pd.DataFrame, int]:
     """One row per model in rank order (mean score and its interval, rank interval, letters), and the number of
     significant pairs among all K (K - 1) / 2 behind them.
 
-    Accuracy interval: Wilson score interval at 1 - alpha for binary scores
+    ``holm_all``: the Holm-adjusted arbiter p-values of all pairs (:func:`holm_all_pairs`), computed once by the
+    audit.  Accuracy interval: Wilson score interval at 1 - alpha for binary scores
     (statsmodels), Student t interval of the mean for graded scores.
     """
     size = order.size
@@ -279,7 +264,7 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, inputs: Pa
 
         half = stats.t.ppf(1 - alpha / 2, n - 1) * matrix.scores.std(axis=0, ddof=1)[order] / np.sqrt(n)
         low, high = means - half, means + half
-    significant, _ = significance_matrix(matrix, order, alpha, inputs, known) if size > 1 else (np.zeros((1, 1), bool), None)
+    significant, _ = significance_matrix(order, holm_all, alpha) if size > 1 else (np.zeros((1, 1), bool), None)
     position = np.arange(size)
     better = (significant & (position[None, :] < position[:, None])).sum(axis=1)
     worse = (significant & (position[None, :] > position[:, None])).sum(axis=1)

@@ -4,17 +4,21 @@ A pair's bootstrap stream is seeded by (seed, a hash of the two model names in
 sorted order), so the pair's interval does not change with ``--mode``, the
 declared family, the other models present or the column order of the input.
 The item-resampling stream of graded scores is seeded by (seed, "items") over
-the items sorted by id, so it does not change with the row order.
+the items sorted by id, so it does not change with the row order; :func:`canonical_order`
+puts a whole matrix in that order (items by id, models by name) before an audit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["canonical_item_order", "item_stream", "pair_streams", "ranking_order"]
+from llm_power_verified.io import ScoreMatrix
+
+__all__ = ["canonical_item_order", "canonical_order", "item_stream", "pair_streams", "ranking_order"]
 
 _ITEMS = 0x6974656D  # "item": the item stream's tag, outside the range of the pair hashes' first word
 
@@ -54,3 +58,21 @@ def canonical_item_order(item_ids: Sequence[str]) -> np.ndarray:
 def ranking_order(means: np.ndarray, names: Sequence[str]) -> np.ndarray:
     """Model indices from the highest mean score down; equal means are ordered by name, not by column position."""
     return np.lexsort((np.asarray(names, dtype=object).astype(str), -np.asarray(means, dtype=np.float64)))
+
+
+def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
+    """The matrix with items sorted by id and models by name, so that no result depends on the input's row or column order.
+
+    Sorting the models matters for graded scores too: a BLAS product sums in an
+    order that depends on a column's position, so a permuted input would move
+    the last bits of a covariance.
+    """
+    rows = canonical_item_order(matrix.item_ids)
+    columns = np.argsort(np.asarray(matrix.models, dtype=object).astype(str), kind="stable")
+    if np.array_equal(rows, np.arange(rows.size)) and np.array_equal(columns, np.arange(columns.size)):
+        return matrix
+    clusters = None if matrix.clusters is None else tuple(np.asarray(matrix.clusters, dtype=object)[rows])
+    return dataclasses.replace(
+        matrix, scores=np.ascontiguousarray(matrix.scores[rows][:, columns]), models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
+        item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]), clusters=clusters,
+    )
