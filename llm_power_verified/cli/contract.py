@@ -1,0 +1,21 @@
+"""``llm-power-verified contract``: Regenerate or check the JSON schemas and the column reference generated from the contract."""
+
+from __future__ import annotations
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "contract",
+        help="regenerate or check the JSON schemas and columns.rst generated from the output contract",
+        description="The JSON schemas the package ships (and, in a repository checkout, docs/source/reference/columns.rst) are "
+                    "generated from llm_power_verified/contract; check exits 1 with a diff when a file is stale.",
+    )
+    parser.add_argument("action", choices=("regenerate", "check"), help="regenerate the files or check that they are current")
+
+
+def run(arguments) -> int:
+    from llm_power_verified.report.schemas import main  # the report layer loads pandas: only when the command runs
+
+    return main(["--check"] if arguments.action == "check" else [])
