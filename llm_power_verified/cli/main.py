@@ -26,6 +26,7 @@ from importlib.metadata import version
 from llm_power_verified.cli import (
     audit,
     audit_calculator,
+    contract,
     crosscheck,
     derivations,
     design,
@@ -40,7 +41,7 @@ from llm_power_verified.errors import LlmPowerError
 __all__ = ["build_parser", "main"]
 
 COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
-            "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations,
+            "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations, "contract": contract,
             "plan": plan}
 
 
@@ -48,7 +49,7 @@ def build_parser() -> Parser:
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in (design, paired_tests, audit, plan, monitor, reproduce, crosscheck, audit_calculator, derivations):
+    for module in (design, paired_tests, audit, plan, monitor, reproduce, crosscheck, audit_calculator, derivations, contract):
         module.add_parser(commands)
     return parser
 
