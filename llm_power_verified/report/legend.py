@@ -15,7 +15,7 @@ MODEL_COLUMNS = legend(("rank", "key", "mean_score", "ci_low", "ci_high", "rank_
 
 #: The JSON report's legend order (the report's goldens hold it; it becomes contract.ordered in one step with them).
 PAIR_COLUMNS = legend((
-    "model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "a", "b", "c", "d", "rho", "p_chi2", "p_exact", "log_p_exact",
+    "model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "a", "b", "c", "d", "rho", "p_chi2", "p_exact", "log_p_exact",
     "p_midp", "t", "p_t", "log_p_t", "variance_a", "variance_b", "boot_ci_low", "boot_ci_high", "p_bootstrap", "variance", "required_n",
     "required_n_connor", "n", "required_n_p05", "required_n_p95", "mde", "q", "required_n_rho_minus", "required_n_rho_plus",
     "resolved_rho_minus", "resolved_rho_plus", "shortcut_n", "shortcut_ratio", "unpaired_n", "efficiency_gain", "p_bonferroni",
