@@ -10,54 +10,15 @@ the offending value, its index (for arrays) and the allowed range.
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 import numpy as np
 
 from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES  # the limits, declared in the contract
 from llm_power_verified.errors import ArgumentError
 
-_Function = TypeVar("_Function", bound=Callable[..., Any])
-
 ALTERNATIVES = {"two-sided": 2, "larger": 1, "smaller": 1}
-
-
-def renamed_parameters(**renamed: str | None) -> Callable[[_Function], _Function]:
-    """Accept the old keyword names of renamed parameters for one release, with a ``DeprecationWarning``.
-
-    ``@renamed_parameters(n_bootstrap="n_resamples")`` maps ``n_bootstrap=`` to
-    ``n_resamples=``; passing both is a ``TypeError``.  A name mapped to None
-    had no effect and is dropped, with the warning saying so.  The signature shown by
-    ``inspect`` and ``help`` is the new one.  The glossary is in README.
-    """
-
-    def decorate(function: _Function) -> _Function:
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            used = [old for old in renamed if old in kwargs]
-            if used:
-                clashes = [old for old in used if renamed[old] is not None and renamed[old] in kwargs]
-                if clashes:
-                    old = clashes[0]
-                    raise TypeError(f"{function.__name__}() got both {old}= (deprecated) and {renamed[old]}=; pass {renamed[old]}= only")
-                advice = ", ".join(f"{old}= is deprecated and has no effect; drop it" if renamed[old] is None
-                                   else f"{old}= is deprecated and will be removed in the next release; use {renamed[old]}="
-                                   for old in used)
-                # One warning per call, naming every old name used.
-                warnings.warn(f"{function.__name__}(): {advice}", DeprecationWarning, stacklevel=2)
-                for old in used:
-                    value = kwargs.pop(old)
-                    if renamed[old] is not None:
-                        kwargs[renamed[old]] = value
-            return function(*args, **kwargs)
-
-        wrapper.__renamed__ = dict(renamed)  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
 
 
 def as_array(name: str, value: Any) -> np.ndarray:
