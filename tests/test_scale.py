@@ -62,8 +62,28 @@ def test_streamed_blocks_are_the_in_memory_rows(monkeypatch, mode, family):
     assert streamed.pairs_written == len(whole.pairs)
     assert streamed.verdicts == whole.verdicts and streamed.by_gap == whole.by_gap and streamed.tiers == whole.tiers
     assert streamed.ranking.equals(whole.ranking)
-    adjacent = whole.pairs[whole.pairs["rank_b"] == whole.pairs["rank_a"] + 1].reset_index(drop=True)
+    adjacent = whole.pairs[whole.pairs["adjacent"]].reset_index(drop=True)
     assert_same_rows(adjacent, streamed.adjacent.reset_index(drop=True))
+    assert streamed.headline == whole.headline
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_streamed_and_in_memory_headlines_agree_in_reference_mode(graded):
+    """The reference ranked in the middle has one neighbour above (rank_b < rank_a) and one below: both are adjacent pairs.
+
+    The streamed audit once kept only rank_b - rank_a == 1, so its headline counted one adjacent pair where the in-memory
+    one counted two; both now read the ``adjacent`` column.
+    """
+    matrix = _matrix(models=7, graded=graded)
+    whole = audit_leaderboard(matrix, "reference", reference="m03", n_resamples=0)
+    reference_rank = int(whole.ranking.loc[whole.ranking["model"] == "m03", "rank"].iloc[0])
+    assert 1 < reference_rank < 7  # neighbours on both sides
+    received = []
+    streamed = stream_audit(matrix, received.append, "reference", reference="m03", n_resamples=0)
+    assert whole.headline.adjacent_pairs == 2 == len(streamed.pairs)
+    assert streamed.headline == whole.headline
+    assert sorted(whole.pairs.loc[whole.pairs["adjacent"], "rank_b"]) == [reference_rank - 1, reference_rank + 1]
+    assert_same_rows(whole.pairs[whole.pairs["adjacent"]].reset_index(drop=True), streamed.pairs.reset_index(drop=True))
 
 
 def test_streamed_audit_refuses_clusters():

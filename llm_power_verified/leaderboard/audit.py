@@ -28,7 +28,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 import pandas as pd
 
 from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
@@ -37,19 +36,22 @@ from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import (
     BlockSettings,
     all_pairs_pvalues,
-    blocks,
     family_context,
     pair_block,
     pair_block_arrow,
+    pair_blocks,
     pair_inputs,
+    stream_blocks,
 )
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_cluster_decisions
+from llm_power_verified.leaderboard.headline import Headline, headline_facts
 from llm_power_verified.leaderboard.pairs import (
     MODES,
     pair_indices,
     rank_models,
 )
+from llm_power_verified.leaderboard.protocol import PerItemAudit
 from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
     bootstrap_rank_intervals,
@@ -75,9 +77,6 @@ from llm_power_verified.results import Result
 __all__ = ["AuditResult", "AuditSettings", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
 
 FAMILIES = ("adjacent", "all", "reference")
-#: The columns a streamed audit keeps in memory for its summaries (the rest go to the sink block by block).
-_KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
-         "resolved_anytime")
 
 
 @dataclass(frozen=True, repr=False)
@@ -113,8 +112,8 @@ class AuditSettings(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class AuditResult(Result):
-    """Everything the audit computed; :mod:`llm_power_verified.report.rendering` renders it.
+class AuditResult(PerItemAudit, Result):
+    """Everything the audit computed; :mod:`llm_power_verified.report.rendering` renders it (an :class:`~.protocol.Audit`).
 
     ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
     ``ranking`` are DataFrames, the summaries typed results.
@@ -123,7 +122,7 @@ class AuditResult(Result):
     >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
     >>> result = audit_leaderboard(matrix, n_resamples=0)
     >>> result  # doctest: +ELLIPSIS
-    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, notes=())
+    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, headline=<Headline>, notes=())
     >>> result.verdicts.fixed_n, result.multiplicity.family_size
     (0, 1)
     """
@@ -144,16 +143,17 @@ class AuditResult(Result):
     tiers: Tiers
     verdicts: Verdicts
     by_gap: tuple[GapBucket, ...]
+    headline: Headline
     notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
-class StreamedAudit(Result):
+class StreamedAudit(PerItemAudit, Result):
     """A streamed audit: every summary of :class:`AuditResult`, the pair table itself having gone to the sink.
 
     ``pairs_written`` rows were handed to the sink in pair-table order;
-    ``adjacent`` holds the adjacent-rank pairs' rows (every column), for the
-    headline and the tiers.
+    ``adjacent`` holds the adjacent pairs' rows (every column; the protocol's
+    ``pairs``), for the headline and the tiers.
     """
 
     matrix: ScoreMatrix
@@ -172,7 +172,13 @@ class StreamedAudit(Result):
     tiers: Tiers
     verdicts: Verdicts
     by_gap: tuple[GapBucket, ...]
+    headline: Headline
     notes: tuple[str, ...] = ()
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """The pair rows kept in memory: the adjacent pairs (the rest went to the sink)."""
+        return self.adjacent
 
 
 def audit_leaderboard(
@@ -310,7 +316,7 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
                              backend)
     family_size = context.multiplicity.family_size
     block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings.n_resamples, seed=seed, correction=correction)
-    tables = _pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
+    tables = pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
     notes = list(matrix.notes)
     if not matrix.binary:
         notes.append("anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
@@ -318,7 +324,7 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
-        pairs, adjacent = _stream(tables, sink, first.size)
+        pairs, adjacent = stream_blocks(tables, sink, first.size)
     # The ranking's Holm over all pairs: the family's own adjustment when the family is all pairs (the same vector).
     holm_all = context.adjusted["holm"] if family == "all" else holm_all_pairs(all_p)
     del all_p
@@ -329,7 +335,7 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
     if matrix.clusters is not None:
         pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed)
         add_cluster_decisions(pairs, matrix.binary, alpha, family_size)
-    adjacent_rows = pairs if sink is None else pd.concat(adjacent, ignore_index=True)
+    adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
                   letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
                   significant_pairs=significant_pairs, resolved_pairs=resolved_count(inputs, alpha, power),
@@ -338,43 +344,13 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
     common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,
                   n_resamples=settings.n_resamples, correction=correction, multiplicity=context.multiplicity, tiers=tiers,
-                  verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note))
+                  verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
+                  headline=headline_facts(matrix, alpha=alpha, power=power, family=family, family_size=family_size, correction=correction,
+                                          n_clusters=None if clusters is None else clusters.n_clusters, reported=pairs,
+                                          adjacent=adjacent_rows, tiers=tiers))
     if sink is not None:
         return StreamedAudit(adjacent=adjacent_rows, pairs_written=len(pairs), **common)
     return AuditResult(pairs=pairs, clusters=clusters, **common)
-
-
-def _stream(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """Hand each block to ``sink``; keep the summary columns (:data:`_KEPT`, filled in place) and the adjacent rows."""
-    kept: dict[str, np.ndarray] = {}
-    adjacent, start = [], 0
-    for table in tables:
-        sink(table)
-        stop = start + len(table)
-        names = table.columns if isinstance(table, pd.DataFrame) else table.column_names
-        for column in _KEPT:
-            if column in names:
-                values = np.asarray(table[column].to_numpy())
-                if column not in kept:
-                    kept[column] = np.empty(size, dtype=values.dtype)
-                kept[column][start:stop] = values
-        step = np.asarray(table["rank_b"].to_numpy()) - np.asarray(table["rank_a"].to_numpy())
-        rows = table[step == 1] if isinstance(table, pd.DataFrame) else table.filter(step == 1).to_pandas()
-        adjacent.append(rows)
-        start = stop
-    return pd.DataFrame(kept, copy=False), adjacent
-
-
-def _pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress, task=pair_block):
-    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
-    slices = blocks(first.size)
-    # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
-    tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)
-    results = backend.map(task, tasks, shared=(inputs, settings))
-    for sl, table in zip(slices, results):
-        if progress and len(slices) > 1:
-            progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")
-        yield table
 
 
 def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:

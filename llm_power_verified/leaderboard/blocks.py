@@ -40,6 +40,7 @@ from llm_power_verified.leaderboard.contingency import (
 from llm_power_verified.leaderboard.decisions import add_decision_columns
 from llm_power_verified.leaderboard.pairs import (
     add_anytime_columns,
+    adjacent_ranks,
     binary_pair_columns,
     graded_log_e,
     graded_pair_columns,
@@ -52,7 +53,8 @@ from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
 __all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "all_pairs_pvalues", "arbiter_pvalues", "blocks",
-           "family_context", "family_log_e", "pair_block", "pair_block_arrow", "pair_inputs", "triangle_position"]
+           "family_context", "family_log_e", "pair_block", "pair_block_arrow", "pair_blocks", "pair_inputs", "stream_blocks",
+           "triangle_position"]
 
 #: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
 PAIR_BLOCK = 20_000
@@ -261,6 +263,7 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
     pairs.insert(1, "model_b", names[second])
     pairs.insert(2, "rank_a", inputs.rank[first])
     pairs.insert(3, "rank_b", inputs.rank[second])
+    pairs.insert(4, "adjacent", adjacent_ranks(pairs["rank_a"], pairs["rank_b"]))
     pairs["n"] = n
     required = pairs["required_n"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -310,3 +313,41 @@ def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) 
     pairs["resolved_bonferroni"] = pairs["q"] >= family.bonferroni
     pairs["resolved_holm"] = pairs["q"] >= holm
     pairs["resolved_bh"] = pairs["q"] >= family.bh_inflation
+
+
+#: The columns a streamed audit keeps in memory for its summaries and headline (the rest go to the sink block by block).
+_KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
+         "resolved_anytime", "rho", "variance_a", "variance_b")
+
+
+def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+    """Hand each block to ``sink``; keep the summary columns (:data:`_KEPT`, filled in place) and the adjacent rows."""
+    kept: dict[str, np.ndarray] = {}
+    adjacent, start = [], 0
+    for table in tables:
+        sink(table)
+        stop = start + len(table)
+        names = table.columns if isinstance(table, pd.DataFrame) else table.column_names
+        for column in _KEPT:
+            if column in names:
+                values = np.asarray(table[column].to_numpy())
+                if column not in kept:
+                    kept[column] = np.empty(size, dtype=values.dtype)
+                kept[column][start:stop] = values
+        adjacent_rows = np.asarray(table["adjacent"].to_numpy(), dtype=bool)
+        rows = table[adjacent_rows] if isinstance(table, pd.DataFrame) else table.filter(adjacent_rows).to_pandas()
+        adjacent.append(rows)
+        start = stop
+    return pd.DataFrame(kept, copy=False), adjacent
+
+
+def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress, task=pair_block):
+    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
+    slices = blocks(first.size)
+    # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
+    tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)
+    results = backend.map(task, tasks, shared=(inputs, settings))
+    for sl, table in zip(slices, results):
+        if progress and len(slices) > 1:
+            progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")
+        yield table

@@ -172,7 +172,7 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
     variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)
     frame.update(variance=variance, required_n=required)
-    frame["connor_n"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
+    frame["required_n_connor"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
     frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
     if n_resamples:
         names = np.asarray(inputs.models, dtype=object)

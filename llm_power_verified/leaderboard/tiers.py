@@ -14,8 +14,11 @@ __all__ = ["adjacent_tiers"]
 
 
 def adjacent_tiers(ranked_models: list[str], pairs: pd.DataFrame, mode: str) -> dict[str, int] | None:
-    """Tier number per model from the adjacent pairs' verdicts (None unless adjacent pairs are present)."""
-    adjacent = pairs[pairs["rank_b"] == pairs["rank_a"] + 1]
+    """Tier number per model from the adjacent pairs' verdicts (None unless adjacent pairs are present).
+
+    Tiers walk down the ranking, so only adjacent pairs oriented downwards (rank_b > rank_a) count.
+    """
+    adjacent = pairs[pairs["adjacent"] & (pairs["rank_b"] > pairs["rank_a"])]
     lookup = {(a, b): bool(r) for a, b, r in zip(adjacent["model_a"], adjacent["model_b"], adjacent["resolved"])}
     tiers, tier = {}, 1
     for position, model in enumerate(ranked_models):

@@ -1,0 +1,77 @@
+"""The audit protocol: what every audit offers a renderer, whichever audit it is.
+
+A renderer (text, HTML, the machine formats) reads an audit through these
+members only: ``kind`` ("binary", "graded" or "accuracies": the contract's
+``pair_columns(kind)`` apply), ``source``, ``pairs`` (the pair table; a streamed
+audit's adjacent rows), ``ranking``, ``settings()`` and ``data()`` (the JSON
+report's two dicts), ``headline`` (facts computed by the audit), ``notes`` and
+``sections()`` (the typed summaries by report key).  :class:`PerItemAudit`
+implements the members that the per-item audits (in memory and streamed)
+derive from their fields.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import pandas as pd
+
+__all__ = ["Audit", "PerItemAudit"]
+
+
+@runtime_checkable
+class Audit(Protocol):
+    """What a renderer reads of an audit (see the module notes)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def pairs(self) -> pd.DataFrame: ...
+
+    @property
+    def ranking(self) -> pd.DataFrame: ...
+
+    @property
+    def headline(self) -> object: ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
+    def settings(self) -> dict: ...
+
+    def data(self) -> dict: ...
+
+    def sections(self) -> dict[str, object]: ...
+
+
+class PerItemAudit:
+    """The protocol's members of a per-item audit, from its ``matrix`` and settings fields (a mixin of the result dataclasses)."""
+
+    @property
+    def kind(self) -> str:
+        """"binary" (0/1 scores) or "graded"."""
+        return "binary" if self.matrix.binary else "graded"
+
+    @property
+    def source(self) -> str:
+        """Where the scores were read from."""
+        return self.matrix.source
+
+    def settings(self) -> dict:
+        """The settings the audit ran with (the JSON report's ``settings``)."""
+        return {"mode": self.mode, "family": self.family, "family_size": self.family_size, "alpha": self.alpha, "power": self.power,
+                "seed": self.seed, "n_resamples": self.n_resamples, "correction": self.correction}
+
+    def data(self) -> dict:
+        """The shape of the data audited (the JSON report's ``data``)."""
+        return {"n_items": self.matrix.n_items, "n_models": self.matrix.n_models, "binary": self.matrix.binary,
+                "clustered": self.matrix.clusters is not None}
+
+    def sections(self) -> dict[str, object]:
+        """The typed summaries by report key: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers."""
+        return {"multiplicity": self.multiplicity, "clusters": getattr(self, "clusters", None), "verdicts": self.verdicts,
+                "resolution_by_gap": self.by_gap, "tiers": self.tiers}
