@@ -30,7 +30,6 @@ from llm_power_verified.contract.columns import (
     KINDS,
     MODEL_COLUMNS,
     PAIR_COLUMNS,
-    PENDING,
     WHEN,
     Column,
     column,
@@ -53,6 +52,6 @@ from llm_power_verified.contract.views import (
 )
 
 __all__ = ["ACCURACIES_VIEW", "ACCURACY_MODES", "ADJUSTMENTS", "ASSUMED_VIEW", "AUDITS", "BINARY_VIEW", "COLUMN_CHOICES", "COMPOSITES",
-           "CORRECTIONS", "DATA", "SETTINGS", "PENDING", "Field", "DROP_ORDER", "FAMILIES", "FORMATS", "GRADED_VIEW", "KINDS", "MACHINE_FORMATS", "MAX_COUNT", "MAX_RESAMPLES",
+           "CORRECTIONS", "DATA", "SETTINGS", "Field", "DROP_ORDER", "FAMILIES", "FORMATS", "GRADED_VIEW", "KINDS", "MACHINE_FORMATS", "MAX_COUNT", "MAX_RESAMPLES",
            "MODEL_COLUMNS", "MODES", "PAIR_COLUMNS", "PAIR_LISTS", "SCHEMA_IDS", "TEXT_FORMATS", "VERDICT_KINDS", "VERDICT_RULES", "WHEN",
            "Column", "Composite", "column", "header", "legend", "model_columns", "ordered", "pair_columns"]

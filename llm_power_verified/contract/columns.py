@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from llm_power_verified.contract.choices import VERDICT_RULES
 
-__all__ = ["AUDITS", "KINDS", "MODEL_COLUMNS", "PAIR_COLUMNS", "PENDING", "WHEN", "Column", "column", "legend", "model_columns", "ordered",
+__all__ = ["AUDITS", "KINDS", "MODEL_COLUMNS", "PAIR_COLUMNS", "WHEN", "Column", "column", "legend", "model_columns", "ordered",
            "pair_columns"]
 
 #: The audits: per-item 0/1 scores, per-item graded scores, printed accuracies only.
@@ -178,10 +178,6 @@ MODEL_COLUMNS: tuple[Column, ...] = (
     *_columns("a", "bool", [("consistent", "some whole count k out of N rounds to the printed accuracy")]),
     *_columns("a", "int", [("line", "the input line the model was read from")]),
 )
-
-#: PENDING, to delete when the audits write them (issue 25 steps 4 and 7): columns declared ahead of the audits that do not
-#: write them yet, and those audits.  The per-item schema does not require them meanwhile; the contract tests allow them.
-PENDING = {"adjacent": frozenset({"binary", "graded"}), "required_n_connor": frozenset({"binary"})}
 
 _BY_NAME = {item.name: item for item in PAIR_COLUMNS + MODEL_COLUMNS}
 _ORDER = {item.name: position for position, item in enumerate(PAIR_COLUMNS + MODEL_COLUMNS)}

@@ -24,11 +24,7 @@ PAIR_COLUMNS = legend((
     "icc", "design_effect", "required_n_cluster", "p_cluster", "icc_p05", "icc_p95", "design_effect_p05", "design_effect_p95",
     "required_n_cluster_p05", "required_n_cluster_p95", "probability_unresolved_cluster", *VERDICT_RULES))
 
-#: PENDING (delete when leaderboard/ writes required_n_connor and the goldens hold it): the audit's old name for Connor's N.
-_PENDING_NAMES = {"connor_n": "required_n_connor"}
-
-
 def pair_legend(columns) -> dict[str, str]:
     """The legend of the pair columns present in ``columns``, in the JSON report's order."""
-    present = {_PENDING_NAMES.get(name, name): name for name in columns}
-    return {present[key]: meaning for key, meaning in PAIR_COLUMNS.items() if key in present}
+    present = set(columns)
+    return {key: meaning for key, meaning in PAIR_COLUMNS.items() if key in present}

@@ -31,7 +31,6 @@ from llm_power_verified.contract import (
     DATA,
     MODEL_COLUMNS,
     PAIR_COLUMNS,
-    PENDING,
     SCHEMA_IDS,
     SETTINGS,
     VERDICT_KINDS,
@@ -66,9 +65,8 @@ def _column(item: Column) -> dict:
 
 
 def _required(columns: tuple[Column, ...], kinds: tuple[str, ...]) -> list[str]:
-    """The columns always present in every audit of ``kinds`` (a column an audit does not write yet is not required)."""
-    return [item.name for item in columns if item.when is None and set(kinds) <= item.audits
-            and not any(kind in PENDING.get(item.name, ()) for kind in kinds)]
+    """The columns always present in every audit of ``kinds``."""
+    return [item.name for item in columns if item.when is None and set(kinds) <= item.audits]
 
 
 def _table(columns: tuple[Column, ...], kinds: tuple[str, ...], minimum: int = 0) -> dict:

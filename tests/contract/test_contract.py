@@ -19,8 +19,6 @@ from llm_power_verified.plan import reports
 from llm_power_verified.report.rendering import render
 
 ACCURACIES = Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"
-#: The audit's name for Connor's N until the rename to required_n_connor lands (issue 25 step 7); delete with contract.PENDING.
-OLD_NAMES = {"connor_n": "required_n_connor"}
 
 
 def _graded(**options):
@@ -65,12 +63,12 @@ def _kind(series: pd.Series) -> set[str]:
 def test_every_column_an_audit_writes_is_declared_for_it_with_its_presence(audits, case):
     kind, on, audit = audits[case]
     for table, declared in ((audit.pairs, contract.pair_columns(kind)), (audit.ranking, contract.model_columns(kind))):
-        names = [OLD_NAMES.get(name, name) for name in table.columns]
+        names = list(table.columns)
         undeclared = [name for name in names if name not in {item.name for item in declared}]
         assert not undeclared, f"{case}: {undeclared} written but not declared for {kind} in contract/columns.py"
         for item in declared:
-            if item.when == "text-tables" or kind in contract.PENDING.get(item.name, ()):
-                continue  # the text tables' key is checked below; a pending column may be written already or not yet
+            if item.when == "text-tables":
+                continue  # the text tables' model key: checked in test_no_declaration_goes_unused
             expected = item.when is None or item.when in on
             assert (item.name in names) == expected, f"{case}: {item.name} (when {item.when}) present {item.name in names}"
         for name, values in zip(names, (table[column] for column in table.columns)):
@@ -78,10 +76,10 @@ def test_every_column_an_audit_writes_is_declared_for_it_with_its_presence(audit
 
 
 def test_no_declaration_goes_unused(audits):
-    written = {OLD_NAMES.get(name, name) for _, _, audit in audits.values() for table in (audit.pairs, audit.ranking) for name in table}
+    written = {name for _, _, audit in audits.values() for table in (audit.pairs, audit.ranking) for name in table}
     long_names = lpv.from_array(np.eye(3, dtype=float).repeat(20, axis=0), models=[f"organisation/a-long-model-name-{i}" for i in range(3)])
     assert "key" in render(lpv.audit_leaderboard(long_names, n_resamples=0), "table").split("\nModels\n")[1].splitlines()[0]
-    written |= {"key"} | set(contract.PENDING)  # key: the text tables' model key, checked just above
+    written |= {"key"}  # key: the text tables' model key, checked just above
     unused = [item.name for item in contract.PAIR_COLUMNS + contract.MODEL_COLUMNS if item.name not in written]
     assert not unused, f"declared but written by no audit: {unused}"
 
