@@ -64,14 +64,16 @@ NOT_DONE = (
     r"llm_power_verified\.(cli|contract|io|leaderboard|parallel|plan|report|reproduce|sequential|simulation)",
     r"llm_power_verified\.power\.(correlation|design)",
     r"llm_power_verified\.inference\.(binomial|bootstrap|cells|graded|mcnemar|multiplicity)",
-    r"llm_power_verified\.power\.(clustering|connor|conventions|critical|mcnemar_power|paired_t|sample_size|shortcut"
-    r"|wald_power)",
 )
 _NOT_DONE = re.compile(r"^(?:" + "|".join(NOT_DONE) + r")(?:\.|$)")
 numpydoc_validation_exclude = {
     r"\._",  # private modules and names, including _generated
     *(rf"^{pattern}(?:\.|$)" for pattern in NOT_DONE),
+    # Re-exported from llm_power_verified._validation (the floor's argument checks), whose docstrings are not done.
+    r"^llm_power_verified\.power\.sample_size\.ceil_sample_size$",
 }
+# A result (a frozen dataclass) documents its fields under Attributes, not as constructor Parameters.
+numpydoc_validation_overrides = {"PR01": [r"\n\s*Attributes\n\s*----------\n"]}
 
 _ESCAPE = str.maketrans({character: "\\" + character for character in "\\*`|_[]:<>"})
 

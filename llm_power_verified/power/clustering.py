@@ -47,10 +47,26 @@ def _validate(cluster_size: Any, icc: Any, truncate_negative_icc: bool):
 def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
     """Design effect 1 + (m - 1) ICC for clusters of (mean) size m.
 
+    Parameters
+    ----------
+    cluster_size : array_like
+        Mean number of items per cluster, >= 1.
+    icc : array_like
+        Intra-cluster correlation of the per-item differences, in [-1, 1].
+    truncate_negative_icc : bool, default True
+        Count a negative ICC as 0 (as the paper does); False keeps it, giving a design effect below 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The design effect, the factor by which clustering multiplies the required N.
+
     Notes
     -----
     DE = 1 + (m-bar - 1) ICC, with m-bar the mean cluster size; negative ICCs are
     truncated at 0 unless asked not to.
+
+    Printed from ``derivations/design_effect.py``.
 
     References
     ----------
@@ -71,9 +87,27 @@ def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = Tru
 def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
     """The IID N* multiplied by the design effect (paper Section 6.4).
 
+    Parameters
+    ----------
+    required_n : array_like
+        The N* of independent items, >= 0.
+    cluster_size : array_like
+        Mean number of items per cluster, >= 1.
+    icc : array_like
+        Intra-cluster correlation of the per-item differences, in [-1, 1].
+    truncate_negative_icc : bool, default True
+        Count a negative ICC as 0 (as the paper does); False keeps it, giving a design effect below 1.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        N* times the design effect, unrounded.
+
     Notes
     -----
     N*_cluster = DE x N*, with DE = 1 + (m-bar - 1) ICC (ICC truncated at 0 by default).
+
+    The design effect from ``derivations/design_effect.py``.
 
     References
     ----------
@@ -99,6 +133,13 @@ class ClusterStatistics:
     pair's per-cluster sums of D = X_k - X_l and of D^2 follow, and so does
     the one-way ANOVA ICC of D for any weighting of the clusters (a
     bootstrap resample, a leave-one-out drop) without touching the items again.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        The (items x models) score matrix.
+    labels : array_like
+        The cluster of each item; at least two clusters.
     """
 
     def __init__(self, scores: np.ndarray, labels) -> None:
@@ -158,6 +199,33 @@ class ClusterStatistics:
 
 def icc_oneway(values, labels) -> float:
     """One-way ANOVA intraclass correlation of ``values`` grouped by ``labels`` (unbalanced groups).
+
+    Parameters
+    ----------
+    values : array_like
+        One number per item.
+    labels : array_like
+        The group (cluster) of each item, as many as ``values``; at least two groups, one of them with two or more
+        items.
+
+    Returns
+    -------
+    float
+        The one-way ANOVA ICC, (MSB - MSW) / (MSB + (n0 - 1) MSW), with n0 the adjusted mean group size of unbalanced
+        groups; it can be negative.
+
+    Notes
+    -----
+    .. math:: \\rho_I = \\frac{MSB - MSW}{MSB + (n_0 - 1)\\,MSW},
+              \\quad n_0 = \\frac{N - \\sum_g n_g^2 / N}{G - 1}
+
+    with MSB and MSW the between- and within-group mean squares of G groups of n_g items (N in all).  No derivation
+    module: the estimator is the textbook one.
+
+    References
+    ----------
+    Donner, A. and Koval, J. J. (1980). The estimation of intraclass correlation in the analysis of family data.
+    Biometrics 36, 19-25; Kish (1965), Survey Sampling, Section 5.4.
 
     Examples
     --------

@@ -9,16 +9,16 @@ misses the correct paired N*.
 
 Conventions (all unrounded; per arm for the unpaired ones):
 
-==============================  =====================================================
-``one-sample-arcsine``          K / h^2 (R ``pwr.p.test``; the paper's Table 1 value)
-``two-sample-arcsine``          2 K / h^2 (R ``pwr.2p.test``, statsmodels ``NormalIndPower``)
-``unpaired-wald``               K (p_a q_a + p_b q_b) / delta^2 (Miller 2024)
-``two-proportion-z``            pooled H0 variance (R ``power.prop.test``)
-``shortcut``                    (1 - rho) K / h^2, the one-sample value x (1 - rho) (Eq. 9)
-``two-sample-arcsine-x(1-rho)`` (1 - rho) 2 K / h^2
-``unpaired-wald-x(1-rho)``      (1 - rho) K (p_a q_a + p_b q_b) / delta^2
-``paired``                      the correct N* = K sigma_D^2 / delta^2 (Eq. 6)
-==============================  =====================================================
+===============================  =============================================================
+``one-sample-arcsine``           K / h^2 (R ``pwr.p.test``; the paper's Table 1 value)
+``two-sample-arcsine``           2 K / h^2 (R ``pwr.2p.test``, statsmodels ``NormalIndPower``)
+``unpaired-wald``                K (p_a q_a + p_b q_b) / delta^2 (Miller 2024)
+``two-proportion-z``             pooled H0 variance (R ``power.prop.test``)
+``shortcut``                     (1 - rho) K / h^2, the one-sample value x (1 - rho) (Eq. 9)
+``two-sample-arcsine-x(1-rho)``  (1 - rho) 2 K / h^2
+``unpaired-wald-x(1-rho)``       (1 - rho) K (p_a q_a + p_b q_b) / delta^2
+``paired``                       the correct N* = K sigma_D^2 / delta^2 (Eq. 6)
+===============================  =============================================================
 
 with K = (z_{1-alpha/2} + z_{1-beta})^2 and h Cohen's h.
 """
@@ -70,15 +70,29 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
 
     Parameters
     ----------
-    variance : {"unpooled", "pooled-null"}
-        "unpooled": Wald test with (p_a q_a + p_b q_b)/n (Miller 2024).
-        "pooled-null": the two-proportion z test with the pooled variance under
-        H0, as R's ``power.prop.test`` (strict = FALSE).
+    p_a, p_b : array_like
+        Accuracies of models A and B, each in (0, 1).
+    alpha : array_like, default 0.05
+        Significance level, in (0, 1).
+    power : array_like, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
+    variance : {"unpooled", "pooled-null"}, default "unpooled"
+        "unpooled": Wald test with (p_a q_a + p_b q_b)/n (Miller 2024).  "pooled-null": the two-proportion z test
+        with the pooled variance under H0, as R's ``power.prop.test`` (strict = FALSE).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The per-arm sample size, unrounded; inf where p_a = p_b.
 
     Notes
     -----
     Per-arm unpaired Wald N = (z_{1-alpha/2} + z_{1-beta})^2 (p_a (1 - p_a) + p_b (1 -
     p_b)) / delta^2.
+
+    Printed from ``derivations/unpaired.py``.
 
     References
     ----------
@@ -105,7 +119,23 @@ def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two
 
 
 def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8) -> dict[str, float]:
-    """Unrounded sample size of every convention in :data:`CONVENTIONS`.
+    """Unrounded sample size of every convention in ``CONVENTIONS``.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the per-item 0/1 scores, inside the admissible interval.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    power : float, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+
+    Returns
+    -------
+    dict of str to float
+        Each convention's name (the keys of ``CONVENTIONS``) and its unrounded sample size.
 
     Notes
     -----
@@ -113,6 +143,8 @@ def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, p
     K/h^2, the two-sample arcsine 2K/h^2 per arm, the shortcut (1 - rho) K/h^2, the
     unpaired Wald K (p_a q_a + p_b q_b)/delta^2 and its (1 - rho) multiple, and the
     paired N* of Equation 6.
+
+    The arcsine values from ``derivations/arcsine.py``, the unpaired Wald from ``derivations/unpaired.py``, N* from ``derivations/wald.py``.
 
     References
     ----------
@@ -202,9 +234,27 @@ def rounding(value: float, claimed: float) -> str | None:
 def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8) -> CalculatorAudit:
     """Say which calculator convention produced ``claimed_n`` and how it compares with N*.
 
+    Parameters
+    ----------
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the per-item 0/1 scores, inside the admissible interval.
+    claimed_n : float
+        The sample size to audit, > 0.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    power : float, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+
+    Returns
+    -------
+    CalculatorAudit
+        The conventions it matches, the factor to N* and a one-sentence verdict.
+
     Notes
     -----
-    Each convention of :data:`CONVENTIONS` is evaluated at (p_a, p_b, rho); a claimed N
+    Each convention of ``CONVENTIONS`` is evaluated at (p_a, p_b, rho); a claimed N
     matches a convention when it lies within rounding (ceil, round or floor, and +/- 1)
     of that convention's value.  ``factor`` is N* / claimed_n with N* from Equation 6.
 

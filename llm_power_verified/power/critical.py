@@ -36,12 +36,15 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
     Parameters
     ----------
     p_a, p_b : array_like
-        Accuracies in (0, 1).
+        Accuracies of models A and B, each in (0, 1).
     n : array_like
-        Number of paired items (> 0).
-    alpha, power, alternative
-        As everywhere (``alpha`` is the per-comparison level: pass a corrected
-        level for a family).
+        Number of paired items, > 0.
+    alpha : array_like, default 0.05
+        Significance level, in (0, 1): the per-comparison level (pass the corrected level for a family).
+    power : array_like, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
 
     Returns
     -------
@@ -85,6 +88,23 @@ def agreement_share(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
     Linear in rho, so 'rho >= rho_c' reads 'the models agree on at least
     agreement_share(p_a, p_b, rho_c) of the items'.  ``rho`` must be admissible
     for the marginals (paper Eqs. 7-8).
+
+    Parameters
+    ----------
+    p_a, p_b : array_like
+        Accuracies of models A and B, each in (0, 1).
+    rho : array_like
+        Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the admissible interval of
+        the marginals (:func:`~llm_power_verified.power.correlation.admissible_rho_interval`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The probability p11 + p00 that both models are right or both wrong, in [0, 1].
+
+    Notes
+    -----
+    p11 + p00 = 1 - p_a - p_b + 2 p11 with p11 = p_a p_b + rho sqrt(p_a q_a p_b q_b) (``derivations/paired_variance.py``, ``joint_success_probability``).
 
     Examples
     --------

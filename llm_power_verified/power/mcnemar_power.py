@@ -47,6 +47,24 @@ def critical_counts(m: Any, alpha: float = 0.05, method: str = "exact") -> np.nd
 
     -1 where no outcome with m discordant pairs rejects.
 
+    Parameters
+    ----------
+    m : array_like
+        Numbers of discordant pairs b + c, whole numbers >= 0.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    method : {"exact", "mid-p", "chi2", "chi2-corrected"}, default "exact"
+        The McNemar variant; two-sided at level ``alpha``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        k(m) for each m: the variant rejects exactly when min(b, c) <= k(m); -1 where no outcome rejects.
+
+    Notes
+    -----
+    k(m) is found by bisection on the variant's own p-value, which grows with min(b, m - b) for fixed m (module notes).  No closed form: nothing here comes from ``derivations/``.
+
     Examples
     --------
     >>> critical_counts([5, 6, 8, 20], 0.05, "exact").tolist()
@@ -103,11 +121,20 @@ def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float
     Parameters
     ----------
     n : int
-        Number of paired items.
-    p_a, p_b, rho : float
-        Accuracies and score correlation (rho admissible).
-    method : {"exact", "mid-p", "chi2", "chi2-corrected"}
-        The test; two-sided at level ``alpha``.
+        Number of paired items, >= 1.
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the per-item 0/1 scores, inside the admissible interval.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    method : {"exact", "mid-p", "chi2", "chi2-corrected"}, default "exact"
+        The McNemar variant; two-sided at level ``alpha``.
+
+    Returns
+    -------
+    float
+        The exact unconditional power.
 
     Notes
     -----
@@ -115,6 +142,8 @@ def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float
     p_b, rho): power = sum_{b, c} P(b, c) 1[p_method(b, c) <= alpha], computed through
     the discordant total m = b + c ~ Binomial(n, p10 + p01) and b | m ~ Binomial(m, p10
     / (p10 + p01)).
+
+    The cell probabilities p10 and p01 come from ``derivations/paired_variance.py``.
 
     References
     ----------
@@ -145,6 +174,24 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     an earlier n that already reaches the target (the saw-tooth of the exact
     and mid-p tests can put one there).  The result is the smallest n found
     in that window.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the per-item 0/1 scores, inside the admissible interval.
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    power : float, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    method : {"exact", "mid-p", "chi2", "chi2-corrected"}, default "exact"
+        The McNemar variant; two-sided at level ``alpha``.
+
+    Returns
+    -------
+    int
+        The smallest n found whose exact power reaches ``power``.
 
     Notes
     -----
@@ -198,6 +245,23 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
 
     Inadmissible (p_a, p_b, rho) combinations and p_a = p_b are skipped.
     Columns: p_a, p_b, rho, eq6 (unrounded N*), connor, and one per method.
+
+    Parameters
+    ----------
+    p_a_values, p_b_values, rho_values : sequence of float
+        The grid: every combination of the three is a row (inadmissible ones and p_a = p_b skipped).
+    alpha : float, default 0.05
+        Significance level, in (0, 1).
+    power : float, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    methods : sequence of str, default every variant
+        The McNemar variants to solve for, each of "exact", "mid-p", "chi2", "chi2-corrected".
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per admissible combination: p_a, p_b, rho, eq6 (unrounded N*), connor, and one column per
+        method.
 
     Notes
     -----

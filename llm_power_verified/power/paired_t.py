@@ -49,15 +49,28 @@ def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alte
     Parameters
     ----------
     n : array_like
-        Number of pairs, > 1 (fractional n is allowed for solving).
-    mean_diff, sd_diff : array_like
-        Mean and standard deviation of the per-item difference.
+        Number of pairs, > 1 (fractional n is allowed, for solving).
+    mean_diff : array_like
+        Mean of the per-item difference (the effect; any sign).
+    sd_diff : array_like
+        Standard deviation of the per-item difference, > 0.
+    alpha : array_like, default 0.05
+        Significance level, in (0, 1).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis: "larger" is H1: mean difference > 0, "smaller" is H1: mean difference < 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The power.
 
     Notes
     -----
     Two-sided: P(T >= t_{1-alpha/2, n-1}) + P(T <= -t_{1-alpha/2, n-1}) with
     T ~ t'(n - 1, sqrt(n) mean_diff / sd_diff).  Matches statsmodels'
     ``TTestPower().power`` (which also sums both tails).
+
+    The noncentral t distribution is scipy's; ``derivations/paired_t.py`` gives the normal approximation and its derivation.
 
     References
     ----------
@@ -88,14 +101,30 @@ def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: 
 
     Parameters
     ----------
-    method : {"exact", "normal"}
-        "exact" solves the noncentral-t power equation for a continuous n
-        (the integer requirement is its ceiling); "normal" is the Eq. 3
-        approximation n = (z_{1-alpha/2} + z_{1-beta})^2 sd_diff^2 / mean_diff^2.
+    mean_diff : array_like
+        Mean of the per-item difference (the effect; any sign).
+    sd_diff : array_like
+        Standard deviation of the per-item difference, > 0.
+    alpha : array_like, default 0.05
+        Significance level, in (0, 1).
+    power : array_like, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis: "larger" is H1: mean difference > 0, "smaller" is H1: mean difference < 0.
+    method : {"exact", "normal"}, default "exact"
+        "exact" solves the noncentral-t power equation for a continuous n (the integer requirement is its
+        ceiling); "normal" is the Eq. 3 approximation n = (z_{1-alpha/2} + z_{1-beta})^2 sd_diff^2 / mean_diff^2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The number of pairs, unrounded; inf where the effect is 0 or points against a one-sided alternative.
 
     Notes
     -----
     mean_diff = 0 (or the wrong sign for a one-sided alternative) gives inf.
+
+    The normal approximation is printed from ``derivations/paired_t.py``.
 
     References
     ----------

@@ -1,7 +1,7 @@
 """Required sample size, MDE, resolution ratio and power for paired binary scores.
 
 Every formula here is printed from a SymPy derivation into
-:mod:`llm_power_verified._generated`; this module validates arguments,
+``llm_power_verified._generated``; this module validates arguments,
 broadcasts them and handles the edge cases (delta = 0, one-sided tests).
 
 Conventions
@@ -13,7 +13,7 @@ Conventions
 * delta = 0 gives N* = inf and q = 0; so does a one-sided alternative whose
   direction the effect contradicts.  Neither is an error.
 * NaN in any input propagates to NaN in that output element (see
-  :mod:`llm_power_verified._validation`).
+  ``llm_power_verified._validation``).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from llm_power_verified._validation import (
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 
 __all__ = [
@@ -89,6 +90,7 @@ def infinite_where_undetectable(required: np.ndarray, delta: np.ndarray, alterna
     return np.where(undetectable, np.inf, required)
 
 
+@docfill("alpha", "alternative", returns="critical_value", derivation="wald")
 def critical_value(alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
     """Normal critical value z_{1 - alpha/2} (two-sided) or z_{1 - alpha} (one-sided).
 
@@ -119,7 +121,7 @@ def paired_difference_variance(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarr
         Accuracies of the two models, each in (0, 1).
     rho : array_like
         Correlation of the two 0/1 scores; must lie in the admissible interval
-        of :func:`admissible_rho_interval`.
+        of :func:`~llm_power_verified.power.correlation.admissible_rho_interval`.
 
     Returns
     -------
@@ -160,6 +162,7 @@ def validate_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.n
     return b, c, n
 
 
+@docfill("counts", "n_table", returns="variance", derivation="paired_variance")
 def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np.ndarray:
     """Plug-in sigma_D^2 from an observed table: b items only A solves, c only B, n in all.
 
@@ -181,6 +184,7 @@ def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np
     return finish(_variance.paired_difference_variance_from_cells(b / n, c / n))
 
 
+@docfill("variance", "delta", "alpha", "power", "alternative", returns="required_n", derivation="wald")
 def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Unrounded required N* for a normal-theory (Wald) test of a mean difference.
 
@@ -252,6 +256,7 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
     return required_n_wald(variance, p_a - p_b, alpha, power, alternative)
 
 
+@docfill("counts", "n_table", "alpha", "power", "alternative", returns="required_n", derivation="observed_table")
 def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Unrounded N* at an observed paired table (b only-A items, c only-B items, n in all).
 
@@ -279,6 +284,7 @@ def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any
     return finish(infinite_where_undetectable(required, b - c, alternative))
 
 
+@docfill("counts", "n_table", "alpha", "power", "alternative", returns="ratio", derivation="observed_table")
 def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Resolution ratio q = n / N* at an observed table; q >= 1 means resolved.
 
@@ -304,8 +310,9 @@ def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, powe
     return finish(ratio)
 
 
+@docfill("n", "variance", "alpha", "power", "alternative", returns="mde", derivation="wald")
 def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Smallest |delta| a Wald test on n paired items detects at the target power.
+    """Smallest absolute gap a Wald test on n paired items detects at the target power.
 
     Notes
     -----
@@ -329,6 +336,7 @@ def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: A
     return finish(_wald.minimum_detectable_effect_wald(variance, n, level, power, sides))
 
 
+@docfill("n", "p_a", "rho", "alpha", "power", "alternative", returns="mde", derivation="wald")
 def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Eq. 4 with sigma_D evaluated at the given (p_a, p_b, rho) (the plug-in MDE).
 
@@ -355,6 +363,7 @@ def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any
     return minimum_detectable_effect(n, variance, alpha, power, alternative)
 
 
+@docfill("n", "p_a", "rho", "alpha", "power", "alternative", returns="ratio", derivation="wald")
 def resolution_ratio(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Resolution ratio q = N / N*(p_a - p_b) (paper Definition 1).
 

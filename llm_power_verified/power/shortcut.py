@@ -25,6 +25,7 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level
 from llm_power_verified.results import Result
@@ -43,6 +44,7 @@ __all__ = [
 _CONVENTIONS = {"one-sample": _arcsine.required_n_arcsine_one_sample, "two-sample": _arcsine.required_n_arcsine_two_sample}
 
 
+@docfill("p_a", returns="cohens_h", derivation="arcsine")
 def cohens_h(p_a: Any, p_b: Any) -> float | np.ndarray:
     """Cohen's effect size h = 2 arcsin sqrt(p_a) - 2 arcsin sqrt(p_b).
 
@@ -70,15 +72,9 @@ def cohens_h(p_a: Any, p_b: Any) -> float | np.ndarray:
     return finish(_arcsine.cohens_h(p_a, p_b))
 
 
+@docfill("p_a", "alpha", "power", "alternative", "convention", returns="per_arm_n", derivation="arcsine")
 def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", convention: str = "two-sample") -> float | np.ndarray:
     """Unrounded per-arm sample size of the arcsine (Cohen's h) test.
-
-    Parameters
-    ----------
-    convention : {"two-sample", "one-sample"}
-        "two-sample": two independent arms, n = 2K/h^2 per arm (R
-        ``pwr.2p.test``, statsmodels ``NormalIndPower``).  "one-sample":
-        n = K/h^2 (R ``pwr.p.test``; the per-arm value in the paper's Table 1).
 
     Notes
     -----
@@ -106,6 +102,7 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
     return finish(result)
 
 
+@docfill("p_a", "rho", "alpha", "power", "alternative", returns="shortcut_n", derivation="arcsine")
 def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """The shortcut n_h = (1 - rho) K / h^2 of paper Eq. 9 (not a valid paired N).
 
@@ -133,6 +130,7 @@ def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: 
     return finish(np.where(p_a == p_b, np.inf, result))
 
 
+@docfill("p_a", "rho", returns="shortcut_ratio", derivation="shortcut_series")
 def shortcut_ratio(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
     """Exact n_h / N*; it does not depend on alpha, power or the alternative.
 
@@ -177,8 +175,9 @@ def _validate_midpoint(p: Any, rho: Any) -> tuple[np.ndarray, np.ndarray]:
     return p, rho
 
 
+@docfill("p", "rho_open", returns="shortcut_constant")
 def shortcut_constant(p: Any, rho: Any) -> float | np.ndarray:
-    """Lemma 1's constant C(p, rho): |n_h/N* - 1/2| ~ C delta^2 at p +/- delta/2.
+    """Lemma 1's constant C(p, rho): abs(n_h/N* - 1/2) ~ C delta^2 at p +/- delta/2.
 
     Notes
     -----
@@ -201,6 +200,7 @@ def shortcut_constant(p: Any, rho: Any) -> float | np.ndarray:
     return finish(_series.shortcut_constant(p, rho))
 
 
+@docfill("p", "rho_open", "delta", "order", returns="series")
 def shortcut_ratio_series(p: Any, rho: Any, delta: Any, order: int = 4) -> float | np.ndarray:
     """n_h/N* at p +/- delta/2 expanded through delta^2 (``order=2``) or delta^4 (``order=4``).
 
@@ -236,7 +236,7 @@ class DeltaStar(Result):
     leading_order : float
         sqrt(epsilon / C(p, rho)).
     exact : float
-        The smallest delta > 0 at which |n_h/N* - 1/2| reaches epsilon at the
+        The smallest delta > 0 at which abs(n_h/N* - 1/2) reaches epsilon at the
         midpoint p +/- delta/2, or the end of the admissible range.
     limited_by : str
         "epsilon" when the deviation reaches epsilon; "admissibility" when rho
@@ -248,17 +248,18 @@ class DeltaStar(Result):
     limited_by: str
 
 
+@docfill("p", "rho_open", "epsilon", returns="delta_star", derivation="shortcut_series")
 def delta_star(p: float, rho: float, epsilon: float) -> DeltaStar:
     """Largest gap at which the shortcut stays within epsilon of N*/2 (Corollary 1).
 
     The leading-order value solves C(p, rho) delta^2 = epsilon; the exact
-    value solves |n_h/N*(p + delta/2, p - delta/2, rho) - 1/2| = epsilon for
+    value solves abs(n_h/N*(p + delta/2, p - delta/2, rho) - 1/2) = epsilon for
     the first crossing, located on a grid and refined with Brent's method.
     Scalar arguments only.
 
     Notes
     -----
-    Leading order: C(p, rho) delta*^2 = epsilon, so delta* = sqrt(epsilon / |C(p, rho)|)
+    Leading order: C(p, rho) delta*^2 = epsilon, so delta* = sqrt(epsilon / abs(C(p, rho)))
     with C from Equation 11.
 
     References

@@ -1,0 +1,104 @@
+"""The power room's shared parameter descriptions, written once and filled into docstrings by :func:`docfill`.
+
+In the manner of scipy's ``doccer``: a function decorated with ``@docfill("p_a", "rho", "alpha", returns="required_n",
+derivation="wald")`` gets a numpydoc Parameters section with those entries (in that order) and a Returns section,
+inserted before its first other section, and its Notes name the derivation module.  The wording follows the
+parameter glossary, so that one name means one thing in every signature and every docstring.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+Function = TypeVar("Function", bound=Callable)
+
+_ALTERNATIVE = ('alternative : {"two-sided", "larger", "smaller"}, default "two-sided"',
+                'The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.')
+
+#: Parameter entries: name -> (numpydoc header line, description).
+PARAMETERS = {
+    "p_a": ("p_a, p_b : array_like", "Accuracies of models A and B, each in (0, 1)."),
+    "rho": ("rho : array_like", "Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the "
+            "admissible interval of the marginals (:func:`~llm_power_verified.power.correlation.admissible_rho_interval`)."),
+    "alpha": ("alpha : array_like, default 0.05", "Significance level, in (0, 1)."),
+    "power": ("power : array_like, default 0.8", "Target power 1 - beta, in (alpha, 1)."),
+    "alternative": _ALTERNATIVE,
+    "counts": ("b, c : array_like", "Discordant counts: b items only model A solves, c items only model B solves "
+               "(whole numbers >= 0)."),
+    "n_table": ("n : array_like", "Number of paired items, a whole number >= 1 and at least b + c."),
+    "n": ("n : array_like", "Number of paired items, > 0."),
+    "variance": ("variance : array_like", "Variance sigma_D^2 of the per-item difference, >= 0."),
+    "delta": ("delta : array_like", "The gap p_a - p_b, or the mean difference, to detect (any sign)."),
+    "p": ("p : array_like", "The midpoint accuracy (p_a + p_b) / 2, in (0, 1)."),
+    "rho_open": ("rho : array_like", "Correlation of the per-item 0/1 scores, in (-1, 1)."),
+    "convention": ('convention : {"two-sample", "one-sample"}, default "two-sample"',
+                   '"two-sample": two independent arms, n = 2K/h^2 per arm (R ``pwr.2p.test``, statsmodels '
+                   '``NormalIndPower``).  "one-sample": n = K/h^2 (R ``pwr.p.test``; the per-arm value in the '
+                   "paper's Table 1)."),
+    "order": ("order : {2, 4}, default 4", "The order in delta through which the series is taken."),
+    "epsilon": ("epsilon : float", "The tolerance on the deviation of n_h / N* from 1/2, > 0."),
+}
+
+#: Returns entries: name -> (type, description).
+RETURNS = {
+    "required_n": ("float or numpy.ndarray", "N*, unrounded (:func:`~llm_power_verified.power.sample_size."
+                   "ceil_sample_size` gives the integer requirement); inf where the gap is 0 or a one-sided "
+                   "alternative points the other way."),
+    "per_arm_n": ("float or numpy.ndarray", "The per-arm sample size, unrounded; inf where p_a = p_b."),
+    "ratio": ("float or numpy.ndarray", "The resolution ratio q = N / N*; 0 where N* is infinite."),
+    "mde": ("float or numpy.ndarray", "The minimum detectable effect: the smallest absolute gap detected with the "
+            "target power."),
+    "variance": ("float or numpy.ndarray", "sigma_D^2, the variance of the per-item difference."),
+    "critical_value": ("float or numpy.ndarray", "z_{1 - alpha/2} for a two-sided test, z_{1 - alpha} for a one-sided "
+                       "one."),
+    "cohens_h": ("float or numpy.ndarray", "Cohen's h, with the sign of p_a - p_b."),
+    "shortcut_n": ("float or numpy.ndarray", "n_h, unrounded; inf where p_a = p_b."),
+    "shortcut_ratio": ("float or numpy.ndarray", "n_h / N*; at p_a = p_b its limit, 1/2."),
+    "shortcut_constant": ("float or numpy.ndarray", "C(p, rho), >= 0."),
+    "series": ("float or numpy.ndarray", "The truncated series for n_h / N*."),
+    "delta_star": ("DeltaStar", "The leading-order and the exact delta*, and what limits the exact one."),
+}
+
+_SECTION = re.compile(r"^( *)(Notes|References|Examples|See Also)\n\1-+\n", re.M)
+_WIDTH = 116
+
+
+def _entry(header: str, description: str, indent: str) -> list[str]:
+    lines, line = [], ""
+    for word in description.split(" "):
+        if line and len(indent) + 4 + len(line) + 1 + len(word) > _WIDTH:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [indent + header, *(f"{indent}    {text}" for text in [*lines, line])]
+
+
+def docfill(*names: str, returns: str | None = None, derivation: str | None = None) -> Callable[[Function], Function]:
+    """Decorate a function of the power room: insert the Parameters (``names``, keys of :data:`PARAMETERS`) and
+    Returns (a key of :data:`RETURNS`) sections, and add "Derived in ``derivations/<derivation>.py``." to its Notes."""
+
+    def decorate(function: Function) -> Function:
+        doc = function.__doc__
+        if doc is None:  # python -OO strips docstrings
+            return function
+        first = _SECTION.search(doc)
+        indent = first.group(1)
+        block = [f"{indent}Parameters", f"{indent}----------"]
+        for name in names:
+            block += _entry(*PARAMETERS[name], indent)
+        if returns is not None:
+            type_, description = RETURNS[returns]
+            block += ["", f"{indent}Returns", f"{indent}-------", *_entry(type_, description, indent)]
+        doc = doc[:first.start()] + "\n".join(block) + "\n\n" + doc[first.start():]
+        if derivation is not None:
+            notes = re.search(rf"^{indent}Notes\n{indent}-+\n", doc, re.M)
+            after = re.compile(rf"^{indent}(References|Examples|See Also)\n", re.M).search(doc, notes.end())
+            end = after.start() if after else len(doc)
+            doc = (doc[:end].rstrip() + f"\n\n{indent}Derived in ``derivations/{derivation}.py``.\n\n" + doc[end:])
+        function.__doc__ = doc
+        return function
+
+    return decorate
