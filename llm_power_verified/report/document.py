@@ -10,7 +10,7 @@ from llm_power_verified.contract import SCHEMA_IDS
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.leaderboard.audit import AuditResult, StreamedAudit
 from llm_power_verified.report.legend import MODEL_COLUMNS, VERDICT_RULES, pair_legend
-from llm_power_verified.report.model import headline
+from llm_power_verified.report.headline import headline
 
 __all__ = ["SCHEMA", "checklist", "report_document", "streamed_document", "streamed_summary"]
 

@@ -21,7 +21,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import terminal_lines, terminal_text
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
-from llm_power_verified.report.model import headline
+from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
 from llm_power_verified.report.rendering import (
     PAIR_LISTS,

@@ -45,7 +45,7 @@ from llm_power_verified.report.document import (
 )
 from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
 from llm_power_verified.report.machine import audit_chunks, pair_records
-from llm_power_verified.report.model import headline
+from llm_power_verified.report.headline import headline
 from llm_power_verified.report.table import grid
 
 __all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_LISTS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "report_document",
