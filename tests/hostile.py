@@ -321,14 +321,14 @@ def line_end_cases() -> list[Case]:
         Case(family, "CR-only TSV", audit("w.tsv"), either(means(SCORES), *cr_refusal), {"w.tsv": wide(sep="\t", eol="\r")}),
         Case(family, "CR-only plain score files", ("test", "a.txt", "b.txt", "--json"), either(None, *cr_refusal),
              {"a.txt": a.replace(b"\n", b"\r"), "b.txt": b.replace(b"\n", b"\r")}),
-        Case(family, "CR-only accuracies table", ("audit", "--summary", "acc.csv"), either(None, *cr_refusal),
+        Case(family, "CR-only accuracies table", ("audit-accuracies", "acc.csv"), either(None, *cr_refusal),
              {"acc.csv": summary.replace(b"\n", b"\r")}),
         Case(family, "CR-only lm-eval samples file", ("audit", "model-a", "model-b", "--task", "arith_mc", "--metric", "acc", *FAST),
              either(None, *cr_refusal, "samples_arith_mc"), {**lm, samples: lambda: lm_file(samples).replace(b"\n", b"\r")}),
         Case(family, "CRLF long CSV", audit("l.csv"), Read(means(SCORES)), {"l.csv": long(eol="\r\n")}),
         Case(family, "CRLF JSON Lines", audit("s.jsonl"), Read(means(SCORES)), {"s.jsonl": jsonl(eol="\r\n")}),
         Case(family, "CRLF TSV", audit("w.tsv"), Read(means(SCORES)), {"w.tsv": wide(sep="\t", eol="\r\n")}),
-        Case(family, "CRLF accuracies table", ("audit", "--summary", "acc.csv"), Read(), {"acc.csv": summary.replace(b"\n", b"\r\n")}),
+        Case(family, "CRLF accuracies table", ("audit-accuracies", "acc.csv"), Read(), {"acc.csv": summary.replace(b"\n", b"\r\n")}),
         Case(family, "CRLF and LF mixed", audit("w.csv"), Read(means(SCORES)), {"w.csv": mixed}),
         Case(family, "CR and LF mixed", audit("w.csv"), either(means(SCORES), *cr_refusal, "line"), {"w.csv": cr_mixed}),
         Case(family, "no final line end", audit("w.csv"), Read(means(SCORES)), {"w.csv": base.rstrip(b"\n")}),
@@ -873,10 +873,10 @@ def path_cases() -> list[Case]:
              setup=lambda d: os.link(d / "w.csv", d / "hard.csv")),
         case("--out the shipped example, no INPUT", ("audit", *FAST, "--format", "csv", "--out", str(shipped)), refused("mmlu_pro_top10"),
              files={}, guard=(shipped,)),
-        case("--out the shipped accuracies", ("audit", "--summary", str(SHIPPED / "mmlu_pro_accuracies.csv"), "--format", "csv",
+        case("--out the shipped accuracies", ("audit-accuracies", str(SHIPPED / "mmlu_pro_accuracies.csv"), "--format", "csv",
                                               "--out", str(SHIPPED / "mmlu_pro_accuracies.csv")), refused("mmlu_pro_accuracies"),
              files={}, guard=(SHIPPED / "mmlu_pro_accuracies.csv",)),
-        case("--out the --summary input", ("audit", "--summary", "acc.csv", "--format", "csv", "--out", "acc.csv"), refused("acc.csv"),
+        case("--out the audit-accuracies input", ("audit-accuracies", "acc.csv", "--format", "csv", "--out", "acc.csv"), refused("acc.csv"),
              files={"acc.csv": accuracies}),
         case("--out a read-only file", (*csv_out, "--out", "ro.csv"), refused("ro.csv"), files={**base, "ro.csv": b"keep\n"},
              setup=lambda d: os.chmod(d / "ro.csv", 0o444)),
@@ -944,10 +944,10 @@ def stream_cases() -> list[Case]:
     ]
 
 
-# --------------------------------------------------------------------------- 14. saved reports for plan --report
+# --------------------------------------------------------------------------- 14. saved reports for plan report
 @functools.cache
 def saved_report(summary: bool = False) -> bytes:
-    """A report written by the CLI (audit --format json) for plan --report to read."""
+    """A report written by the CLI (audit --format json) for plan report to read."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
@@ -955,7 +955,7 @@ def saved_report(summary: bool = False) -> bytes:
         if summary:
             source = Path(folder) / "acc.csv"
             source.write_bytes(b"model,accuracy,n\nalpha,0.62,1000\nbeta,0.55,1000\ngamma,0.50,1000\n")
-            argv = ["audit", "--summary", str(source)]
+            argv = ["audit-accuracies", str(source)]
         else:
             source = Path(folder) / "w.csv"
             source.write_bytes(wide(clusters=topics()))
@@ -978,7 +978,7 @@ def report_cases() -> list[Case]:
     def texted(change, summary=False) -> Callable[[], bytes]:
         return lambda: change(saved_report(summary).decode()).encode()
 
-    def case(name, content, expect, argv=("plan", "--report", "r.json")):
+    def case(name, content, expect, argv=("plan", "report", "r.json")):
         return Case(family, name, argv, expect, {"r.json": content})
 
     def set_pair(key, factor):
@@ -987,7 +987,7 @@ def report_cases() -> list[Case]:
     records = lambda out: isinstance(out["plan"]["pairs"], list) and "..." not in json.dumps(out)  # noqa: E731
     return [
         case("clean report, --json has the pairs as records", lambda: saved_report(), Read(json_holds(records, "plan pairs are not records (printed text)")),
-             ("plan", "--report", "r.json", "--json")),
+             ("plan", "report", "r.json", "--json")),
         case("n_items 40 -> 4000", edited(lambda r: r["data"].__setitem__("n_items", 4000)), refused("n_items")),
         case("n_models 3 -> 5", edited(lambda r: r["data"].__setitem__("n_models", 5)), refused("n_models")),
         case("a pair's required_n x 10", edited(set_pair("required_n", 10)), refused("required_n")),
@@ -1063,9 +1063,9 @@ def printed_number_cases() -> list[Case]:
         Case(family, "audit --n-resamples 1e9", audit("w.csv", extra=("--n-resamples", "1000000000")), refused("--n-resamples"), {"w.csv": wide()}),
         Case(family, "audit --width 0", ("audit", "w.csv", *FAST, "--width", "0"), refused("--width"), {"w.csv": wide()}),
         Case(family, "audit --columns bogus", ("audit", "w.csv", *FAST, "--columns", "bogus"), refused("bogus"), {"w.csv": wide()}),
-        Case(family, "audit --summary --rho-range 1 -1", ("audit", "--summary", "acc.csv", "--rho-range", "1", "-1"), refused("--rho-range"),
+        Case(family, "audit-accuracies --rho-range 1 -1", ("audit-accuracies", "acc.csv", "--rho-range", "1", "-1"), refused("--rho-range"),
              {"acc.csv": b"model,accuracy,n\nalpha,0.62,1000\nbeta,0.55,1000\n"}),
-        Case(family, "audit --summary --rho nan", ("audit", "--summary", "acc.csv", "--rho", "nan"), refused("--rho"),
+        Case(family, "audit-accuracies --rho nan", ("audit-accuracies", "acc.csv", "--rho", "nan"), refused("--rho"),
              {"acc.csv": b"model,accuracy,n\nalpha,0.62,1000\nbeta,0.55,1000\n"}),
     ]
 
@@ -1115,7 +1115,7 @@ def warning_cases() -> list[Case]:
         Case(family, "test on one file twice", ("test", "a.txt", "a.txt"), Read(), {"a.txt": plain(SCORES[:, 0])}),
         Case(family, "monitor graded N = 1", ("monitor", "a.txt", "b.txt"), either(None, "item", "a.txt"), {"a.txt": b"0.25\n", "b.txt": b"0.75\n"}),
         Case(family, "monitor on one file twice", ("monitor", "a.txt", "a.txt"), Read(), {"a.txt": plain(SCORES[:, 0])}),
-        Case(family, "plan from two clusters", ("plan", "--from", "w.csv", "--cluster-column", "topic"), Read(),
+        Case(family, "plan from two clusters", ("plan", "items", "w.csv", "--cluster-column", "topic"), Read(),
              {"w.csv": wide(clusters=topics(labels=("a", "b")))}),
     ]
 
@@ -1159,10 +1159,10 @@ def parquet_cases() -> list[Case]:
 
 # --------------------------------------------------------------------------- 19. accuracies-only tables
 def accuracy_cases() -> list[Case]:
-    family = "accuracies (--summary)"
+    family = "accuracies (audit-accuracies)"
 
     def case(name, rows, expect, extra=()):
-        return Case(family, name, ("audit", "--summary", "acc.csv", *extra), expect, {"acc.csv": ("model,accuracy,n\n" + rows).encode()})
+        return Case(family, name, ("audit-accuracies", "acc.csv", *extra), expect, {"acc.csv": ("model,accuracy,n\n" + rows).encode()})
 
     ok = "beta,0.55,1000\ngamma,0.50,1000\n"
     return [
@@ -1268,16 +1268,16 @@ def odd_file_cases() -> list[Case]:
              {"a.json": inspect_json_pair()["a.json"]}),
         case("sparse 8 GiB .eval", audit("big.eval", "y.eval"), refused("big.eval"), sparse("big.eval"), {"y.eval": eval_pair()["y.eval"]}),
         case("sparse 8 GiB plain file", ("test", "a.txt", "big.txt"), refused("big.txt"), sparse("big.txt", b"1\n0\n"), pair),
-        case("sparse 8 GiB accuracies table", ("audit", "--summary", "big.csv"), refused("big.csv"), sparse("big.csv", b"model,accuracy,n\n")),
-        case("sparse 8 GiB saved report", ("plan", "--report", "big.json"), refused("big.json"), sparse("big.json", b'{"schema": ')),
+        case("sparse 8 GiB accuracies table", ("audit-accuracies", "big.csv"), refused("big.csv"), sparse("big.csv", b"model,accuracy,n\n")),
+        case("sparse 8 GiB saved report", ("plan", "report", "big.json"), refused("big.json"), sparse("big.json", b'{"schema": ')),
         case("sparse 8 GiB lm-eval samples file", ("audit", "model-a", "model-b", "--task", "arith_mc", "--metric", "acc", *FAST),
              refused("samples_arith_mc"), sparse(samples_a), {k: v for k, v in folders.items() if k != samples_a}),
         case("CSV linked to /dev/zero", audit("w.csv"), refused("w.csv"), link("w.csv", "/dev/zero")),
         case("plain file linked to /dev/zero", ("test", "a.txt", "z.txt"), refused("z.txt"), link("z.txt", "/dev/zero"), pair),
         case("plain file /dev/urandom", ("test", "a.txt", "/dev/urandom"), refused("/dev/urandom"), None, pair),
         case("monitor on /dev/zero", ("monitor", "a.txt", "/dev/zero"), refused("/dev/zero"), None, pair),
-        case("--summary /dev/zero", ("audit", "--summary", "/dev/zero"), refused("/dev/zero"), None),
-        case("plan --report /dev/zero", ("plan", "--report", "/dev/zero"), refused("/dev/zero"), None),
+        case("audit-accuracies /dev/zero", ("audit-accuracies", "/dev/zero"), refused("/dev/zero"), None),
+        case("plan report /dev/zero", ("plan", "report", "/dev/zero"), refused("/dev/zero"), None),
         case("lm-eval samples file linked to /dev/zero", ("audit", "model-a", "model-b", "--task", "arith_mc", "--metric", "acc", *FAST),
              refused("samples_arith_mc"), link(samples_a, "/dev/zero"), {k: v for k, v in folders.items() if k != samples_a}),
         case("symlink loop", audit("loop.csv"), refused("loop.csv"), link("loop.csv", "loop.csv")),
@@ -1311,9 +1311,9 @@ def terminal_cases() -> list[Case]:
         Case(family, "ESC in a model name, Markdown", ("audit", "w.csv", *FAST, "--format", "markdown"), Read(raw), names("m0", "\x1b[31mred", "m2")),
         Case(family, "newline in a model name, Markdown", ("audit", "w.csv", *FAST, "--format", "markdown"),
              Read(text_lacks(r"a\nb", "raw newline in a Markdown cell")), {"w.csv": wide(names=["m0", '"a\nb"', "m2"])}),
-        Case(family, "ESC in a model name, --summary", ("audit", "--summary", "acc.csv"), Read(raw),
+        Case(family, "ESC in a model name, audit-accuracies", ("audit-accuracies", "acc.csv"), Read(raw),
              {"acc.csv": b"model,accuracy,n\n\x1b[31malpha,0.62,1000\nbeta,0.55,1000\n"}),
-        Case(family, "ESC in a model name, plan --from", ("plan", "--from", "w.csv"), Read(raw), names("\x1b[31mred", "m1", "m2")),
+        Case(family, "ESC in a model name, plan items", ("plan", "items", "w.csv"), Read(raw), names("\x1b[31mred", "m1", "m2")),
         Case(family, "ESC in an unknown --reference", ("audit", "w.csv", *FAST, "--mode", "reference", "--reference", "\x1b[2Jm9"),
              refused("m9"), {"w.csv": wide()}),
         Case(family, "closing script tag in a model name, HTML", ("audit", "w.csv", *FAST, "--format", "html", "--out", "r.html"),
@@ -1347,11 +1347,11 @@ def output_cases() -> list[Case]:
         Case(family, "test --b 0 --c 0 --json", ("test", "--b", "0", "--c", "0", "--n", "10", "--json"), Read(strict)),
         Case(family, "test identical files --json", ("test", "a.txt", "a.txt", "--json"), Read(strict), {"a.txt": plain(SCORES[:, 0])}),
         Case(family, "monitor identical files --json", ("monitor", "a.txt", "a.txt", "--json"), Read(strict), {"a.txt": plain(SCORES[:, 0])}),
-        Case(family, "plan --report --json of a zero gap", ("plan", "--report", "r.json", "--json"), either(strict, "r.json"),
+        Case(family, "plan report --json of a zero gap", ("plan", "report", "r.json", "--json"), either(strict, "r.json"),
              {"r.json": lambda: _report_of(wide(zero_gap))}),
-        Case(family, "saved report with an infinite N* read back", ("plan", "--report", "r.json"), either(None, "r.json"),
+        Case(family, "saved report with an infinite N* read back", ("plan", "report", "r.json"), either(None, "r.json"),
              {"r.json": lambda: _report_of(wide(zero_gap))}),
-        Case(family, "--summary --format json, equal accuracies", ("audit", "--summary", "acc.csv", "--format", "json"), Read(strict),
+        Case(family, "audit-accuracies --format json, equal accuracies", ("audit-accuracies", "acc.csv", "--format", "json"), Read(strict),
              {"acc.csv": b"model,accuracy,n\nalpha,0.5,1000\nbeta,0.5,1000\n"}),
         Case(family, "--plot folder with path-like model names", ("audit", "w.csv", *FAST, "--plot", "plots"), Read(),
              {"w.csv": wide(names=["../../up", "a/b", "..\\c"])}, writes=("plots/",), timeout=60),

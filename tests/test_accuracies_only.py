@@ -180,14 +180,14 @@ def test_inconsistent_n_is_reported_in_the_report(tmp_path):
 
 
 def test_cli_summary_formats_and_gate(tmp_path, capsys):
-    assert main(["audit", "--summary", str(ACCURACIES), "--format", "json"]) == 0
+    assert main(["audit-accuracies", str(ACCURACIES), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["schema"] == "llm-power-verified/audit-summary/1" and len(document["pairs"]) == 25
     assert document["data"]["scale"] == "percent"
-    assert main(["audit", "--summary", str(ACCURACIES), "--fail-on", "unresolved", "--quiet"]) == 1
+    assert main(["audit-accuracies", str(ACCURACIES), "--fail-on", "unresolved"]) == 1
     captured = capsys.readouterr()
     assert "gate failed" in captured.err and "Adjacent gaps: resolved at every admissible rho" in captured.out
-    assert main(["audit", "--summary", str(ACCURACIES), "--rho", "0.5", "--mode", "all", "--format", "csv",
+    assert main(["audit-accuracies", str(ACCURACIES), "--rho", "0.5", "--mode", "all", "--format", "csv",
                  "--out", str(tmp_path / "pairs.csv")]) == 0
     assert len(pd.read_csv(tmp_path / "pairs.csv")) == 26 * 25 // 2
     page = render_accuracies(audit_accuracies(read_accuracies(ACCURACIES), rho=0.5), "html")
@@ -195,19 +195,23 @@ def test_cli_summary_formats_and_gate(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["--summary", "X", "--cluster-column", "c"], "--cluster-column is for per-item results"),
-    (["--summary", "X", "--mode", "reference"], "--summary supports --mode adjacent or all"),
-    (["--summary", "X", "--rho", "0.1", "--rho-range", "0", "1"], "give --rho or --rho-range, not both"),
-    (["--summary", "X", "--rho-range", "0.5", "0.1"], "LO must not exceed HI"),
-    (["--rho", "0.3"], "--rho belongs to --summary FILE"),
-    (["--accuracy-scale", "percent"], "--accuracy-scale belongs to --summary FILE"),
-    (["--summary", "X", "--n-resamples", "100"], "--n-resamples is for per-item results"),
-    (["--summary", "X", "--on-missing", "intersect"], "--on-missing is for per-item results"),
-    (["--summary", "X", "--seed", "4"], "--seed is for per-item results"),
+    (["audit-accuracies", "X", "--cluster-column", "c"], "unrecognized arguments: --cluster-column c"),
+    (["audit-accuracies", "X", "--mode", "reference"], "argument --mode: invalid choice: 'reference' (choose from 'adjacent', 'all')"),
+    (["audit-accuracies", "X", "--rho", "0.1", "--rho-range", "0", "1"], "argument --rho-range: not allowed with argument --rho"),
+    (["audit-accuracies", "X", "--rho-range", "0.5", "0.1"], "argument --rho-range: 0.5 0.1: LO must not exceed HI"),
+    (["audit-accuracies", "X", "--fail-on", "not-significant"], "argument --fail-on: invalid choice: 'not-significant'"),
+    (["audit-accuracies", "X", "--format", "parquet"], "argument --format: invalid choice: 'parquet'"),
+    (["audit", "--rho", "0.3"], "unrecognized arguments: --rho"),
+    (["audit", "--accuracy-scale", "percent"], "unrecognized arguments: --accuracy-scale"),
+    (["audit", "--summary", "X"], "unrecognized arguments: --summary (accuracies only: audit-accuracies FILE)"),
+    (["audit-accuracies", "X", "--n-resamples", "100"], "unrecognized arguments: --n-resamples 100"),
+    (["audit-accuracies", "X", "--on-missing", "intersect"], "unrecognized arguments: --on-missing intersect"),
+    (["audit-accuracies", "X", "--seed", "4"], "unrecognized arguments: --seed 4"),
 ])
-def test_cli_summary_refusals(capsys, arguments, message):
+def test_cli_accuracies_offers_only_its_own_options(capsys, arguments, message):
+    """audit-accuracies is not offered per-item options, nor audit the accuracies' ones: argparse refuses them in one line."""
     arguments = [str(ACCURACIES) if value == "X" else value for value in arguments]
-    assert main(["audit", *arguments]) == 2
+    assert main(arguments) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 

@@ -267,8 +267,8 @@ def _sparse(path: Path, head: bytes, size: int = 8 << 30) -> str:
     ("big.csv", b"item_id,m0,m1\nq1,1,0\n", ["audit", "{}"]),
     ("big.jsonl", b"", ["audit", "{}"]),
     ("big.txt", b"1\n0\n", ["test", "{a}", "{}"]),
-    ("big.csv", b"model,accuracy,n\n", ["audit", "--summary", "{}"]),
-    ("big.json", b'{"schema": ', ["plan", "--report", "{}"]),
+    ("big.csv", b"model,accuracy,n\n", ["audit-accuracies", "{}"]),
+    ("big.json", b'{"schema": ', ["plan", "report", "{}"]),
     ("big.json", b'{"eval": ', ["audit", "{}", "{a_log}"]),
 ])
 def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command):
@@ -282,7 +282,7 @@ def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command)
 
 
 @pytest.mark.parametrize("command", [["audit", "{link}"], ["test", "{a}", "{link_txt}"], ["test", "{a}", "/dev/urandom"],
-                                     ["monitor", "{a}", "/dev/zero"], ["plan", "--report", "/dev/zero"]])
+                                     ["monitor", "{a}", "/dev/zero"], ["plan", "report", "/dev/zero"]])
 def test_a_device_is_refused_before_it_is_opened(tmp_path, capsys, command):
     (tmp_path / "w.csv").symlink_to("/dev/zero")
     (tmp_path / "z.txt").symlink_to("/dev/zero")

@@ -51,11 +51,11 @@ COMMANDS = {
     "audit_calculator": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "515"],
     "audit_calculator_tool_json": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--tool", "pwr.2p.test", "--tool-output", "1471", "--json"],
     "reproduce_sample_size": ["reproduce", "--paper", "sample-size"],
-    "audit_summary_table": ["audit", "--summary", str(ACCURACIES)],
-    "audit_summary_assumed_markdown": ["audit", "--summary", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
-                                       "--correction", "bonferroni"],
-    "plan_gap": ["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime"],
-    "plan_summary": ["plan", "--summary", str(ACCURACIES), "--top", "6", "--rho", "0.5", "--correction", "bonferroni"],
+    "audit_accuracies_table": ["audit-accuracies", str(ACCURACIES)],
+    "audit_accuracies_assumed_markdown": ["audit-accuracies", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
+                                          "--correction", "bonferroni"],
+    "plan_gap": ["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime"],
+    "plan_accuracies": ["plan", "accuracies", str(ACCURACIES), "--top", "6", "--rho", "0.5", "--correction", "bonferroni"],
     "monitor_graded": ["monitor", "{graded_a}", "{graded_b}", "--checkpoints", "8"],
 }
 

@@ -255,7 +255,7 @@ def test_audit_beyond_two_to_the_24_items():
         (["test", "--b", "3", "--c", "2", "--n", "1"], "exceed --n 1"),
         (["test", "--b", "3", "--c", "2", "--n", "10", "--confidence", "1"], "argument --confidence"),
         (["monitor", "a", "b", "--checkpoints", "0"], "argument --checkpoints: must be a whole number in [1, 1,000,000]; got 0"),
-        (["audit", "--n-resamples", "-5"], "argument --n-resamples/--n-bootstrap: must be a whole number in [0, 100,000]"),
+        (["audit", "--n-resamples", "-5"], "argument --n-resamples: must be a whole number in [0, 100,000]"),
         (["audit", "--seed", "-1"], "argument --seed"),
         (["crosscheck", "--p-a", "0.6", "--p-b", "0.6"], "--p-a and --p-b are both 0.6"),
         (["audit-calculator", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0.2", "--claimed-n", "-3"], "argument --claimed-n: must be a finite number in (0, inf)"),
@@ -282,7 +282,7 @@ def test_degenerate_tables_have_a_defined_answer(capsys, arguments, expected):
 
 @pytest.mark.parametrize("b, c, n, interval", [(0, 0, 10, [0.0, 0.0]), (5, 0, 5, [1.0, 1.0]), (0, 7, 7, [-1.0, -1.0])])
 def test_studentized_bootstrap_of_a_constant_difference_is_the_point(capsys, b, c, n, interval):
-    assert main(["test", "--b", str(b), "--c", str(c), "--n", str(n), "--bootstrap-method", "studentized", "--n-resamples", "200", "--json"]) == 0
+    assert main(["test", "--b", str(b), "--c", str(c), "--n", str(n), "--bootstrap-interval", "studentized", "--n-resamples", "200", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)[-1]
     assert [row["ci_low"], row["ci_high"]] == interval
 

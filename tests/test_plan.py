@@ -139,14 +139,20 @@ def test_stopping_time_simulation_beyond_the_exact_horizon_agrees_with_the_exact
 
 
 def test_cli_plan(capsys):
-    assert main(["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime", "--json"]) == 0
+    assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime",
+                 "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["plan"]["items"] == 1711 and len(document["clusters"]) == 10
     assert document["anytime"]["method"] == "exact"
-    assert main(["plan", "--from", "x", "--summary", "y"]) == 2
-    assert "give one of --from, --summary and --report, not --from and --summary" in capsys.readouterr().err
-    assert main(["plan", "--p-a", "0.65"]) == 2
-    assert "give --p-a --p-b --rho (one gap)" in capsys.readouterr().err
+    # A setting of the monitored test asks for it: the same stopping N as --anytime with that setting.
+    assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--quantile", "0.5", "--json"]) == 0
+    implied = json.loads(capsys.readouterr().out)["anytime"]
+    assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--anytime", "--quantile", "0.5", "--json"]) == 0
+    assert implied == json.loads(capsys.readouterr().out)["anytime"]
+    assert main(["plan", "gap", "--p-a", "0.65"]) == 2
+    assert "the following arguments are required: --p-b, --rho" in capsys.readouterr().err
+    assert main(["plan"]) == 2
+    assert "required: SOURCE (plan gap | items | accuracies | report)" in capsys.readouterr().err
 
 
 def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
@@ -200,17 +206,27 @@ def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
         read_audit_report(path)
 
 
+GAP = ["gap", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3"]
+
+
 @pytest.mark.parametrize("arguments, message", [
-    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--top", "3"], "--top chooses models of an audit"),
-    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--horizon", "500"], "--horizon is for --anytime"),
-    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--n", "100"], "--n is for --summary"),
-    (["--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--cluster-sizes", "5"], "--cluster-sizes needs --icc"),
-    (["--summary", "ACC", "--family-size", "3"], "--family-size is for one gap"),
-    (["--summary", "ACC", "--icc", "0.1"], "--icc is for one gap"),
-    (["--summary", "ACC", "--scores", "graded"], "--scores is for --from"),
-    (["--summary", "ACC", "--cluster-sizes", "5"], "--cluster-sizes needs an audit with clusters"),
+    ([*GAP, "--top", "3"], "unrecognized arguments: --top 3"),
+    ([*GAP, "--n", "100"], "unrecognized arguments: --n 100"),
+    ([*GAP, "--cluster-sizes", "5"], "--cluster-sizes needs --icc"),
+    (["accuracies", "ACC", "--family-size", "3"], "unrecognized arguments: --family-size 3"),
+    (["accuracies", "ACC", "--icc", "0.1"], "unrecognized arguments: --icc 0.1"),
+    (["accuracies", "ACC", "--scores", "graded"], "unrecognized arguments: --scores graded"),
+    (["accuracies", "ACC", "--cluster-sizes", "5"], "unrecognized arguments: --cluster-sizes 5"),
+    (["items", "ACC", "--rho", "0.3"], "unrecognized arguments: --rho"),
+    (["items", "ACC", "--n", "100"], "unrecognized arguments: --n"),
+    (["report", "ACC", "--power", "0.9"], "unrecognized arguments: --power 0.9"),
+    (["--summary", "ACC"], "(accuracies only: plan accuracies FILE)"),
+    (["--from", "ACC"], "(per-item results: plan items INPUT ...)"),
+    (["--report", "ACC"], "(a saved report: plan report JSON)"),
+    (["--p-a", "0.6"], "(one gap: plan gap --p-a P --p-b P --rho R)"),
 ])
-def test_cli_plan_refuses_options_it_would_not_use(capsys, arguments, message):
+def test_cli_plan_offers_only_the_options_it_uses(capsys, arguments, message):
+    """Each source is a subcommand with its own options; another source's option is argparse's one-line error."""
     accuracies = str(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv")
     assert main(["plan", *[accuracies if value == "ACC" else value for value in arguments]]) == 2
     err = capsys.readouterr().err

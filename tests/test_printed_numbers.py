@@ -142,7 +142,7 @@ def test_rho_c_outside_the_admissible_interval_is_reported_as_none():
     audit = audit_accuracies(read_accuracies(ACCURACIES))
     first = audit.pairs.iloc[0]
     assert first["rho_critical"] < -1  # the closed form's root (-33.02) is kept in the API frame, as documented
-    status, out, err = _cli(["audit", "--summary", ACCURACIES, "--format", "json"])
+    status, out, err = _cli(["audit-accuracies", ACCURACIES, "--format", "json"])
     assert status == 0 and err == ""
     pairs = json.loads(out)["pairs"]
     nones = 0
@@ -156,10 +156,10 @@ def test_rho_c_outside_the_admissible_interval_is_reported_as_none():
                 assert pair["rho_min"] <= value <= pair["rho_max"]
                 assert verdict != "resolved" or suffix  # a pair resolved at every rho has no rho_c inside
     assert nones and pairs[0]["rho_critical"] is None and pairs[0]["verdict"] == "resolved"
-    status, out, err = _cli(["audit", "--summary", ACCURACIES, "--width", "160"])
+    status, out, err = _cli(["audit-accuracies", ACCURACIES, "--width", "160"])
     first_row = next(line for line in out.splitlines() if line.startswith("#1 "))
     assert status == 0 and " none " in first_row and "-33" not in out
-    status, out, _ = _cli(["audit", "--summary", ACCURACIES, "--format", "csv"])
+    status, out, _ = _cli(["audit-accuracies", ACCURACIES, "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows[0]["rho_critical"] == "" and all(row["rho_critical"] == "" or -1 <= float(row["rho_critical"]) <= 1 for row in rows)
 
@@ -186,9 +186,9 @@ def test_n_star_grows_as_alpha_falls_down_to_the_smallest_double():
 
 
 def test_plan_at_the_smallest_alpha_and_a_family_level_below_it():
-    status, out, err = _cli(["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "5e-324"])
+    status, out, err = _cli(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "5e-324"])
     assert status == 0 and err == "" and "inf" not in out
-    status, out, err = _cli(["plan", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "1e-322", "--family-size", "90"])
+    status, out, err = _cli(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "1e-322", "--family-size", "90"])
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "shared among a family of 90" in err and "give alpha >=" in err
 
@@ -214,7 +214,7 @@ def test_two_clusters_audit_without_warnings_and_leave_one_out_not_estimable(tmp
     assert all(math.isfinite(pair["icc"]) for pair in json.loads(out)["pairs"])
     status, out, err = _cli(["audit", *common])
     assert status == 0 and err == "" and "leave one cluster out: not estimable" in out
-    status, out, err = _cli(["plan", "--from", path, "--cluster-column", "topic"] + (["--scores", "graded"] if graded else []))
+    status, out, err = _cli(["plan", "items", path, "--cluster-column", "topic"] + (["--scores", "graded"] if graded else []))
     assert status == 0 and err == ""
 
 
@@ -236,7 +236,7 @@ def test_graded_audit_of_one_item_is_refused_in_one_line(tmp_path):
     assert status == 2 and out == "" and err.count("\n") == 1
     # Refused before any statistic (a graded test of one item has N - 1 = 0 degrees of freedom), naming file and count.
     assert "one.csv" in err and "needs at least 2 items; got 1" in err
-    status, out, err = _cli(["plan", "--from", path, "--scores", "graded"])
+    status, out, err = _cli(["plan", "items", path, "--scores", "graded"])
     assert status == 2 and err.count("\n") == 1 and "needs at least 2 items; got 1" in err
 
 

@@ -1,7 +1,7 @@
 """Saved audit reports planned from: checked against their own counts, parsed strictly, and the plan written as records.
 
-Reports are written by the command line (``audit --format json`` on the shipped example, ``audit --summary FILE
---format json`` on the shipped accuracies, and a small graded table), one figure is changed, and ``plan --report``
+Reports are written by the command line (``audit --format json`` on the shipped example, ``audit-accuracies FILE
+--format json`` on the shipped accuracies, and a small graded table), one figure is changed, and ``plan report``
 must refuse naming the file, the pair, the key and both values; the unchanged report plans exactly as the audit does.
 """
 
@@ -51,7 +51,7 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     written = {}
     for name, arguments in {
         "per_item": ["audit", "--format", "json", "--n-resamples", "0", "--n-cluster-resamples", "0"],
-        "summary": ["audit", "--summary", ACCURACIES, "--format", "json"],
+        "summary": ["audit-accuracies", ACCURACIES, "--format", "json"],
         "graded": ["audit", _graded_table(folder / "graded.csv"), "--cluster-column", "topic", "--scores", "graded", "--format", "json",
                    "--n-resamples", "0", "--n-cluster-resamples", "0"],
     }.items():
@@ -71,7 +71,7 @@ def _tampered(reports, tmp_path, name: str, edit) -> Path:
 
 
 def _refused(path: Path) -> str:
-    status, out, err = _cli(["plan", "--report", path])
+    status, out, err = _cli(["plan", "report", path])
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err  # one line, never a traceback
     assert str(path) in err
@@ -142,7 +142,7 @@ def test_the_tolerance_is_relative_and_as_stated(reports, tmp_path):
     # The report's floats round-trip exactly; a change far below the stated tolerance (1e-12 relative: a few ulps more
     # than a recomputation differs by) is not damage and plans; one above it (1e-8) is refused.
     assert RELATIVE_TOLERANCE == 1e-9
-    status, _, err = _cli(["plan", "--report", _tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-12)(d["pairs"][3]))])
+    status, _, err = _cli(["plan", "report", _tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-12)(d["pairs"][3]))])
     assert status == 0 and err == ""
     _refused(_tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-8)(d["pairs"][3])))
 
@@ -154,14 +154,14 @@ def test_untampered_reports_plan_exactly_as_the_audit(reports):
         # The JSON holds every float by repr (an exact round trip), so the plans agree exactly.
         assert plan_leaderboard(saved, top).required_n == plan_leaderboard(audit, top).required_n
     for name in ("per_item", "summary", "graded"):
-        arguments = ["plan", "--report", reports[name]] + (["--rho", "0.4"] if name == "summary" else [])
+        arguments = ["plan", "report", reports[name]] + (["--rho", "0.4"] if name == "summary" else [])
         status, out, err = _cli(arguments)
         assert status == 0 and err == "" and "N = " in out
 
 
 @pytest.mark.parametrize("name, top", [("per_item", None), ("per_item", 4), ("summary", None), ("graded", None)])
 def test_plan_json_writes_the_pair_plan_as_records(reports, name, top):
-    arguments = ["plan", "--report", reports[name], "--json"] + ([] if top is None else ["--top", str(top)])
+    arguments = ["plan", "report", reports[name], "--json"] + ([] if top is None else ["--top", str(top)])
     status, out, err = _cli(arguments)
     assert status == 0 and err == ""
     plan = json.loads(out)["plan"]

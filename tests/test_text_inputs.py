@@ -155,7 +155,7 @@ def test_the_benchmark_size_follows_the_number_rule(tmp_path, text, n):
     if n is None:
         with pytest.raises(InputError, match=f"acc.csv, line 2: n .*{text[:4]}.* (is not a number|is not a whole number of items)"):
             read_accuracies(path)
-        _cli_refuses(["audit", "--summary", str(path)], "acc.csv, line 2: n ")
+        _cli_refuses(["audit-accuracies", str(path)], "acc.csv, line 2: n ")
     else:
         assert read_accuracies(path).n == n
 

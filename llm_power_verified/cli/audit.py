@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from pathlib import Path
 
-from llm_power_verified.cli import audit_summary
 from llm_power_verified.cli.options import (
-    AUDIT_RESAMPLES,
     EXIT_CODES,
     INPUT_RULES,
-    MAX_AUDIT_RESAMPLES,
-    POSITIVE_COUNT,
     PROGRAM,
-    SCORE_KIND_HELP,
-    SEED,
-    WIDTH,
     CommandError,
     HelpFormatter,
     alpha_power_options,
@@ -26,21 +18,8 @@ from llm_power_verified.cli.options import (
     write_report_chunks,
     wrote,
 )
-
-#: Kept in step with llm_power_verified.leaderboard.decisions.CORRECTIONS and report.rendering.PAIR_VIEW
-#: (tests/test_cli.py checks); repeated here so that `--help` does not import the audit.
-CORRECTIONS = ("holm", "bonferroni", "sidak", "bh", "none")
-PAIR_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime", "required_n",
-             "mde", "rho", "b", "c", "p_exact", "p_midp", "t", "p_t", "boot_ci", "required_n_interval", "shortcut_ratio")
-
-
-def column_list(text: str) -> list[str]:
-    """--columns: comma-separated pair-table column names."""
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in PAIR_VIEW]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"unknown column {(unknown or [text])[0]!r}; choose from {', '.join(PAIR_VIEW)}")
-    return names
+from llm_power_verified.cli.parents import compute_options, family_options, input_options, output_options, read_matrix
+from llm_power_verified.contract import MODES
 
 __all__ = ["add_parser", "run"]
 
@@ -48,99 +27,25 @@ __all__ = ["add_parser", "run"]
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "audit",
-        parents=[alpha_power_options()],
+        parents=[input_options(), family_options(MODES), output_options(per_item=True), compute_options(), alpha_power_options()],
         help="resolution audit of a leaderboard from per-item results (the main job)",
         description=(
             "Per-pair resolution report for K models: gap, discordant counts, rho-hat, the four arbiters, "
             "N*, q = N/N*, MDE, verdict, bootstrap interval on N*, rho sensitivity, the shortcut, multiplicity, "
             "clusters, tiers and the paper's reporting checklist.  INPUT: a wide or long table (CSV, Parquet, "
             "JSON Lines), lm-evaluation-harness folders (one per model; --task, --metric), or Inspect logs "
-            "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example."
+            "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example.  "
+            "A leaderboard that prints one accuracy per model: audit-accuracies FILE."
         ),
         epilog=INPUT_RULES + "\n\n" + EXIT_CODES,
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("inputs", nargs="*", metavar="INPUT", help="score table, lm-eval folders or Inspect logs (none: the shipped example)")
-    parser.add_argument("--mode", choices=("adjacent", "all", "reference"), default="adjacent", help="which pairs to report")
-    parser.add_argument("--reference", help="reference model for --mode reference")
-    parser.add_argument("--family", choices=("adjacent", "all", "reference"),
-                        help="declared multiplicity family (default: the mode)")
-    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                        help="the declared family's correction behind the 'significant' verdict")
-    parser.add_argument("--format", choices=("table", "markdown", "html", "json", "jsonl", "csv", "parquet"), default="table",
-                        help="report format: table, markdown, html (one self-contained page with sortable tables and figures); "
-                             "machine formats with every pair, written block by block: json (the whole report), jsonl and csv "
-                             "(the pair table), parquet (the pair table with the rest of the report in its metadata; needs --out; "
-                             "the only format that never holds the pair table in memory, for audits of thousands of models)")
-    parser.add_argument("--out", help="write the report to this file (atomically; never over an input)")
-    parser.add_argument("--pairs", choices=("top", "all", "none"), default="top",
-                        help="pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
-                             "the machine formats always hold every pair")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="compute the blocks of pairs on an existing Dask cluster (tcp://host:8786, as 'dask scheduler' prints; "
-                             "needs the dask extra on the client and the workers)")
-    parser.add_argument("--workers", type=POSITIVE_COUNT,
-                        help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra; "
-                             "at most the CPUs available, or 4 if fewer); the results do not depend on it")
-    parser.add_argument("--plot", metavar="DIR_OR_IMAGE",
-                        help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
-                             "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
-    parser.add_argument("--width", type=WIDTH, help="terminal report width (default: the terminal's, or 100 when not a terminal)")
-    parser.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(PAIR_VIEW)})")
-    parser.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
     parser.add_argument("--fail-on", choices=("unresolved", "not-significant"),
                         help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
-    parser.add_argument("--item-column", default="item_id", help="table column holding the item id")
-    parser.add_argument("--cluster-column", help="column holding each item's cluster label")
-    parser.add_argument("--model-column", default="model", help="long tables: the model column")
-    parser.add_argument("--score-column", default="score", help="long tables: the score column")
-    parser.add_argument("--on-missing", choices=("error", "intersect"), default="error",
-                       help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
-    parser.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
-    parser.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error",
-                       help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
-    parser.add_argument("--task", help="lm-eval: task or group name")
-    parser.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
-    parser.add_argument("--filter", help="lm-eval: filter name when the task has several")
-    parser.add_argument("--scorer", help="Inspect: scorer name when a log has several")
-    parser.add_argument("--epochs", choices=("first", "mean", "error"), default="first", help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses")
-    parser.add_argument("--n-resamples", "--n-bootstrap", dest="n_resamples", type=AUDIT_RESAMPLES, default=500,
-                        help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500; --n-bootstrap is the old name)")
-    parser.add_argument("--n-cluster-resamples", "--cluster-bootstrap", dest="n_cluster_resamples", type=AUDIT_RESAMPLES, default=1000,
-                        help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000; --cluster-bootstrap is the old name)")
-    parser.add_argument("--n-rank-resamples", type=AUDIT_RESAMPLES, default=0,
-                        help="item resamples for a bootstrap rank interval per model, 0 (skip) to "
-                             f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown")
-    parser.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
-    audit_summary.add_options(parser)
-
-
-def _load_input(arguments):
-    from llm_power_verified.io import read_scores
-
-    paths = [Path(p) for p in arguments.inputs]
-    if not paths:
-        from llm_power_verified.examples import shipped_example
-
-        matrix = shipped_example()
-        print_note("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
-                   "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)")
-        return matrix, []
-    matrix = read_scores(paths, item_column=arguments.item_column, cluster_column=arguments.cluster_column,
-                         model_column=arguments.model_column, score_column=arguments.score_column,
-                         on_missing=arguments.on_missing, score_kind=arguments.scores,
-                         missing_cluster=arguments.missing_cluster, task=arguments.task, metric=arguments.metric,
-                         filter=arguments.filter, scorer=arguments.scorer, epochs=arguments.epochs)
-    return matrix, paths
 
 
 def run(arguments) -> str | tuple[str, int] | int:
     from llm_power_verified.io import check_outputs
-
-    if arguments.summary:
-        return audit_summary.run(arguments)
-    _refuse_summary_options(arguments)
 
     plot_folder = _plot_folder(arguments.plot)
     outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
@@ -156,7 +61,7 @@ def run(arguments) -> str | tuple[str, int] | int:
     if arguments.scheduler and arguments.workers:
         raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
     check_outputs(outputs, arguments.inputs)
-    matrix, _ = _load_input(arguments)
+    matrix = read_matrix(arguments)
     with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
         options = dict(reference=arguments.reference, family=arguments.family, alpha=arguments.alpha, power=arguments.power,
                        n_resamples=arguments.n_resamples, seed=arguments.seed, correction=arguments.correction,
@@ -206,15 +111,6 @@ def run(arguments) -> str | tuple[str, int] | int:
         write_text(arguments.out, terminal_lines(text))
         return wrote(arguments.out, status)
     return text.rstrip("\n"), status
-
-
-def _refuse_summary_options(arguments) -> None:
-    for name in ("n", "rho", "rho_range"):
-        if getattr(arguments, name) is not None:
-            raise CommandError(f"--{name.replace('_', '-')} belongs to --summary FILE (accuracies only); per-item audits measure rho")
-    for name, default in (("accuracy_column", "accuracy"), ("accuracy_scale", "auto")):
-        if getattr(arguments, name) != default:
-            raise CommandError(f"--{name.replace('_', '-')} belongs to --summary FILE (accuracies only)")
 
 
 @contextlib.contextmanager

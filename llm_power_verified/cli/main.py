@@ -1,4 +1,4 @@
-"""Command line: ``llm-power-verified audit | design | test | plan | monitor | reproduce | crosscheck | audit-calculator | derivations``.
+"""Command line: ``llm-power-verified audit | audit-accuracies | design | test | plan | monitor | reproduce | crosscheck | audit-calculator | derivations``.
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
 :mod:`.options` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
@@ -25,6 +25,7 @@ from importlib.metadata import version
 
 from llm_power_verified.cli import (
     audit,
+    audit_accuracies,
     audit_calculator,
     contract,
     crosscheck,
@@ -35,12 +36,12 @@ from llm_power_verified.cli import (
     plan,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, Interrupted, Parser, ReaderLeft, print_note, print_report, standard_streams
+from llm_power_verified.cli.options import PROGRAM, CommandError, Interrupted, Parser, ReaderLeft, print_note, print_report, standard_streams
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = {"audit": audit, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
+COMMANDS = {"audit": audit, "audit-accuracies": audit_accuracies, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
             "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations, "contract": contract,
             "plan": plan}
 
@@ -49,14 +50,39 @@ def build_parser() -> Parser:
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in (design, paired_tests, audit, plan, monitor, reproduce, crosscheck, audit_calculator, derivations, contract):
+    for module in (design, paired_tests, audit, audit_accuracies, plan, monitor, reproduce, crosscheck, audit_calculator, derivations, contract):
         module.add_parser(commands)
     return parser
 
 
+#: Where the options of a command line written for the first drafts of this release went (a hint after argparse's error).
+_MOVED = {("audit", "--summary"): "accuracies only: audit-accuracies FILE",
+          ("plan", "--summary"): "accuracies only: plan accuracies FILE",
+          ("plan", "--from"): "per-item results: plan items INPUT ...",
+          ("plan", "--report"): "a saved report: plan report JSON",
+          ("plan", "--p-a"): "one gap: plan gap --p-a P --p-b P --rho R"}
+
+
+def _moved(argv: Sequence[str]) -> str | None:
+    """The hint for an option that is now a command of its own, when ``argv`` gives one where it used to be."""
+    if argv == ["plan"]:
+        return "plan gap | items | accuracies | report"
+    for (command, option), hint in _MOVED.items():
+        if argv[:1] == [command] and any(part == option or part.startswith(option + "=") for part in argv[1:2 if command == "plan" else None]):
+            return hint
+    return None
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    arguments = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        arguments = parser.parse_args(argv)
+    except CommandError as error:
+        hint = _moved(argv)
+        if hint is None:
+            raise
+        raise CommandError(f"{error} ({hint})") from None
     if arguments.command is None:
         parser.print_help()
         return 0

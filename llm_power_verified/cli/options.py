@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
 from llm_power_verified.errors import LlmPowerError
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.output import names_descriptor, terminal_lines, whole_writer
@@ -57,10 +58,6 @@ class Parser(argparse.ArgumentParser):
             raise _stdout_failed("the help (or version) text", error) from None
 
 
-#: Kept in step with llm_power_verified._validation's limits (tests/test_cli.py checks); repeated here so that
-#: `--help` does not import numpy.
-MAX_COUNT = 2**53
-MAX_RESAMPLES = 1_000_000
 
 
 def number(*, integer: bool = False, **limits):
@@ -323,7 +320,6 @@ exit status: 0 success, 2 input or usage error (one line on stderr), 141 the rea
   130 interrupted (Ctrl-C)."""
 
 
-
 def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
     """--alpha (and --power) with their checks, help and defaults, for ``parents=``."""
     group = argparse.ArgumentParser(add_help=False)
@@ -333,14 +329,15 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
     return group
 
 
-def marginal_options(defaults: tuple[float, float, float] | None = None) -> argparse.ArgumentParser:
-    """--p-a --p-b --rho, for ``parents=``; with ``defaults`` they default to those values (and say so)."""
+def marginal_options(defaults: tuple[float, float, float] | None = None, *, required: bool = False) -> argparse.ArgumentParser:
+    """--p-a --p-b --rho, for ``parents=``; with ``defaults`` they default to those values (and say so); or ``required``."""
     group = argparse.ArgumentParser(add_help=False)
     p_a, p_b, rho = defaults or (None, None, None)
     suffix = (lambda value: f" (default {value:g})") if defaults else (lambda value: "")
-    group.add_argument("--p-a", type=PROBABILITY, default=p_a, help="accuracy of model A, in (0, 1)" + suffix(p_a or 0))
-    group.add_argument("--p-b", type=PROBABILITY, default=p_b, help="accuracy of model B, in (0, 1)" + suffix(p_b or 0))
-    group.add_argument("--rho", type=CORRELATION, default=rho, help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0))
+    group.add_argument("--p-a", type=PROBABILITY, default=p_a, required=required, help="accuracy of model A, in (0, 1)" + suffix(p_a or 0))
+    group.add_argument("--p-b", type=PROBABILITY, default=p_b, required=required, help="accuracy of model B, in (0, 1)" + suffix(p_b or 0))
+    group.add_argument("--rho", type=CORRELATION, default=rho, required=required,
+                       help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0))
     return group
 
 

@@ -38,12 +38,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--b", type=COUNT, help="items only model A solves")
     parser.add_argument("--c", type=COUNT, help="items only model B solves")
     parser.add_argument("--n", type=SIZE, help="number of items (needed for the bootstrap)")
-    parser.add_argument("--two-sided-rule", "--two-sided", dest="two_sided_rule", choices=("double", "no-more-likely"), default="double",
-                        help="two-sided rule of the mid-p test (default double; the exact test's p is the same under both; --two-sided is the old name)")
+    parser.add_argument("--two-sided-rule", choices=("double", "no-more-likely"), default="double",
+                        help="two-sided rule of the mid-p test (default double; the exact test's p is the same under both)")
     parser.add_argument("--confidence", type=PROBABILITY, default=0.95, help="bootstrap interval level (default 0.95)")
     parser.add_argument("--n-resamples", type=RESAMPLES, default=10_000, help=f"bootstrap resamples, 100 to {MAX_RESAMPLES:,} (default 10000)")
-    parser.add_argument("--bootstrap-interval", "--bootstrap-method", dest="bootstrap_interval", choices=("percentile", "bca", "studentized"),
-                        default="percentile", help="bootstrap interval (default percentile; --bootstrap-method is the old name)")
+    parser.add_argument("--bootstrap-interval", choices=("percentile", "bca", "studentized"), default="percentile",
+                        help="bootstrap interval (default percentile)")
     parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0; same seed, same output)")
     parser.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")

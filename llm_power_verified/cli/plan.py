@@ -1,24 +1,32 @@
-"""``llm-power-verified plan``: how many items (and clusters) resolve a target, and how long a monitored test runs."""
+"""``llm-power-verified plan gap | items | accuracies | report``: how many items (and clusters) resolve a target, and how
+long a monitored test runs.  One subcommand per source, each offered only the options it uses."""
 
 from __future__ import annotations
 
 import argparse
 
 from llm_power_verified.cli.options import (
-    PROBABILITY,
     SIZE,
     CommandError,
+    Parser,
     alpha_power_options,
     marginal_options,
     number,
     render_rows,
 )
+from llm_power_verified.cli.parents import (
+    accuracy_options,
+    anytime_options,
+    input_options,
+    read_accuracy_table,
+    read_matrix,
+)
+from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
 TOP = number(integer=True, low=2, high=1_000_000)
-HORIZON = number(integer=True, low=100, high=50_000_000)
 ICC = number(low=-1, high=1)
 
 
@@ -32,119 +40,93 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None) -> argparse.ArgumentParser:
+    """The options every plan has (--correction, --json), with --top, --cluster-sizes and --rho where they apply."""
+    parent = argparse.ArgumentParser(add_help=False)
+    if top:
+        parent.add_argument("--top", type=TOP, help="plan for the adjacent pairs among the top K models (default: all)")
+    parent.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
+                        help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
+    if cluster_sizes:
+        parent.add_argument("--cluster-sizes", type=_sizes, help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)")
+    if rho:
+        parent.add_argument("--rho", type=number(low=-1, high=1), help=rho)
+    parent.add_argument("--json", action="store_true", help="print one JSON object")
+    return parent
+
+
+_ASSUMED_RHO = "an assumed correlation for every pair, labelled as an assumption (needed by --anytime)"
+
+
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "plan",
-        parents=[marginal_options(), alpha_power_options()],
         help="items (and clusters) that resolve a target; stopping N of a monitored test",
         description=(
-            "Plan a benchmark.  One gap: --p-a --p-b --rho [--family-size M --correction C] gives the items that resolve it; "
-            "--icc adds the trade-off between items per cluster and clusters (design effect); --anytime adds the expected "
-            "and 90th-percentile stopping N of the monitored (e-process) test, from the exact distribution of the "
-            "discordant sequence.  From an audit: --from INPUT ... (per-item results, as audit reads them) or --summary FILE "
-            "(accuracies only) gives the items that resolve every adjacent pair among the top --top models, and how many "
+            "Plan a benchmark.  plan gap: the items that resolve one gap at a correlation, in a declared family, with "
+            "the trade-off between items per cluster and clusters (--icc) and the expected and 90th-percentile stopping "
+            "N of the monitored (e-process) test (--anytime).  plan items | accuracies | report: from an audit of "
+            "per-item results (read as audit reads them), of accuracies only (as audit-accuracies reads them) or a "
+            "saved JSON report, the items that resolve every adjacent pair among the top --top models, and how many "
             "more that is."
         ),
     )
-    parser.add_argument("--from", dest="inputs", nargs="+", metavar="INPUT", help="per-item results to plan from (as audit reads them)")
-    parser.add_argument("--summary", metavar="FILE", help="accuracies-only leaderboard to plan from (as audit --summary reads it)")
-    parser.add_argument("--report", metavar="JSON", help="a saved audit report to plan from (audit [--summary] --format json)")
-    parser.add_argument("--n", type=SIZE, help="--summary: the benchmark size, when the table has no n column")
-    parser.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto", help="--summary: accuracy scale")
-    parser.add_argument("--accuracy-column", default="accuracy", help="--summary: the accuracy column")
-    parser.add_argument("--cluster-column", help="--from: the column of each item's cluster label (adds the clustered plan)")
-    parser.add_argument("--item-column", default="item_id", help="--from: the item id column")
-    parser.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help="--from: score kind")
-    parser.add_argument("--top", type=TOP, help="plan for the adjacent pairs among the top K models (default: all)")
-    parser.add_argument("--family-size", type=SIZE, default=1, help="one gap: comparisons in the declared family")
-    parser.add_argument("--correction", choices=("bonferroni", "holm", "bh", "sidak", "none"), default="holm",
-                        help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
-    parser.add_argument("--icc", type=ICC, help="one gap: intra-cluster correlation of the differences, for the cluster trade-off")
-    parser.add_argument("--cluster-sizes", type=_sizes, help="items per cluster to tabulate (default 1,2,5,...,1000)")
-    parser.add_argument("--anytime", action="store_true", help="add the monitored test's stopping N (expected and --quantile)")
-    parser.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid", help="--anytime: the e-process mixture")
-    parser.add_argument("--quantile", type=PROBABILITY, default=0.9, help="--anytime: the stopping-N quantile (default 0.9)")
-    parser.add_argument("--horizon", type=HORIZON,
-                        help="--anytime: discordant items followed (above 200,000 the distribution is simulated)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    sources = parser.add_subparsers(dest="source", metavar="SOURCE", required=True, parser_class=Parser,
+                                    help="what the plan starts from")
+    gap = sources.add_parser(
+        "gap", parents=[marginal_options(required=True), alpha_power_options(), anytime_options(),
+                        _options(top=False, cluster_sizes="needs --icc")],
+        help="one gap --p-a --p-b --rho: the items that resolve it",
+        description="The items that resolve one gap at a correlation, in a declared family of --family-size comparisons.")
+    gap.add_argument("--family-size", type=SIZE, default=1, help="comparisons in the declared family")
+    gap.add_argument("--icc", type=ICC, help="intra-cluster correlation of the differences, for the cluster trade-off")
+    items = sources.add_parser(
+        "items", parents=[input_options(required=True), alpha_power_options(), anytime_options(),
+                          _options(top=True, cluster_sizes="needs --cluster-column")],
+        help="per-item results INPUT...: the items that resolve every adjacent pair",
+        description="Plan from an audit of per-item results, read exactly as audit reads them (without resamples).")
+    items.set_defaults(rho=None)  # measured from the items, never assumed
+    accuracies = sources.add_parser(
+        "accuracies", parents=[accuracy_options(), alpha_power_options(), anytime_options(),
+                               _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO)],
+        help="one accuracy per model FILE: the items that resolve every adjacent pair",
+        description=("Plan from an audit of accuracies only, read as audit-accuracies reads them: at each pair's smallest "
+                     "and largest admissible rho, and at an assumed --rho."))
+    accuracies.set_defaults(cluster_sizes=None)  # accuracies have no clusters
+    report = sources.add_parser(
+        "report", parents=[anytime_options(), _options(top=True, cluster_sizes="needs a report with clusters", rho=_ASSUMED_RHO + "; accuracies-only reports")],
+        help="a saved audit report JSON: the items that resolve every adjacent pair",
+        description="Plan from a report saved by audit --format json or audit-accuracies --format json, at its alpha and power.")
+    report.add_argument("report", metavar="JSON", help="the saved report")
 
 
-#: Options that belong to one source, with their defaults: given another value for another source they are refused.
-_SOURCE_OPTIONS = {
-    "items": {"cluster_column": ("--cluster-column", None), "item_column": ("--item-column", "item_id"), "scores": ("--scores", "auto")},
-    "accuracies": {"n": ("--n", None), "accuracy_scale": ("--accuracy-scale", "auto"), "accuracy_column": ("--accuracy-column", "accuracy")},
-    "gap": {"family_size": ("--family-size", 1), "icc": ("--icc", None)},
-}
-_ANYTIME_OPTIONS = {"mixture": ("--mixture", "grid"), "quantile": ("--quantile", 0.9), "horizon": ("--horizon", None)}
-
-
-def _refuse_unused(arguments, source: str) -> None:
-    """Every option given must be used by this source: nothing is ignored silently."""
-    for owner, options in _SOURCE_OPTIONS.items():
-        for name, (flag, default) in options.items():
-            if owner != source and getattr(arguments, name) != default:
-                raise CommandError(f"{flag} is for {'one gap' if owner == 'gap' else '--from' if owner == 'items' else '--summary'}; "
-                                   f"this plan is from {'one gap' if source == 'gap' else 'an audit'}")
-    if not arguments.anytime:
-        for name, (flag, default) in _ANYTIME_OPTIONS.items():
-            if getattr(arguments, name) != default:
-                raise CommandError(f"{flag} is for --anytime")
-    if source == "gap" and arguments.top is not None:
-        raise CommandError("--top chooses models of an audit; one gap has none (give --family-size for its family)")
-    if source == "gap" and arguments.cluster_sizes and arguments.icc is None:
+def _check_gap(arguments) -> None:
+    if arguments.cluster_sizes and arguments.icc is None:
         raise CommandError("--cluster-sizes needs --icc (the cluster trade-off is at an intra-cluster correlation)")
 
 
-def _source(arguments):
-    """The plan's source: a gap, per-item results, accuracies or a saved report; refuses mixtures and unused options."""
-    given = [name for name, value in (("--from", arguments.inputs), ("--summary", arguments.summary), ("--report", arguments.report))
-             if value]
-    marginals = [arguments.p_a, arguments.p_b]
-    if len(given) > 1:
-        raise CommandError(f"give one of --from, --summary and --report, not {' and '.join(given)}")
-    if not given:
-        if None in marginals or arguments.rho is None:
-            raise CommandError("give --p-a --p-b --rho (one gap), --from INPUT (per-item results), --summary FILE (accuracies) "
-                               "or --report JSON (a saved audit)")
-        source = "gap"
-    else:
-        if any(value is not None for value in marginals):
-            raise CommandError(f"--p-a and --p-b describe one gap; {given[0]} plans from the audit's own figures")
-        if arguments.inputs and arguments.rho is not None:
-            raise CommandError("--rho is measured from per-item results; it is for --summary (an assumed correlation)")
-        source = "items" if arguments.inputs else "accuracies" if arguments.summary else "report"
-    _refuse_unused(arguments, source)
-    return source
-
-
-def _audit(arguments, source: str):
+def _audit(arguments):
     """The audit's figures: a saved report, or an audit run now (accuracies only, or per-item without resamples)."""
     from llm_power_verified.plan import AuditFigures, read_audit_report
 
-    if source == "report":
+    if arguments.source == "report":
         return read_audit_report(arguments.report)
-    return AuditFigures.of(_run_audit(arguments, source))
-
-
-def _run_audit(arguments, source: str):
-    if source == "accuracies":
-        from llm_power_verified.io.accuracy_table import read_accuracies
+    if arguments.source == "accuracies":
         from llm_power_verified.leaderboard.accuracies import audit_accuracies
 
-        table = read_accuracies(arguments.summary, n=arguments.n, accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
-        return audit_accuracies(table, alpha=arguments.alpha, power=arguments.power, correction="none")
-    from llm_power_verified.io import read_scores
-    from llm_power_verified.leaderboard.audit import audit_leaderboard
+        audit = audit_accuracies(read_accuracy_table(arguments), alpha=arguments.alpha, power=arguments.power, correction="none")
+    else:
+        from llm_power_verified.leaderboard.audit import audit_leaderboard
 
-    matrix = read_scores(arguments.inputs if len(arguments.inputs) > 1 else arguments.inputs[0], item_column=arguments.item_column,
-                         cluster_column=arguments.cluster_column, score_kind=arguments.scores)
-    return audit_leaderboard(matrix, "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0, n_cluster_resamples=0)
+        audit = audit_leaderboard(read_matrix(arguments), "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0,
+                                  n_cluster_resamples=0)
+    return AuditFigures.of(audit)
 
 
-def _stopping(arguments, p_a: float, p_b: float, rho: float) -> dict:
+def _stopping(arguments, p_a: float, p_b: float, rho: float, alpha: float) -> dict:
     from llm_power_verified.sequential.stopping import stopping_time
 
-    return stopping_time(p_a, p_b, rho, alpha=arguments.alpha, mixture=arguments.mixture, quantile=arguments.quantile,
+    return stopping_time(p_a, p_b, rho, alpha=alpha, mixture=arguments.mixture, quantile=arguments.quantile,
                          horizon=arguments.horizon).to_dict()
 
 
@@ -170,18 +152,18 @@ def _tradeoff(table) -> str:
     return render_rows(rows, [("m", "items per cluster"), ("de", "design effect"), ("items", "items"), ("clusters", "clusters")], "table")
 
 
-def _leaderboard(arguments, source: str) -> tuple[dict, list[str], object]:
+def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]:
     from llm_power_verified.plan import plan_leaderboard
 
-    figures = _audit(arguments, source)
-    plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=arguments.rho)
+    figures = _audit(arguments)
+    plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
     lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, level {plan.level:.4g} ({plan.level_reason})",
              f"benchmark now: {plan.n_items:,} items"]
     for scenario, required in plan.required_n.items():
         more = plan.more_items[scenario]
         label = {"observed": "at the observed rho-hat", "clustered": "with the observed clusters (design effect)",
                  "rho_min": "at each pair's smallest admissible rho (worst case)", "rho_max": "at each pair's largest admissible rho (best case)",
-                 "assumed": f"ASSUMING rho = {arguments.rho}"}[scenario]
+                 "assumed": f"ASSUMING rho = {rho}"}[scenario]
         lines.append(f"  {label}: N = {required:,.0f} items resolve every one; " +
                      ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind") + f" (limiting pair: {plan.limiting[scenario]})")
     lines += [f"note: {note}" for note in plan.notes]
@@ -210,32 +192,34 @@ def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
                 f"clusters of {figures.mean_cluster_size:.0f} items on average):"), _tradeoff(table)]
 
 
-def _limiting_cells(arguments, figures, document: dict) -> tuple[float, float, float]:
+def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, float, float]:
     """(p_a, p_b, rho) of the pair that limits the plan, for --anytime."""
-    if figures.accuracies and arguments.rho is None:
+    if figures.accuracies and rho is None:
         raise CommandError("--anytime from accuracies needs an assumed --rho (the stopping time depends on it)")
     if not figures.binary:
         raise CommandError("--anytime plans the 0/1 e-process; the audit holds graded scores")
     limiting = document["plan"]["limiting"]["assumed" if figures.accuracies else "observed"]
     model_a, model_b = limiting.split(" vs ", 1)
     row = figures.pairs[(figures.pairs["model_a"] == model_a) & (figures.pairs["model_b"] == model_b)].iloc[0]
-    return float(row["p_a"]), float(row["p_b"]), arguments.rho if figures.accuracies else float(row["rho"])
+    return float(row["p_a"]), float(row["p_b"]), rho if figures.accuracies else float(row["rho"])
 
 
 def run(arguments) -> str:
-    source = _source(arguments)
-    if source == "gap":
+    if arguments.source == "gap":
+        _check_gap(arguments)
         document, lines = _gap(arguments)
-        cells = (arguments.p_a, arguments.p_b, arguments.rho)
+        cells, alpha = (arguments.p_a, arguments.p_b, arguments.rho), arguments.alpha
     else:
-        document, lines, figures = _leaderboard(arguments, source)
-        cells = _limiting_cells(arguments, figures, document) if arguments.anytime else None
+        rho = arguments.rho
+        document, lines, figures = _leaderboard(arguments, rho)
+        cells = _limiting_cells(figures, document, rho) if arguments.anytime else None
+        alpha = figures.alpha  # a saved report's own level
     if arguments.anytime:
         p_a, p_b, rho = cells
-        stopping = _stopping(arguments, p_a, p_b, rho)
+        stopping = _stopping(arguments, p_a, p_b, rho, alpha)
         document["anytime"] = stopping
         se = f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})" if stopping["method"] == "simulation" else ""
-        lines += ["", (f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / arguments.alpha:g}) for {p_a:g} vs {p_b:g} at rho {rho:g}, "
+        lines += ["", (f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / alpha:g}) for {p_a:g} vs {p_b:g} at rho {rho:g}, "
                       f"{stopping['method']}{se}:"),
                   _stopping_line(stopping, arguments.quantile)]
     return json_text(document) if arguments.json else "\n".join(lines)
