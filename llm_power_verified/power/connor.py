@@ -14,6 +14,7 @@ import numpy as np
 from llm_power_verified._generated import connor as _connor
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power, finish
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import (
     infinite_where_undetectable,
@@ -24,36 +25,15 @@ from llm_power_verified.power.sample_size import (
 __all__ = ["required_n_connor", "required_n_connor_from_counts"]
 
 
+@docfill("p_a", "rho", "alpha", "power", "alternative", returns="connor_n", derivation="connor")
 def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
-
-    Parameters
-    ----------
-    p_a, p_b : array_like
-        Accuracies of models A and B, each in (0, 1).
-    rho : array_like
-        Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the admissible interval of
-        the marginals (:func:`~llm_power_verified.power.correlation.admissible_rho_interval`).
-    alpha : array_like, default 0.05
-        Significance level, in (0, 1).
-    power : array_like, default 0.8
-        Target power 1 - beta, in (alpha, 1).
-    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
-        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Connor's N, unrounded (:func:`~llm_power_verified.power.sample_size.ceil_sample_size` gives the integer
-        requirement); inf where the gap is 0 or a one-sided alternative points the other way.
 
     Notes
     -----
     With psi = p10 + p01 and delta = p10 - p01,
 
     .. math:: N = \\frac{\\left(z_{1-\\alpha/2}\\sqrt{\\psi} + z_{1-\\beta}\\sqrt{\\psi - \\delta^2}\\right)^2}{\\delta^2}
-
-    Printed from ``derivations/connor.py``; p10 and p01 from the marginals and rho (``derivations/paired_variance.py``).
 
     References
     ----------
@@ -80,37 +60,17 @@ def _connor_from_cells(only_a, only_b, delta, alpha, power, alternative):
     return finish(infinite_where_undetectable(required, delta, alternative))
 
 
+@docfill("counts", "n_table", "alpha", "power", "alternative", returns="connor_n", derivation="connor")
 def required_n_connor_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Connor's required N with the discordance probabilities estimated by b/n and c/n.
 
     This is the paper's "discordance-form McNemar required-N" (Appendix J,
     ``required_n_mcnemar``).
 
-    Parameters
-    ----------
-    b, c : array_like
-        Discordant counts: b items only model A solves, c items only model B solves (whole numbers >= 0).
-    n : array_like
-        Number of paired items, a whole number >= 1 and at least b + c.
-    alpha : array_like, default 0.05
-        Significance level, in (0, 1).
-    power : array_like, default 0.8
-        Target power 1 - beta, in (alpha, 1).
-    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
-        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Connor's N, unrounded (:func:`~llm_power_verified.power.sample_size.ceil_sample_size` gives the integer
-        requirement); inf where the gap is 0 or a one-sided alternative points the other way.
-
     Notes
     -----
     Connor's formula with psi = (b + c)/n and delta = (b - c)/n: N = (z_{1-alpha/2}
     sqrt(psi) + z_{1-beta} sqrt(psi - delta^2))^2 / delta^2.
-
-    Printed from ``derivations/connor.py``.
 
     References
     ----------

@@ -19,32 +19,16 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level, signed_effect
 
 __all__ = ["power_paired_binary", "power_wald"]
 
 
+@docfill("n", "variance", "delta", "alpha", "alternative", returns="power", derivation="wald")
 def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
     """Exact power of the normal-theory Wald test (both tails when two-sided).
-
-    Parameters
-    ----------
-    n : array_like
-        Number of paired items, > 0.
-    variance : array_like
-        Variance sigma_D^2 of the per-item difference, > 0.
-    delta : array_like
-        The true mean difference (any sign).
-    alpha : array_like, default 0.05
-        Significance level, in (0, 1).
-    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
-        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The power, in [alpha, 1) for a two-sided test.
 
     Notes
     -----
@@ -53,8 +37,6 @@ def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative
 
     Paper footnote 1.  One-sided: Phi(mu - z_{1-alpha}) with mu signed in the
     direction of the alternative.  At delta = 0 the power equals alpha.
-
-    Printed from ``derivations/wald.py``.
 
     References
     ----------
@@ -79,35 +61,15 @@ def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative
     return finish(result)
 
 
+@docfill("n", "p_a", "rho", "alpha", "alternative", returns="power", derivation="wald")
 def power_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
     """Exact Wald power at n paired items for Bernoulli marginals p_a, p_b and correlation rho.
-
-    Parameters
-    ----------
-    n : array_like
-        Number of paired items, > 0.
-    p_a, p_b : array_like
-        Accuracies of models A and B, each in (0, 1).
-    rho : array_like
-        Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the admissible interval of
-        the marginals (:func:`~llm_power_verified.power.correlation.admissible_rho_interval`).
-    alpha : array_like, default 0.05
-        Significance level, in (0, 1).
-    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
-        The alternative hypothesis: "larger" is H1: p_a > p_b, "smaller" is H1: p_a < p_b.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The power of the Wald test at n items.
 
     Notes
     -----
     pi = Phi(-z_{1-alpha/2} - mu) + 1 - Phi(z_{1-alpha/2} - mu) with mu = abs(delta)
     sqrt(n) / sigma_D and sigma_D from Equation 5 (one-sided: 1 - Phi(z_{1-alpha} -
     mu)).
-
-    Printed from ``derivations/wald.py`` and ``derivations/paired_variance.py``.
 
     References
     ----------
