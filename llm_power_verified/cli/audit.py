@@ -156,7 +156,7 @@ def _gate(pairs, fail_on: str | None) -> int:
     """Exit status of --fail-on: 1 when any adjacent pair of ``pairs`` is unresolved (or not significant), else 0."""
     if fail_on is None:
         return 0
-    adjacent = pairs[(pairs["rank_b"] - pairs["rank_a"]).abs() == 1]
+    adjacent = pairs[pairs["adjacent"]]
     if not len(adjacent):
         raise CommandError("--fail-on looks at adjacent pairs; this audit reports none (use --mode adjacent or all)")
     column = "resolved" if fail_on == "unresolved" else "significant"
