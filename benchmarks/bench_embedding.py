@@ -115,7 +115,7 @@ def main() -> None:
     if arguments.skip_published:
         return
     seconds, published = run_published(arguments.seeds)
-    print(f"published script (SKILL.md of seed 001), same grid and R: {seconds:.1f} s")
+    print(f"published script (the SKILL.md of \"How Many Test Pairs Do You Need?\"), same grid and R: {seconds:.1f} s")
     print(f"speed ratio: {seconds / ours:.0f}x (1 worker), {seconds / two:.0f}x (2 threads), "
           f"{seconds / independent:.0f}x (independent n_resamples); target 100x")
     for label, result in (("common", rows), ("independent", rows_independent)):

@@ -4,8 +4,8 @@ Hoeffding-type normal mixture on the same paths, type-I error under optional sto
 Run: python benchmarks/bench_graded_cs.py [--paths 50] [--seed 0]
 
 Paths: paired differences of two graded scores (a shared item effect plus model noise, clipped to [0, 1]) in three
-regimes: the paper's Beta(4, 2) marginals through a Gaussian copula (seed 001's design, latent correlation 0.5,
-gap 0.02); normal scores with sd 0.15, correlation 0.8, gap 0.01 (close models); and a heavy, skewed difference
+regimes: Beta(4, 2) marginals through a Gaussian copula (the design of "How Many Test Pairs Do You Need?", latent
+correlation 0.5, gap 0.02); normal scores with sd 0.15, correlation 0.8, gap 0.01 (close models); and a heavy, skewed difference
 (0.9 with probability 0.1, else -0.1, plus 0.02).  For each, the median over the paths of width(new) / width(Hoeffding)
 at N = 1,000 and 10,000 (each sequence at its own item N, the Hoeffding one tuned to that N as `confidence_sequence`
 does by default), and the rejection rate of 'no difference' under the worst stopping rule on null paths.

@@ -9,7 +9,8 @@ import pytest
 
 from llm_power_verified.cli import main
 from llm_power_verified.reproduce import Printed, reproduce
-from llm_power_verified.reproduce.core import verdict_of as _verdict
+from llm_power_verified.reproduce.records import EMBEDDING, MAIN, PAPERS, SAMPLE_SIZE, SUMMARY
+from llm_power_verified.reproduce.verdicts import verdict_of as _verdict
 
 
 @pytest.fixture(scope="module")
@@ -19,6 +20,14 @@ def rows():
 
 def _find(rows, location, quantity):
     return next(row for row in rows if row.location.startswith(location) and row.quantity == quantity)
+
+
+def test_papers_are_named_by_title_and_arxiv_id(rows):
+    """A row names its paper by title (and arXiv id when there is one), never by a file's number."""
+    assert {row.paper for row in rows} == {MAIN.name, SUMMARY.name, EMBEDDING.name, SAMPLE_SIZE.name}
+    assert MAIN.name == "Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315)"
+    assert EMBEDDING.name.startswith("How Many Test Pairs Do You Need?") and EMBEDDING.arxiv is None
+    assert [paper.key for paper in PAPERS] == ["main", "embedding", "sample-size"]
 
 
 def test_discordance_tables_follow_from_their_counts(rows):
@@ -47,17 +56,18 @@ def test_the_papers_numerical_bound_at_delta_005_fails(rows):
     assert row.verdict == "differs" and row.computed > 0.0008
 
 
-def test_seed_004_table_is_half_of_its_own_formula(rows):
+def test_the_pairwise_power_papers_table_is_half_of_its_own_formula(rows):
     table = [row for row in rows if row.location == "Section 3 table"]
+    assert {row.paper for row in table} == {SAMPLE_SIZE.name}
     assert len(table) == 12
     assert all("printed value is half the computed one" in row.reason for row in table)
 
 
 def test_verdict_logic():
-    entry = Printed("p", "l", "q", "1,028", lambda: 1027.6, "i")
+    entry = Printed(MAIN, "l", "q", "1,028", lambda: 1027.6, "i")
     assert _verdict(entry, 1027.6)[1] == "agrees"
     assert _verdict(entry, 1029.0)[1] == "differs"
-    bound = Printed("p", "l", "q", "0.0008", lambda: 0.0, "i", "upper-bound")
+    bound = Printed(MAIN, "l", "q", "0.0008", lambda: 0.0, "i", "upper-bound")
     assert _verdict(bound, 0.0007)[1] == "agrees" and _verdict(bound, 0.002)[1] == "differs"
 
 
@@ -68,15 +78,15 @@ def test_cli_reproduce_json(capsys):
 
 
 def test_verdict_kinds_for_monte_carlo_ranges_and_bounds():
-    mc = Printed("p", "l", "q", "0.79", lambda: 0.0, "i", "monte-carlo", tolerance=0.03)
+    mc = Printed(MAIN, "l", "q", "0.79", lambda: 0.0, "i", "monte-carlo", tolerance=0.03)
     assert _verdict(mc, 0.815)[1] == "agrees" and _verdict(mc, 0.83)[1] == "differs"
-    span = Printed("p", "l", "q", "500-1000", lambda: 0.0, "i", "range", bounds=(500, 1000))
+    span = Printed(MAIN, "l", "q", "500-1000", lambda: 0.0, "i", "range", bounds=(500, 1000))
     assert _verdict(span, 700)[1] == "agrees" and _verdict(span, 454)[1] == "differs"
-    lower = Printed("p", "l", "q", "0.85", lambda: 0.0, "i", "lower-bound")
+    lower = Printed(MAIN, "l", "q", "0.85", lambda: 0.0, "i", "lower-bound")
     assert _verdict(lower, 0.97)[1] == "agrees" and _verdict(lower, 0.8)[1] == "differs"
-    approximate = Printed("p", "l", "q", "~0.048", lambda: 0.0, "i")
+    approximate = Printed(MAIN, "l", "q", "~0.048", lambda: 0.0, "i")
     assert _verdict(approximate, 0.0489)[1] == "agrees" and _verdict(approximate, 0.0495)[1] == "differs"
-    missing = Printed("p", "l", "q", "6", lambda: 0.0, "i", "not-reproducible", reason="no data")
+    missing = Printed(MAIN, "l", "q", "6", lambda: 0.0, "i", "not-reproducible", reason="no data")
     assert _verdict(missing, float("nan"))[1:] == ("not reproducible", "no data")
 
 
@@ -106,7 +116,7 @@ def test_monte_carlo_tables_are_present_with_their_errors(rows):
 
 
 def test_embedding_paper_rows(rows):
-    embedding = [row for row in rows if row.paper.startswith("seed 001")]
+    embedding = [row for row in rows if row.paper == EMBEDDING.name]
     assert len(embedding) > 140
     cell = next(row for row in embedding if row.quantity == "t-test power, N = 100, rho = 0.5" and row.location == "Section 4.2 table")
     assert cell.verdict == "agrees" and abs(cell.computed - 0.134) < 0.02
@@ -125,7 +135,7 @@ def test_cli_reproduce_embedding_json_has_no_nan(capsys):
 
 def test_table_10_solved_accuracy_reproduces_the_printed_n():
     from llm_power_verified.power import ceil_sample_size, required_n_paired_binary
-    from llm_power_verified.reproduce.extra import TABLE_10, solved_accuracy
+    from llm_power_verified.reproduce.resolution_diagnostics_simulated import TABLE_10, solved_accuracy
 
     for _, delta, rho, printed, _, _ in TABLE_10:
         high, low = solved_accuracy(delta, rho, int(printed) - 1), solved_accuracy(delta, rho, int(printed))
@@ -157,7 +167,7 @@ def test_anytime_counts_under_both_definitions_are_labelled(rows):
 
 
 def test_the_claims_register(rows):
-    from llm_power_verified.reproduce.claims import claim_rows
+    from llm_power_verified.reproduce.run import claim_rows
 
     claims = {entry.quantity for paper in ("main", "embedding", "sample-size") for entry in claim_rows(paper)}
     register = [row for row in rows if row.quantity in claims]

@@ -1,44 +1,66 @@
-"""Running the reproduction: every stored printed value and claim recomputed and given a verdict (see :mod:`.core`, :mod:`.claims`)."""
+"""Running the reproduction: every stored printed value and claim recomputed and given a verdict (see :mod:`.verdicts`)."""
 
 from __future__ import annotations
 
 import math
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.reproduce import extra
-from llm_power_verified.reproduce.claims import claim_rows
-from llm_power_verified.reproduce.core import (
-    PAPERS,
-    Printed,
-    ReproductionRow,
-    main_paper_rows,
-    sample_size_rows,
-    verdict_of,
+from llm_power_verified.reproduce import (
+    pairwise_power,
+    pairs_needed,
+    pairs_needed_claims,
+    resolution_diagnostics,
+    resolution_diagnostics_adjustments,
+    resolution_diagnostics_claims,
+    resolution_diagnostics_claims_adjustments,
+    resolution_diagnostics_claims_benchmarks,
+    resolution_diagnostics_claims_theory,
+    resolution_diagnostics_simulated,
 )
+from llm_power_verified.reproduce.records import PAPERS, Printed, ReproductionRow
+from llm_power_verified.reproduce.verdicts import verdict_of
 
-__all__ = ["PRINTED", "printed_values", "reproduce"]
+__all__ = ["claim_rows", "printed_values", "reproduce"]
+
+
+def _resolution_diagnostics_rows() -> list[Printed]:
+    """The main paper's printed values in report order (tables first, in the order the report has always listed them)."""
+    closed, adjusted, simulated = resolution_diagnostics, resolution_diagnostics_adjustments, resolution_diagnostics_simulated
+    return (closed.table_1_rows() + closed.lemma_rows() + adjusted.multiplicity_rows() + closed.tables_6_7_rows() + closed.table_11_rows()
+            + adjusted.table_4_rows() + adjusted.table_9_rows() + adjusted.anytime_rows() + adjusted.table_5_rows() + closed.table_3_rows()
+            + simulated.table_2_rows() + simulated.table_10_rows() + simulated.appendix_b_rows())
+
+
+def claim_rows(paper: str) -> list[Printed]:
+    """The sentence-level claims of one paper ("main" includes the one-page summary's)."""
+    if paper == "main":
+        return (resolution_diagnostics_claims.introduction_claims() + resolution_diagnostics_claims_theory.theory_claims()
+                + resolution_diagnostics_claims.calibration_claims() + resolution_diagnostics_claims_benchmarks.oll_v1_claims()
+                + resolution_diagnostics_claims_benchmarks.mmlu_pro_claims()
+                + resolution_diagnostics_claims_adjustments.multiplicity_and_cluster_claims()
+                + resolution_diagnostics_claims_adjustments.anytime_claims() + resolution_diagnostics_claims.summary_claims())
+    if paper == "sample-size":
+        return pairwise_power.sample_size_claims()
+    return pairs_needed_claims.embedding_claims()
+
+
+_TABLES = {"main": _resolution_diagnostics_rows, "embedding": pairs_needed.embedding_rows, "sample-size": pairwise_power.sample_size_rows}
 
 
 def printed_values(paper: str = "all") -> list[Printed]:
-    """The stored printed values of one paper ("main", "embedding", "sample-size") or of all."""
-    groups = {"main": lambda: main_paper_rows(extra) + claim_rows("main"), "embedding": lambda: extra.embedding_rows() + claim_rows("embedding"),
-              "sample-size": lambda: sample_size_rows() + claim_rows("sample-size")}
-    if paper == "all":
-        return [entry for name in PAPERS for entry in groups[name]()]
-    if paper not in groups:
-        raise ArgumentError(f"paper must be one of {list(PAPERS) + ['all']}; got {paper!r}")
-    return groups[paper]()
-
-
-PRINTED = printed_values
+    """The stored printed values and claims of one paper ("main", "embedding", "sample-size") or of all."""
+    keys = [entry.key for entry in PAPERS]
+    if paper != "all" and paper not in keys:
+        raise ArgumentError(f"paper must be one of {[*keys, 'all']}; got {paper!r}")
+    return [entry for key in (keys if paper == "all" else [paper]) for entry in _TABLES[key]() + claim_rows(key)]
 
 
 def reproduce(paper: str = "all") -> list[ReproductionRow]:
-    """Recompute every stored printed value and compare (see the module notes)."""
+    """Recompute every stored printed value and compare (see :mod:`.verdicts` for the rules)."""
     rows = []
     for entry in printed_values(paper):
         computed = math.nan if entry.kind == "not-reproducible" else float(entry.compute())
         relative, verdict, reason = verdict_of(entry, computed)
-        rows.append(ReproductionRow(entry.paper, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict, reason,
-                                    entry.claim))
+        rows.append(ReproductionRow(entry.paper.name, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict,
+                                    reason, entry.claim))
     return rows

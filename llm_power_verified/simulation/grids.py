@@ -165,7 +165,7 @@ def _calibration_cell(n: int, n_simulations: int, alpha: float, power: float, n_
     return rows
 
 
-# ---------------------------------------------------------------------------- embedding-benchmark grid (seed 001)
+# ------------------------------------------------ embedding-benchmark grid ("How Many Test Pairs Do You Need?")
 
 EMBEDDING_GRID = {
     "sample_sizes": (50, 100, 200, 500, 1000),
@@ -310,7 +310,7 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
                          workers: int = 1, backend: "str | Backend" = "threads") -> list[dict]:
-    """Power of the paired t-test and the Wilcoxon signed-rank test over seed 001's grid.
+    """Power of the paired t-test and the Wilcoxon signed-rank test over the grid of "How Many Test Pairs Do You Need?".
 
     Scores: model A has mean 0.65 and sd 0.12, model B mean 0.65 + effect; the
     pair's latent normals have correlation ``correlation``; "normal" clips a

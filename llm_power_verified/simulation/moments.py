@@ -51,7 +51,7 @@ def clipped_normal_difference_moments(mean_a: float, mean_b: float, sd: float, c
     E[B | z_a = z] is again a censored-normal mean (of N(mean_b + sd rho z,
     sd^2 (1 - rho^2))), integrated adaptively between the two kinks of A.
     Gauss-Hermite quadrature on the clipped integrand was 2e-6 off in the mean
-    and up to 1e-4 relative in the SD on seed 001's grid; this is tested
+    and up to 1e-4 relative in the SD on the embedding-benchmark grid; this is tested
     against an independent two-dimensional adaptive quadrature to 1e-10.
     """
     # Lazy: scipy.integrate costs 0.2 s at import; only this function needs it.

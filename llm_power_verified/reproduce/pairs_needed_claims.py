@@ -1,51 +1,18 @@
-"""The claims register for the one-page summary (seed 000) and the two related papers (seeds 001 and 004).
+"""How Many Test Pairs Do You Need? Statistical Power Analysis for Embedding Model Comparisons: the claims register.
 
-See :mod:`.claims` for the register and :mod:`.core` for the verdict rules.
+Sentences that state a number, a count, a bound or a direction, recomputed with
+the analytic power of :mod:`.pairs_needed` and judged by the rules of :mod:`.verdicts`.
 """
 
 from __future__ import annotations
 
 import math
 
-from llm_power_verified.power import required_n_wald
-from llm_power_verified.reproduce.core import (
-    EMBEDDING,
-    SAMPLE_SIZE,
-    TABLE_5_MMLU,
-    Printed,
-    holds_claim,
-    missing_claim,
-)
-from llm_power_verified.reproduce.extra import analytic_power, embedding_rows
 
-__all__ = ["SUMMARY", "embedding_claims", "sample_size_claims", "summary_claims"]
+from llm_power_verified.reproduce.records import EMBEDDING, Printed, holds_claim, missing_claim
+from llm_power_verified.reproduce.pairs_needed import analytic_power, embedding_rows
 
-SUMMARY = "seed 000 (one-page summary of the main paper)"
-
-
-def summary_claims() -> list[Printed]:
-    return [
-        holds_claim(SUMMARY, "Key findings", "the count rises to 6/9 after multiple comparisons, clustering and anytime-validity", "6/9",
-               _six_of_nine, "the main paper's Table 5"),
-    ]
-
-
-def sample_size_claims() -> list[Printed]:
-    return [
-        holds_claim(SAMPLE_SIZE, "Section 3", "p ~ 0.7 gives sigma^2 = 0.21", "0.21", lambda: (round(0.7 * 0.3, 2) == 0.21, "0.7 x 0.3 = 0.21"), "p = 0.7"),
-        holds_claim(SAMPLE_SIZE, "Section 4", "math benchmarks have less power than knowledge ones at matched n (lower rho)", "less power",
-               lambda: (float(required_n_wald(0.42 * (1 - 0.41), 0.01)) > float(required_n_wald(0.42 * (1 - 0.62), 0.01)),
-                        "required n at rho = 0.41 (MATH) exceeds that at 0.62 (MMLU)"), "the paper's mean rho per benchmark"),
-        holds_claim(SAMPLE_SIZE, "Section 6", "7 + 3 + 2 of the 12 surveyed papers", "12", lambda: (7 + 3 + 2 == 12, "7 + 3 + 2 = 12"), "Section 6"),
-        missing_claim(SAMPLE_SIZE, "Section 4", "mean rho per benchmark (MMLU 0.62, MATH 0.41, GSM8K 0.58, ARC 0.69, BBH 0.49)", "0.62",
-                 "the 28 model pairs' per-example outputs are not given"),
-    ]
-
-
-def _six_of_nine() -> tuple[bool, str]:
-    """The summary's 6/9 'after multiple comparisons, clustering and anytime-validity', against Table 5's own column."""
-    counts = {name: TABLE_5_MMLU[name] for name in ("Bonferroni/Holm", "clustered", "anytime-valid")}
-    return all(count == 6 for count in counts.values()), "Table 5: " + ", ".join(f"{k} {v}/9" for k, v in counts.items())
+__all__ = ["embedding_claims"]
 
 
 def _type_i_ranges() -> tuple[bool, str]:
