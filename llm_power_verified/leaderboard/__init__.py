@@ -4,6 +4,7 @@ from llm_power_verified.leaderboard.audit import (
     FAMILIES,
     MODES,
     AuditResult,
+    AuditSettings,
     StreamedAudit,
     audit_leaderboard,
     pair_indices,
@@ -19,14 +20,19 @@ from llm_power_verified.leaderboard.contingency import (
     both_correct_counts,
     correct_counts,
 )
+from llm_power_verified.leaderboard.headline import Headline
+from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.leaderboard.tiers import (
     adjacent_tiers,
 )
 
 __all__ = [
+    "Audit",
     "AuditResult",
+    "AuditSettings",
     "BLOCK_ROWS",
     "FAMILIES",
+    "Headline",
     "MODES",
     "StreamedAudit",
     "adjacent_tiers",

@@ -19,6 +19,7 @@ differ.  Within a block every per-pair quantity is computed once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -341,7 +342,8 @@ def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFr
     return pd.DataFrame(kept, copy=False), adjacent
 
 
-def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress, task=pair_block):
+def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress,
+                task=pair_block) -> Iterator[pd.DataFrame]:
     """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
     slices = blocks(first.size)
     # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
