@@ -75,14 +75,7 @@ def _moved(argv: Sequence[str]) -> str | None:
 
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        arguments = parser.parse_args(argv)
-    except CommandError as error:
-        hint = _moved(argv)
-        if hint is None:
-            raise
-        raise CommandError(f"{error} ({hint})") from None
+    arguments = parser.parse_args(argv)
     if arguments.command is None:
         parser.print_help()
         return 0
@@ -97,6 +90,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         with standard_streams():
             return _run(argv)
@@ -106,7 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, Interrupted):  # Ctrl-C: one line, the shell's 128 + SIGINT
             print_note(f"{PROGRAM}: interrupted")
             return error.status
-        print_note(f"{PROGRAM}: error: {' '.join(str(error).split())}")
+        # A moved option is always refused by argparse (a CommandError), never by a run: the hint names where it went.
+        hint = _moved(argv) if isinstance(error, CommandError) else None
+        print_note(f"{PROGRAM}: error: {' '.join(str(error).split())}" + (f" ({hint})" if hint else ""))
         return 2
 
 
