@@ -63,7 +63,7 @@ NOT_DONE = (
     r"llm_power_verified\.(errors|examples|numeric|results)",
     r"llm_power_verified\.(cli|contract|io|leaderboard|parallel|plan|report|reproduce|sequential|simulation)",
     r"llm_power_verified\.power\.(correlation|design)",
-    r"llm_power_verified\.inference\.(binomial|bootstrap|cells|graded|mcnemar|multiplicity)",
+    r"llm_power_verified\.inference\.(binomial|bootstrap|graded|mcnemar|multiplicity)",
 )
 _NOT_DONE = re.compile(r"^(?:" + "|".join(NOT_DONE) + r")(?:\.|$)")
 numpydoc_validation_exclude = {
