@@ -21,7 +21,8 @@ _ALTERNATIVE = ('alternative : {"two-sided", "larger", "smaller"}, default "two-
 PARAMETERS = {
     "p_a": ("p_a, p_b : array_like", "Accuracies of models A and B, each in (0, 1)."),
     "rho": ("rho : array_like", "Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the "
-            "admissible interval of the marginals (:func:`~llm_power_verified.power.correlation.admissible_rho_interval`)."),
+            "admissible interval of the marginals "
+            "(:func:`~llm_power_verified.power.correlation.admissible_rho_interval`)."),
     "alpha": ("alpha : array_like, default 0.05", "Significance level, in (0, 1)."),
     "power": ("power : array_like, default 0.8", "Target power 1 - beta, in (alpha, 1)."),
     "alternative": _ALTERNATIVE,
