@@ -118,6 +118,7 @@ class AuditResult(PerItemAudit, Result):
     ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
     ``ranking`` are DataFrames, the summaries typed results.
 
+    >>> import numpy as np
     >>> from llm_power_verified.io import from_array
     >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
     >>> result = audit_leaderboard(matrix, n_resamples=0)
@@ -254,6 +255,7 @@ def audit_leaderboard(
 
     Examples
     --------
+    >>> import numpy as np
     >>> from llm_power_verified.io import from_array
     >>> rng = np.random.default_rng(0)
     >>> scores = (rng.random((2000, 3)) < [0.70, 0.66, 0.50]).astype(float)
