@@ -54,6 +54,7 @@ COMMANDS = {
     "audit_accuracies_table": ["audit-accuracies", str(ACCURACIES)],
     "audit_accuracies_assumed_markdown": ["audit-accuracies", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
                                           "--correction", "bonferroni"],
+    "audit_accuracies_html": ["audit-accuracies", str(ACCURACIES), "--format", "html", "--rho", "0.5", "--pairs", "all"],
     "plan_gap": ["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime"],
     "plan_accuracies": ["plan", "accuracies", str(ACCURACIES), "--top", "6", "--rho", "0.5", "--correction", "bonferroni"],
     "monitor_graded": ["monitor", "{graded_a}", "{graded_b}", "--checkpoints", "8"],
