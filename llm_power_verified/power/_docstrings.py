@@ -1,4 +1,4 @@
-"""The power room's shared parameter descriptions, written once and filled into docstrings by :func:`docfill`.
+"""Shared parameter descriptions (power/, sequential/), written once and filled into docstrings by :func:`docfill`.
 
 In the manner of scipy's ``doccer``: a function decorated with ``@docfill("p_a", "rho", "alpha", returns="required_n",
 derivation="wald")`` gets a numpydoc Parameters section with those entries (in that order) and a Returns section,
@@ -40,6 +40,23 @@ PARAMETERS = {
                    "paper's Table 1)."),
     "order": ("order : {2, 4}, default 4", "The order in delta through which the series is taken."),
     "epsilon": ("epsilon : float", "The tolerance on the deviation of n_h / N* from 1/2, > 0."),
+    "cells": ("a, b, c, d : array_like", "The paired 2x2 cells: items both models solve, only model A, only model B, "
+              "neither (whole numbers >= 0)."),
+    # Scalar forms, for functions that take one comparison (the sequential room's and the design report's).
+    "alpha_float": ("alpha : float, default 0.05", "Significance level, in (0, 1)."),
+    "power_float": ("power : float, default 0.8", "Target power 1 - beta, in (0, 1)."),
+    "counts_int": ("b, c : int", "Discordant counts: b items only model A solves, c items only model B solves "
+                   "(whole numbers >= 0)."),
+    "n_int": ("n : int", "Number of paired items, a whole number >= 1 and at least b + c."),
+    "mixture": ('mixture : {"grid", "beta", "two-point"}, default "grid"', "The e-process's mixture over theta, the "
+                'probability that model A wins a discordant item: "grid" (theta in {0.01, ..., 0.49, 0.51, ..., 0.99}, '
+                "equal weights), \"beta\" (a Beta(a, a') prior, ``prior``) or \"two-point\" (theta in {0.4, 0.6})."),
+    "prior": ("prior : tuple of two floats, default (1.0, 1.0)", "(a, a'), the Beta prior of the \"beta\" mixture, "
+              "both > 0; the other mixtures ignore it."),
+    "differences": ("differences : array_like", "Per-item paired differences x_A - x_B in [-1, 1], in arrival order "
+                    "(one-dimensional; 2-D arrays are paths x items where stated)."),
+    "seed": ("seed : int, default 0", "Seed of the ``numpy.random.Generator`` behind every random draw; the same "
+             "seed gives the same output."),
 }
 
 #: Returns entries: name -> (type, description).
@@ -82,7 +99,10 @@ def _entry(header: str, description: str, indent: str) -> list[str]:
 
 def docfill(*names: str, returns: str | None = None, derivation: str | None = None) -> Callable[[Function], Function]:
     """Decorate a function of the power room: insert the Parameters (``names``, keys of :data:`PARAMETERS`) and
-    Returns (a key of :data:`RETURNS`) sections, and add "Derived in ``derivations/<derivation>.py``." to its Notes."""
+    Returns (a key of :data:`RETURNS`) sections, and add "Derived in ``derivations/<derivation>.py``." to its Notes.
+
+    A docstring that writes its own Parameters section (for parameters of its own) marks where each shared entry
+    goes with a line ``%(name)s``, in the manner of scipy's ``doccer``; every name must then be placed so."""
 
     def decorate(function: Function) -> Function:
         doc = function.__doc__
@@ -90,13 +110,24 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
             return function
         first = _SECTION.search(doc)
         indent = first.group(1)
-        block = [f"{indent}Parameters", f"{indent}----------"]
-        for name in names:
-            block += _entry(*PARAMETERS[name], indent)
+        block = []
+        if re.search(rf"^{indent}Parameters\n", doc, re.M):
+            for name in names:
+                entry = PARAMETERS[name]
+                doc, placed = re.subn(rf"^( *)%\({name}\)s$", lambda m: "\n".join(_entry(*entry, m.group(1))), doc,
+                                      flags=re.M)
+                if placed != 1:
+                    raise ValueError(f"{function.__qualname__}: its Parameters places %({name})s {placed} times")
+            first = _SECTION.search(doc)
+        else:
+            block = [f"{indent}Parameters", f"{indent}----------"]
+            for name in names:
+                block += _entry(*PARAMETERS[name], indent)
         if returns is not None:
             type_, description = RETURNS[returns]
             block += ["", f"{indent}Returns", f"{indent}-------", *_entry(type_, description, indent)]
-        doc = doc[:first.start()] + "\n".join(block) + "\n\n" + doc[first.start():]
+        if block:
+            doc = doc[:first.start()] + "\n".join(block).lstrip("\n") + "\n\n" + doc[first.start():]
         if derivation is not None:
             notes = re.search(rf"^{indent}Notes\n{indent}-+\n", doc, re.M)
             after = re.compile(rf"^{indent}(References|Examples|See Also)\n", re.M).search(doc, notes.end())

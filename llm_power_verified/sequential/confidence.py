@@ -10,6 +10,7 @@ import numpy as np
 
 from llm_power_verified._generated import e_process as _generated
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["ConfidenceSequence", "confidence_sequence"]
@@ -19,10 +20,18 @@ __all__ = ["ConfidenceSequence", "confidence_sequence"]
 class ConfidenceSequence(Result):
     """Time-uniform confidence sequence for the mean paired difference.
 
-    ``lower[t-1]``, ``upper[t-1]`` bound the mean after t items; with
-    probability at least 1 - alpha every interval covers it simultaneously.
-    ``mixture_scale`` is the normal mixture's tuning constant (Howard et al.'s
-    rho; here rho always means the within-pair correlation).
+    Attributes
+    ----------
+    mean : numpy.ndarray
+        The running mean difference after t items, at index t - 1.
+    lower, upper : numpy.ndarray
+        The interval after t items, at index t - 1; with probability at least 1 - alpha every interval covers
+        the mean simultaneously.
+    alpha : float
+        The level.
+    mixture_scale : float
+        The normal mixture's tuning constant (Howard et al.'s rho; here rho always means the within-pair
+        correlation).
     """
 
     mean: np.ndarray
@@ -41,6 +50,7 @@ def _optimal_scale(v: float, alpha: float) -> float:
     return math.exp(result.x)
 
 
+@docfill("differences", "alpha_float", derivation="e_process")
 def confidence_sequence(
     differences: Any, alpha: float = 0.05, optimize_at: int | None = None, mixture_scale: float | None = None
 ) -> ConfidenceSequence:
@@ -48,8 +58,23 @@ def confidence_sequence(
 
     A variable in [-1, 1] is sub-Gaussian with variance proxy 1 (Hoeffding), so
     S_t = sum (D_i - mu) has intrinsic time V_t = t and the two-sided boundary
-    of Howard et al. (2021).  ``mixture_scale`` defaults to the value minimising
-    the boundary at ``optimize_at`` (default: the number of items).
+    of Howard et al. (2021).
+
+    Parameters
+    ----------
+    %(differences)s
+    %(alpha_float)s
+    optimize_at : int, optional
+        The number of items at which the default ``mixture_scale`` minimises the boundary (default: the number
+        of items given).
+    mixture_scale : float, optional
+        The normal mixture's tuning constant s > 0; by default the value minimising the boundary at
+        ``optimize_at``.
+
+    Returns
+    -------
+    ConfidenceSequence
+        The running means and the interval after every item.
 
     Notes
     -----
@@ -63,13 +88,15 @@ def confidence_sequence(
     ----------
     Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021).
     Time-uniform, nonparametric, nonasymptotic confidence sequences.
-    Ann. Statist. 49(2), 1055-1080.  Derived in ``derivations/e_process.py``.
+    Ann. Statist. 49(2), 1055-1080.
 
     Examples
     --------
     >>> cs = confidence_sequence([1, 0, 0, 1, -1, 1] * 50)
     >>> bool(cs.lower[-1] < 1 / 3 < cs.upper[-1])
     True
+    >>> round(float(cs.lower[-1]), 3), round(float(cs.upper[-1]), 3)
+    (0.158, 0.509)
     """
     values = np.asarray(differences, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:

@@ -1,4 +1,4 @@
-"""Anytime-valid monitoring: mixture e-processes, confidence sequences, e-BH.
+"""Anytime-valid monitoring: mixture e-processes on the discordant signs, the anytime-valid p-value, e-BH.
 
 A leaderboard that updates continuously can be monitored and stopped at any
 time with the Type-I error still controlled, because an e-process e_n
@@ -22,26 +22,13 @@ All values are logs: e-values of 1e300 and far beyond neither overflow nor
 lose digits.  Reject when e >= 1/alpha; the anytime-valid p-value is
 min(1, 1 / sup_n e_n).
 
-Anytime-valid required N (this module's definition).  The fixed-n N* solves
-N = ((z_{1-alpha/2} + z_{1-beta}) sigma_D / |delta|)^2.  Replacing
-z_{1-alpha/2} by the time-uniform threshold u(M) (the smallest |z| =
-|b - c| / sqrt(M) at which e reaches 1/alpha with M discordant pairs),
-evaluated at the expected discordant count M = psi N, gives the fixed point
-
-    N_av = ((u(psi N_av) + z_{1-beta}) sigma_D / |delta|)^2,
-
-the number of items at which the monitored test reaches the target power
-under the normal approximation.  The inflation is N_av / N*.  A second,
-simulated definition (:func:`required_n_anytime_simulated`) is the
-(1 - beta) quantile of the e-process's first crossing time.
+The anytime-valid required N built on this e-process is defined and found in
+:mod:`llm_power_verified.sequential.crossing` (simulated: :mod:`llm_power_verified.sequential.anytime`).
 
 References
 ----------
-Ville, J. (1939). Etude critique de la notion de collectif.
-Howard, S. R., Ramdas, A., McAuliffe, J., Sekhon, J. (2021). Time-uniform,
-nonparametric, nonasymptotic confidence sequences. Ann. Statist. 49(2), 1055-1080.
-Wang, R., Ramdas, A. (2022). False discovery rate control with e-values.
-JRSS-B 84(3), 822-852.
+Ville, J. (1939). Etude critique de la notion de collectif.  Wang, R. and Ramdas, A. (2022).
+False discovery rate control with e-values. J. R. Stat. Soc. B 84(3), 822-852.
 """
 
 from __future__ import annotations
@@ -57,6 +44,7 @@ from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "first_crossing", "log_e_real", "log_e_value"]
@@ -80,12 +68,8 @@ def _log_e_discrete(b: np.ndarray, c: np.ndarray, thetas: np.ndarray) -> np.ndar
 
 
 def _log_mean_exp(terms: np.ndarray, size: int) -> np.ndarray:
-    """log of (the sum of exp(terms) over the last axis) / size.
-
-    The log-sum-exp written out: scipy.special.logsumexp spent 80% of an
-    all-pairs audit in its argument handling (1.7 s of 2.0 s at 124,750 pairs
-    x 98 thetas); this is the same max-shifted sum.
-    """
+    """log of (the sum of exp(terms) over the last axis) / size: the max-shifted log-sum-exp, written out
+    because scipy.special.logsumexp spent 80% of an all-pairs audit in its argument handling (1.7 s of 2.0 s)."""
     largest = terms.max(axis=-1)
     return largest + np.log(np.exp(terms - largest[..., None]).sum(axis=-1)) - math.log(size)
 
@@ -100,19 +84,13 @@ _HALF_WIDTHS = (4, 8, 16)
 def _log_e_grid(b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """The grid mixture's log e, summing only the thetas near b / (b + c) where that is exact to rounding.
 
-    Why hand-written: an all-pairs audit of 5,000 models evaluates 12.5 M
-    e-values; summing all 98 thetas for each was 60% of the audit's time.
-    The log term b log(2 theta) + c log(2 (1 - theta)) is concave in theta with
-    its maximum at b / (b + c), where its curvature is (b + c)^3 / (b c) >=
-    4 (b + c); so it falls by 50 within roughly 5 / sqrt(b + c) of the maximum,
-    and a window of 2h + 1 grid points around b / (b + c) is tried once h
-    steps of 0.01 cover that.  That sizing is only a guess (the curvature
-    drops away from the maximum); what makes the sum exact is the check of
-    each element's window: when a window end that is
-    not the end of the grid lies less than 50 below the window's largest
-    term, the element is summed over the whole grid instead.  The terms left
-    out are below e^-50 times the largest, so the sum changes by less than
-    2e-20 relative, far below one rounding.
+    Why hand-written: summing all 98 thetas for each of an all-pairs audit's 12.5 M e-values (5,000
+    models) was 60% of its time.  The log term b log(2 theta) + c log(2 (1 - theta)) is concave in theta,
+    maximal at b / (b + c) with curvature (b + c)^3 / (b c) >= 4 (b + c), so it falls by 50 within roughly
+    5 / sqrt(b + c); a window of 2h + 1 grid points is tried once h steps of 0.01 cover that.  The sizing is
+    a guess; the check makes the sum exact: when a window end that is not the grid's end lies less than 50
+    below the window's largest term, the element is summed over the whole grid.  The terms left out are
+    below e^-50 times the largest: the sum changes by less than 2e-20 relative, far below one rounding.
     """
     out = np.empty(b.shape)
     total = b + c
@@ -162,10 +140,26 @@ def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray
 
 
 def log_e_real(b: np.ndarray, c: np.ndarray, mixture: str = "grid") -> np.ndarray:
-    """log e of a discrete mixture at real-valued counts b, c >= 0 (float arrays, not checked).
+    """log e of a discrete mixture at real-valued counts b, c >= 0: the anytime-valid N's real-valued threshold.
 
-    The sum over theta is defined for any b and c; the anytime-valid required N uses it
-    between lattice points (the real-valued threshold)."""
+    Parameters
+    ----------
+    b, c : numpy.ndarray
+        Real-valued discordant counts >= 0 (float arrays of one shape; not checked: the sum over theta is
+        defined for any b and c).
+    mixture : {"grid", "two-point"}, default "grid"
+        The discrete mixture over theta (the Beta mixture is refused).
+
+    Returns
+    -------
+    numpy.ndarray
+        log e(b, c), the same formula as :func:`log_e_value` at real b and c.
+
+    Examples
+    --------
+    >>> round(float(log_e_real(np.array([30.5]), np.array([10.0]))[0]), 6)
+    3.667943
+    """
     if mixture == "grid":
         return _log_e_grid(b, c)
     if mixture == "two-point":
@@ -173,14 +167,25 @@ def log_e_real(b: np.ndarray, c: np.ndarray, mixture: str = "grid") -> np.ndarra
     raise ArgumentError(f"log_e_real takes the discrete mixtures 'grid' and 'two-point'; got {mixture!r}")
 
 
+@docfill("counts", "mixture", "prior")
 def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> float | np.ndarray:
     """log e-value after b discordant pairs won by A and c won by B.
 
+    Parameters
+    ----------
+    %(counts)s
+    %(mixture)s
+    %(prior)s
+
+    Returns
+    -------
+    float or numpy.ndarray
+        log e, the natural log of the e-value: finite however large e is.
+
     Notes
     -----
-    e = sum_theta w(theta) theta^b (1 - theta)^c / (1/2)^(b + c) for the discrete
-    mixtures; for the Beta(a, a') prior e = 2^(b + c) B(a + b, a' + c) / B(a, a').
-    Returned as log e.
+    e = sum_theta w(theta) theta^b (1 - theta)^c / (1/2)^(b + c) for the discrete mixtures; for the Beta(a, a')
+    prior e = 2^(b + c) B(a + b, a' + c) / B(a, a'), derived in ``derivations/e_process.py``.
 
     References
     ----------
@@ -194,6 +199,8 @@ def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float
     0.0
     >>> round(float(log_e_value(30, 10)), 4)
     3.4742
+    >>> round(float(log_e_value(30, 10, mixture="beta")), 6)
+    3.454324
     """
     _check_mixture(mixture)
     b = check_count("b", b).astype(np.float64)
@@ -246,21 +253,50 @@ class EProcessPath(Result):
 
 
 def first_crossing(log_e: np.ndarray, alpha: float) -> int | None:
-    """The first item t (1-based) of a log e-process path with e_t >= 1/alpha, None if it never crosses."""
+    """The first item t (1-based) of a log e-process path with e_t >= 1/alpha, None if it never crosses.
+
+    Parameters
+    ----------
+    log_e : array_like
+        log e_t of one path, item by item in arrival order.
+    alpha : float
+        Significance level, in (0, 1).
+
+    Returns
+    -------
+    int or None
+        The smallest t with log e_t >= log(1/alpha) (Ville's rejection time), None if there is none.
+
+    Examples
+    --------
+    >>> first_crossing(np.log([1.0, 5.0, 25.0, 10.0]), 0.05)
+    3
+    """
     crossed = np.flatnonzero(np.asarray(log_e) >= math.log(1 / alpha))
     return int(crossed[0]) + 1 if crossed.size else None
 
 
+@docfill("mixture", "prior", derivation="e_process")
 def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> EProcessPath:
     """The e-process over two aligned 0/1 score vectors in arrival order.
 
+    Parameters
+    ----------
+    scores_a, scores_b : array_like
+        The two models' 0/1 scores, aligned item by item, in arrival order (one-dimensional, the same length).
+    %(mixture)s
+    %(prior)s
+
+    Returns
+    -------
+    EProcessPath
+        The cumulative discordant counts, log e_t, the running gap and the running maximum of log e_t.
+
     Notes
     -----
-    After t items with b_t won by A and c_t by B,
-    log e_t = log sum_theta w(theta) theta^b_t (1 - theta)^c_t + (b_t + c_t) log 2
-    (the module notes give the mixtures).  Under H0 (equal accuracies) e_t is a
-    nonnegative martingale, so P(sup_t e_t >= 1/alpha) <= alpha (Ville 1939):
-    the test may be stopped at any item.
+    After t items with b_t won by A and c_t by B, log e_t = log sum_theta w(theta) theta^b_t (1 - theta)^c_t
+    + (b_t + c_t) log 2.  Under H0 (equal accuracies) e_t is a nonnegative martingale, so
+    P(sup_t e_t >= 1/alpha) <= alpha (Ville 1939): the test may be stopped at any item.
 
     References
     ----------
@@ -288,6 +324,16 @@ def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[
 def anytime_pvalue(log_e: Any) -> float:
     """min(1, 1 / sup e) from a trajectory of log e-values (or a single value).
 
+    Parameters
+    ----------
+    log_e : array_like
+        log e_t of one path (or one log e-value).
+
+    Returns
+    -------
+    float
+        The anytime-valid p-value after the last item, in (0, 1].
+
     Notes
     -----
     p_t = min(1, 1 / max_{s <= t} e_s).  By Ville's inequality P(exists t: p_t <= alpha)
@@ -301,8 +347,8 @@ def anytime_pvalue(log_e: Any) -> float:
 
     Examples
     --------
-    >>> anytime_pvalue([0.0, 1.5, 3.2, 2.0])
-    0.04076220397836621
+    >>> round(anytime_pvalue([0.0, 1.5, 3.2, 2.0]), 6)
+    0.040762
     """
     values = np.atleast_1d(np.asarray(log_e, dtype=np.float64))
     return float(min(1.0, math.exp(-max(float(np.max(values)), 0.0))))
@@ -311,7 +357,17 @@ def anytime_pvalue(log_e: Any) -> float:
 def e_bh(log_e_values: Any, alpha: float = 0.05) -> np.ndarray:
     """e-BH (Wang and Ramdas 2022): reject the k* largest e-values, k* = max{k : e_(k) >= m / (alpha k)}.
 
-    Takes log e-values; returns a boolean array of rejections.
+    Parameters
+    ----------
+    log_e_values : array_like
+        The log e-values of the m hypotheses of the family (one-dimensional).
+    alpha : float, default 0.05
+        The false discovery rate to control, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean, True for each rejected hypothesis, in the order given.
 
     Notes
     -----

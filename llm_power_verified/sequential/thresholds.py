@@ -14,6 +14,7 @@ import numpy as np
 
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = ["ThresholdTable", "exact_counts", "threshold", "threshold_table"]
@@ -43,11 +44,33 @@ def _threshold_counts(m: np.ndarray, alpha: float, mixture: str, prior) -> np.nd
     return result
 
 
+@docfill("alpha_float", "mixture", "prior")
 def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.0)) -> float | np.ndarray:
     """u(n): the smallest |z| = |b - c| / sqrt(n) at which e reaches 1/alpha with n discordant pairs.
 
-    inf where no split of n pairs reaches 1/alpha.  For the symmetric
-    mixtures (grid, two-point, Beta(a, a)) it is the same in both directions.
+    Parameters
+    ----------
+    n : array_like
+        Number of discordant pairs b + c, a whole number >= 1.
+    %(alpha_float)s
+    %(mixture)s
+    %(prior)s
+
+    Returns
+    -------
+    float or numpy.ndarray
+        u(n); inf where no split of n pairs reaches 1/alpha.  For the symmetric mixtures (grid, two-point,
+        Beta(a, a)) it is the same in both directions.
+
+    Notes
+    -----
+    With k(n) the smallest b >= n/2 whose e-value log e(b, n - b) (:func:`~llm_power_verified.sequential.e_process.
+    log_e_value`) reaches log(1/alpha), found by bisection over b, u(n) = (2 k(n) - n) / sqrt(n).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C, Equation 24 (the e-value
+    whose threshold this is).
 
     Examples
     --------
@@ -71,7 +94,23 @@ class ThresholdTable:
     point by point, never re-spaced), so u(m) does not depend on which other m
     were asked for before or in the same call: a pair's anytime-valid N does
     not change with the other pairs of the audit.  One table per (alpha,
-    mixture, prior) is kept for the process (:func:`threshold_table`).
+    mixture, prior) is kept for the process (:func:`threshold_table`).  Calling the table with an array of m
+    returns u(m).
+
+    Parameters
+    ----------
+    alpha : float
+        Significance level, in (0, 1).
+    mixture : {"grid", "beta", "two-point"}
+        The e-process's mixture over theta (see :func:`~llm_power_verified.sequential.e_process.log_e_value`).
+    prior : tuple of two floats
+        (a, a'), the Beta prior of the "beta" mixture; the other mixtures ignore it.
+
+    Examples
+    --------
+    >>> table = ThresholdTable(0.05, "grid", (1.0, 1.0))
+    >>> round(float(table(np.array([1000.0]))[0]), 3)
+    3.542
     """
 
     EXACT = 4096
@@ -113,18 +152,57 @@ class ThresholdTable:
 
 
 @functools.lru_cache(maxsize=16)
+@docfill("mixture", "prior")
 def threshold_table(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> ThresholdTable:
-    """The process's one :class:`ThresholdTable` for (alpha, mixture, prior): built on first use (0.16 s), then reused."""
+    """The process's one :class:`ThresholdTable` for (alpha, mixture, prior): built on first use (0.16 s), then reused.
+
+    Parameters
+    ----------
+    alpha : float
+        Significance level, in (0, 1).
+    %(mixture)s
+    %(prior)s
+
+    Returns
+    -------
+    ThresholdTable
+        The same object for the same call (an LRU cache of 16 tables, keyed on the arguments as written:
+        ``threshold_table(0.05)`` and ``threshold_table(0.05, "grid")`` build two equal tables).
+
+    Examples
+    --------
+    >>> threshold_table(0.05) is threshold_table(0.05)
+    True
+    """
     return ThresholdTable(alpha, mixture, tuple(prior))
 
 
 def exact_counts(m: np.ndarray, table: ThresholdTable) -> np.ndarray:
     """k(m), the smallest count b > m/2 with e(b, m - b) >= 1/alpha (m + 1 if none), exact for any whole m.
 
+    Parameters
+    ----------
+    m : numpy.ndarray
+        Numbers of discordant pairs, whole numbers >= 1 (a float array).
+    table : ThresholdTable
+        The threshold table of the (alpha, mixture, prior) in question.
+
+    Returns
+    -------
+    numpy.ndarray
+        k(m) as floats, the shape of ``m``.
+
+    Notes
+    -----
     The table's (interpolated) u gives a guess; a bracket of 8 + 6e-8 m counts around it is
     kept only where its ends are checked (e < 1/alpha at the low end or the low end
     at the centre, e >= 1/alpha at the high end), and bisected; the rest are found by
-    the full bisection, so the result never depends on the interpolation.
+    the full bisection, so the result never depends on the interpolation.  u(m) = (2 k(m) - m) / sqrt(m).
+
+    Examples
+    --------
+    >>> exact_counts(np.array([1000.0]), threshold_table(0.05)).tolist()
+    [556.0]
     """
     m = np.asarray(m, dtype=np.float64)
     if table.alpha > 0.25:  # 1/alpha < 4: a split at the centre may reach it; leave those to the plain bisection
