@@ -55,6 +55,10 @@ PARAMETERS = {
               "both > 0; the other mixtures ignore it."),
     "differences": ("differences : array_like", "Per-item paired differences x_A - x_B in [-1, 1], in arrival order "
                     "(one-dimensional; 2-D arrays are paths x items where stated)."),
+    "differences_path": ("differences : array_like", "Per-item paired differences x_A - x_B in [-1, 1], in arrival "
+                         "order (one path, 1-D)."),
+    "alpha_bets": ("alpha : float, default 0.05", "Tunes the bets (the plug-in aims at a level-alpha test); the "
+                   "e-process is valid at every level."),
     "seed": ("seed : int, default 0", "Seed of the ``numpy.random.Generator`` behind every random draw; the same "
              "seed gives the same output."),
 }

@@ -1,6 +1,6 @@
 """The anytime-valid required N by simulation, and optional-stopping calibration.
 
-See :mod:`llm_power_verified.sequential.e_process` for the e-process and
+See ``llm_power_verified.sequential.e_process`` for the e-process and
 :mod:`llm_power_verified.sequential.crossing` for this package's definition of the anytime-valid N.
 """
 
@@ -12,6 +12,7 @@ import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_chi2
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.sequential.crossing import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.thresholds import exact_counts, threshold_table
@@ -20,16 +21,62 @@ __all__ = ["crossing_boundary", "optional_stopping_calibration", "required_n_any
 
 
 def crossing_boundary(horizon: int, table) -> np.ndarray:
-    """For m = 1..horizon discordant items, the exact |b - c| at which e first reaches 1/alpha (inf where none does)."""
+    """For m = 1..horizon discordant items, the exact abs(b - c) at which e first reaches 1/alpha (inf where none does).
+
+    Parameters
+    ----------
+    horizon : int
+        The largest number of discordant items, >= 1.
+    table : ThresholdTable
+        The threshold table of the (alpha, mixture, prior) in question
+        (:func:`~llm_power_verified.sequential.thresholds.threshold_table`).
+
+    Returns
+    -------
+    numpy.ndarray
+        2 k(m) - m for m = 1..horizon, k(m) the exact threshold count
+        (:func:`~llm_power_verified.sequential.thresholds.exact_counts`); inf where no split of m pairs reaches
+        1/alpha.
+
+    Examples
+    --------
+    >>> from llm_power_verified.sequential.thresholds import threshold_table
+    >>> crossing_boundary(6, threshold_table(0.05)).tolist()   # too few items to reach 1/alpha = 20
+    [inf, inf, inf, inf, inf, inf]
+    >>> crossing_boundary(12, threshold_table(0.05))[6:].tolist()
+    [inf, 8.0, 9.0, 10.0, 11.0, 10.0]
+    """
     m = np.arange(1, horizon + 1, dtype=np.float64)
     counts = exact_counts(m, table)
     return np.where(counts > m, np.inf, 2 * counts - m)
 
 
 def simulated_crossings(theta: float, needed: np.ndarray, n_simulations: int, rng: np.random.Generator) -> np.ndarray:
-    """First discordant count at which a walk with P(+1) = theta reaches |b - c| >= needed (inf if never), per simulated path.
+    """Per simulated path, the first discordant count at which a walk with P(+1) = theta reaches abs(b - c) >= needed.
 
     Paths are drawn in chunks of at most 20 million steps, each chunk's steps in one array.
+
+    Parameters
+    ----------
+    theta : float
+        P(+1), the probability that model A wins a discordant item.
+    needed : numpy.ndarray
+        The boundary abs(b - c) after m = 1..horizon discordant items (:func:`crossing_boundary`).
+    n_simulations : int
+        Number of simulated paths.
+    rng : numpy.random.Generator
+        The source of every random draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per path, the first discordant count m with abs(b - c) >= needed[m - 1], inf if none within the horizon.
+
+    Examples
+    --------
+    >>> walks = simulated_crossings(0.9, np.full(50, 5.0), 4, np.random.default_rng(0))
+    >>> walks.tolist()
+    [5.0, 5.0, 7.0, 5.0]
     """
     horizon = needed.size
     crossings = np.full(n_simulations, np.inf)
@@ -43,6 +90,7 @@ def simulated_crossings(theta: float, needed: np.ndarray, n_simulations: int, rn
     return crossings
 
 
+@docfill("counts_int", "n_int", "alpha_float", "power_float", "mixture", "seed", "prior")
 def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
                                  n_simulations: int = 2000, seed: int = 0, prior=(1.0, 1.0)) -> dict:
     """(1 - beta) quantile of the e-process's first crossing of 1/alpha, in items.
@@ -51,7 +99,40 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
     pairs arrive at rate psi = (b + c)/n per item, so M discordant pairs take
     M / psi items on average.  Paths are simulated up to 4x the boundary
     definition's discordant count; n_simulations that never cross count as inf.
-    Returns the quantile in items, the median, and the share that crossed.
+
+    Parameters
+    ----------
+    %(counts_int)s
+    %(n_int)s
+    %(alpha_float)s
+    %(power_float)s
+    %(mixture)s
+    n_simulations : int, default 2000
+        Number of simulated paths.
+    %(seed)s
+    %(prior)s
+
+    Returns
+    -------
+    dict
+        ``required_n`` (the ``power`` quantile of the crossing time, in items), ``median_n``, ``crossed`` (the
+        share of paths that crossed), ``n_simulations`` and ``seed``; b = c gives only the first three, inf, inf, 0.
+
+    Notes
+    -----
+    A path's crossing time in discordant items M is the first m with abs(b_m - c_m) >= 2 k(m) - m
+    (:func:`crossing_boundary`); in items it is M / psi.  The exact definition is
+    :func:`~llm_power_verified.sequential.crossing.required_n_anytime`.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C.
+
+    Examples
+    --------
+    >>> result = required_n_anytime_simulated(1680, 1454, 12032, n_simulations=200, seed=1)
+    >>> round(result["required_n"]), round(result["crossed"], 3)
+    (12623, 1.0)
     """
     if b == c:
         return {"required_n": math.inf, "median_n": math.inf, "crossed": 0.0}
@@ -68,6 +149,7 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
 
 
 
+@docfill("alpha_float", "mixture", "seed")
 def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: float, n_simulations: int = 2000, alpha: float = 0.05,
                                   mixture: str = "grid", seed: int = 0) -> dict:
     """Rejection rates of the e-process and of a peeked fixed-n chi-square test at the same looks.
@@ -77,6 +159,41 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     test (uncorrected) is run and the e-process is checked.  Under H0
     (p10 = p01) the e-process's rate stays below alpha at any number of looks;
     the peeked chi-square test's does not.
+
+    Parameters
+    ----------
+    n_items : int
+        Items per simulated comparison.
+    looks : int
+        Number of equally spaced looks.
+    p10, p01 : float
+        The discordant cell probabilities: model A right and B wrong, and the reverse (p10 + p01 <= 1).
+    n_simulations : int, default 2000
+        Number of simulated comparisons; n_simulations x n_items is at most 5e6.
+    %(alpha_float)s
+    %(mixture)s
+    %(seed)s
+
+    Returns
+    -------
+    dict
+        Rejection counts out of ``n_simulations``: ``e_process_at_looks``, ``e_process_any_item`` (checked at
+        every item), ``peeked_chi2``; with ``looks`` (distinct look times), ``n_simulations``, ``alpha``, ``seed``.
+
+    Notes
+    -----
+    The e-process rejects when log e >= log(1/alpha) at a look; the chi-square test when the uncorrected
+    McNemar p-value (:func:`~llm_power_verified.inference.mcnemar.mcnemar_chi2`) is <= alpha at a look.
+
+    References
+    ----------
+    Ville, J. (1939). Etude critique de la notion de collectif (the bound P(sup_t e_t >= 1/alpha) <= alpha).
+
+    Examples
+    --------
+    >>> result = optional_stopping_calibration(500, 10, 0.1, 0.1, n_simulations=400, seed=2)
+    >>> result["e_process_any_item"], result["peeked_chi2"]   # under H0, of 400: alpha x 400 = 20
+    (10, 79)
     """
 
     rng = np.random.default_rng(seed)

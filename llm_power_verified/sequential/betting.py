@@ -1,30 +1,26 @@
 """Anytime-valid inference for graded paired differences in [-1, 1]: betting and empirical Bernstein.
 
-The differences D_i are mapped to X_i = (D_i + 1) / 2 in [0, 1]; a statement
-about the mean m of X is one about the mean difference 2 m - 1.
+The differences D_i are mapped to X_i = (D_i + 1) / 2 in [0, 1]: the mean m of X is the mean difference's (2m - 1).
 
 * **Hedged betting capital** (Waudby-Smith and Ramdas 2024, Section 4): for a
   candidate mean m, K_t(m) = theta K_t^+(m) + (1 - theta) K_t^-(m) with
   K_t^+(m) = prod (1 + lambda_i^+ (X_i - m)) and K_t^-(m) = prod (1 - lambda_i^- (X_i - m)),
   theta = 1/2.  The bet lambda_i is the predictable plug-in
   sqrt(2 log(2/alpha) / (sigma_{i-1}^2 i log(1 + i))), with the running mean and
-  variance estimates of the items before i (started at 1/2 and 1/4), truncated
-  at c/m and c/(1 - m) (c = 1/2) so that every factor stays positive.  Under
-  mean m, K_t(m) is a nonnegative martingale with K_0 = 1, so by Ville's
-  inequality P(sup_t K_t(m) >= 1/alpha) <= alpha: K_t(1/2) is an e-process for
-  "no difference", and {m : K_t(m) < 1/alpha} a confidence sequence.
+  variance estimates of the items before i (started at 1/2 and 1/4), truncated at c/m and c/(1 - m) (c = 1/2)
+  so that every factor stays positive.  Under mean m, K_t(m) is a nonnegative martingale with K_0 = 1, so by
+  Ville's inequality P(sup_t K_t(m) >= 1/alpha) <= alpha: K_t(1/2) is an e-process for "no difference", and
+  {m : K_t(m) < 1/alpha} a confidence sequence.
 * **Empirical Bernstein** (the same paper, Theorem 2): with v_i = 4 (X_i - mu_{i-1})^2,
   psi(lambda) = (-log(1 - lambda) - lambda) / 4 and bets truncated at 1/2,
   the interval sum(lambda_i X_i) / sum(lambda_i) -/+ (log(2/alpha) + sum v_i psi(lambda_i)) / sum(lambda_i)
   is a closed-form confidence sequence; exp(+/- sum lambda_i (X_i - m) - sum v_i psi(lambda_i)),
   averaged over the two signs, is its e-process.
 
-Both adapt to the variance of the differences; the Hoeffding-type normal
-mixture of :mod:`.confidence` uses the worst case for [-1, 1] whatever the data.
-Both are hand-written: no maintained Python package on the registries this
-project installs from provides them (``confseq`` is not there), and the
-capital is computed in log space over blocks of items, vectorised over paths
-and candidate means.
+Both adapt to the variance of the differences; the Hoeffding-type normal mixture of :mod:`.confidence` uses
+the worst case for [-1, 1] whatever the data.  Both are hand-written: no maintained Python package on the
+registries this project installs from provides them (``confseq`` is not there); the capital is computed in log
+space over blocks of items, vectorised over paths and candidate means.
 """
 
 from __future__ import annotations
@@ -37,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import first_crossing
 
@@ -98,11 +95,29 @@ def _log_capital_blocks(x: np.ndarray, bets: np.ndarray, means: np.ndarray) -> I
         yield block, np.logaddexp(cumulative_up, cumulative_down) + math.log(0.5)
 
 
+@docfill("differences", "alpha_bets")
 def betting_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
     """log e_t of the hedged betting e-process for 'mean difference 0', at every item (same shape as ``differences``).
 
-    ``alpha`` tunes the bets (the plug-in aims at a level-alpha test); the
-    e-process is valid at every level.
+    Parameters
+    ----------
+    %(differences)s
+    %(alpha_bets)s
+
+    Returns
+    -------
+    numpy.ndarray
+        log K_t(1/2), the shape of ``differences``.
+
+    Notes
+    -----
+    With X_i = (D_i + 1) / 2: K_t(1/2) = (prod (1 + lambda_i^+ (X_i - 1/2)) + prod (1 - lambda_i^- (X_i - 1/2))) / 2,
+    the bets lambda_i the truncated predictable plug-in of the module notes.
+
+    References
+    ----------
+    Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. J. R. Statist. Soc. B 86(1), 1-27.
 
     Examples
     --------
@@ -121,8 +136,35 @@ def betting_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
     return out.reshape(values.shape)
 
 
+@docfill("differences", "alpha_bets")
 def empirical_bernstein_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
-    """log e_t of the two-sided empirical-Bernstein e-process for 'mean difference 0' (same shape as ``differences``)."""
+    """log e_t of the two-sided empirical-Bernstein e-process for 'mean difference 0' (same shape as ``differences``).
+
+    Parameters
+    ----------
+    %(differences)s
+    %(alpha_bets)s
+
+    Returns
+    -------
+    numpy.ndarray
+        log e_t, the shape of ``differences``.
+
+    Notes
+    -----
+    With S = sum lambda_i (X_i - 1/2), V = sum v_i psi(lambda_i) (module notes): e_t = (e^(S - V) + e^(-S - V)) / 2.
+
+    References
+    ----------
+    Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. J. R. Statist. Soc. B 86(1), 1-27.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> round(float(empirical_bernstein_log_e(rng.uniform(-0.6, 1.0, 500))[-1]), 6)
+    18.13844
+    """
     values = check_differences(differences)
     _check_alpha(alpha)
     x = (np.atleast_2d(values) + 1) / 2
@@ -137,9 +179,17 @@ def empirical_bernstein_log_e(differences: Any, alpha: float = 0.05) -> np.ndarr
 class GradedConfidenceSequence(Result):
     """Time-uniform confidence sequence for the mean paired difference; ``lower[t-1]``, ``upper[t-1]`` after t items.
 
-    ``method``: "betting" (hedged capital; endpoints to the grid's 0.002 in D
-    at every t, outward, and refined by bisection to 1e-9 at ``refined_at``)
-    or "empirical-bernstein" (closed form).
+    Attributes
+    ----------
+    mean, lower, upper : numpy.ndarray
+        The running mean difference and the interval after t items, at index t - 1.
+    alpha : float
+        The level: every interval covers the mean simultaneously with probability at least 1 - alpha.
+    method : str
+        "betting" (hedged capital; endpoints to the grid's 0.002 in D, outward, refined to 1e-9 at ``refined_at``)
+        or "empirical-bernstein" (closed form).
+    refined_at : tuple of int
+        The items t whose endpoints were refined by bisection.
     """
 
     mean: np.ndarray
@@ -150,13 +200,36 @@ class GradedConfidenceSequence(Result):
     refined_at: tuple[int, ...] = ()
 
 
+@docfill("differences_path", "alpha_float")
 def empirical_bernstein_confidence_sequence(differences: Any, alpha: float = 0.05) -> GradedConfidenceSequence:
     """Predictable plug-in empirical-Bernstein confidence sequence (Waudby-Smith and Ramdas 2024, Theorem 2).
+
+    Parameters
+    ----------
+    %(differences_path)s
+    %(alpha_float)s
+
+    Returns
+    -------
+    GradedConfidenceSequence
+        The running means and intervals, ``method`` "empirical-bernstein".
+
+    Notes
+    -----
+    On X = (D + 1) / 2: sum(lambda_i X_i) / sum(lambda_i) -/+ (log(2/alpha) + sum v_i psi(lambda_i)) /
+    sum(lambda_i), clipped to [0, 1] and mapped back by D = 2 X - 1 (module notes).
 
     References
     ----------
     Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
     variables by betting. J. R. Statist. Soc. B 86(1), 1-27.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> cs = empirical_bernstein_confidence_sequence(rng.uniform(-0.5, 0.7, 2000))
+    >>> round(float(cs.lower[-1]), 6), round(float(cs.upper[-1]), 6)
+    (0.072715, 0.127643)
     """
     values = check_differences(differences)
     if values.ndim != 1:
@@ -190,6 +263,7 @@ def _refine(x: np.ndarray, bets: np.ndarray, t: int, inside: float, outside: flo
     return outside
 
 
+@docfill("differences_path", "alpha_float")
 def betting_confidence_sequence(differences: Any, alpha: float = 0.05, refine_at: Any = None) -> GradedConfidenceSequence:
     """Hedged-capital betting confidence sequence for the mean difference (Waudby-Smith and Ramdas 2024, Section 4).
 
@@ -198,12 +272,36 @@ def betting_confidence_sequence(differences: Any, alpha: float = 0.05, refine_at
     the exact set); at the items in ``refine_at`` (default: the last) each
     endpoint is refined by bisection to 1e-9.
 
+    Parameters
+    ----------
+    %(differences_path)s
+    %(alpha_float)s
+    refine_at : int or array_like of int, optional
+        Items t (1..n) whose endpoints are refined; default the last.
+
+    Returns
+    -------
+    GradedConfidenceSequence
+        The running means and intervals, ``method`` "betting".
+
+    Notes
+    -----
+    On X = (D + 1) / 2 the set after t items is {m : K_t(m) < 1/alpha}, K_t(m) the hedged capital of the module
+    notes; by Ville's inequality it covers the mean at every t with probability at least 1 - alpha.
+
+    References
+    ----------
+    Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. J. R. Statist. Soc. B 86(1), 1-27.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)
     >>> cs = betting_confidence_sequence(rng.uniform(-0.5, 0.7, 2000))
     >>> bool(cs.lower[-1] < 0.1 < cs.upper[-1])
     True
+    >>> round(float(cs.lower[-1]), 6), round(float(cs.upper[-1]), 6)
+    (0.076419, 0.129057)
     """
     values = check_differences(differences)
     if values.ndim != 1:
@@ -235,7 +333,15 @@ def betting_confidence_sequence(differences: Any, alpha: float = 0.05, refine_at
 
 @dataclass(frozen=True, repr=False)
 class GradedEProcessPath(Result):
-    """The betting e-process of graded differences over items in arrival order (t = index + 1)."""
+    """The betting e-process of graded differences over items in arrival order (t = index + 1).
+
+    Attributes
+    ----------
+    mean_difference, log_e, running_max_log_e : numpy.ndarray
+        The running mean difference, log e_t and max_{s <= t} log e_s after t items, at index t - 1.
+    method : str
+        "betting" or "empirical-bernstein".
+    """
 
     mean_difference: np.ndarray
     log_e: np.ndarray
@@ -247,8 +353,37 @@ class GradedEProcessPath(Result):
         return first_crossing(self.log_e, alpha)
 
 
+@docfill("differences_path", "alpha_bets")
 def betting_e_process(differences: Any, alpha: float = 0.05, method: str = "betting") -> GradedEProcessPath:
-    """The e-process path for 'mean difference 0': ``method`` "betting" (hedged capital) or "empirical-bernstein"."""
+    """The e-process path for 'mean difference 0': ``method`` "betting" (hedged capital) or "empirical-bernstein".
+
+    Parameters
+    ----------
+    %(differences_path)s
+    %(alpha_bets)s
+    method : {"betting", "empirical-bernstein"}, default "betting"
+        :func:`betting_log_e` or :func:`empirical_bernstein_log_e`.
+
+    Returns
+    -------
+    GradedEProcessPath
+        log e_t, its running maximum and the running mean difference.
+
+    Notes
+    -----
+    Reject "mean difference 0" at the first t with e_t >= 1/alpha (``GradedEProcessPath.first_crossing``).
+
+    References
+    ----------
+    Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. J. R. Statist. Soc. B 86(1), 1-27.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> betting_e_process(rng.uniform(-0.6, 1.0, 500)).first_crossing(0.05)
+    39
+    """
     if method not in ("betting", "empirical-bernstein"):
         raise ArgumentError(f"method must be 'betting' or 'empirical-bernstein'; got {method!r}")
     values = check_differences(differences)

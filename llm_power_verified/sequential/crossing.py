@@ -17,6 +17,7 @@ from scipy.special import ndtri
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError, LlmPowerError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.sequential.e_process import (
     GRID,
     TWO_POINT,
@@ -55,6 +56,11 @@ class Envelope:
     D = max(0, u(m) sqrt(m) - gamma m - 2).  Up to ``EXACT`` the exact u is tabulated
     with its suffix minimum, closed beyond the table by that bound.  The Beta
     mixture has mass arbitrarily close to 1/2 (no gamma > 0); it is refused.
+
+    Parameters
+    ----------
+    table : ThresholdTable
+        The threshold table of a discrete mixture ("grid" or "two-point").
     """
 
     def __init__(self, table: ThresholdTable) -> None:
@@ -181,8 +187,29 @@ class Envelope:
 
 
 @functools.lru_cache(maxsize=16)
+@docfill("prior")
 def envelope(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> Envelope:
-    """The process's one :class:`Envelope` per (alpha, mixture)."""
+    """The process's one :class:`Envelope` per (alpha, mixture).
+
+    Parameters
+    ----------
+    alpha : float
+        Significance level, in (0, 1).
+    mixture : {"grid", "two-point"}, default "grid"
+        The e-process's discrete mixture over theta (``log_e_value``);
+        "beta" is refused: its threshold has no proven lower envelope (use ``required_n_anytime_simulated``).
+    %(prior)s
+
+    Returns
+    -------
+    Envelope
+        The bounds of the threshold of ``threshold_table(alpha, mixture, prior)``, cached like it.
+
+    Examples
+    --------
+    >>> round(envelope(0.05).gamma, 7)   # the grid's gamma, at theta = 0.51
+    0.0100007
+    """
     return Envelope(threshold_table(alpha, mixture, prior))
 
 
@@ -247,16 +274,17 @@ def _leap(bounds: Envelope, m: np.ndarray, psi: np.ndarray, slope: np.ndarray, z
     return m
 
 
+@docfill("counts", "n_table", "alpha_float", "prior")
 def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
                        prior=(1.0, 1.0), table: ThresholdTable | None = None) -> float | np.ndarray:
     """Anytime-valid required N at an observed table: the first N at which the monitored test reaches the power.
 
     Plug-in discordance psi = (b + c)/n, gap delta = (b - c)/n, sigma_D^2 = psi - delta^2
-    and a = |delta| / sigma_D.  N_av is the smallest whole N with
+    and a = abs(delta) / sigma_D.  N_av is the smallest whole N with
 
         a sqrt(N) >= u(M(N)) + z_{1-beta},   M(N) = max(1, floor(psi N + 1/2)),
 
-    u(M) being the exact threshold after M discordant pairs (the smallest |b - c| /
+    u(M) being the exact threshold after M discordant pairs (the smallest abs(b - c) /
     sqrt(M) with e >= 1/alpha).  u is saw-toothed, so the condition is not monotone
     in N; the search is exact all the same (see :class:`Envelope`): it steps over
     discordant counts M, skipping only counts that a proven lower bound on u rules
@@ -264,6 +292,26 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     a <= gamma sqrt(psi) (the grid has no theta within 0.01 of 1/2, so the threshold
     grows like gamma sqrt(M) and is never met), or when the first crossing is proven
     to lie beyond 10^12 items.
+
+    Parameters
+    ----------
+    %(counts)s
+    %(n_table)s
+    %(alpha_float)s
+    power : float, default 0.8
+        Target power 1 - beta, in (0.5, 1).
+    mixture : {"grid", "two-point"}, default "grid"
+        The e-process's discrete mixture over theta (``log_e_value``);
+        "beta" is refused: its threshold has no proven lower envelope (use ``required_n_anytime_simulated``).
+    %(prior)s
+    table : ThresholdTable, optional
+        The threshold table to use (default: ``threshold_table(alpha, mixture, prior)``; its alpha, mixture
+        and prior then take precedence).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        N_av, a whole number of items (as float), or inf.
 
     Notes
     -----

@@ -1,17 +1,17 @@
 """How long a monitored comparison runs: the distribution of the e-process's first crossing of 1/alpha.
 
 For 0/1 scores the mixture e-process moves only on discordant items, and
-after m of them it has crossed exactly when |b - c| >= 2 k(m) - m, with k(m)
+after m of them it has crossed exactly when abs(b - c) >= 2 k(m) - m, with k(m)
 the exact threshold count (:func:`.thresholds.exact_counts`).  The signed
 count d = b - c is a random walk with steps +1 (probability theta = p10 /
 (p10 + p01)) and -1; its first exit through the boundary is computed exactly
 by propagating the distribution of d among the paths that have not crossed
-(only |d| < 2 k(m) - m is ever held, about 5 sqrt(m) values, so a horizon of
+(only abs(d) < 2 k(m) - m is ever held, about 5 sqrt(m) values, so a horizon of
 M discordant items costs O(M^1.5)).  Discordant items arrive independently at
 rate psi = p10 + p01 per item, so the stopping time in items N satisfies
 P(N <= n) = sum_m P(M = m) P(Binomial(n, psi) >= m) and E[N] = E[M] / psi.
 
-Beyond :data:`EXACT_HORIZON` discordant items the distribution is simulated
+Beyond ``EXACT_HORIZON`` discordant items the distribution is simulated
 (paths of the same walk), with Monte Carlo standard errors.
 """
 
@@ -26,6 +26,7 @@ from scipy import stats
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_scalar
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.anytime import crossing_boundary, simulated_crossings
@@ -43,11 +44,26 @@ SURVIVAL_FLOOR = 1e-9
 class StoppingTime(Result):
     """The first item at which the e-process reaches 1/alpha, for a pair with given cells.
 
-    ``method`` is "exact" (``*_se`` are 0) or "simulation" (with Monte Carlo
-    standard errors; the quantile's is from the order statistics).
-    ``probability_crossed`` is P(the crossing happens within ``horizon``
-    discordant items); when it is below ``quantile`` the quantile is inf, and
-    ``expected_n`` is E[N | crossed within the horizon].
+    Attributes
+    ----------
+    p10, p01 : float
+        The discordant cell probabilities (A right and B wrong, the reverse).
+    alpha, mixture
+        The e-process's level and mixture.
+    method : str
+        "exact" (``*_se`` are 0) or "simulation" (with Monte Carlo standard errors; the quantile's is from the
+        order statistics).
+    expected_n, expected_n_se : float
+        E[N | crossed within the horizon], in items, and its standard error.
+    quantile, quantile_n, quantile_n_se : float
+        The probability asked for, the stopping N of that quantile (inf when ``probability_crossed`` is below
+        it) and its standard error.
+    probability_crossed : float
+        P(the crossing happens within ``horizon`` discordant items).
+    horizon : int
+        Discordant items followed.
+    n_simulations, seed : int or None
+        The simulation's size and seed (None when exact).
     """
 
     p10: float
@@ -71,7 +87,7 @@ def _boundary(horizon: int, alpha: float, mixture: str) -> np.ndarray:
 
 
 def _exact_discordant(theta: float, needed: np.ndarray) -> np.ndarray:
-    """P(M = m), m = 1..horizon: the first m with |d_m| >= needed[m - 1], by propagating d among running paths."""
+    """P(M = m), m = 1..horizon: the first m with abs(d_m) >= needed[m - 1], by propagating d among running paths."""
     horizon = needed.size
     finite = needed[np.isfinite(needed)]
     width = int(finite.max()) if finite.size else horizon
@@ -134,20 +150,52 @@ def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_
     return mean, se, value, float((high - low) / 4) if np.isfinite(high) else math.inf, float(crossed.mean())
 
 
+@docfill("alpha_float", "mixture", "seed")
 def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixture: str = "grid", quantile: float = 0.9,
                   horizon: int | None = None, n_simulations: int = 4000, seed: int = 0) -> StoppingTime:
     """Expected and ``quantile`` stopping N of the monitored test of a pair with accuracies p_a, p_b and correlation rho.
 
-    ``horizon``: discordant items followed (default: 40 times the
-    discordant count a fixed-n test needs, at least 2,000 and at most
-    :data:`EXACT_HORIZON`, so the default is always exact).  A longer horizon is
-    simulated (``n_simulations`` paths, ``seed``).
+    Parameters
+    ----------
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the two models' per-item 0/1 scores, inside the admissible interval of the marginals.
+    %(alpha_float)s
+    %(mixture)s
+    quantile : float, default 0.9
+        The probability of the stopping-N quantile, in (0, 1).
+    horizon : int, optional
+        Discordant items followed (default: 40 times the discordant count a fixed-n test needs, at least 2,000
+        and at most ``EXACT_HORIZON``, so the default is always exact).  A longer horizon is simulated.
+    n_simulations : int, default 4000
+        Paths simulated when ``horizon`` exceeds ``EXACT_HORIZON``.
+    %(seed)s
+
+    Returns
+    -------
+    StoppingTime
+        The expected and quantile stopping N in items, and the probability of crossing within the horizon.
+
+    Notes
+    -----
+    With p10, p01 the discordant cells of (p_a, p_b, rho), theta = p10 / (p10 + p01) and psi = p10 + p01, the
+    signed count d = b - c is a walk with steps +1 (probability theta) and -1; the e-process has crossed after m
+    discordant items when abs(d) >= 2 k(m) - m.  The exact distribution of M is propagated among the paths not yet
+    stopped, and P(N <= n) = sum_m P(M = m) P(Binomial(n, psi) >= m), E[N] = E[M] / psi.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix C, Equation 24 (the
+    e-process).
 
     Examples
     --------
     >>> result = stopping_time(0.65, 0.60, 0.30)
     >>> result.method, round(result.expected_n, -1) > 1000
     ('exact', True)
+    >>> round(result.expected_n, 1), result.quantile_n
+    (1328.2, 2626.0)
     """
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
     check_scalar("alpha", alpha, low=0, high=1, low_open=True, high_open=True)

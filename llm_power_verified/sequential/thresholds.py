@@ -1,6 +1,6 @@
 """The time-uniform threshold u(m) of the mixture e-process: exact by bisection, a process-wide table, exact counts anywhere.
 
-u(m) is the smallest |b - c| / sqrt(m) at which e reaches 1/alpha after m discordant pairs.
+u(m) is the smallest abs(b - c) / sqrt(m) at which e reaches 1/alpha after m discordant pairs.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _threshold_counts(m: np.ndarray, alpha: float, mixture: str, prior) -> np.nd
 
 @docfill("alpha_float", "mixture", "prior")
 def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.0)) -> float | np.ndarray:
-    """u(n): the smallest |z| = |b - c| / sqrt(n) at which e reaches 1/alpha with n discordant pairs.
+    """u(n): the smallest abs(z) = abs(b - c) / sqrt(n) at which e reaches 1/alpha with n discordant pairs.
 
     Parameters
     ----------
@@ -64,8 +64,8 @@ def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.
 
     Notes
     -----
-    With k(n) the smallest b >= n/2 whose e-value log e(b, n - b) (:func:`~llm_power_verified.sequential.e_process.
-    log_e_value`) reaches log(1/alpha), found by bisection over b, u(n) = (2 k(n) - n) / sqrt(n).
+    With k(n) the smallest b >= n/2 whose e-value log e(b, n - b) (``log_e_value``) reaches log(1/alpha), found
+    by bisection over b, u(n) = (2 k(n) - n) / sqrt(n).
 
     References
     ----------
@@ -102,7 +102,7 @@ class ThresholdTable:
     alpha : float
         Significance level, in (0, 1).
     mixture : {"grid", "beta", "two-point"}
-        The e-process's mixture over theta (see :func:`~llm_power_verified.sequential.e_process.log_e_value`).
+        The e-process's mixture over theta (see ``log_e_value``).
     prior : tuple of two floats
         (a, a'), the Beta prior of the "beta" mixture; the other mixtures ignore it.
 
