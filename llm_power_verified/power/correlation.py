@@ -23,6 +23,7 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", "validate_marginals_and_rho"]
@@ -30,7 +31,13 @@ __all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", 
 
 @dataclass(frozen=True, repr=False)
 class RhoInterval(Result):
-    """Closed interval [low, high] of attainable Bernoulli correlations."""
+    """Closed interval [low, high] of attainable Bernoulli correlations (unpacks as ``low, high``).
+
+    Attributes
+    ----------
+    low, high : float or numpy.ndarray
+        rho_min and rho_max of paper Eqs. 7-8.
+    """
 
     low: float | np.ndarray
     high: float | np.ndarray
@@ -40,8 +47,18 @@ class RhoInterval(Result):
         yield self.high
 
 
+@docfill("p_a", derivation="admissible_correlation")
 def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
     """Attainable correlations of two 0/1 scores with accuracies p_a and p_b.
+
+    Parameters
+    ----------
+    %(p_a)s
+
+    Returns
+    -------
+    RhoInterval
+        The interval [rho_min, rho_max], elementwise for arrays.
 
     Notes
     -----
@@ -69,11 +86,34 @@ def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
     return RhoInterval(finish(_bounds.rho_lower_bound(p_a, p_b)), finish(_bounds.rho_upper_bound(p_a, p_b)))
 
 
+@docfill("p_a", "rho", derivation="admissible_correlation")
 def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Check p_a, p_b in (0, 1) and rho admissible; return broadcast float arrays.
 
-    rho within 1e-12 of a bound is clipped onto it (a rho-hat computed from a
-    table can land a rounding error outside).
+    Parameters
+    ----------
+    %(p_a)s
+    %(rho)s
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (p_a, p_b, rho) broadcast to one shape; NaN passes through.
+
+    Raises
+    ------
+    ArgumentError
+        A marginal outside (0, 1), an infinite rho or a rho outside [rho_min, rho_max].
+
+    Notes
+    -----
+    rho within 1e-12 of a bound of :func:`admissible_rho_interval` is clipped onto it (a rho-hat computed
+    from a table can land a rounding error outside).
+
+    Examples
+    --------
+    >>> [float(x) for x in validate_marginals_and_rho(0.65, 0.60, 0.3)]
+    [0.65, 0.6, 0.3]
     """
     p_a = check_in_open_interval("p_a", p_a, 0.0, 1.0)
     p_b = check_in_open_interval("p_b", p_b, 0.0, 1.0)
@@ -89,12 +129,18 @@ def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray
     return tuple(np.broadcast_to(x, shape) for x in (p_a, p_b, rho))
 
 
+@docfill("cells", derivation="paired_variance")
 def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarray:
     """Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
 
-    The cells follow the glossary: ``a`` both correct, ``b`` only A, ``c`` only
-    B, ``d`` neither.  It is NaN when a model is constant (a margin of the
-    table is zero): rho is undefined there.
+    Parameters
+    ----------
+    %(cells)s
+
+    Returns
+    -------
+    float or numpy.ndarray
+        rho-hat; NaN when a model is constant (a margin of the table is zero): rho is undefined there.
 
     Notes
     -----

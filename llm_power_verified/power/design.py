@@ -3,7 +3,7 @@
 :func:`design_paired_binary` starts from planned or observed accuracies and a
 correlation; :func:`design_from_counts` starts from an observed 2x2 table.
 Both return a :class:`PairedBinaryDesign` whose fields are documented below
-and whose :meth:`PairedBinaryDesign.to_dict` gives the JSON keys.
+and whose ``to_dict()`` gives the JSON keys.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
+from llm_power_verified.power._docstrings import docfill
 from llm_power_verified.power.connor import (
     required_n_connor,
     required_n_connor_from_counts,
@@ -111,14 +112,35 @@ def _at_n(n, variance, delta, required, alpha, power, alternative):
     return mde, q, achieved
 
 
+@docfill("alpha_float", "power_float", "alternative", derivation="paired_variance")
 def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, n: int | None = None, alternative: str = "two-sided") -> PairedBinaryDesign:
     """Design figures from accuracies and correlation.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Accuracies of models A and B, each in (0, 1).
+    rho : float
+        Correlation of the two models' per-item 0/1 scores, in [-1, 1] and inside the admissible interval of the
+        marginals.
+    %(alpha_float)s
+    %(power_float)s
+    n : int, optional
+        Benchmark size (a whole number >= 1); when given, the MDE, q and the power at n are filled in.
+    %(alternative)s
+
+    Returns
+    -------
+    PairedBinaryDesign
+        Every figure of the design report.
 
     Notes
     -----
     sigma_D^2 = p_A(1 - p_A) + p_B(1 - p_B) - 2 rho sqrt(p_A(1 - p_A) p_B(1 - p_B))
     (Equation 5) and N* = (z_{1-alpha/2} + z_{1-beta})^2 sigma_D^2 / delta^2 (Equation
-    6); with n also q = n / N*, the MDE and the power at n.
+    6); with n also q = n / N*, the MDE and the power at n.  The Wald formulas are derived in
+    ``derivations/wald.py``, Connor's N in ``derivations/connor.py``, the shortcut and C in
+    ``derivations/shortcut_series.py``.
 
     References
     ----------
@@ -169,20 +191,35 @@ def _check_n(n) -> None:
         raise ArgumentError(f"n must be a whole number >= 1; got {n!r}")
 
 
+@docfill("counts_int", "n_int", "alpha_float", "power_float", "alternative", derivation="paired_variance")
 def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> PairedBinaryDesign:
     """Design figures from an observed paired table.
 
-    ``b`` items are solved only by A, ``c`` only by B, ``n`` in all.  N*, the
-    variance, q and the MDE need only (b, c, n).  The marginals, rho-hat and
+    N*, the variance, q and the MDE need only (b, c, n).  The marginals, rho-hat and
     everything that depends on them (admissible interval, shortcut, C) need
     ``a``, the number of items both models solve.
+
+    Parameters
+    ----------
+    %(counts_int)s
+    %(n_int)s
+    a : int, optional
+        Items both models solve, 0 <= a <= n - b - c.
+    %(alpha_float)s
+    %(power_float)s
+    %(alternative)s
+
+    Returns
+    -------
+    PairedBinaryDesign
+        Every figure of the design report; ``counts`` holds the table.
 
     Notes
     -----
     sigma_D^2 = (b + c)/n - ((b - c)/n)^2, delta = (b - c)/n, N* = (z_{1-alpha/2} +
     z_{1-beta})^2 sigma_D^2 / delta^2, q = n / N*, MDE = (z_{1-alpha/2} + z_{1-beta})
     sigma_D / sqrt(n); with ``a``: p_A = (a + b)/n, p_B = (a + c)/n and rho-hat the phi
-    coefficient.
+    coefficient.  The Wald formulas are derived in ``derivations/wald.py``, Connor's N in ``derivations/connor.py``.
 
     References
     ----------
