@@ -37,8 +37,14 @@ def required_n_inflation(
     family_size : array_like
         Number m of comparisons in the declared family (whole number >= 1),
         e.g. K - 1 adjacent pairs or K (K - 1) / 2 pairs of a K-model table.
-    correction : {"bonferroni", "sidak"}
+    alpha : array_like, default 0.05
+        Family-wise significance level, in (0, 1).
+    power : array_like, default 0.8
+        Target power 1 - beta of each comparison, in (alpha, 1).
+    correction : {"bonferroni", "sidak"}, default "bonferroni"
         alpha' = alpha / m, or alpha' = 1 - (1 - alpha)^(1/m).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis of each comparison (one-sided: z_{1-alpha'} in place of z_{1-alpha'/2}).
 
     Returns
     -------
@@ -78,6 +84,8 @@ def adjust_pvalues(pvalues, correction: str = "holm", family_size: int | None = 
     ----------
     pvalues : array_like
         The p-values of every comparison in the declared family.
+    correction : {"bonferroni", "sidak", "holm", "bh"}, default "holm"
+        The multiplicity correction (Holm's step-down, Benjamini-Hochberg's step-up for "bh").
     family_size : int, optional
         m; defaults to the number of p-values.  Bonferroni and Sidak accept a
         larger m than the p-values given (a displayed subset of a declared family).
@@ -158,6 +166,32 @@ def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8,
     Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg
     (alpha R / m with R rejections), whose levels are not alpha / whole number.
 
+    Parameters
+    ----------
+    corrected_alpha : array_like
+        The per-comparison level alpha', in (0, alpha].
+    alpha : float, default 0.05
+        The uncorrected level, in (0, 1).
+    power : float, default 0.8
+        Target power 1 - beta, in (alpha, 1).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        The alternative hypothesis.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        N*(alpha') / N*(alpha).
+
+    Notes
+    -----
+    .. math:: \\frac{(z_{1-\\alpha'/2} + z_{1-\\beta})^2}{(z_{1-\\alpha/2} + z_{1-\\beta})^2}
+
+    Bonferroni's factor with the real m = alpha / alpha'; derived in ``derivations/multiplicity.py``.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Equation 3 with alpha replaced by alpha'.
+
     Examples
     --------
     >>> round(float(inflation_at_level(0.05 / 40)), 3)
@@ -174,6 +208,30 @@ def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> 
     Bonferroni: alpha / m; Sidak: 1 - (1 - alpha)^(1/m) (through expm1/log1p);
     Holm and BH: alpha / m, their first step (they may test a pair at up to
     alpha, depending on the other pairs' p-values); "none": alpha.
+
+    Parameters
+    ----------
+    correction : {"bonferroni", "sidak", "holm", "bh", "none"}
+        The multiplicity correction; "none" tests each pair at alpha.
+    family_size : int
+        Number m of comparisons in the declared family (whole number >= 1).
+    alpha : float, default 0.05
+        Family-wise level (false discovery rate for "bh"), in (0, 1).
+
+    Returns
+    -------
+    float
+        The guaranteed per-comparison level.
+
+    Notes
+    -----
+    Sidak's level is computed as -expm1(log1p(-alpha) / m), exact for small alpha / m; a level that
+    underflows below the smallest double is refused.
+
+    References
+    ----------
+    Holm, S. (1979). Scand. J. Stat. 6, 65-70; Benjamini, Y. and Hochberg, Y. (1995). J. R. Stat. Soc. B 57,
+    289-300; Sidak, Z. (1967). J. Am. Stat. Assoc. 62, 626-633.
 
     Examples
     --------
@@ -193,7 +251,34 @@ def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> 
 
 
 def holm_levels(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:
-    """Holm's level for each p-value: alpha / (m - k + 1) for the k-th smallest (ties in input order)."""
+    """Holm's level for each p-value: alpha / (m - k + 1) for the k-th smallest (ties in input order).
+
+    Parameters
+    ----------
+    pvalues : numpy.ndarray
+        The p-values of the whole family (one-dimensional).
+    alpha : float, default 0.05
+        Family-wise level, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The level at which Holm's step-down procedure compares each p-value, in the order given.
+
+    Notes
+    -----
+    With p_(1) <= ... <= p_(m), p_(k) is compared with alpha / (m - k + 1); the procedure stops at the first
+    p-value above its level (:func:`adjust_pvalues` gives the equivalent adjusted p-values).
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J. Stat. 6, 65-70.
+
+    Examples
+    --------
+    >>> holm_levels(np.array([0.04, 0.01, 0.03])).round(6).tolist()
+    [0.05, 0.016667, 0.025]
+    """
     pvalues = np.asarray(pvalues, dtype=np.float64)
     ranks = np.empty(pvalues.size, dtype=np.int64)
     ranks[np.argsort(pvalues, kind="stable")] = np.arange(pvalues.size)
