@@ -41,7 +41,9 @@ def _public_objects():
 
 PUBLIC = dict(_public_objects())
 FUNCTIONS = {name: value for name, value in PUBLIC.items() if inspect.isfunction(value)}
-RESULTS = {name: value for name, value in PUBLIC.items() if inspect.isclass(value) and dataclasses.is_dataclass(value)}
+# The contract's dataclasses (Column, Field, Composite) declare outputs; they are not results a computation returns.
+RESULTS = {name: value for name, value in PUBLIC.items() if inspect.isclass(value) and dataclasses.is_dataclass(value)
+           and not name.startswith("llm_power_verified.contract.")}
 
 
 def _parameters(value):
