@@ -41,7 +41,7 @@ from llm_power_verified.power.sample_size import (
 )
 from llm_power_verified.results import Result
 
-__all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "VerdictCounts", "audit_accuracies"]
+__all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "AccuracyHeadline", "VerdictCounts", "audit_accuracies"]
 
 #: The verdicts of the accuracies (the assumed verdicts add "not admissible").
 VERDICTS = VERDICT_KINDS[:4]
@@ -63,12 +63,36 @@ class VerdictCounts(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class AccuracyHeadline(Result):
+    """The facts an accuracies-only report opens with (:mod:`llm_power_verified.report.headline` words them).
+
+    ``agreement``: (lowest, highest, median) share of items the models of the adjacent "depends on rho" gaps must agree
+    on, None without such a gap.
+    """
+
+    n_items: int
+    n_models: int
+    scale: str
+    alpha: float
+    power: float
+    mode: str
+    family_size: int
+    correction: str
+    adjacent_pairs: int
+    adjacent: VerdictCounts
+    adjacent_family: VerdictCounts
+    adjacent_assumed: VerdictCounts | None
+    assumption: str | None
+    agreement: tuple[float, float, float] | None
+
+
+@dataclass(frozen=True, repr=False)
 class AccuracyAudit(Result):
     """An accuracies-only audit: the table read, one row per pair, verdict counts over the adjacent pairs.
 
     ``pairs["rho_critical"]`` (and ``_family``) hold the closed form's root, which lies outside
     [rho_min, rho_max] (even outside [-1, 1]) when the verdict does not depend on rho; the reports
-    print it there as "none" (:func:`llm_power_verified.report.accuracies.reported_pairs`).
+    print it there as "none" (:func:`llm_power_verified.report.cells.reported_pairs`).
     """
 
     table: AccuracyTable
@@ -84,6 +108,41 @@ class AccuracyAudit(Result):
     adjacent_family: VerdictCounts
     adjacent_assumed: VerdictCounts | None
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    # The audit protocol (llm_power_verified.leaderboard.protocol.Audit).
+    kind = "accuracies"
+
+    @property
+    def source(self) -> str:
+        """Where the accuracies were read from."""
+        return self.table.source
+
+    @property
+    def headline(self) -> AccuracyHeadline:
+        """The facts the report opens with: sizes, settings and the adjacent gaps' verdict counts."""
+        adjacent = self.pairs[self.pairs["adjacent"]]
+        depends = adjacent.loc[adjacent["verdict"] == VERDICTS[2], "agreement_critical"]
+        agreement = (float(depends.min()), float(depends.max()), float(depends.median())) if len(depends) else None
+        return AccuracyHeadline(n_items=self.table.n, n_models=len(self.table.models), scale=self.table.scale, alpha=self.alpha,
+                                power=self.power, mode=self.mode, family_size=self.family_size, correction=self.correction,
+                                adjacent_pairs=len(adjacent), adjacent=self.adjacent, adjacent_family=self.adjacent_family,
+                                adjacent_assumed=self.adjacent_assumed, assumption=self.assumption, agreement=agreement)
+
+    def settings(self) -> dict:
+        """The settings the audit ran with (the JSON report's ``settings``)."""
+        return {"mode": self.mode, "family_size": self.family_size, "alpha": self.alpha, "power": self.power,
+                "correction": self.correction, "assumption": self.assumption}
+
+    def data(self) -> dict:
+        """What the audit was given (the JSON report's ``data``)."""
+        table = self.table
+        return {"n_items": table.n, "n_models": len(table.models), "scale": table.scale, "scale_reason": table.scale_reason,
+                "consistent": bool(table.consistent.all())}
+
+    def sections(self) -> dict[str, object]:
+        """The typed summaries by report key: the verdict counts over the adjacent gaps."""
+        return {"verdicts": {"adjacent": self.adjacent, "adjacent_family": self.adjacent_family,
+                             "adjacent_assumed": self.adjacent_assumed}}
 
 
 def _ranking(table: AccuracyTable) -> pd.DataFrame:

@@ -10,9 +10,6 @@ correlation are labelled as assumptions wherever they appear.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
-
-import numpy as np
 import pandas as pd
 
 from llm_power_verified.contract import (
@@ -20,59 +17,27 @@ from llm_power_verified.contract import (
     ASSUMED_VIEW,
     COMPOSITES,
     DROP_ORDER,
+    FORMATS,
+    MACHINE_FORMATS,
     PAIR_LISTS,
-    SCHEMA_IDS,
     header,
-    legend,
-    pair_columns,
 )
-from llm_power_verified.contract import FORMATS as ALL_FORMATS
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.output import json_ready
-from llm_power_verified.leaderboard.accuracies import AccuracyAudit, VerdictCounts
+from llm_power_verified.leaderboard.accuracies import AccuracyAudit
+from llm_power_verified.report.cells import cell as _cell
+from llm_power_verified.report.cells import reported_pairs
+from llm_power_verified.report.document import report_legend
+from llm_power_verified.report.headline import headline
 from llm_power_verified.report.html import html_page, sortable_table
-from llm_power_verified.report.machine import csv_chunks, json_chunks, jsonl_chunks
-from llm_power_verified.report.rendering import fmt
+from llm_power_verified.report.machine import chunks
 from llm_power_verified.report.table import grid
 
-__all__ = ["ACCURACY_PAIR_COLUMNS", "SUMMARY_SCHEMA", "accuracy_chunks", "accuracy_document", "render_accuracies", "reported_pairs"]
-
-SUMMARY_SCHEMA = SCHEMA_IDS["accuracies"]
-FORMATS = tuple(name for name in ALL_FORMATS if name != "parquet")
-
-#: Every pair column the legend defines (the accuracies-only columns, then the two composite cells of the terminal).
-#: ``delta`` keeps its accuracies wording here until both audits share one gap column (issue 25, step 4).
-ACCURACY_PAIR_COLUMNS = {
-    **legend(["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]),
-    "delta": "p_a - p_b, the printed gap (model_a is ranked above model_b)",
-    **{name: COMPOSITES[name].meaning for name in ("rho_interval", "required_n_range")},
-}
+__all__ = ["render_accuracies", "text_or_html"]
 
 
-def _counts(counts: VerdictCounts, total: int) -> str:
-    text = (f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
-            f"depends on rho {counts.depends_on_rho}/{total}")
-    return text + (f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else "")
-
-
-def headline(audit: AccuracyAudit) -> list[str]:
-    """The report's first lines (plain text)."""
-    table, adjacent = audit.table, int(audit.pairs["adjacent"].sum())
-    lines = [(f"{len(table.models)} models, N = {table.n:,} items, accuracies only (read as "
-             f"{'percentages' if table.scale == 'percent' else 'fractions'}); alpha {audit.alpha:g}, power {audit.power:g}; "
-             f"family '{audit.mode}' (m = {audit.family_size:,}), correction {audit.correction}."),
-             f"Adjacent gaps: {_counts(audit.adjacent, adjacent)}.",
-             f"Under {audit.correction}: {_counts(audit.adjacent_family, adjacent)}."]
-    depends = audit.pairs[audit.pairs["adjacent"] & (audit.pairs["verdict"] == "depends on rho")]
-    if len(depends):
-        lines.append(f"The 'depends on rho' gaps need the two models to agree on {fmt(float(depends['agreement_critical'].min()))} to "
-                     f"{fmt(float(depends['agreement_critical'].max()))} of the items (median "
-                     f"{fmt(float(depends['agreement_critical'].median()))}); per-item results would settle them.")
-    if audit.adjacent_assumed is not None:
-        counts = audit.adjacent_assumed
-        lines.append(f"ASSUMING {audit.assumption} (an assumption, not a measurement): resolved {counts.resolved}/{adjacent}, "
-                     f"unresolved {counts.unresolved}/{adjacent}" + (f", depends {counts.depends_on_rho}/{adjacent}" if counts.depends_on_rho else "") + ".")
-    return lines
+def _meaning(column: str, audit: AccuracyAudit) -> str:
+    """The legend's text of a view entry: the report's legend, or a composite's meaning."""
+    return COMPOSITES[column].meaning if column in COMPOSITES else report_legend(audit)[column]
 
 
 def _models_rows(audit: AccuracyAudit) -> tuple[list[str], list[list[str]]]:
@@ -94,39 +59,10 @@ def _label(column: str, audit: AccuracyAudit) -> str:
 
 
 def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
-    pairs = reported_pairs(audit)
+    pairs = reported_pairs(audit.pairs)
     if listed == "none":
         return pairs.iloc[:0]
     return pairs if listed == "all" else pairs[pairs["adjacent"]]
-
-
-#: The critical correlations, reported only inside the admissible interval.
-_CRITICAL = ("rho_critical", "rho_critical_family")
-
-
-def reported_pairs(audit: AccuracyAudit) -> pd.DataFrame:
-    """The pair table as every format reports it: a critical correlation outside [rho_min, rho_max] (rho_c = -33
-    for a gap resolved at every admissible rho, inf for a zero gap) is not a correlation the pair can have, and is
-    reported as none (NaN: null in JSON, empty in CSV, "none" in the text formats); the verdict beside it says
-    which way it lies.  :attr:`AccuracyAudit.pairs` keeps the closed form's value."""
-    pairs = audit.pairs.copy()
-    low, high = pairs["rho_min"].to_numpy(), pairs["rho_max"].to_numpy()
-    for column in _CRITICAL:
-        if column in pairs:
-            value = pairs[column].to_numpy(dtype=float)
-            pairs[column] = np.where((value >= low) & (value <= high), value, np.nan)
-    return pairs
-
-
-def _cell(row: pd.Series, column: str) -> str:
-    if column == "rho_interval":
-        return f"[{row['rho_min']:.3f}, {row['rho_max']:.3f}]"
-    if column == "required_n_range":
-        return f"{fmt(float(row['required_n_rho_max']))} to {fmt(float(row['required_n_rho_min']))}"
-    value = row[column]
-    if column in _CRITICAL and pd.isna(value):
-        return "none"
-    return fmt(value.item() if hasattr(value, "item") else value)
 
 
 def _fitted(audit: AccuracyAudit, shown: pd.DataFrame, columns: list[str], width: int) -> tuple[list[str], list[list[str]], int]:
@@ -162,36 +98,9 @@ def _text(audit: AccuracyAudit, markdown: bool, listed: str, width: int) -> str:
         more = f" ({dropped} more column{'s' if dropped > 1 else ''} with a wider --width or --format markdown)" if dropped else ""
         lines += ["", f"{head}Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)") + more,
                   grid(["A", "B"] + [_label(c, audit) for c in columns], rows, markdown)]
-    legend = [f"{'- ' if markdown else ''}{_label(c, audit)}: {ACCURACY_PAIR_COLUMNS[c]}" for c in columns]
+    legend = [f"{'- ' if markdown else ''}{_label(c, audit)}: {_meaning(c, audit)}" for c in columns]
     lines += ["", f"{head}Legend", *([] if markdown else ["A, B: the models' ranks in the model table"]), *legend]
     return "\n".join(lines) + "\n"
-
-
-def accuracy_document(audit: AccuracyAudit) -> dict:
-    """The JSON report without its pairs (JSON-ready)."""
-    table = audit.table
-    return json_ready({
-        "schema": SUMMARY_SCHEMA, "source": table.source, "headline": headline(audit),
-        "legend": {key: value for key, value in ACCURACY_PAIR_COLUMNS.items() if key in audit.pairs},
-        "notes": list(audit.notes),
-        "settings": {"mode": audit.mode, "family_size": audit.family_size, "alpha": audit.alpha, "power": audit.power,
-                     "correction": audit.correction, "assumption": audit.assumption},
-        "data": {"n_items": table.n, "n_models": len(table.models), "scale": table.scale, "scale_reason": table.scale_reason,
-                 "consistent": bool(table.consistent.all())},
-        "verdicts": {"adjacent": audit.adjacent, "adjacent_family": audit.adjacent_family, "adjacent_assumed": audit.adjacent_assumed},
-        "ranking": audit.ranking.to_dict(orient="records"),
-    })
-
-
-def accuracy_chunks(audit: AccuracyAudit, output: str) -> Iterator[bytes]:
-    """The audit in a machine format ("json": the whole report; "jsonl", "csv": the pair table)."""
-    if output == "json":
-        return json_chunks(accuracy_document(audit), reported_pairs(audit))
-    if output == "jsonl":
-        return jsonl_chunks([reported_pairs(audit)])
-    if output == "csv":
-        return csv_chunks([reported_pairs(audit)])
-    raise ArgumentError(f"output must be 'json', 'jsonl' or 'csv'; got {output!r}")
 
 
 def _html(audit: AccuracyAudit, listed: str) -> str:
@@ -205,7 +114,7 @@ def _html(audit: AccuracyAudit, listed: str) -> str:
 
     pair_rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [cell(row, c) for c in view] for _, row in shown.iterrows()]
     pairs = sortable_table("pairs", [("model_a", "A"), ("model_b", "B")] + [(c, _label(c, audit)) for c in view], pair_rows)
-    legend = "".join(f"<dt>{html.escape(_label(c, audit))}</dt><dd>{html.escape(ACCURACY_PAIR_COLUMNS[c])}</dd>" for c in view)
+    legend = "".join(f"<dt>{html.escape(_label(c, audit))}</dt><dd>{html.escape(_meaning(c, audit))}</dd>" for c in view)
     parts = ['<section id="headline"><ul>' + "".join(f"<li>{html.escape(line)}</li>" for line in headline(audit)) + "</ul>"
              + "".join(f"<p>note: {html.escape(note)}</p>" for note in audit.notes) + "</section>",
              f'<section id="legend"><h2>Legend</h2><dl>{legend}</dl></section>', "<h2>Models</h2>", models,
@@ -213,18 +122,24 @@ def _html(audit: AccuracyAudit, listed: str) -> str:
     return html_page(f"Resolution audit from accuracies only: {audit.table.source}", parts)
 
 
-def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str = "top", width: int = 100) -> str:
-    """The audit as text: "table", "markdown", "html", or a machine format ("json", "jsonl", "csv") as one string.
+def text_or_html(audit: AccuracyAudit, output: str, *, pairs: str = "top", width: int = 100) -> str:
+    """The audit as "table", "markdown" or "html" (the dispatcher, :func:`~.dispatch.render`, checked the options).
 
-    ``pairs``: "top" (the adjacent pairs; the default), "all" or "none": the pairs the text formats list.
+    ``pairs``: "top" (the adjacent pairs), "all" or "none": the pairs listed.
     ``width``: the terminal table drops its least needed columns until the pair table fits (Markdown keeps all).
     """
-    if output not in FORMATS:
-        raise ArgumentError(f"output must be one of {FORMATS}; got {output!r}")
-    if pairs not in PAIR_LISTS:
-        raise ArgumentError(f"pairs must be 'top', 'all' or 'none'; got {pairs!r}")
-    if output in ("table", "markdown"):
-        return _text(audit, output == "markdown", pairs, width)
     if output == "html":
         return _html(audit, pairs)
-    return b"".join(accuracy_chunks(audit, output)).decode("utf-8")
+    return _text(audit, output == "markdown", pairs, width)
+
+
+def render_accuracies(audit: AccuracyAudit, output: str = "table", *, pairs: str = "top", width: int = 100) -> str:
+    """The audit as text in any format but Parquet (kept while the CLI moves to :func:`~.dispatch.render`, which checks the
+    options once and calls :func:`text_or_html` or :func:`~.machine.chunks` as this does)."""
+    if output not in FORMATS or output == "parquet":
+        raise ArgumentError(f"output must be one of {FORMATS[:-1]}; got {output!r}")
+    if pairs not in PAIR_LISTS:
+        raise ArgumentError(f"pairs must be 'top', 'all' or 'none'; got {pairs!r}")
+    if output in MACHINE_FORMATS:
+        return b"".join(chunks(audit, output)).decode("utf-8")
+    return text_or_html(audit, output, pairs=pairs, width=width)

@@ -1,84 +1,67 @@
-"""The report as data: the JSON document of an audit (without its pairs), a streamed audit's document and summary, the checklist.
+"""The report as data: :func:`document`, the JSON report of any audit without its pairs, and the paper's checklist.
 
-Every machine format writes these (:mod:`.machine`); the text formats show
-the same headline and checklist (:mod:`.render`).
+Every machine format writes this document (:mod:`.machine`: JSON around the
+pairs, Parquet in the file's metadata); the text formats show the same
+headline.  The keys, in order: ``schema``, ``source``, ``headline``,
+``legend``, ``notes``, ``settings``, ``data``, ``pairs_written`` (a streamed
+audit), ``ranking``, the audit's ``sections()`` and, for a per-item audit
+whose pairs are in memory, ``checklist``.
 """
 
 from __future__ import annotations
 
-from llm_power_verified.contract import SCHEMA_IDS
+from llm_power_verified.contract import SCHEMA_IDS, VERDICT_RULES, legend, pair_columns
 from llm_power_verified.io.output import json_ready
-from llm_power_verified.leaderboard.audit import AuditResult, StreamedAudit
-from llm_power_verified.report.legend import MODEL_COLUMNS, VERDICT_RULES, pair_legend
 from llm_power_verified.report.headline import headline
 
-__all__ = ["SCHEMA", "checklist", "report_document", "streamed_document", "streamed_summary"]
+__all__ = ["SCHEMA", "checklist", "document", "report_legend"]
 
 SCHEMA = SCHEMA_IDS["binary+graded"]
 
-
-def report_document(result: AuditResult) -> dict:
-    """The JSON report without its ``pairs`` (JSON-ready): headline and legend first, then every other table."""
-    return json_ready({
-        "schema": SCHEMA,
-        "source": result.matrix.source,
-        "headline": headline(result),
-        "legend": {"verdicts": VERDICT_RULES, "models": MODEL_COLUMNS,
-                   "pairs": pair_legend(result.pairs.columns)},
-        "notes": list(result.notes),
-        **_settings_and_data(result),
-        "ranking": result.ranking.to_dict(orient="records"),
-        "multiplicity": result.multiplicity,
-        "clusters": result.clusters,
-        "verdicts": result.verdicts,
-        "resolution_by_gap": result.by_gap,
-        "tiers": result.tiers,
-        "checklist": checklist(result),
-    })
+#: The per-item model legend's entries, in the JSON report's order.
+_MODEL_LEGEND = ("rank", "key", "mean_score", "ci_low", "ci_high", "rank_low", "rank_high", "letters", "rank_boot_low", "rank_boot_high",
+                 "tier")
+#: The per-item pair legend's order (the JSON report's: the goldens hold it), then the verdicts.
+_PAIR_LEGEND = (
+    "model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "a", "b", "c", "d", "rho", "p_chi2", "p_exact", "log_p_exact",
+    "p_midp", "t", "p_t", "log_p_t", "variance_a", "variance_b", "boot_ci_low", "boot_ci_high", "p_bootstrap", "variance", "required_n",
+    "required_n_connor", "n", "required_n_p05", "required_n_p95", "mde", "q", "required_n_rho_minus", "required_n_rho_plus",
+    "resolved_rho_minus", "resolved_rho_plus", "shortcut_n", "shortcut_ratio", "unpaired_n", "efficiency_gain", "p_bonferroni",
+    "p_sidak", "p_holm", "p_bh", "p_adjusted", "required_n_bonferroni", "required_n_holm", "resolved_bonferroni", "resolved_holm",
+    "resolved_bh", "log_e", "p_anytime_at_n", "required_n_anytime", "q_anytime", "anytime_inflation", "rejected_e_bh", "rejected_bh",
+    "icc", "design_effect", "required_n_cluster", "p_cluster", "icc_p05", "icc_p95", "design_effect_p05", "design_effect_p95",
+    "required_n_cluster_p05", "required_n_cluster_p95", "probability_unresolved_cluster", *VERDICT_RULES)
+#: The accuracies-only gap: the printed accuracies' difference.
+ACCURACY_DELTA = "p_a - p_b, the printed gap (model_a is ranked above model_b)"
 
 
-def _settings_and_data(result) -> dict:
-    return {"settings": {"mode": result.mode, "family": result.family, "family_size": result.family_size, "alpha": result.alpha,
-                         "power": result.power, "seed": result.seed, "n_resamples": result.n_resamples, "correction": result.correction},
-            "data": {"n_items": result.matrix.n_items, "n_models": result.matrix.n_models, "binary": result.matrix.binary,
-                     "clustered": result.matrix.clusters is not None}}
+def report_legend(audit) -> dict:
+    """The legend of ``audit``'s pair columns: per item, the verdict rules, the model and the pair columns present; accuracies
+    only, its pair columns present (the accuracies' own ``delta`` first)."""
+    present = set(audit.pairs.columns)
+    if audit.kind == "accuracies":
+        own = ["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]
+        return {name: ACCURACY_DELTA if name == "delta" else meaning for name, meaning in legend(own).items() if name in present}
+    return {"verdicts": VERDICT_RULES, "models": legend(_MODEL_LEGEND),
+            "pairs": legend(name for name in _PAIR_LEGEND if name in present)}
 
 
-def streamed_document(result: StreamedAudit) -> dict:
-    """A streamed audit's report without its pairs (JSON-ready): what a Parquet audit keeps in its metadata."""
-    return json_ready({
-        "schema": SCHEMA,
-        "source": result.matrix.source,
-        "summary": streamed_summary(result),
-        "notes": list(result.notes),
-        **_settings_and_data(result),
-        "pairs_written": result.pairs_written,
-        "ranking": result.ranking.to_dict(orient="records"),
-        "multiplicity": result.multiplicity,
-        "verdicts": result.verdicts,
-        "resolution_by_gap": result.by_gap,
-        "tiers": result.tiers,
-    })
+def document(audit) -> dict:
+    """The JSON report of ``audit`` (any audit of the protocol) without its ``pairs``, JSON-ready (see the module notes)."""
+    accuracies = audit.kind == "accuracies"
+    parts = {"schema": SCHEMA_IDS["accuracies" if accuracies else "binary+graded"], "source": audit.source, "headline": headline(audit),
+             "legend": report_legend(audit), "notes": list(audit.notes), "settings": audit.settings(), "data": audit.data()}
+    if hasattr(audit, "pairs_written"):
+        parts["pairs_written"] = audit.pairs_written
+    parts["ranking"] = audit.ranking.to_dict(orient="records")
+    parts.update(audit.sections())
+    if not accuracies and not hasattr(audit, "pairs_written"):
+        parts["checklist"] = checklist(audit)
+    return json_ready(parts)
 
 
-def streamed_summary(result: StreamedAudit) -> list[str]:
-    """The headline of a streamed audit, from the summaries it kept (plain text lines)."""
-    matrix, verdicts, tiers = result.matrix, result.verdicts, result.tiers
-    lines = [f"{matrix.n_items:,} items x {matrix.n_models} models, {'0/1' if matrix.binary else 'graded'} scores; alpha {result.alpha:g}, "
-             f"power {result.power:g}; family '{result.family}' (m = {result.family_size:,}), correction {result.correction}.",
-             f"{result.pairs_written:,} pairs ({result.mode}): {verdicts.fixed_n:,} unresolved at fixed n, {verdicts.holm:,} under Holm, "
-             f"{verdicts.benjamini_hochberg:,} under BH" + (f", {verdicts.anytime_valid:,} anytime-valid" if verdicts.anytime_valid is not None else "") + "."]
-    adjacent = result.adjacent
-    if len(adjacent):
-        significant = int((adjacent["significant"] == True).sum())  # noqa: E712 - object columns hold None
-        lines.append(f"Adjacent gaps: significant {significant}/{int(adjacent['significant'].notna().sum())}, "
-                     f"resolved (q >= 1) {int(adjacent['resolved'].sum())}/{len(adjacent)}.")
-    lines.append(f"All {tiers.total_pairs:,} pairs: significant {tiers.significant_pairs:,} ({tiers.procedure}), resolved {tiers.resolved_pairs:,}.")
-    return lines
-
-
-def checklist(result: AuditResult) -> list[dict]:
-    """The paper's Appendix I checklist, filled in for this audit."""
+def checklist(result) -> list[dict]:
+    """The paper's Appendix I checklist, filled in for a per-item audit in memory."""
     pairs = result.pairs
     binary = result.matrix.binary
     arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if binary else "paired t; paired bootstrap"

@@ -9,9 +9,11 @@ same thing about the same facts.
 
 from __future__ import annotations
 
+from llm_power_verified.leaderboard.accuracies import AccuracyHeadline, VerdictCounts
 from llm_power_verified.leaderboard.headline import Headline
+from llm_power_verified.report.cells import fmt
 
-__all__ = ["headline", "headline_lines"]
+__all__ = ["accuracy_lines", "headline", "headline_lines"]
 
 
 def _count(facts: Headline, column: str) -> str:
@@ -50,6 +52,31 @@ def headline_lines(facts: Headline) -> list[str]:
     return lines
 
 
+def _counts(counts: VerdictCounts, total: int) -> str:
+    text = (f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
+            f"depends on rho {counts.depends_on_rho}/{total}")
+    return text + (f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else "")
+
+
+def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
+    """The headline lines of an accuracies-only audit (plain text): the three verdict kinds over the adjacent gaps."""
+    adjacent = facts.adjacent_pairs
+    lines = [(f"{facts.n_models} models, N = {facts.n_items:,} items, accuracies only (read as "
+             f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power {facts.power:g}; "
+             f"family '{facts.mode}' (m = {facts.family_size:,}), correction {facts.correction}."),
+             f"Adjacent gaps: {_counts(facts.adjacent, adjacent)}.",
+             f"Under {facts.correction}: {_counts(facts.adjacent_family, adjacent)}."]
+    if facts.agreement is not None:
+        low, high, median = facts.agreement
+        lines.append(f"The 'depends on rho' gaps need the two models to agree on {fmt(low)} to {fmt(high)} of the items (median "
+                     f"{fmt(median)}); per-item results would settle them.")
+    if facts.adjacent_assumed is not None:
+        counts = facts.adjacent_assumed
+        lines.append(f"ASSUMING {facts.assumption} (an assumption, not a measurement): resolved {counts.resolved}/{adjacent}, "
+                     f"unresolved {counts.unresolved}/{adjacent}" + (f", depends {counts.depends_on_rho}/{adjacent}" if counts.depends_on_rho else "") + ".")
+    return lines
+
+
 def headline(audit) -> list[str]:
-    """The headline lines of a per-item audit (in memory or streamed): :func:`headline_lines` of its ``headline`` facts."""
-    return headline_lines(audit.headline)
+    """The headline lines of any audit (per item, in memory or streamed, or accuracies only), worded from its facts."""
+    return accuracy_lines(audit.headline) if audit.kind == "accuracies" else headline_lines(audit.headline)

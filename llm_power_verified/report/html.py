@@ -20,14 +20,14 @@ import pandas as pd
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import terminal_lines, terminal_text
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
+from llm_power_verified.contract import VERDICT_RULES, legend
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
+from llm_power_verified.report.cells import fmt
 from llm_power_verified.report.rendering import (
     PAIR_LISTS,
     PAIR_VIEW,
     details,
-    fmt,
     shown_pairs,
 )
 
@@ -160,12 +160,12 @@ def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top"
     if pairs not in PAIR_LISTS:
         raise ArgumentError(f"pairs must be one of {PAIR_LISTS}; got {pairs!r}")
     title = f"Resolution audit: {result.matrix.source}"
-    legend = {**VERDICT_RULES, **{c: PAIR_COLUMNS[c] for c in PAIR_VIEW if c in PAIR_COLUMNS and c in result.pairs},
-              **{f"{c} (models)": MODEL_COLUMNS[c] for c in ("rank_low", "rank_high", "letters", "tier")}}
+    entries = {**VERDICT_RULES, **legend(c for c in PAIR_VIEW if c in result.pairs),
+               **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()}}
     parts = ['<section id="headline"><ul>' + "".join(f"<li>{_text(line)}</li>" for line in headline(result)) + "</ul>"
              + "".join(f"<p>note: {_text(note)}</p>" for note in result.notes) + "</section>",
              '<section id="legend"><h2>Legend</h2><dl>'
-             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend.items()) + "</dl></section>",
+             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in entries.items()) + "</dl></section>",
              "<h2>Models</h2>", _models(result)]
     table, shown = _pairs(result, pairs)
     note = (f"<p>{shown:,} pairs closest in rank of {len(result.pairs):,} (--pairs all lists every pair); "

@@ -2,8 +2,9 @@
 
 None of them holds the report in memory as Python objects: the pair table is
 converted and written one block of :data:`~llm_power_verified.leaderboard.blocks.PAIR_BLOCK`
-rows at a time, and a Parquet audit (:func:`write_audit_parquet`) never holds
-the pair table at all (it comes from :func:`~llm_power_verified.leaderboard.audit.stream_audit`).
+rows at a time, and a streamed Parquet audit (:func:`write_parquet`, called by
+:func:`~.dispatch.write` with an audit request) never holds the pair table at
+all (it comes from :func:`~llm_power_verified.leaderboard.audit.stream_audit`).
 
 * JSON: the document of ``audit.schema.json``; its last key is ``pairs``,
   one line per block of records.
@@ -24,7 +25,7 @@ these records.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +34,16 @@ import orjson
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.output import csv_text, json_ready, open_output
-from llm_power_verified.leaderboard.audit import (
-    AuditResult,
-    StreamedAudit,
-    stream_audit,
-)
+from llm_power_verified.leaderboard.audit import stream_audit
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
-from llm_power_verified.report.document import report_document, streamed_document
+from llm_power_verified.report.cells import reported_pairs
+from llm_power_verified.report.document import document
 
-__all__ = ["METADATA_KEY", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "read_audit_metadata", "write_audit_parquet"]
+__all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
+           "read_audit_metadata", "to_json_document", "write_audit_parquet", "write_parquet", "audit_chunks"]
 
 #: The Parquet key-value metadata key holding the report without its pairs.
 METADATA_KEY = b"llm-power-verified"
@@ -121,18 +119,19 @@ def csv_chunks(frames: Iterable[pd.DataFrame]) -> Iterator[bytes]:
         yield b"\n"
 
 
-def audit_chunks(result: AuditResult, output: str) -> Iterator[bytes]:
-    """An in-memory audit in a machine format ("json", "jsonl" or "csv"), in pieces."""
+def chunks(audit, output: str) -> Iterator[bytes]:
+    """Any audit of the protocol, in memory, in a machine format ("json": the whole report; "jsonl", "csv": the pair table)."""
+    pairs = reported_pairs(audit.pairs)
     if output == "json":
-        return json_chunks(report_document(result), result.pairs)
+        return json_chunks(document(audit), pairs)
     if output == "jsonl":
-        return jsonl_chunks(_frames(result.pairs))
+        return jsonl_chunks(_frames(pairs))
     if output == "csv":
-        return csv_chunks(_frames(result.pairs))
+        return csv_chunks(_frames(pairs))
     raise ArgumentError(f"output must be 'json', 'jsonl' or 'csv'; got {output!r}")
 
 
-class _ParquetSink:
+class ParquetSink:
     """Writes each block as a row group of one Parquet file (the schema is the first block's; later blocks must match)."""
 
     def __init__(self, stream) -> None:
@@ -162,17 +161,25 @@ class _ParquetSink:
         self.writer.close()
 
 
-def write_audit_parquet(matrix: ScoreMatrix, path: str | Path, mode: str = "adjacent", **options) -> StreamedAudit:
-    """Audit ``matrix`` (``mode`` and ``options`` as for :func:`~llm_power_verified.leaderboard.audit.stream_audit`) and
-    write the pair table to ``path`` as Parquet, block by block, with the rest of the report in its metadata.
-
-    The file is written atomically: it appears only when the audit has finished.
-    """
+def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) -> object:
+    """Write a Parquet audit to ``path``: ``produce(sink)`` hands the pair table to ``sink`` block by block and returns the
+    audit, whose :func:`~.document.document` goes into the file's metadata.  Written atomically: the file appears only
+    when the audit has finished."""
     with open_output(path) as stream:
-        sink = _ParquetSink(stream)
-        result = stream_audit(matrix, sink, mode, arrow=True, **options)
-        sink.close({METADATA_KEY: orjson.dumps(streamed_document(result))})
-    return result
+        sink = ParquetSink(stream)
+        audit = produce(sink)
+        sink.close({METADATA_KEY: orjson.dumps(document(audit))})
+    return audit
+
+
+def parquet_blocks(audit) -> Callable[[ParquetSink], object]:
+    """The producer of :func:`write_parquet` for an audit already in memory: its pair table, one block per row group."""
+    def produce(sink: ParquetSink) -> object:
+        for frame in _frames(reported_pairs(audit.pairs)):
+            sink(frame)
+        return audit
+
+    return produce
 
 
 def read_audit_metadata(path: str | Path) -> dict:
@@ -190,3 +197,19 @@ def read_audit_metadata(path: str | Path) -> dict:
     if not isinstance(document, dict):
         raise InputError(f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected")
     return document
+
+
+def to_json_document(audit) -> dict:
+    """The JSON report of an audit in memory as one dict: :func:`~.document.document` with every pair appended as ``pairs``."""
+    return {**document(audit), "pairs": pair_records(reported_pairs(audit.pairs))}
+
+
+def write_audit_parquet(matrix, path: str | Path, mode: str = "adjacent", **options):
+    """Audit ``matrix`` streamed (``mode`` and ``options`` as for :func:`~llm_power_verified.leaderboard.audit.stream_audit`)
+    into the Parquet file ``path`` (kept while the CLI moves to :func:`~.dispatch.write` with an audit request)."""
+    return write_parquet(path, lambda sink: stream_audit(matrix, sink, mode, arrow=True, **options))
+
+
+def audit_chunks(audit, output: str) -> Iterator[bytes]:
+    """:func:`chunks` (kept while the CLI moves to :func:`~.dispatch.write`)."""
+    return chunks(audit, output)

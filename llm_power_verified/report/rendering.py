@@ -23,33 +23,27 @@ hold every pair.
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.contract import BINARY_VIEW, COLUMN_CHOICES, COMPOSITES, FORMATS, GRADED_VIEW, PAIR_LISTS, column, header
+from llm_power_verified.contract import BINARY_VIEW, COLUMN_CHOICES, COMPOSITES, FORMATS, GRADED_VIEW, PAIR_LISTS, VERDICT_RULES, column, header, legend
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import (
     markdown_text,
     terminal_text,
 )
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.report.document import (
-    SCHEMA,
-    checklist,
-    report_document,
-    streamed_document,
-    streamed_summary,
-)
-from llm_power_verified.report.legend import MODEL_COLUMNS, PAIR_COLUMNS, VERDICT_RULES
-from llm_power_verified.report.machine import audit_chunks, pair_records
+from llm_power_verified.report.cells import cell as _cell
+from llm_power_verified.report.cells import fmt
+from llm_power_verified.report.document import SCHEMA, checklist  # noqa: F401 - SCHEMA: tests/test_audit.py imports it from here
 from llm_power_verified.report.headline import headline
+from llm_power_verified.report.machine import chunks
+from llm_power_verified.report.machine import to_json_document  # noqa: F401 - tests/test_audit.py and test_scale.py import it from here
 from llm_power_verified.report.table import grid
 
-__all__ = ["OUTPUTS", "PAIR_COLUMNS", "PAIR_LISTS", "PAIR_VIEW", "SCHEMA", "checklist", "details", "fmt", "render", "report_document",
-           "shown_pairs", "streamed_document", "streamed_summary", "to_json_document"]
+__all__ = ["OUTPUTS", "PAIR_LISTS", "PAIR_VIEW", "details", "fmt", "render", "shown_pairs", "streamed_summary"]
 
 OUTPUTS = tuple(name for name in FORMATS if name not in ("html", "parquet"))
 #: Longest model name shown whole in the terminal pair table; longer names become keys M1, M2, ...
@@ -67,7 +61,7 @@ def render(result: AuditResult, output: str = "table", *, width: int = 100, colu
     ``pairs`` ("top", "all" or "none") chooses the pairs the table and Markdown formats list.
     """
     if output in ("json", "jsonl", "csv"):
-        return b"".join(audit_chunks(result, output)).decode("utf-8")
+        return b"".join(chunks(result, output)).decode("utf-8")
     if output not in ("table", "markdown"):
         raise ArgumentError(f"output must be one of {OUTPUTS}; got {output!r}")
     if pairs not in PAIR_LISTS:
@@ -122,19 +116,6 @@ def _keys(result: AuditResult, whole: bool) -> dict[str, str]:
     if whole or max(len(name) for name in names) <= NAME_LIMIT:
         return {name: name for name in names}
     return {name: f"M{rank}" for name, rank in zip(names, result.ranking["rank"])}
-
-
-def _cell(row: pd.Series, name: str) -> str:
-    if name in COMPOSITES:
-        low, high = COMPOSITES[name].parts
-        return f"[{_cell(row, low)}, {_cell(row, high)}]"
-    declared = column(name)
-    if declared.kind in ("bool", "decision"):
-        value = row.get(name)
-        return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else ("yes" if value else "no")
-    if declared.kind == "int":
-        return fmt(int(row[name]))
-    return fmt(row[name], declared.digits)
 
 
 def shown_pairs(result: AuditResult, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFrame:
@@ -238,43 +219,25 @@ def details(result: AuditResult, pairs: str = "top") -> list[str]:
 
 def _legend(view: list[str], result: AuditResult, markdown: bool) -> list[str]:
     """One line per verdict rule present and per column shown, once per report."""
+    model = legend(("ci_low", "rank_low", "rank_high", "letters", "rank_boot_low", "rank_boot_high", "tier"))
     entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in result.pairs]
-    entries += [(f"{PAIR_VIEW[name]} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else PAIR_COLUMNS[name])
+    entries += [(f"{PAIR_VIEW[name]} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else column(name).meaning)
                 for name in view if name not in VERDICT_RULES]
-    entries += [("mean score [interval]", MODEL_COLUMNS["ci_low"].removesuffix(", low end")),
-                ("rank interval", f"[best, worst]: {MODEL_COLUMNS['rank_low']}; {MODEL_COLUMNS['rank_high']}"),
-                ("letters", MODEL_COLUMNS["letters"])]
+    entries += [("mean score [interval]", model["ci_low"].removesuffix(", low end")),
+                ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"),
+                ("letters", model["letters"])]
     if "rank_boot_low" in result.ranking:
-        entries.append(("bootstrap ranks", f"{MODEL_COLUMNS['rank_boot_low']}; {MODEL_COLUMNS['rank_boot_high']}"))
+        entries.append(("bootstrap ranks", f"{model['rank_boot_low']}; {model['rank_boot_high']}"))
     if "tier" in result.ranking:
-        entries.append(("tier", MODEL_COLUMNS["tier"]))
+        entries.append(("tier", model["tier"]))
     bullet = "- " if markdown else ""
     escape = markdown_text if markdown else terminal_text
     return [f"{bullet}{escape(name)}: {escape(text)}" for name, text in entries]
 
 
-def to_json_document(result: AuditResult) -> dict:
-    """The JSON report (``audit.schema.json``): :func:`report_document` with every pair appended as ``pairs``."""
-    return {**report_document(result), "pairs": pair_records(result.pairs)}
-
-
-def fmt(value, digits: int = 4) -> str:
-    """A number for the text tables: 4 significant digits, thousands separators from 100, scientific below 1e-3 and from 1e6."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf"
-        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
-            return f"{value:.{digits - 1}e}"
-        if abs(value) >= 100:
-            return f"{value:,.0f}"
-        return f"{value:.{digits}g}"
-    return str(value)
+def streamed_summary(result) -> list[str]:
+    """The headline of a streamed audit (its facts worded as every audit's are): what the CLI prints after a Parquet audit."""
+    return headline(result)
 
 
 def _cluster_section(result: AuditResult, show_pairs: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:

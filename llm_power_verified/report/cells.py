@@ -1,0 +1,86 @@
+"""The text cell of a pair-table column, by the contract's kind and digits: one rule for every audit and text format.
+
+A declared column prints by its :class:`~llm_power_verified.contract.Column`:
+``bool`` and ``decision`` as yes/no ("-" when undefined), ``int`` with
+thousands separators, numbers at the column's significant digits
+(:func:`fmt`), text as it is.  A composite (two columns in one cell) prints
+as an interval "[low, high]", except the two accuracies-only composites,
+whose forms are below.  Before any format sees an accuracies-only pair table,
+:func:`reported_pairs` blanks a critical correlation that lies outside the
+admissible interval (printed "none", null in JSON).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.contract import COMPOSITES, column
+
+__all__ = ["CRITICAL", "cell", "fmt", "reported_pairs"]
+
+#: The critical correlations: reported only inside the admissible interval [rho_min, rho_max], "none" outside it.
+CRITICAL = ("rho_critical", "rho_critical_family")
+
+
+def fmt(value, digits: int = 4) -> str:
+    """A number for the text tables: 4 significant digits, thousands separators from 100, scientific below 1e-3 and from 1e6."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf"
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+            return f"{value:.{digits - 1}e}"
+        if abs(value) >= 100:
+            return f"{value:,.0f}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+#: Composites printed otherwise than "[low, high]": the admissible interval at 3 decimals, and N* over it as a range.
+_COMPOSITE_FORMS = {
+    "rho_interval": lambda row, low, high: f"[{row[low]:.3f}, {row[high]:.3f}]",
+    "required_n_range": lambda row, low, high: f"{fmt(float(row[low]))} to {fmt(float(row[high]))}",
+}
+
+
+def cell(row: pd.Series, name: str) -> str:
+    """The text of column (or composite) ``name`` in ``row``, a row of a pair table."""
+    if name in COMPOSITES:
+        low, high = COMPOSITES[name].parts
+        if name in _COMPOSITE_FORMS:
+            return _COMPOSITE_FORMS[name](row, low, high)
+        return f"[{cell(row, low)}, {cell(row, high)}]"
+    declared = column(name)
+    value = row.get(name)
+    undefined = value is None or (isinstance(value, float) and math.isnan(value))
+    if declared.kind in ("bool", "decision"):
+        return "-" if undefined else ("yes" if value else "no")
+    if name in CRITICAL and undefined:
+        return "none"
+    if declared.kind == "int":
+        return fmt(int(value))
+    return fmt(value, declared.digits or 4)
+
+
+def reported_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pair table as every format reports it: a critical correlation outside [rho_min, rho_max] (rho_c = -33 for a
+    gap resolved at every admissible rho, inf for a zero gap) is not a correlation the pair can have, and is reported as
+    none (NaN: null in JSON, empty in CSV, "none" in the text formats); the verdict beside it says which way it lies.
+    A table without these columns (a per-item audit) is returned as it is."""
+    present = [name for name in CRITICAL if name in pairs]
+    if not present:
+        return pairs
+    pairs = pairs.copy()
+    low, high = pairs["rho_min"].to_numpy(), pairs["rho_max"].to_numpy()
+    for name in present:
+        value = pairs[name].to_numpy(dtype=float)
+        pairs[name] = np.where((value >= low) & (value <= high), value, np.nan)
+    return pairs

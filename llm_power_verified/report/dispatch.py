@@ -1,0 +1,140 @@
+"""The one place that chooses a format: :func:`render` (the report as text) and :func:`write` (to a file or stdout).
+
+``format`` is one of the contract's :data:`~llm_power_verified.contract.FORMATS`;
+the view options are checked here, once: ``width`` (the terminal table's
+columns), ``columns`` (the per-item pair columns to show), ``wide`` (every
+column, names whole), ``pairs`` ("top", "all" or "none": the pairs the text
+formats list) and ``figures`` (the HTML page's figures).  Each format module
+renders any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`)
+and knows nothing of the others.
+
+``write`` also takes an :class:`AuditRequest` (a per-item audit not yet run).
+Parquet is the format that streams: ``write(request, "parquet", path)`` runs
+the audit with its pair table handed to the file block by block, so the table
+is never in memory; every other format runs the request and renders the
+result.  ``write`` returns the audit, for the caller to gate and plot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from llm_power_verified.contract import FORMATS, MACHINE_FORMATS, PAIR_LISTS
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.io.errors import OutputError
+from llm_power_verified.io.output import terminal_lines, write_chunks
+from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings, StreamedAudit, audit_leaderboard, stream_audit
+from llm_power_verified.parallel import Backend
+from llm_power_verified.report import machine
+from llm_power_verified.report.accuracies import text_or_html
+from llm_power_verified.report.html import render_html
+from llm_power_verified.report.rendering import render as render_text
+
+__all__ = ["VIEW_OPTIONS", "AuditRequest", "render", "write"]
+
+#: The view options of :func:`render` and :func:`write`, with their defaults.
+VIEW_OPTIONS = {"width": 100, "columns": None, "wide": False, "pairs": "top", "figures": True}
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """A per-item audit asked for and not yet run: the matrix, the settings, where the blocks run and who hears progress."""
+
+    matrix: ScoreMatrix
+    settings: AuditSettings = AuditSettings()
+    backend: Backend | None = None
+    progress: Callable[[str], None] | None = None
+
+    def run(self) -> AuditResult:
+        """The audit in memory (:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`)."""
+        return audit_leaderboard(self.matrix, **self._keywords(), progress=self.progress, backend=self.backend)
+
+    def stream(self, sink: Callable, *, arrow: bool = False) -> StreamedAudit:
+        """The audit with its pair table handed to ``sink`` block by block (:func:`~llm_power_verified.leaderboard.audit.stream_audit`)."""
+        keywords = self._keywords()
+        return stream_audit(self.matrix, sink, keywords.pop("mode"), progress=self.progress, backend=self.backend, arrow=arrow, **keywords)
+
+    def _keywords(self) -> dict:
+        return {item.name: getattr(self.settings, item.name) for item in dataclasses.fields(self.settings)}
+
+
+def _view(audit, output: str, view: dict) -> dict:
+    """The view options checked once: known names, a known format, a known pair list, a positive width."""
+    unknown = sorted(set(view) - set(VIEW_OPTIONS))
+    if unknown:
+        raise ArgumentError(f"unknown view option {unknown[0]!r}; choose from {', '.join(VIEW_OPTIONS)}")
+    if output not in FORMATS:
+        raise ArgumentError(f"format must be one of {FORMATS}; got {output!r}")
+    view = {**VIEW_OPTIONS, **view}
+    if view["pairs"] not in PAIR_LISTS:
+        raise ArgumentError(f"pairs must be one of {PAIR_LISTS}; got {view['pairs']!r}")
+    if isinstance(view["width"], bool) or not isinstance(view["width"], int) or view["width"] < 1:
+        raise ArgumentError(f"width must be a whole number of columns >= 1; got {view['width']!r}")
+    if view["columns"] is not None and getattr(audit, "kind", None) == "accuracies":
+        raise ArgumentError("columns chooses per-item pair columns; an accuracies-only report fits its columns to the width")
+    return view
+
+
+def render(audit, format: str = "table", **view) -> str:
+    """``audit`` (any audit of the protocol) as text in ``format`` (Parquet, a binary file, is written by :func:`write`)."""
+    view = _view(audit, format, view)
+    if format == "parquet":
+        raise ArgumentError("format 'parquet' is a binary file: write(audit, 'parquet', path)")
+    if format in MACHINE_FORMATS:
+        return b"".join(machine.chunks(audit, format)).decode("utf-8")
+    return _text(audit, format, view)
+
+
+def _text(audit, output: str, view: dict) -> str:
+    # Phase (a) of issue 25 step 5: the text and HTML renderers are still per audit kind (merged in phase (b)).
+    if audit.kind == "accuracies":
+        return text_or_html(audit, output, pairs=view["pairs"], width=view["width"])
+    if output == "html":
+        return render_html(audit, figures=view["figures"], pairs=view["pairs"])
+    return render_text(audit, output, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"])
+
+
+def write(audit, format: str, path: str | Path | None = None, **view):
+    """Write ``audit`` (an audit of the protocol, or an :class:`AuditRequest`) in ``format`` to ``path`` (None: standard
+    output; Parquet needs a path); return the audit.  Text formats are written as the terminal shows them (no control or
+    bidirectional character of an input raw); machine formats as they are, piece by piece."""
+    _view(audit, format, view)
+    if format == "parquet":
+        if path is None:
+            raise ArgumentError("format 'parquet' needs a file (Parquet is binary, not terminal output)")
+        if isinstance(audit, AuditRequest):
+            return machine.write_parquet(path, lambda sink: audit.stream(sink, arrow=True))
+        return machine.write_parquet(path, machine.parquet_blocks(audit))
+    if isinstance(audit, AuditRequest):
+        audit = audit.run()
+    if format in MACHINE_FORMATS:
+        pieces = machine.chunks(audit, format)
+    else:
+        pieces = [terminal_lines(render(audit, format, **view)).encode("utf-8")]
+    if path is None:
+        _stdout(pieces)
+    else:
+        write_chunks(path, pieces)
+    return audit
+
+
+def _stdout(pieces: Iterable[bytes]) -> None:
+    """The pieces on standard output as they are (a broken pipe propagates; any other write error is one line)."""
+    binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
+    written = 0
+    try:
+        sys.stdout.flush()  # text printed before comes first
+        for piece in pieces:
+            binary.write(piece) if binary is not None else sys.stdout.write(piece.decode("utf-8"))
+            written += len(piece)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"could not write the report to standard output (stopped after {written:,} bytes): "
+                          f"{error.strerror or error}; free the device or redirect standard output (> FILE), or write to a file") from None
