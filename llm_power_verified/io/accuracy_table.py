@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from llm_power_verified._validation import MAX_COUNT
+from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.table_files import read_frame

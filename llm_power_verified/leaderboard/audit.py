@@ -30,7 +30,7 @@ from typing import Callable
 
 import pandas as pd
 
-from llm_power_verified._validation import MAX_RESAMPLES, check_scalar
+from llm_power_verified._validation import check_scalar
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import (
@@ -44,10 +44,10 @@ from llm_power_verified.leaderboard.blocks import (
     stream_blocks,
 )
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
-from llm_power_verified.leaderboard.decisions import CORRECTIONS, add_cluster_decisions
+from llm_power_verified.contract import CORRECTIONS, FAMILIES, MAX_RESAMPLES, MODES
+from llm_power_verified.leaderboard.decisions import add_cluster_decisions
 from llm_power_verified.leaderboard.headline import Headline, headline_facts
 from llm_power_verified.leaderboard.pairs import (
-    MODES,
     pair_indices,
     rank_models,
 )
@@ -76,7 +76,6 @@ from llm_power_verified.results import Result
 
 __all__ = ["AuditResult", "AuditSettings", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
 
-FAMILIES = ("adjacent", "all", "reference")
 
 
 @dataclass(frozen=True, repr=False)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from llm_power_verified.contract import ADJUSTMENTS, PAIR_COLUMNS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import (
@@ -293,10 +294,14 @@ def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndar
     return pa.Table.from_pandas(pair_block(inputs, settings, first, second, family), preserve_index=False)
 
 
+# The adjusted p-value columns, in the contract's column order (bonferroni, sidak, holm, bh).
+_FAMILY_P = tuple(column.name.removeprefix("p_") for column in PAIR_COLUMNS if column.name.removeprefix("p_") in ADJUSTMENTS)
+
+
 def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) -> None:
     """Adjusted p-values, e-BH and the family-wise verdicts of a block, from its slice of the family context."""
     rows, inside = len(pairs), family.inside
-    for method in ("bonferroni", "sidak", "holm", "bh"):
+    for method in _FAMILY_P:
         column = np.full(rows, np.nan)
         if method in ("holm", "bh"):
             column[inside] = getattr(family, method)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import paired_variance as _variance
+from llm_power_verified.contract import MODES
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.bootstrap import percentile_pvalue
 from llm_power_verified.inference.mcnemar import exact_and_midp, mcnemar_chi2
@@ -40,7 +41,6 @@ from llm_power_verified.sequential.e_process import log_e_value
 __all__ = ["add_anytime_columns", "adjacent_ranks", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
            "pair_indices", "paired_t_columns", "rank_models"]
 
-MODES = ("adjacent", "all", "reference")
 
 
 def rank_models(matrix: ScoreMatrix) -> np.ndarray:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._validation import ceil_sample_size, check_count, require_choice
+from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import (
     guaranteed_level,
@@ -40,7 +41,6 @@ from llm_power_verified.results import Result
 
 __all__ = ["CORRECTIONS", "AuditFigures", "GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
 
-CORRECTIONS = ("bonferroni", "holm", "bh", "sidak", "none")
 
 
 def planning_level(correction: str, family_size: int, alpha: float) -> tuple[float, str]:
