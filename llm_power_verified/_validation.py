@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES  # the limits, declared in the contract
 from llm_power_verified.errors import ArgumentError
 
 ALTERNATIVES = {"two-sided": 2, "larger": 1, "smaller": 1}

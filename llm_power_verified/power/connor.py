@@ -14,7 +14,7 @@ import numpy as np
 from llm_power_verified._generated import connor as _connor
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power, finish
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import (
     infinite_where_undetectable,

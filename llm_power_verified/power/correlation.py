@@ -23,7 +23,7 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", "validate_marginals_and_rho"]

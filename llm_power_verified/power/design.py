@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from llm_power_verified._validation import MAX_COUNT, ceil_sample_size, check_scalar
+from llm_power_verified._validation import ceil_sample_size, check_scalar
+from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.connor import (
     required_n_connor,
     required_n_connor_from_counts,

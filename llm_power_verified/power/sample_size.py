@@ -36,7 +36,7 @@ from llm_power_verified._validation import (
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 
 __all__ = [

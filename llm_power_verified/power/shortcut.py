@@ -25,7 +25,7 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level
 from llm_power_verified.results import Result

@@ -19,7 +19,7 @@ from llm_power_verified._validation import (
     finish,
     sides_for,
 )
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level, signed_effect
 

@@ -31,6 +31,7 @@ from llm_power_verified.report.headline import headline
 from llm_power_verified.report.html import html_page, sortable_table
 from llm_power_verified.report.machine import chunks
 from llm_power_verified.report.table import grid
+from llm_power_verified.report.text import column_width, fitted
 
 __all__ = ["render_accuracies", "text_or_html"]
 
@@ -67,15 +68,12 @@ def _pair_rows(audit: AccuracyAudit, listed: str) -> pd.DataFrame:
 
 def _fitted(audit: AccuracyAudit, shown: pd.DataFrame, columns: list[str], width: int) -> tuple[list[str], list[list[str]], int]:
     """Terminal rows, dropping columns in :data:`~llm_power_verified.contract.DROP_ORDER` until the table fits ``width`` (the count dropped)."""
-    dropped = 0
-    while True:
-        rows = [[f"#{row['rank_a']}", f"#{row['rank_b']}"] + [_cell(row, c) for c in columns] for _, row in shown.iterrows()]
-        table = grid(["A", "B"] + [_label(c, audit) for c in columns], rows, False)
-        candidates = [c for c in DROP_ORDER if c in columns]
-        if max(len(line) for line in table.split("\n")) <= width or not candidates:
-            return columns, rows, dropped
-        columns = [c for c in columns if c != candidates[0]]
-        dropped += 1
+    names = [[f"#{row['rank_a']}", f"#{row['rank_b']}"] for _, row in shown.iterrows()]
+    cells = {c: [_cell(row, c) for _, row in shown.iterrows()] for c in columns}
+    fixed = [column_width(header, (name[index] for name in names)) for index, header in enumerate(("A", "B"))]
+    chosen = fitted(columns, {c: column_width(_label(c, audit), cells[c]) for c in columns}, fixed, width, DROP_ORDER)
+    rows = [name + [cells[c][index] for c in chosen] for index, name in enumerate(names)]
+    return chosen, rows, len(columns) - len(chosen)
 
 
 def _text(audit: AccuracyAudit, markdown: bool, listed: str, width: int) -> str:

@@ -42,6 +42,7 @@ from llm_power_verified.report.headline import headline
 from llm_power_verified.report.machine import chunks
 from llm_power_verified.report.machine import to_json_document  # noqa: F401 - tests/test_audit.py and test_scale.py import it from here
 from llm_power_verified.report.table import grid
+from llm_power_verified.report.text import column_width, fitted
 
 __all__ = ["OUTPUTS", "PAIR_LISTS", "PAIR_VIEW", "details", "fmt", "render", "shown_pairs", "streamed_summary"]
 
@@ -141,14 +142,10 @@ def _pairs_table(result: AuditResult, shown: pd.DataFrame, view: list[str], keys
     cells = {column: [_cell(row, column) for row in records] for column in view}
     chosen = list(view)
     if not (markdown or wide):
-        chosen = []
-        used = sum(max([len(header), *(len(name[index]) for name in names)]) + 2 for index, header in enumerate(("A", "B")))
-        for column in view:
-            needed = max([len(PAIR_VIEW[column]), *(len(cell) for cell in cells[column])]) + 2
-            if used + needed > width and len(chosen) >= 4:
-                break
-            chosen.append(column)
-            used += needed
+        fixed = [column_width(header, (name[index] for name in names)) for index, header in enumerate(("A", "B"))]
+        widths = {column: column_width(PAIR_VIEW[column], cells[column]) for column in view}
+        # The view is in order of importance: cut from its end, keeping 4 columns at least; 2 characters of margin.
+        chosen = fitted(view, widths, fixed, width - 2, view[::-1], keep=4)
         if len(chosen) < len(view):
             lines.append(f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)")
     rows = [name + [cells[column][index] for column in chosen] for index, name in enumerate(names)]

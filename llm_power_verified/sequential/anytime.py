@@ -12,7 +12,7 @@ import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_chi2
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.sequential.crossing import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.thresholds import exact_counts, threshold_table

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import first_crossing
 

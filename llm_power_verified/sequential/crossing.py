@@ -17,7 +17,7 @@ from scipy.special import ndtri
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError, LlmPowerError
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.sequential.e_process import (
     GRID,
     TWO_POINT,

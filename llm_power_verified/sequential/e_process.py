@@ -44,7 +44,7 @@ from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
-from llm_power_verified.power._docstrings import docfill
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "first_crossing", "log_e_real", "log_e_value"]

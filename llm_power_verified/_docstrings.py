@@ -1,4 +1,4 @@
-"""Shared parameter descriptions (power/, sequential/), written once and filled into docstrings by :func:`docfill`.
+"""Shared parameter descriptions (every room), written once and filled into docstrings by :func:`docfill`.
 
 In the manner of scipy's ``doccer``: a function decorated with ``@docfill("p_a", "rho", "alpha", returns="required_n",
 derivation="wald")`` gets a numpydoc Parameters section with those entries (in that order) and a Returns section,
