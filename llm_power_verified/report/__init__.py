@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "document": "document",
+    "document": "report_data",
     "plot_resolution": "plots",
     "read_audit_metadata": "machine",
     "render": "dispatch",

@@ -26,7 +26,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.report.cells import cell as _cell
 from llm_power_verified.report.cells import reported_pairs
-from llm_power_verified.report.document import report_legend
+from llm_power_verified.report.report_data import report_legend
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.html import html_page, sortable_table
 from llm_power_verified.report.machine import chunks

@@ -40,7 +40,7 @@ from llm_power_verified.io.output import csv_text, json_ready, open_output
 from llm_power_verified.leaderboard.audit import stream_audit
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.report.cells import reported_pairs
-from llm_power_verified.report.document import document
+from llm_power_verified.report.report_data import document
 
 __all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
            "read_audit_metadata", "to_json_document", "write_audit_parquet", "write_parquet", "audit_chunks"]
@@ -163,7 +163,7 @@ class ParquetSink:
 
 def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) -> object:
     """Write a Parquet audit to ``path``: ``produce(sink)`` hands the pair table to ``sink`` block by block and returns the
-    audit, whose :func:`~.document.document` goes into the file's metadata.  Written atomically: the file appears only
+    audit, whose :func:`~.report_data.document` goes into the file's metadata.  Written atomically: the file appears only
     when the audit has finished."""
     with open_output(path) as stream:
         sink = ParquetSink(stream)
@@ -200,7 +200,7 @@ def read_audit_metadata(path: str | Path) -> dict:
 
 
 def to_json_document(audit) -> dict:
-    """The JSON report of an audit in memory as one dict: :func:`~.document.document` with every pair appended as ``pairs``."""
+    """The JSON report of an audit in memory as one dict: :func:`~.report_data.document` with every pair appended as ``pairs``."""
     return {**document(audit), "pairs": pair_records(reported_pairs(audit.pairs))}
 
 

@@ -37,7 +37,7 @@ from llm_power_verified.io.output import (
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.report.cells import cell as _cell
 from llm_power_verified.report.cells import fmt
-from llm_power_verified.report.document import SCHEMA, checklist  # noqa: F401 - SCHEMA: tests/test_audit.py imports it from here
+from llm_power_verified.report.report_data import SCHEMA, checklist  # noqa: F401 - SCHEMA: tests/test_audit.py imports it from here
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.machine import chunks
 from llm_power_verified.report.machine import to_json_document  # noqa: F401 - tests/test_audit.py and test_scale.py import it from here
