@@ -61,6 +61,14 @@ PARAMETERS = {
                    "e-process is valid at every level."),
     "seed": ("seed : int, default 0", "Seed of the ``numpy.random.Generator`` behind every random draw; the same "
              "seed gives the same output."),
+    # The inference room's (McNemar family, graded tests).
+    "two_sided_rule": ('two_sided_rule : {"double", "no-more-likely"}, default "double"',
+                       'Two-sided rule of the mid-p test: "double" doubles the smaller tail; "no-more-likely" sums '
+                       "the outcomes no more likely than the observed one.  They differ only at b = c."),
+    "scores": ("scores_a, scores_b : array_like", "The two models' per-item scores, aligned item by item "
+               "(one-dimensional, the same length, at least 2 items, finite)."),
+    "differences_rows": ("differences : array_like", "Paired differences, shape (rows, n): each row one replicate of n "
+                         "items (n >= 2, finite)."),
 }
 
 #: Returns entries: name -> (type, description).
@@ -84,9 +92,14 @@ RETURNS = {
     "shortcut_constant": ("float or numpy.ndarray", "C(p, rho), >= 0."),
     "series": ("float or numpy.ndarray", "The truncated series for n_h / N*."),
     "delta_star": ("DeltaStar", "The leading-order and the exact delta*, and what limits the exact one."),
+    "mcnemar": ("McNemarResult", "statistic, pvalue (0.0 only where it underflows), log_pvalue (finite however "
+                "small p is), method, the counts b and c, alternative and two_sided_rule; floats, or arrays for "
+                "array input."),
+    "graded": ("GradedTestResult", "statistic, the two-sided pvalue and its log, method, n_items and mean_difference."),
+    "row_pvalues": ("numpy.ndarray", "The two-sided p-value of each row, shape (rows,)."),
 }
 
-_SECTION = re.compile(r"^( *)(Notes|References|Examples|See Also)\n\1-+\n", re.M)
+_SECTION = re.compile(r"^( *)(Returns|Notes|References|Examples|See Also)\n\1-+\n", re.M)
 _WIDTH = 116
 
 

@@ -17,7 +17,7 @@ the centre in standard deviations:
   against mpmath), which is why it is used only in the centre, where its
   error stayed below 0.7 of 1e-15 + 4 sqrt(n) eps over 300 random (n, z)
   with n up to 10^9 and z <= 4.5.  (The bound of the whole tail, which adds
-  a term in |log p| for the far tail, is stated and tested with
+  a term in abs(log p) for the far tail, is stated and tested with
   :mod:`~llm_power_verified.inference.mcnemar`.)
 
 The log pmf uses Loader's (2000) saddle-point form, which keeps full relative
@@ -44,7 +44,32 @@ _S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
 
 
 def stirling_error(n: np.ndarray) -> np.ndarray:
-    """log(n!) - log(sqrt(2 pi n) (n/e)^n), for n >= 1."""
+    """log(n!) - log(sqrt(2 pi n) (n/e)^n), for n >= 1: the error of Stirling's approximation.
+
+    Parameters
+    ----------
+    n : numpy.ndarray
+        Float array of whole numbers >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The Stirling error, the shape of ``n``.
+
+    Notes
+    -----
+    For n > 15 the series 1/(12 n) - 1/(360 n^3) + 1/(1260 n^5) - 1/(1680 n^7) + 1/(1188 n^9); below,
+    log Gamma(n + 1) - (n + 1/2) log n + n - log(2 pi)/2 directly.  No ``derivations/`` module.
+
+    References
+    ----------
+    Loader, C. (2000). Fast and accurate computation of binomial probabilities.
+
+    Examples
+    --------
+    >>> round(float(stirling_error(np.array([20.0]))[0]), 12)
+    0.004166319692
+    """
     out = np.empty_like(n)
     large = n > 15
     nl = n[large]
@@ -56,7 +81,33 @@ def stirling_error(n: np.ndarray) -> np.ndarray:
 
 
 def deviance(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """x log(x / mean) + mean - x, by a series when x is close to mean."""
+    """The deviance term x log(x / mean) + mean - x, by a series when x is close to mean.
+
+    Parameters
+    ----------
+    x, mean : numpy.ndarray
+        Positive float arrays of one shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        x log(x / mean) + mean - x, >= 0.
+
+    Notes
+    -----
+    Where abs(x - mean) < 0.1 (x + mean), with v = (x - mean) / (x + mean): (x - mean) v + 2 x sum_{j >= 1}
+    v^(2j+1) / (2j + 1), summed until a term no longer changes the total, which avoids the cancellation of the
+    direct form.  No ``derivations/`` module.
+
+    References
+    ----------
+    Loader, C. (2000). Fast and accurate computation of binomial probabilities.
+
+    Examples
+    --------
+    >>> round(float(deviance(np.array([6.0]), np.array([5.0]))[0]), 12)
+    0.093929340764
+    """
     out = np.empty_like(x)
     close = np.abs(x - mean) < 0.1 * (x + mean)
     xf, mf = x[~close], mean[~close]
@@ -79,7 +130,33 @@ def deviance(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
 
 def log_pmf_half(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """log P(X = k) for X ~ Binomial(n, 1/2); k and n float arrays of whole numbers, 0 <= k <= n."""
+    """log P(X = k) for X ~ Binomial(n, 1/2).
+
+    Parameters
+    ----------
+    k, n : array_like
+        Whole numbers (broadcast together), 0 <= k <= n; not checked.
+
+    Returns
+    -------
+    numpy.ndarray
+        log P(X = k), the broadcast shape.
+
+    Notes
+    -----
+    Loader's saddle-point form: log P(X = k) = delta(n) - delta(k) - delta(n - k) - D(k, n/2) - D(n - k, n/2)
+    - log(2 pi k (n - k) / n) / 2, with delta the Stirling error (:func:`stirling_error`) and D the deviance
+    (:func:`deviance`); -n log 2 at k = 0 and k = n.  No ``derivations/`` module.
+
+    References
+    ----------
+    Loader, C. (2000). Fast and accurate computation of binomial probabilities.
+
+    Examples
+    --------
+    >>> round(float(np.exp(log_pmf_half(3, 10))) * 2**10, 6)   # C(10, 3) = 120
+    120.0
+    """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64))
     out = -n * _LOG_2
     inner = (k > 0) & (k < n)
@@ -183,8 +260,38 @@ def _lentz_step(coefficient: np.ndarray, c: np.ndarray, d: np.ndarray, tiny: flo
 def log_lower_tail_half(k: np.ndarray, n: np.ndarray, with_pmf: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """(log P(X <= k), log P(X = k)) for X ~ Binomial(n, 1/2), with 0 <= k <= n/2.
 
-    The log pmf, which the mid-p value needs, is None when ``with_pmf`` is False
-    (then it is computed for the tail elements only).
+    Parameters
+    ----------
+    k, n : array_like
+        Whole numbers (broadcast together), 0 <= k <= n/2 and n >= 1; not checked.
+    with_pmf : bool, default True
+        Whether to return the log pmf, which the mid-p value needs; None in its place otherwise (it is then
+        computed for the tail elements only).
+
+    Returns
+    -------
+    log_tail : numpy.ndarray
+        log P(X <= k), the broadcast shape.
+    log_pmf : numpy.ndarray or None
+        log P(X = k), or None.
+
+    Notes
+    -----
+    P(X <= k) = I_{1/2}(n - k, k + 1).  Where z = (n - 2k) / sqrt(n) <= 4 (``CENTRE_Z``),
+    ``scipy.special.betainc``; beyond, log pmf(k) + log F - log 2 with F the continued fraction of the incomplete
+    beta (module notes).  No ``derivations/`` module.
+
+    References
+    ----------
+    Press, W. H. et al. (2007). Numerical Recipes, 3rd ed., Section 6.4.
+
+    Examples
+    --------
+    >>> log_tail, log_pmf = log_lower_tail_half(1, 8)
+    >>> round(float(np.exp(log_tail)), 6), round(float(np.exp(log_pmf)), 6)
+    (0.035156, 0.03125)
+    >>> round(float(log_lower_tail_half(10, 10**6, with_pmf=False)[0]), 6)
+    -693024.129902
     """
     k, n = np.broadcast_arrays(np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64))
     log_tail = np.empty(k.shape)
@@ -204,8 +311,31 @@ def log_lower_tail_half(k: np.ndarray, n: np.ndarray, with_pmf: bool = True) -> 
 def log_t_survival(t: float, df: float) -> float:
     """log P(T >= t) for Student's t with df degrees of freedom and t > 0, accurate far below 1e-300.
 
+    Parameters
+    ----------
+    t : float
+        The statistic, > 0.
+    df : float
+        Degrees of freedom, > 0.
+
+    Returns
+    -------
+    float
+        log P(T >= t).
+
+    Notes
+    -----
     P(T >= t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2); the incomplete beta
-    is x^a (1 - x)^b / (a B(a, b)) times the continued fraction, all in logs.
+    is x^a (1 - x)^b / (a B(a, b)) times the continued fraction, all in logs.  No ``derivations/`` module.
+
+    References
+    ----------
+    Press, W. H. et al. (2007). Numerical Recipes, 3rd ed., Section 6.4.
+
+    Examples
+    --------
+    >>> round(float(log_t_survival(200.0, 10)), 6)
+    -43.566584
     """
 
     ratio = t * t / df

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import as_array, describe_index
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.binomial import log_t_survival
@@ -35,7 +36,21 @@ __all__ = ["GradedTestResult", "batched_paired_t_pvalues", "batched_wilcoxon_pva
 
 @dataclass(frozen=True, repr=False)
 class GradedTestResult(Result):
-    """Statistic, two-sided p-value and its log for a paired graded-score test."""
+    """Statistic, two-sided p-value and its log for a paired graded-score test.
+
+    Attributes
+    ----------
+    statistic : float
+        t for the paired t-test, W+ (scipy's statistic) for the Wilcoxon test.
+    pvalue, log_pvalue : float
+        The two-sided p-value and its natural log (finite for the t-test however small p is).
+    method : str
+        "paired-t" or "wilcoxon".
+    n_items : int
+        Number of paired items.
+    mean_difference : float
+        The mean of the differences scores_a - scores_b.
+    """
 
     statistic: float
     pvalue: float
@@ -63,6 +78,7 @@ def _aligned(scores_a: Any, scores_b: Any) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+@docfill("scores", returns="graded")
 def paired_t_test(scores_a: Any, scores_b: Any) -> GradedTestResult:
     """Two-sided paired t-test of H0: E[X_A - X_B] = 0.
 
@@ -71,8 +87,10 @@ def paired_t_test(scores_a: Any, scores_b: Any) -> GradedTestResult:
 
     Notes
     -----
-    t = D-bar / (s_D / sqrt(n)) with n - 1 degrees of freedom; p = 2 P(T_{n-1} >= |t|),
-    computed in logs so that it does not underflow.
+    t = D-bar / (s_D / sqrt(n)) with n - 1 degrees of freedom; p = 2 P(T_{n-1} >= abs(t)),
+    computed in logs so that it does not underflow (scipy's ``t.logsf``, and
+    :func:`~llm_power_verified.inference.binomial.log_t_survival` below 1e-260).
+    No closed form is generated (power and N are in ``derivations/paired_t.py``).
 
     References
     ----------
@@ -105,14 +123,16 @@ def paired_t_test(scores_a: Any, scores_b: Any) -> GradedTestResult:
     return GradedTestResult(statistic, math.exp(log_p), log_p, "paired-t", n, mean)
 
 
+@docfill("scores", returns="graded")
 def wilcoxon_signed_rank(scores_a: Any, scores_b: Any) -> GradedTestResult:
     """Two-sided Wilcoxon signed-rank test on the paired differences (scipy's implementation).
 
     Notes
     -----
-    W+ = sum of the ranks of |D_i| over the positive D_i (zeros dropped, ties mid-
+    W+ = sum of the ranks of abs(D_i) over the positive D_i (zeros dropped, ties mid-
     ranked); exact null distribution for small n without ties, the normal approximation
-    with the tie correction otherwise (scipy's ``method="auto"``).
+    with the tie correction otherwise (scipy's ``method="auto"``).  Every difference zero gives
+    W+ = 0 and p = 1.  No ``derivations/`` module.
 
     References
     ----------
@@ -148,11 +168,16 @@ def _batched_differences(differences: Any) -> np.ndarray:
     return array
 
 
+@docfill("differences_rows", returns="row_pvalues")
 def batched_paired_t_pvalues(differences: Any) -> np.ndarray:
     """Two-sided paired t-test p-value of every row of a (replicates, n) array of differences.
 
+    Notes
+    -----
     Equal, row for row, to ``scipy.stats.ttest_rel(b, a).pvalue`` with
-    differences b - a (a row of identical differences gives NaN, as scipy does).
+    differences b - a (a row of zeros gives NaN and a row of equal non-zero differences 0, as scipy does):
+    2 P(T_k > abs(t)) = I_{k / (k + t^2)}(k / 2, 1 / 2), k = n - 1, by ``scipy.special.betainc``.
+    No ``derivations/`` module.
 
     Examples
     --------
@@ -189,14 +214,18 @@ def _signed_rank_null_cdf(n: int) -> np.ndarray:
     return np.cumsum(counts) / 2.0**n
 
 
+@docfill("differences_rows", returns="row_pvalues")
 def batched_wilcoxon_pvalues(differences: Any) -> np.ndarray:
     """Two-sided Wilcoxon signed-rank p-value of every row, each row as ``scipy.stats.wilcoxon(row)``.
 
+    Notes
+    -----
     scipy's defaults per row: zero differences dropped ("wilcox"); rows of at
     most 50 items without zeros or ties use the exact null distribution, the
     others the normal approximation with the tie correction and no continuity
     correction.  Rows of at most 13 items with zeros or ties (scipy permutes
-    those) are handed to scipy itself.
+    those) are handed to scipy itself.  A row of zeros only gives NaN.  Rows hold at most 5,791 items.
+    No ``derivations/`` module.
 
     Examples
     --------

@@ -6,8 +6,8 @@ model A solves and B does not, ``c`` the reverse.  Under H0 (equal
 accuracies), b given b + c is Binomial(b + c, 1/2).
 
 * ``"chi2"``: X^2 = (b - c)^2 / (b + c) against chi-square(1) (McNemar 1947).
-* ``"chi2-corrected"``: X^2 = (|b - c| - 1)^2 / (b + c), Edwards' continuity
-  correction.  This module clips |b - c| - 1 at zero, so b = c gives X^2 = 0
+* ``"chi2-corrected"``: X^2 = (abs(b - c) - 1)^2 / (b + c), Edwards' continuity
+  correction.  This module clips abs(b - c) - 1 at zero, so b = c gives X^2 = 0
   and p = 1, as R's ``mcnemar.test`` does (it leaves the correction out when
   b = c); statsmodels' ``mcnemar`` does not clip and gives X^2 = 1/(b + c)
   there (b = c = 7: X^2 = 0.0714, p = 0.789).  Elsewhere all three agree
@@ -26,9 +26,7 @@ the observed one (scipy's ``binomtest``, R's ``binom.test``).  Under H0 the
 binomial is symmetric, so for the exact test the two rules coincide
 everywhere (at b = c the doubled tail is 1 + P(X = b), capped to 1).  For
 the mid-p value they differ only at b = c: "double" gives 1, while
-"no-more-likely" gives 1 - P(X = b)/2.
-
-so only the mid-p test takes the rule.
+"no-more-likely" gives 1 - P(X = b)/2; so only the mid-p test takes the rule.
 
 One-sided tests: ``alternative="larger"`` (H1: model A's accuracy is the
 larger, so b tends to exceed c) or ``"smaller"``, as in the planning
@@ -40,12 +38,12 @@ the data carry no evidence either way.
 p-values far below 1e-300 do not underflow silently: every result carries
 ``log_pvalue``.  Accuracy, with n = b + c and eps = 2.2e-16: the absolute
 error of log p (the relative error of p while p > 1e-300) is at most
-1e-15 + 4 sqrt(n) eps + 32 eps |log p|, tested against 50-digit mpmath
+1e-15 + 4 sqrt(n) eps + 32 eps abs(log p), tested against 50-digit mpmath
 (``tests/test_mcnemar.py``) for n up to 10^9.  Near the centre the first two
 terms dominate (Boost's incomplete beta there, see
 :mod:`~llm_power_verified.inference.binomial`; 1e-11 at n = 10^9).  In the
-far tail the third does: Loader's deviance terms, of the size of |log p|,
-partly cancel (measured up to 17 eps |log p|: 2.9e-12 at n = 26,006,
+far tail the third does: Loader's deviance terms, of the size of abs(log p),
+partly cancel (measured up to 17 eps abs(log p): 2.9e-12 at n = 26,006,
 log p = -739).  Relative to log p itself that is below 1e-14 everywhere.
 """
 
@@ -58,6 +56,7 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import (
     check_count,
     describe_index,
@@ -65,7 +64,7 @@ from llm_power_verified._validation import (
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.binomial import log_lower_tail_half, log_pmf_half
+from llm_power_verified.inference.mcnemar_tails import log_smaller_tail_half, log_upper_tail_half
 from llm_power_verified.inference.cells import binary_counts
 from llm_power_verified.results import Result
 
@@ -103,7 +102,7 @@ class McNemarResult(Result):
     log_pvalue
         Natural log of the p-value, finite however small the p-value is.
     method
-        The variant, one of :data:`VARIANTS`.
+        The variant, one of ``VARIANTS``.
     b, c
         Discordant counts (ints, or int64 arrays): b = A right and B wrong, c = A wrong and B right.
     alternative
@@ -151,17 +150,26 @@ def _oriented(b: np.ndarray, c: np.ndarray, alternative: str) -> tuple[np.ndarra
     return (b, c) if alternative == "larger" else (c, b)
 
 
+@docfill("counts", "alternative", returns="mcnemar")
 def mcnemar_chi2(b: Any, c: Any, correction: bool = False, alternative: str = "two-sided") -> McNemarResult:
     """Asymptotic McNemar test, with or without Edwards' continuity correction.
+
+    Parameters
+    ----------
+    %(counts)s
+    correction : bool, default False
+        Edwards' continuity correction (kappa = 1, method "chi2-corrected"); not the multiplicity ``correction``.
+    %(alternative)s
 
     Notes
     -----
     .. math:: X^2 = \\frac{(|b - c| - \\kappa)^2}{b + c}, \\quad
               p = P(\\chi^2_1 \\ge X^2) = 2\\Phi(-\\sqrt{X^2})
 
-    with kappa = 0, or kappa = 1 clipped so that |b - c| - kappa >= 0.
+    with kappa = 0, or kappa = 1 clipped so that abs(b - c) - kappa >= 0.
     One-sided ("larger"): z = (b - c - kappa) / sqrt(b + c), p = Phi(-z)
     ("smaller" swaps b and c).  log p is computed with ``scipy.special.log_ndtr``.
+    b + c = 0 gives statistic 0 and p = 1.  No closed form is generated (no ``derivations/`` module).
 
     References
     ----------
@@ -196,45 +204,7 @@ def _check_rule(two_sided_rule: str) -> None:
         raise ArgumentError(f"two_sided_rule must be one of {TWO_SIDED_RULES}; got {two_sided_rule!r}")
 
 
-def _tail(b: np.ndarray, c: np.ndarray, with_pmf: bool = True):
-    """log P(X <= min(b, c)) and log P(X = min(b, c)) under Binomial(b + c, 1/2) (the latter zeros unless ``with_pmf``)."""
-    smaller = np.minimum(b, c)
-    total = b + c
-    log_tail = np.zeros(total.shape)
-    log_pmf = np.zeros(total.shape)
-    some = total > 0
-    if some.all():
-        log_tail, log_pmf = log_lower_tail_half(smaller, total, with_pmf)
-    elif some.any():
-        log_tail[some], pmf = log_lower_tail_half(smaller[some], total[some], with_pmf)
-        if with_pmf:
-            log_pmf[some] = pmf
-    return smaller, total, log_tail, log_pmf
-
-
-def _upper_tail(favour: np.ndarray, against: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log P(X >= favour) and log P(X = favour) under X ~ Binomial(favour + against, 1/2).
-
-    P(X >= k) = P(X <= n - k) is summed directly while n - k <= n/2; past the
-    middle it is 1 - P(X <= k - 1) with k - 1 < n/2, so both branches are lower
-    tails of the half binomial, accurate in the far tail.
-    """
-    total = favour + against
-    log_upper = np.zeros(total.shape)
-    log_pmf = np.zeros(total.shape)
-    direct = (total > 0) & (favour >= against)
-    if direct.any():
-        log_upper[direct], log_pmf[direct] = log_lower_tail_half(against[direct], total[direct])
-    other = (total > 0) & (favour < against) & (favour > 0)
-    if other.any():
-        log_below, _ = log_lower_tail_half(favour[other] - 1, total[other])
-        log_upper[other] = np.log1p(-np.exp(log_below))
-        log_pmf[other] = log_pmf_half(favour[other], total[other])
-    none = (total > 0) & (favour == 0) & (against > 0)
-    log_pmf[none] = -total[none] * _LOG_2
-    return log_upper, log_pmf
-
-
+@docfill("counts", "alternative", returns="mcnemar")
 def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResult:
     """Exact conditional McNemar test: b | b + c ~ Binomial(b + c, 1/2) under H0.
 
@@ -243,7 +213,8 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
     Two-sided: p = min(1, 2 P(X <= min(b, c))); the doubled-tail and the
     no-more-likely rules give this same value for the symmetric null (see the
     module notes), so the exact test takes no rule.  One-sided ("larger"):
-    p = P(X >= b); "smaller": p = P(X >= c).
+    p = P(X >= b); "smaller": p = P(X >= c).  The tails come from
+    :func:`~llm_power_verified.inference.binomial.log_lower_tail_half` (no ``derivations/`` module).
 
     References
     ----------
@@ -263,13 +234,14 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
     b, c = _counts(b, c)
     if sides == 1:
         favour, against = _oriented(b, c, alternative)
-        log_upper, _ = _upper_tail(favour, against)
+        log_upper, _ = log_upper_tail_half(favour, against)
         return _result(favour, log_upper, "exact", b, c, alternative)
-    smaller, total, log_tail, _ = _tail(b, c, with_pmf=False)
+    smaller, total, log_tail, _ = log_smaller_tail_half(b, c, with_pmf=False)
     log_p = np.where(total > 0, _LOG_2 + log_tail, 0.0)
     return _result(smaller, log_p, "exact", b, c)
 
 
+@docfill("counts", "two_sided_rule", "alternative", returns="mcnemar")
 def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> McNemarResult:
     """Mid-p McNemar test: the exact test with the observed outcome counted at half weight.
 
@@ -284,7 +256,7 @@ def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: st
     One-sided ("larger"): p = P(X > b) + P(X = b)/2 ("smaller" with c); the rule does not apply.
 
     Computed as log p = log(2 P(X <= k)) + log1p(-P(X = k) / (2 P(X <= k))),
-    which stays accurate in the far tail.
+    which stays accurate in the far tail (no ``derivations/`` module).
 
     References
     ----------
@@ -304,11 +276,11 @@ def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: st
     b, c = _counts(b, c)
     if sides == 1:
         favour, against = _oriented(b, c, alternative)
-        log_upper, log_pmf = _upper_tail(favour, against)
+        log_upper, log_pmf = log_upper_tail_half(favour, against)
         with np.errstate(divide="ignore"):
             log_p = log_upper + np.log1p(-0.5 * np.exp(log_pmf - log_upper))
         return _result(favour, np.where(favour + against > 0, log_p, 0.0), "mid-p", b, c, alternative)
-    smaller, total, log_tail, log_pmf = _tail(b, c)
+    smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
     return _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule), "mid-p", b, c, two_sided_rule=two_sided_rule)
 
 
@@ -324,25 +296,45 @@ def _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule: str) -> np.ndarray
     return np.where(total > 0, log_p, 0.0)
 
 
+@docfill("counts")
 def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
     """The two-sided exact and mid-p tests (default rules) from one evaluation of the binomial tail.
 
-    The same values as :func:`mcnemar_exact` and :func:`mcnemar_midp`; an all-pairs audit needs both
-    for every pair, and the tail is most of their cost.
+    Returns
+    -------
+    exact, midp : McNemarResult
+        The same values as ``mcnemar_exact(b, c)`` and ``mcnemar_midp(b, c)``.
+
+    Notes
+    -----
+    An all-pairs audit needs both for every pair, and the tail P(X <= min(b, c)) is most of their cost.
+
+    Examples
+    --------
+    >>> exact, midp = exact_and_midp(1, 7)
+    >>> round(exact.pvalue, 6), round(midp.pvalue, 6)
+    (0.070312, 0.039062)
     """
     b, c = _counts(b, c)
-    smaller, total, log_tail, log_pmf = _tail(b, c)
+    smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
     log_exact = np.where(total > 0, _LOG_2 + log_tail, 0.0)
     return (_result(smaller, log_exact, "exact", b, c),
             _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, "double"), "mid-p", b, c, two_sided_rule="double"))
 
 
+@docfill("counts", "two_sided_rule", "alternative", returns="mcnemar")
 def mcnemar_test(
     b: Any, c: Any, method: str = "exact", two_sided_rule: str = "double", alternative: str = "two-sided"
 ) -> McNemarResult:
     """Run one variant by name: "chi2", "chi2-corrected", "exact" or "mid-p".
 
-    ``two_sided_rule`` applies to the two-sided mid-p test only (see :func:`mcnemar_midp`).
+    Parameters
+    ----------
+    %(counts)s
+    method : {"chi2", "chi2-corrected", "exact", "mid-p"}, default "exact"
+        The variant (``VARIANTS``).
+    %(two_sided_rule)s
+    %(alternative)s
 
     Notes
     -----
@@ -369,8 +361,14 @@ def mcnemar_test(
     raise ArgumentError(f"method must be one of {VARIANTS}; got {method!r}")
 
 
+@docfill("counts", "two_sided_rule", "alternative")
 def mcnemar_all(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> dict[str, McNemarResult]:
     """Every variant at once, keyed by method name.
+
+    Returns
+    -------
+    dict of str to McNemarResult
+        One result per name of ``VARIANTS``, in that order.
 
     Notes
     -----
