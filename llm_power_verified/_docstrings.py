@@ -67,6 +67,13 @@ PARAMETERS = {
                        "the outcomes no more likely than the observed one.  They differ only at b = c."),
     "scores": ("scores_a, scores_b : array_like", "The two models' per-item scores, aligned item by item "
                "(one-dimensional, the same length, at least 2 items, finite)."),
+    # The plan room's (one gap, one family).
+    "p_a_float": ("p_a, p_b : float", "Accuracies of models A and B, each in (0, 1)."),
+    "rho_float": ("rho : float", "Correlation of the two models' per-item 0/1 scores (the phi coefficient), inside the "
+                  "admissible interval of the marginals."),
+    "family_size": ("family_size : int, default 1", "m, the number of comparisons in the declared family (>= 1)."),
+    "correction": ('correction : {"holm", "bonferroni", "sidak", "bh", "none"}', "The multiplicity correction of the "
+                   'family ("none": each comparison tested at alpha).'),
     "differences_rows": ("differences : array_like", "Paired differences, shape (rows, n): each row one replicate of n "
                          "items (n >= 2, finite)."),
 }

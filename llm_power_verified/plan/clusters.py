@@ -28,6 +28,26 @@ DEFAULT_SIZES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 def cluster_tradeoff(required_n: float, icc: float, sizes: Sequence[int] | None = None) -> pd.DataFrame:
     """One row per cluster size: ``items_per_cluster``, ``design_effect``, ``items`` (whole) and ``clusters`` (whole).
 
+    Parameters
+    ----------
+    required_n : float
+        N*, the IID requirement (> 0, finite).
+    icc : float
+        Intra-cluster correlation of the paired differences, in [-1, 1]; a negative ICC is truncated at 0.
+    sizes : sequence of int, optional
+        Cluster sizes m to tabulate (whole numbers >= 1, sorted and deduplicated); default ``DEFAULT_SIZES``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per size: ``items_per_cluster`` m, ``design_effect`` DE, ``items`` ceil(N* DE) and ``clusters``
+        ceil(items / m).
+
+    Notes
+    -----
+    DE = 1 + (m - 1) max(ICC, 0) (paper Section 6.4), derived in ``derivations/design_effect.py``
+    (:func:`~llm_power_verified.power.clustering.design_effect`).
+
     Examples
     --------
     >>> table = cluster_tradeoff(433, icc=0.036, sizes=[1, 10, 859])

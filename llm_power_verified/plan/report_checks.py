@@ -146,7 +146,44 @@ def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, acc
 
 def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, binary: bool, n_items: int, n_models: int,
                          alpha: float, power: float, mean_cluster_size: float | None, source: str) -> None:
-    """Refuse (:class:`InputError`) a report whose figures disagree with its own counts (see the module notes)."""
+    """Refuse (``InputError``) a report whose figures disagree with its own counts (see the module notes).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The report's pair table as read (one row per pair).
+    document : dict
+        The parsed report.
+    summary : bool
+        True for an accuracies-only report (audit-summary/1).
+    binary : bool
+        True for 0/1 scores (cells a..d), False for graded ones (variances).
+    n_items, n_models : int
+        The report's ``data.n_items`` and ``data.n_models``.
+    alpha, power : float
+        The report's operating point.
+    mean_cluster_size : float or None
+        The report's mean cluster size, when it has clusters.
+    source : str
+        The file, for the messages.
+
+    Returns
+    -------
+    None
+        Nothing when every figure agrees within ``RELATIVE_TOLERANCE``.
+
+    Raises
+    ------
+    llm_power_verified.io.errors.InputError
+        The first figure that disagrees, naming the pair, the key, the value written and the value recomputed.
+
+    Notes
+    -----
+    Per-item 0/1: p_a = (a + b)/n, p_b = (a + c)/n, delta = (b - c)/n, rho = phi(a, b, c, d) and N* at the observed
+    table (Eq. 6, ``derivations/observed_table.py``); graded: N* = Eq. 3 at sigma_D^2; with clusters, the design
+    effect (``derivations/design_effect.py``); accuracies only: the admissible interval (Eqs. 7-8,
+    ``derivations/admissible_correlation.py``) and N* at both ends.
+    """
     checker = _Checker(pairs, source)
     checker.compare("n", np.full(len(pairs), float(n_items)), "data.n_items")
     if "ranking" in document:

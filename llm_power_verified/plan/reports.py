@@ -58,7 +58,45 @@ def _field(document: dict, path: tuple[str, ...], source: str):
 
 
 def read_audit_report(path: str | Path) -> AuditFigures:
-    """The :class:`AuditFigures` of a saved JSON audit report (schema audit/2 or audit-summary/1)."""
+    """The :class:`~llm_power_verified.plan.targets.AuditFigures` of a saved JSON audit report (audit/2 or audit-summary/1).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The report, as ``llm-power-verified audit --format json`` writes it (per-item or accuracies-only).
+
+    Returns
+    -------
+    AuditFigures
+        The pair table, sizes, operating point and clusters the plan needs.
+
+    Raises
+    ------
+    llm_power_verified.io.errors.InputError
+        A report of another schema, a pair without a needed key, a value of the wrong type, or a figure that
+        disagrees with the report's own counts (:func:`~llm_power_verified.plan.report_checks.check_report_figures`),
+        in one line naming the file, the pair and the key.
+
+    Notes
+    -----
+    No formula: the figures are read, then recomputed from the counts and compared.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import llm_power_verified as lpv
+    >>> from llm_power_verified.io.accuracy_table import read_accuracies
+    >>> from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    >>> from llm_power_verified.report import render
+    >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "summary.json"
+    ...     _ = path.write_text(render(audit, "json"))
+    ...     figures = read_audit_report(path)
+    >>> figures.n_models, figures.n_items, figures.accuracies
+    (26, 12032, True)
+    """
     path = Path(path)
     source = str(path)
     document = parse_json(read_text(path), source)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import ceil_sample_size, check_count, require_choice
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.errors import ArgumentError
@@ -43,8 +44,38 @@ __all__ = ["CORRECTIONS", "AuditFigures", "GapPlan", "LeaderboardPlan", "plan_ga
 
 
 
+@docfill("correction")
 def planning_level(correction: str, family_size: int, alpha: float) -> tuple[float, str]:
-    """The per-comparison level that guarantees the target under ``correction``, and why."""
+    """The per-comparison level that guarantees the target under ``correction``, and why.
+
+    Parameters
+    ----------
+    %(correction)s
+    family_size : int
+        m, the number of comparisons in the declared family (>= 1).
+    alpha : float
+        Family-wise significance level, in (0, 1).
+
+    Returns
+    -------
+    level : float
+        The per-comparison level alpha'.
+    reason : str
+        The rule, in words (for the report).
+
+    Notes
+    -----
+    alpha' = alpha ("none", or m = 1); 1 - (1 - alpha)^(1/m) (Sidak); alpha / m (Bonferroni, and Holm and BH, whose
+    first step it is: they may test a pair at up to alpha depending on the other pairs' p-values, so only alpha / m
+    guarantees the power).  Through :func:`~llm_power_verified.inference.multiplicity.guaranteed_level`; the
+    inflation of N* it implies is derived in ``derivations/multiplicity.py``.
+
+    Examples
+    --------
+    >>> level, reason = planning_level("sidak", 9, 0.05)
+    >>> round(level, 6), reason
+    (0.005683, 'Sidak: 1 - (1 - alpha)^(1/m)')
+    """
     require_choice("correction", correction, CORRECTIONS)
     level = guaranteed_level(correction, family_size, alpha)
     if correction == "none" or family_size == 1:
@@ -58,7 +89,29 @@ def planning_level(correction: str, family_size: int, alpha: float) -> tuple[flo
 
 @dataclass(frozen=True, repr=False)
 class GapPlan(Result):
-    """N for one gap at a given correlation: ``required_n`` (unrounded) at the planning ``level``, ``items`` its ceiling."""
+    """N for one gap at a given correlation: ``required_n`` (unrounded) at the planning ``level``, ``items`` its ceiling.
+
+    Attributes
+    ----------
+    p_a, p_b, rho, alpha, power : float
+        The gap, correlation and operating point planned for.
+    family_size : int
+        m, the comparisons in the family.
+    correction : str
+        The multiplicity correction.
+    level : float
+        The per-comparison planning level (:func:`planning_level`).
+    level_reason : str
+        Why that level, in words.
+    variance : float
+        sigma_D^2 of the per-item difference at (p_a, p_b, rho).
+    required_n : float
+        N* at ``level``, unrounded.
+    items : float
+        Its ceiling, the items to collect.
+    required_n_at_alpha : float
+        N* at alpha itself (what Holm's last step or BH with every pair rejected would need).
+    """
 
     p_a: float
     p_b: float
@@ -75,9 +128,33 @@ class GapPlan(Result):
     required_n_at_alpha: float
 
 
+@docfill("p_a_float", "rho_float", "alpha_float", "power_float", "family_size", "correction")
 def plan_gap(p_a: float, p_b: float, rho: float, *, alpha: float = 0.05, power: float = 0.8, family_size: int = 1,
              correction: str = "bonferroni") -> GapPlan:
     """Items that resolve the gap p_a - p_b at correlation rho, tested within a family of ``family_size`` comparisons.
+
+    Parameters
+    ----------
+    %(p_a_float)s
+    %(rho_float)s
+    %(alpha_float)s
+    %(power_float)s
+    %(family_size)s
+    %(correction)s
+        Default "bonferroni".
+
+    Returns
+    -------
+    GapPlan
+        N* at the planning level, its ceiling, and N* at alpha.
+
+    Notes
+    -----
+    N* = (z_{1 - alpha'/2} + z_{1 - beta})^2 sigma_D^2 / delta^2 with
+    sigma_D^2 = p_A q_A + p_B q_B - 2 rho sqrt(p_A q_A p_B q_B) (paper Eq. 6: Eq. 3 with Eq. 5), at the level alpha' of
+    :func:`planning_level`; through
+    :func:`~llm_power_verified.power.sample_size.required_n_paired_binary`, derived in ``derivations/wald.py`` and
+    ``derivations/paired_variance.py``.
 
     Examples
     --------
@@ -98,12 +175,32 @@ def plan_gap(p_a: float, p_b: float, rho: float, *, alpha: float = 0.05, power: 
 class LeaderboardPlan(Result):
     """Items that resolve every adjacent pair among the top ``top`` models of an audit.
 
-    ``pairs``: one row per adjacent pair with its requirement(s) at the
-    planning level; ``required_n``: the largest (per scenario: "observed" for a
-    per-item audit, plus "clustered" with clusters; "rho_min", "rho_max" and
-    "assumed" for accuracies only); ``more_items``: how many items beyond
-    ``n_items`` that is (0 when already enough); ``limiting``: the pair behind
-    each maximum.
+    Attributes
+    ----------
+    n_items : int
+        Items the audit had.
+    top : int
+        The models planned for (the top ``top`` of the ranking).
+    family_size : int
+        top - 1, the adjacent pairs.
+    correction : str
+        The multiplicity correction.
+    level : float
+        The per-comparison planning level (:func:`planning_level`).
+    level_reason : str
+        Why that level, in words.
+    pairs : pandas.DataFrame
+        One row per adjacent pair: model_a, model_b, delta, and per scenario ``required_n_<scenario>`` and
+        ``resolved_now_<scenario>``.
+    required_n : dict of str to float
+        The largest requirement, whole, per scenario: "observed" for a per-item audit, plus "clustered" with
+        clusters; "rho_min", "rho_max" and "assumed" for accuracies only.
+    more_items : dict of str to float
+        How many items beyond ``n_items`` that is (0 when already enough), per scenario.
+    limiting : dict of str to str
+        The pair behind each maximum.
+    notes : tuple of str
+        What the scenarios assume.
     """
 
     n_items: int
@@ -119,7 +216,13 @@ class LeaderboardPlan(Result):
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict:
-        """The fields as plain containers, the pair table as records (one object per pair, every pair)."""
+        """The fields as plain containers, the pair table as records (one object per pair, every pair).
+
+        Returns
+        -------
+        dict
+            Field name to value; ``pairs`` a list of one dict per pair.
+        """
         plain = super().to_dict()
         plain["pairs"] = self.pairs.to_dict(orient="records")
         return plain
@@ -159,9 +262,28 @@ def _accuracies(rows: pd.DataFrame, level: float, power: float, rho: float | Non
 class AuditFigures(Result):
     """What a plan needs of an audit: its pair table, sizes and operating point.
 
-    Built from an :class:`AuditResult`, an :class:`AccuracyAudit`, or a saved
+    Built from an :class:`~llm_power_verified.leaderboard.audit.AuditResult`, an
+    :class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit` (``AuditFigures.of``), or a saved
     JSON report (:func:`llm_power_verified.plan.reports.read_audit_report`).
-    ``accuracies``: the audit had accuracies only (no rho-hat).
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        The audit's pair table (ranks, gaps, and the requirements or accuracies and admissible interval).
+    n_models, n_items : int
+        The audit's sizes.
+    alpha, power : float
+        The audit's operating point.
+    accuracies : bool
+        True when the audit had accuracies only (no rho-hat).
+    mean_cluster_size : float or None
+        The mean cluster size, when the audit had clusters.
+    n_clusters : int or None
+        The number of clusters, when the audit had clusters.
+    source : str
+        Where the scores came from.
+    binary : bool
+        True for 0/1 scores, False for graded ones.
     """
 
     pairs: pd.DataFrame
@@ -177,6 +299,18 @@ class AuditFigures(Result):
 
     @classmethod
     def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
+        """The figures of a per-item or accuracies-only audit (AuditFigures are returned as they are).
+
+        Parameters
+        ----------
+        audit : AuditResult, AccuracyAudit or AuditFigures
+            The audit.
+
+        Returns
+        -------
+        AuditFigures
+            Its pair table, sizes, operating point and clusters.
+        """
         if isinstance(audit, AuditFigures):
             return audit
         if isinstance(audit, AccuracyAudit):
@@ -189,13 +323,48 @@ class AuditFigures(Result):
         raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
 
 
+@docfill("correction")
 def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int | None = None, *, correction: str = "holm",
                      rho: float | None = None) -> LeaderboardPlan:
     """Items that resolve every adjacent pair among the ``top`` models (default: all) of an audit.
 
-    The family is those ``top - 1`` adjacent pairs; ``correction`` is planned
-    at its guaranteeing level (:func:`planning_level`).  ``rho``: for an
-    accuracies-only audit, an assumed correlation (labelled "assumed").
+    Parameters
+    ----------
+    audit : AuditResult, AccuracyAudit or AuditFigures
+        The audit: per-item, accuracies-only, or read from a saved JSON report
+        (:func:`~llm_power_verified.plan.reports.read_audit_report`).
+    top : int, optional
+        How many of the top-ranked models to resolve (>= 2); default all.
+    %(correction)s
+        Default "holm".
+    rho : float, optional
+        For an accuracies-only audit, an assumed correlation inside every pair's admissible interval (the
+        "assumed" scenario); refused for a per-item audit, which plans at each pair's observed rho-hat.
+
+    Returns
+    -------
+    LeaderboardPlan
+        Each adjacent pair's requirement per scenario, the largest, and how many more items it takes.
+
+    Notes
+    -----
+    The family is the ``top - 1`` adjacent pairs, tested at the guaranteeing level alpha' of
+    :func:`planning_level`.  Per-item audit: each pair's N* (Eq. 6 at its observed table) times the inflation
+    (z_{1 - alpha'/2} + z_{1 - beta})^2 / (z_{1 - alpha/2} + z_{1 - beta})^2 (``derivations/multiplicity.py``), and
+    with clusters times the design effect 1 + (m - 1) max(ICC, 0) (``derivations/design_effect.py``).
+    Accuracies only: N* (Eq. 6) at both ends of each pair's admissible interval (Eqs. 7-8), and at ``rho``.
+    The benchmark needs the largest, rounded up.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import llm_power_verified as lpv
+    >>> from llm_power_verified.io.accuracy_table import read_accuracies
+    >>> from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
+    >>> plan = plan_leaderboard(audit, 4, rho=0.4)
+    >>> plan.family_size, round(plan.level, 6), plan.required_n
+    (3, 0.016667, {'rho_min': 472584.0, 'rho_max': 2266.0, 'assumed': 148127.0})
     """
     figures = AuditFigures.of(audit)
     accuracies = figures.accuracies
