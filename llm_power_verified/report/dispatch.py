@@ -31,9 +31,8 @@ from llm_power_verified.io.output import terminal_lines, write_chunks
 from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings, StreamedAudit, audit_leaderboard, stream_audit
 from llm_power_verified.parallel import Backend
 from llm_power_verified.report import machine
-from llm_power_verified.report.accuracies import text_or_html
-from llm_power_verified.report.html import render_html
-from llm_power_verified.report.rendering import render as render_text
+from llm_power_verified.report.html import html_report
+from llm_power_verified.report.text import text_report
 
 __all__ = ["VIEW_OPTIONS", "AuditRequest", "render", "write"]
 
@@ -87,16 +86,9 @@ def render(audit, format: str = "table", **view) -> str:
         raise ArgumentError("format 'parquet' is a binary file: write(audit, 'parquet', path)")
     if format in MACHINE_FORMATS:
         return b"".join(machine.chunks(audit, format)).decode("utf-8")
-    return _text(audit, format, view)
-
-
-def _text(audit, output: str, view: dict) -> str:
-    # Phase (a) of issue 25 step 5: the text and HTML renderers are still per audit kind (merged in phase (b)).
-    if audit.kind == "accuracies":
-        return text_or_html(audit, output, pairs=view["pairs"], width=view["width"])
-    if output == "html":
-        return render_html(audit, figures=view["figures"], pairs=view["pairs"])
-    return render_text(audit, output, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"])
+    if format == "html":
+        return html_report(audit, figures=view["figures"], pairs=view["pairs"])
+    return text_report(audit, format, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"])
 
 
 def write(audit, format: str, path: str | Path | None = None, **view):

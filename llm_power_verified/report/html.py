@@ -17,21 +17,16 @@ import math
 
 import pandas as pd
 
+from llm_power_verified.contract import VERDICT_RULES, legend
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import terminal_lines, terminal_text
-from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.contract import VERDICT_RULES, legend
+from llm_power_verified.report.cells import cell, fmt
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
-from llm_power_verified.report.cells import fmt
-from llm_power_verified.report.rendering import (
-    PAIR_LISTS,
-    PAIR_VIEW,
-    details,
-    shown_pairs,
-)
+from llm_power_verified.report.sections import details
+from llm_power_verified.report.view import PAIR_VIEW, accuracy_models, accuracy_view, label, meaning, shown_pairs
 
-__all__ = ["HTML_ROW_LIMIT", "html_page", "render_html", "sortable_table"]
+__all__ = ["HTML_ROW_LIMIT", "html_page", "html_report", "sortable_table"]
 
 #: Pair rows the page lists with pairs="top" (the closest in rank beyond that); the machine formats have all.
 HTML_ROW_LIMIT = 5000
@@ -123,57 +118,71 @@ def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[l
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
-def _models(result: AuditResult) -> str:
-    ranking = result.ranking
+def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
+    """``audit`` (any audit of the protocol) as one self-contained page (the dispatcher checked the options).
+
+    ``pairs``: "top" lists at most :data:`HTML_ROW_LIMIT` pairs of a per-item audit, the closest in rank (an
+    accuracies-only audit's adjacent pairs); "all" every pair; "none" none.  ``figures`` (per-item audits) need the
+    ``plots`` extra; without it they are left out, with a note.
+    """
+    per_item = audit.kind != "accuracies"
+    title = f"Resolution audit: {audit.source}" if per_item else f"Resolution audit from accuracies only: {audit.source}"
+    shown = shown_pairs(audit, pairs, HTML_ROW_LIMIT)
+    legend_entries = list(_item_legend(audit).items()) if per_item else [(label(audit, c), meaning(audit, c)) for c in accuracy_view(audit)]
+    parts = ['<section id="headline"><ul>' + "".join(f"<li>{_text(line)}</li>" for line in headline(audit)) + "</ul>"
+             + "".join(f"<p>note: {_text(note)}</p>" for note in audit.notes) + "</section>",
+             '<section id="legend"><h2>Legend</h2><dl>'
+             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend_entries) + "</dl></section>",
+             "<h2>Models</h2>", _item_models(audit) if per_item else _accuracy_models(audit), "<h2>Pairs</h2>"]
+    if per_item:  # how many of the pairs are listed (an empty line when all are)
+        parts.append(f"<p>{len(shown):,} pairs closest in rank of {len(audit.pairs):,} (--pairs all lists every pair); "
+                     "the machine formats have all.</p>" if len(shown) < len(audit.pairs) else "")
+    columns = _item_columns(audit) if per_item else accuracy_view(audit)
+    headers = [("model_a", "A"), ("model_b", "B")] + [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c))
+                                                      for c in columns]
+    rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns] for _, row in shown.iterrows()]
+    parts.append(f'<div class="scroll">{sortable_table("pairs", headers, rows)}</div>')
+    if per_item:
+        parts += _figures(audit) if figures else []
+        parts += ["<h2>Details</h2>", "<pre>" + html.escape(terminal_lines("\n".join(details(audit, shown_pairs(audit, pairs))))) + "</pre>"]
+    return html_page(title, parts)
+
+
+def _item_legend(audit) -> dict[str, str]:
+    """The per-item page's legend: the verdict rules, the pair columns shown, the model columns."""
+    return {**VERDICT_RULES, **legend(c for c in PAIR_VIEW if c in audit.pairs),
+            **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()}}
+
+
+def _item_models(audit) -> str:
+    ranking = audit.ranking
     columns = [c for c in ("rank", "model", "mean_score", "ci_low", "ci_high", "rank_low", "rank_high", "rank_boot_low",
-                                   "rank_boot_high", "letters", "tier") if c in ranking]
+                           "rank_boot_high", "letters", "tier") if c in ranking]
     rows = [[(fmt(row[c]) if c not in ("model", "letters") else str(row[c]), None if c in ("model", "letters") else row[c])
              for c in columns] for _, row in ranking.iterrows()]
     return sortable_table("models", [(c, c.replace("_", " ")) for c in columns], rows)
 
 
-def _pairs(result: AuditResult, listed: str) -> tuple[str, int]:
-    pairs = result.pairs
-    shown = shown_pairs(result, listed, HTML_ROW_LIMIT)
-    columns = ["model_a", "model_b"] + [c for c in PAIR_VIEW if c in pairs] + [c for c in ("p_anytime_at_n", "p_cluster") if c in pairs]
-    rows = []
-    for _, row in shown.iterrows():
-        cells = []
-        for column in columns:
-            value = row[column]
-            if column in ("model_a", "model_b"):
-                cells.append((str(value), None))
-            elif isinstance(value, (bool,)) or column in VERDICT_RULES:
-                cells.append(("-" if pd.isna(value) else "yes" if value else "no", None if pd.isna(value) else bool(value)))
-            else:
-                cells.append((fmt(value.item() if hasattr(value, "item") else value), value.item() if hasattr(value, "item") else value))
-        rows.append(cells)
-    table = sortable_table("pairs", [(c, PAIR_VIEW.get(c, c.replace("_", " "))) for c in columns], rows)
-    return f'<div class="scroll">{table}</div>', len(shown)
+def _accuracy_models(audit) -> str:
+    headers, rows = accuracy_models(audit)
+    return sortable_table("models", [(h, h) for h in headers], [[(text, None) for text in row] for row in rows])
 
 
-def render_html(result: AuditResult, *, figures: bool = True, pairs: str = "top") -> str:
-    """The audit as one self-contained HTML page (figures need the ``plots`` extra; without it they are left out, with a note).
+def _item_columns(audit) -> list[str]:
+    """The per-item page's pair columns: every ``--columns`` choice present, and the anytime and cluster p-values."""
+    pairs = audit.pairs
+    return [c for c in PAIR_VIEW if c in pairs] + [c for c in ("p_anytime_at_n", "p_cluster") if c in pairs]
 
-    ``pairs``: "top" lists at most :data:`HTML_ROW_LIMIT` pairs, the closest in rank; "all" every pair; "none" none.
-    """
-    if pairs not in PAIR_LISTS:
-        raise ArgumentError(f"pairs must be one of {PAIR_LISTS}; got {pairs!r}")
-    title = f"Resolution audit: {result.matrix.source}"
-    entries = {**VERDICT_RULES, **legend(c for c in PAIR_VIEW if c in result.pairs),
-               **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()}}
-    parts = ['<section id="headline"><ul>' + "".join(f"<li>{_text(line)}</li>" for line in headline(result)) + "</ul>"
-             + "".join(f"<p>note: {_text(note)}</p>" for note in result.notes) + "</section>",
-             '<section id="legend"><h2>Legend</h2><dl>'
-             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in entries.items()) + "</dl></section>",
-             "<h2>Models</h2>", _models(result)]
-    table, shown = _pairs(result, pairs)
-    note = (f"<p>{shown:,} pairs closest in rank of {len(result.pairs):,} (--pairs all lists every pair); "
-            "the machine formats have all.</p>") if shown < len(result.pairs) else ""
-    parts += ["<h2>Pairs</h2>", note, table]
-    parts += _figures(result) if figures else []
-    parts += ["<h2>Details</h2>", "<pre>" + html.escape(terminal_lines("\n".join(details(result, pairs)))) + "</pre>"]
-    return html_page(title, parts)
+
+def _cell(audit, row: pd.Series, column: str) -> tuple[str, object]:
+    """A pair cell: its text and its sort value (None: sorts as text)."""
+    value = row[column]
+    value = value.item() if hasattr(value, "item") else value
+    if audit.kind == "accuracies":
+        return cell(row, column), None if isinstance(value, str) else value  # at the column's digits
+    if isinstance(value, bool) or column in VERDICT_RULES:
+        return ("-" if pd.isna(value) else "yes" if value else "no"), None if pd.isna(value) else bool(value)
+    return fmt(value), value
 
 
 def html_page(title: str, parts: list[str]) -> str:
@@ -185,10 +194,15 @@ def html_page(title: str, parts: list[str]) -> str:
     return "\n".join(head + parts + [f"<script>{_SCRIPT}</script></body></html>"]) + "\n"
 
 
-def _figures(result: AuditResult) -> list[str]:
+def _figures(result) -> list[str]:
     try:
         drawn = svg_figures(result)
     except ArgumentError:
         return ["<h2>Figures</h2>", "<p>figures need matplotlib: pip install 'llm-power-verified[plots]'</p>"]
     svg = [figure[figure.index("<svg"):] for figure in drawn.values()]
     return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg)]
+
+
+def render_html(result, *, figures: bool = True, pairs: str = "top") -> str:
+    """:func:`html_report` (kept while the CLI moves to :func:`~.dispatch.render`)."""
+    return html_report(result, figures=figures, pairs=pairs)

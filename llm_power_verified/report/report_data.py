@@ -1,11 +1,11 @@
-"""The report as data: :func:`document`, the JSON report of any audit without its pairs, and the paper's checklist.
+"""The report as data: :func:`document`, the JSON report of any audit without its pairs.
 
 Every machine format writes this document (:mod:`.machine`: JSON around the
 pairs, Parquet in the file's metadata); the text formats show the same
 headline.  The keys, in order: ``schema``, ``source``, ``headline``,
 ``legend``, ``notes``, ``settings``, ``data``, ``pairs_written`` (a streamed
 audit), ``ranking``, the audit's ``sections()`` and, for a per-item audit
-whose pairs are in memory, ``checklist``.
+whose pairs are in memory, ``checklist`` (:func:`~.sections.checklist`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from __future__ import annotations
 from llm_power_verified.contract import SCHEMA_IDS, VERDICT_RULES, legend, pair_columns
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.report.headline import headline
+from llm_power_verified.report.sections import checklist
 
-__all__ = ["SCHEMA", "checklist", "document", "report_legend"]
+__all__ = ["SCHEMA", "document", "report_legend"]
 
 SCHEMA = SCHEMA_IDS["binary+graded"]
 
@@ -59,20 +60,3 @@ def document(audit) -> dict:
         parts["checklist"] = checklist(audit)
     return json_ready(parts)
 
-
-def checklist(result) -> list[dict]:
-    """The paper's Appendix I checklist, filled in for a per-item audit in memory."""
-    pairs = result.pairs
-    binary = result.matrix.binary
-    arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if binary else "paired t; paired bootstrap"
-    has_interval = "required_n_p05" in pairs
-    return [
-        {"quantity": "delta-hat", "value": f"{len(pairs)} gaps, |delta| from {pairs['delta'].abs().min():.4g} to {pairs['delta'].abs().max():.4g}", "why": "headline effect"},
-        {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
-        {"quantity": "N", "value": f"{result.matrix.n_items} paired items", "why": "budget"},
-        {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
-        {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
-        {"quantity": "N* CI", "value": (f"B = {result.n_resamples} bootstrap; {int((pairs['required_n_p05'] > result.matrix.n_items).sum())} pairs robustly unresolved (5th percentile > N)" if has_interval else "not computed (n_resamples = 0)"), "why": "does the N* interval straddle N"},
-        {"quantity": "multiplicity", "value": f"family '{result.family}' of {result.family_size}; Bonferroni x{result.multiplicity.inflation.bonferroni:.3g}; BH {result.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
-        {"quantity": "per-item raw matrix", "value": f"{result.matrix.n_items} x {result.matrix.n_models} scores from {result.matrix.source}", "why": "third-party check"},
-    ]

@@ -1,0 +1,107 @@
+"""The report's sections after the pair table, for any audit: what each kind of audit says beyond its headline and tables.
+
+A per-item audit: resolution by gap, unresolved pairs across procedures,
+multiplicity, anytime-valid verdicts (when computed), clusters (when the
+matrix has them) and the paper's reporting checklist (Appendix I), which the
+JSON report holds too (:func:`checklist`).  An accuracies-only audit has no
+section of its own: its verdict counts are its headline's.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from llm_power_verified.io.output import terminal_text
+from llm_power_verified.report.cells import fmt
+from llm_power_verified.report.table import grid
+
+__all__ = ["checklist", "details", "text_sections"]
+
+
+def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
+    """The sections as text lines (``listed``: the pairs the report lists; ``keys``: model name -> its name in the tables)."""
+    if audit.kind == "accuracies":
+        return []
+    lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
+    lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
+                      [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in audit.by_gap], markdown))
+    lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs})"]
+    lines.append(grid(["procedure", "unresolved"], [[name, "n/a" if value is None else str(value)]
+                                                    for name, value in audit.verdicts.to_dict().items() if name != "pairs"], markdown))
+    lines += ["", f"{head}Multiplicity", _multiplicity(audit)]
+    if "resolved_anytime" in audit.pairs and len(listed):
+        lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
+        rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), fmt(r["required_n_anytime"]),
+                 fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
+                for _, r in listed.iterrows()]
+        lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
+    lines += _clusters(audit, listed, keys, head, markdown)
+    lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
+    if markdown:
+        lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(audit)], markdown))
+    else:
+        lines += [f"{c['quantity']}: {terminal_text(c['value'])} ({c['why']})" for c in checklist(audit)]
+    return lines
+
+
+def details(audit, listed: pd.DataFrame) -> list[str]:
+    """The sections as plain text lines with the models named in full (the HTML page shows them preformatted)."""
+    return text_sections(audit, listed, {name: name for name in audit.ranking["model"]}, "", False)
+
+
+def _multiplicity(audit) -> str:
+    multiplicity = audit.multiplicity
+    e_bh = f"; e-BH: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else ""
+    return (f"family '{multiplicity.family}' of {multiplicity.family_size} comparisons, arbiter {multiplicity.arbiter}, "
+            f"correction {audit.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
+            f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH "
+            f"rejections); Holm per step{e_bh}")
+
+
+def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
+    """The cluster diagnostics (none when the matrix has no clusters)."""
+    clusters = audit.clusters
+    if clusters is None:
+        return []
+    lines = ["", f"{head}Clusters",
+             f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}; median ICC(D) {clusters.median_icc:.4g} "
+             f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
+             f"{clusters.unresolved_clustered} clustered"]
+    if clusters.bootstrap is not None:
+        distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters.bootstrap.unresolved_count_distribution.items())
+        lines.append(f"cluster bootstrap (B = {clusters.bootstrap.n_resamples}): unresolved count {distribution}")
+    loco = clusters.leave_one_cluster_out
+    if all(count is None for count in loco.values()):
+        lines.append("leave one cluster out: not estimable (with one cluster left, the ICC has no between-cluster variance)")
+    else:
+        lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
+    lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
+    rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), fmt(r["required_n_cluster"]),
+             "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in listed.iterrows()]
+    lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], rows, markdown))
+    return lines
+
+
+def checklist(audit) -> list[dict]:
+    """The paper's Appendix I checklist, filled in for a per-item audit in memory."""
+    pairs = audit.pairs
+    matrix = audit.matrix
+    arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if matrix.binary else "paired t; paired bootstrap"
+    if "required_n_p05" in pairs:
+        robust = int((pairs["required_n_p05"] > matrix.n_items).sum())
+        interval = f"B = {audit.n_resamples} bootstrap; {robust} pairs robustly unresolved (5th percentile > N)"
+    else:
+        interval = "not computed (n_resamples = 0)"
+    gaps = pairs["delta"].abs()
+    return [
+        {"quantity": "delta-hat", "value": f"{len(pairs)} gaps, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
+        {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
+        {"quantity": "N", "value": f"{matrix.n_items} paired items", "why": "budget"},
+        {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
+        {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
+        {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
+        {"quantity": "multiplicity", "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
+         f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {audit.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
+        {"quantity": "per-item raw matrix", "value": f"{matrix.n_items} x {matrix.n_models} scores from {matrix.source}",
+         "why": "third-party check"},
+    ]
