@@ -16,7 +16,8 @@ from llm_power_verified.examples import appendix_e, shipped_example
 from llm_power_verified.io import from_wide
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.power.clustering import icc_oneway
-from llm_power_verified.report.rendering import SCHEMA, render, to_json_document
+from llm_power_verified.contract import SCHEMA_IDS
+from llm_power_verified.report import render
 
 
 def _synthetic(models=6, items=800, seed=1, clusters=5, graded=False):
@@ -64,10 +65,10 @@ def test_graded_pairs_match_scipy():
 
 def test_same_seed_same_report():
     matrix = _synthetic()
-    first = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100))
-    second = to_json_document(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100))
+    first = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json"))
+    second = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json"))
     assert first == second
-    third = to_json_document(audit_leaderboard(matrix, "adjacent", seed=6, n_resamples=200, n_cluster_resamples=100))
+    third = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=6, n_resamples=200, n_cluster_resamples=100), "json"))
     assert third["pairs"] != first["pairs"]
 
 
@@ -146,7 +147,7 @@ def test_shipped_example_is_regenerated_identically(tmp_path):
 def test_json_document_schema():
     result = audit_leaderboard(_synthetic(), "adjacent", n_resamples=100, n_cluster_resamples=50)
     document = json.loads(render(result, "json"))
-    assert document["schema"] == SCHEMA
+    assert document["schema"] == SCHEMA_IDS["binary+graded"]
     assert set(document) >= {"settings", "data", "ranking", "pairs", "multiplicity", "clusters", "verdicts", "tiers", "checklist"}
     assert len(document["checklist"]) == 8
     csv_lines = render(result, "csv").strip().splitlines()

@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from llm_power_verified.leaderboard import blocks as blocks_module
-from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard
 from llm_power_verified.parallel import DaskBackend
-from llm_power_verified.report.machine import read_audit_metadata, write_audit_parquet
+from llm_power_verified.report import read_audit_metadata, write
+from llm_power_verified.report.dispatch import AuditRequest
 from llm_power_verified.simulation.grids import embedding_power_grid
 from tests.test_scale import _matrix, assert_same_rows
 
@@ -39,8 +40,9 @@ def test_dask_audit_is_the_local_audit(cluster, monkeypatch):
 
 def test_dask_parquet_is_the_local_parquet(cluster, tmp_path):
     matrix = _matrix(models=15)
-    write_audit_parquet(matrix, tmp_path / "local.parquet", "all", n_resamples=0)
-    write_audit_parquet(matrix, tmp_path / "dask.parquet", "all", n_resamples=0, backend=cluster)
+    settings = AuditSettings(mode="all", n_resamples=0)
+    write(AuditRequest(matrix, settings), "parquet", tmp_path / "local.parquet")
+    write(AuditRequest(matrix, settings, backend=cluster), "parquet", tmp_path / "dask.parquet")
     assert_same_rows(pd.read_parquet(tmp_path / "local.parquet"), pd.read_parquet(tmp_path / "dask.parquet"))
     assert read_audit_metadata(tmp_path / "local.parquet") == read_audit_metadata(tmp_path / "dask.parquet")
 

@@ -74,14 +74,14 @@ def _hostile_result():
 
 
 def test_html_shows_hostile_names_as_escapes():
-    from llm_power_verified.report.html import render_html
+    from llm_power_verified.report import render
 
-    page = render_html(_hostile_result(), figures=False)
+    page = render(_hostile_result(), "html", figures=False)
     assert not RAW.search(page) and "evil\\u202egnp.exe" in page and "c1\\x9b31m" in page
 
 
 def test_machine_formats_keep_names_exactly():
-    from llm_power_verified.report.rendering import render
+    from llm_power_verified.report import render
 
     result = _hostile_result()
     document = json.loads(render(result, "json"))

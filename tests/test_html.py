@@ -18,7 +18,7 @@ import pytest
 import llm_power_verified as lpv
 from llm_power_verified.cli.main import main
 from llm_power_verified.examples import shipped_example
-from llm_power_verified.report.html import render_html
+from llm_power_verified.report import render
 
 BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
 HOSTILE = "<script>document.body.dataset.ready='owned'</script>"
@@ -48,7 +48,7 @@ def page(tmp_path_factory):
     matrix = lpv.from_array(scores, models=["alpha", "beta", HOSTILE, "delta & co", "eps"])
     result = lpv.audit_leaderboard(matrix, "all", n_resamples=100)
     path = tmp_path_factory.mktemp("html") / "report.html"
-    path.write_text(render_html(result), encoding="utf-8")
+    path.write_text(render(result, "html"), encoding="utf-8")
     return path, result
 
 
@@ -79,7 +79,7 @@ def test_input_text_is_escaped_and_nothing_is_fetched(page):
 
 def test_figures_are_inline_svg():
     result = lpv.audit_leaderboard(shipped_example(), n_resamples=0, n_cluster_resamples=0)
-    text = render_html(result)
+    text = render(result, "html")
     for name in ("resolution", "forest", "efficiency"):
         assert f'<figure id="figure-{name}"><svg' in text
 
@@ -101,12 +101,11 @@ def test_accuracies_only_page_renders_in_a_browser(tmp_path):
 
     from llm_power_verified.io.accuracy_table import read_accuracies
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
-    from llm_power_verified.report.accuracies import render_accuracies
 
     frame = pd.DataFrame({"model": ["a", HOSTILE, "c"], "accuracy": ["71.20", "70.95", "64.00"], "n": 2000})
     audit = audit_accuracies(read_accuracies(frame), rho=0.5)
     path = tmp_path / "summary.html"
-    path.write_text(render_accuracies(audit, "html"), encoding="utf-8")
+    path.write_text(render(audit, "html"), encoding="utf-8")
     assert HOSTILE not in path.read_text(encoding="utf-8")
     dom, log = _dom(path)
     body = re.search(r"<body[^>]*>", dom).group(0)

@@ -30,7 +30,7 @@ from llm_power_verified.io import (
 )
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, both_correct_counts
-from llm_power_verified.report.rendering import render
+from llm_power_verified.report import render
 
 
 def _cli(*arguments: str, **kwargs) -> subprocess.CompletedProcess:

@@ -159,8 +159,7 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
     from llm_power_verified.io.accuracy_table import read_accuracies
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
     from llm_power_verified.plan import read_audit_report
-    from llm_power_verified.report.accuracies import render_accuracies
-    from llm_power_verified.report.rendering import render
+    from llm_power_verified.report import render
 
     result = lpv.audit_leaderboard(shipped_example(), "adjacent", n_resamples=0, n_cluster_resamples=50)
     (tmp_path / "audit.json").write_text(render(result, "json"))
@@ -169,7 +168,7 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
     for top in (4, 10):
         assert plan_leaderboard(saved, top).required_n == plan_leaderboard(result, top).required_n
     summary = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
-    (tmp_path / "summary.json").write_text(render_accuracies(summary, "json"))
+    (tmp_path / "summary.json").write_text(render(summary, "json"))
     saved = read_audit_report(tmp_path / "summary.json")
     assert saved.accuracies
     assert plan_leaderboard(saved, 7, rho=0.4).required_n == plan_leaderboard(summary, 7, rho=0.4).required_n
@@ -191,7 +190,7 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
 def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
     from llm_power_verified.io import InputError
     from llm_power_verified.plan import read_audit_report
-    from llm_power_verified.report.rendering import render
+    from llm_power_verified.report import render
 
     result = lpv.audit_leaderboard(shipped_example(clusters=False), "adjacent", n_resamples=0)
     document = json.loads(render(result, "json"))

@@ -18,7 +18,7 @@ from llm_power_verified.leaderboard.ranking import (
     significance_matrix,
 )
 from llm_power_verified.leaderboard.streams import ranking_order
-from llm_power_verified.report import to_json_document
+from llm_power_verified.report import render
 
 
 def _leaderboard(models: int, items: int, seed: int, graded: bool = False):
@@ -108,8 +108,8 @@ def test_permuting_rows_and_columns_gives_the_same_report(graded):
     shuffled = lpv.from_array(matrix.scores[rows][:, columns], models=[matrix.models[i] for i in columns],
                               item_ids=[matrix.item_ids[i] for i in rows], clusters=[clusters[i] for i in rows])
     options = dict(mode="all", n_resamples=200, n_cluster_resamples=50, n_rank_resamples=200, seed=5)
-    assert _without_source(to_json_document(lpv.audit_leaderboard(original, **options))) == \
-        _without_source(to_json_document(lpv.audit_leaderboard(shuffled, **options)))
+    assert _without_source(json.loads(render(lpv.audit_leaderboard(original, **options), "json"))) == \
+        _without_source(json.loads(render(lpv.audit_leaderboard(shuffled, **options), "json")))
 
 
 @pytest.mark.parametrize("graded", [False, True])

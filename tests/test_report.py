@@ -13,7 +13,7 @@ import pytest
 import llm_power_verified as lpv
 from llm_power_verified.cli.main import build_parser, main
 from llm_power_verified.examples import shipped_example
-from llm_power_verified.report import render, to_json_document
+from llm_power_verified.report import render
 
 SCHEMA = json.loads((resources.files("llm_power_verified") / "report" / "audit.schema.json").read_text())
 LONG_NAMES = [f"organisation-{i}/a-rather-long-model-name-instruct-v{i}.{i % 3}-preview" for i in range(28)]
@@ -33,7 +33,7 @@ def long_names():
 
 
 def _document(result):
-    return json.loads(json.dumps(to_json_document(result)))
+    return json.loads(render(result, "json"))
 
 
 def test_schema_is_a_valid_json_schema():

@@ -16,8 +16,11 @@ from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.parallel import JoblibBackend, LocalBackend, backend_for
-from llm_power_verified.report.machine import read_audit_metadata, write_audit_parquet
-from llm_power_verified.report.rendering import render, to_json_document
+from llm_power_verified.leaderboard.audit import AuditSettings
+from llm_power_verified.report import document as report_document
+from llm_power_verified.report import read_audit_metadata, render, write
+from llm_power_verified.report.dispatch import AuditRequest
+from llm_power_verified.report.machine import pair_records
 
 
 def _matrix(models=12, items=3000, seed=3, graded=False):
@@ -97,7 +100,7 @@ def test_parquet_holds_every_row_and_the_report(tmp_path):
     matrix = _matrix()
     whole = audit_leaderboard(matrix, "all", n_resamples=30)
     path = tmp_path / "audit.parquet"
-    result = write_audit_parquet(matrix, path, "all", n_resamples=30)
+    result = write(AuditRequest(matrix, AuditSettings(mode="all", n_resamples=30)), "parquet", path)
     table = pd.read_parquet(path)
     expected = whole.pairs.copy()
     # Parquet keeps no NaN in a nullable column: undefined values come back as NaN (floats) or None (objects).
@@ -114,7 +117,7 @@ def test_machine_formats_stream_the_whole_table(monkeypatch):
     result = audit_leaderboard(matrix, "all", n_resamples=20)
     document = json.loads(render(result, "json"))
     assert list(document)[-1] == "pairs" and len(document["pairs"]) == 28
-    assert document == json.loads(json.dumps(to_json_document(result)))
+    assert document == json.loads(json.dumps({**report_document(result), "pairs": pair_records(result.pairs)}))
     lines = render(result, "jsonl").splitlines()
     assert [json.loads(line) for line in lines] == document["pairs"]
     back = pd.read_csv(io.StringIO(render(result, "csv")))

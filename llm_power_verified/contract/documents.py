@@ -1,7 +1,7 @@
 """The ``settings`` and ``data`` members of the JSON reports, declared once (the schemas are generated from them).
 
-Keys in the order the reports write them (``report.document`` and
-``report.accuracies``).
+Keys in the order the reports write them (``report.report_data.document``, for
+every audit).
 """
 
 from __future__ import annotations

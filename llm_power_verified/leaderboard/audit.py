@@ -112,7 +112,7 @@ class AuditSettings(Result):
 
 @dataclass(frozen=True, repr=False)
 class AuditResult(PerItemAudit, Result):
-    """Everything the audit computed; :mod:`llm_power_verified.report.rendering` renders it (an :class:`~.protocol.Audit`).
+    """Everything the audit computed; :func:`llm_power_verified.report.render` renders it (an :class:`~.protocol.Audit`).
 
     ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
     ``ranking`` are DataFrames, the summaries typed results.

@@ -54,7 +54,7 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
         attainable rho, above it unresolved at every one.  A zero gap, or a
         one-sided alternative the gap contradicts, gives +inf.  Reports print
         a value outside the admissible interval as "none" beside the verdict it
-        implies (``reported_pairs`` of the accuracies-only report).
+        implies (``report.cells.reported_pairs``).
 
     Notes
     -----

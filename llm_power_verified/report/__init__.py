@@ -19,8 +19,6 @@ _EXPORTS = {
     "render": "dispatch",
     "write": "dispatch",
     "write_figures": "plots",
-    # Still imported from here by tests/test_ranking.py and tests/leaderboard/test_adjacent.py (not this step's files).
-    "to_json_document": "machine",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -43,7 +43,7 @@ from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import document
 
 __all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
-           "read_audit_metadata", "to_json_document", "write_audit_parquet", "write_parquet", "audit_chunks"]
+           "read_audit_metadata", "write_audit_parquet", "write_parquet", "audit_chunks"]
 
 #: The Parquet key-value metadata key holding the report without its pairs.
 METADATA_KEY = b"llm-power-verified"
@@ -197,11 +197,6 @@ def read_audit_metadata(path: str | Path) -> dict:
     if not isinstance(document, dict):
         raise InputError(f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected")
     return document
-
-
-def to_json_document(audit) -> dict:
-    """The JSON report of an audit in memory as one dict: :func:`~.report_data.document` with every pair appended as ``pairs``."""
-    return {**document(audit), "pairs": pair_records(reported_pairs(audit.pairs))}
 
 
 def write_audit_parquet(matrix, path: str | Path, mode: str = "adjacent", **options):

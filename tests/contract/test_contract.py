@@ -16,7 +16,7 @@ from llm_power_verified.examples import shipped_example
 from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.plan import reports
-from llm_power_verified.report.rendering import render
+from llm_power_verified.report import render
 
 ACCURACIES = Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"
 

@@ -12,7 +12,7 @@ from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.plan import plan_leaderboard
 from llm_power_verified.plan.reports import read_audit_report
-from llm_power_verified.report import to_json_document
+from llm_power_verified.report import render
 
 
 def _matrix(models: int = 6, items: int = 1500, seed: int = 5):
@@ -34,7 +34,7 @@ def test_adjacent_follows_rank_b_and_marks_neighbours_in_the_ranking(mode, refer
 def test_plan_reads_a_report_written_before_the_adjacent_column(tmp_path):
     """A saved JSON report without ``adjacent`` (written before it existed) plans the same as one with it."""
     result = audit_leaderboard(_matrix(), "all", n_resamples=0)
-    document = json.loads(json.dumps(to_json_document(result)))
+    document = json.loads(render(result, "json"))
     new, old = tmp_path / "new.json", tmp_path / "old.json"
     new.write_text(json.dumps(document))
     for record in document["pairs"]:
