@@ -138,8 +138,8 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
         parts.append(f"<p>{len(shown):,} pairs closest in rank of {len(audit.pairs):,} (--pairs all lists every pair); "
                      "the machine formats have all.</p>" if len(shown) < len(audit.pairs) else "")
     columns = _item_columns(audit) if per_item else accuracy_view(audit)
-    headers = [("model_a", "A"), ("model_b", "B")] + [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c))
-                                                      for c in columns]
+    headers = [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c)) for c in columns]
+    headers = [("model_a", "model a" if per_item else "A"), ("model_b", "model b" if per_item else "B")] + headers
     rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns] for _, row in shown.iterrows()]
     parts.append(f'<div class="scroll">{sortable_table("pairs", headers, rows)}</div>')
     if per_item:
