@@ -17,7 +17,7 @@ from llm_power_verified.io import InputError, read_scores
 from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.power.critical import agreement_share, critical_correlation
-from llm_power_verified.report.accuracies import render_accuracies
+from llm_power_verified.report import render
 
 ROOT = Path(__file__).resolve().parents[1]
 ACCURACIES = ROOT / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
@@ -174,7 +174,7 @@ def test_bad_tables_are_refused_by_line(tmp_path, text, options, message):
 def test_inconsistent_n_is_reported_in_the_report(tmp_path):
     table = read_accuracies(_write(tmp_path, "model,accuracy\na,73.03\nb,70.00\n"), n=100)
     assert list(table.consistent) == [False, True]
-    text = render_accuracies(audit_accuracies(table))
+    text = render(audit_accuracies(table))
     assert "inputs inconsistent: 1 of 2 printed accuracies are not k/100" in text
     assert "none: inconsistent" in text
 
@@ -182,7 +182,7 @@ def test_inconsistent_n_is_reported_in_the_report(tmp_path):
 def test_cli_summary_formats_and_gate(tmp_path, capsys):
     assert main(["audit-accuracies", str(ACCURACIES), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "llm-power-verified/audit-summary/1" and len(document["pairs"]) == 25
+    assert document["schema"] == "llm-power-verified/audit-accuracies/1" and len(document["pairs"]) == 25
     assert document["data"]["scale"] == "percent"
     assert main(["audit-accuracies", str(ACCURACIES), "--fail-on", "unresolved"]) == 1
     captured = capsys.readouterr()
@@ -190,7 +190,7 @@ def test_cli_summary_formats_and_gate(tmp_path, capsys):
     assert main(["audit-accuracies", str(ACCURACIES), "--rho", "0.5", "--mode", "all", "--format", "csv",
                  "--out", str(tmp_path / "pairs.csv")]) == 0
     assert len(pd.read_csv(tmp_path / "pairs.csv")) == 26 * 25 // 2
-    page = render_accuracies(audit_accuracies(read_accuracies(ACCURACIES), rho=0.5), "html")
+    page = render(audit_accuracies(read_accuracies(ACCURACIES), rho=0.5), "html")
     assert page.startswith("<!DOCTYPE html>") and "ASSUMING rho = 0.5" in page
 
 
@@ -222,21 +222,21 @@ def test_json_report_follows_its_schema(options):
 
     import jsonschema
 
-    schema = json.loads((resources.files("llm_power_verified") / "report" / "audit_summary.schema.json").read_text())
+    schema = json.loads((resources.files("llm_power_verified") / "report" / "audit_accuracies.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     mode = options.pop("mode", "adjacent")
-    document = json.loads(render_accuracies(audit_accuracies(read_accuracies(ACCURACIES), mode, **options), "json"))
+    document = json.loads(render(audit_accuracies(read_accuracies(ACCURACIES), mode, **options), "json"))
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
 
 
 def test_terminal_table_fits_its_width_and_says_what_it_dropped():
     audit = audit_accuracies(read_accuracies(ACCURACIES), rho=0.5)
     for width in (80, 100, 120):
-        text = render_accuracies(audit, width=width)
+        text = render(audit, width=width)
         table = text[text.index("\nPairs"):text.index("\nLegend")].strip("\n").split("\n")[1:]
         assert max(len(line.rstrip()) for line in table) <= width
         assert "more column" in text
-    wide = render_accuracies(audit, width=400)
+    wide = render(audit, width=400)
     assert "more column" not in wide and "admissible rho" in wide and "q (assumed)" in wide
 
 

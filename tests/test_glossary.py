@@ -43,7 +43,8 @@ PUBLIC = dict(_public_objects())
 FUNCTIONS = {name: value for name, value in PUBLIC.items() if inspect.isfunction(value)}
 # The contract's dataclasses (Column, Field, Composite) declare outputs; they are not results a computation returns.
 RESULTS = {name: value for name, value in PUBLIC.items() if inspect.isclass(value) and dataclasses.is_dataclass(value)
-           and not name.startswith("llm_power_verified.contract.")}
+           and not name.startswith("llm_power_verified.contract.")
+           and name != "llm_power_verified.report.dispatch.AuditRequest"}   # the inputs of an audit not yet run, not a result
 
 
 def _parameters(value):

@@ -31,13 +31,13 @@ CHILD = textwrap.dedent("""
             return original(*args, **kwargs)
         audit_module.audit_leaderboard = patched
     elif where == "write":
-        original = machine.audit_chunks
+        original = machine.chunks
         def patched(*args, **kwargs):
             chunks = original(*args, **kwargs)
             yield next(chunks)
             signal.raise_signal(signal.SIGINT)
             yield from chunks
-        machine.audit_chunks = patched
+        machine.chunks = patched
     from llm_power_verified.cli.main import main
     sys.exit(main(sys.argv[2:]))
 """)

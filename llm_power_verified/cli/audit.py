@@ -19,7 +19,7 @@ from llm_power_verified.cli.options import (
     wrote,
 )
 from llm_power_verified.cli.parents import compute_options, family_options, input_options, output_options, read_matrix
-from llm_power_verified.contract import MODES
+from llm_power_verified.contract import MACHINE_FORMATS, MODES
 
 __all__ = ["add_parser", "run"]
 
@@ -62,20 +62,22 @@ def run(arguments) -> str | tuple[str, int] | int:
         raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
     check_outputs(outputs, arguments.inputs)
     matrix = read_matrix(arguments)
+    from llm_power_verified.leaderboard.audit import AuditSettings
+    from llm_power_verified.report.dispatch import AuditRequest, render, write
+
+    settings = AuditSettings(mode=arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
+                             power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
+                             n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction,
+                             n_rank_resamples=arguments.n_rank_resamples)
     with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
-        options = dict(reference=arguments.reference, family=arguments.family, alpha=arguments.alpha, power=arguments.power,
-                       n_resamples=arguments.n_resamples, seed=arguments.seed, correction=arguments.correction,
-                       n_rank_resamples=arguments.n_rank_resamples, progress=progress, backend=backend)
+        request = AuditRequest(matrix, settings, backend=backend, progress=progress)
         if arguments.format == "parquet":
-            from llm_power_verified.report.machine import write_audit_parquet
-            from llm_power_verified.report.rendering import streamed_summary
+            from llm_power_verified.report.headline import headline
 
-            result = write_audit_parquet(matrix, arguments.out, arguments.mode, **options)
-            return wrote(arguments.out, _gate(result.adjacent, arguments.fail_on), streamed_summary(result),
-                         f": {result.pairs_written:,} pairs")
-        from llm_power_verified.leaderboard.audit import audit_leaderboard
-
-        result = audit_leaderboard(matrix, arguments.mode, n_cluster_resamples=arguments.n_cluster_resamples, **options)
+            streamed = write(request, "parquet", arguments.out)
+            return wrote(arguments.out, _gate(streamed.pairs, arguments.fail_on), headline(streamed),
+                         f": {streamed.pairs_written:,} pairs")
+        result = request.run()
     if plot_folder or arguments.plot:
         from llm_power_verified.report.plots import plot_resolution, write_figures
 
@@ -85,32 +87,18 @@ def run(arguments) -> str | tuple[str, int] | int:
         else:
             plot_resolution(result, arguments.plot)
     status = _gate(result.pairs, arguments.fail_on)
-    if arguments.format in ("json", "jsonl", "csv"):
-        from llm_power_verified.io import write_chunks
-        from llm_power_verified.report.machine import audit_chunks
-
-        chunks = audit_chunks(result, arguments.format)
-        if arguments.out:
-            write_chunks(arguments.out, chunks)
-            return wrote(arguments.out, status)
-        write_report_chunks(chunks)
-        return status
-    if arguments.format == "html":
-        from llm_power_verified.report.html import render_html
-
-        text = render_html(result, pairs=arguments.pairs)
-    else:
-        from llm_power_verified.report.rendering import render
-
-        width = arguments.width or terminal_width()
-        text = render(result, arguments.format, width=width, columns=arguments.columns, wide=arguments.wide, pairs=arguments.pairs)
+    view = {"pairs": arguments.pairs}
+    if arguments.format in ("table", "markdown"):
+        view.update(width=arguments.width or terminal_width(), columns=arguments.columns, wide=arguments.wide)
     if arguments.out:
-        from llm_power_verified.io.output import terminal_lines, write_text
-
-        # The file gets what the terminal would: no control or bidirectional character of an input, raw.
-        write_text(arguments.out, terminal_lines(text))
+        write(result, arguments.format, arguments.out, **view)
         return wrote(arguments.out, status)
-    return text.rstrip("\n"), status
+    if arguments.format in MACHINE_FORMATS:
+        from llm_power_verified.report.machine import chunks
+
+        write_report_chunks(chunks(result, arguments.format))
+        return status
+    return render(result, arguments.format, **view).rstrip("\n"), status
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from llm_power_verified.cli.options import (
     wrote,
 )
 from llm_power_verified.cli.parents import accuracy_options, family_options, output_options, read_accuracy_table
-from llm_power_verified.contract import ACCURACY_MODES
+from llm_power_verified.contract import ACCURACY_MODES, MACHINE_FORMATS
 
 __all__ = ["add_parser", "run"]
 
@@ -56,17 +56,15 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> tuple[str, int] | int:
-    from llm_power_verified.io import check_outputs, write_text
-    from llm_power_verified.io.output import terminal_lines
+    from llm_power_verified.io import check_outputs
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
-    from llm_power_verified.report.accuracies import render_accuracies
+    from llm_power_verified.report.dispatch import render, write
 
     check_outputs({"--out": arguments.out}, [arguments.file])
     table = read_accuracy_table(arguments)
     audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
                              rho=arguments.rho, rho_range=arguments.rho_range)
-    width = arguments.width or terminal_width()
-    text = render_accuracies(audit, arguments.format, pairs=arguments.pairs, width=width)
+    view = {"pairs": arguments.pairs, "width": arguments.width or terminal_width()}
     status = 0
     if arguments.fail_on == "unresolved":
         failing = int((audit.pairs.loc[audit.pairs["adjacent"], "verdict_family"] != "resolved").sum())
@@ -74,10 +72,10 @@ def run(arguments) -> tuple[str, int] | int:
             print_note(f"{PROGRAM}: gate failed: {failing} adjacent pairs are not resolved at every admissible rho")
         status = 1 if failing else 0
     if arguments.out:
-        # A text report gets what the terminal would (no control or bidirectional character raw); data is written as it is.
-        write_text(arguments.out, text if arguments.format in ("json", "jsonl", "csv") else terminal_lines(text))
+        write(audit, arguments.format, arguments.out, **view)
         return wrote(arguments.out, status)
-    if arguments.format in ("json", "jsonl", "csv"):  # data, written as it is (the terminal guard is for text reports)
+    text = render(audit, arguments.format, **view)
+    if arguments.format in MACHINE_FORMATS:  # data, written as it is (the terminal guard is for text reports)
         write_report_chunks([(text.rstrip("\n") + "\n").encode("utf-8")])
         return status
     return text.rstrip("\n"), status

@@ -29,6 +29,7 @@ from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.output import terminal_lines, write_chunks
 from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings, StreamedAudit, audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.parallel import Backend
 from llm_power_verified.report import machine
 from llm_power_verified.report.html import html_report
@@ -91,7 +92,7 @@ def render(audit, format: str = "table", **view) -> str:
     return text_report(audit, format, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"])
 
 
-def write(audit, format: str, path: str | Path | None = None, **view):
+def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     """Write ``audit`` (an audit of the protocol, or an :class:`AuditRequest`) in ``format`` to ``path`` (None: standard
     output; Parquet needs a path); return the audit.  Text formats are written as the terminal shows them (no control or
     bidirectional character of an input raw); machine formats as they are, piece by piece."""

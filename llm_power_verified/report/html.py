@@ -201,8 +201,3 @@ def _figures(result) -> list[str]:
         return ["<h2>Figures</h2>", "<p>figures need matplotlib: pip install 'llm-power-verified[plots]'</p>"]
     svg = [figure[figure.index("<svg"):] for figure in drawn.values()]
     return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg)]
-
-
-def render_html(result, *, figures: bool = True, pairs: str = "top") -> str:
-    """:func:`html_report` (kept while the CLI moves to :func:`~.dispatch.render`)."""
-    return html_report(result, figures=figures, pairs=pairs)

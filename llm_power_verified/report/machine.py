@@ -37,13 +37,12 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.output import csv_text, json_ready, open_output
-from llm_power_verified.leaderboard.audit import stream_audit
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import document
 
 __all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
-           "read_audit_metadata", "write_audit_parquet", "write_parquet", "audit_chunks"]
+           "read_audit_metadata", "write_parquet"]
 
 #: The Parquet key-value metadata key holding the report without its pairs.
 METADATA_KEY = b"llm-power-verified"
@@ -197,14 +196,3 @@ def read_audit_metadata(path: str | Path) -> dict:
     if not isinstance(document, dict):
         raise InputError(f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected")
     return document
-
-
-def write_audit_parquet(matrix, path: str | Path, mode: str = "adjacent", **options):
-    """Audit ``matrix`` streamed (``mode`` and ``options`` as for :func:`~llm_power_verified.leaderboard.audit.stream_audit`)
-    into the Parquet file ``path`` (kept while the CLI moves to :func:`~.dispatch.write` with an audit request)."""
-    return write_parquet(path, lambda sink: stream_audit(matrix, sink, mode, arrow=True, **options))
-
-
-def audit_chunks(audit, output: str) -> Iterator[bytes]:
-    """:func:`chunks` (kept while the CLI moves to :func:`~.dispatch.write`)."""
-    return chunks(audit, output)
