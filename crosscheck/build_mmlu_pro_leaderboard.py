@@ -18,7 +18,7 @@ Writes:
 
 * ``llm_power_verified/data/mmlu_pro_accuracies.csv``: model, accuracy in
   percent at two decimals (as leaderboards print it), n: the accuracies-only
-  example of ``audit --summary``;
+  example of ``audit-accuracies``;
 * ``tests/fixtures/mmlu_pro_tiger/scores.csv.gz``: the per-item 0/1 matrix
   (items keyed by question_id, the category as a cluster column), against
   which the tests check the accuracies-only verdicts.

@@ -46,7 +46,7 @@ VERDICT_RULES = {
 }
 
 #: The ``schema`` of each JSON report: the per-item audit (0/1 or graded scores) and the accuracies-only audit.
-SCHEMA_IDS = {"binary+graded": "llm-power-verified/audit/2", "accuracies": "llm-power-verified/audit-summary/1"}
+SCHEMA_IDS = {"binary+graded": "llm-power-verified/audit/2", "accuracies": "llm-power-verified/audit-accuracies/1"}
 
 #: Largest number of resamples a public function accepts (memory grows with it).
 MAX_RESAMPLES = 1_000_000

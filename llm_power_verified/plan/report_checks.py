@@ -12,7 +12,7 @@ recomputed with the package's functions and compared:
   for graded scores, delta = p_a - p_b, sigma_D^2 from the two variances and
   rho, and ``required_n`` = Eq. 3 at sigma_D^2; with clusters, the design
   effect 1 + (m - 1) max(ICC, 0) at the report's mean cluster size;
-* accuracies-only reports (``audit-summary/1``): each pair's ``n`` is
+* accuracies-only reports (``audit-accuracies/1``): each pair's ``n`` is
   ``data.n_items``, delta = p_a - p_b, [rho_min, rho_max] the admissible
   interval of (p_a, p_b) (Eqs. 7-8) and N* at both ends;
 * both: ``data.n_models`` is the length of the ranking, every pair's ranks and
@@ -155,7 +155,7 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
     document : dict
         The parsed report.
     summary : bool
-        True for an accuracies-only report (audit-summary/1).
+        True for an accuracies-only report (audit-accuracies/1).
     binary : bool
         True for 0/1 scores (cells a..d), False for graded ones (variances).
     n_items, n_models : int
