@@ -91,6 +91,8 @@ PAIR_COLUMNS: tuple[Column, ...] = (
     *_columns("bg", "float", [("unpaired_n", "unpaired per-arm N"), ("efficiency_gain", "unpaired N / paired N*")]),
     *_columns("bga", "int", [("n", "N, the number of paired items", 4, "N")]),
     *_columns("bg", "float", [("q", "resolution ratio N / N*", 3)]),
+    *_columns("bg", "float", [("z_wald", "Wald z of the observed gap, delta / sqrt(variance / N); q at the observed gap is "
+                                         "z_wald^2 / (z_{1-alpha/2} + z_{1-beta})^2, a re-expression of this statistic", 3, "z")]),
     *_columns("bg", "bool", [("resolved", VERDICT_RULES["resolved"]), ("resolved_rho_minus", "N >= N* at rho - 0.10"),
                              ("resolved_rho_plus", "N >= N* at rho + 0.10")]),
     *_columns("bg", "float", [

@@ -270,6 +270,9 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
     required = pairs["required_n"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         pairs["q"] = np.where(np.isinf(required), 0.0, n / required)
+        # The Wald z of the observed gap (0 for no gap; +-inf when every item differs by the same amount).
+        gap = pairs["delta"].to_numpy()
+        pairs["z_wald"] = np.where(gap == 0, 0.0, gap / np.sqrt(pairs["variance"].to_numpy() / n))
     pairs["resolved"] = pairs["q"] >= 1
     for label in ("rho_minus", "rho_plus"):
         pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
