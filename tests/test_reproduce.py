@@ -194,3 +194,15 @@ def test_the_ideal_bootstrap_matches_a_long_monte_carlo_bootstrap():
     assert abs(simulated - exact) < 4 * np.sqrt(exact * (1 - exact) / 200_000)
     interval = paired_bootstrap_counts(b, c, n, n_resamples=20_000, seed=1)
     assert interval.ci_low <= 0 <= interval.ci_high and exact > 0.025
+
+
+def test_the_command_line_offers_each_paper_and_names_it():
+    """--paper's choices are the papers' keys (typed in the CLI so that --help imports no numpy), and its help names each."""
+    import argparse
+
+    from llm_power_verified.cli.main import build_parser
+
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    paper = next(action for action in commands.choices["reproduce"]._actions if action.dest == "paper")
+    assert list(paper.choices) == ["all", *(item.key for item in PAPERS)]
+    assert all(item.title.split("?")[0] in " ".join(paper.help.split()) for item in PAPERS)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import math
 
-from llm_power_verified.cli.options import (
-    format_options,
-)
+from llm_power_verified.cli.options import format_options
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
@@ -19,7 +17,9 @@ def add_parser(commands) -> None:
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
         description="Each row: location, quantity or claim, stated inputs, printed, computed, relative difference, verdict, reason.",
     )
-    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all", help="which seed paper to reproduce")
+    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all", help="which source paper to reproduce: main (Resolution Diagnostics for Paired LLM Evaluation, arXiv 2605.30315), "
+                             "embedding (How Many Test Pairs Do You Need?), sample-size (Power Analysis for Pairwise Model "
+                             "Comparisons on Reasoning Benchmarks), or all")
 
 
 def run(arguments) -> str:
