@@ -52,7 +52,7 @@ def _ours(record) -> dict[str, float]:
         if inputs.get("exact"):
             result = lpv.mcnemar_exact(inputs["b"], inputs["c"])
             return {"statistic": result.statistic, "pvalue": result.pvalue}
-        result = lpv.mcnemar_chi2(inputs["b"], inputs["c"], correction=inputs["correct" if "correct" in inputs else "correction"])
+        result = lpv.mcnemar_chi2(inputs["b"], inputs["c"], continuity=inputs["correct" if "correct" in inputs else "correction"])
         return {"statistic": result.statistic, "pvalue": result.pvalue}
     raise AssertionError(f"no comparison for {function}")
 

@@ -169,3 +169,14 @@ def test_audit_result_prints_one_short_line(shipped_audit):
     assert isinstance(document["multiplicity"]["inflation"]["bonferroni"], float)
     assert document["pairs"] is shipped_audit.pairs
     assert [bucket["bucket"] for bucket in document["by_gap"]] == [bucket.bucket for bucket in shipped_audit.by_gap]
+
+
+def test_correction_is_always_the_multiplicity_correction():
+    """``correction`` names the multiplicity correction only; McNemar's continuity correction is ``continuity``."""
+    from llm_power_verified.contract import CORRECTIONS
+
+    problems = [f"{name}: correction = {found.default!r}" for name, value in PUBLIC.items()
+                if (found := _parameters(value).get("correction")) is not None
+                and found.default is not inspect.Parameter.empty and found.default not in CORRECTIONS]
+    assert not problems, "\n".join(problems)
+    assert "continuity" in inspect.signature(lpv.mcnemar_chi2).parameters

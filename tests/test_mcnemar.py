@@ -92,7 +92,7 @@ def test_midp_against_mpmath(counts):
 @given(discordant_counts(), st.booleans())
 def test_chi2_against_mpmath(counts, correction):
     b, c = counts
-    result = mcnemar_chi2(b, c, correction=correction)
+    result = mcnemar_chi2(b, c, continuity=correction)
     p, log_p = reference.chi2_pvalue(b, c, correction)
     _check(result.pvalue, result.log_pvalue, p, log_p, b + c)
 
@@ -131,13 +131,13 @@ def test_matches_statsmodels_mcnemar(counts):
     assert mcnemar_chi2(b, c).pvalue == pytest.approx(plain.pvalue, rel=1e-9, abs=1e-300)
     if b != c:  # statsmodels does not clip |b - c| - 1 at zero
         corrected = statsmodels_mcnemar(table, exact=False, correction=True)
-        assert mcnemar_chi2(b, c, correction=True).pvalue == pytest.approx(corrected.pvalue, rel=1e-9, abs=1e-300)
+        assert mcnemar_chi2(b, c, continuity=True).pvalue == pytest.approx(corrected.pvalue, rel=1e-9, abs=1e-300)
 
 
 def test_continuity_correction_at_a_tie_follows_r_not_statsmodels():
     """b = c: R's mcnemar.test (in crosscheck's R records) gives X^2 = 0 and p = 1, as this package does; statsmodels
     applies (|b - c| - 1)^2 / (b + c) unclipped and gives 1/(b + c) (the README and module notes say so)."""
-    ours = mcnemar_chi2(7, 7, correction=True)
+    ours = mcnemar_chi2(7, 7, continuity=True)
     assert (ours.statistic, ours.pvalue) == (0.0, 1.0)
     theirs = statsmodels_mcnemar([[50, 7], [7, 36]], exact=False, correction=True)
     assert theirs.statistic == pytest.approx(1 / 14, rel=1e-15)
@@ -153,7 +153,7 @@ def test_textbook_presidential_approval():
     Printed by R: McNemar's chi-squared = 16.818, df = 1, p-value = 4.115e-05
     (continuity-corrected); without correction Agresti (2002, Sec. 10.1) gives z = 4.17.
     """
-    corrected = mcnemar_chi2(150, 86, correction=True)
+    corrected = mcnemar_chi2(150, 86, continuity=True)
     assert round(corrected.statistic, 3) == 16.818
     assert f"{corrected.pvalue:.3e}" == "4.115e-05"
     assert round(math.sqrt(mcnemar_chi2(150, 86).statistic), 2) == 4.17
@@ -191,7 +191,7 @@ def test_ordering_and_symmetry():
     for b, c in [(3, 9), (40, 20), (500, 560)]:
         exact, midp = mcnemar_exact(b, c).pvalue, mcnemar_midp(b, c).pvalue
         assert midp < exact
-        assert mcnemar_chi2(b, c, correction=True).pvalue > mcnemar_chi2(b, c).pvalue
+        assert mcnemar_chi2(b, c, continuity=True).pvalue > mcnemar_chi2(b, c).pvalue
         assert mcnemar_exact(c, b).pvalue == exact
     totals = np.full(30, 60)
     smaller = np.arange(30)
@@ -250,11 +250,11 @@ def test_one_sided_exact_and_midp_against_scipy(b, c):
 @pytest.mark.parametrize("b, c", [(1, 7), (150, 86), (86, 150), (9, 9)])
 def test_one_sided_chi2_is_the_signed_normal_tail(b, c):
     for correction in (False, True):
-        larger = mcnemar_chi2(b, c, correction=correction, alternative="larger")
+        larger = mcnemar_chi2(b, c, continuity=correction, alternative="larger")
         z = (b - c - correction) / math.sqrt(b + c)
         assert larger.statistic == pytest.approx(z, rel=1e-14)
         assert larger.pvalue == pytest.approx(stats.norm.sf(z), rel=1e-12)
-        smaller = mcnemar_chi2(b, c, correction=correction, alternative="smaller")
+        smaller = mcnemar_chi2(b, c, continuity=correction, alternative="smaller")
         assert smaller.pvalue == pytest.approx(stats.norm.sf((c - b - correction) / math.sqrt(b + c)), rel=1e-12)
     # Without the correction, the two one-sided p-values of a non-tie sum to 1 and the smaller is half the two-sided one.
     one = mcnemar_chi2(b, c, alternative="larger").pvalue + mcnemar_chi2(b, c, alternative="smaller").pvalue

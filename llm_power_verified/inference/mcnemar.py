@@ -151,14 +151,14 @@ def _oriented(b: np.ndarray, c: np.ndarray, alternative: str) -> tuple[np.ndarra
 
 
 @docfill("counts", "alternative", returns="mcnemar")
-def mcnemar_chi2(b: Any, c: Any, correction: bool = False, alternative: str = "two-sided") -> McNemarResult:
+def mcnemar_chi2(b: Any, c: Any, continuity: bool = False, alternative: str = "two-sided") -> McNemarResult:
     """Asymptotic McNemar test, with or without Edwards' continuity correction.
 
     Parameters
     ----------
     %(counts)s
-    correction : bool, default False
-        Edwards' continuity correction (kappa = 1, method "chi2-corrected"); not the multiplicity ``correction``.
+    continuity : bool, default False
+        Edwards' continuity correction (kappa = 1, method "chi2-corrected").
     %(alternative)s
 
     Notes
@@ -188,8 +188,8 @@ def mcnemar_chi2(b: Any, c: Any, correction: bool = False, alternative: str = "t
     sides = sides_for(alternative)
     b, c = _counts(b, c)
     total = b + c
-    kappa = 1.0 if correction else 0.0
-    method = "chi2-corrected" if correction else "chi2"
+    kappa = 1.0 if continuity else 0.0
+    method = "chi2-corrected" if continuity else "chi2"
     with np.errstate(divide="ignore", invalid="ignore"):
         if sides == 2:
             z = np.where(total > 0, np.maximum(np.abs(b - c) - kappa, 0.0) / np.sqrt(total), 0.0)
@@ -353,7 +353,7 @@ def mcnemar_test(
     if method == "chi2":
         return mcnemar_chi2(b, c, alternative=alternative)
     if method == "chi2-corrected":
-        return mcnemar_chi2(b, c, correction=True, alternative=alternative)
+        return mcnemar_chi2(b, c, continuity=True, alternative=alternative)
     if method == "exact":
         return mcnemar_exact(b, c, alternative)
     if method == "mid-p":
