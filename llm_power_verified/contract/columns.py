@@ -1,6 +1,6 @@
 """Every column of the audits' pair and model tables, declared once: name, meaning, kind, digits, audits, when present.
 
-:data:`PAIR_COLUMNS` is in machine-format order (the CSV/JSON column order);
+``PAIR_COLUMNS`` is in machine-format order (the CSV/JSON column order);
 each audit's pair table holds the subsequence :func:`pair_columns` gives.
 The legend (:func:`legend`), the JSON schemas and ``columns.rst``
 (:mod:`llm_power_verified.report.schemas`) are read or generated from these
@@ -36,7 +36,26 @@ WHEN = {
 
 @dataclass(frozen=True)
 class Column:
-    """One column: ``digits`` are the significant digits of the text tables (None: not a number), ``header`` their label."""
+    """One declared column of a pair or model table.
+
+    Attributes
+    ----------
+    name : str
+        The column's name in every format (CSV header, JSON key, DataFrame column).
+    meaning : str
+        Its legend text.
+    kind : {"text", "int", "float", "bool", "decision", "verdict"}
+        The type (``KINDS``): a ``decision`` is a bool that is None outside the declared family, a ``verdict`` a
+        text drawn from ``VERDICT_KINDS``.
+    digits : int or None
+        Significant digits in the text tables; None for a column that is not a number.
+    audits : frozenset of str
+        The audits that have it, a subset of ``AUDITS``.
+    when : str or None
+        When it is present (a key of ``WHEN``); None: always, in those audits.
+    header : str
+        Its label in the text tables.
+    """
 
     name: str
     meaning: str
@@ -186,31 +205,137 @@ _ORDER = {item.name: position for position, item in enumerate(PAIR_COLUMNS + MOD
 
 
 def column(name: str) -> Column:
-    """The declaration of a pair or model column (ValueError naming an undeclared one)."""
+    """The declaration of a pair or model column.
+
+    Parameters
+    ----------
+    name : str
+        A declared column name.
+
+    Returns
+    -------
+    Column
+        Its declaration.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not declared.
+
+    Examples
+    --------
+    >>> entry = column("q")
+    >>> entry.kind, entry.digits, sorted(entry.audits)
+    ('float', 3, ['binary', 'graded'])
+    """
     if name not in _BY_NAME:
         raise ValueError(f"column {name!r} is not declared in llm_power_verified/contract/columns.py")
     return _BY_NAME[name]
 
 
 def pair_columns(audit_kind: str) -> tuple[Column, ...]:
-    """The pair columns an audit of ``audit_kind`` ("binary", "graded" or "accuracies") can have, in machine-format order."""
+    """The pair columns an audit of one kind can have, in machine-format order.
+
+    Parameters
+    ----------
+    audit_kind : {"binary", "graded", "accuracies"}
+        The audit: per-item 0/1 scores, per-item graded scores, or printed accuracies only.
+
+    Returns
+    -------
+    tuple of Column
+        Its pair columns, in the CSV/JSON column order (some present only ``when`` their condition holds).
+
+    Raises
+    ------
+    ValueError
+        When ``audit_kind`` is not one of ``AUDITS``.
+
+    Examples
+    --------
+    >>> [entry.name for entry in pair_columns("accuracies")][:6]
+    ['model_a', 'model_b', 'rank_a', 'rank_b', 'adjacent', 'delta']
+    """
     if audit_kind not in AUDITS:
         raise ValueError(f"audit_kind must be one of {AUDITS}; got {audit_kind!r}")
     return tuple(item for item in PAIR_COLUMNS if audit_kind in item.audits)
 
 
 def model_columns(audit_kind: str) -> tuple[Column, ...]:
-    """The model-table columns of an audit of ``audit_kind``, in machine-format order."""
+    """The model-table columns of an audit of one kind, in machine-format order.
+
+    Parameters
+    ----------
+    audit_kind : {"binary", "graded", "accuracies"}
+        The audit kind, as in :func:`pair_columns`.
+
+    Returns
+    -------
+    tuple of Column
+        Its model columns.
+
+    Raises
+    ------
+    ValueError
+        When ``audit_kind`` is not one of ``AUDITS``.
+
+    Examples
+    --------
+    >>> [entry.name for entry in model_columns("binary")][:3]
+    ['rank', 'key', 'model']
+    """
     if audit_kind not in AUDITS:
         raise ValueError(f"audit_kind must be one of {AUDITS}; got {audit_kind!r}")
     return tuple(item for item in MODEL_COLUMNS if audit_kind in item.audits)
 
 
 def ordered(names: Iterable[str]) -> list[str]:
-    """``names`` in contract order (pair columns, then model columns)."""
+    """Column names in contract order (pair columns first, then model columns).
+
+    Parameters
+    ----------
+    names : iterable of str
+        Declared column names, in any order.
+
+    Returns
+    -------
+    list of str
+        The same names in the order of ``PAIR_COLUMNS`` then ``MODEL_COLUMNS``.
+
+    Raises
+    ------
+    ValueError
+        When a name is not declared.
+
+    Examples
+    --------
+    >>> ordered(["q", "delta", "model_a"])
+    ['model_a', 'delta', 'q']
+    """
     return sorted(names, key=lambda name: _ORDER[column(name).name])
 
 
 def legend(names: Iterable[str]) -> dict[str, str]:
-    """Name -> meaning for ``names``, in the order given."""
+    """The legend of some columns: name -> meaning, in the order given.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Declared column names.
+
+    Returns
+    -------
+    dict of str to str
+        Each name's meaning (``Column.meaning``).
+
+    Raises
+    ------
+    ValueError
+        When a name is not declared.
+
+    Examples
+    --------
+    >>> list(legend(["rank_b", "rank_a"]))
+    ['rank_b', 'rank_a']
+    """
     return {name: column(name).meaning for name in names}

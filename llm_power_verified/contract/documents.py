@@ -15,7 +15,23 @@ __all__ = ["DATA", "SETTINGS", "Field"]
 
 @dataclass(frozen=True)
 class Field:
-    """One member: ``kind`` is "text", "int", "float", "bool", "probability" (in (0, 1)) or "choice" (one of ``choices``)."""
+    """One member of a JSON report's ``settings`` or ``data``.
+
+    Attributes
+    ----------
+    name : str
+        The JSON key.
+    kind : {"text", "int", "float", "bool", "probability", "choice"}
+        Its type: "probability" is a number in (0, 1), "choice" one of ``choices``.
+    meaning : str
+        Its description in the schema.
+    choices : tuple of str
+        The allowed values of a "choice" (empty otherwise).
+    minimum : int or None
+        The smallest allowed value of an "int", when there is one.
+    nullable : bool
+        Whether it may be null.
+    """
 
     name: str
     kind: str

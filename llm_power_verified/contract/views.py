@@ -3,7 +3,7 @@
 A view is a tuple of names: a declared column (:mod:`.columns`) or a
 :class:`Composite`, one text cell made of two columns.  The view orders are
 the order of importance: the terminal cuts a per-item pair table from the
-end, and the accuracies-only terminal drops :data:`DROP_ORDER` first.
+end, and the accuracies-only terminal drops ``DROP_ORDER`` first.
 """
 
 from __future__ import annotations
@@ -18,7 +18,19 @@ __all__ = ["ACCURACIES_VIEW", "ASSUMED_VIEW", "BINARY_VIEW", "COLUMN_CHOICES", "
 
 @dataclass(frozen=True)
 class Composite:
-    """One text cell made of ``parts`` (declared columns), labelled ``header`` and defined by ``meaning``."""
+    """One text cell made of two declared columns (an interval shown as one cell).
+
+    Attributes
+    ----------
+    name : str
+        The view entry's name (a key of ``COMPOSITES``).
+    header : str
+        Its label in the text tables.
+    parts : tuple of str
+        The declared columns it is made of (low, high).
+    meaning : str
+        Its legend text.
+    """
 
     name: str
     header: str
@@ -55,7 +67,28 @@ DROP_ORDER = ("rho_interval", "required_n_range", "q_assumed", "verdict_assumed_
 
 
 def header(name: str) -> str:
-    """The text tables' label of a view entry (a composite or a declared column)."""
+    """The text tables' label of a view entry.
+
+    Parameters
+    ----------
+    name : str
+        A composite (``COMPOSITES``) or a declared column.
+
+    Returns
+    -------
+    str
+        The composite's header, or the column's.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is neither.
+
+    Examples
+    --------
+    >>> header("boot_ci"), header("required_n")
+    ('boot CI', 'N*')
+    """
     if name in COMPOSITES:
         return COMPOSITES[name].header
     return column(name).header
