@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from llm_power_verified.io import from_array
-from llm_power_verified.io.output import csv_text, markdown_text, terminal_lines, terminal_text
+from llm_power_verified.io.escaping import csv_text, markdown_text, terminal_lines, terminal_text
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.report.table import grid
 

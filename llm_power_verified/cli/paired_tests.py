@@ -16,7 +16,8 @@ from llm_power_verified.cli.options import (
     CommandError,
     HelpFormatter,
 )
-from llm_power_verified.io.output import json_text, terminal_text
+from llm_power_verified.io.escaping import terminal_text
+from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 

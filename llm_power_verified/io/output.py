@@ -1,4 +1,4 @@
-"""The one writer for every file the tool produces (reports, plots, tables, regenerated code), and text escaping.
+"""The one writer for every file the tool produces (reports, plots, tables, regenerated code).
 
 Rules (README, "Input formats and rules"), decided by what the user *named*, before any link is resolved:
 
@@ -15,9 +15,7 @@ Rules (README, "Input formats and rules"), decided by what the user *named*, bef
 
 A broken pipe propagates (the command line ends quietly); any other write error is an :class:`OutputError`.
 
-Escaping: :func:`csv_text` puts a ``'`` before a leading ``= + - @``, tab, CR or NUL (spreadsheet formulas);
-:func:`markdown_text` (pipes, HTML, line breaks) and :func:`terminal_text` show C0/C1 controls, bidirectional controls
-and line/paragraph separators as escapes: a name cannot move the cursor or reorder or break the text around it.
+The text escaping of every output is in :mod:`llm_power_verified.io.escaping`.
 """
 
 from __future__ import annotations
@@ -39,8 +37,8 @@ from typing import Any, BinaryIO, Iterable, Iterator, Mapping
 
 from llm_power_verified.io.errors import OutputError
 
-__all__ = ["check_outputs", "csv_text", "json_ready", "json_text", "markdown_text", "names_descriptor", "open_output",
-           "terminal_lines", "terminal_text", "whole_writer", "write_bytes", "write_chunks", "write_text"]
+__all__ = ["check_outputs", "json_ready", "json_text", "names_descriptor", "open_output", "whole_writer", "write_bytes",
+           "write_chunks", "write_text"]
 
 _UMASK_LOCK = threading.Lock()
 #: The package's shipped data: read by the examples, never written.
@@ -311,59 +309,6 @@ def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
 def write_text(path: str | Path, text: str) -> Path:
     """Write UTF-8 ``text`` to ``path`` under the module rules."""
     return write_bytes(path, text.encode("utf-8"))
-
-
-#: OWASP and ASVS 1.2.10: a spreadsheet reads a cell starting with one of these as a formula (or strips it first).
-_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\x00")
-
-
-def csv_text(value: str) -> str:
-    """A text cell safe to open in a spreadsheet: a leading ``'`` before ``= + - @``, tab, CR or NUL (OWASP CSV injection).
-
-    >>> csv_text("=HYPERLINK(1)"), csv_text("-cmd"), csv_text("gpt-4")
-    ("'=HYPERLINK(1)", "'-cmd", 'gpt-4')
-    """
-    return "'" + value if value.startswith(_FORMULA) else value
-
-
-#: Shown as escapes on a terminal and in Markdown: C0 and C1 controls (ESC moves the cursor), the bidirectional
-#: controls (U+061C, U+200E/F, U+202A-E, U+2066-9: they reorder the text after them, "Trojan Source", CVE-2021-42574),
-#: the line and paragraph separators U+2028/9 (a line break inside a cell) and lone surrogates (not printable as UTF-8).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_LINE_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # the same without tab and line feed
-_INVISIBLE = re.compile("[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _visible(value: str, control: re.Pattern = _CONTROL) -> str:
-    value = control.sub(lambda match: f"\\x{ord(match.group()):02x}", value)
-    return _INVISIBLE.sub(lambda match: f"\\u{ord(match.group()):04x}", value)
-
-
-_MARKDOWN = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": "<br>", "\r": "", "`": "\\`"})
-
-
-def markdown_text(value: str) -> str:
-    r"""Text for a Markdown table cell: pipes escaped, HTML neutralised, line breaks as ``<br>``, other controls as escapes.
-
-    >>> markdown_text("a|b\nc\u202eevil")
-    'a\\|b<br>c\\u202eevil'
-    """
-    return _visible(value.translate(_MARKDOWN))
-
-
-def terminal_text(value: str) -> str:
-    r"""Text for a terminal: control characters as ``\xNN``, bidirectional controls and line separators as ``\uNNNN``,
-    so that a name can neither reshape a table nor reorder what follows it.
-
-    >>> terminal_text("esc\x1b[31m \u202eevil \u2028next")
-    'esc\\x1b[31m \\u202eevil \\u2028next'
-    """
-    return _visible(value)
-
-
-def terminal_lines(text: str) -> str:
-    """:func:`terminal_text` for a whole text whose line breaks and tabs stay (the last guard before a terminal)."""
-    return _visible(text, _LINE_CONTROL)
 
 
 def json_ready(value) -> Any:

@@ -27,7 +27,8 @@ from llm_power_verified.contract import FORMATS, MACHINE_FORMATS, PAIR_LISTS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.io.errors import OutputError
-from llm_power_verified.io.output import terminal_lines, write_chunks
+from llm_power_verified.io.escaping import terminal_lines
+from llm_power_verified.io.output import write_chunks
 from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings, StreamedAudit, audit_leaderboard, stream_audit
 from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.parallel import Backend

@@ -19,7 +19,7 @@ import pandas as pd
 
 from llm_power_verified.contract import VERDICT_RULES, legend
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.output import terminal_lines, terminal_text
+from llm_power_verified.io.escaping import terminal_lines, terminal_text
 from llm_power_verified.report.cells import cell, fmt
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures

@@ -35,8 +35,9 @@ import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.escaping import csv_text
 from llm_power_verified.io.json_input import parse_json
-from llm_power_verified.io.output import csv_text, json_ready, open_output
+from llm_power_verified.io.output import json_ready, open_output
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import document

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from llm_power_verified.io.output import terminal_text
+from llm_power_verified.io.escaping import terminal_text
 from llm_power_verified.report.cells import fmt
 from llm_power_verified.report.table import grid
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llm_power_verified.io.output import markdown_text, terminal_text
+from llm_power_verified.io.escaping import markdown_text, terminal_text
 
 __all__ = ["grid"]
 

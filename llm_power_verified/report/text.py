@@ -29,7 +29,7 @@ import pandas as pd
 
 from llm_power_verified.contract import BINARY_VIEW, COMPOSITES, DROP_ORDER, GRADED_VIEW, VERDICT_RULES, column, legend
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.output import markdown_text, terminal_text
+from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.report.cells import cell
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.sections import text_sections
