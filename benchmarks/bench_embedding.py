@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_power_verified.simulation.grids import embedding_power_grid, monte_carlo_se
+from llm_power_verified.simulation.embedding import embedding_power_grid
+from llm_power_verified.simulation.grids import monte_carlo_se
 
 SEED_FILE = "001_a3e83a1ed4c4cbf3.md"
 

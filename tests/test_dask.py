@@ -16,7 +16,7 @@ from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboar
 from llm_power_verified.parallel import DaskBackend
 from llm_power_verified.report import read_audit_metadata, write
 from llm_power_verified.report.dispatch import AuditRequest
-from llm_power_verified.simulation.grids import embedding_power_grid
+from llm_power_verified.simulation.embedding import embedding_power_grid
 from tests.test_scale import _matrix, assert_same_rows
 
 if not os.environ.get("CI"):

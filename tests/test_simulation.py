@@ -63,7 +63,7 @@ def test_table_2_grid_full():
 
 def test_embedding_grid_small_cells_match_noncentral_t():
     """Seed 001's models at n = 50 and 100: t-test power within 3 Monte Carlo SE of the analytic noncentral-t power."""
-    from llm_power_verified.simulation.grids import embedding_power_grid
+    from llm_power_verified.simulation.embedding import embedding_power_grid
 
     rows = embedding_power_grid(n_simulations=1000, seed=5, sample_sizes=(50, 100))
     assert len(rows) == 2 * 2 * 5 * 3
@@ -75,7 +75,7 @@ def test_embedding_grid_small_cells_match_noncentral_t():
 
 
 def test_embedding_grid_is_deterministic_and_backend_free():
-    from llm_power_verified.simulation.grids import embedding_power_grid
+    from llm_power_verified.simulation.embedding import embedding_power_grid
 
     options = dict(n_simulations=200, seed=11, sample_sizes=(50, 120), effects=(0.0, 0.02), correlations=(0.5, 0.9))
     serial = embedding_power_grid(**options)
@@ -90,7 +90,7 @@ def test_embedding_grid_is_deterministic_and_backend_free():
 
 def test_common_and_independent_draws_agree_within_monte_carlo_error():
     """Common random numbers change only the correlation between cells, not any cell's distribution."""
-    from llm_power_verified.simulation.grids import embedding_power_grid
+    from llm_power_verified.simulation.embedding import embedding_power_grid
 
     options = dict(n_simulations=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
     common = embedding_power_grid(**options)
@@ -105,7 +105,7 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
 
 def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
     """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared n_resamples."""
-    from llm_power_verified.simulation.grids import (
+    from llm_power_verified.simulation.embedding import (
         _embedding_scores,
         embedding_power_grid,
     )
@@ -122,7 +122,7 @@ def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
 
 
 def test_copula_beta_quantile_interpolation_error():
-    from llm_power_verified.simulation.grids import (
+    from llm_power_verified.simulation.embedding import (
         EMBEDDING_GRID,
         CopulaBetaQuantile,
         _moment_matched_beta,
@@ -145,7 +145,7 @@ def test_copula_beta_quantile_interpolation_error():
     (dict(alpha=1.5), "alpha must lie in"),
 ])
 def test_embedding_grid_rejects_bad_input(options, message):
-    from llm_power_verified.simulation.grids import embedding_power_grid
+    from llm_power_verified.simulation.embedding import embedding_power_grid
 
     with pytest.raises(ValueError, match=message):
         embedding_power_grid(**options)
@@ -153,7 +153,7 @@ def test_embedding_grid_rejects_bad_input(options, message):
 
 @pytest.mark.slow
 def test_embedding_grid_full():
-    from llm_power_verified.simulation.grids import embedding_power_grid
+    from llm_power_verified.simulation.embedding import embedding_power_grid
 
     rows = embedding_power_grid(n_simulations=1000, seed=0)
     assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)
@@ -167,7 +167,7 @@ def test_clipped_normal_moments_against_two_dimensional_quadrature(effect, corre
 
     from scipy import integrate, stats
 
-    from llm_power_verified.simulation.grids import clipped_normal_difference_moments
+    from llm_power_verified.simulation.moments import clipped_normal_difference_moments
 
     mean_a, mean_b, sd = 0.65, 0.65 + effect, 0.12
     spread = math.sqrt(1 - correlation**2)

@@ -15,11 +15,11 @@ from scipy.optimize import brentq
 
 from llm_power_verified.power.paired_t import power_paired_t
 from llm_power_verified.reproduce.records import EMBEDDING, Printed
-from llm_power_verified.simulation.grids import (
+from llm_power_verified.simulation.embedding import (
     embedding_difference_moments,
     embedding_power_grid,
-    monte_carlo_se,
 )
+from llm_power_verified.simulation.grids import monte_carlo_se
 
 __all__ = ["EMBEDDING_REPLICATES", "R_PUBLISHED", "analytic_power", "embedding_rows"]
 
