@@ -76,6 +76,37 @@ PARAMETERS = {
                    'family ("none": each comparison tested at alpha).'),
     "differences_rows": ("differences : array_like", "Paired differences, shape (rows, n): each row one replicate of n "
                          "items (n >= 2, finite)."),
+    # The io room's (the readers of per-item results).
+    "score_kind": ('score_kind : {"auto", "binary", "graded"}, default "auto"', '"binary" needs every score to be 0 or '
+                   '1; "graded" takes the scores as they are; "auto" decides from the whole matrix: graded when more than '
+                   "max(2, 5% of the items) scores are neither 0 nor 1, and refused as damaged binary data when fewer "
+                   "(:mod:`llm_power_verified.io.matrix`).  ``--scores``."),
+    "on_missing": ('on_missing : {"error", "intersect"}, default "error"', 'A missing score (an empty cell, an item '
+                   'one model lacks): "error" refuses it naming the line; "intersect" keeps the items every model has, '
+                   "with a note.  ``--on-missing``."),
+    "missing_cluster": ('missing_cluster : {"error", "drop", "own"}, default "error"', "An item without a cluster label "
+                        '(empty, NA, nan, null, None, n/a): "error" refuses it, "drop" leaves it out, "own" makes it a '
+                        "cluster of its own (both with a note).  ``--missing-cluster``."),
+    "item_column": ('item_column : str, default "item_id"', "The item-id column (``--item-column``)."),
+    "cluster_column": ("cluster_column : str, optional", "The column of cluster labels (``--cluster-column``); None: "
+                       "no clusters."),
+    "long_columns": ('model_column, score_column : str, default "model", "score"', "The model and score columns of a "
+                     "long table (``--model-column``, ``--score-column``); a table with both is read as long."),
+    "score_range": ("score_range : tuple of two floats or None, default (0.0, 1.0)", "The range every score must lie "
+                    'in; None allows any finite real (with score_kind="graded" only).'),
+    "source_name": ("source : str", 'What messages and the matrix call the input (a file name, "DataFrame").'),
+    "lines": ("lines : array_like, optional", 'Where each row came from, for messages: a line number, or a place such '
+              'as "file, line 3"; default: lines 2, 3, ... (the header is line 1).'),
+    "output_path": ("path : str or pathlib.Path", "The output: a regular file (written atomically), a named descriptor "
+                    "(``/dev/stdout``, ``/dev/fd/N``), a character device or a FIFO (the rules of "
+                    ":mod:`llm_power_verified.io.output`)."),
+    "where": ("where : str", "The file (and member or line) that messages name."),
+    # The simulation room's.
+    "n_simulations": ("n_simulations : int", "Simulated datasets (replicates) per cell, a whole number >= 1."),
+    "n_resamples": ("n_resamples : int", "Bootstrap resamples per simulated dataset."),
+    "rng": ("rng : numpy.random.Generator", "The source of every random draw (seeded by the caller)."),
+    "sizes": ("sizes : array_like of int", "The benchmark sizes n of the curve: increasing whole numbers >= 2, at least "
+              "two."),
 }
 
 #: Returns entries: name -> (type, description).
@@ -104,6 +135,9 @@ RETURNS = {
                 "array input."),
     "graded": ("GradedTestResult", "statistic, the two-sided pvalue and its log, method, n_items and mean_difference."),
     "row_pvalues": ("numpy.ndarray", "The two-sided p-value of each row, shape (rows,)."),
+    "score_matrix": ("ScoreMatrix", "The validated (items x models) scores with the models, item ids, cluster labels, "
+                     "score kind, source and the reader's notes (:class:`~llm_power_verified.io.matrix.ScoreMatrix`)."),
+    "output_written": ("pathlib.Path", "The file written (the resolved target), or the descriptor's name as given."),
 }
 
 _SECTION = re.compile(r"^( *)(Returns|Notes|References|Examples|See Also)\n\1-+\n", re.M)
