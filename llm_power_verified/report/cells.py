@@ -1,6 +1,6 @@
 """The text cell of a pair-table column, by the contract's kind and digits: one rule for every audit and text format.
 
-A declared column prints by its :class:`~llm_power_verified.contract.Column`:
+A declared column prints by its :class:`~llm_power_verified.contract.columns.Column`:
 ``bool`` and ``decision`` as yes/no ("-" when undefined), ``int`` with
 thousands separators, numbers at the column's significant digits
 (:func:`fmt`), text as it is.  A composite (two columns in one cell) prints
@@ -26,7 +26,26 @@ CRITICAL = ("rho_critical", "rho_critical_family")
 
 
 def fmt(value, digits: int = 4) -> str:
-    """A number for the text tables: 4 significant digits, thousands separators from 100, scientific below 1e-3 and from 1e6."""
+    """A number for the text tables.
+
+    Parameters
+    ----------
+    value : object
+        A number, a bool, None or NaN (printed "-"), or anything else (printed with ``str``).
+    digits : int, default 4
+        Significant digits of a float.
+
+    Returns
+    -------
+    str
+        Floats to ``digits`` significant digits, with thousands separators from 100, scientific below 1e-3 and from 1e6;
+        integers with thousands separators; bools "yes"/"no"; infinity "inf".
+
+    Examples
+    --------
+    >>> fmt(0.123456), fmt(12345.6), fmt(2.5e-5), fmt(float("nan")), fmt(True)
+    ('0.1235', '12,346', '2.500e-05', '-', 'yes')
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, (bool, np.bool_)):
@@ -52,7 +71,28 @@ _COMPOSITE_FORMS = {
 
 
 def cell(row: pd.Series, name: str) -> str:
-    """The text of column (or composite) ``name`` in ``row``, a row of a pair table."""
+    """The text of one column (or composite) in a row of a pair table.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row of a pair table.
+    name : str
+        A declared column or a composite (``contract.COMPOSITES``).
+
+    Returns
+    -------
+    str
+        By the contract's kind and digits: bools and decisions "yes"/"no" ("-" when undefined), a critical correlation
+        that is undefined "none", a composite "[low, high]" (or its own form).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> row = pd.Series({"q": 0.12345, "resolved": False, "boot_ci_low": -0.01, "boot_ci_high": 0.05})
+    >>> cell(row, "q"), cell(row, "resolved"), cell(row, "boot_ci")
+    ('0.123', 'no', '[-0.01, 0.05]')
+    """
     if name in COMPOSITES:
         low, high = COMPOSITES[name].parts
         if name in _COMPOSITE_FORMS:
@@ -71,10 +111,23 @@ def cell(row: pd.Series, name: str) -> str:
 
 
 def reported_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The pair table as every format reports it: a critical correlation outside [rho_min, rho_max] (rho_c = -33 for a
-    gap resolved at every admissible rho, inf for a zero gap) is not a correlation the pair can have, and is reported as
-    none (NaN: null in JSON, empty in CSV, "none" in the text formats); the verdict beside it says which way it lies.
-    A table without these columns (a per-item audit) is returned as it is."""
+    """The pair table as every format reports it.
+
+    A critical correlation outside [rho_min, rho_max] (rho_c = -33 for a gap resolved at every admissible rho, inf for a
+    zero gap) is not a correlation the pair can have: it is reported as none (NaN: null in JSON, empty in CSV, "none" in
+    the text formats); the verdict beside it says which way it lies.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        A pair table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with the critical correlations outside the interval set to NaN; a table without them (a per-item audit)
+        is returned as it is.
+    """
     present = [name for name in CRITICAL if name in pairs]
     if not present:
         return pairs

@@ -1,6 +1,6 @@
-"""The one place that chooses a format: :func:`render` (the report as text) and :func:`write` (to a file or stdout).
+"""The one place that chooses a format: :func:`~llm_power_verified.report.dispatch.render` (the report as text) and :func:`~llm_power_verified.report.dispatch.write` (to a file or stdout).
 
-``format`` is one of the contract's :data:`~llm_power_verified.contract.FORMATS`;
+``format`` is one of the contract's ``FORMATS``;
 the view options are checked here, once: ``width`` (the terminal table's
 columns), ``columns`` (the per-item pair columns to show), ``wide`` (every
 column, names whole), ``pairs`` ("top", "all" or "none": the pairs the text
@@ -44,7 +44,35 @@ VIEW_OPTIONS = {"width": 100, "columns": None, "wide": False, "pairs": "top", "f
 
 @dataclass(frozen=True)
 class AuditRequest:
-    """A per-item audit asked for and not yet run: the matrix, the settings, where the blocks run and who hears progress."""
+    """A per-item audit asked for and not yet run.
+
+    ``run()`` gives the audit in memory (:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`);
+    ``stream(sink, arrow=False)`` hands its pair table to ``sink`` block by block
+    (:func:`~llm_power_verified.leaderboard.audit.stream_audit`).  :func:`write` streams a request written as Parquet
+    and runs it for every other format.
+
+    Attributes
+    ----------
+    matrix : ScoreMatrix
+        The aligned per-item scores.
+    settings : AuditSettings
+        What the audit is asked for (:class:`~llm_power_verified.leaderboard.audit.AuditSettings`; default: its defaults).
+    backend : Backend or None
+        Where the blocks of pairs are computed (None: this process).
+    progress : callable or None
+        Called with a short message per block of pairs on large audits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import AuditSettings
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> request = AuditRequest(from_array(scores, models=["x", "y", "z"]), AuditSettings(n_resamples=0))
+    >>> request.run().pairs[["model_a", "model_b"]].values.tolist()
+    [['x', 'y'], ['y', 'z']]
+    """
 
     matrix: ScoreMatrix
     settings: AuditSettings = AuditSettings()
@@ -82,7 +110,40 @@ def _view(audit, output: str, view: dict) -> dict:
 
 
 def render(audit, format: str = "table", **view) -> str:
-    """``audit`` (any audit of the protocol) as text in ``format`` (Parquet, a binary file, is written by :func:`write`)."""
+    """An audit as text in one format.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): a per-item audit in memory
+        or streamed, or an accuracies-only audit.
+    format : {"table", "markdown", "html", "json", "jsonl", "csv"}, default "table"
+        The format (the contract's ``FORMATS`` but Parquet, a binary file that :func:`write` writes).
+    **view
+        The view options, checked here (``VIEW_OPTIONS``): ``width`` (int, default 100), ``columns`` (list of str,
+        per-item audits), ``wide`` (bool), ``pairs`` ("top", "all" or "none") and ``figures`` (bool, HTML).
+
+    Returns
+    -------
+    str
+        The report.
+
+    Raises
+    ------
+    ArgumentError
+        An unknown format or view option, a bad value of one, ``columns`` for an accuracies-only audit, or "parquet".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> print(render(audit, "csv").splitlines()[0][:40])
+    model_a,model_b,rank_a,rank_b,adjacent,d
+    """
     view = _view(audit, format, view)
     if format == "parquet":
         raise ArgumentError("format 'parquet' is a binary file: write(audit, 'parquet', path)")
@@ -94,9 +155,51 @@ def render(audit, format: str = "table", **view) -> str:
 
 
 def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
-    """Write ``audit`` (an audit of the protocol, or an :class:`AuditRequest`) in ``format`` to ``path`` (None: standard
-    output; Parquet needs a path); return the audit.  Text formats are written as the terminal shows them (no control or
-    bidirectional character of an input raw); machine formats as they are, piece by piece."""
+    """Write an audit in one format to a file or standard output, and return the audit.
+
+    Text formats are written as the terminal shows them (no control or bidirectional character of an input raw);
+    machine formats as they are, piece by piece.  Files are written atomically.
+
+    Parameters
+    ----------
+    audit : Audit or AuditRequest
+        Any audit of the protocol, or a request: written as Parquet, its pair table streams to the file block by
+        block (never in memory); any other format runs it (``AuditRequest.run()``) and renders the result.
+    format : {"table", "markdown", "html", "json", "jsonl", "csv", "parquet"}
+        The format (the contract's ``FORMATS``).
+    path : str or Path, optional
+        The file; None writes to standard output (Parquet needs a file).
+    **view
+        The view options of :func:`render`.
+
+    Returns
+    -------
+    Audit
+        The audit written (the request's result for a request), for the caller to gate and plot.
+
+    Raises
+    ------
+    ArgumentError
+        As :func:`render`, and Parquet without a path.
+    OutputError
+        When the file or standard output cannot be written.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, pathlib
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import AuditSettings
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> request = AuditRequest(from_array(scores, models=["x", "y", "z"]), AuditSettings(n_resamples=0))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "audit.md"
+    ...     audit = write(request, "markdown", path)
+    ...     path.read_text().startswith("#")
+    True
+    >>> audit.family_size
+    2
+    """
     _view(audit, format, view)
     if format == "parquet":
         if path is None:

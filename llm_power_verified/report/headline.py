@@ -23,7 +23,18 @@ def _count(facts: Headline, column: str) -> str:
 
 
 def headline_lines(facts: Headline) -> list[str]:
-    """The headline lines of these facts (plain text; the renderers escape and format them)."""
+    """The headline lines of a per-item audit's facts (plain text; the renderers escape and format them).
+
+    Parameters
+    ----------
+    facts : Headline
+        The audit's :class:`~llm_power_verified.leaderboard.headline.Headline`.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
     clusters = f", {facts.n_clusters} item clusters" if facts.n_clusters is not None else ""
     lines = [f"{facts.n_items:,} items x {facts.n_models} models, {facts.score_kind} scores{clusters}; "
              f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size}), "
@@ -59,7 +70,18 @@ def _counts(counts: VerdictCounts, total: int) -> str:
 
 
 def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
-    """The headline lines of an accuracies-only audit (plain text): the three verdict kinds over the adjacent gaps."""
+    """The headline lines of an accuracies-only audit: the three verdict kinds over the adjacent gaps.
+
+    Parameters
+    ----------
+    facts : AccuracyHeadline
+        The audit's :class:`~llm_power_verified.leaderboard.accuracies.AccuracyHeadline`.
+
+    Returns
+    -------
+    list of str
+        The lines (plain text).
+    """
     adjacent = facts.adjacent_pairs
     lines = [(f"{facts.n_models} models, N = {facts.n_items:,} items, accuracies only (read as "
              f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power {facts.power:g}; "
@@ -78,5 +100,28 @@ def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
 
 
 def headline(audit) -> list[str]:
-    """The headline lines of any audit (per item, in memory or streamed, or accuracies only), worded from its facts."""
+    """The headline lines of any audit, worded from its facts.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+
+    Returns
+    -------
+    list of str
+        The lines (plain text).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> len(headline(audit)) > 0
+    True
+    """
     return accuracy_lines(audit.headline) if audit.kind == "accuracies" else headline_lines(audit.headline)

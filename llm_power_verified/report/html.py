@@ -3,7 +3,7 @@
 Nothing is fetched: styles, the sorting script and the figures (SVG from
 matplotlib, when the ``plots`` extra is installed) are inside the file, and
 every text taken from the input (model names, the source) is HTML-escaped, its control and bidirectional
-characters shown as escapes (:func:`~llm_power_verified.io.output.terminal_text`), as on the terminal.
+characters shown as escapes (:func:`~llm_power_verified.io.escaping.terminal_text`), as on the terminal.
 Click a column header to sort by it (numbers numerically, ``inf`` last).
 The script marks ``<body data-ready="ok">`` when it has run, and with the
 address fragment ``#selftest`` it sorts the pair table by q and records
@@ -104,7 +104,22 @@ def _value(value) -> str:
 
 
 def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[list[tuple[str, object]]]) -> str:
-    """A sortable table: headers are (column key, label); cells are (text, sort value or None for text)."""
+    """A sortable HTML table (a click on a header sorts by that column).
+
+    Parameters
+    ----------
+    identifier : str
+        The table's HTML id.
+    headers : list of (str, str)
+        (column key, label) per column.
+    rows : list of list of (str, object)
+        Per cell, (text, sort value), the sort value None for a text column.
+
+    Returns
+    -------
+    str
+        The escaped ``<table>`` element.
+    """
     head = "".join(f'<th data-column="{_text(key)}">{_text(label)}</th>' for key, label in headers)
     body = []
     for row in rows:
@@ -119,11 +134,35 @@ def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[l
 
 
 def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
-    """``audit`` (any audit of the protocol) as one self-contained page (the dispatcher checked the options).
+    """An audit as one self-contained HTML page (the dispatcher has checked the options).
 
-    ``pairs``: "top" lists at most :data:`HTML_ROW_LIMIT` pairs of a per-item audit, the closest in rank (an
-    accuracies-only audit's adjacent pairs); "all" every pair; "none" none.  ``figures`` (per-item audits) need the
-    ``plots`` extra; without it they are left out, with a note.
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    figures : bool, default True
+        The inline SVG figures of a per-item audit in memory (they need the ``plots`` extra; without it they are left
+        out, with a note).
+    pairs : {"top", "all", "none"}, default "top"
+        "top" lists at most ``HTML_ROW_LIMIT`` pairs of a per-item audit, the closest in rank (an accuracies-only audit's
+        adjacent pairs); "all" every pair; "none" none.
+
+    Returns
+    -------
+    str
+        The page.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> html_report(audit, figures=False).startswith("<!DOCTYPE html>")
+    True
     """
     per_item = audit.kind != "accuracies"
     title = f"Resolution audit: {audit.source}" if per_item else f"Resolution audit from accuracies only: {audit.source}"
@@ -186,7 +225,20 @@ def _cell(audit, row: pd.Series, column: str) -> tuple[str, object]:
 
 
 def html_page(title: str, parts: list[str]) -> str:
-    """One self-contained page: the title, the given (already escaped) parts, the styles and the sorting script inline."""
+    """One self-contained page: the title, the parts, the styles and the sorting script inline.
+
+    Parameters
+    ----------
+    title : str
+        The page title (escaped here).
+    parts : list of str
+        The body's parts, already escaped HTML.
+
+    Returns
+    -------
+    str
+        The page.
+    """
     head = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
             'script-src \'unsafe-inline\'; img-src data:">'),

@@ -1,7 +1,7 @@
 """Machine formats of an audit, written piece by piece: JSON, JSON Lines, CSV and Parquet.
 
 None of them holds the report in memory as Python objects: the pair table is
-converted and written one block of :data:`~llm_power_verified.leaderboard.blocks.PAIR_BLOCK`
+converted and written one block of ``PAIR_BLOCK``
 rows at a time, and a streamed Parquet audit (:func:`write_parquet`, called by
 :func:`~.dispatch.write` with an audit request) never holds the pair table at
 all (it comes from :func:`~llm_power_verified.leaderboard.audit.stream_audit`).
@@ -67,7 +67,19 @@ def _column_values(column: pd.Series) -> list:
 
 
 def pair_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of a block of the pair table as JSON-ready dicts (column order kept)."""
+    """The rows of a block of the pair table as JSON-ready dicts (column order kept).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A block of the pair table.
+
+    Returns
+    -------
+    list of dict
+        One dict per row: NaN is None, infinities are "inf"/"-inf" (the schemas' number rule), numpy scalars are Python
+        ones.
+    """
     names = [str(name) for name in frame.columns]
     columns = [_column_values(frame[name]) for name in frame.columns]
     return [dict(zip(names, row)) for row in zip(*columns)]
@@ -79,7 +91,20 @@ def _frames(pairs: pd.DataFrame) -> Iterator[pd.DataFrame]:
 
 
 def json_chunks(document: dict, pairs: pd.DataFrame) -> Iterator[bytes]:
-    """The JSON report: ``document`` (JSON-ready, without ``pairs``) with ``pairs`` appended as its last key, in pieces."""
+    """The JSON report in pieces: ``document`` with ``pairs`` appended as its last key.
+
+    Parameters
+    ----------
+    document : dict
+        The JSON-ready report without ``pairs`` (:func:`~llm_power_verified.report.report_data.document`).
+    pairs : pandas.DataFrame
+        The pair table.
+
+    Returns
+    -------
+    iterator of bytes
+        The UTF-8 JSON text, piece by piece.
+    """
     head = orjson.dumps(document, option=orjson.OPT_INDENT_2)
     if not head.endswith(b"}"):
         raise ArgumentError("document must be a JSON object")  # pragma: no cover
@@ -94,7 +119,18 @@ def json_chunks(document: dict, pairs: pd.DataFrame) -> Iterator[bytes]:
 
 
 def jsonl_chunks(frames: Iterable[pd.DataFrame]) -> Iterator[bytes]:
-    """The pair table as JSON Lines, one block at a time."""
+    """The pair table as JSON Lines, one block at a time.
+
+    Parameters
+    ----------
+    frames : iterable of pandas.DataFrame
+        The pair table's blocks, in order.
+
+    Returns
+    -------
+    iterator of bytes
+        One JSON object per pair, a line each.
+    """
     for frame in frames:
         records = pair_records(frame)
         if records:
@@ -110,7 +146,18 @@ def _csv_ready(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_chunks(frames: Iterable[pd.DataFrame]) -> Iterator[bytes]:
-    """The pair table as CSV (header once), one block at a time."""
+    """The pair table as CSV (the header once), one block at a time.
+
+    Parameters
+    ----------
+    frames : iterable of pandas.DataFrame
+        The pair table's blocks, in order.
+
+    Returns
+    -------
+    iterator of bytes
+        The CSV text, piece by piece.
+    """
     header = True
     for frame in frames:
         yield _csv_ready(frame).to_csv(index=False, header=header).encode("utf-8")
@@ -120,7 +167,37 @@ def csv_chunks(frames: Iterable[pd.DataFrame]) -> Iterator[bytes]:
 
 
 def chunks(audit, output: str) -> Iterator[bytes]:
-    """Any audit of the protocol, in memory, in a machine format ("json": the whole report; "jsonl", "csv": the pair table)."""
+    r"""An audit in memory in a machine format.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    output : {"json", "jsonl", "csv"}
+        "json": the whole report; "jsonl" and "csv": the pair table (:func:`~.cells.reported_pairs`).
+
+    Returns
+    -------
+    iterator of bytes
+        The report, piece by piece.
+
+    Raises
+    ------
+    ArgumentError
+        Any other ``output``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> print(b"".join(chunks(audit, "jsonl")).decode().count("\n"))
+    2
+    """
     pairs = reported_pairs(audit.pairs)
     if output == "json":
         return json_chunks(document(audit), pairs)
@@ -132,7 +209,28 @@ def chunks(audit, output: str) -> Iterator[bytes]:
 
 
 class ParquetSink:
-    """Writes each block as a row group of one Parquet file (the schema is the first block's; later blocks must match)."""
+    """Writes each block of the pair table as a row group of one Parquet file.
+
+    The schema is the first block's; later blocks are cast to it.  Called with a block (a DataFrame or a pyarrow Table);
+    ``close(metadata)`` adds the key-value metadata and closes the file (a file with no pairs still carries it).
+
+    Parameters
+    ----------
+    stream : binary file
+        Where the Parquet file is written.
+
+    Attributes
+    ----------
+    writer : pyarrow.parquet.ParquetWriter or None
+        The writer, opened by the first block.
+    schema : pyarrow.Schema or None
+        The first block's schema.
+
+    Raises
+    ------
+    ArgumentError
+        When pyarrow (the ``parquet`` extra) is not installed.
+    """
 
     def __init__(self, stream) -> None:
         try:
@@ -162,9 +260,23 @@ class ParquetSink:
 
 
 def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) -> object:
-    """Write a Parquet audit to ``path``: ``produce(sink)`` hands the pair table to ``sink`` block by block and returns the
-    audit, whose :func:`~.report_data.document` goes into the file's metadata.  Written atomically: the file appears only
-    when the audit has finished."""
+    """Write a Parquet audit, its report in the file's metadata.
+
+    Written atomically: the file appears only when the audit has finished.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    produce : callable
+        ``produce(sink)`` hands the pair table to ``sink`` (a :class:`ParquetSink`) block by block and returns the audit,
+        whose :func:`~.report_data.document` goes into the metadata.
+
+    Returns
+    -------
+    Audit
+        What ``produce`` returned.
+    """
     with open_output(path) as stream:
         sink = ParquetSink(stream)
         audit = produce(sink)
@@ -173,7 +285,19 @@ def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) ->
 
 
 def parquet_blocks(audit) -> Callable[[ParquetSink], object]:
-    """The producer of :func:`write_parquet` for an audit already in memory: its pair table, one block per row group."""
+    """The producer of :func:`write_parquet` for an audit already in memory: its pair table, one block per row group.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+
+    Returns
+    -------
+    callable
+        ``produce(sink)``, which returns ``audit``.
+    """
     def produce(sink: ParquetSink) -> object:
         for frame in _frames(reported_pairs(audit.pairs)):
             sink(frame)
@@ -183,7 +307,41 @@ def parquet_blocks(audit) -> Callable[[ParquetSink], object]:
 
 
 def read_audit_metadata(path: str | Path) -> dict:
-    """The report stored in a Parquet audit's metadata (the JSON document without ``pairs``)."""
+    """The report stored in a Parquet audit's metadata (the JSON document without ``pairs``).
+
+    Parameters
+    ----------
+    path : str or Path
+        A Parquet file written by :func:`write_parquet`.
+
+    Returns
+    -------
+    dict
+        The JSON report without ``pairs``.
+
+    Raises
+    ------
+    InputError
+        The file is not readable Parquet, or its metadata is not a JSON object.
+    ArgumentError
+        The file has no audit metadata.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from llm_power_verified.report import write
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "audit.parquet"
+    ...     _ = write(audit, "parquet", path)
+    ...     read_audit_metadata(path)["settings"]["family_size"]
+    2
+    """
     # Optional dependency (extra parquet).
     import pyarrow.parquet as pq
 

@@ -53,7 +53,20 @@ def _short(name: str) -> str:
 
 
 def figure_bytes(figure, kind: str) -> bytes:
-    """The figure as PNG or SVG bytes (and closed)."""
+    """A matplotlib figure as PNG or SVG bytes (the figure is closed).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    kind : {"png", "svg"}
+        The image format.
+
+    Returns
+    -------
+    bytes
+        The image.
+    """
     plt = _pyplot()
     buffer = _stdio.BytesIO()
     try:
@@ -64,7 +77,15 @@ def figure_bytes(figure, kind: str) -> bytes:
 
 
 def save_figure(figure, path: str | Path) -> None:
-    """Save a matplotlib figure through the one writer (format from the suffix, PNG by default) and close it."""
+    """Save a matplotlib figure through the one writer and close it.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    path : str or Path
+        The file; the format comes from its suffix (PNG by default).
+    """
     path = Path(path)
     write_bytes(path, figure_bytes(figure, path.suffix.lstrip(".").lower() or "png"))
 
@@ -123,7 +144,20 @@ def _forest(result: AuditResult):
 
 
 def write_figures(result: AuditResult, folder: str | Path) -> list[Path]:
-    """Every figure as PNG and SVG in ``folder`` (created if missing): resolution, efficiency, forest."""
+    """Every figure of an audit as PNG and SVG in a folder: resolution, efficiency, forest.
+
+    Parameters
+    ----------
+    result : AuditResult
+        A per-item audit in memory.
+    folder : str or Path
+        The folder (created if missing).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -136,18 +170,47 @@ def write_figures(result: AuditResult, folder: str | Path) -> list[Path]:
 
 
 def svg_figures(result: AuditResult) -> dict[str, str]:
-    """Every figure as SVG text, for the HTML report."""
+    """Every figure of an audit as SVG text, for the HTML report.
+
+    Parameters
+    ----------
+    result : AuditResult
+        A per-item audit in memory.
+
+    Returns
+    -------
+    dict of str to str
+        Figure name ("resolution", "forest", "efficiency") -> SVG text.
+    """
     return {name: figure_bytes(draw(result), "svg").decode("utf-8")
             for name, draw in (("resolution", _resolution), ("forest", _forest), ("efficiency", _efficiency))}
 
 
 def plot_resolution(result: AuditResult, path: str | Path) -> None:
-    """The resolution figure as one image (format from the suffix)."""
+    """The resolution figure of an audit as one image.
+
+    Parameters
+    ----------
+    result : AuditResult
+        A per-item audit in memory.
+    path : str or Path
+        The file; the format comes from its suffix.
+    """
     save_figure(_resolution(result), path)
 
 
 def plot_trajectory(path: EProcessPath, alpha: float, target: str | Path) -> None:
-    """log e_t against the items t, with the rejection line log(1/alpha) and the first crossing marked."""
+    """An e-process trajectory: log e_t against the items t, the rejection line log(1/alpha), the first crossing marked.
+
+    Parameters
+    ----------
+    path : EProcessPath
+        The trajectory (:mod:`llm_power_verified.sequential`).
+    alpha : float
+        The level of the rejection line.
+    target : str or Path
+        The image file; the format comes from its suffix.
+    """
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 4))
     items = np.arange(1, path.log_e.size + 1)

@@ -1,4 +1,4 @@
-"""The report as data: :func:`document`, the JSON report of any audit without its pairs.
+"""The report as data: :func:`~llm_power_verified.report.report_data.document`, the JSON report of any audit without its pairs.
 
 Every machine format writes this document (:mod:`.machine`: JSON around the
 pairs, Parquet in the file's metadata); the text formats show the same
@@ -37,8 +37,20 @@ ACCURACY_DELTA = "p_a - p_b, the printed gap (model_a is ranked above model_b)"
 
 
 def report_legend(audit) -> dict:
-    """The legend of ``audit``'s pair columns: per item, the verdict rules, the model and the pair columns present; accuracies
-    only, its pair columns present (the accuracies' own ``delta`` first)."""
+    """The legend of an audit's pair columns, by the contract's meanings.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+
+    Returns
+    -------
+    dict
+        Per item: the verdict rules, the model columns and the pair columns present; accuracies only: its pair columns
+        present.
+    """
     present = set(audit.pairs.columns)
     if audit.kind == "accuracies":
         own = ["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]
@@ -48,7 +60,32 @@ def report_legend(audit) -> dict:
 
 
 def document(audit) -> dict:
-    """The JSON report of ``audit`` (any audit of the protocol) without its ``pairs``, JSON-ready (see the module notes)."""
+    """The JSON report of an audit without its ``pairs``, JSON-ready (see the module notes).
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+
+    Returns
+    -------
+    dict
+        ``schema``, ``settings``, ``data``, the headline, the model table, the summaries, the legend and the notes, as
+        the JSON schema of the audit's kind declares them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> report = document(audit)
+    >>> report["schema"], report["settings"]["family"]
+    ('llm-power-verified/audit/2', 'adjacent')
+    """
     accuracies = audit.kind == "accuracies"
     parts = {"schema": SCHEMA_IDS["accuracies" if accuracies else "binary+graded"], "source": audit.source, "headline": headline(audit),
              "legend": report_legend(audit), "notes": list(audit.notes), "settings": audit.settings(), "data": audit.data()}

@@ -151,7 +151,24 @@ def _document(audit: str, title: str, description: str, members: dict, models: i
 
 
 def audit_schema(audit: str) -> dict:
-    """The JSON Schema (draft 2020-12) of the report of ``audit``: "binary+graded" (per item) or "accuracies"."""
+    """The JSON Schema (draft 2020-12) of an audit's report, generated from the contract.
+
+    Parameters
+    ----------
+    audit : {"binary+graded", "accuracies"}
+        The per-item audit's report, or the accuracies-only audit's.
+
+    Returns
+    -------
+    dict
+        The schema.
+
+    Examples
+    --------
+    >>> schema = audit_schema("accuracies")
+    >>> schema["$schema"]
+    'https://json-schema.org/draft/2020-12/schema'
+    """
     if audit == "accuracies":
         hints = typing.get_type_hints(AccuracyAudit)
         verdicts = {"type": "object", "required": ["adjacent", "adjacent_family", "adjacent_assumed"],
@@ -184,7 +201,13 @@ def _rst(text: str) -> str:
 
 
 def columns_page() -> str:
-    """``columns.rst``: one table per audit (column, meaning, type, digits, when present), then the composite text cells."""
+    """The text of ``columns.rst``: one table per audit (column, meaning, type, digits, when present), then the composites.
+
+    Returns
+    -------
+    str
+        The reStructuredText page.
+    """
     lines = [f".. {_HEADER}", "", "Report columns", "==============", "",
              "Every column of the audits' tables, from the declarations in ``llm_power_verified/contract``.",
              "Digits are the significant digits of the text tables.", ""]
@@ -209,7 +232,18 @@ def columns_page() -> str:
 
 
 def generated_files(root: Path | None = None) -> dict[Path, str]:
-    """Path -> text of every generated file; the docs page only when ``root`` (a repository checkout) has docs/source/."""
+    """Every generated file and its text.
+
+    Parameters
+    ----------
+    root : Path, optional
+        A repository checkout; the docs page is included only when it has docs/source/.
+
+    Returns
+    -------
+    dict of Path to str
+        Path -> text.
+    """
     files = {_REPORT / name: json.dumps(audit_schema(audit), indent=2, ensure_ascii=False) + "\n" for audit, name in SCHEMA_FILES.items()}
     root = _REPORT.parents[1] if root is None else root
     if (root / "docs" / "source").is_dir():
@@ -218,7 +252,18 @@ def generated_files(root: Path | None = None) -> dict[Path, str]:
 
 
 def regenerate(files: dict[Path, str] | None = None) -> list[Path]:
-    """Write every stale generated file (atomically); the paths written."""
+    """Write every stale generated file (atomically).
+
+    Parameters
+    ----------
+    files : dict of Path to str, optional
+        Path -> text to compare and write (default: :func:`generated_files`).
+
+    Returns
+    -------
+    list of Path
+        The paths written.
+    """
     written = []
     for path, text in (generated_files() if files is None else files).items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
@@ -229,7 +274,18 @@ def regenerate(files: dict[Path, str] | None = None) -> list[Path]:
 
 
 def check(files: dict[Path, str] | None = None) -> str:
-    """Unified diff between the committed files and a fresh generation ('' when current)."""
+    """The unified diff between the committed generated files and a fresh generation.
+
+    Parameters
+    ----------
+    files : dict of Path to str, optional
+        Path -> fresh text (default: :func:`generated_files`).
+
+    Returns
+    -------
+    str
+        The diff; '' when every file is current.
+    """
     chunks = []
     for path, text in (generated_files() if files is None else files).items():
         committed = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -240,6 +296,18 @@ def check(files: dict[Path, str] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m llm_power_verified.report.schemas [--check]``: regenerate the schemas and columns.rst, or check them.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the command line's).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 1 when ``--check`` finds a stale file (its diff on standard output).
+    """
     parser = argparse.ArgumentParser(prog=COMMAND, description="Regenerate the JSON schemas and columns.rst from the contract.")
     parser.add_argument("--check", action="store_true", help="do not write; print a diff and exit 1 if a committed file is stale")
     if parser.parse_args(argv).check:

@@ -19,7 +19,27 @@ __all__ = ["checklist", "details", "text_sections"]
 
 
 def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
-    """The sections as text lines (``listed``: the pairs the report lists; ``keys``: model name -> its name in the tables)."""
+    """The report's sections after the pair table, as text lines.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    listed : pandas.DataFrame
+        The pairs the report lists.
+    keys : dict of str to str
+        Model name -> its name in the tables (a key such as M1 for long names).
+    head : str
+        The section heading prefix.
+    markdown : bool
+        Markdown (True) or the terminal's plain text.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
     if audit.kind == "accuracies":
         return []
     lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
@@ -45,7 +65,21 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
 
 
 def details(audit, listed: pd.DataFrame) -> list[str]:
-    """The sections as plain text lines with the models named in full (the HTML page shows them preformatted)."""
+    """The sections as plain text lines with the models named in full (the HTML page shows them preformatted).
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    listed : pandas.DataFrame
+        The pairs the report lists.
+
+    Returns
+    -------
+    list of str
+        The lines.
+    """
     return text_sections(audit, listed, {name: name for name in audit.ranking["model"]}, "", False)
 
 
@@ -83,7 +117,22 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
 
 
 def checklist(audit) -> list[dict]:
-    """The paper's Appendix I checklist, filled in for a per-item audit in memory."""
+    """The paper's Appendix I checklist, filled in for a per-item audit in memory.
+
+    Parameters
+    ----------
+    audit : AuditResult
+        A per-item audit in memory.
+
+    Returns
+    -------
+    list of dict
+        One dict per checklist item.
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix I.
+    """
     pairs = audit.pairs
     matrix = audit.matrix
     arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if matrix.binary else "paired t; paired bootstrap"

@@ -8,6 +8,30 @@ __all__ = ["grid"]
 
 
 def grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    """A text table: plain columns for the terminal, or a Markdown table; every cell escaped for its format.
+
+    Parameters
+    ----------
+    headers : list of str
+        The column labels.
+    rows : list of list of str
+        The cells.
+    markdown : bool
+        Markdown (True) or plain columns separated by two spaces.
+
+    Returns
+    -------
+    str
+        The table, without a final newline.
+
+    Examples
+    --------
+    >>> print(grid(["model", "q"], [["x", "1.2"], ["long-name", "0.5"]], markdown=True))
+    | model | q |
+    |---|---|
+    | x | 1.2 |
+    | long-name | 0.5 |
+    """
     escape = markdown_text if markdown else terminal_text
     headers = [escape(str(h)) for h in headers]
     rows = [[escape(str(cell)) for cell in row] for row in rows]

@@ -1,6 +1,6 @@
 """Any audit as text: the terminal table and Markdown, in one order for every kind of audit.
 
-The skeleton is one: the title, the headline (:mod:`.headline`) and notes,
+The skeleton is one: the title, the headline (:mod:`llm_power_verified.report.headline`) and notes,
 the model table, the pair table, the sections (:mod:`.sections`) and the
 legend, which defines every column shown, once.  What differs by kind is the
 content: a per-item audit's model table (mean score and its interval, rank
@@ -15,7 +15,7 @@ columns) is wider than ``width``, the next column of the view's drop order
 that is still shown goes, until the table fits or only ``keep`` columns are
 left.  The per-item view drops from its end (its order is the order of
 importance) and keeps at least 4 columns; the accuracies-only view drops
-:data:`~llm_power_verified.contract.DROP_ORDER`.  A per-item report also
+``DROP_ORDER``.  A per-item report also
 shortens long model names to keys M1, M2, ... and wraps its prose at
 ``width``.  Markdown keeps every column and name whole.
 """
@@ -45,15 +45,57 @@ _FOLDED = ("rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max")
 
 
 def column_width(label: str, cells: Iterable[str]) -> int:
-    """The width a text-table column takes: its longest cell or its label."""
+    """The width a text-table column takes: its longest cell or its label.
+
+    Parameters
+    ----------
+    label : str
+        The column's label.
+    cells : iterable of str
+        Its cells.
+
+    Returns
+    -------
+    int
+        The width in characters.
+
+    Examples
+    --------
+    >>> column_width("q", ["0.25", "12.5"])
+    4
+    """
     return max([len(label), *(len(text) for text in cells)])
 
 
 def fitted(columns: Sequence[str], widths: dict[str, int], fixed: Sequence[int], width: int, drop_order: Sequence[str],
            keep: int = 0) -> list[str]:
-    """The ``columns`` kept (in their order) for a table of at most ``width`` characters (see the module notes).
+    """The columns kept for a table of at most ``width`` characters (see the module notes).
 
-    ``widths``: each column's width (:func:`column_width`); ``fixed``: the widths of the columns always shown.
+    Parameters
+    ----------
+    columns : sequence of str
+        The candidate columns, in view order.
+    widths : dict of str to int
+        Each column's width (:func:`column_width`).
+    fixed : sequence of int
+        The widths of the columns always shown.
+    width : int
+        The table's width limit in characters.
+    drop_order : sequence of str
+        The columns that may be dropped, in that order, until the table fits (two spaces between columns); the others
+        are always kept.
+    keep : int, default 0
+        Dropping stops when no more than ``keep`` columns are left.
+
+    Returns
+    -------
+    list of str
+        The columns kept, in their order.
+
+    Examples
+    --------
+    >>> fitted(["a", "b", "c"], {"a": 5, "b": 5, "c": 5}, [10], 25, ("c", "b"))
+    ['a', 'b']
     """
     chosen = list(columns)
 
@@ -70,9 +112,39 @@ def fitted(columns: Sequence[str], widths: dict[str, int], fixed: Sequence[int],
 
 def text_report(audit, output: str = "table", *, width: int = 100, columns: list[str] | None = None, wide: bool = False,
                 pairs: str = "top") -> str:
-    """``audit`` (any audit of the protocol) as "table" (terminal) or "markdown" (the dispatcher checked the options).
+    """An audit as the terminal table or Markdown (the dispatcher has checked the options).
 
-    ``pairs`` ("top", "all" or "none") chooses the pairs listed; ``width``, ``columns`` and ``wide`` as in the module notes.
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    output : {"table", "markdown"}, default "table"
+        The terminal's plain columns, or Markdown.
+    width : int, default 100
+        The terminal table's width in characters.
+    columns : list of str, optional
+        The per-item pair columns shown (``COLUMN_CHOICES``); default: the view's.
+    wide : bool, default False
+        Every column of the view, model names whole.
+    pairs : {"top", "all", "none"}, default "top"
+        Which pairs are listed (:func:`~.view.shown_pairs`).
+
+    Returns
+    -------
+    str
+        The report.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
+    >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
+    >>> text_report(audit, "markdown").splitlines()[0]
+    '## Resolution audit: array'
     """
     markdown = output == "markdown"
     accuracies = audit.kind == "accuracies"
@@ -164,7 +236,7 @@ def _item_pairs(audit, shown: pd.DataFrame, view: list[str], keys: dict[str, str
 def _accuracy_pairs(audit, shown: pd.DataFrame, markdown: bool, width: int, listed: str) -> tuple[list[str], list[str]]:
     """The accuracies-only pair section (heading first; none without pairs listed) and the columns it shows: the terminal
     names models by rank (the model table maps ranks to names) and folds each interval into one cell, dropping columns in
-    :data:`~llm_power_verified.contract.DROP_ORDER` until the table fits; Markdown keeps names and every column."""
+    ``DROP_ORDER`` until the table fits; Markdown keeps names and every column."""
     view = accuracy_view(audit)
     compact = [name for name in view if name not in _FOLDED]
     columns = view if markdown else ["delta", "rho_interval", "required_n_range"] + compact[1:]

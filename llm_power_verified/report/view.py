@@ -4,7 +4,7 @@ The machine formats hold every pair and column; the text and HTML formats
 list the pairs ``pairs`` chooses: "all", "none", or "top": for a per-item
 audit the ``limit`` pairs closest in rank (higher ranks first), for an
 accuracies-only audit the adjacent pairs.  Labels are the contract's headers
-(:func:`~llm_power_verified.contract.header`, with the audit's correction
+(:func:`~llm_power_verified.contract.views.header`, with the audit's correction
 filled in); meanings are the contract's, or the report legend's
 (:func:`~.report_data.report_legend`: the accuracies-only ``delta`` is the
 printed gap).
@@ -28,7 +28,23 @@ PAIR_VIEW = {name: header(name) for name in COLUMN_CHOICES}
 
 
 def shown_pairs(audit, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFrame:
-    """The pairs a text or HTML format lists (see the module notes), as every format reports them (:func:`~.cells.reported_pairs`)."""
+    """The pairs a text or HTML format lists (see the module notes), as every format reports them.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    pairs : {"top", "all", "none"}, default "top"
+        "top": an accuracies-only audit's adjacent pairs, or at most ``limit`` per-item pairs, the closest in rank.
+    limit : int, default 200
+        The "top" limit of a per-item audit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows listed (:func:`~.cells.reported_pairs`).
+    """
     table = reported_pairs(audit.pairs)
     if pairs == "none":
         return table.iloc[:0]
@@ -44,22 +60,74 @@ def shown_pairs(audit, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFra
 
 
 def label(audit, name: str) -> str:
-    """The text tables' label of a view entry, with the audit's correction where the header names it."""
+    """The text tables' label of a view entry, with the audit's correction where the header names it.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    name : str
+        A view entry (a declared column or a composite).
+
+    Returns
+    -------
+    str
+        The label.
+    """
     return header(name).format(correction=audit.correction)
 
 
 def meaning(audit, name: str) -> str:
-    """The legend's text of an accuracies-only view entry: a composite's meaning, or the report legend's."""
+    """The legend's text of an accuracies-only view entry.
+
+    Parameters
+    ----------
+    audit : Audit
+        Any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`): per item (in memory or
+        streamed) or accuracies only.
+    name : str
+        A view entry (a declared column or a composite).
+
+    Returns
+    -------
+    str
+        A composite's meaning, or the report legend's.
+    """
     return COMPOSITES[name].meaning if name in COMPOSITES else report_legend(audit)[name]
 
 
 def accuracy_view(audit) -> list[str]:
-    """The accuracies-only pair view: the contract's, and the assumed-rho verdicts when the audit assumed a rho."""
+    """The accuracies-only pair view: the contract's, and the assumed-rho verdicts when the audit assumed a rho.
+
+    Parameters
+    ----------
+    audit : AccuracyAudit
+        An accuracies-only audit.
+
+    Returns
+    -------
+    list of str
+        The view entries, in order.
+    """
     return list(ACCURACIES_VIEW) + (list(ASSUMED_VIEW) if audit.assumption else [])
 
 
 def accuracy_models(audit) -> tuple[list[str], list[list[str]]]:
-    """The accuracies-only model table as text: headers and rows (rank, model, accuracy, printed, counts, line)."""
+    """The accuracies-only model table as text: rank, model, accuracy, printed, counts and line.
+
+    Parameters
+    ----------
+    audit : AccuracyAudit
+        An accuracies-only audit.
+
+    Returns
+    -------
+    headers : list of str
+        The column labels.
+    rows : list of list of str
+        One row per model.
+    """
     headers = ["rank", "model", "accuracy", "printed", "correct items k (of N)", "line"]
     rows = []
     for _, row in audit.ranking.iterrows():
