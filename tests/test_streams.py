@@ -22,7 +22,7 @@ import pytest
 
 from llm_power_verified.io import OutputError, write_text
 from llm_power_verified.cli.options import writes_to_stdout
-from llm_power_verified.io.output import SHIPPED_DATA, names_descriptor
+from llm_power_verified.io.output_paths import SHIPPED_DATA, names_descriptor
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-m", "llm_power_verified.cli"]

@@ -19,7 +19,8 @@ from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
 from llm_power_verified.errors import LlmPowerError
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.escaping import terminal_lines
-from llm_power_verified.io.output import names_descriptor, whole_writer
+from llm_power_verified.io.output import whole_writer
+from llm_power_verified.io.output_paths import names_descriptor
 
 __all__ = ["CommandError", "Interrupted", "ReaderLeft", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value",
            "marginal_options", "print_note", "print_report", "render_rows", "standard_streams", "terminal_width", "write_report_chunks",

@@ -22,7 +22,7 @@ _EXPORTS = {
     "SCORE_KINDS": "matrix",
     "ScoreMatrix": "matrix",
     "build_matrix": "matrix",
-    "check_outputs": "output",
+    "check_outputs": "output_paths",
     "from_array": "matrix",
     "from_long": "tables",
     "from_wide": "tables",
