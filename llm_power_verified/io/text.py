@@ -6,7 +6,7 @@ nor a pipe: a character or block device (``/dev/zero``, ``/dev/urandom``,
 a disk) is refused before it is opened ("is a device, not a file").  A
 regular file's size (``os.fstat``) is checked against the limit before a
 byte is read; a pipe or FIFO (``/dev/stdin`` fed by a pipe) is read in
-chunks of :data:`CHUNK_BYTES` and refused as soon as it passes the limit.
+chunks of ``CHUNK_BYTES`` and refused as soon as it passes the limit.
 The refusal names the file, its size and the limit, and says what to do
 (split the input, or write the table as Parquet).
 
@@ -14,8 +14,8 @@ The limits, chosen by measuring peak resident memory (``VmHWM``) of reading
 (``read_scores``) the worst input of each kind (the interpreter with numpy,
 scipy and pandas is about 170 MiB of it):
 
-* :data:`MAX_INPUT_BYTES` (128 MiB) for a text input on disk or from a pipe,
-  and :data:`MAX_LINES` (8 Mi lines): each line becomes an item or record of
+* ``MAX_INPUT_BYTES`` (128 MiB) for a text input on disk or from a pipe,
+  and ``MAX_LINES`` (8 Mi lines): each line becomes an item or record of
   a few hundred bytes, so lines, not bytes, bound short-lined inputs.
   Measured at 2 Mi lines: wide CSV ``1,0`` 559 MiB (the same with non-ASCII,
   559), quoted CSV 584, long CSV with a quote 858, JSON Lines ``{"a":1}`` 800,
@@ -26,7 +26,7 @@ scipy and pandas is about 170 MiB of it):
   a real leaderboard as a long table (12,032 items x 200 models is 2.4 M
   lines, 43 MB).  What decompresses or is parsed as a document (below) keeps
   a bound of about 1 GB, because there a small file can ask for any amount;
-* :data:`MAX_INFLATED_BYTES` (32 MiB) for what a ``.gz`` input inflates to:
+* ``MAX_INFLATED_BYTES`` (32 MiB) for what a ``.gz`` input inflates to:
   deflate inflates up to about 1,000-fold, so without a bound a 3 MiB file
   becomes 3 GB of text.  A larger genuine table is read decompressed
   (``gunzip`` it) or as Parquet.
@@ -68,9 +68,29 @@ def _too_large(where: str, size: str, limit: int) -> InputError:
 
 
 def read_input_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of a regular file or a pipe, refused (naming the file, its size and ``limit``) past ``limit`` bytes;
-    a device, a folder and a missing file are refused naming the path.
+    """The bytes of a regular file or a pipe, bounded.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The input (a pipe such as ``/dev/stdin`` too).
+    limit : int, default MAX_INPUT_BYTES
+        The most bytes read (128 MiB).
+
+    Returns
+    -------
+    bytes
+        The whole content.
+
+    Raises
+    ------
+    InputError
+        A missing file, a folder, a device (refused before it is opened), anything but a regular file or a pipe, an
+        unreadable file, or more than ``limit`` bytes (a regular file by its size before a byte is read, a pipe as soon
+        as it passes the limit), naming the file, its size and the limit.
+
+    Examples
+    --------
     >>> read_input_bytes("/dev/zero")
     Traceback (most recent call last):
     ...
@@ -112,7 +132,25 @@ def read_input_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
 
 
 def check_input_kind(path: Path | str) -> None:
-    """Refuse (naming ``path``) what is missing, a folder, a device or anything else but a regular file or a pipe."""
+    """Refuse what is missing, a folder, a device or anything else but a regular file or a pipe.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The input.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` and what it is.
+
+    Examples
+    --------
+    >>> check_input_kind("/")
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: /: a folder, not a file
+    """
     try:
         _check_kind(Path(path), os.stat(path).st_mode)
     except FileNotFoundError:
@@ -131,8 +169,28 @@ def _check_kind(path: Path, mode: int) -> None:
 
 
 def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> bytes:
-    """The inflated bytes of gzip data, read in chunks and refused (naming ``where``) past ``limit`` bytes.
+    """The inflated bytes of gzip data, read in chunks and bounded.
 
+    Parameters
+    ----------
+    raw : bytes
+        The gzip data.
+    %(where)s
+    limit : int, default MAX_INFLATED_BYTES
+        The most bytes inflated (32 MiB): deflate inflates up to about 1,000-fold.
+
+    Returns
+    -------
+    bytes
+        The inflated data.
+
+    Raises
+    ------
+    InputError
+        Data that is not gzip or is damaged, or that inflates past ``limit`` (checked chunk by chunk of 1 MiB).
+
+    Examples
+    --------
     >>> inflate_gzip(gzip.compress(b"a,b\\n1,0\\n"), "t.csv.gz")
     b'a,b\\n1,0\\n'
     >>> inflate_gzip(gzip.compress(b"0" * 100), "t.csv.gz", limit=10)
@@ -158,14 +216,62 @@ def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> byt
 
 
 def read_text(path: Path) -> str:
-    """The file's text: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated; bounded (see the module notes);
-    errors name the file (and line)."""
+    """The text of an input file: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated, bounded.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The input file.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_raw` and :func:`decode_utf8`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "scores.txt"
+    ...     _ = path.write_bytes(b"\\xef\\xbb\\xbf1\\r\\n0\\r\\n")
+    ...     read_text(path)
+    '1\\r\\n0\\r\\n'
+    """
     return decode_utf8(read_raw(path), path)
 
 
 def read_raw(path: Path) -> bytes:
-    """The file's bytes through :func:`read_input_bytes`, a ``.gz`` file inflated (bounded), not yet decoded;
-    more than :data:`MAX_LINES` lines are refused."""
+    """The bytes of an input file through :func:`read_input_bytes`, a ``.gz`` file inflated, not yet decoded.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The input file.
+
+    Returns
+    -------
+    bytes
+        The (inflated) bytes.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_input_bytes` and :func:`inflate_gzip`, and more than ``MAX_LINES`` (8 Mi) lines (LF, CRLF or CR).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "t.csv.gz"
+    ...     _ = path.write_bytes(gzip.compress(b"a,b\\n1,0\\n"))
+    ...     read_raw(path)
+    b'a,b\\n1,0\\n'
+    """
     raw = read_input_bytes(path)
     if Path(path).name.lower().endswith(".gz"):
         raw = inflate_gzip(raw, str(path))
@@ -176,7 +282,32 @@ def read_raw(path: Path) -> bytes:
 
 
 def decode_utf8(raw: bytes, path: Path) -> str:
-    """``raw`` as UTF-8 text (a leading byte-order mark dropped); a byte that is not UTF-8 is refused naming its line."""
+    """Bytes as UTF-8 text, a leading byte-order mark dropped.
+
+    Parameters
+    ----------
+    raw : bytes
+        The bytes of the file.
+    path : pathlib.Path
+        The file, for the message.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    InputError
+        A byte that is not UTF-8, naming its line and value.
+
+    Examples
+    --------
+    >>> decode_utf8(b"a\\nb\\xff", "t.csv")
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: t.csv, line 2: byte 0xff is not UTF-8; save the file as UTF-8
+    """
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -189,6 +320,12 @@ class Shown(str):
 
     Readers that keep a few fields of each record keep such a value as ``Shown(describe_value(value))``: its
     ``repr`` is the description, and it is never one of the texts a reader accepts.
+
+    Examples
+    --------
+    >>> kept = kept_value(["a long list", "of", "things", "in a record", "that is not a score"])
+    >>> isinstance(kept, Shown), repr(kept)
+    (True, "['a long list', 'of', 'things', 'in a...")
     """
 
     def __repr__(self) -> str:
@@ -196,8 +333,21 @@ class Shown(str):
 
 
 def kept_value(value: Any) -> Any:
-    """``value`` when it is a scalar or a short text, else its :class:`Shown` description (a record's field kept for later).
+    """A record's field kept for later: the value itself when it is a scalar or a short text, else its description.
 
+    Parameters
+    ----------
+    value : object
+        A field of a parsed JSON record.
+
+    Returns
+    -------
+    object
+        ``value`` when it is None, a bool, int, float or a text of at most 40 characters; otherwise its
+        :class:`Shown` description (:func:`~llm_power_verified.io.errors.describe_value`).
+
+    Examples
+    --------
     >>> kept_value(0.5), kept_value([1, 2])
     (0.5, [1, 2])
     """
@@ -207,8 +357,20 @@ def kept_value(value: Any) -> Any:
 
 
 def first_repeat(values: Sequence[Hashable]) -> tuple[int, int] | None:
-    """(first position, repeated position) of the first value that occurs twice, or None.
+    """Where the first value that occurs twice occurs.
 
+    Parameters
+    ----------
+    values : sequence of hashable
+        Names, ids or labels.
+
+    Returns
+    -------
+    tuple of two int or None
+        (first position, repeated position), or None when every value is distinct.
+
+    Examples
+    --------
     >>> first_repeat(["a", "b", "a"])
     (0, 2)
     """
