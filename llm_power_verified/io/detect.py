@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
@@ -37,7 +38,40 @@ _INSPECT_SUFFIXES = (".eval", ".json")
 
 
 def input_kind(paths: Sequence[Path]) -> str:
-    """"lm-eval", "inspect", "table" or "score-files" for the given paths (refuses mixtures)."""
+    """Which reader the paths call for.
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The inputs as given.
+
+    Returns
+    -------
+    {"lm-eval", "inspect", "table", "score-files"}
+        Folders are lm-eval folders; ``.eval``/``.json`` files Inspect logs; one ``.csv``/``.tsv``[``.gz``],
+        ``.parquet``/``.pq`` or ``.jsonl``[``.gz``]/``.ndjson`` file a table; two other files plain score files.
+
+    Raises
+    ------
+    InputError
+        No input, a missing path, a folder named like a file, a pipe or device whose format a name cannot tell,
+        folders mixed with files, table or log files mixed with others, one file of unknown format, or more than two
+        plain files.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
+    ...     _ = [path.write_text("1\\n0\\n") for path in paths]
+    ...     kind = input_kind(paths)
+    >>> kind
+    'score-files'
+    >>> input_kind([pathlib.Path("/nonexistent/scores.csv")])
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: /nonexistent/scores.csv: no such file or folder
+    """
     if not paths:
         raise InputError("no input given")
     for path in paths:
@@ -72,28 +106,61 @@ def input_kind(paths: Sequence[Path]) -> str:
                      "several models go in one table (.csv, .parquet, .jsonl)")
 
 
+@docfill("item_column", "cluster_column", "long_columns", "on_missing", "score_kind", "missing_cluster",
+         returns="score_matrix")
 def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
                 model_column: str = "model", score_column: str = "score", on_missing: str = "error",
                 score_kind: str = "auto", missing_cluster: str = "error", task: str | None = None,
                 metric: str | None = None, filter: str | None = None, scorer: str | None = None,
                 epochs: str = "first", names: Sequence[str] | None = None) -> ScoreMatrix:
-    """Read any supported input into a validated :class:`ScoreMatrix` (see the module notes).
+    """Read any supported input into a validated score matrix.
 
-    >>> import pandas as pd
-    >>> read_scores(pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [1, 0, 1], "b": [0, 0, 1]})).models
-    ('a', 'b')
+    Parameters
+    ----------
+    source : str, pathlib.Path, sequence of those, pandas.DataFrame, numpy.ndarray or ScoreMatrix
+        The input: path(s) (the reader is chosen by :func:`input_kind`), a DataFrame (long when it has
+        ``model_column`` and ``score_column``, else wide), an (items x models) array, or a matrix (returned as it is).
+    %(item_column)s
+    %(cluster_column)s
+    %(long_columns)s
+    %(on_missing)s
+    %(score_kind)s
+    %(missing_cluster)s
+    task, metric : str, optional
+        lm-eval folders: the task (or group) and the per-item metric (both needed; ``--task``, ``--metric``).
+    filter : str, optional
+        lm-eval folders: the filter, when a task has several (``--filter``).
+    scorer : str, optional
+        Inspect logs: the scorer, when a log has several (``--scorer``).
+    epochs : {"first", "mean", "error"}, default "first"
+        Inspect logs: which epochs are read (:func:`~llm_power_verified.io.inspect_logs.read_inspect`).
+    names : sequence of str, optional
+        Model names of lm-eval folders (default: the folder names) or of an array's columns.
+
+    Raises
+    ------
+    InputError
+        Anything :func:`input_kind` or the chosen reader refuses, and lm-eval folders without ``task`` and ``metric``.
 
     Notes
     -----
-    No formula: the reader is chosen from what the inputs are (folders,
-    ``.eval``/``.json`` logs, one table file, two plain files, a DataFrame or array),
-    and the result is checked by the rules of
-    :func:`llm_power_verified.io.matrix.build_matrix`.
+    No formula: the reader is chosen from what the inputs are, and each ends in
+    :func:`~llm_power_verified.io.matrix.build_matrix`, which applies the rules of the matrix.
 
     References
     ----------
-    README, section "Input formats and rules"; lm-evaluation-harness ``--log_samples``
-    output; Inspect AI's ``.eval`` log format.
+    README, section "Input formats and rules"; lm-evaluation-harness ``--log_samples`` output; Inspect AI's
+    ``.eval`` log format.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> matrix = read_scores(files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz", cluster_column="random_category")
+    >>> matrix.n_items, matrix.n_models, matrix.score_kind, len(set(matrix.clusters))
+    (12032, 10, 'binary', 14)
+    >>> import pandas as pd
+    >>> read_scores(pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [1, 0, 1], "b": [0, 0, 1]})).models
+    ('a', 'b')
     """
     if isinstance(source, ScoreMatrix):
         return source

@@ -10,9 +10,16 @@ __all__ = ["AlignmentError", "InputError", "OutputError", "describe_value"]
 class InputError(LlmPowerError, ValueError):
     """An input that cannot be read into a valid score matrix.
 
-    The message names the file (or argument), the line, cell or member, the
-    offending value, what is allowed, and the option that fixes it where one
-    exists.  The CLI prints it as one line and exits with status 2.
+    The message names the file (or argument), the line, cell or member, the offending value, what is allowed, and
+    the option that fixes it where one exists.  The command line prints it as one line and exits with status 2.
+
+    Examples
+    --------
+    >>> from llm_power_verified.io import from_array
+    >>> from_array([[1, 0], [0, 2]], models=["a", "b"])
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 2, outside [0, 1] (1 scores are); scores are accuracies or partial credit in [0, 1]
     """
 
 
@@ -25,7 +32,26 @@ class OutputError(InputError):
 
 
 def describe_value(value: object, limit: int = 40) -> str:
-    """A short, printable ``repr`` of a cell value for an error message (NumPy scalars shown as plain Python)."""
+    """A short, printable ``repr`` of a cell value for an error message.
+
+    Parameters
+    ----------
+    value : object
+        The value read (a NumPy scalar is shown as the plain Python value).
+    limit : int, default 40
+        The most characters shown; a longer ``repr`` is cut and ends in ``...``.
+
+    Returns
+    -------
+    str
+        The description.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> describe_value(np.float64(0.5)), describe_value("x" * 60, limit=10)
+    ('0.5', "'xxxxxx...")
+    """
     if hasattr(value, "item") and callable(value.item):
         try:
             value = value.item()

@@ -2,7 +2,7 @@
 
 Every JSON document the tool reads (Inspect logs and their members, lm-eval
 results and samples, JSON Lines tables, saved reports) is parsed here, so
-that damaged or hostile JSON ends as one :class:`InputError` naming the file
+that damaged or hostile JSON ends as one :class:`~llm_power_verified.io.errors.InputError` naming the file
 (and member or line) instead of a traceback or a memory blow-up:
 
 * text that is not UTF-8 (a lone surrogate escape ``"\\ud800"`` included) is
@@ -11,15 +11,15 @@ that damaged or hostile JSON ends as one :class:`InputError` naming the file
   not JSON) are refused;
 * a number literal that overflows to infinity (``1e999``) is refused;
 * a key repeated in one object is refused (``json`` would keep the last one);
-* an integer literal longer than :data:`MAX_INTEGER_DIGITS` digits is refused
+* an integer literal longer than ``MAX_INTEGER_DIGITS`` digits is refused
   (Python's ``int`` would refuse it with a ``ValueError`` after 4,300 digits,
   or spend quadratic time before);
 * nesting deeper than the interpreter's recursion allows is refused (the C
   scanner raises ``RecursionError``);
 * the memory of what a document would build is bounded before parsing: each
   ``[ { , :`` byte can create at most one Python object, so a document whose
-  count of those bytes times :data:`BYTES_PER_VALUE` plus its own size exceeds
-  :data:`MAX_BUILT_BYTES` is refused (``[[],[],...]`` costs about 60 bytes of
+  count of those bytes times ``BYTES_PER_VALUE`` plus its own size exceeds
+  ``MAX_BUILT_BYTES`` is refused (``[[],[],...]`` costs about 60 bytes of
   objects per 3 bytes of text).
 
 The standard library's parser is kept (not orjson) because only it has the

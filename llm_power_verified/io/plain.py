@@ -21,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from llm_power_verified.io.errors import InputError
-from llm_power_verified.io.errors import describe_value
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix, text_problem
 from llm_power_verified.io.tables import read_number
 from llm_power_verified.io.text import read_text
@@ -35,7 +35,36 @@ _NUMBER_LIKE = re.compile(r"\s*(?:[+\-.]|\d|(?:nan|inf)\b)", re.IGNORECASE)
 
 
 def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
-    """(scores, header or None) of a one-number-per-line file."""
+    """The scores of one plain score file, one number per line, and its header if it has one.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+
+    Returns
+    -------
+    scores : numpy.ndarray
+        The scores in line order, float64.
+    header : str or None
+        The first line, when it is a header (module notes).
+
+    Raises
+    ------
+    InputError
+        A blank line, a value that is not a number (a line with several fields said so), one that is not finite, or a
+        file without scores, naming the file and line; and what :func:`~llm_power_verified.io.text.read_text` refuses.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "a.txt"
+    ...     _ = path.write_text("correct\\n1\\n0\\n0.5\\n")
+    ...     scores, header = read_score_file(path)
+    >>> scores.tolist(), header
+    ([1.0, 0.0, 0.5], 'correct')
+    """
     path = Path(path)
     text = read_text(path)
     if "\r" in text:
@@ -68,8 +97,33 @@ def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
     return values[:count], header
 
 
+@docfill("score_kind", returns="score_matrix")
 def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str = "auto") -> ScoreMatrix:
-    """Two aligned score files as a two-model score matrix (items are numbered by line)."""
+    """Two plain score files, aligned by line, as a two-model score matrix.
+
+    Parameters
+    ----------
+    path_a, path_b : str or pathlib.Path
+        The two files (models A and B, named by their paths); items are numbered by line.
+    %(score_kind)s
+
+    Raises
+    ------
+    InputError
+        What :func:`read_score_file` refuses, two files of different lengths, and what the matrix rules refuse (naming
+        the file and line).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
+    ...     _ = paths[0].write_text("1\\n1\\n0\\n")
+    ...     _ = paths[1].write_text("0\\n1\\n0\\n")
+    ...     matrix = read_score_files(*paths)
+    >>> matrix.scores.tolist(), matrix.item_ids
+    ([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], ('1', '2', '3'))
+    """
     paths: Sequence[Path] = (Path(path_a), Path(path_b))
     (scores_a, header_a), (scores_b, header_b) = (read_score_file(path) for path in paths)
     if scores_a.size != scores_b.size:
