@@ -1,7 +1,7 @@
 """The pair grid in blocks: what every block needs, computed once, and one block's whole table.
 
 An audit's pair table is computed block by block (:data:`PAIR_BLOCK` pairs at
-a time) by :func:`pair_block`, from two objects computed once per audit:
+a time) by :func:`~llm_power_verified.leaderboard.pair_table.pair_block`, from two objects computed once per audit:
 
 * :class:`PairInputs`: what the pairs need from the score matrix, the exact
   all-pairs 2x2 counts (binary) or the covariance matrix (graded), so that a
@@ -12,20 +12,17 @@ a time) by :func:`pair_block`, from two objects computed once per audit:
   rejection count, the e-values and the e-BH decisions.
 
 The in-memory audit, the streamed audit (Parquet) and the Dask backend all
-call :func:`pair_block` on the same blocks of the same pair list, so their
+call :func:`~llm_power_verified.leaderboard.pair_table.pair_block` on the same blocks of the same pair list, so their
 rows are the same bit for bit; only where a block runs and where its rows go
 differ.  Within a block every per-pair quantity is computed once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from llm_power_verified.contract import ADJUSTMENTS, PAIR_COLUMNS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import (
@@ -39,13 +36,8 @@ from llm_power_verified.leaderboard.contingency import (
     both_correct_counts,
     correct_counts,
 )
-from llm_power_verified.leaderboard.decisions import add_decision_columns
 from llm_power_verified.leaderboard.pairs import (
-    add_anytime_columns,
-    adjacent_ranks,
-    binary_pair_columns,
     graded_log_e,
-    graded_pair_columns,
     pair_indices,
     paired_t_columns,
 )
@@ -55,8 +47,7 @@ from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
 __all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "all_pairs_pvalues", "arbiter_pvalues", "blocks",
-           "family_context", "family_log_e", "pair_block", "pair_block_arrow", "pair_blocks", "pair_inputs", "stream_blocks",
-           "triangle_position"]
+           "family_context", "family_log_e", "pair_inputs", "triangle_position"]
 
 #: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
 PAIR_BLOCK = 20_000
@@ -252,112 +243,3 @@ def blocks(size: int, block: int | None = None) -> list[slice]:
     """Consecutive slices of at most ``block`` (default :data:`PAIR_BLOCK`) pairs covering ``range(size)``."""
     block = block or PAIR_BLOCK
     return [slice(start, min(start + block, size)) for start in range(0, size, block)]
-
-
-def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-               family: BlockFamily) -> pd.DataFrame:
-    """Every column of the pair table for one block of pairs (``first`` the higher-ranked model of each)."""
-    alpha, power, n = settings.alpha, settings.power, inputs.n_items
-    compute = binary_pair_columns if inputs.binary else graded_pair_columns
-    pairs = pd.DataFrame(compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed))
-    names = np.asarray(inputs.models, dtype=object)
-    pairs.insert(0, "model_a", names[first])
-    pairs.insert(1, "model_b", names[second])
-    pairs.insert(2, "rank_a", inputs.rank[first])
-    pairs.insert(3, "rank_b", inputs.rank[second])
-    pairs.insert(4, "adjacent", adjacent_ranks(pairs["rank_a"], pairs["rank_b"]))
-    pairs["n"] = n
-    required = pairs["required_n"].to_numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["q"] = np.where(np.isinf(required), 0.0, n / required)
-        # The Wald z of the observed gap (0 for no gap; +-inf when every item differs by the same amount).
-        gap = pairs["delta"].to_numpy()
-        pairs["z_wald"] = np.where(gap == 0, 0.0, gap / np.sqrt(pairs["variance"].to_numpy() / n))
-    pairs["resolved"] = pairs["q"] >= 1
-    for label in ("rho_minus", "rho_plus"):
-        pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
-    # The e-values of pairs inside the family were computed in the first pass (the same function of the same data).
-    if inputs.binary:
-        add_anytime_columns(pairs, n, alpha, power, log_e=family.log_e)
-    else:
-        log_e = family.log_e if family.log_e is not None else graded_log_e(inputs, first, second, alpha)
-        pairs["log_e"] = log_e
-        pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
-    _add_family_columns(pairs, family, alpha)
-    add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
-    return pairs
-
-
-def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-                     family: BlockFamily) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
-    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output."""
-    # Optional dependency (extra parquet): only Parquet output asks for Arrow blocks.
-    import pyarrow as pa
-
-    return pa.Table.from_pandas(pair_block(inputs, settings, first, second, family), preserve_index=False)
-
-
-# The adjusted p-value columns, in the contract's column order (bonferroni, sidak, holm, bh).
-_FAMILY_P = tuple(column.name.removeprefix("p_") for column in PAIR_COLUMNS if column.name.removeprefix("p_") in ADJUSTMENTS)
-
-
-def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) -> None:
-    """Adjusted p-values, e-BH and the family-wise verdicts of a block, from its slice of the family context."""
-    rows, inside = len(pairs), family.inside
-    for method in _FAMILY_P:
-        column = np.full(rows, np.nan)
-        if method in ("holm", "bh"):
-            column[inside] = getattr(family, method)
-        elif inside.any():
-            column[inside] = adjust_pvalues(family.pvalues, method, family_size=family.family_size)
-        pairs[f"p_{method}"] = column
-    column = np.zeros(rows, dtype=bool)
-    column[inside] = family.rejected_e_bh
-    pairs["rejected_e_bh"] = column
-    pairs["rejected_bh"] = pairs["p_bh"] <= alpha
-    holm = np.full(rows, np.nan)
-    holm[inside] = family.holm_inflation
-    pairs["required_n_bonferroni"] = pairs["required_n"] * family.bonferroni
-    pairs["required_n_holm"] = pairs["required_n"] * holm
-    pairs["resolved_bonferroni"] = pairs["q"] >= family.bonferroni
-    pairs["resolved_holm"] = pairs["q"] >= holm
-    pairs["resolved_bh"] = pairs["q"] >= family.bh_inflation
-
-
-#: The columns a streamed audit keeps in memory for its summaries and headline (the rest go to the sink block by block).
-_KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
-         "resolved_anytime", "rho", "variance_a", "variance_b")
-
-
-def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """Hand each block to ``sink``; keep the summary columns (:data:`_KEPT`, filled in place) and the adjacent rows."""
-    kept: dict[str, np.ndarray] = {}
-    adjacent, start = [], 0
-    for table in tables:
-        sink(table)
-        stop = start + len(table)
-        names = table.columns if isinstance(table, pd.DataFrame) else table.column_names
-        for column in _KEPT:
-            if column in names:
-                values = np.asarray(table[column].to_numpy())
-                if column not in kept:
-                    kept[column] = np.empty(size, dtype=values.dtype)
-                kept[column][start:stop] = values
-        adjacent_rows = np.asarray(table["adjacent"].to_numpy(), dtype=bool)
-        rows = table[adjacent_rows] if isinstance(table, pd.DataFrame) else table.filter(adjacent_rows).to_pandas()
-        adjacent.append(rows)
-        start = stop
-    return pd.DataFrame(kept, copy=False), adjacent
-
-
-def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress,
-                task=pair_block) -> Iterator[pd.DataFrame]:
-    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
-    slices = blocks(first.size)
-    # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
-    tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)
-    results = backend.map(task, tasks, shared=(inputs, settings))
-    for sl, table in zip(slices, results):
-        if progress and len(slices) > 1:
-            progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")
-        yield table

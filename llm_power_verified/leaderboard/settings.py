@@ -1,0 +1,74 @@
+"""What a per-item audit is asked for: :class:`AuditSettings`, every argument checked before any work.
+
+The keywords of :func:`~llm_power_verified.leaderboard.audit.audit_leaderboard` and
+:func:`~llm_power_verified.leaderboard.audit.stream_audit`, as one frozen result; ``checked`` refuses a bad
+argument with one line naming it, and declares the family.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from llm_power_verified._validation import check_scalar
+from llm_power_verified.contract import CORRECTIONS, FAMILIES, MAX_RESAMPLES, MODES
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.results import Result
+
+__all__ = ["AuditSettings"]
+
+
+@dataclass(frozen=True, repr=False)
+class AuditSettings(Result):
+    """What an audit was asked for (the keywords of :func:`audit_leaderboard`), checked by :meth:`checked`.
+
+    ``family`` is None until checked (then the mode's own family when none was declared).
+    """
+
+    mode: str = "adjacent"
+    reference: str | None = None
+    family: str | None = None
+    alpha: float = 0.05
+    power: float = 0.8
+    n_resamples: int = 500
+    seed: int = 0
+    n_cluster_resamples: int = 1000
+    correction: str = "holm"
+    n_rank_resamples: int = 0
+
+    def checked(self, matrix: ScoreMatrix) -> AuditSettings:
+        """These settings with every argument checked against ``matrix`` before any work, and the family declared."""
+        family = _check_arguments(matrix, self.mode, self.family, self.alpha, self.power, self.n_resamples, self.n_cluster_resamples,
+                                  self.seed)
+        if self.correction not in CORRECTIONS:
+            raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {self.correction!r}")
+        check_scalar("n_rank_resamples", self.n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+        if self.mode == "reference" and self.reference not in matrix.models:
+            shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
+            raise ArgumentError(f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must "
+                                f"be one of the models {shown}; got {self.reference!r}")
+        return dataclasses.replace(self, family=family, n_resamples=int(self.n_resamples))
+
+
+
+def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:
+    """Every argument of :func:`audit_leaderboard` checked before any work; returns the declared family."""
+    if not isinstance(matrix, ScoreMatrix):
+        raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
+                        "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)")
+    if matrix.n_items < 2:  # one item has no variance of a difference; later steps would fail on a proportion of 0 or 1
+        raise ArgumentError(f"{matrix.source or 'the score matrix'}: a paired comparison needs at least 2 items; got {matrix.n_items}")
+    if mode not in MODES:
+        raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
+    family = family or mode
+    if family not in FAMILIES:
+        raise ArgumentError(f"family must be one of {FAMILIES}; got {family!r}")
+    if (mode == "reference") != (family == "reference"):
+        raise ArgumentError("mode 'reference' goes with family 'reference' (and only with it)")
+    if not 0 < alpha < 1 or not alpha < power < 1:
+        raise ArgumentError(f"need 0 < alpha < power < 1; got alpha = {alpha!r}, power = {power!r}")
+    check_scalar("n_resamples", n_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+    check_scalar("n_cluster_resamples", n_cluster_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+    check_scalar("seed", seed, low=0, high=2**63 - 1, integer=True)
+    return family
