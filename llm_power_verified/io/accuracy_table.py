@@ -29,9 +29,10 @@ import pandas as pd
 
 from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.cells import FINITE_NUMBER, label_codes
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.table_files import read_frame
-from llm_power_verified.io.tables import FINITE_NUMBER, check_columns, label_codes
+from llm_power_verified.io.tables import check_columns
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
 

@@ -14,7 +14,7 @@ Rules (README, "Input formats and rules"):
   where they are; other control characters are kept and escaped by every
   output format;
 * a cluster label follows the missing-value rule of the scores: ``None``, NaN,
-  an empty or blank text, or one of :data:`MISSING_TEXT` in any case (``NA``,
+  an empty or blank text, or one of ``MISSING_TEXT`` (:mod:`llm_power_verified.io.cells`) in any case (``NA``,
   ``nan``, ``null``, ``None``, ``n/a``) is a missing label, never a cluster
   of its own by accident; a missing label is an error unless
   ``missing_cluster`` is ``"drop"`` (drop those items, with a note) or
@@ -22,9 +22,7 @@ Rules (README, "Input formats and rules"):
 * a model that scores the same on every item is kept: its pairs have an
   undefined correlation, which the audit reports as such.
 
-Score kind from the whole matrix (``score_kind="auto"``)
---------------------------------------------------------
-Call a score *fractional* when it is neither 0 nor 1.  With none the matrix
+**Score kind from the whole matrix** (``score_kind="auto"``).  Call a score *fractional* when it is neither 0 nor 1.  With none the matrix
 is binary.  Otherwise the question is whether partial credit is part of the
 scoring or a few cells are damaged, and one model column cannot answer it:
 in a graded pass@1 leaderboard (pass@1 estimated from k of n samples) the
@@ -53,23 +51,20 @@ from typing import Callable, Sequence
 import numpy as np
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.cells import is_missing_label, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
 
-__all__ = ["MIN_STRAYS", "MISSING_CLUSTER", "MISSING_TEXT", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix",
-           "from_array", "is_missing_label", "stray_bound", "text_problem"]
+__all__ = ["MIN_STRAYS", "MISSING_CLUSTER", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix", "from_array",
+           "stray_bound"]
 
 SCORE_KINDS = ("auto", "binary", "graded")
 MISSING_CLUSTER = ("error", "drop", "own")
-#: Texts read as a missing value, in any case and with blanks around them ignored (an empty score
-#: cell, a missing cluster label).
-MISSING_TEXT = frozenset({"", "na", "nan", "null", "none", "n/a"})
 #: In ``score_kind="auto"``, a matrix whose fractional (non-0/1) scores number at most
 #: ``max(MIN_STRAYS, STRAY_SHARE * items)`` in all is binary data with stray values, and is refused.
 STRAY_SHARE = 0.05
 MIN_STRAYS = 2
-_NUL = "\x00"
 
 Locator = Callable[[int, int], str]
 
@@ -145,39 +140,6 @@ class ScoreMatrix(Result):
 def _show(score: float) -> str:
     """A score as a message shows it: 2 not 2.0, 0.5, inf."""
     return f"{float(score):.15g}"
-
-
-def is_missing_label(value: object) -> bool:
-    """None, NaN/NA, or a text that is blank or one of :data:`MISSING_TEXT` in any case.
-
-    >>> [is_missing_label(value) for value in ("NA", " nan ", "", "t1", 0)]
-    [True, True, True, False, False]
-    """
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return value.strip().lower() in MISSING_TEXT
-    try:
-        return bool(value != value)  # NaN and pandas NA
-    except (TypeError, ValueError):
-        return False
-
-
-def text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be a name, id or label (a lone surrogate, a NUL character), or None.
-
-    >>> text_problem("model\\x00a")
-    'holds a NUL character (U+0000)'
-    """
-    if _NUL in text:
-        return "holds a NUL character (U+0000)"
-    if text.isascii():
-        return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return f"holds a lone surrogate U+{ord(text[error.start]):04X}, which is not text"
-    return None
 
 
 def stray_bound(n_items: int) -> float:

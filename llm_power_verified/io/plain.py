@@ -22,9 +22,9 @@ from typing import Sequence
 import numpy as np
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.io.cells import read_number, text_problem
 from llm_power_verified.io.errors import InputError, describe_value
-from llm_power_verified.io.matrix import ScoreMatrix, build_matrix, text_problem
-from llm_power_verified.io.tables import read_number
+from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
 from llm_power_verified.io.text import read_text
 
 __all__ = ["read_score_file", "read_score_files"]

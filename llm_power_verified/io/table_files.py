@@ -32,14 +32,13 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.cells import EXACT_FLOATS, MISSING_TEXT
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.output import write_bytes
 from llm_power_verified.io.tables import (
     DEFAULT_ITEM_COLUMN,
-    EXACT_FLOATS,
-    MISSING_TEXT,
     check_columns,
     from_long,
     from_wide,

@@ -1,0 +1,216 @@
+"""What a cell of an input may hold: the one number rule, and the ids, names and labels of items, models and clusters.
+
+**What is a number.**  One rule for every number read from text (score cells of every table, plain
+score files, the accuracies and ``n`` of an accuracy table):
+
+* a number is written in ASCII: an optional sign, digits with an optional
+  decimal point (``1.`` and ``.5`` included), an optional exponent
+  (``1e-3``, ``2E+1``); spaces and tabs around it are ignored (``" 1"``);
+* ``inf``/``infinity`` in any case, with a sign or not, reads as infinite,
+  and an infinite score is then refused as not finite (so is ``1e400``);
+* missing, in table cells only: empty, or one of ``NA``, ``NaN``, ``null``,
+  ``None``, ``n/a`` in any case (``MISSING_TEXT``); a plain score file
+  has no missing values;
+* not numbers, refused naming the line, cell and value: Python's underscore
+  literals (``1_000``, ``0_1``), hexadecimal (``0x1``), digits outside ASCII
+  (``١``, which ``float`` would accept), other blanks (a no-break space),
+  ``TRUE``/``FALSE``, decimal commas, thousands separators and units;
+* typed values keep their type: integers and floats in Parquet and JSON are
+  numbers as they are (NaN, which only Parquet can hold, is missing), typed
+  booleans (a Parquet bool column, JSON ``true``/``false``) are 1 and 0; a
+  text value goes through the rule above.
+
+Names, ids and labels are text that can be written: a lone surrogate (which no UTF-8 file can hold, but a DataFrame
+can) and a NUL character (which ends a C string and makes a table file unreadable) are refused; other control
+characters are kept and escaped by every output format (:mod:`llm_power_verified.io.escaping`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.io.errors import InputError, describe_value
+
+__all__ = ["EXACT_FLOATS", "FINITE_NUMBER", "MISSING_TEXT", "is_missing_label", "item_text", "label_codes", "number_cells",
+           "number_matrix", "read_number", "row_place", "text_problem"]
+
+#: Texts read as a missing value, in any case and with blanks around them ignored (an empty score
+#: cell, a missing cluster label).
+MISSING_TEXT = frozenset({"", "na", "nan", "null", "none", "n/a"})
+
+#: A finite number as text (module notes: what is a number).
+FINITE_NUMBER = re.compile(r"[ \t]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*")
+_INFINITE = re.compile(r"[ \t]*[+-]?inf(?:inity)?[ \t]*", re.IGNORECASE)
+_NUMBER = re.compile(f"{FINITE_NUMBER.pattern}|{_INFINITE.pattern}", re.IGNORECASE)
+#: pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2's default
+#: "high" parser can be one ulp off, so it is asked for the round-trip parser.
+EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+_NUL = "\x00"
+
+
+def row_place(lines, row) -> str:
+    """Where a row came from: "line N" for a table, the harness's "file, line N" otherwise."""
+    value = lines[row]
+    return f"line {value}" if isinstance(value, (int, np.integer)) else str(value)
+
+
+def is_missing_label(value: object) -> bool:
+    """None, NaN/NA, or a text that is blank or one of :data:`MISSING_TEXT` in any case.
+
+    >>> [is_missing_label(value) for value in ("NA", " nan ", "", "t1", 0)]
+    [True, True, True, False, False]
+    """
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.strip().lower() in MISSING_TEXT
+    try:
+        return bool(value != value)  # NaN and pandas NA
+    except (TypeError, ValueError):
+        return False
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name, id or label (a lone surrogate, a NUL character), or None.
+
+    >>> text_problem("model\\x00a")
+    'holds a NUL character (U+0000)'
+    """
+    if _NUL in text:
+        return "holds a NUL character (U+0000)"
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"holds a lone surrogate U+{ord(text[error.start]):04X}, which is not text"
+    return None
+
+
+def read_number(text: str) -> float | None:
+    """The number ``text`` spells under the module rule (infinite included), or None.
+
+    >>> [read_number(text) for text in (" 1", "1.", ".5", "+1", "1e-3", "0_1", "0x1", "\u0661", "TRUE")]
+    [1.0, 1.0, 0.5, 1.0, 0.001, None, None, None, None]
+    """
+    return float(text) if _NUMBER.fullmatch(text) else None
+
+
+def number_cells(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(numbers, not-a-number mask) of one column under the module rule; a missing cell is NaN and not flagged."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(values), dtype=bool)
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        return values.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(values), dtype=bool)
+    cells = values.to_numpy(dtype=object)
+    result = np.full(cells.size, np.nan)
+    bad = np.zeros(cells.size, dtype=bool)
+    if pd.api.types.infer_dtype(cells, skipna=True) in ("string", "empty"):
+        present = np.flatnonzero(~pd.isna(cells))
+        texts = pd.Series(cells[present], dtype=object)
+        number = texts.str.fullmatch(_NUMBER).to_numpy(dtype=bool)
+        result[present[number]] = texts[number].to_numpy(dtype=object).astype(np.float64)
+        missing = texts.str.strip().str.lower().isin(MISSING_TEXT).to_numpy(dtype=bool)
+        bad[present[~number & ~missing]] = True
+        return result, bad
+    for index, value in enumerate(cells):
+        if isinstance(value, str):
+            number = read_number(value)
+            if number is not None:
+                result[index] = number
+            elif not is_missing_label(value):
+                bad[index] = True
+        elif isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating)):
+            try:
+                result[index] = float(value)
+            except OverflowError:  # an integer beyond the float range
+                result[index] = np.inf if value > 0 else -np.inf
+        elif not is_missing_label(value):
+            bad[index] = True
+    return result, bad
+
+
+def number_matrix(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str],
+             text_hint: Callable[[str, object], str] | None = None) -> np.ndarray:
+    """Every cell as a float under the module rule: missing cells become NaN, anything else not a number is an error.
+
+    A column where most non-missing cells are text gets ``text_hint(column, example)`` as its message.
+    """
+    result = np.empty(raw.shape, dtype=np.float64)
+    for k, column in enumerate(columns):
+        values = raw.iloc[:, k]
+        parsed, bad = number_cells(values)
+        if bad.any():
+            row = int(np.argmax(bad))
+            example = values.iloc[row]
+            if not isinstance(example, str):
+                raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, not a "
+                                 "number; scores are numbers in [0, 1]")
+            if text_hint is not None and bad.sum() > (len(values) - int((np.isnan(parsed) & ~bad).sum())) / 2:
+                raise InputError(f"{source}: {text_hint(column, example)}")
+            raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: {describe_value(example)} is not a number; "
+                             "scores are numbers in [0, 1] written like 0, 1 or 0.25 (an empty cell is a missing score)")
+        result[:, k] = parsed
+    return result
+
+
+def item_text(value: object) -> str:
+    """An id or label as text: 12.0 read from a float column is "12"; surrounding blanks dropped."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    return str(value).strip()
+
+
+_SCALARS = (str, int, float, bool, np.generic)
+
+
+def _kind(value: object) -> str:
+    """What a non-scalar cell is, in JSON's words: "a list", "an object", or its type."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "a list"
+    return "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
+def _shown(value: object) -> str:
+    return describe_value(value.tolist() if isinstance(value, np.ndarray) else value)
+
+
+def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, *,
+                text: Callable[[object], str] = item_text, missing: Callable[[object], bool] | None = None) -> tuple[np.ndarray, list[str]]:
+    """(code per row, distinct texts) of an id, name or label column; code -1 marks a missing value.
+
+    ``text`` turns a value into its text once per distinct value, not per row; an empty text, NaN or
+    None is missing, and so is a value ``missing`` says is.  A value that is not a scalar (a JSON list
+    or object), or whose text holds a control character or a lone surrogate, is refused naming its line.
+    """
+    def refuse(code_row: int, value: object, problem: str) -> None:
+        raise InputError(f"{source}: {row_place(lines, code_row)}, column {column!r}: {_shown(value)} {problem}; "
+                         "item ids, model names and cluster labels are text or numbers")
+
+    try:
+        raw_codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # an unhashable value: a JSON list or object
+        row, value = next(((row, value) for row, value in enumerate(values.tolist()) if not isinstance(value, _SCALARS + (type(None),))),
+                          (0, values.iloc[0]))
+        refuse(row, value, f"is {_kind(value)}, not {what}")
+    names: list[str | None] = []
+    for code, value in enumerate(uniques):
+        if not isinstance(value, _SCALARS):
+            refuse(int(np.argmax(raw_codes == code)), value, f"is {_kind(value)}, not {what}")
+        name = text(value)
+        if not name.strip() or (missing is not None and missing(value)):
+            names.append(None)
+            continue
+        problem = text_problem(name)
+        if problem is not None:
+            refuse(int(np.argmax(raw_codes == code)), value, problem)
+        names.append(name)
+    # Distinct values may share a text (1 and "1"): codes are renumbered per text, through the small table of values.
+    per_value, distinct = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
+    return np.append(per_value, -1).astype(np.int64)[raw_codes], [str(name) for name in distinct]
+
+
