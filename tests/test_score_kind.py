@@ -18,7 +18,7 @@ import pytest
 
 from llm_power_verified.cli import main
 from llm_power_verified.io import InputError, from_array, read_score_files, read_scores, read_table
-from llm_power_verified.io.matrix import MIN_STRAYS, STRAY_SHARE, stray_bound
+from llm_power_verified.io.score_kind import MIN_STRAYS, STRAY_SHARE, stray_bound
 
 
 def pass_at_1_leaderboard(models: int, items: int, *, sampled: int, temperature_zero: int, seed: int,

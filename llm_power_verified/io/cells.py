@@ -33,6 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import InputError, describe_value
 
 __all__ = ["EXACT_FLOATS", "FINITE_NUMBER", "MISSING_TEXT", "is_missing_label", "item_text", "label_codes", "number_cells",
@@ -53,14 +54,44 @@ _NUL = "\x00"
 
 
 def row_place(lines, row) -> str:
-    """Where a row came from: "line N" for a table, the harness's "file, line N" otherwise."""
+    """Where a row came from, for a message.
+
+    Parameters
+    ----------
+    lines : sequence of int or str
+        Per row, its line number in a table, or a place a harness reader gives (``"file, line N"``).
+    row : int
+        The row.
+
+    Returns
+    -------
+    str
+        ``"line N"`` for a number, the text itself otherwise.
+
+    Examples
+    --------
+    >>> row_place([2, 3], 1), row_place(["run.jsonl, line 7"], 0)
+    ('line 3', 'run.jsonl, line 7')
+    """
     value = lines[row]
     return f"line {value}" if isinstance(value, (int, np.integer)) else str(value)
 
 
 def is_missing_label(value: object) -> bool:
-    """None, NaN/NA, or a text that is blank or one of :data:`MISSING_TEXT` in any case.
+    """Whether a cell is a missing value: None, NaN/NA, or a text that is blank or one of ``MISSING_TEXT`` in any case.
 
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    bool
+        True for a missing value.
+
+    Examples
+    --------
     >>> [is_missing_label(value) for value in ("NA", " nan ", "", "t1", 0)]
     [True, True, True, False, False]
     """
@@ -75,10 +106,23 @@ def is_missing_label(value: object) -> bool:
 
 
 def text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be a name, id or label (a lone surrogate, a NUL character), or None.
+    """Why a text cannot be a name, id or label, or None.
 
-    >>> text_problem("model\\x00a")
-    'holds a NUL character (U+0000)'
+    Parameters
+    ----------
+    text : str
+        A name, id or label.
+
+    Returns
+    -------
+    str or None
+        "holds a NUL character (U+0000)" or "holds a lone surrogate U+XXXX, which is not text"; None for text that
+        can be written.
+
+    Examples
+    --------
+    >>> text_problem("model\\x00a"), text_problem("modèle")
+    ('holds a NUL character (U+0000)', None)
     """
     if _NUL in text:
         return "holds a NUL character (U+0000)"
@@ -92,16 +136,48 @@ def text_problem(text: str) -> str | None:
 
 
 def read_number(text: str) -> float | None:
-    """The number ``text`` spells under the module rule (infinite included), or None.
+    """The number a text spells under the one number rule (module notes), infinite included, or None.
 
-    >>> [read_number(text) for text in (" 1", "1.", ".5", "+1", "1e-3", "0_1", "0x1", "\u0661", "TRUE")]
+    Parameters
+    ----------
+    text : str
+        A cell or line.
+
+    Returns
+    -------
+    float or None
+        The number, or None for a text that is not one (missing-value texts included).
+
+    Examples
+    --------
+    >>> [read_number(text) for text in (" 1", "1.", ".5", "+1", "1e-3", "0_1", "0x1", "\\u0661", "TRUE")]
     [1.0, 1.0, 0.5, 1.0, 0.001, None, None, None, None]
     """
     return float(text) if _NUMBER.fullmatch(text) else None
 
 
 def number_cells(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(numbers, not-a-number mask) of one column under the module rule; a missing cell is NaN and not flagged."""
+    """One column's cells as numbers under the one number rule.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The column: typed numbers and booleans are taken as they are (NaN missing); texts go through the rule.
+
+    Returns
+    -------
+    numbers : numpy.ndarray
+        float64, NaN where a cell is missing or not a number.
+    bad : numpy.ndarray
+        bool, True where a cell is not a number and not missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> numbers, bad = number_cells(pd.Series(["1", " 0.5", "NA", "x", None], dtype=object))
+    >>> numbers.tolist(), bad.tolist()
+    ([1.0, 0.5, nan, nan, nan], [False, False, False, True, False])
+    """
     if pd.api.types.is_bool_dtype(values.dtype):
         return values.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(values), dtype=bool)
     if pd.api.types.is_numeric_dtype(values.dtype):
@@ -134,11 +210,39 @@ def number_cells(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return result, bad
 
 
+@docfill("source_name")
 def number_matrix(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str],
              text_hint: Callable[[str, object], str] | None = None) -> np.ndarray:
-    """Every cell as a float under the module rule: missing cells become NaN, anything else not a number is an error.
+    """Every cell of the score columns as a float: missing cells become NaN, anything else not a number is refused.
 
-    A column where most non-missing cells are text gets ``text_hint(column, example)`` as its message.
+    Parameters
+    ----------
+    raw : pandas.DataFrame
+        The score columns.
+    %(source_name)s
+    lines : numpy.ndarray
+        Where each row came from (:func:`row_place`).
+    columns : sequence of str
+        The columns' names, for messages.
+    text_hint : callable, optional
+        ``text_hint(column, example) -> str``: the message for a column whose non-missing cells are mostly text
+        (a column of ids or labels under a name the reader did not expect).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, rows x columns.
+
+    Raises
+    ------
+    InputError
+        The first cell that is not a number, naming its line, column and value (a list or object said so).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> number_matrix(pd.DataFrame({"a": ["1", "0"], "b": [0.5, None]}), "t.csv", np.array([2, 3]), ["a", "b"]).tolist()
+    [[1.0, 0.5], [0.0, nan]]
     """
     result = np.empty(raw.shape, dtype=np.float64)
     for k, column in enumerate(columns):
@@ -159,7 +263,23 @@ def number_matrix(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Se
 
 
 def item_text(value: object) -> str:
-    """An id or label as text: 12.0 read from a float column is "12"; surrounding blanks dropped."""
+    """An id or label as text: 12.0 read from a float column is "12"; surrounding blanks dropped.
+
+    Parameters
+    ----------
+    value : object
+        The cell.
+
+    Returns
+    -------
+    str
+        Its text.
+
+    Examples
+    --------
+    >>> item_text(12.0), item_text(" q1 ")
+    ('12', 'q1')
+    """
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
     return str(value).strip()
@@ -179,13 +299,47 @@ def _shown(value: object) -> str:
     return describe_value(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
+@docfill("source_name")
 def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, *,
                 text: Callable[[object], str] = item_text, missing: Callable[[object], bool] | None = None) -> tuple[np.ndarray, list[str]]:
-    """(code per row, distinct texts) of an id, name or label column; code -1 marks a missing value.
+    """The code of each row and the distinct texts of an id, name or label column.
 
-    ``text`` turns a value into its text once per distinct value, not per row; an empty text, NaN or
-    None is missing, and so is a value ``missing`` says is.  A value that is not a scalar (a JSON list
-    or object), or whose text holds a control character or a lone surrogate, is refused naming its line.
+    Parameters
+    ----------
+    values : pandas.Series
+        The column.
+    %(source_name)s
+    lines : numpy.ndarray
+        Where each row came from (:func:`row_place`).
+    column : str
+        The column's name, for messages.
+    what : str
+        What a value is, for messages ("a cluster label").
+    text : callable, default item_text
+        Turns a value into its text, once per distinct value.
+    missing : callable, optional
+        Says which further values are missing (an empty text, NaN and None always are).
+
+    Returns
+    -------
+    codes : numpy.ndarray
+        int64 per row: the index of its text, -1 for a missing value.
+    names : list of str
+        The distinct texts; values with one text (1 and "1") share a code.
+
+    Raises
+    ------
+    InputError
+        A value that is not a scalar (a JSON list or object) or whose text holds a NUL character or a lone surrogate,
+        naming its line.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> codes, names = label_codes(pd.Series(["t1", 1, "1", None, "t1"], dtype=object), "t.csv", np.arange(2, 7),
+    ...                            "cluster", "a cluster label")
+    >>> codes.tolist(), names
+    ([0, 1, 1, -1, 0], ['t1', '1'])
     """
     def refuse(code_row: int, value: object, problem: str) -> None:
         raise InputError(f"{source}: {row_place(lines, code_row)}, column {column!r}: {_shown(value)} {problem}; "

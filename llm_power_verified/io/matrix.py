@@ -6,7 +6,7 @@ Rules (README, "Input formats and rules"):
   allows any finite real, graded scores only);
 * the score kind is never switched silently: ``score_kind="binary"`` needs
   every score to be 0 or 1; ``"graded"`` takes the scores as they are;
-  ``"auto"`` (the default) decides from the whole matrix (below);
+  ``"auto"`` (the default) decides from the whole matrix;
 * model names and item ids are unique and non-empty; names, ids and cluster
   labels are text that can be written: a lone surrogate (which no UTF-8 file
   can hold, but a DataFrame can) cannot be encoded, and a NUL character ends
@@ -22,24 +22,7 @@ Rules (README, "Input formats and rules"):
 * a model that scores the same on every item is kept: its pairs have an
   undefined correlation, which the audit reports as such.
 
-**Score kind from the whole matrix** (``score_kind="auto"``).  Call a score *fractional* when it is neither 0 nor 1.  With none the matrix
-is binary.  Otherwise the question is whether partial credit is part of the
-scoring or a few cells are damaged, and one model column cannot answer it:
-in a graded pass@1 leaderboard (pass@1 estimated from k of n samples) the
-models run at temperature 0 score mostly 0 or 1 and show only a few
-fractions, while the models sampled at a higher temperature show many.  So
-the count is taken over the whole matrix: the matrix is graded when it holds
-more than ``max(MIN_STRAYS, STRAY_SHARE * items)`` fractional scores, that is
-more fractions than 5% of one model's worth of items (and more than 2).
-Damage by typing or a broken export leaves a handful of such cells; a
-scoring scheme with partial credit leaves them wherever the scheme gives
-partial credit, across the models it samples, and (in the leaderboards this
-was checked against, e.g. 58 models x 400 items with ten models scored k/10)
-far above that bound.  At or below the bound the fractional scores are
-*strays* in binary data and the first is refused, naming its cell, the count
-and the flags: ``--scores graded`` if partial credit is meant, ``--scores
-binary`` to refuse anything but 0/1.  The note of a graded matrix says how
-many scores are fractional and in how many models.
+How ``"auto"`` decides the score kind is in :mod:`llm_power_verified.io.score_kind`.
 """
 
 from __future__ import annotations
@@ -50,21 +33,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.score_kind import resolve_score_kind, shown_score
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
 
-__all__ = ["MIN_STRAYS", "MISSING_CLUSTER", "SCORE_KINDS", "STRAY_SHARE", "ScoreMatrix", "build_matrix", "from_array",
-           "stray_bound"]
+__all__ = ["MISSING_CLUSTER", "SCORE_KINDS", "ScoreMatrix", "build_matrix", "from_array"]
 
 SCORE_KINDS = ("auto", "binary", "graded")
 MISSING_CLUSTER = ("error", "drop", "own")
-#: In ``score_kind="auto"``, a matrix whose fractional (non-0/1) scores number at most
-#: ``max(MIN_STRAYS, STRAY_SHARE * items)`` in all is binary data with stray values, and is refused.
-STRAY_SHARE = 0.05
-MIN_STRAYS = 2
 
 Locator = Callable[[int, int], str]
 
@@ -73,11 +53,18 @@ Locator = Callable[[int, int], str]
 class ScoreMatrix(Result):
     """Aligned per-item scores: ``scores[i, k]`` is model k's score on item i.
 
+    Every reader returns one (:func:`~llm_power_verified.io.detect.read_scores`); :func:`from_array` and
+    :func:`build_matrix` build one under the module rules.  ``n_items``, ``n_models``, ``score_kind`` ("binary" or
+    "graded") and ``constant_models`` (models with one score on every item) are derived.
+
     Attributes
     ----------
-    scores : ndarray (items x models), float64
+    scores : numpy.ndarray
+        float64, items x models, finite.
     models : tuple of str
+        The model names, distinct.
     item_ids : tuple of str
+        The item ids, distinct.
     clusters : tuple of str or None
         A cluster label per item, when known.
     binary : bool
@@ -86,6 +73,14 @@ class ScoreMatrix(Result):
         Where the data came from.
     notes : tuple of str
         What the reader decided (items dropped, epochs used, score kind, ...).
+
+    Examples
+    --------
+    >>> matrix = from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"])
+    >>> matrix
+    ScoreMatrix(3 items x 2 models, binary, no clusters, source='array')
+    >>> matrix.n_items, matrix.score_kind, matrix.constant_models
+    (3, 'binary', ())
     """
 
     scores: np.ndarray
@@ -137,16 +132,6 @@ class ScoreMatrix(Result):
                 f"source={self.source!r})")
 
 
-def _show(score: float) -> str:
-    """A score as a message shows it: 2 not 2.0, 0.5, inf."""
-    return f"{float(score):.15g}"
-
-
-def stray_bound(n_items: int) -> float:
-    """Most fractional scores a matrix of ``n_items`` items may hold and still be refused as binary data with strays."""
-    return max(MIN_STRAYS, STRAY_SHARE * n_items)
-
-
 def _default_locator(models: Sequence[str], item_ids: Sequence[str]) -> Locator:
     return lambda item, model: f"model {models[model]!r}, item {item_ids[item]!r}"
 
@@ -165,32 +150,6 @@ def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None
     if repeat is not None:
         raise InputError(f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "
                          f"{kind}s must be unique; {fix}")
-
-
-def _resolve_kind(scores: np.ndarray, score_kind: str, locate: Locator, source: str) -> tuple[bool, list[str]]:
-    """(binary, notes) for the requested score kind; refuses silent switches (module notes: score kind)."""
-    stray = (scores != 0) & (scores != 1)
-    if not stray.any():
-        if score_kind == "graded":
-            return False, ["every score is 0 or 1 but --scores graded was asked for: graded methods (paired t) are used"]
-        return True, []
-    count = int(stray.sum())
-    item, model = (int(i) for i in np.argwhere(stray)[0])
-    first = f"{locate(item, model)} has score {_show(scores[item, model])}"
-    if score_kind == "binary":
-        raise InputError(f"{source}: {first}; binary scores must be 0 or 1 "
-                         f"({count} scores are not); pass --scores graded (score_kind='graded') for graded scores")
-    if score_kind == "graded":
-        return False, []
-    models = int(stray.any(axis=0).sum())
-    bound = stray_bound(scores.shape[0])
-    if count <= bound:
-        raise InputError(
-            f"{source}: {first} but the other scores are 0 or 1 ({count} of {stray.size:,} are not, in {models} "
-            f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {scores.shape[0]:,} items) = {bound:g} read as "
-            "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, "
-            "or --scores binary to refuse anything but 0/1")
-    return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]
 
 
 def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str],
@@ -228,10 +187,52 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
     return tuple(labels), None, [f"{int(missing.sum())} items without a cluster label are clusters of their own (--missing-cluster own)"]
 
 
+@docfill("score_kind", "score_range", "missing_cluster", "source_name", returns="score_matrix")
 def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[str], *, clusters: Sequence[object] | None = None,
                  score_kind: str = "auto", score_range: tuple[float, float] | None = (0.0, 1.0), missing_cluster: str = "error",
                  source: str = "", notes: Sequence[str] = (), locate: Locator | None = None) -> ScoreMatrix:
-    """Validate an aligned (items x models) matrix and wrap it (see the module rules)."""
+    """Validate an aligned (items x models) matrix under the module rules and wrap it.
+
+    Parameters
+    ----------
+    scores : array_like
+        items x models.
+    models : sequence of str
+        The model names (at least two).
+    item_ids : sequence of str
+        The item ids (at least one).
+    clusters : sequence, optional
+        A cluster label per item (text or numbers; missing values as in the module rules).
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(source_name)s
+    notes : sequence of str, default ()
+        The reader's notes, kept before the matrix's own.
+    locate : callable, optional
+        ``locate(item, model) -> str``: where a cell came from, for messages (a reader's file, line and column);
+        default: the model and item id.
+
+    Raises
+    ------
+    InputError
+        A shape that does not fit the names, a name or id that is not text, empty, repeated or holds NUL or a lone
+        surrogate, fewer than two models or no item, a score that is not finite or outside ``score_range`` (with a
+        hint at ``--item-column`` when the column looks like ids), a stray fractional score under "auto" or any
+        under "binary", a missing cluster label under "error", naming the cell.
+    ArgumentError
+        An unknown ``score_kind`` or ``missing_cluster``, or ``score_range=None`` without ``score_kind="graded"``.
+
+    Notes
+    -----
+    A model with one score on every item is kept, with a note: its correlation with any other model is undefined.
+
+    Examples
+    --------
+    >>> matrix = build_matrix([[1, 0], [0, 1]], ["a", "b"], ["q1", "q2"], clusters=["t", None], missing_cluster="own")
+    >>> matrix.clusters, matrix.notes
+    (('t', '(unlabelled) q2'), ('1 items without a cluster label are clusters of their own (--missing-cluster own)',))
+    """
     if score_kind not in SCORE_KINDS:
         raise ArgumentError(f"score_kind must be one of {SCORE_KINDS}; got {score_kind!r}")
     scores = np.asarray(scores, dtype=np.float64)
@@ -249,7 +250,7 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
     if bad.any():
         item, model = (int(i) for i in np.argwhere(bad)[0])
         value = scores[item, model]
-        what = "missing (NaN)" if math.isnan(value) else _show(value)
+        what = "missing (NaN)" if math.isnan(value) else shown_score(value)
         raise InputError(f"{source}: {locate(item, model)} has score {what}; scores must be finite numbers")
     if score_range is not None:
         low, high = score_range
@@ -263,7 +264,7 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
             ids = distinct and (named or (len(column) >= 3 and int(((column < low) | (column > high)).sum()) * 2 > len(column)))
             hint = (f"; if model {models[model]!r} is the item id column, name it with --item-column {models[model]}"
                     if ids else "")
-            raise InputError(f"{source}: {locate(item, model)} has score {_show(scores[item, model])}, outside [{low:g}, {high:g}] "
+            raise InputError(f"{source}: {locate(item, model)} has score {shown_score(scores[item, model])}, outside [{low:g}, {high:g}] "
                              f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]{hint}")
     elif score_kind != "graded":
         raise ArgumentError("score_range=None (real-valued scores) needs score_kind='graded'")
@@ -275,7 +276,7 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
         if not item_ids:
             raise InputError(f"{source}: no item has a cluster label")
         locate = _default_locator(models, item_ids)
-    binary, kind_notes = _resolve_kind(scores, score_kind, locate, source)
+    binary, kind_notes = resolve_score_kind(scores, score_kind, locate, source)
     notes = list(notes) + cluster_notes + kind_notes
     spread = scores.max(axis=0) - scores.min(axis=0)
     for column in np.flatnonzero(spread == 0):
@@ -284,24 +285,50 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
     return ScoreMatrix(np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes))
 
 
+@docfill("score_kind", "score_range", "missing_cluster", returns="score_matrix")
 def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequence[str] | None = None,
                clusters: Sequence[object] | None = None, score_kind: str = "auto", score_range=(0.0, 1.0),
                missing_cluster: str = "error", source: str = "array") -> ScoreMatrix:
-    """Score matrix from an (items x models) array; models default to ``model0, model1, ...``, items to row numbers.
+    """Score matrix from an (items x models) array.
 
-    >>> from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"]).n_items
-    3
+    Parameters
+    ----------
+    scores : array_like
+        items x models, numbers.
+    models : sequence of str, optional
+        The model names; default ``model0, model1, ...``.
+    item_ids : sequence of str, optional
+        The item ids; default the row numbers ``0, 1, ...``.
+    clusters : sequence, optional
+        A cluster label per item.
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    source : str, default "array"
+        What messages call the input.
+
+    Raises
+    ------
+    InputError
+        Not a 2-D array of numbers, names or labels that do not fit its shape, and what :func:`build_matrix` refuses.
 
     Notes
     -----
-    No formula: the matrix is checked by the rules of
-    :func:`llm_power_verified.io.matrix.build_matrix` (finite scores in ``score_range``,
-    the score kind, unique names and ids, the missing-cluster policy) and refused with
-    an :class:`InputError` naming the cell otherwise.
+    No formula: the matrix is checked by the rules of :func:`build_matrix` (finite scores in ``score_range``, the
+    score kind, unique names and ids, the missing-cluster policy).
 
     References
     ----------
     README, section "Input formats and rules".
+
+    Examples
+    --------
+    >>> from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"]).n_items
+    3
+    >>> from_array([[1, 0], [0, 0.5], [1, 1]], models=["a", "b"])
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 0.5 but the other scores are 0 or 1 (1 of 6 are not, in 1 model(s); at most max(2, 5% of 3 items) = 2 read as damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, or --scores binary to refuse anything but 0/1
     """
     try:
         array = np.asarray(scores, dtype=np.float64)

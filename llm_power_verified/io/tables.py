@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import (
     is_missing_label,
@@ -40,7 +41,34 @@ def _check_on_missing(on_missing: str) -> None:
 
 
 def check_columns(frame: object, source: str) -> pd.DataFrame:
-    """The frame, after checking that its column names are distinct texts (no NUL, no lone surrogate)."""
+    """A frame, after checking that its column names are distinct texts.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    source : str
+        What messages call it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` itself.
+
+    Raises
+    ------
+    InputError
+        Not a DataFrame (an array is pointed to ``from_array``), a column name holding a NUL character or a lone
+        surrogate, or a repeated column name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_columns(pd.DataFrame([[1, 0]], columns=["a", "a"]), "t.csv")
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: t.csv: column 'a' appears twice (columns 1 and 2); every model (and the item and cluster columns) must have one column
+    """
     if not isinstance(frame, pd.DataFrame):
         hint = "; for an array use from_array(scores, models=...)" if isinstance(frame, np.ndarray) else ""
         raise InputError(f"{source}: expected a pandas DataFrame, got {type(frame).__name__}{hint}")
@@ -89,17 +117,46 @@ def _no_cluster_label(clusters: list[str | None] | None, missing_cluster: str, n
                      "items out, or --missing-cluster own to make each its own cluster")
 
 
+@docfill("cluster_column", "on_missing", "score_kind", "score_range", "missing_cluster", "source_name", "lines",
+         returns="score_matrix")
 def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
               models: Iterable[str] | None = None, on_missing: str = "error", score_kind: str = "auto",
               score_range=(0.0, 1.0), missing_cluster: str = "error", source: str = "wide table",
               lines: np.ndarray | None = None) -> ScoreMatrix:
     """Score matrix from a wide table: one row per item, one column per model.
 
-    ``item_column`` names the item-id column.  When the default ``"item_id"``
-    is absent and every other column holds numbers, items are numbered by row
-    (each row is one item for every model); a column of text then is an error
-    that suggests ``--item-column``.  ``item_column=None`` numbers the rows.
-    A missing score is an empty cell; ``on_missing`` decides what happens.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    item_column : str or None, default "item_id"
+        The item-id column.  When the default is absent and every other column holds numbers, items are numbered by
+        row (each row is one item for every model); a column of text is then refused with a hint at
+        ``--item-column`` or ``--cluster-column``.  None numbers the rows.
+    %(cluster_column)s
+    models : iterable of str, optional
+        The model columns; default: every column but the item and cluster columns.
+    %(on_missing)s
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(source_name)s
+    %(lines)s
+
+    Raises
+    ------
+    InputError
+        A missing item, cluster or model column, fewer than two models, an empty or repeated item id, a cell that is
+        not a number, a missing score (``on_missing="error"``), a missing cluster label (``missing_cluster="error"``),
+        or what :func:`~llm_power_verified.io.matrix.build_matrix` refuses, naming the line and column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"item_id": ["q1", "q2", "q3"], "topic": ["x", "x", "y"], "a": [1, 0, 1], "b": [0, 0, 1]})
+    >>> matrix = from_wide(table, cluster_column="topic")
+    >>> matrix.models, matrix.clusters, matrix.scores.tolist()
+    (('a', 'b'), ('x', 'x', 'y'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
     _check_on_missing(on_missing)
     frame = check_columns(frame, source)
@@ -163,11 +220,46 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
                         missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
 
 
+@docfill("item_column", "long_columns", "cluster_column", "on_missing", "score_kind", "score_range",
+         "missing_cluster", "source_name", "lines", returns="score_matrix")
 def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, model_column: str = "model",
               score_column: str = "score", cluster_column: str | None = None, on_missing: str = "error",
               score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
               source: str = "long table", lines: np.ndarray | None = None, notes: Sequence[str] = ()) -> ScoreMatrix:
-    """Score matrix from a long table: one row per (item, model)."""
+    """Score matrix from a long table: one row per (item, model).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    %(item_column)s
+    %(long_columns)s
+    %(cluster_column)s
+    %(on_missing)s
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(source_name)s
+    %(lines)s
+    notes : sequence of str, default ()
+        Notes of the caller (a harness reader's), kept before the matrix's own.
+
+    Raises
+    ------
+    InputError
+        A missing column, an empty table, an empty item id or model name, a row without a score (leave the row out),
+        two results of one model for one item, an item with two cluster labels, items some models lack
+        (``on_missing="error"``), or what :func:`~llm_power_verified.io.matrix.build_matrix` refuses, naming the line.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"item_id": ["q1", "q1", "q2", "q2", "q3"], "model": ["a", "b", "a", "b", "a"],
+    ...                       "score": [1, 0, 0.5, 1, 1]})
+    >>> matrix = from_long(table, on_missing="intersect", score_kind="graded")
+    >>> matrix.item_ids, matrix.notes
+    (('q1', 'q2'), ("kept the 2 items every model has; dropped 1 ('b' lacks 1) (--on-missing intersect)",))
+    """
     _check_on_missing(on_missing)
     frame = check_columns(frame, source).rename(columns=str)
     flags = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
