@@ -38,7 +38,7 @@ _EXPORTS = {
     "read_table": "table_files",
     "write_bytes": "output",
     "write_chunks": "output",
-    "write_table": "table_files",
+    "write_table": "table_writer",
     "write_text": "output",
 }
 

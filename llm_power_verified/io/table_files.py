@@ -1,5 +1,5 @@
-"""Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`, and
-:func:`write_table`, which writes a score matrix that :func:`read_table` reads back to the same matrix.
+"""Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`
+(:mod:`.table_writer` writes a score matrix that :func:`read_table` reads back to the same matrix).
 
 Text tables, line by line:
 
@@ -24,19 +24,17 @@ from __future__ import annotations
 
 import csv
 import io as _stdio
-import json
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.errors import ArgumentError
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.cells import EXACT_FLOATS, MISSING_TEXT
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
-from llm_power_verified.io.output import write_bytes
 from llm_power_verified.io.tables import (
     DEFAULT_ITEM_COLUMN,
     check_columns,
@@ -45,7 +43,7 @@ from llm_power_verified.io.tables import (
 )
 from llm_power_verified.io.text import CHUNK_BYTES, check_input_kind, read_raw
 
-__all__ = ["read_frame", "read_table", "write_table"]
+__all__ = ["read_frame", "read_table"]
 
 
 #: Most cells (rows x columns) of a Parquet table read whole (16 Mi; see the module notes).
@@ -232,10 +230,40 @@ def _check_parquet_size(path: Path, metadata) -> None:
 
 
 def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
-    """(table, line number of each row) from a CSV/TSV[.gz], Parquet or JSON Lines file.
+    """A table file read into a frame, with the physical line of each row.
 
-    ``text_columns`` are kept as text in CSV; blank lines are skipped when the table has ``id_column``
-    and refused otherwise (module notes).
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.csv``/``.tsv`` (optionally ``.gz``), ``.parquet``/``.pq`` or ``.jsonl``[``.gz``]/``.ndjson`` file.
+    text_columns : iterable of str, default ()
+        Columns kept as text in a CSV (ids, names, labels), never parsed as numbers.
+    id_column : str, optional
+        The column that identifies each row; a blank line is skipped when the table has it, refused otherwise.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The table (texts as read; numbers under the rule of :mod:`llm_power_verified.io.cells`).
+    lines : numpy.ndarray
+        int64, the line where each row's record starts (the header is line 1; Parquet rows count from 1).
+
+    Raises
+    ------
+    InputError
+        A missing file, a folder, an unknown suffix, and per format what the module notes refuse (not UTF-8, NUL,
+        an empty file, too many columns, a record with the wrong number of fields, bad quoting, JSON that is not an
+        object per line, a Parquet file that is damaged or too large to read whole), naming the file and line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "t.csv"
+    ...     _ = path.write_text("item_id,a,b\\nq1,1,0\\n\\nq2,0,1\\n")
+    ...     frame, lines = read_frame(path, {"item_id"}, "item_id")
+    >>> frame["item_id"].tolist(), lines.tolist()
+    (['q1', 'q2'], [2, 4])
     """
     path = Path(path)
     name = path.name.lower()
@@ -269,13 +297,37 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: st
     raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .csv.gz, .parquet or .jsonl)")
 
 
+@docfill("item_column", "cluster_column", "on_missing", "score_kind", "score_range", "missing_cluster",
+         "long_columns", returns="score_matrix")
 def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
                on_missing: str = "error", score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
                model_column: str = "model", score_column: str = "score") -> ScoreMatrix:
-    """Read a wide or long table from CSV/TSV, Parquet or JSON Lines.
+    """Read a wide or long score table from CSV/TSV, Parquet or JSON Lines.
 
-    A table with both ``model_column`` and ``score_column`` is read as long,
-    otherwise as wide.
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The table file (:func:`read_frame`).
+    %(item_column)s
+    %(cluster_column)s
+    %(on_missing)s
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(long_columns)s
+
+    Raises
+    ------
+    InputError
+        What :func:`read_frame` refuses, and what :func:`~llm_power_verified.io.tables.from_long` or
+        :func:`~llm_power_verified.io.tables.from_wide` refuses, naming the file, line and column.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> matrix = read_table(files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz", cluster_column="random_category")
+    >>> matrix.n_items, matrix.models[:2]
+    (12032, ('calme-3.2-78b', 'calme-3.1-78b'))
     """
     path = Path(path)
     frame, lines = read_frame(path, {name for name in (item_column, cluster_column, model_column) if name}, item_column)
@@ -284,47 +336,3 @@ def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, clus
     if model_column in frame.columns and score_column in frame.columns:
         return from_long(frame, item_column=item_column, model_column=model_column, score_column=score_column, **options)
     return from_wide(frame, item_column=item_column, **options)
-
-
-def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") -> None:
-    """Write a score matrix as a table that :func:`read_table` reads back to the same matrix.
-
-    ``layout`` is "wide" (``item_id``, one column per model, ``cluster``) or
-    "long" (``item_id, model, score[, cluster]``); the format follows the
-    suffix (.csv, .tsv, .parquet, .jsonl).  Values are written as they are
-    (the round trip is exact); the file goes through the safe writer.
-    """
-
-    if layout not in ("wide", "long"):
-        raise ArgumentError(f"layout must be 'wide' or 'long'; got {layout!r}")
-    if layout == "wide":
-        reserved = {DEFAULT_ITEM_COLUMN, "cluster"} & set(matrix.models)
-        if reserved:
-            raise InputError(f"a model is named {sorted(reserved)[0]!r}, a reserved column of the wide layout; use layout='long'")
-        frame = pd.DataFrame(matrix.scores, columns=list(matrix.models))
-        frame.insert(0, DEFAULT_ITEM_COLUMN, list(matrix.item_ids))
-        if matrix.clusters is not None:
-            frame["cluster"] = list(matrix.clusters)
-    else:
-        frame = pd.DataFrame({DEFAULT_ITEM_COLUMN: np.repeat(np.asarray(matrix.item_ids, dtype=object), matrix.n_models),
-                              "model": np.tile(np.asarray(matrix.models, dtype=object), matrix.n_items),
-                              "score": matrix.scores.reshape(-1)})
-        if matrix.clusters is not None:
-            frame["cluster"] = np.repeat(np.asarray(matrix.clusters, dtype=object), matrix.n_models)
-    path = Path(path)
-    name = path.name.lower()
-    if name.endswith((".parquet", ".pq")):
-        buffer = _stdio.BytesIO()
-        frame.to_parquet(buffer, index=False)
-        data = buffer.getvalue()
-    elif name.endswith(".jsonl"):
-        data = "".join(json.dumps(record, allow_nan=False) + "\n" for record in frame.to_dict(orient="records")).encode()
-    elif name.endswith((".csv", ".tsv")):
-        # The csv writer quotes a cell holding LF but not one holding a lone CR, which readers take for a line end:
-        # then every text cell is quoted.
-        texts = [*matrix.models, *matrix.item_ids, *(matrix.clusters or ())]
-        quoting = csv.QUOTE_NONNUMERIC if any("\r" in text for text in texts) else csv.QUOTE_MINIMAL
-        data = frame.to_csv(index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g", quoting=quoting).encode()
-    else:
-        raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .parquet or .jsonl)")
-    write_bytes(path, data)
