@@ -46,10 +46,38 @@ _PERCENT_HEADER = re.compile(r"%|percent|pct", re.IGNORECASE)
 class AccuracyTable(Result):
     """One accuracy per model on a benchmark of ``n`` items, as printed.
 
-    ``accuracy`` holds fractions whatever the scale read; ``printed`` the
-    texts; ``count_low``/``count_high`` the whole numbers k of correct items
-    with k / n rounding to the printed value at its printed digits (none when
-    ``count_low > count_high``); ``scale_reason`` why the scale was chosen.
+    ``consistent`` (per model) says whether some whole count k out of n rounds to the printed accuracy.
+
+    Attributes
+    ----------
+    models : tuple of str
+        The models, in the table's order.
+    accuracy : numpy.ndarray
+        The accuracies as fractions, whatever the scale read.
+    printed : tuple of str
+        The accuracies as printed.
+    n : int
+        The benchmark size N.
+    scale : {"percent", "fraction"}
+        The scale read.
+    scale_reason : str
+        Why that scale.
+    lines : tuple of int
+        The line of each model's row.
+    count_low, count_high : numpy.ndarray
+        int64 per model: the whole numbers k of correct items with k / n rounding to the printed value at its printed
+        digits lie in [count_low, count_high] (none when count_low > count_high).
+    source : str
+        Where the table came from.
+    notes : tuple of str
+        The scale read, and the inconsistent accuracies when there are any.
+
+    Examples
+    --------
+    >>> from importlib.resources import files
+    >>> table = read_accuracies(files("llm_power_verified") / "data" / "mmlu_pro_accuracies.csv")
+    >>> len(table.models), table.n, table.scale, round(float(table.accuracy[0]), 4), bool(table.consistent.all())
+    (26, 12032, 'percent', 0.6282, True)
     """
 
     models: tuple[str, ...]
@@ -154,11 +182,48 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
                     n_column: str = "n", scale: str = "auto") -> AccuracyTable:
     """Read a (model, accuracy[, n]) table from CSV/TSV, Parquet, JSON Lines or a DataFrame.
 
-    ``scale``: "auto" reads percentages when every value carries a % sign,
-    the column name says percent, or some value exceeds 1, and fractions
-    otherwise (the table says which and why); "percent" or "fraction" forces
-    a reading.  ``n`` (the benchmark size) is needed when the table has no
-    ``n_column``; a table with one must give the same n on every row.
+    Parameters
+    ----------
+    source : str, pathlib.Path or pandas.DataFrame
+        The table.
+    n : int, optional
+        The benchmark size, a whole number from 1 to ``MAX_COUNT``; needed when the table has no ``n_column``
+        (``--n``), and then the column must agree with it.
+    model_column, accuracy_column, n_column : str, default "model", "accuracy", "n"
+        The columns (``--model-column``, ``--accuracy-column``; ``n_column`` optional): a table with ``n_column``
+        gives the same n on every row.
+    scale : {"auto", "percent", "fraction"}, default "auto"
+        "auto" reads percentages when every value carries a % sign, the column name says percent, or some value
+        exceeds 1, and fractions otherwise (the table says which and why); "percent" or "fraction" forces a reading
+        (``--accuracy-scale``).
+
+    Returns
+    -------
+    AccuracyTable
+        The accuracies as fractions, with what was printed and the counts k consistent with it.
+
+    Raises
+    ------
+    ArgumentError
+        An unknown ``scale``, or ``n`` that is not a whole number in range.
+    InputError
+        A missing column, fewer than two models, a missing or repeated model name, an accuracy that is not a number,
+        a % sign on some rows only, a fraction among percentages, an accuracy not strictly between 0 and all items,
+        sizes that differ, contradict ``n`` or are not whole numbers, naming the line; and what
+        :func:`~llm_power_verified.io.table_files.read_frame` refuses.
+
+    Notes
+    -----
+    A printed accuracy x with d decimals is consistent with N when some whole k has k / N (times 100 for
+    percentages) in [x - 0.5 10^-d, x + 0.5 10^-d], computed in exact decimal arithmetic.  An inconsistent one is
+    reported in the notes (never corrected): the accuracy and N do not belong together.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = read_accuracies(pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.71", "0.7123"]}), n=400)
+    >>> table.count_low.tolist(), table.count_high.tolist(), table.consistent.tolist()
+    ([282, 285], [286, 284], [True, False])
     """
     if scale not in SCALES:
         raise ArgumentError(f"scale must be one of {SCALES}; got {scale!r}")

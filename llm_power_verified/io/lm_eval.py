@@ -27,6 +27,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
@@ -127,6 +128,7 @@ def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
     raise InputError(f"{path}, line {number}: metric {metric!r} is {describe_value(value)}; a per-item metric is a finite number")
 
 
+@docfill("on_missing", "score_kind", "missing_cluster", returns="score_matrix")
 def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filter: str | None = None,
                  on_missing: str = "error", names: Iterable[str] | None = None, score_kind: str = "auto",
                  missing_cluster: str = "error") -> ScoreMatrix:
@@ -134,14 +136,40 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
 
     Parameters
     ----------
+    folders : iterable of str or pathlib.Path
+        One output folder per model, holding ``samples_<task>_<timestamp>.jsonl``.
     task : str
-        Task name, or a group name whose subtasks are read (the subtask becomes the cluster).
+        Task name, or a group name whose subtasks are read (the subtask becomes the cluster; ``--task``).
     metric : str
-        Per-item metric, e.g. ``acc``, ``acc_norm``, ``exact_match``.
+        Per-item metric, e.g. ``acc``, ``acc_norm``, ``exact_match`` (``--metric``).
     filter : str, optional
-        Filter name (``strict-match``, ...); required when the task has more than one.
+        Filter name (``strict-match``, ...); required when the task has more than one (``--filter``).
+    %(on_missing)s
     names : iterable of str, optional
         Model names; default: the folder names.
+    %(score_kind)s
+    %(missing_cluster)s
+
+    Raises
+    ------
+    InputError
+        Names that do not fit the folders or repeat, a path that is not a folder, no samples file for the task (or two:
+        a re-run), a group whose subtasks lack files, several filters and none chosen or an unknown one, and per line
+        (naming file and line) what the module notes refuse: not JSON, not an object, blank or cut short, a ``doc_id``
+        that is not a whole number or repeats, a missing or non-numeric metric; then the matrix rules.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     for model, scores in (("m1", [1, 0, 1]), ("m2", [0, 0, 1])):
+    ...         run = pathlib.Path(folder) / model
+    ...         run.mkdir()
+    ...         records = [json.dumps({"doc_id": i, "filter": "none", "acc": s}) + "\\n" for i, s in enumerate(scores)]
+    ...         _ = (run / "samples_arc_easy_2024-05-01T12-00-00.jsonl").write_text("".join(records))
+    ...     matrix = read_lm_eval([pathlib.Path(folder) / "m1", pathlib.Path(folder) / "m2"], task="arc_easy", metric="acc")
+    >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
+    (('m1', 'm2'), ('arc_easy:0', 'arc_easy:1', 'arc_easy:2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
     folders = [Path(folder) for folder in folders]
     names = list(names) if names is not None else [folder.name for folder in folders]
