@@ -25,7 +25,7 @@ import pytest
 import zstandard
 
 from llm_power_verified.cli import main
-from llm_power_verified.io.inspect_logs import MAX_MEMBER_BYTES
+from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES
 from llm_power_verified.io import table_files
 from llm_power_verified.io import text as text_module
 from llm_power_verified.io.errors import InputError

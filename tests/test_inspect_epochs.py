@@ -19,7 +19,7 @@ import pytest
 
 from llm_power_verified.io import read_inspect
 from llm_power_verified.io.errors import AlignmentError, InputError
-from llm_power_verified.io.inspect_logs import read_zip_member
+from llm_power_verified.io.zip_members import read_zip_member
 
 sys.path.insert(0, str(Path(__file__).parent))
 from damaged import eval_bytes, zip_archive, zstd_member  # noqa: E402

@@ -7,19 +7,10 @@ the lowest epoch of the log and the notes name it; ``"mean"`` averages the
 epochs (the scores become graded, as asked) and the notes name them;
 ``"error"`` refuses logs with more than one epoch.
 
-Reading under damage.  Every member that is read is located through the zip
-directory and decompressed here, in chunks of 1 MiB, whatever its method:
-stored, deflate (``zlib``), bzip2 (``bz2``), LZMA (``lzma``) and zstd (zip
-method 93, which Python's ``zipfile`` cannot read before Python 3.14; the
-``zstandard`` package).  ``zipfile``'s own reader is not used for the data
-because it inflates bzip2 and LZMA input without an output bound (722 bytes
-of bzip2 hold 1 GB of zeros).  Every member is
+Reading under damage.  Each member is read by
+:func:`~llm_power_verified.io.zip_members.read_zip_member` (size-bounded,
+CRC-checked, decompressed in bounded chunks whatever its method), then
 
-* size-bounded: its declared size must be at most :data:`MAX_MEMBER_BYTES`
-  (128 MiB), a zstd frame that declares more content than the zip directory
-  is refused before anything is decompressed, and decompression stops as
-  soon as the output would exceed the declared size;
-* CRC-checked against the zip directory;
 * parsed by :func:`~llm_power_verified.io.json_input.parse_json`, which bounds
   the memory of what the JSON builds (768 MiB), so that reading a hostile log
   stays under about 1 GB (the member's bytes, their text and the objects);
@@ -28,19 +19,15 @@ of bzip2 hold 1 GB of zeros).  Every member is
 
 An archive holding two members of one name is refused (``zipfile`` would
 read the last).  The members of one log may declare at most
-:data:`MAX_LOG_BYTES` together.  Any failure is an
+``MAX_LOG_BYTES`` together.  Any failure is an
 :class:`~llm_power_verified.io.errors.InputError` naming the file and the
 member (and the sample where there is one).
 """
 
 from __future__ import annotations
 
-import bz2
-import lzma
 import math
-import struct
 import zipfile
-import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,143 +35,27 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
-from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
+from llm_power_verified.io.text import (
+    Shown,
+    check_input_kind,
+    kept_value,
+    read_input_bytes,
+)
+from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES, read_zip_member
 
-__all__ = ["MAX_ID_CHARACTERS", "MAX_MEMBER_BYTES", "MAX_LOG_BYTES", "read_inspect", "read_zip_member"]
+__all__ = ["MAX_ID_CHARACTERS", "MAX_LOG_BYTES", "read_inspect"]
 
-#: Largest declared (uncompressed) size of one member that is read (128 MiB).
-MAX_MEMBER_BYTES = 128 << 20
 #: Largest total of the members read from one log (4 GiB; members are read one at a time).
 MAX_LOG_BYTES = 4 << 30
 #: Longest sample id read (4,096 characters).
 MAX_ID_CHARACTERS = 4096
-_ZSTD = 93
-_CHUNK = 1 << 20
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
-_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "lzma",
-            _ZSTD: "zstd"}
-
-
-def _compressed(path: Path, info: zipfile.ZipInfo, where: str) -> bytes:
-    """The member's compressed bytes, found through its local header."""
-    with open(path, "rb") as stream:
-        stream.seek(info.header_offset)
-        header = stream.read(30)
-        if len(header) < 30:
-            raise InputError(f"{where}: the archive is cut short before the member's header")
-        signature, *_, name_length, extra_length = struct.unpack("<IHHHHHIIIHH", header)
-        if signature != 0x04034B50:
-            raise InputError(f"{where}: damaged zip member header")
-        stream.seek(info.header_offset + 30 + name_length + extra_length)
-        raw = stream.read(info.compress_size)
-    if len(raw) < info.compress_size:
-        raise InputError(f"{where}: the archive is cut short ({len(raw)} of {info.compress_size} compressed bytes)")
-    return raw
-
-
-class _Output:
-    """Decompressed chunks, refused as soon as they exceed the member's declared size."""
-
-    def __init__(self, declared: int, where: str) -> None:
-        self.chunks: list[bytes] = []
-        self.size, self.declared, self.where = 0, declared, where
-
-    def add(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if self.size > self.declared:
-            raise InputError(f"{self.where}: decompresses to more than its declared {self.declared:,} bytes")
-        self.chunks.append(chunk)
-
-
-def _zstd(raw: bytes, info: zipfile.ZipInfo, output: _Output) -> None:
-    # Lazy: only Inspect logs with zstd members need it.
-    import zstandard
-
-    try:
-        declared = zstandard.frame_content_size(raw)
-    except zstandard.ZstdError as error:
-        raise InputError(f"{output.where}: not a zstd frame ({error})") from None
-    if declared > info.file_size:
-        raise InputError(f"{output.where}: the zstd frame declares {declared:,} bytes but the zip directory says {info.file_size:,}; "
-                         "refusing to decompress a damaged or hostile member")
-    try:
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-        while chunk := reader.read(_CHUNK):
-            output.add(chunk)
-    except zstandard.ZstdError as error:
-        raise InputError(f"{output.where}: damaged zstd data ({error})") from None
-
-
-def _deflate(raw: bytes, output: _Output) -> None:
-    decompressor = zlib.decompressobj(-15)
-    while True:
-        chunk = decompressor.decompress(raw, _CHUNK)
-        raw = decompressor.unconsumed_tail
-        output.add(chunk)
-        if decompressor.eof or not (raw or chunk):
-            break
-
-
-def _stream(decompressor: Any, raw: bytes, output: _Output) -> None:
-    """bz2 / lzma decompressor objects: at most one chunk out per call."""
-    while not decompressor.eof:
-        output.add(decompressor.decompress(raw, _CHUNK))
-        raw = b""
-        if decompressor.needs_input:
-            break
-
-
-def _lzma(raw: bytes, info: zipfile.ZipInfo, output: _Output) -> None:
-    # A zip LZMA member: 2 bytes of version, 2 of property size, the 5 properties, the raw stream.  As the ".lzma"
-    # (alone) format: the properties, then the size (unknown, all ones, when flag bit 1 says an end marker follows).
-    if len(raw) < 9:
-        raise InputError(f"{output.where}: damaged LZMA member header")
-    (size,) = struct.unpack("<H", raw[2:4])
-    declared = b"\xff" * 8 if info.flag_bits & 0x02 else struct.pack("<Q", info.file_size)
-    _stream(lzma.LZMADecompressor(lzma.FORMAT_ALONE), raw[4:4 + size] + declared + raw[4 + size:], output)
-
-
-def read_zip_member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
-    """A member's bytes, size-bounded and CRC-checked (see the module notes)."""
-    try:
-        info = archive.getinfo(name)
-    except KeyError:
-        raise InputError(f"{path}: no member {name!r} in the archive") from None
-    where = f"{path}, member {name!r}"
-    if info.file_size > MAX_MEMBER_BYTES:
-        raise InputError(f"{where}: declares {info.file_size:,} bytes, over the {MAX_MEMBER_BYTES:,}-byte limit per member")
-    if info.compress_type not in _METHODS:
-        raise InputError(f"{where}: unsupported zip compression method {info.compress_type}")
-    if info.flag_bits & 0x01:
-        raise InputError(f"{where}: the member is encrypted")
-    raw = _compressed(path, info, where)
-    output = _Output(info.file_size, where)
-    try:
-        if info.compress_type == zipfile.ZIP_STORED:
-            output.add(raw)
-        elif info.compress_type == zipfile.ZIP_DEFLATED:
-            _deflate(raw, output)
-        elif info.compress_type == zipfile.ZIP_BZIP2:
-            _stream(bz2.BZ2Decompressor(), raw, output)
-        elif info.compress_type == zipfile.ZIP_LZMA:
-            _lzma(raw, info, output)
-        else:
-            _zstd(raw, info, output)
-    except (zlib.error, OSError, EOFError, lzma.LZMAError) as error:
-        raise InputError(f"{where}: damaged {_METHODS[info.compress_type]} data ({error})") from None
-    del raw
-    if output.size != info.file_size:
-        raise InputError(f"{where}: decompresses to {output.size:,} bytes, not the declared {info.file_size:,}")
-    data = b"".join(output.chunks)
-    output.chunks.clear()
-    if zlib.crc32(data) != info.CRC:
-        raise InputError(f"{where}: CRC-32 mismatch (damaged member)")
-    return data
 
 
 @dataclass(frozen=True)
@@ -302,9 +173,50 @@ def _by_sample(path: Path, samples: list[_Sample]) -> tuple[dict[str, dict[int, 
     return table, every
 
 
+@docfill("on_missing", "score_kind", returns="score_matrix")
 def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epochs: str = "first", on_missing: str = "error",
                  score_kind: str = "auto") -> ScoreMatrix:
-    """Read Inspect ``.eval`` or ``.json`` logs, one model per file (``eval.model``); epochs as in the module notes."""
+    """Read Inspect ``.eval`` or ``.json`` logs, one model per file (``eval.model``).
+
+    Parameters
+    ----------
+    paths : iterable of str or pathlib.Path
+        The logs.
+    scorer : str, optional
+        The scorer whose values are read; required when a log has several (``--scorer``).
+    epochs : {"first", "mean", "error"}, default "first"
+        "first" keeps each log's lowest epoch, "mean" averages the epochs (the scores are then graded, as asked),
+        "error" refuses a log with more than one epoch (``--epochs``).
+    %(on_missing)s
+    %(score_kind)s
+
+    Raises
+    ------
+    ArgumentError
+        An unknown ``epochs``.
+    InputError
+        A missing file; a log that is damaged or hostile (module notes), has no ``eval.model`` or samples list, repeats
+        a model of another log, has several scorers and none chosen or lacks the one chosen; a sample without a
+        whole-number id or epoch, with a repeated (id, epoch), lacking an epoch the others have, or a score that is
+        missing, not finite or not a number or one of C/I/P/N; naming the file, member and sample.
+
+    Notes
+    -----
+    Scores are numbers, booleans (1/0) or Inspect's letters: C (correct) 1, I (incorrect) 0, P (partial) 0.5,
+    N (no answer) 0.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [pathlib.Path(folder) / f"{model}.json" for model in ("m1", "m2")]
+    ...     for path, letters in zip(paths, ("CIC", "IIC")):
+    ...         samples = [{"id": i + 1, "epoch": 1, "scores": {"match": {"value": v}}} for i, v in enumerate(letters)]
+    ...         _ = path.write_text(json.dumps({"eval": {"model": path.stem}, "samples": samples}))
+    ...     matrix = read_inspect(paths)
+    >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
+    (('m1', 'm2'), ('1', '2', '3'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    """
     if epochs not in ("first", "mean", "error"):
         raise ArgumentError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
