@@ -1,12 +1,13 @@
-"""Ingestion and output: every input becomes one validated :class:`ScoreMatrix`, every output goes through one writer.
+"""Ingestion and output: every input becomes one validated score matrix, every output goes through one writer.
 
-Readers (one module each): wide/long tables (:mod:`.tables`), two plain score
-files (:mod:`.plain`), lm-evaluation-harness folders (:mod:`.lm_eval`), Inspect
-logs (:mod:`.inspect_logs`); :func:`read_scores` (:mod:`.detect`) picks one.
-All of them end in :func:`.matrix.build_matrix`, which applies the rules
-(finite scores in range, no silent switch of score kind, unique names, cluster
-labels) and raises :class:`InputError` naming the file, line or cell, the value
-and what is allowed.  :mod:`.output` writes every file the tool produces.
+Readers (one module each): wide/long tables (:mod:`.tables`, files by :mod:`.table_files`), two plain score
+files (:mod:`.plain`), lm-evaluation-harness folders (:mod:`.lm_eval`), Inspect logs (:mod:`.inspect_logs`);
+:func:`~llm_power_verified.io.detect.read_scores` (:mod:`.detect`) picks one.  All of them end in
+:func:`~llm_power_verified.io.matrix.build_matrix`, which applies the rules (finite scores in range, no silent
+switch of score kind, unique names, cluster labels) and returns a :class:`~llm_power_verified.io.matrix.ScoreMatrix`
+or raises :class:`~llm_power_verified.io.errors.InputError` naming the file, line or cell, the value and what is
+allowed.  :mod:`.output` writes every file the tool produces (:mod:`.output_paths` checks the paths first), and
+:mod:`.escaping` makes every name safe to show.
 
 The names below are loaded on first use (PEP 562), so that importing one light module of this
 package (the writer, the errors) does not import pandas."""

@@ -9,7 +9,7 @@ are, never by guessing from content alone:
 * two other files -> plain score files, one number per line, aligned by line;
 * a pandas DataFrame -> a wide table (long when it has the model and score columns);
 * a NumPy array -> (items x models) scores;
-* a :class:`ScoreMatrix` -> returned as it is.
+* a :class:`~llm_power_verified.io.matrix.ScoreMatrix` -> returned as it is.
 
 Mixed kinds of input are refused.
 """

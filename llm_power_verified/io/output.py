@@ -136,6 +136,7 @@ def _direct(path: Path, opened: int) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
+@docfill("output_path")
 def open_output(path: str | Path) -> Iterator[BinaryIO]:
     """A binary stream to a path under the module rules, for outputs written piece by piece.
 
@@ -314,7 +315,7 @@ def json_ready(value) -> Any:
     Parameters
     ----------
     value : object
-        A number, text, NumPy scalar or array, result (:class:`~llm_power_verified.results.Result`), or a dict,
+        A number, text, NumPy scalar or array, result (a ``Result``), or a dict,
         list or tuple of those.
 
     Returns

@@ -1,5 +1,6 @@
 """Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`
-(:mod:`.table_writer` writes a score matrix that :func:`read_table` reads back to the same matrix).
+(:mod:`.table_writer` writes a score matrix that
+:func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix).
 
 Text tables, line by line:
 

@@ -46,6 +46,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Hashable, Sequence
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import InputError, describe_value
 
 __all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "MAX_INPUT_BYTES", "MAX_LINES", "Shown", "first_repeat", "inflate_gzip", "kept_value",
@@ -168,6 +169,7 @@ def _check_kind(path: Path, mode: int) -> None:
         raise InputError(f"{path}: not a regular file or a pipe; give a file holding the input")
 
 
+@docfill("where")
 def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> bytes:
     """The inflated bytes of gzip data, read in chunks and bounded.
 
