@@ -50,7 +50,17 @@ _NOT_ADMISSIBLE = VERDICT_KINDS[4]
 
 @dataclass(frozen=True)
 class VerdictCounts(Result):
-    """How many pairs fall in each verdict kind."""
+    """How many pairs fall in each verdict kind of an accuracies-only audit.
+
+    Attributes
+    ----------
+    resolved, unresolved : int
+        Pairs resolved, or unresolved, at every admissible rho.
+    depends_on_rho : int
+        Pairs whose verdict changes inside the admissible interval (at the critical rho_c).
+    depends_on_order : int
+        Pairs whose family verdict depends on the order of p-values (Holm, BH), which accuracies do not fix.
+    """
 
     resolved: int
     unresolved: int
@@ -66,8 +76,31 @@ class VerdictCounts(Result):
 class AccuracyHeadline(Result):
     """The facts an accuracies-only report opens with (:mod:`llm_power_verified.report.headline` words them).
 
-    ``agreement``: (lowest, highest, median) share of items the models of the adjacent "depends on rho" gaps must agree
-    on, None without such a gap.
+    Attributes
+    ----------
+    n_items, n_models : int
+        N and K.
+    scale : str
+        The scale the accuracies were read on ("percent" or "fraction").
+    alpha, power : float
+        The operating point.
+    mode : {"adjacent", "all"}
+        The pairs (and family).
+    family_size : int
+        m.
+    correction : str
+        The family's correction.
+    adjacent_pairs : int
+        The adjacent pairs.
+    adjacent, adjacent_family : VerdictCounts
+        Their verdicts at alpha, and in the family.
+    adjacent_assumed : VerdictCounts or None
+        Their verdicts at the assumed rho (None without one).
+    assumption : str or None
+        The assumed rho, in words.
+    agreement : tuple of float or None
+        (lowest, highest, median) share of items the models of the adjacent "depends on rho" gaps must agree on; None
+        without such a gap.
     """
 
     n_items: int
@@ -90,9 +123,34 @@ class AccuracyHeadline(Result):
 class AccuracyAudit(Result):
     """An accuracies-only audit: the table read, one row per pair, verdict counts over the adjacent pairs.
 
-    ``pairs["rho_critical"]`` (and ``_family``) hold the closed form's root, which lies outside
-    [rho_min, rho_max] (even outside [-1, 1]) when the verdict does not depend on rho; the reports
-    print it there as "none" (:func:`llm_power_verified.report.cells.reported_pairs`).
+    ``pairs["rho_critical"]`` (and ``_family``) hold the closed form's root, which lies outside [rho_min, rho_max]
+    (even outside [-1, 1]) when the verdict does not depend on rho; the reports print it there as "none"
+    (:func:`llm_power_verified.report.cells.reported_pairs`).
+
+    Attributes
+    ----------
+    table : AccuracyTable
+        The accuracies read (:func:`llm_power_verified.io.accuracy_table.read_accuracies`).
+    ranking : pandas.DataFrame
+        One row per model in rank order (the contract's accuracies model columns).
+    pairs : pandas.DataFrame
+        One row per pair (the contract's accuracies pair columns).
+    mode : {"adjacent", "all"}
+        The pairs, and the family.
+    correction : str
+        The family's correction.
+    family_size : int
+        m.
+    alpha, power : float
+        The operating point.
+    assumption : str or None
+        The assumed rho, in words (None without one).
+    adjacent, adjacent_family : VerdictCounts
+        The adjacent pairs' verdicts at alpha and in the family.
+    adjacent_assumed : VerdictCounts or None
+        Their verdicts at the assumed rho.
+    notes : tuple of str
+        What the reader must know.
     """
 
     table: AccuracyTable
@@ -242,10 +300,56 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
                      rho_range: tuple[float, float] | None = None) -> AccuracyAudit:
     """Resolution verdicts for a leaderboard known only by its accuracies and N.
 
-    ``mode``: "adjacent" (pairs next to each other in the ranking, the
-    family of K - 1) or "all" (every pair, the family of K (K - 1) / 2).
-    ``rho`` or ``rho_range``: an assumed correlation (or range), giving the
-    ``*_assumed`` columns; the verdict columns never use it.
+    Parameters
+    ----------
+    table : AccuracyTable
+        The printed accuracies and N (:func:`llm_power_verified.io.accuracy_table.read_accuracies`).
+    mode : {"adjacent", "all"}, default "adjacent"
+        Pairs next to each other in the ranking (the family of K - 1), or every pair (K (K - 1) / 2).
+    alpha : float, default 0.05
+        Two-sided level, in (0, 1).
+    power : float, default 0.8
+        Target power, in (alpha, 1).
+    correction : {"holm", "bonferroni", "sidak", "bh", "none"}, default "holm"
+        The family's correction behind ``verdict_family``.
+    rho : float, optional
+        An assumed correlation, giving the ``*_assumed`` columns (the verdict columns never use it).
+    rho_range : tuple of two floats, optional
+        An assumed range (low, high) instead, -1 <= low <= high <= 1.
+
+    Returns
+    -------
+    AccuracyAudit
+        The ranking, the pair table and the verdict counts.
+
+    Raises
+    ------
+    ArgumentError
+        An unknown mode or correction, alpha or power out of range, both ``rho`` and ``rho_range``, or a range outside
+        [-1, 1].
+
+    Notes
+    -----
+    Without per-item scores rho is unknown; it is bounded by the admissible interval [rho_min, rho_max] of the two
+    accuracies (Eqs. 7-8, ``derivations/admissible_correlation.py``).  N* (Eq. 6, ``derivations/wald.py``) is
+    largest at rho_min: the pair is resolved when N >= N* at rho_min, unresolved when N < N* at rho_max, and
+    otherwise depends on rho, crossing at the critical rho_c (``derivations/critical_correlation.py``).  The family
+    verdict takes N* at rho_min at the strictest level the correction may use (alpha / m; Sidak's level) and at
+    rho_max at the most lenient (alpha for Holm and BH, whose level depends on the order of the p-values): a pair
+    unresolved at every admissible rho at the strict level but not at the lenient one "depends on p-value order".
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Eqs. 6-8.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import llm_power_verified as lpv
+    >>> from llm_power_verified.io.accuracy_table import read_accuracies
+    >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
+    >>> audit.family_size, audit.adjacent
+    (25, VerdictCounts(resolved=7, unresolved=0, depends_on_rho=18, depends_on_order=0))
     """
     require_choice("mode", mode, ACCURACY_MODES)
     require_choice("correction", correction, CORRECTIONS)

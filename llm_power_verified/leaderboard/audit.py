@@ -24,7 +24,6 @@ An audit too large for the machine is refused before it allocates (:func:`~.rank
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
@@ -41,12 +40,12 @@ from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arr
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.contract import FAMILIES, MODES
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
-from llm_power_verified.leaderboard.headline import Headline, headline_facts
+from llm_power_verified.leaderboard.headline import headline_facts
 from llm_power_verified.leaderboard.pairs import (
     pair_indices,
     rank_models,
 )
-from llm_power_verified.leaderboard.protocol import PerItemAudit
+from llm_power_verified.leaderboard.audit_results import AuditResult, StreamedAudit
 from llm_power_verified.leaderboard.settings import AuditSettings
 from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
@@ -58,91 +57,15 @@ from llm_power_verified.leaderboard.ranking import (
 )
 from llm_power_verified.leaderboard.streams import canonical_order
 from llm_power_verified.leaderboard.summaries import (
-    ClusterSummary,
-    GapBucket,
-    Multiplicity,
     Tiers,
-    Verdicts,
     resolution_by_gap,
     verdict_table,
 )
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
 from llm_power_verified.parallel import Backend, LocalBackend
-from llm_power_verified.results import Result
 
 __all__ = ["AuditResult", "AuditSettings", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
 
-
-
-@dataclass(frozen=True, repr=False)
-class AuditResult(PerItemAudit, Result):
-    """Everything the audit computed; :func:`llm_power_verified.report.render` renders it (an :class:`~.protocol.Audit`).
-
-    ``repr`` is a one-line summary; ``pairs`` (one row per reported pair) and
-    ``ranking`` are DataFrames, the summaries typed results.
-
-    >>> import numpy as np
-    >>> from llm_power_verified.io import from_array
-    >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
-    >>> result = audit_leaderboard(matrix, n_resamples=0)
-    >>> result  # doctest: +ELLIPSIS
-    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, headline=<Headline>, notes=())
-    >>> result.verdicts.fixed_n, result.multiplicity.family_size
-    (0, 1)
-    """
-
-    matrix: ScoreMatrix
-    ranking: pd.DataFrame
-    pairs: pd.DataFrame
-    mode: str
-    family: str
-    family_size: int
-    alpha: float
-    power: float
-    seed: int
-    n_resamples: int
-    correction: str
-    multiplicity: Multiplicity
-    clusters: ClusterSummary | None
-    tiers: Tiers
-    verdicts: Verdicts
-    by_gap: tuple[GapBucket, ...]
-    headline: Headline
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, repr=False)
-class StreamedAudit(PerItemAudit, Result):
-    """A streamed audit: every summary of :class:`AuditResult`, the pair table itself having gone to the sink.
-
-    ``pairs_written`` rows were handed to the sink in pair-table order;
-    ``adjacent`` holds the adjacent pairs' rows (every column; the protocol's
-    ``pairs``), for the headline and the tiers.
-    """
-
-    matrix: ScoreMatrix
-    ranking: pd.DataFrame
-    adjacent: pd.DataFrame
-    pairs_written: int
-    mode: str
-    family: str
-    family_size: int
-    alpha: float
-    power: float
-    seed: int
-    n_resamples: int
-    correction: str
-    multiplicity: Multiplicity
-    tiers: Tiers
-    verdicts: Verdicts
-    by_gap: tuple[GapBucket, ...]
-    headline: Headline
-    notes: tuple[str, ...] = ()
-
-    @property
-    def pairs(self) -> pd.DataFrame:
-        """The pair rows kept in memory: the adjacent pairs (the rest went to the sink)."""
-        return self.adjacent
 
 
 def audit_leaderboard(
@@ -189,12 +112,22 @@ def audit_leaderboard(
     progress : callable, optional
         Called with a short message per block of pairs on large audits.
     backend : Backend, optional
-        Where the blocks of pairs are computed (:mod:`llm_power_verified.parallel`;
+        Where the blocks of pairs are computed (``llm_power_verified.parallel``;
         default: this process).  The result does not depend on it.
 
     Returns
     -------
     AuditResult
+        The ranking, the pair table and the summaries.
+
+    Raises
+    ------
+    TypeError
+        ``matrix`` is not a ``ScoreMatrix``.
+    ArgumentError
+        Fewer than 2 items, an unknown mode, family or correction, mode "reference" without a known reference
+        model (or with another family), alpha or power out of 0 < alpha < power < 1, a count out of range, or an
+        audit whose estimated memory exceeds the budget (:func:`~llm_power_verified.leaderboard.ranking.check_audit_memory`).
 
     Notes
     -----
@@ -207,7 +140,11 @@ def audit_leaderboard(
     and the pair is resolved when q >= 1.  Family-wise verdicts multiply N* by
     the inflation ((z_{1-alpha/(2m)} + z_power) / (z_{1-alpha/2} + z_power))^2
     (Bonferroni; Holm and BH at their step levels); clustered verdicts by the
-    design effect 1 + (m-bar - 1) max(ICC, 0).
+    design effect 1 + (m-bar - 1) max(ICC, 0).  At the observed gap, with the Wald z of the gap
+    z_wald = delta / sqrt(sigma_D^2 / N) (column ``z_wald``),
+    q = z_wald^2 / (z_{1-alpha/2} + z_power)^2.  Derived in ``derivations/wald.py`` (N*),
+    ``derivations/paired_variance.py`` (sigma_D^2), ``derivations/multiplicity.py`` (the inflations) and
+    ``derivations/design_effect.py``.
 
     References
     ----------
@@ -241,17 +178,51 @@ def stream_audit(
     arrow: bool = False,
     **settings,
 ) -> StreamedAudit:
-    """The audit of :func:`audit_leaderboard` with the pair table handed to ``sink`` block by block.
+    """The audit of :func:`audit_leaderboard` with the pair table handed to a sink block by block.
 
-    For audits whose pair table does not fit in memory (5,000 models have
-    12.5 M pairs, about 6 GB as a table): ``sink`` receives each block (a
-    DataFrame with every column, in pair-table order) and the result keeps
-    only the summaries.  Every row is the one :func:`audit_leaderboard` would
-    give.  ``settings``: the keywords of :func:`audit_leaderboard` (the fields
-    of :class:`AuditSettings`).  Clustered matrices are refused (the cluster
-    diagnostics need every pair at once); audit them in memory.  ``arrow``: the
-    sink receives each block as a pyarrow Table, converted where the block was
-    computed (so a Dask worker, not the client, pays for the conversion).
+    For audits whose pair table does not fit in memory (5,000 models have 12.5 M pairs, about 6 GB as a table): the
+    result keeps only the summaries and the adjacent pairs.  Every row is the one :func:`audit_leaderboard` would give.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        Aligned per-item scores, without item clusters.
+    sink : callable
+        Called with each block of the pair table (every column, in pair-table order).
+    mode : {"adjacent", "all", "reference"}, default "adjacent"
+        Which pairs are reported.
+    progress : callable, optional
+        Called with a short message per block of pairs on large audits.
+    backend : Backend, optional
+        Where the blocks are computed (default: this process).
+    arrow : bool, default False
+        Hand each block to ``sink`` as a pyarrow Table, converted where the block was computed (so that a Dask worker,
+        not the client, pays for the conversion).
+    **settings
+        The other keywords of :func:`audit_leaderboard` (the fields of
+        :class:`~llm_power_verified.leaderboard.settings.AuditSettings`).
+
+    Returns
+    -------
+    StreamedAudit
+        The summaries, the ranking and the adjacent pairs.
+
+    Raises
+    ------
+    ArgumentError
+        A clustered matrix (the cluster bootstrap needs every pair at once: audit it in memory), and every refusal of
+        :func:`audit_leaderboard`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> matrix = from_array((rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float), models=["x", "y", "z"])
+    >>> blocks = []
+    >>> streamed = stream_audit(matrix, blocks.append, "all", n_resamples=0)
+    >>> streamed.pairs_written, sum(len(block) for block in blocks), len(streamed.pairs)
+    (3, 3, 2)
     """
     if matrix.clusters is not None:
         raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "

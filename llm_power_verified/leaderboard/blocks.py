@@ -1,6 +1,6 @@
 """The pair grid in blocks: what every block needs, computed once, and one block's whole table.
 
-An audit's pair table is computed block by block (:data:`PAIR_BLOCK` pairs at
+An audit's pair table is computed block by block (``PAIR_BLOCK`` pairs at
 a time) by :func:`~llm_power_verified.leaderboard.pair_table.pair_block`, from two objects computed once per audit:
 
 * :class:`PairInputs`: what the pairs need from the score matrix, the exact
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import (
     adjust_pvalues,
@@ -31,11 +30,7 @@ from llm_power_verified.inference.multiplicity import (
     inflation_at_level,
     required_n_inflation,
 )
-from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.contingency import (
-    both_correct_counts,
-    correct_counts,
-)
+from llm_power_verified.leaderboard.pair_inputs import PairInputs, pair_inputs
 from llm_power_verified.leaderboard.pairs import (
     graded_log_e,
     pair_indices,
@@ -54,52 +49,20 @@ PAIR_BLOCK = 20_000
 
 
 @dataclass(frozen=True, repr=False)
-class PairInputs(Result):
-    """What every pair needs from the score matrix, computed once per audit.
-
-    Binary scores: ``a`` (K x K, items both models solve: the glossary's cell a
-    of every pair) and ``correct`` (per model); graded: ``means``,
-    ``covariance`` and the ``scores`` (for the shared item bootstrap).
-    """
-
-    n_items: int
-    models: tuple[str, ...]
-    binary: bool
-    rank: np.ndarray
-    a: np.ndarray | None = None
-    correct: np.ndarray | None = None
-    means: np.ndarray | None = None
-    covariance: np.ndarray | None = None
-    scores: np.ndarray | None = None
-
-    def counts(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Both-correct, only-first and only-second counts of the pairs (binary scores)."""
-        a = self.a[first, second].astype(np.int64)
-        return a, self.correct[first] - a, self.correct[second] - a
-
-
-def pair_inputs(matrix: ScoreMatrix, order: np.ndarray) -> PairInputs:
-    """The :class:`PairInputs` of a matrix whose models rank in ``order``."""
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(1, order.size + 1)
-    common = dict(n_items=matrix.n_items, models=tuple(matrix.models), binary=matrix.binary, rank=rank)
-    if matrix.binary:
-        a = both_correct_counts(matrix.scores)
-        # int32 halves what a worker receives; exact while no count passes 2^31 - 1 items.
-        a = a.astype(np.int32) if matrix.n_items < 2**31 else a
-        return PairInputs(**common, a=a, correct=correct_counts(matrix.scores))
-    if matrix.n_items < 2:
-        raise ArgumentError(f"graded scores: {matrix.n_items} item; the variance of the per-item differences needs at least 2 "
-                            "(N - 1 = 0 degrees of freedom), so no paired t, N* or ICC is estimable")
-    scores = matrix.scores
-    means = scores.mean(axis=0)
-    centred = scores - means
-    return PairInputs(**common, means=means, covariance=centred.T @ centred / (matrix.n_items - 1), scores=scores)
-
-
-@dataclass(frozen=True, repr=False)
 class BlockSettings(Result):
-    """The audit settings a block needs."""
+    """The audit settings a block needs.
+
+    Attributes
+    ----------
+    alpha, power : float
+        Level and target power.
+    n_resamples : int
+        Paired-bootstrap resamples.
+    seed : int
+        Seed of the per-pair streams.
+    correction : str
+        The family's correction.
+    """
 
     alpha: float
     power: float
@@ -110,7 +73,32 @@ class BlockSettings(Result):
 
 @dataclass(frozen=True, repr=False)
 class FamilyContext(Result):
-    """The declared family's all-pairs quantities (see the module notes), indexed by family position."""
+    """The declared family's quantities that need all its pairs at once, indexed by family position.
+
+    ``locate(first, second)`` gives each pair's family position (-1 outside); ``for_block(first, second)`` the
+    :class:`BlockFamily` of a block (what a Dask task receives).
+
+    Attributes
+    ----------
+    position : numpy.ndarray
+        K x K family positions (either orientation), -1 outside the family.
+    adjusted : dict of str to numpy.ndarray
+        Holm- and BH-adjusted p-values.
+    holm_inflation : numpy.ndarray
+        Each pair's N* inflation at its Holm step level.
+    bonferroni, bh_inflation : float
+        The Bonferroni and BH N* inflations.
+    log_e : numpy.ndarray or None
+        The log e-values.
+    rejected_e_bh : numpy.ndarray or None
+        The e-BH decisions.
+    first, second : numpy.ndarray
+        The family's pairs.
+    pvalues : numpy.ndarray
+        The arbiter's p-values of the family.
+    multiplicity : Multiplicity
+        The family's summary.
+    """
 
     position: np.ndarray
     adjusted: dict[str, np.ndarray]
@@ -144,7 +132,23 @@ class FamilyContext(Result):
 
 @dataclass(frozen=True, repr=False)
 class BlockFamily(Result):
-    """One block's slice of the :class:`FamilyContext`: the entries of its pairs inside the family (in block order)."""
+    """One block's slice of the :class:`FamilyContext`: the entries of its pairs inside the family, in block order.
+
+    Attributes
+    ----------
+    inside : numpy.ndarray
+        True for the block's pairs inside the family.
+    family_size : int
+        m.
+    bonferroni, bh_inflation : float
+        The Bonferroni and BH N* inflations.
+    pvalues, holm, bh, holm_inflation : numpy.ndarray
+        The arbiter's p-values, Holm- and BH-adjusted ones and Holm's inflation, of the pairs inside.
+    log_e : numpy.ndarray or None
+        Their log e-values (None unless every pair of the block is inside).
+    rejected_e_bh : numpy.ndarray or None
+        Their e-BH decisions.
+    """
 
     inside: np.ndarray
     family_size: int
@@ -162,6 +166,18 @@ def arbiter_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray) -
     """The arbiter's two-sided p-values (exact McNemar for 0/1 scores, paired t for graded) of the given pairs.
 
     No alpha or power: a p-value needs neither.  Symmetric in each pair's orientation.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`pair_inputs`).
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per pair.
     """
     if inputs.binary:
         _, only_a, only_b = inputs.counts(first, second)
@@ -170,8 +186,33 @@ def arbiter_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray) -
 
 
 def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | None = None) -> np.ndarray:
-    """The arbiter's p-values of all K (K - 1) / 2 pairs in :func:`~.pairs.pair_indices` order (rank-order upper
-    triangle), computed block by block by ``backend``: what the ranking's Holm procedure and any family take."""
+    """The arbiter's p-values of all K (K - 1) / 2 pairs, in the rank-order upper triangle.
+
+    Computed block by block: what the ranking's Holm procedure and any family take.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`pair_inputs`).
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    backend : Backend, optional
+        Where the blocks are computed (default: this process).
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-values in :func:`~llm_power_verified.leaderboard.pairs.pair_indices` order (mode "all").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> matrix = from_array((rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float), models=["x", "y", "z"])
+    >>> np.round(all_pairs_pvalues(pair_inputs(matrix, np.array([0, 1, 2])), np.array([0, 1, 2])), 4).tolist()
+    [0.0087, 0.0, 0.0]
+    """
     first, second = pair_indices(order, "all")
     pvalues = np.empty(first.size)
     slices = blocks(first.size)
@@ -182,7 +223,25 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
 
 
 def triangle_position(rank: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Index of each pair (either orientation) in :func:`all_pairs_pvalues`' order, from the models' 1-based ``rank``."""
+    """Index of each pair (either orientation) in :func:`all_pairs_pvalues`' order.
+
+    Parameters
+    ----------
+    rank : numpy.ndarray
+        The models' 1-based ranks.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+
+    Returns
+    -------
+    numpy.ndarray
+        The positions, int64.
+
+    Examples
+    --------
+    >>> triangle_position(np.array([1, 2, 3]), np.array([0, 2, 1]), np.array([2, 1, 0])).tolist()
+    [1, 2, 0]
+    """
     size = rank.size
     i, j = rank[first].astype(np.int64) - 1, rank[second].astype(np.int64) - 1
     low, high = np.minimum(i, j), np.maximum(i, j)
@@ -190,7 +249,22 @@ def triangle_position(rank: np.ndarray, first: np.ndarray, second: np.ndarray) -
 
 
 def family_log_e(inputs: PairInputs, alpha: float, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """A block of the family's first pass: the log e-values of its pairs (binary mixture, or graded betting)."""
+    """A block of the family's first pass: the log e-values of its pairs (binary mixture, or graded betting).
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`pair_inputs`).
+    alpha : float
+        Tunes the graded bets.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+
+    Returns
+    -------
+    numpy.ndarray
+        One log e-value per pair.
+    """
     if not inputs.binary:
         return graded_log_e(inputs, first, second, alpha)
     _, only_a, only_b = inputs.counts(first, second)
@@ -202,10 +276,43 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
                    backend: Backend | None = None) -> FamilyContext:
     """The :class:`FamilyContext` of the declared family.
 
-    ``all_pvalues``: the arbiter's p-values of all pairs (:func:`all_pairs_pvalues`), from which the family's are
-    taken (every family pair is an all-pairs entry, and a two-sided p-value does not depend on the orientation);
-    ``pairs``: the family's (first, second) when the caller has them; ``backend``: where the per-block first pass
-    (the e-values) runs; the procedures that need the whole family (Holm, BH, e-BH) run here.
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`pair_inputs`).
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    family : {"adjacent", "all", "reference"}
+        The declared family.
+    reference_index : int or None
+        The reference model's index (family "reference").
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    all_pvalues : numpy.ndarray
+        The arbiter's p-values of all pairs (:func:`all_pairs_pvalues`), from which the family's are taken (a
+        two-sided p-value does not depend on the orientation).
+    pairs : tuple of numpy.ndarray, optional
+        The family's (first, second) when the caller has them.
+    backend : Backend, optional
+        Where the per-block first pass (the e-values) runs; Holm, BH and e-BH, which need the whole family, run here.
+
+    Returns
+    -------
+    FamilyContext
+        The family's adjusted p-values, inflations, e-values and e-BH decisions.
+
+    Notes
+    -----
+    Holm tests the pair at step k at alpha / (m - k + 1), BH rejects the R smallest p-values with p_(R) <= alpha R / m,
+    and e-BH rejects the R largest e-values with e_(R) >= m / (alpha R).  Each level gives the N* inflation
+    ((z_{1-level/2} + z_power) / (z_{1-alpha/2} + z_power))^2 (``derivations/multiplicity.py``).
+
+    References
+    ----------
+    Holm (1979) Scand. J. Statist. 6, 65-70; Benjamini and Hochberg (1995) JRSS B 57, 289-300; Wang and Ramdas (2022)
+    JRSS B 84, 822-852 (e-BH).
     """
     first, second = pairs if pairs is not None else pair_indices(order, family, reference_index)
     size = first.size
@@ -240,6 +347,24 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
 
 
 def blocks(size: int, block: int | None = None) -> list[slice]:
-    """Consecutive slices of at most ``block`` (default :data:`PAIR_BLOCK`) pairs covering ``range(size)``."""
+    """Consecutive slices of at most ``block`` pairs covering ``range(size)``.
+
+    Parameters
+    ----------
+    size : int
+        The pairs.
+    block : int, optional
+        Pairs per slice (default ``PAIR_BLOCK``).
+
+    Returns
+    -------
+    list of slice
+        The slices.
+
+    Examples
+    --------
+    >>> blocks(5, 2)
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    """
     block = block or PAIR_BLOCK
     return [slice(start, min(start + block, size)) for start in range(0, size, block)]

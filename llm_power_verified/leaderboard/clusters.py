@@ -63,7 +63,34 @@ def _required_from_weights(statistics: ClusterStatistics, first, second, weights
 
 
 def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, power) -> tuple[int, np.ndarray]:
-    """Unresolved-pair count when the items are clustered by ``labels``; also the ICCs."""
+    """The unresolved-pair count when the items are clustered by ``labels``, and the ICCs.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    required_n : numpy.ndarray
+        Each pair's N* as if the items were independent.
+    labels : array_like
+        A cluster label per item.
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+
+    Returns
+    -------
+    unresolved : int
+        Pairs with N* x design effect > N.
+    icc : numpy.ndarray
+        Each pair's ICC of the paired difference.
+
+    Notes
+    -----
+    Design effect 1 + (m-bar - 1) max(ICC, 0) (``derivations/design_effect.py``; Donner, Birkett and Buck 1981).
+    """
     statistics = ClusterStatistics(matrix.scores, labels)
     icc, mean_size = statistics.icc(first, second)
     adjusted = required_n * _design_effect(icc, mean_size)
@@ -73,7 +100,42 @@ def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, 
 def cluster_diagnostics(
     matrix, pairs: pd.DataFrame, first, second, alpha: float, power: float, n_resamples: int, seed: int
 ) -> tuple[pd.DataFrame, ClusterSummary]:
-    """``pairs`` with the per-pair cluster columns added (a copy), and the summary across pairs."""
+    """The per-pair cluster columns and the summary across pairs.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores, with clusters.
+    pairs : pandas.DataFrame
+        The pair table.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    n_resamples : int
+        Cluster-bootstrap resamples (0: none).
+    seed : int
+        Seed of the cluster bootstrap.
+
+    Returns
+    -------
+    pairs : pandas.DataFrame
+        A copy with ``icc``, ``design_effect``, ``required_n_cluster``, ``resolved_cluster`` (and the bootstrap
+        columns).
+    summary : ClusterSummary
+        The diagnostics across pairs.
+
+    Notes
+    -----
+    N*_cluster = N* x (1 + (m-bar - 1) max(ICC, 0)) (``derivations/design_effect.py``).
+
+    References
+    ----------
+    Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Section 6.4, Appendices F and G; Donner,
+    Birkett and Buck (1981) Am. J. Epidemiol. 114, 906-914.
+    """
     labels = np.asarray(matrix.clusters)
     statistics = ClusterStatistics(matrix.scores, labels)
     icc, mean_size = statistics.icc(first, second)

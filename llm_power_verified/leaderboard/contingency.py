@@ -2,7 +2,7 @@
 
 ``both_correct_counts(scores)[j, k]`` is the number of items that models j and
 k both solve.  It is computed as X'X in float32 over blocks of at most
-:data:`BLOCK_ROWS` = 2^24 items, each block's result converted to int64 and
+``BLOCK_ROWS`` = 2^24 items, each block's result converted to int64 and
 summed.  Why exact: within a block every partial sum of the product is a whole
 number between 0 and the block's row count <= 2^24, and float32 represents
 every whole number up to 2^24 exactly, so no rounding can occur whatever the
@@ -23,8 +23,22 @@ BLOCK_ROWS = 2**24
 
 
 def both_correct_counts(scores: np.ndarray, *, block_rows: int = BLOCK_ROWS) -> np.ndarray:
-    """(K x K) int64 matrix of items both models solve, exact at any number of items.
+    """The K x K matrix of items both models solve, exact at any number of items.
 
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        0/1 scores, items x models.
+    block_rows : int, default ``BLOCK_ROWS``
+        Items per float64 matrix product (each exact below 2^53).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts; the diagonal holds each model's solved items.
+
+    Examples
+    --------
     >>> both_correct_counts(np.array([[1, 1], [1, 0], [0, 1]])).tolist()
     [[2, 1], [1, 2]]
     """
@@ -42,5 +56,21 @@ def _both_correct(scores: np.ndarray, block_rows: int) -> np.ndarray:
 
 
 def correct_counts(scores: np.ndarray) -> np.ndarray:
-    """Items each model solves, as int64 (exact)."""
+    """Items each model solves, as int64 (exact).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray
+        0/1 scores, items x models.
+
+    Returns
+    -------
+    numpy.ndarray
+        One count per model.
+
+    Examples
+    --------
+    >>> correct_counts(np.array([[1, 1], [1, 0], [0, 1]])).tolist()
+    [2, 2]
+    """
     return np.count_nonzero(np.asarray(scores) == 1, axis=0).astype(np.int64)

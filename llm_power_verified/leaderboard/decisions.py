@@ -32,7 +32,26 @@ __all__ = ["CORRECTIONS", "add_cluster_decisions", "add_decision_columns"]
 
 
 def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alpha: float) -> None:
-    """Add p_adjusted, significant and significant_anytime to ``pairs`` (in place)."""
+    """Add ``p_adjusted``, ``significant`` and ``significant_anytime`` to a pair table, in place.
+
+    A reported pair outside the declared family has no family verdict: None (shown "-", JSON null).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pair table, with the arbiter's p-values and the family's ``p_<correction>`` columns.
+    binary : bool
+        0/1 scores (arbiter exact McNemar) or graded (paired t).
+    correction : {"holm", "bonferroni", "sidak", "bh", "none"}
+        The family's correction ("none": the raw p-value).
+    alpha : float
+        The level.
+
+    Raises
+    ------
+    ArgumentError
+        An unknown ``correction``.
+    """
     if correction not in CORRECTIONS:
         raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {correction!r}")
     raw = pairs["p_exact"] if binary else pairs["p_t"]
@@ -46,7 +65,24 @@ def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alp
 
 
 def add_cluster_decisions(pairs: pd.DataFrame, binary: bool, alpha: float, family_size: int) -> None:
-    """Add p_cluster and significant_clustered (needs the cluster columns' ``design_effect``), in place."""
+    """Add ``p_cluster`` and ``significant_clustered`` to a pair table with cluster columns, in place.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The pair table, with ``design_effect`` and the arbiter's log p-values.
+    binary : bool
+        0/1 scores (exact McNemar) or graded (paired t).
+    alpha : float
+        The level.
+    family_size : int
+        m.
+
+    Notes
+    -----
+    The arbiter's two-sided z, from log p (so that p far below 1e-300 keeps its size), deflated by the square root of
+    the design effect: p_cluster = 2 Phi(-z / sqrt(DE)); significant when min(1, m p_cluster) <= alpha (Bonferroni).
+    """
     log_raw = (pairs["log_p_exact"] if binary else pairs["log_p_t"]).to_numpy()
     # The arbiter's two-sided z, from log p so that p far below 1e-300 keeps its size; deflated by sqrt(DE).
     z = -ndtri_exp(np.minimum(log_raw - np.log(2.0), np.log(0.5)))

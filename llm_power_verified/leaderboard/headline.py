@@ -34,7 +34,15 @@ ADJACENT_VERDICTS = ("significant", "resolved", "significant_clustered", "signif
 
 @dataclass(frozen=True, repr=False)
 class VerdictCount(Result):
-    """k of m: ``count`` pairs with the verdict out of the ``defined`` for which it is defined (None outside the family)."""
+    """k of m: ``count`` pairs with a verdict out of the ``defined`` for which it is defined.
+
+    Attributes
+    ----------
+    count : int
+        Pairs with the verdict.
+    defined : int
+        Pairs for which it is defined (a decision is None outside the family).
+    """
 
     count: int
     defined: int
@@ -42,16 +50,43 @@ class VerdictCount(Result):
 
 @dataclass(frozen=True, repr=False)
 class Headline(Result):
-    """The facts of an audit's headline.
+    """The facts of a per-item audit's headline (:mod:`llm_power_verified.report.headline` words them).
 
-    ``adjacent``: per verdict column present (:data:`ADJACENT_VERDICTS`), its
-    count among the ``adjacent_pairs`` adjacent pairs reported (empty when none
-    is: in mode "reference", only the reference's neighbours in the ranking are).
-    ``smallest_resolvable_gap`` is the MDE at N, at the ``median_rho`` of the
-    reported pairs and the ``mean_score`` of all models (:func:`smallest_resolvable_gap`).
-    ``required_n_all_adjacent``: the largest N* of the adjacent pairs (None when
-    none is reported, or when ``zero_gap_pairs`` of them have a gap of 0 and no N
-    resolves them).
+    Attributes
+    ----------
+    n_items, n_models : int
+        N and K.
+    binary : bool
+        0/1 scores (False: graded).
+    n_clusters : int or None
+        Clusters (None without).
+    alpha, power : float
+        The operating point.
+    family : str
+        The declared family.
+    family_size : int
+        m.
+    correction : str
+        The family's correction.
+    adjacent_pairs : int
+        The adjacent pairs reported (in mode "reference", only the reference's neighbours in the ranking).
+    adjacent : dict of str to VerdictCount
+        Per verdict column present (``ADJACENT_VERDICTS``), its count among them.
+    total_pairs, significant_pairs, resolved_pairs : int
+        All K (K - 1) / 2 pairs, and those significant (Holm over all pairs) and resolved (q >= 1).
+    procedure : str
+        The all-pairs procedure.
+    smallest_resolvable_gap : float
+        The MDE at N, at ``median_rho`` and ``mean_score`` (:func:`smallest_resolvable_gap`).
+    median_rho : float
+        Median observed rho of the reported pairs.
+    mean_score : float
+        Mean score of all models.
+    required_n_all_adjacent : int or None
+        The largest N* of the adjacent pairs; None when none is reported, or when ``zero_gap_pairs`` of them have a
+        gap of 0 (no N resolves them).
+    zero_gap_pairs : int
+        Adjacent pairs with a gap of 0.
     """
 
     n_items: int
@@ -82,12 +117,33 @@ class Headline(Result):
 
 
 def smallest_resolvable_gap(matrix: ScoreMatrix, pairs: pd.DataFrame, alpha: float, power: float) -> tuple[float, float, float]:
-    """(MDE, median rho, mean score): the gap resolved at N, at the median observed rho of the reported ``pairs``.
+    """The gap resolved at N, at the median observed rho of the reported pairs.
 
-    Binary: sigma_D^2 from the paper's Eq. 5 at p_A = p_B = p, the mean score of
-    all models (2 p (1 - p)(1 - rho)); graded: the median variances of the two
-    models' scores in place of p (1 - p).  MDE by Eq. 4 (the generated formulas).
-    ``pairs`` needs ``rho`` (and, graded, ``variance_a`` and ``variance_b``).
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores audited.
+    pairs : pandas.DataFrame
+        The reported pairs (``rho``; graded: ``variance_a`` and ``variance_b``).
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+
+    Returns
+    -------
+    mde : float
+        The minimum detectable gap.
+    median_rho : float
+        The median rho used.
+    mean_score : float
+        The mean score of all models, p.
+
+    Notes
+    -----
+    Binary: sigma_D^2 from the paper's Eq. 5 at p_A = p_B = p, 2 p (1 - p)(1 - rho); graded: the median variances
+    of the two models' scores in place of p (1 - p).  MDE = (z_{1-alpha/2} + z_power) sqrt(sigma_D^2 / N) (Eq. 4,
+    ``derivations/wald.py``).
     """
     rho = float(np.nanmedian(pairs["rho"])) if np.isfinite(pairs["rho"]).any() else 0.0
     mean = float(matrix.scores.mean())
@@ -111,8 +167,36 @@ def _count(frame: pd.DataFrame, column: str) -> VerdictCount:
 
 def headline_facts(matrix: ScoreMatrix, *, alpha: float, power: float, family: str, family_size: int, correction: str,
                    n_clusters: int | None, reported: pd.DataFrame, adjacent: pd.DataFrame, tiers: Tiers) -> Headline:
-    """The :class:`Headline` of an audit: ``reported`` the pair rows of the mode (at least their ``rho`` and, graded, variance
-    columns), ``adjacent`` those of its rows whose ``adjacent`` column is true (every column)."""
+    """The :class:`Headline` of a per-item audit.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores audited.
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    family : str
+        The declared family.
+    family_size : int
+        m.
+    correction : str
+        The family's correction.
+    n_clusters : int or None
+        Clusters (None without).
+    reported : pandas.DataFrame
+        The pair rows of the mode (at least ``rho`` and, graded, the variance columns).
+    adjacent : pandas.DataFrame
+        Those of its rows whose ``adjacent`` column is true (every column).
+    tiers : Tiers
+        The audit's tiers (the all-pairs counts).
+
+    Returns
+    -------
+    Headline
+        The facts.
+    """
     gap, rho, mean = smallest_resolvable_gap(matrix, reported, alpha, power)
     required = adjacent["required_n"].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
     zero_gap = int(np.isinf(required).sum())

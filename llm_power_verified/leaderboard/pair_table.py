@@ -32,7 +32,24 @@ __all__ = ["pair_block", "pair_block_arrow", "pair_blocks", "stream_blocks"]
 
 def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
                family: BlockFamily) -> pd.DataFrame:
-    """Every column of the pair table for one block of pairs (``first`` the higher-ranked model of each)."""
+    """Every column of the pair table for one block of pairs.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    settings : BlockSettings
+        The audit settings a block needs.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    family : BlockFamily
+        The block's slice of the family context.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The block's rows, columns in the contract's order.
+    """
     alpha, power, n = settings.alpha, settings.power, inputs.n_items
     compute = binary_pair_columns if inputs.binary else graded_pair_columns
     pairs = pd.DataFrame(compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed))
@@ -66,7 +83,24 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
 
 def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
                      family: BlockFamily) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
-    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output."""
+    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    settings : BlockSettings
+        The audit settings a block needs.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    family : BlockFamily
+        The block's slice of the family context.
+
+    Returns
+    -------
+    pyarrow.Table
+        The block's rows.
+    """
     # Optional dependency (extra parquet): only Parquet output asks for Arrow blocks.
     import pyarrow as pa
 
@@ -106,7 +140,24 @@ _KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "reso
 
 
 def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """Hand each block to ``sink``; keep the summary columns (:data:`_KEPT`, filled in place) and the adjacent rows."""
+    """Hand each block to a sink; keep the summary columns and the adjacent rows.
+
+    Parameters
+    ----------
+    tables : iterable of pandas.DataFrame or pyarrow.Table
+        The pair table's blocks, in order.
+    sink : callable
+        Called with each block.
+    size : int
+        The pairs in all.
+
+    Returns
+    -------
+    kept : pandas.DataFrame
+        The summary columns (``_KEPT``) of every pair.
+    adjacent : list of pandas.DataFrame
+        Each block's adjacent rows (every column).
+    """
     kept: dict[str, np.ndarray] = {}
     adjacent, start = [], 0
     for table in tables:
@@ -128,7 +179,30 @@ def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFr
 
 def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress,
                 task=pair_block) -> Iterator[pd.DataFrame]:
-    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once)."""
+    """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once).
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    context : FamilyContext
+        The declared family's context.
+    settings : BlockSettings
+        The audit settings a block needs.
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    backend : Backend
+        Where the blocks are computed.
+    progress : callable or None
+        Called with a short message per block on large audits.
+    task : callable, default pair_block
+        The block function (:func:`pair_block_arrow` for Parquet).
+
+    Yields
+    ------
+    pandas.DataFrame or pyarrow.Table
+        Each block's rows.
+    """
     slices = blocks(first.size)
     # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
     tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)

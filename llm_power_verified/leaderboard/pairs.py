@@ -1,7 +1,7 @@
 """Per-pair statistics of a leaderboard: which pairs, their exact 2x2 counts, tests, N*, bootstrap and sensitivity.
 
 Every function works on a block of pairs at once (no loop over items or pairs in Python);
-:func:`~llm_power_verified.leaderboard.blocks.pair_block` calls them block by block.
+:func:`~llm_power_verified.leaderboard.pair_table.pair_block` calls them block by block.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.bootstrap import percentile_pvalue
 from llm_power_verified.inference.mcnemar import exact_and_midp, mcnemar_chi2
 from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.pair_bootstrap import bootstrap_pair_cells
 from llm_power_verified.leaderboard.streams import (
     item_stream,
     pair_streams,
     ranking_order,
 )
-from llm_power_verified.numeric import quantiles
 from llm_power_verified.power.connor import required_n_connor_from_counts
 from llm_power_verified.power.conventions import required_n_unpaired
 from llm_power_verified.power.correlation import (
@@ -44,12 +44,54 @@ __all__ = ["add_anytime_columns", "adjacent_ranks", "binary_pair_columns", "boot
 
 
 def rank_models(matrix: ScoreMatrix) -> np.ndarray:
-    """Model indices from the highest mean score down; equal means are ordered by model name."""
+    """Model indices from the highest mean score down; equal means are ordered by model name.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+
+    Returns
+    -------
+    numpy.ndarray
+        The column indices of the models in rank order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> matrix = from_array((rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float), models=["x", "y", "z"])
+    >>> rank_models(matrix).tolist()
+    [0, 1, 2]
+    """
     return ranking_order(matrix.scores.mean(axis=0), matrix.models)
 
 
 def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(first, second) model indices: first is the higher-ranked (or the reference) model."""
+    """The pairs of a mode, as (first, second) model indices: first is the higher-ranked (or the reference) model.
+
+    Parameters
+    ----------
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    mode : {"adjacent", "all", "reference"}
+        Neighbours in the ranking (K - 1 pairs), every pair (K (K - 1) / 2, the rank-order upper triangle), or the
+        reference against every other model (K - 1).
+    reference : int, optional
+        The reference model's index (mode "reference").
+
+    Returns
+    -------
+    first, second : numpy.ndarray
+        Model indices of each pair.
+
+    Examples
+    --------
+    >>> first, second = pair_indices(np.array([2, 0, 1]), "all")
+    >>> list(zip(first.tolist(), second.tolist()))
+    [(2, 0), (2, 1), (0, 1)]
+    """
     if mode == "adjacent":
         return order[:-1], order[1:]
     if mode == "all":
@@ -66,99 +108,60 @@ def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> 
 
 
 def adjacent_ranks(rank_a, rank_b) -> np.ndarray:
-    """The pairs' ``adjacent`` column: the two models are next in the ranking, abs(rank_a - rank_b) = 1 (either orientation).
+    """The pairs' ``adjacent`` column: the two models are next in the ranking, abs(rank_a - rank_b) = 1.
 
-    The one rule of "adjacent pair": the headline, the tiers, the streamed audit, ``--fail-on`` and ``plan`` read this
-    column (or, for a saved report that lacks it, this function) rather than typing the rule again.
+    The one rule of "adjacent pair" (either orientation): the headline, the tiers, the streamed audit, ``--fail-on``
+    and ``plan`` read this column (or, for a saved report that lacks it, this function) rather than typing the rule
+    again.
 
+    Parameters
+    ----------
+    rank_a, rank_b : array_like
+        The two models' ranks.
+
+    Returns
+    -------
+    numpy.ndarray
+        True where they are adjacent.
+
+    Examples
+    --------
     >>> adjacent_ranks([1, 3, 2], [2, 1, 4]).tolist()
     [True, False, False]
     """
     return np.abs(np.asarray(rank_b, dtype=np.int64) - np.asarray(rank_a, dtype=np.int64)) == 1
 
 
-def bootstrap_pair_cells(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, n_resamples: int, confidence: float,
-    rng: np.random.Generator | tuple[list[np.random.Generator], np.ndarray], required: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*, from multinomial cell resampling.
-
-    ``a``, ``b``, ``c`` are the both-right, only-A and only-B counts of each pair
-    (the glossary's cells) out of ``n`` items.  The four cells are drawn as a
-    chain of binomials: a* ~ Bin(n, p11), b* ~ Bin(n - a*, p10 / (1 - p11)),
-    c* ~ Bin(n - a* - b*, p01 / (1 - p11 - p10)).  ``rng`` is one generator for
-    every pair (simulations: vectorised over pairs), or the per-pair streams of
-    :func:`~llm_power_verified.leaderboard.streams.pair_streams` (the audit: a
-    pair's draws then depend on its names only; each is drawn in sorted-name
-    orientation and its discordant cells swapped back).
-    Returns (low, high, p-value, N* 5%, N* 95%); the N* columns are NaN unless ``required``.
-    """
-    pairs = a.size
-    low, high, pvalue = np.empty(pairs), np.empty(pairs), np.empty(pairs)
-    n_star_low, n_star_high = np.full(pairs, np.nan), np.full(pairs, np.nan)
-    tails = [(1 - confidence) / 2, (1 + confidence) / 2]
-    chunk = max(1, 2_000_000 // max(n_resamples, 1))
-    for start in range(0, pairs, chunk):
-        sl = slice(start, min(start + chunk, pairs))
-        if isinstance(rng, np.random.Generator):
-            d10, d01 = _draw_cells(rng, n, a[sl], b[sl], c[sl], (n_resamples, a[sl].size))
-        else:
-            d10, d01 = _draw_cells_per_pair(rng, sl, n, a, b, c, n_resamples)
-        gap = (d10 - d01) / n
-        low[sl], high[sl] = np.quantile(gap, tails, axis=0)
-        pvalue[sl] = percentile_pvalue(gap, axis=0)
-        if required:
-            resampled = np.asarray(required_n_from_counts(d10, d01, n))
-            n_star_low[sl], n_star_high[sl] = quantiles(resampled, [0.05, 0.95])
-    return low, high, pvalue, n_star_low, n_star_high
-
-
-def _draw_cells(rng: np.random.Generator, n: int, a, b, c, shape) -> tuple[np.ndarray, np.ndarray]:
-    """(b*, c*) resampled: the chain of binomials of :func:`bootstrap_pair_cells`."""
-    p11, p10, p01 = a / n, b / n, c / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d11 = rng.binomial(n, np.broadcast_to(p11, shape))
-        rest = n - d11
-        d10 = rng.binomial(rest, np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1))
-        d01 = rng.binomial(rest - d10, np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1))
-    return d10, d01
-
-
-def _draw_cells_per_pair(streams, sl: slice, n: int, a, b, c, n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each pair's (b*, c*) from its own stream, in sorted-name orientation, swapped back where reversed.
-
-    A loop over pairs (not items): one generator per pair is what makes a
-    pair's interval independent of which other pairs are in the audit.  The
-    chain's three probabilities are computed for the whole slice first (the
-    same element-wise operations as :func:`_draw_cells`, so the same draws);
-    the loop makes only the three binomial calls.
-    """
-    generators, reversed_order = streams
-    flip = np.asarray(reversed_order[sl], dtype=bool)
-    first = np.where(flip, c[sl], b[sl])
-    second = np.where(flip, b[sl], c[sl])
-    p11, p10, p01 = a[sl] / n, first / n, second / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q10 = np.clip(np.nan_to_num(p10 / (1 - p11)), 0, 1)
-        q01 = np.clip(np.nan_to_num(p01 / (1 - p11 - p10)), 0, 1)
-    width = sl.stop - sl.start
-    drawn_first = np.empty((n_resamples, width), dtype=np.int64)
-    drawn_second = np.empty((n_resamples, width), dtype=np.int64)
-    for column, index in enumerate(range(sl.start, sl.stop)):
-        generator = generators[index]
-        # A scalar p with size= draws exactly what the broadcast array did, three times faster (no per-element checks).
-        d11 = generator.binomial(n, float(p11[column]), size=n_resamples)
-        rest = n - d11
-        d10 = generator.binomial(rest, q10[column])
-        drawn_first[:, column] = d10
-        drawn_second[:, column] = generator.binomial(rest - d10, q01[column])
-    d10 = np.where(flip, drawn_second, drawn_first)
-    d01 = np.where(flip, drawn_first, drawn_second)
-    return d10, d01
-
-
 def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
-    """The per-pair columns of binary scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+    """The per-pair columns of 0/1 scores: gap, cells, rho-hat, the tests, N*, q, MDE, bootstrap, sensitivity, shortcut.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    n_resamples : int
+        Paired-bootstrap resamples (0: none).
+    seed : int
+        Seed of the per-pair streams.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Column name -> one value per pair.
+
+    Notes
+    -----
+    sigma_D^2 = p_A(1-p_A) + p_B(1-p_B) - 2 rho sqrt(p_A(1-p_A) p_B(1-p_B)) (``derivations/paired_variance.py``),
+    N* = (z_{1-alpha/2} + z_power)^2 sigma_D^2 / delta^2 (Eq. 6, ``derivations/wald.py``), q = N / N*; Connor's N
+    (``derivations/connor.py``), the (1 - rho) shortcut (``derivations/shortcut_series.py``) and the unpaired N
+    (``derivations/unpaired.py``).
+    """
     n = inputs.n_items
     both, only_a, only_b = inputs.counts(first, second)
     neither = n - both - only_a - only_b
@@ -216,9 +219,20 @@ def _sensitivity(frame: dict, alpha: float, power: float) -> None:
 def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
     """The paired t-test of graded scores: ``t``, ``p_t`` and ``log_p_t`` of each pair, with the moments behind them.
 
-    Also returns ``delta``, ``p_a``, ``p_b``, ``rho``, ``variance_a``, ``variance_b`` and ``variance`` (what the
-    test is computed from), so that :func:`graded_pair_columns` builds on it.  No alpha or power: the ranking's
-    all-pairs p-values need the test only.
+    Also returns ``delta``, ``p_a``, ``p_b``, ``rho``, ``variance_a``, ``variance_b`` and ``variance``, so that
+    :func:`graded_pair_columns` builds on it.  No alpha or power: the ranking's all-pairs p-values need the test only.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Column name -> one value per pair.
     """
     n = inputs.n_items
     means, covariance = inputs.means, inputs.covariance
@@ -243,7 +257,28 @@ def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
 
 
 def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
-    """The per-pair columns of graded scores (``inputs`` a :class:`~llm_power_verified.leaderboard.blocks.PairInputs`)."""
+    """The per-pair columns of graded scores: the paired t-test, N*, q, MDE, the shared item bootstrap and sensitivity.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.blocks.pair_inputs`).
+    first, second : numpy.ndarray
+        Model indices of each pair (``first`` the higher-ranked model, or the reference).
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    n_resamples : int
+        Item-bootstrap resamples (0: none).
+    seed : int
+        Seed of the shared item stream.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Column name -> one value per pair.
+    """
     n = inputs.n_items
     frame = paired_t_columns(inputs, first, second)
     gap, variance, var_a, var_b = frame["delta"], frame["variance"], frame["variance_a"], frame["variance_b"]
@@ -288,12 +323,23 @@ def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) ->
 
 
 def add_anytime_columns(pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None) -> None:
-    """Anytime-valid columns: the grid-mixture e-value at the observed counts and the boundary-based N_av.
+    """Add the anytime-valid columns of 0/1 scores, in place: the e-value at the observed counts and N_av.
 
-    p_anytime_at_n = min(1, 1/e_N) at the final counts; a monitored trajectory's
-    min(1, 1/sup e_t) can only be smaller, so this is conservative when the
-    arrival order is unknown.  ``log_e``, when given, is the e-value already
-    computed for these very counts.
+    p_anytime_at_n = min(1, 1/e_N) at the final counts; a monitored trajectory's min(1, 1/sup e_t) can only be
+    smaller, so this is conservative when the arrival order is unknown.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        The block's pair table (``b``, ``c``, ``delta``, ``variance``).
+    n_items : int
+        N.
+    alpha : float
+        Two-sided level, in (0, 1).
+    power : float
+        Target power, in (alpha, 1).
+    log_e : numpy.ndarray, optional
+        The log e-values already computed for these very counts.
     """
     if log_e is None:
         log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)

@@ -21,7 +21,34 @@ __all__ = ["Audit", "PerItemAudit"]
 
 @runtime_checkable
 class Audit(Protocol):
-    """What a renderer reads of an audit (see the module notes)."""
+    """What a renderer reads of an audit: the protocol every audit implements.
+
+    Its methods ``settings()``, ``data()`` and ``sections()`` give the JSON report's members.  :class:`~llm_power_verified.leaderboard.audit_results.AuditResult`,
+    :class:`~llm_power_verified.leaderboard.audit_results.StreamedAudit` and
+    :class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit` implement it.
+
+    Attributes
+    ----------
+    kind : str
+        "binary", "graded" or "accuracies".
+    source : str
+        Where the data were read from.
+    pairs, ranking : pandas.DataFrame
+        The pair table and the model table.
+    headline : object
+        The headline's facts.
+    notes : tuple of str
+        What the reader must know.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> from llm_power_verified.leaderboard.audit import audit_leaderboard
+    >>> audit = audit_leaderboard(from_array(np.array([[1, 0], [1, 1], [0, 0]] * 20), models=["a", "b"]), n_resamples=0)
+    >>> isinstance(audit, Audit), audit.kind
+    (True, 'binary')
+    """
 
     @property
     def kind(self) -> str: ...
@@ -49,7 +76,12 @@ class Audit(Protocol):
 
 
 class PerItemAudit:
-    """The protocol's members of a per-item audit, from its ``matrix`` and settings fields (a mixin of the result dataclasses)."""
+    """The protocol's members of a per-item audit, from its ``matrix`` and settings fields.
+
+    A mixin of :class:`~llm_power_verified.leaderboard.audit_results.AuditResult` and
+    :class:`~llm_power_verified.leaderboard.audit_results.StreamedAudit`: ``kind``, ``source``, ``settings()``,
+    ``data()`` and ``sections()``.
+    """
 
     @property
     def kind(self) -> str:

@@ -16,7 +16,7 @@ the family-wise error rate alpha over all pairs.  The adjacent-break tiers of
 chain, and they answer a power question, not a significance question.
 
 Memory grows as K^2 (the K x K tables behind the decisions): :func:`audit_memory`
-estimates an audit's peak from its shape (:data:`RANKING_BYTES_PER_CELL` per
+estimates an audit's peak from its shape (``RANKING_BYTES_PER_CELL`` per
 cell plus the pair rows kept) and :func:`memory_budget` says what a run may
 use, so that an audit too large for the machine is refused before it
 allocates (20,000 models need about 19 GB whatever the mode).
@@ -33,17 +33,21 @@ comparison and evaluation. Comput. Stat. Data Anal. 52(2), 725-736.
 
 from __future__ import annotations
 
-import os
 import string
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import PairInputs
+from llm_power_verified.leaderboard.memory import (
+    audit_memory,
+    check_audit_memory,
+    memory_budget,
+    ranking_memory,
+)
 from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_wald,
@@ -53,31 +57,33 @@ __all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "che
            "resolved_count", "significance_matrix"]
 
 RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
-#: Peak bytes per cell of the K x K table that the ranking allocates: the pair counts (int64 and the float32 product), the
-#: all-pairs indices, p-values and Holm's sort, the adjusted-p table and the letters' boolean tables.  Measured 45 at
-#: K = 4,000 (697 MiB over the interpreter's own, 3 items, adjacent mode); 48 leaves a margin.
-RANKING_BYTES_PER_CELL = 48
-#: Peak bytes per reported pair beyond the ranking: a row of the in-memory pair table (every column) and the columns a
-#: streamed audit keeps; and per pair of an "all" family that the mode does not report (indices, p-values, Holm's sort).
-#: Measured at K = 2,000, mode all, 3 items: 764 and 58 bytes per pair; rounded up (the z_wald column adds 8: 772 < 800).  The streamed audit has since kept
-#: rho (8 bytes) and, graded, the two variances (16) for the headline's smallest resolvable gap: 58 + 24, rounded up to 88.
-_PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
-
-
-def ranking_memory(n_models: int) -> int:
-    """Estimated peak bytes of :func:`model_table` and the all-pairs counts for ``n_models`` models (grows as K^2).
-
-    >>> f"{ranking_memory(20_000) / 1e9:.1f} GB"
-    '19.2 GB'
-    """
-    return RANKING_BYTES_PER_CELL * n_models * n_models
 
 
 def significance_matrix(order: np.ndarray, holm_all: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """(significant, adjusted p): K x K matrices in rank order, from the Holm-adjusted arbiter p-values of all pairs.
+    """The K x K significance decisions and adjusted p-values in rank order, from the Holm-adjusted p-values of all pairs.
 
-    ``holm_all``: the K (K - 1) / 2 adjusted p-values in :func:`~.pairs.pair_indices` order (the rank-order upper
-    triangle), as :func:`holm_all_pairs` gives them.
+    Parameters
+    ----------
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    holm_all : numpy.ndarray
+        The K (K - 1) / 2 adjusted p-values in :func:`~llm_power_verified.leaderboard.pairs.pair_indices` order (the
+        rank-order upper triangle), as :func:`holm_all_pairs` gives them.
+    alpha : float
+        The family-wise level.
+
+    Returns
+    -------
+    significant : numpy.ndarray
+        K x K booleans (False on the diagonal).
+    adjusted : numpy.ndarray
+        K x K adjusted p-values (1 on the diagonal).
+
+    Examples
+    --------
+    >>> significant, _ = significance_matrix(np.arange(3), np.array([0.01, 0.2, 0.04]), 0.05)
+    >>> significant.astype(int).tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
     """
     size = order.size
     table = np.ones((size, size))
@@ -90,57 +96,48 @@ def significance_matrix(order: np.ndarray, holm_all: np.ndarray, alpha: float) -
 
 
 def holm_all_pairs(all_pvalues: np.ndarray) -> np.ndarray:
-    """Holm's adjustment of the arbiter's p-values of all pairs (:func:`~.blocks.all_pairs_pvalues`)."""
+    """Holm's adjustment of the arbiter's p-values of all pairs.
+
+    Parameters
+    ----------
+    all_pvalues : numpy.ndarray
+        The p-values (:func:`~llm_power_verified.leaderboard.blocks.all_pairs_pvalues`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The Holm-adjusted p-values, in the same order.
+
+    Notes
+    -----
+    The k-th smallest p-value is multiplied by m - k + 1, made monotone and capped at 1 (Holm 1979, Scand. J. Statist.
+    6, 65-70).
+
+    Examples
+    --------
+    >>> holm_all_pairs(np.array([0.01, 0.04, 0.03])).round(2).tolist()
+    [0.03, 0.06, 0.06]
+    """
     return adjust_pvalues(np.asarray(all_pvalues, dtype=np.float64), "holm") if all_pvalues.size else np.empty(0)
 
 
-def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool) -> int:
-    """Estimated peak bytes of an audit: the ranking's K x K tables, copies of the score matrix, the pair rows kept."""
-    every = models * (models - 1) // 2
-    reported = every if mode == "all" else models - 1
-    family_only = every if family == "all" and mode != "all" else 0
-    return (ranking_memory(models) + 24 * models * items + (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported
-            + _FAMILY_PAIR_BYTES * family_only)
-
-
-def memory_budget() -> tuple[int, str]:
-    """Bytes an audit may use, and why: half of the machine's memory, or less when an address-space limit is set."""
-    try:
-        budget, reason = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2, "half of this machine's memory"
-    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): assume 16 GB
-        budget, reason = 8 << 30, "half of an assumed 16 GB"
-    try:
-        # Optional dependency: the resource module exists on Unix only.
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-        with open("/proc/self/statm") as status:
-            in_use = int(status.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (ImportError, OSError, ValueError):
-        return budget, reason
-    if limit != resource.RLIM_INFINITY and limit - in_use < budget:
-        return max(limit - in_use, 0), "what the address-space limit (ulimit -v) leaves"
-    return budget, reason
-
-
-def check_audit_memory(models: int, items: int, mode: str, family: str, streamed: bool) -> None:
-    """Refuse, before allocating, an audit whose estimated memory exceeds the budget: one line with the figures."""
-    need = audit_memory(models, items, mode, family, streamed)
-    budget, reason = memory_budget()
-    if need <= budget:
-        return
-    if not streamed and audit_memory(models, items, mode, family, True) <= budget:
-        remedy = "stream the pair table instead (--format parquet --out FILE, or stream_audit)"
-    else:
-        most = int((budget / ranking_memory(1)) ** 0.5)
-        remedy = f"audit fewer models at once (about {most:,} fit)"
-    raise ArgumentError(f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
-                        f"{budget / 1e9:,.1f} GB this run may use ({reason}): the ranking tests all {models * (models - 1) // 2:,} "
-                        f"pairs, so memory grows as the square of the number of models; {remedy}")
-
-
 def resolved_count(inputs: PairInputs, alpha: float, power: float) -> int:
-    """How many of all K (K - 1) / 2 pairs have q = N / N* >= 1 (from the audit's exact counts or covariances, no pair loop)."""
+    """How many of all K (K - 1) / 2 pairs have q = N / N* >= 1 (from the exact counts or covariances, no pair loop).
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs.
+    alpha : float
+        Two-sided level.
+    power : float
+        Target power.
+
+    Returns
+    -------
+    int
+        The resolved pairs.
+    """
     n, size = inputs.n_items, len(inputs.models)
     if inputs.binary:
         both, correct = inputs.a, inputs.correct
@@ -165,19 +162,27 @@ def resolved_count(inputs: PairInputs, alpha: float, power: float) -> int:
 def letter_columns(significant: np.ndarray) -> np.ndarray:
     """The letters as a boolean (letters x models) matrix: a clique cover of the "not significantly different" graph.
 
-    Models are in rank order.  Sweeping the pairs in rank order, each
-    not-yet-covered non-significant pair (i, j) seeds a letter that grows to a
-    maximal set of mutually non-significant models, adding candidates nearest
-    in rank first; a model significantly different from every other gets a
-    letter of its own.  Every letter therefore holds mutually non-significant
-    models only, and every non-significant pair shares at least one letter: two
-    models share a letter exactly when their difference is not significant.
+    Sweeping the pairs in rank order, each not-yet-covered non-significant pair (i, j) seeds a letter that grows to a
+    maximal set of mutually non-significant models, adding candidates nearest in rank first; a model significantly
+    different from every other gets a letter of its own.  Two models share a letter exactly when their difference is
+    not significant.
 
-    This is the sweep idea of Gramm et al. (2007) rather than Piepho's
-    insert-absorb, whose column count explodes when the decisions are not
-    ordered like the ranks (measured: 1,212+ columns and 292 s at 500 models
-    with slightly irregular decisions); for decisions that follow the ranking
-    both give the same maximal runs.  Each step is vectorised over models.
+    Parameters
+    ----------
+    significant : numpy.ndarray
+        K x K significance decisions, models in rank order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Letters x models booleans.
+
+    Notes
+    -----
+    This is the sweep idea of Gramm et al. (2007) rather than Piepho's insert-absorb, whose column count explodes when
+    the decisions are not ordered like the ranks (measured: 1,212+ columns and 292 s at 500 models with slightly
+    irregular decisions); for decisions that follow the ranking both give the same maximal runs.  Each step is
+    vectorised over models.
     """
     size = significant.shape[0]
     together = ~significant
@@ -207,10 +212,25 @@ def letter_columns(significant: np.ndarray) -> np.ndarray:
 
 
 def letters_from_significance(significant: np.ndarray) -> list[str]:
-    """Each model's letters (models in rank order): two models share a letter exactly when not significantly different.
+    """Each model's letters: two models share a letter exactly when they are not significantly different.
 
-    Letters are a-z, then A-Z, then a1..z1, A1..Z1, a2, ...: a digit always
-    belongs to the letter before it, so the string reads unambiguously.
+    Letters are a-z, then A-Z, then a1..z1, A1..Z1, a2, ...: a digit always belongs to the letter before it.
+
+    Parameters
+    ----------
+    significant : numpy.ndarray
+        K x K significance decisions, models in rank order.
+
+    Returns
+    -------
+    list of str
+        The letters of each model, in rank order.
+
+    Examples
+    --------
+    >>> significant = np.array([[False, False, True], [False, False, True], [True, True, False]])
+    >>> letters_from_significance(significant)
+    ['a', 'a', 'b']
     """
     columns = letter_columns(significant)
     keys = [tuple(np.flatnonzero(column)) for column in columns]
@@ -246,12 +266,30 @@ def wilson_interval(successes: np.ndarray, n: int, alpha: float) -> tuple[np.nda
 
 
 def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: np.ndarray) -> tuple[pd.DataFrame, int]:
-    """One row per model in rank order (mean score and its interval, rank interval, letters), and the number of
-    significant pairs among all K (K - 1) / 2 behind them.
+    """One row per model in rank order, and the number of significant pairs among all K (K - 1) / 2.
 
-    ``holm_all``: the Holm-adjusted arbiter p-values of all pairs (:func:`holm_all_pairs`), computed once by the
-    audit.  Accuracy interval: Wilson score interval at 1 - alpha for binary scores
-    (statsmodels), Student t interval of the mean for graded scores.
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    alpha : float
+        Level of the intervals and of the all-pairs decisions.
+    holm_all : numpy.ndarray
+        The Holm-adjusted arbiter p-values of all pairs (:func:`holm_all_pairs`), computed once by the audit.
+
+    Returns
+    -------
+    ranking : pandas.DataFrame
+        rank, model, mean score and its interval, the Holm rank interval and the letters.
+    significant_pairs : int
+        Pairs significant under Holm over all pairs.
+
+    Notes
+    -----
+    Score interval: the Wilson score interval at 1 - alpha for binary scores (statsmodels), the Student t interval of
+    the mean for graded scores.
     """
     size = order.size
     n = matrix.n_items
@@ -285,12 +323,37 @@ def bootstrap_rank_intervals(matrix: ScoreMatrix, order: np.ndarray, n_resamples
                              alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval of each model's rank over item resamples (models in rank order).
 
-    Items are resampled with replacement (the same items for every model); in
-    each resample a model's rank is 1 + the number of models with a strictly
-    higher mean.  The interval is the (alpha/2, 1 - alpha/2) quantiles of those
-    ranks (inverted CDF, so the ends are ranks that occurred).  Unlike the
-    Holm rank interval it has no family-wise guarantee; it shows how the
-    ranking moves under resampling of the benchmark's items.
+    Items are resampled with replacement (the same items for every model); in each resample a model's rank is 1 + the
+    number of models with a strictly higher mean.  Unlike the Holm rank interval it has no family-wise guarantee; it
+    shows how the ranking moves under resampling of the benchmark's items.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    n_resamples : int
+        Item resamples.
+    seed : int
+        Seed of the item stream.
+    alpha : float
+        The interval is the (alpha/2, 1 - alpha/2) quantiles of the ranks (inverted CDF, so its ends are ranks that
+        occurred).
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+        Each model's rank interval.
+
+    Examples
+    --------
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> matrix = from_array((rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float), models=["x", "y", "z"])
+    >>> low, high = bootstrap_rank_intervals(matrix, np.arange(3), 200, 0, 0.05)
+    >>> low.tolist(), high.tolist()
+    ([1, 2, 3], [1, 2, 3])
     """
     scores = matrix.scores[:, order]
     n = matrix.n_items

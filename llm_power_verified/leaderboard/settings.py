@@ -1,4 +1,4 @@
-"""What a per-item audit is asked for: :class:`AuditSettings`, every argument checked before any work.
+"""What a per-item audit is asked for: :class:`~llm_power_verified.leaderboard.settings.AuditSettings`, checked first.
 
 The keywords of :func:`~llm_power_verified.leaderboard.audit.audit_leaderboard` and
 :func:`~llm_power_verified.leaderboard.audit.stream_audit`, as one frozen result; ``checked`` refuses a bad
@@ -21,9 +21,43 @@ __all__ = ["AuditSettings"]
 
 @dataclass(frozen=True, repr=False)
 class AuditSettings(Result):
-    """What an audit was asked for (the keywords of :func:`audit_leaderboard`), checked by :meth:`checked`.
+    """What a per-item audit is asked for: the keywords of :func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`.
 
-    ``family`` is None until checked (then the mode's own family when none was declared).
+    ``checked(matrix)`` returns these settings with every argument checked against the matrix before any work, and
+    the family declared (the mode's own when none was); it raises ``ArgumentError`` (``TypeError`` for a matrix that
+    is not a ``ScoreMatrix``) naming the argument.
+
+    Attributes
+    ----------
+    mode : {"adjacent", "all", "reference"}, default "adjacent"
+        Which pairs are reported.
+    reference : str or None
+        The reference model of mode "reference".
+    family : {"adjacent", "all", "reference"} or None
+        The declared multiplicity family; None until checked (then the mode's own when none was declared).
+    alpha : float, default 0.05
+        Two-sided level of every test, N* and verdict.
+    power : float, default 0.8
+        Target power of N* and the MDE.
+    n_resamples : int, default 500
+        Paired-bootstrap resamples (0: none).
+    seed : int, default 0
+        Seed of every resample.
+    n_cluster_resamples : int, default 1000
+        Cluster-bootstrap resamples (with clusters; 0: none).
+    correction : {"holm", "bonferroni", "sidak", "bh", "none"}, default "holm"
+        The family's correction behind ``significant``.
+    n_rank_resamples : int, default 0
+        Item resamples of the bootstrap rank intervals (0: none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
+    >>> rng = np.random.default_rng(0)
+    >>> matrix = from_array((rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float), models=["x", "y", "z"])
+    >>> AuditSettings(mode="all").checked(matrix).family
+    'all'
     """
 
     mode: str = "adjacent"

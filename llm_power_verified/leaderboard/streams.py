@@ -30,11 +30,22 @@ def _words(text: str) -> list[int]:
 
 
 def pair_streams(seed: int, first_names: Sequence[str], second_names: Sequence[str]) -> tuple[list[np.random.Generator], np.ndarray]:
-    """One generator per pair, keyed by the seed and the two names in sorted order.
+    """One random generator per pair, keyed by the seed and the two names in sorted order.
 
-    Returns the generators and a boolean array that is True where the pair's
-    orientation (first, second) is the reverse of the sorted order, so that the
-    caller can draw in the sorted orientation and swap the discordant cells back.
+    Parameters
+    ----------
+    seed : int
+        The audit's seed.
+    first_names, second_names : sequence of str
+        The models of each pair.
+
+    Returns
+    -------
+    generators : list of numpy.random.Generator
+        One per pair.
+    swapped : numpy.ndarray
+        True where (first, second) is the reverse of the sorted order, so that the caller draws in the sorted
+        orientation and swaps the discordant cells back.
     """
     generators = []
     reversed_order = np.empty(len(first_names), dtype=bool)
@@ -46,26 +57,80 @@ def pair_streams(seed: int, first_names: Sequence[str], second_names: Sequence[s
 
 
 def item_stream(seed: int) -> np.random.Generator:
-    """The generator of the shared item resampling (graded scores), keyed by the seed only."""
+    """The generator of the shared item resampling (graded scores), keyed by the seed only.
+
+    Parameters
+    ----------
+    seed : int
+        The audit's seed.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator.
+    """
     return np.random.default_rng([int(seed), _ITEMS])
 
 
 def canonical_item_order(item_ids: Sequence[str]) -> np.ndarray:
-    """Row order that sorts the items by id (ids are unique), making every draw independent of the input's row order."""
+    """Row order that sorts the items by id, making every draw independent of the input's row order.
+
+    Parameters
+    ----------
+    item_ids : sequence of str
+        Unique item ids.
+
+    Returns
+    -------
+    numpy.ndarray
+        The row indices in id order.
+
+    Examples
+    --------
+    >>> canonical_item_order(["b", "c", "a"]).tolist()
+    [2, 0, 1]
+    """
     return np.argsort(np.asarray(item_ids, dtype=object).astype(str), kind="stable")
 
 
 def ranking_order(means: np.ndarray, names: Sequence[str]) -> np.ndarray:
-    """Model indices from the highest mean score down; equal means are ordered by name, not by column position."""
+    """Model indices from the highest mean score down; equal means are ordered by name, not by column position.
+
+    Parameters
+    ----------
+    means : numpy.ndarray
+        Each model's mean score.
+    names : sequence of str
+        The model names.
+
+    Returns
+    -------
+    numpy.ndarray
+        The indices in rank order.
+
+    Examples
+    --------
+    >>> ranking_order(np.array([0.5, 0.7, 0.5]), ["b", "c", "a"]).tolist()
+    [1, 2, 0]
+    """
     return np.lexsort((np.asarray(names, dtype=object).astype(str), -np.asarray(means, dtype=np.float64)))
 
 
 def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
     """The matrix with items sorted by id and models by name, so that no result depends on the input's row or column order.
 
-    Sorting the models matters for graded scores too: a BLAS product sums in an
-    order that depends on a column's position, so a permuted input would move
-    the last bits of a covariance.
+    Sorting the models matters for graded scores too: a BLAS product sums in an order that depends on a column's
+    position, so a permuted input would move the last bits of a covariance.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+
+    Returns
+    -------
+    ScoreMatrix
+        The same scores in canonical order.
     """
     rows = canonical_item_order(matrix.item_ids)
     columns = np.argsort(np.asarray(matrix.models, dtype=object).astype(str), kind="stable")

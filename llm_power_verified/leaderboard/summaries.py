@@ -25,7 +25,13 @@ __all__ = ["GAP_BUCKETS", "ClusterBootstrap", "ClusterSummary", "GapBucket", "In
 class Inflation(Result):
     """N* inflation factors of the declared family: N*_family = factor x N*.
 
-    ``holm`` is per pair (alpha / (m - k + 1) at step k), so it is described, not a number.
+    Attributes
+    ----------
+    bonferroni, sidak, bh : float
+        ((z_{1-level/2} + z_power) / (z_{1-alpha/2} + z_power))^2 at the correction's level: alpha / m, Sidak's
+        1 - (1 - alpha)^(1/m), and BH's alpha R / m at its R rejections (``derivations/multiplicity.py``).
+    holm : str
+        Holm's is per pair (alpha / (m - k + 1) at step k), so it is described, not a number.
     """
 
     bonferroni: float
@@ -36,7 +42,25 @@ class Inflation(Result):
 
 @dataclass(frozen=True, repr=False)
 class Multiplicity(Result):
-    """The declared multiplicity family and what it does to the verdicts."""
+    """The declared multiplicity family and what it does to the verdicts.
+
+    Attributes
+    ----------
+    family : str
+        The declared family ("adjacent", "all" or "reference").
+    family_size : int
+        m, its comparisons.
+    arbiter : str
+        The test whose p-values are adjusted ("exact McNemar" or "paired t").
+    inflation : Inflation
+        The N* inflation factors.
+    bh_rejections : int
+        R, the pairs BH rejects at alpha.
+    bh_level : float
+        BH's per-comparison level alpha max(R, 1) / m.
+    e_bh_rejections : int or None
+        The pairs e-BH rejects on the anytime-valid e-values.
+    """
 
     family: str
     family_size: int
@@ -49,7 +73,21 @@ class Multiplicity(Result):
 
 @dataclass(frozen=True, repr=False)
 class ClusterBootstrap(Result):
-    """Cluster bootstrap of the unresolved-pair count (clusters resampled, IID inputs held fixed)."""
+    """Cluster bootstrap of the unresolved-pair count (clusters resampled, IID inputs held fixed).
+
+    Attributes
+    ----------
+    n_resamples : int
+        Cluster resamples.
+    seed : tuple of int
+        The seed and the stream key behind them.
+    unresolved_count_distribution : dict of str to float
+        Share of resamples per unresolved count.
+    unresolved_p05, unresolved_p95 : float
+        Its 5th and 95th percentiles.
+    held_fixed : str
+        What is held fixed, in words.
+    """
 
     n_resamples: int
     seed: tuple[int, int]
@@ -61,7 +99,33 @@ class ClusterBootstrap(Result):
 
 @dataclass(frozen=True, repr=False)
 class ClusterSummary(Result):
-    """Cluster diagnostics across the reported pairs (paper Section 6.4, Appendices F and G)."""
+    """Cluster diagnostics across the reported pairs (paper Section 6.4, Appendices F and G).
+
+    Attributes
+    ----------
+    n_clusters : int
+        Clusters.
+    mean_cluster_size : float
+        m-bar.
+    cluster_sizes : dict of str to int
+        Size of each cluster.
+    median_icc : float
+        Median ICC over the pairs.
+    icc_range : tuple of float
+        (lowest, highest) ICC.
+    unresolved_iid, unresolved_clustered : int
+        Unresolved pairs as if the items were independent, and with the design effect.
+    bootstrap : ClusterBootstrap or None
+        The cluster bootstrap (None without resamples).
+    leave_one_cluster_out : dict of str to int or None
+        Unresolved count with each cluster left out.
+    difficulty_quartiles_median_icc : float or None
+        Median ICC with the items clustered by difficulty quartile instead.
+    random_clusters_median_icc : float
+        Median ICC under random clusters of the same sizes (a null reference).
+    alternative_definitions : dict of str to int
+        Unresolved count under other cluster definitions.
+    """
 
     n_clusters: int
     mean_cluster_size: float
@@ -79,14 +143,20 @@ class ClusterSummary(Result):
 
 @dataclass(frozen=True, repr=False)
 class Tiers(Result):
-    """Letters per model from the all-pairs significance decisions (``procedure``), and the secondary adjacent-break tiers.
+    """Letters per model from the all-pairs significance decisions, and the secondary adjacent-break tiers.
 
-    ``letters``: two models share a letter exactly when their difference is not
-    significant under ``procedure``.  ``adjacent``: tier number from walking
-    down the ranking and starting a new tier after each resolved (q >= 1)
-    adjacent pair; None without adjacent pairs.  It chains and is a power view.
-    ``significant_pairs`` and ``resolved_pairs`` count all K (K - 1) / 2 pairs,
-    whatever the mode.
+    Attributes
+    ----------
+    adjacent : dict of str to int or None
+        Tier number per model from walking down the ranking and starting a new tier after each resolved (q >= 1)
+        adjacent pair (it chains: a power view); None without adjacent pairs.
+    letters : dict of str to str
+        Letters per model: two models share a letter exactly when their difference is not significant under
+        ``procedure``.
+    procedure : str
+        The all-pairs procedure behind the letters.
+    significant_pairs, resolved_pairs, total_pairs : int
+        Counts over all K (K - 1) / 2 pairs, whatever the mode.
     """
 
     adjacent: dict[str, int] | None
@@ -99,7 +169,23 @@ class Tiers(Result):
 
 @dataclass(frozen=True, repr=False)
 class Verdicts(Result):
-    """Unresolved-pair counts under each procedure (the paper's Table 5); None where a procedure does not apply."""
+    """Unresolved-pair counts under each procedure (the paper's Table 5); None where a procedure does not apply.
+
+    Attributes
+    ----------
+    fixed_n : int
+        Unresolved at alpha (q < 1).
+    bonferroni, holm, benjamini_hochberg : int
+        Unresolved in the family under each correction's N* inflation.
+    rho_minus, rho_plus : int
+        Unresolved at rho-hat -/+ 0.10.
+    clustered : int or None
+        Unresolved with the design effect (None without clusters).
+    anytime_valid : int or None
+        Unresolved under the anytime-valid N_av (None for graded scores).
+    pairs : int
+        The reported pairs.
+    """
 
     _keys = {"fixed_n": "fixed-n", "benjamini_hochberg": "benjamini-hochberg", "rho_minus": "rho-0.10",
              "rho_plus": "rho+0.10", "anytime_valid": "anytime-valid"}
@@ -117,7 +203,17 @@ class Verdicts(Result):
 
 @dataclass(frozen=True, repr=False)
 class GapBucket(Result):
-    """Unresolved pairs and r = N*/N = 1/q in one |delta| bucket (a row of the paper's Table 3)."""
+    """Unresolved pairs and r = N*/N = 1/q in one abs(delta) bucket (a row of the paper's Table 3).
+
+    Attributes
+    ----------
+    bucket : str
+        The abs(delta) range.
+    pairs, unresolved : int
+        Pairs in it, and those unresolved.
+    r_median, r_worst : float
+        Median and largest r = N*/N.
+    """
 
     bucket: str
     pairs: int
@@ -130,7 +226,18 @@ GAP_BUCKETS = ((0.0, 0.01), (0.01, 0.02), (0.02, 0.05), (0.05, 0.15), (0.15, mat
 
 
 def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
-    """Unresolved pairs and r = N*/N = 1/q by |delta| bucket (the paper's Table 3); empty buckets are left out."""
+    """Unresolved pairs and r = N*/N = 1/q by abs(delta) bucket (the paper's Table 3); empty buckets are left out.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        A pair table (columns ``delta``, ``q`` and ``resolved``).
+
+    Returns
+    -------
+    tuple of GapBucket
+        One per non-empty bucket.
+    """
     rows = []
     gap = pairs["delta"].abs().to_numpy()
     ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
@@ -146,7 +253,20 @@ def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
 
 
 def verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdicts:
-    """Unresolved-pair counts across procedures (the paper's Table 5)."""
+    """Unresolved-pair counts across procedures (the paper's Table 5).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        A pair table (the ``resolved*`` columns).
+    clusters : ClusterSummary or None
+        The cluster diagnostics (None without clusters).
+
+    Returns
+    -------
+    Verdicts
+        The counts.
+    """
 
     def unresolved(column: str) -> int:
         return int((~pairs[column].astype(bool)).sum())
