@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import require_choice
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
@@ -53,12 +54,20 @@ def _moment_matched_beta(mean: float, sd: float) -> tuple[float, float]:
 class CopulaBetaQuantile:
     """z -> F^-1_Beta(a, b)(Phi(z)), the Gaussian-copula Beta score, by cubic Hermite interpolation.
 
-    scipy's ``beta.ppf`` costs about a microsecond per value; the grid needs
-    tens of millions.  The map is tabulated once on ``intervals`` equal steps
-    of z in [-limit, limit] with its exact slope phi(z) / f_Beta(x), and
-    evaluated by index arithmetic (no search).  Values of |z| beyond the table
-    (probability 4e-8 per draw) are computed exactly.  The interpolation
-    error is tested below 1e-11 against scipy.
+    scipy's ``beta.ppf`` costs about a microsecond per value; the grid needs tens of millions.  The map is tabulated
+    once on ``intervals`` equal steps of z in [-limit, limit] with its exact slope phi(z) / f_Beta(x), and evaluated by
+    index arithmetic (no search).  Values of abs(z) beyond the table (probability 4e-8 per draw) are computed exactly
+    (``exact``, z clipped to +/-8.5, below which ``beta.ppf`` returns NaN).  The interpolation error is tested below
+    1e-11 against scipy.
+
+    Parameters
+    ----------
+    a, b : float
+        The Beta shape, both > 0.
+    limit : float, default 5.5
+        The table covers z in [-limit, limit].
+    intervals : int, default 8192
+        Equal steps of the table.
 
     Examples
     --------
@@ -120,8 +129,38 @@ def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndar
 
 
 def embedding_difference_moments(effect: float, correlation: float, model: str, nodes: int = 120) -> tuple[float, float]:
-    """Mean and SD of D = B - A under the model: exact forms for the clipped normal, Gauss-Hermite quadrature over the
-    latent normals for the Beta copula (a smooth integrand: 1e-14 against nested adaptive quadrature)."""
+    """Mean and SD of D = B - A under the grid's model.
+
+    Parameters
+    ----------
+    effect : float
+        Model B's mean minus model A's (A's is 0.65).
+    correlation : float
+        Correlation of the latent normals, in (-1, 1).
+    model : {"normal", "beta"}
+        The score model (module notes).
+    nodes : int, default 120
+        Gauss-Hermite nodes per dimension (the Beta copula).
+
+    Returns
+    -------
+    mean, sd : float
+        The mean and standard deviation of D.
+
+    Notes
+    -----
+    Exact forms for the clipped normal (:func:`~llm_power_verified.simulation.moments.clipped_normal_difference_moments`);
+    Gauss-Hermite quadrature over the latent normals for the Beta copula
+    (:func:`~llm_power_verified.simulation.moments.latent_pair_moments`; a smooth integrand: 1e-14 against nested
+    adaptive quadrature).  No ``derivations/`` module.
+
+    Examples
+    --------
+    >>> [round(value, 6) for value in embedding_difference_moments(0.02, 0.8, "normal")]
+    [0.019953, 0.075762]
+    >>> [round(value, 6) for value in embedding_difference_moments(0.02, 0.8, "beta")]
+    [0.02, 0.076192]
+    """
     mean = EMBEDDING_GRID["base_mean"]
     if model == "normal":
         return clipped_normal_difference_moments(mean, mean + effect, EMBEDDING_GRID["base_sd"], correlation)
@@ -164,43 +203,63 @@ def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correla
     return rows
 
 
+@docfill("seed", "alpha_float")
 def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
                          workers: int = 1, backend: "str | Backend" = "threads") -> list[dict]:
     """Power of the paired t-test and the Wilcoxon signed-rank test over the grid of "How Many Test Pairs Do You Need?".
 
-    Scores: model A has mean 0.65 and sd 0.12, model B mean 0.65 + effect; the
-    pair's latent normals have correlation ``correlation``; "normal" clips a
-    bivariate normal to [0, 1], "beta" maps the latent normals through the
-    moment-matched Beta quantile (Gaussian copula).  Each cell holds
-    ``n_simulations`` independent datasets of n items, tested row-wise by
-    :func:`~llm_power_verified.inference.graded.batched_paired_t_pvalues` and
-    :func:`~llm_power_verified.inference.graded.batched_wilcoxon_pvalues` (the scipy
-    defaults the published script uses, per dataset).
+    Parameters
+    ----------
+    n_simulations : int, default 1000
+        Simulated datasets per cell, a whole number >= 2.
+    %(seed)s
+    %(alpha_float)s
+    models : sequence of {"normal", "beta"}, default ("normal", "beta")
+        The score models (module notes).
+    sample_sizes, effects, correlations : sequence
+        The grid: items n (whole numbers >= 2), effects (B's mean minus A's) and latent correlations in (-1, 1);
+        default the published grid (``EMBEDDING_GRID``).
+    random_numbers : {"common", "independent"}, default "common"
+        "common" draws one (n_simulations, max n) array of latent normal pairs for every cell: a cell with n items
+        uses each dataset's first n items, and effects, correlations and models share the draws (every cell is still
+        ``n_simulations`` independent datasets; only the cells are correlated, which sharpens comparisons between
+        them).  "independent" draws fresh normals for every cell from its own child seed, as the published script does.
+    workers : int, default 1
+        Processes or threads over which the (model, correlation) blocks are spread.
+    backend : {"threads", "joblib", "dask"} or Backend, default "threads"
+        Threads (NumPy releases the GIL), local processes, a Dask LocalCluster of ``workers`` processes (extra
+        ``dask``), or a ``llm_power_verified.parallel`` Backend such as ``DaskBackend(scheduler="tcp://host:8786")``.
 
-    ``random_numbers="common"`` (default) n_resamples one (n_simulations, max n) array
-    of latent normal pairs and uses it for every cell: a cell with n items uses
-    each dataset's first n items, and effects, correlations and models share
-    the n_resamples (common random numbers).  Every cell is then still ``n_simulations``
-    independent datasets from its own model; only the cells are correlated with
-    one another, which makes comparisons between cells sharper.
-    ``"independent"`` n_resamples fresh normals for every cell from its own child
-    seed, as the published script does.
+    Returns
+    -------
+    list of dict
+        One row per (model, n, effect, correlation), in that order: t_test_power, wilcoxon_power (rejection rates),
+        analytic_t_power (the noncentral-t power at the model's exact mean and SD of D), mean_difference,
+        sd_difference, mc_se (of a rate at the analytic power) and t_test_z = (t_test_power - analytic) / mc_se.
 
-    ``workers`` > 1 spreads the (model, correlation) blocks over threads
-    (``backend="threads"``; NumPy releases the GIL in the sorts and array
-    arithmetic), local processes (``backend="joblib"``) or a Dask LocalCluster
-    of ``workers`` processes (``backend="dask"``, extra ``dask``); ``backend``
-    may also be a :class:`~llm_power_verified.parallel.Backend`, such as
-    ``DaskBackend(scheduler="tcp://host:8786")`` for an existing cluster.
-    Each block carries its own seeds (or the shared common draws, sent to each
-    worker once), so the output is identical for a given seed whatever the
-    backend and the number of workers.
+    Raises
+    ------
+    ArgumentError
+        An unknown model, random_numbers or backend; n_simulations < 2; workers < 1; a size < 2; a correlation
+        outside (-1, 1); alpha outside (0, 1).
 
-    Each row also carries the analytic noncentral-t power at the model's exact
-    mean and SD of D (quadrature) and the Monte Carlo standard error of a
-    replicate count at that power.
+    Notes
+    -----
+    Each cell holds ``n_simulations`` datasets of n items, tested row-wise with the scipy defaults the published
+    script uses (the engines of :func:`~llm_power_verified.inference.graded.batched_paired_t_pvalues` and
+    :func:`~llm_power_verified.inference.graded.batched_wilcoxon_pvalues`).  The analytic power is
+    :func:`~llm_power_verified.power.paired_t.power_paired_t` (``derivations/paired_t.py``).  Each block carries its own
+    seeds (or the shared common draws), so the output is identical for a given seed whatever the backend and the
+    number of workers.
+
+    Examples
+    --------
+    >>> rows = embedding_power_grid(n_simulations=400, models=("normal",), sample_sizes=(50, 200), effects=(0.02,),
+    ...                             correlations=(0.8,))
+    >>> [(row["n"], row["t_test_power"], round(row["analytic_t_power"], 4)) for row in rows]
+    [(50, 0.4575, 0.4467), (200, 0.96, 0.9596)]
     """
 
     require_choice("random_numbers", random_numbers, RANDOM_NUMBERS)
