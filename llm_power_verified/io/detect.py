@@ -175,9 +175,15 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
         return from_array(source, models=names, score_kind=score_kind, source="array")
     paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
     kind = input_kind(paths)
+    _refuse_unused(kind, {"task": task, "metric": metric, "filter": filter, "scorer": scorer,
+                          "epochs": None if epochs == "first" else epochs, "cluster_column": cluster_column,
+                          "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
+                          "model_column": None if model_column == "model" else model_column,
+                          "score_column": None if score_column == "score" else score_column})
     if kind == "lm-eval":
         if not task or not metric:
-            raise InputError("lm-eval folders need --task and --metric (task=..., metric=...)")
+            missing = " and ".join(f"--{name}" for name, value in (("task", task), ("metric", metric)) if not value)
+            raise InputError(f"lm-eval folders need --task and --metric (task=, metric= in Python); missing: {missing}")
         return read_lm_eval(paths, task=task, metric=metric, filter=filter, on_missing=on_missing, names=names,
                             score_kind=score_kind, missing_cluster=missing_cluster)
     if kind == "inspect":
@@ -187,3 +193,19 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
                           score_kind=score_kind, missing_cluster=missing_cluster, model_column=model_column,
                           score_column=score_column)
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
+
+
+#: The input kinds each reader option applies to; an option given for another kind would be ignored, so it is refused.
+_APPLIES_TO = {"task": ("lm-eval",), "metric": ("lm-eval",), "filter": ("lm-eval",), "scorer": ("inspect",),
+               "epochs": ("inspect",), "cluster_column": ("table",), "item_column": ("table",),
+               "model_column": ("table",), "score_column": ("table",)}
+_KIND_NAMES = {"lm-eval": "lm-eval folders", "inspect": "Inspect logs", "table": "a table file", "score-files": "two score files"}
+
+
+def _refuse_unused(kind: str, given: dict) -> None:
+    """Refuse a reader option that the input's kind does not read (it would be ignored without a word)."""
+    for name, value in given.items():
+        if value is not None and kind not in _APPLIES_TO[name]:
+            readers = " or ".join(_KIND_NAMES[other] for other in _APPLIES_TO[name])
+            raise InputError(f"--{name.replace('_', '-')} {value!r} applies to {readers}; INPUT is {_KIND_NAMES[kind]}, "
+                             f"so it would be ignored: leave it out")

@@ -54,7 +54,8 @@ def test_plan_items_limits_at_the_pair_the_audit_finds_hardest(source):
 def test_plan_items_takes_the_lm_eval_options_and_asks_for_them_as_audit_does():
     for command in (["audit"], ["plan", "items"]):
         status, _, err = _cli([*command, *LM_EVAL])
-        assert status == 2 and err == "llm-power-verified: error: lm-eval folders need --task and --metric (task=..., metric=...)\n"
+        assert status == 2 and err == ("llm-power-verified: error: lm-eval folders need --task and --metric (task=, metric= in "
+                                       "Python); missing: --task and --metric\n")
     status, out, err = _cli(["plan", "items", *LM_EVAL, "--task", "arith_mc", "--metric", "acc"])
     assert (status, err) == (0, "") and "unrecognized" not in out
     assert "benchmark now: 200 items" in out
@@ -78,3 +79,13 @@ def test_plan_report_monitors_at_the_level_the_report_was_audited_at(tmp_path):
     assert "stop at e >= 100)" in out
     status, _, err = _cli(["plan", "report", str(report), "--alpha", "0.05"])
     assert status == 2 and "unrecognized arguments: --alpha 0.05" in err
+
+
+@pytest.mark.parametrize("extra", [["--scorer", "x"], ["--epochs", "mean"], ["--cluster-column", "subject"], ["--item-column", "id"]])
+def test_an_option_the_input_does_not_read_is_refused_not_ignored(extra):
+    """A reader option of another input kind would be ignored: both commands refuse it in one line naming the option."""
+    for command in (["audit"], ["plan", "items"]):
+        status, out, err = _cli([*command, *LM_EVAL, "--task", "arith_mc", "--metric", "acc", *extra])
+        assert status == 2 and out == "" and err.count("\n") == 1 and extra[0] in err and "lm-eval folders" in err, err
+    status, _, err = _cli(["audit", *INSPECT, "--task", "arith_mc"])
+    assert status == 2 and "--task 'arith_mc' applies to lm-eval folders; INPUT is Inspect logs" in err
