@@ -1,7 +1,7 @@
 """Prospective validation of a prescribed N* (paper Table 10) and bootstrap power curves (Appendix B).
 
 :func:`prospective_validation` takes a real pair, computes N* from its
-(p_A, p_B, rho) by Eq. 6, n_resamples ``n_simulations`` benchmarks of fraction x N* items
+(p_A, p_B, rho) by Eq. 6, draws ``n_simulations`` benchmarks of fraction x N* items
 from the pair's own items and reports how often McNemar rejects.  Drawing
 items with replacement is a multinomial draw of the four cell counts with the
 pair's empirical proportions, so the exact unconditional power of the test at
@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import require_choice
 from llm_power_verified.errors import ArgumentError
@@ -54,7 +55,24 @@ METHODS = ("chi2", "exact", "mid-p", "chi2-corrected")
 
 @dataclass(frozen=True, repr=False)
 class ProspectiveValidation(Result):
-    """N* of a pair and the empirical McNemar power of benchmarks drawn at fractions of it."""
+    """N* of a pair and the empirical McNemar power of benchmarks drawn at fractions of it.
+
+    Attributes
+    ----------
+    cells : tuple of four int
+        The pair's 2x2 cells (a, b, c, d): both right, only A, only B, both wrong.
+    p_a, p_b, rho : float
+        The pair's accuracies and phi correlation.
+    required_n : float
+        N*, Eq. 6 at the pair's (p_a, p_b, rho), unrounded.
+    method : str
+        The McNemar variant tested.
+    n_simulations : int
+        Benchmarks drawn per fraction.
+    rows : list of dict
+        Per fraction: fraction, n = ceil(fraction N*), empirical_power, exact_power (the test's exact unconditional
+        power at the pair's proportions), mc_se and z = (empirical - exact) / mc_se.
+    """
 
     cells: tuple[int, int, int, int]
     p_a: float
@@ -73,23 +91,58 @@ def _check_trials_alpha(n_simulations: int, alpha: float) -> None:
         raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
 
 
+@docfill("scores", "n_simulations", "alpha_float", "power_float", "seed")
 def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
                            n_simulations: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
                            replace: bool = True, seed: int = 0) -> ProspectiveValidation:
     """Empirical McNemar power at fractions of the pair's own N* (the paper's Table 10 protocol).
 
-    Give the pair as aligned 0/1 score vectors or as ``counts=(a, b, c, d)``
-    (both right, only A, only B, both wrong).  For each fraction f the
-    benchmark size is ceil(f N*); ``replace=False`` n_resamples items without
-    replacement (multivariate hypergeometric) and needs ceil(f N*) <= N.
+    Parameters
+    ----------
+    %(scores)s
+    counts : sequence of four int, optional
+        The pair as its cells (a, b, c, d) instead of scores: both right, only A, only B, both wrong.
+    fractions : sequence of float, default (0.8, 1.0, 1.2)
+        The benchmark sizes as fractions f of N*: ceil(f N*) items each, f > 0.
+    %(n_simulations)s
+    %(alpha_float)s
+    %(power_float)s
+    method : {"chi2", "exact", "mid-p", "chi2-corrected"}, default "chi2"
+        The McNemar variant.
+    replace : bool, default True
+        Draw items with replacement (a multinomial draw of the cells); False draws without replacement (multivariate
+        hypergeometric) and needs ceil(f N*) <= N.
+    %(seed)s
+
+    Returns
+    -------
+    ProspectiveValidation
+        N* and, per fraction, the empirical and the exact power.
+
+    Raises
+    ------
+    ArgumentError
+        Neither scores nor counts, counts that are not four whole numbers >= 0, b = c (zero observed gap, N* infinite),
+        a fraction <= 0 or (without replacement) beyond the pair's items, n_simulations < 1, alpha outside (0, 1),
+        an unknown method.
+
+    Notes
+    -----
+    N* is Eq. 6 at the pair's observed (p_a, p_b, rho) (:func:`~llm_power_verified.power.sample_size.required_n_from_counts`;
+    ``derivations/wald.py``).  Drawing with replacement makes the exact unconditional power of the test at the pair's
+    proportions the expected value of the empirical power, so ``z`` should be a standard normal draw.
+
+    References
+    ----------
+    The paper's Table 10.
 
     Examples
     --------
     >>> result = prospective_validation(counts=(4000, 900, 700, 2000), n_simulations=400, seed=1)
-    >>> [row["n"] for row in result.rows]
-    [1903, 2379, 2854]
-    >>> all(abs(row["empirical_power"] - row["exact_power"]) < 4 * row["mc_se"] for row in result.rows)
-    True
+    >>> round(result.required_n, 1), [row["n"] for row in result.rows]
+    (2378.2, [1903, 2379, 2854])
+    >>> [(row["empirical_power"], round(row["exact_power"], 4)) for row in result.rows]
+    [(0.71, 0.7075), (0.77, 0.8002), (0.88, 0.8665)]
     """
 
     _check_trials_alpha(n_simulations, alpha)
@@ -152,21 +205,49 @@ def _check_sizes(sizes) -> np.ndarray:
     return array.astype(np.int64)
 
 
+@docfill("p_a_float", "rho_float", "sizes", "n_simulations", "n_resamples", "alpha_float",
+         "power_float", "seed")
 def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n_simulations: int = 1000, n_resamples: int = 1000,
                                  alpha: float = 0.05, power: float = 0.8, seed: int = 0) -> dict:
     """Power of the percentile paired bootstrap (Definition 2) against n for a paired-Bernoulli population.
 
-    Each of ``n_simulations`` datasets of n items is a multinomial draw of the cells
-    implied by (p_a, p_b, rho); its bootstrap distribution of the mean
-    difference is generated from resampled cell counts (no loop over items).
-    Returns the sizes, empirical powers with Monte Carlo SEs, the interpolated
-    n at which the curve reaches ``power``, and Eq. 6's N*.
+    Parameters
+    ----------
+    %(p_a_float)s
+    %(rho_float)s
+    %(sizes)s
+    %(n_simulations)s
+    %(n_resamples)s
+    %(alpha_float)s
+    %(power_float)s
+    %(seed)s
+
+    Returns
+    -------
+    dict
+        sizes; powers (the rejection rates); mc_se (sqrt(r (1 - r) / n_simulations) each); crossing_n, where the curve
+        first reaches ``power`` (interpolated linearly in log n; NaN if it never does, or is above it already at the
+    first size);
+        required_n, Eq. 6's N*; reference, "Eq. 6 N*".
+
+    Raises
+    ------
+    ArgumentError
+        Sizes that are not increasing whole numbers >= 2, marginals or rho that are not admissible, n_simulations < 1,
+        alpha outside (0, 1).
+
+    Notes
+    -----
+    Each dataset of n items is a multinomial draw of the cells implied by (p_a, p_b, rho)
+    (``derivations/paired_variance.py``), and its bootstrap distribution of the mean difference comes from resampled
+    cell counts (no loop over items).  N* is :func:`~llm_power_verified.power.sample_size.required_n_paired_binary`
+    (``derivations/wald.py``).
 
     Examples
     --------
     >>> curve = bootstrap_power_curve_binary(0.65, 0.61, 0.3, [800, 1600], n_simulations=300, n_resamples=400, seed=2)
-    >>> 1600 > curve["required_n"] > 800, curve["powers"][0] < curve["powers"][1]
-    (True, True)
+    >>> [round(power, 3) for power in curve["powers"]], round(curve["crossing_n"], 1), round(curve["required_n"], 1)
+    ([0.477, 0.83], 1508.6, 1598.3)
     """
 
     _check_trials_alpha(n_simulations, alpha)
@@ -205,22 +286,55 @@ def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model:
     return latent_pair_moments(difference, rho_z, nodes)
 
 
+@docfill("sizes", "n_simulations", "n_resamples", "alpha_float", "power_float", "seed")
 def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
                                  n_simulations: int = 400, n_resamples: int = 500, alpha: float = 0.05, power: float = 0.8,
                                  seed: int = 0, chunk: int = 16) -> dict:
     """Power of the percentile paired bootstrap against n on graded scores (Appendix B's Beta(4, 2) stress test).
 
-    Model A's scores are Beta(``beta_shape``) (mean a / (a + b)); model B's
-    are the same marginal through a Gaussian copula with correlation
-    ``rho_z``, shifted down by ``effect`` and clipped to [0, 1].  Datasets are
-    resampled item by item (``chunk`` datasets at a time).  The reference is
-    the exact noncentral-t paired N at the model's mean and SD of D.
+    Parameters
+    ----------
+    effect : float
+        The gap in means, A's minus B's, > 0.
+    rho_z : float
+        Correlation of the latent normals, in (-1, 1).
+    %(sizes)s
+    model : {"beta", "normal"}, default "beta"
+        The score model of :func:`~llm_power_verified.simulation.grids.simulate_graded`.
+    beta_shape : tuple of two floats, default (4.0, 2.0)
+        Model A's Beta shape (a, b); its mean a / (a + b) is model A's mean.
+    %(n_simulations)s
+    %(n_resamples)s
+    %(alpha_float)s
+    %(power_float)s
+    %(seed)s
+    chunk : int, default 16
+        Datasets resampled at a time (memory: chunk x n_resamples x n floats).
+
+    Returns
+    -------
+    dict
+        As :func:`bootstrap_power_curve_binary`, with required_n the exact noncentral-t paired N at the model's mean
+        and SD of D (reference "paired-t N (noncentral t)"), and mean_difference and sd_difference.
+
+    Raises
+    ------
+    ArgumentError
+        effect <= 0, sizes that are not increasing whole numbers >= 2, an unknown model, n_simulations < 1, alpha
+        outside (0, 1).
+
+    Notes
+    -----
+    Model B's scores are the same marginal through a Gaussian copula with correlation ``rho_z``, shifted down by
+    ``effect`` and clipped to [0, 1]; datasets are resampled item by item.  The mean and SD of D come from quadrature
+    (:func:`~llm_power_verified.simulation.moments.latent_pair_moments`), the N from
+    :func:`~llm_power_verified.power.paired_t.required_n_paired_t` (``derivations/paired_t.py``).
 
     Examples
     --------
     >>> curve = bootstrap_power_curve_graded(0.04, 0.3, [60, 240], n_simulations=100, n_resamples=200, seed=1)
-    >>> curve["powers"][0] < curve["powers"][1]
-    True
+    >>> curve["powers"], round(curve["crossing_n"], 1), round(curve["required_n"], 1), round(curve["sd_difference"], 4)
+    ([0.32, 0.86], 205.7, 221.7, 0.2117)
     """
 
     _check_trials_alpha(n_simulations, alpha)
