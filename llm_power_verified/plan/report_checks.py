@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.leaderboard.pairs import adjacent_ranks
 from llm_power_verified.power.clustering import design_effect
 from llm_power_verified.power.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_paired_binary, required_n_wald
@@ -60,8 +61,8 @@ def _show(value: float) -> str:
 
 
 class _Checker:
-    def __init__(self, pairs: pd.DataFrame, source: str):
-        self.pairs, self.source = pairs, source
+    def __init__(self, pairs: pd.DataFrame, source: str, writer: str):
+        self.pairs, self.source, self.writer = pairs, source, writer
 
     def where(self, index: int) -> str:
         row = self.pairs.iloc[index]
@@ -75,7 +76,7 @@ class _Checker:
             if not _agree(value, expected):
                 raise InputError(f"{self.where(index)}.{key}: the report says {_show(value)}, but recomputed from its own {basis} "
                                  f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the report "
-                                 "is damaged or was edited: write it again with audit --format json")
+                                 f"is damaged or was edited: write it again with {self.writer}")
 
 
 def _counts(checker: _Checker, pairs: pd.DataFrame) -> tuple[np.ndarray, ...]:
@@ -184,8 +185,16 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
     effect (``derivations/design_effect.py``); accuracies only: the admissible interval (Eqs. 7-8,
     ``derivations/admissible_correlation.py``) and N* at both ends.
     """
-    checker = _Checker(pairs, source)
+    checker = _Checker(pairs, source, f"llm-power-verified {'audit-accuracies' if summary else 'audit'} --format json")
     checker.compare("n", np.full(len(pairs), float(n_items)), "data.n_items")
+    # adjacent is the contract's one rule, abs(rank_a - rank_b) = 1 (leaderboard.pairs.adjacent_ranks).
+    expected = np.asarray(adjacent_ranks(pairs["rank_a"], pairs["rank_b"]), dtype=bool)
+    wrong = pairs["adjacent"].to_numpy(dtype=bool) != expected
+    if wrong.any():
+        index = int(np.argmax(wrong))
+        raise InputError(f"{checker.where(index)}.adjacent: the report says {bool(pairs['adjacent'].iloc[index])}, but its ranks "
+                         f"{int(pairs['rank_a'].iloc[index])} and {int(pairs['rank_b'].iloc[index])} make it {bool(expected[index])} "
+                         f"(adjacent: abs(rank_a - rank_b) = 1); the report is damaged or was edited: write it again with {checker.writer}")
     if "ranking" in document:
         _ranking(checker, pairs, document["ranking"], n_models, "accuracy" if summary else "mean_score")
     if summary:

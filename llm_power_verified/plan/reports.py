@@ -30,8 +30,10 @@ __all__ = ["read_audit_report"]
 
 _PER_ITEM = SCHEMA_IDS["binary+graded"]
 _SUMMARY = SCHEMA_IDS["accuracies"]
-_NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho", "required_n", "n"),
-           _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "delta", "p_a", "p_b", "rho_min", "rho_max", "n")}
+_NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho", "required_n", "n"),
+           _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho_min", "rho_max", "n")}
+#: The command that writes each kind of report (named when a report must be written again).
+_WRITER = {_PER_ITEM: "llm-power-verified audit --format json", _SUMMARY: "llm-power-verified audit-accuracies --format json"}
 #: Keys the self-check needs besides: the cells of 0/1 scores, the variance of graded ones.
 _COUNTS = {True: ("a", "b", "c", "d"), False: ("variance",)}
 #: Keys read when present (and then checked).
@@ -103,7 +105,7 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema not in _NEEDED:
         raise InputError(f"{source}: schema {schema!r} is not an audit report ({_PER_ITEM!r} or {_SUMMARY!r}); "
-                         "write one with llm-power-verified audit --format json")
+                         f"write one with {_WRITER[_PER_ITEM]} (per-item results) or {_WRITER[_SUMMARY]} (one accuracy per model)")
     summary = schema == _SUMMARY
     n_models, n_items = _whole(document, ("data", "n_models"), source), _whole(document, ("data", "n_items"), source)
     binary = True if summary else _flag(document, ("data", "binary"), source)
@@ -118,11 +120,15 @@ def read_audit_report(path: str | Path) -> AuditFigures:
             raise InputError(f"{where}: not an object")
         missing = [key for key in needed if key not in record]
         if missing:
-            raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table (audit --format json writes it)")
+            raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table ({_WRITER[schema]} writes it)")
         for key in ("model_a", "model_b"):
             if not isinstance(record[key], str):
                 raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
-        row = {key: record[key] if key in ("model_a", "model_b") else _number(record[key], f"{where}.{key}") for key in needed}
+        if not isinstance(record["adjacent"], bool):
+            raise InputError(f"{where}.adjacent: {record['adjacent']!r} is not true or false; the report is damaged or was edited: "
+                             f"write it again with {_WRITER[schema]}")
+        row = {key: record[key] if key in ("model_a", "model_b", "adjacent") else _number(record[key], f"{where}.{key}")
+               for key in needed}
         for key in _OPTIONAL:
             if key in record:
                 row[key] = _number(record[key], f"{where}.{key}")

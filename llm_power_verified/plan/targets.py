@@ -33,7 +33,6 @@ from llm_power_verified.inference.multiplicity import (
 )
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.leaderboard.pairs import adjacent_ranks
 from llm_power_verified.power.sample_size import (
     paired_difference_variance,
     required_n_paired_binary,
@@ -229,10 +228,9 @@ class LeaderboardPlan(Result):
 
 
 def _adjacent_top(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
-    """The adjacent pairs among the top ``top`` models, by their ``adjacent`` column (derived by the one rule,
-    :func:`~llm_power_verified.leaderboard.pairs.adjacent_ranks`, for a pair table written before it had one)."""
-    marked = pairs["adjacent"] if "adjacent" in pairs else adjacent_ranks(pairs["rank_a"], pairs["rank_b"])
-    adjacent = pairs[np.asarray(marked, dtype=bool)]
+    """The adjacent pairs among the top ``top`` models, by their ``adjacent`` column (every audit writes it; a saved
+    report's is checked against its ranks when it is read)."""
+    adjacent = pairs[pairs["adjacent"].to_numpy(dtype=bool)]
     return adjacent[(adjacent[["rank_a", "rank_b"]].max(axis=1) <= top)].sort_values("rank_a").reset_index(drop=True)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from llm_power_verified.io import from_array
+from llm_power_verified.io.errors import InputError
 from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.plan import plan_leaderboard
@@ -31,18 +32,24 @@ def test_adjacent_follows_rank_b_and_marks_neighbours_in_the_ranking(mode, refer
     assert int(pairs["adjacent"].sum()) == (5 if mode != "reference" else 2)
 
 
-def test_plan_reads_a_report_written_before_the_adjacent_column(tmp_path):
-    """A saved JSON report without ``adjacent`` (written before it existed) plans the same as one with it."""
+@pytest.mark.parametrize("damage, message", [
+    (lambda record, index: record.pop("adjacent"), "no 'adjacent'"),
+    (lambda record, index: record.update(adjacent="yes"), "'yes' is not true or false"),
+    (lambda record, index: record.update(adjacent=not record["adjacent"]) if index == 0 else None, "make it"),
+])
+def test_plan_checks_a_saved_reports_adjacent_column_against_its_ranks(tmp_path, damage, message):
+    """The saved report's adjacent column must be there and follow its ranks; a plan never guesses it."""
     result = audit_leaderboard(_matrix(), "all", n_resamples=0)
     document = json.loads(render(result, "json"))
-    new, old = tmp_path / "new.json", tmp_path / "old.json"
-    new.write_text(json.dumps(document))
-    for record in document["pairs"]:
-        del record["adjacent"]
-    old.write_text(json.dumps(document))
-    from_new, from_old = plan_leaderboard(read_audit_report(new), 4), plan_leaderboard(read_audit_report(old), 4)
-    assert from_old.required_n == from_new.required_n == plan_leaderboard(result, 4).required_n
-    assert from_old.pairs.equals(from_new.pairs) and len(from_old.pairs) == 3
+    intact, damaged = tmp_path / "intact.json", tmp_path / "damaged.json"
+    intact.write_text(json.dumps(document))
+    assert plan_leaderboard(read_audit_report(intact), 4).required_n == plan_leaderboard(result, 4).required_n
+    for index, record in enumerate(document["pairs"]):
+        damage(record, index)
+    damaged.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=message) as refused:
+        read_audit_report(damaged)
+    assert "pairs[0]" in str(refused.value) and "audit --format json" in str(refused.value)
 
 
 def test_both_per_item_audits_implement_the_protocol():
