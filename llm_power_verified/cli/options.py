@@ -98,10 +98,12 @@ SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score i
                    "the first such stray value is refused naming its cell; --scores graded accepts it)")
 
 
-EXIT_CODES = """\
-exit status: 0 done; 1 the --fail-on gate failed (the report is still printed); 2 an input or usage error
+_EXIT_REST = """2 an input or usage error
 (one line on stderr); 141 the reader of the output went away (| head), as for any command ended by SIGPIPE;
 130 interrupted (Ctrl-C, SIGINT; one line on stderr, a file being written is removed)."""
+#: The exit status of a command with a --fail-on gate, and of one without.
+EXIT_CODES = "exit status: 0 done; 1 the --fail-on gate failed (the report is still printed); " + _EXIT_REST
+EXIT_CODES_NO_GATE = "exit status: 0 done; " + _EXIT_REST
 
 #: --width: a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts.
 WIDTH = number(integer=True, low=60, high=1000)
@@ -300,7 +302,7 @@ def wrote(path: str, status: int, lines: Iterable[str] = (), detail: str = "") -
 
 
 INPUT_RULES = """\
-input rules (README, "Input formats and rules"):
+input rules (documentation: guide/inputs, "Input formats and rules"):
   items are aligned by id (item column, lm-eval (task, doc_id), Inspect sample id), never by position,
   except in plain score files, wide tables and JSON Lines without an id column; UTF-8 (a BOM is fine;
   LF, CRLF and CR-only line ends all read); a blank line is skipped in a table with an id column and
@@ -317,9 +319,7 @@ input rules (README, "Input formats and rules"):
 outputs: --out and --plot are checked before any work and made only after the input is read; a file is
   written atomically (a symlink's target is written; a read-only file, an input, another output and the
   shipped data are refused); /dev/stdout, /dev/fd/N, a FIFO or a device is written directly (appended to
-  under >>); names' control and bidirectional characters are shown as escapes in text reports.
-exit status: 0 success, 2 input or usage error (one line on stderr), 141 the reader of the output left,
-  130 interrupted (Ctrl-C)."""
+  under >>); names' control and bidirectional characters are shown as escapes in text reports."""
 
 
 def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ import math
 
 from llm_power_verified.cli.options import (
     COUNT,
+    EXIT_CODES_NO_GATE,
     INPUT_RULES,
     MAX_RESAMPLES,
     PROBABILITY,
@@ -32,7 +33,7 @@ def add_parser(commands) -> None:
             "Give --b --c [--n] or two files of aligned per-item scores (one number per line; a "
             "non-numeric first line is taken as a header)."
         ),
-        epilog=INPUT_RULES,
+        epilog=INPUT_RULES + "\n\n" + EXIT_CODES_NO_GATE,
         formatter_class=HelpFormatter,
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="two files: scores of model A, then model B")

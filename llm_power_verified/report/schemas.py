@@ -314,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         diff = check()
         if diff:
             sys.stdout.write(diff)
-            print(f"the generated schemas or columns.rst are stale; run `{COMMAND}`", file=sys.stderr)
+            print("llm-power-verified: the generated schemas or columns.rst are stale; run `llm-power-verified contract "
+                  f"regenerate` (or `{COMMAND}`)", file=sys.stderr)
             return 1
         print("the generated schemas and columns.rst are up to date")
         return 0
