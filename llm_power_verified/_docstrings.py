@@ -121,8 +121,8 @@ RETURNS = {
     "variance": ("float or numpy.ndarray", "sigma_D^2, the variance of the per-item difference."),
     "critical_value": ("float or numpy.ndarray", "z_{1 - alpha/2} for a two-sided test, z_{1 - alpha} for a one-sided "
                        "one."),
-    "connor_n": ("float or numpy.ndarray", "Connor's N, unrounded; inf where the gap is 0 or a one-sided alternative "
-                 "points the other way."),
+    "required_n_connor": ("float or numpy.ndarray", "Connor's N, unrounded; inf where the gap is 0 or a one-sided alternative "
+                          "points the other way."),
     "power": ("float or numpy.ndarray", "The power of the test, in [alpha, 1) for a two-sided test."),
     "cohens_h": ("float or numpy.ndarray", "Cohen's h, with the sign of p_a - p_b."),
     "shortcut_n": ("float or numpy.ndarray", "n_h, unrounded; inf where p_a = p_b."),

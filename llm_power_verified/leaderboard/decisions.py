@@ -4,7 +4,7 @@
   graded) after the declared family's correction (``correction``, Holm by
   default): p_adjusted <= alpha; None for a reported pair outside the declared
   family (the correction says nothing about it).  A significance test of the observed gap.
-* ``resolved``: q = N / N* >= 1 (the seed paper's Definition 1).  A power
+* ``resolved``: q = N / N* >= 1 (Definition 1 of the main paper, arXiv 2605.30315).  A power
   statement: the benchmark is large enough to detect a gap of the observed size
   with the target power.  A pair can be significant and not resolved (a lucky
   draw of a gap the benchmark cannot reliably detect), or resolved and not

@@ -2,7 +2,7 @@
 
 N = (z_{1-alpha/2} sqrt(psi) + z_{1-beta} sqrt(psi - delta^2))^2 / delta^2 with
 psi = p10 + p01 the discordance probability and delta = p10 - p01: the
-"discordance-form McNemar required-N" the seed paper compares with its Equation 6.
+"discordance-form McNemar required-N" Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315) compares with its Equation 6.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from llm_power_verified.power.sample_size import (
 __all__ = ["required_n_connor", "required_n_connor_from_counts"]
 
 
-@docfill("p_a", "rho", "alpha", "power", "alternative", returns="connor_n", derivation="connor")
+@docfill("p_a", "rho", "alpha", "power", "alternative", returns="required_n_connor", derivation="connor")
 def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
 
@@ -60,7 +60,7 @@ def _connor_from_cells(only_a, only_b, delta, alpha, power, alternative):
     return finish(infinite_where_undetectable(required, delta, alternative))
 
 
-@docfill("counts", "n_table", "alpha", "power", "alternative", returns="connor_n", derivation="connor")
+@docfill("counts", "n_table", "alpha", "power", "alternative", returns="required_n_connor", derivation="connor")
 def required_n_connor_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
     """Connor's required N with the discordance probabilities estimated by b/n and c/n.
 

@@ -1,7 +1,7 @@
 """Power of the paired Wald test at n items: the inverse of the sample-size formulas in :mod:`.sample_size`.
 
 pi_N(delta) = Phi(-z_{1-alpha/2} - mu) + 1 - Phi(z_{1-alpha/2} - mu), mu = abs(delta) sqrt(N) / sigma_D
-(the footnote to the seed paper's Equation 2), or the one tail of a one-sided test.
+(the footnote to Equation 2 of Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315)), or the one tail of a one-sided test.
 """
 
 from __future__ import annotations
