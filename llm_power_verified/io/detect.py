@@ -140,7 +140,10 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
     Raises
     ------
     InputError
-        Anything :func:`input_kind` or the chosen reader refuses, and lm-eval folders without ``task`` and ``metric``.
+        Anything :func:`input_kind` or the chosen reader refuses; lm-eval folders without ``task`` and ``metric``;
+        a reader option the input's kind does not read (``task``, ``metric``, ``filter`` but for lm-eval folders;
+        ``scorer``, ``epochs`` but for Inspect logs; the column options but for a table file), which would be
+        ignored.
 
     Notes
     -----
