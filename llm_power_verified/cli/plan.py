@@ -106,21 +106,24 @@ def _check_gap(arguments) -> None:
 
 
 def _audit(arguments):
-    """The audit's figures: a saved report, or an audit run now (accuracies only, or per-item without resamples)."""
+    """The audit's figures (a saved report, or an audit run now: accuracies only, or per-item without resamples) and the
+    notes of how its input was read (the scale of the accuracies, inconsistent inputs, rows left out), as audit prints them."""
     from llm_power_verified.plan import AuditFigures, read_audit_report
 
     if arguments.source == "report":
-        return read_audit_report(arguments.report)
+        return read_audit_report(arguments.report), ()
     if arguments.source == "accuracies":
         from llm_power_verified.leaderboard.accuracies import audit_accuracies
 
-        audit = audit_accuracies(read_accuracy_table(arguments), alpha=arguments.alpha, power=arguments.power, correction="none")
+        source = read_accuracy_table(arguments)
+        audit = audit_accuracies(source, alpha=arguments.alpha, power=arguments.power, correction="none")
     else:
         from llm_power_verified.leaderboard.audit import audit_leaderboard
 
-        audit = audit_leaderboard(read_matrix(arguments), "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0,
+        source = read_matrix(arguments)
+        audit = audit_leaderboard(source, "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0,
                                   n_cluster_resamples=0)
-    return AuditFigures.of(audit)
+    return AuditFigures.of(audit), tuple(source.notes)
 
 
 def _stopping(arguments, p_a: float, p_b: float, rho: float, alpha: float) -> dict:
@@ -155,7 +158,7 @@ def _tradeoff(table) -> str:
 def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]:
     from llm_power_verified.plan import plan_leaderboard
 
-    figures = _audit(arguments)
+    figures, input_notes = _audit(arguments)
     plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
     lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, level {plan.level:.4g} ({plan.level_reason})",
              f"benchmark now: {plan.n_items:,} items"]
@@ -166,8 +169,8 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
                  "assumed": f"ASSUMING rho = {rho}"}[scenario]
         lines.append(f"  {label}: N = {required:,.0f} items resolve every one; " +
                      ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind") + f" (limiting pair: {plan.limiting[scenario]})")
-    lines += [f"note: {note}" for note in plan.notes]
-    document = {"plan": plan.to_dict()}
+    lines += [f"note: {note}" for note in (*input_notes, *plan.notes)]
+    document = {"plan": plan.to_dict(), "input_notes": list(input_notes)}
     if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:
         lines += _clustered_tradeoff(arguments, figures, plan, document)
     elif arguments.cluster_sizes:
