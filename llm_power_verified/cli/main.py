@@ -13,7 +13,7 @@ output is refused before any work; a reader that goes away (``| head``) ends the
 with the shell's status for SIGPIPE, 141; Ctrl-C ends it with one line, ``interrupted``, and the
 shell's status for SIGINT, 130 (a file being written is removed first); any other failed write to standard output (``>
 /dev/full``) is one line naming what could not be written.  Text for the terminal passes through
-:func:`~llm_power_verified.io.output.terminal_lines`, so that no control or bidirectional
+:func:`~llm_power_verified.io.escaping.terminal_lines`, so that no control or bidirectional
 character of an input reaches it raw.
 """
 
