@@ -155,6 +155,7 @@ def test_scale_is_read_and_said(tmp_path, text, scale):
 
 @pytest.mark.parametrize("text, options, message", [
     ("model,accuracy\na,71\nb,0.70\nc,69\n", {}, "line 3: accuracy 0.70 looks like a fraction among percentages"),
+    ("model,accuracy\na,0.5\nb,0.7\nc,0.9\nd,1.5\ne,0.6\n", {}, "line 5: accuracy 1.5 exceeds 1 while most accuracies are at most 1"),
     ("model,accuracy\na,71%\nb,70\n", {}, "line 3: accuracy '70' lacks a % sign"),
     ("model,accuracy\na,0.7\nb,0.6\n", {}, "no 'n' column and no benchmark size; give it with --n N"),
     ("model,accuracy,n\na,0.7,100\nb,0.6,90\n", {}, "line 3: n 90 differs from 100 on line 2"),

@@ -99,8 +99,9 @@ def accuracy_options() -> argparse.ArgumentParser:
     group.add_argument("--model-column", default="model", help="the model column")
     group.add_argument("--accuracy-column", default="accuracy", help="the accuracy column")
     group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
-                       help="read accuracies as percentages or fractions (auto: percent when a value exceeds 1, the "
-                            "values carry %% signs or the column is named so; fractions otherwise)")
+                       help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
+                            "the column is named so, or values exceed 1 and so does their median; fractions when none "
+                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous)")
     return parent
 
 

@@ -142,6 +142,11 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
             row = small[0]
             raise InputError(f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median "
                              f"{median}); fix the row, or force one reading with --accuracy-scale percent|fraction")
+        if median <= 1:  # most look like fractions: a stray value, or percentages under 1%? Only the user knows.
+            row = values.index(largest)
+            raise InputError(f"{where[row]}: {column} {texts[row]} exceeds 1 while most accuracies are at most 1 (median "
+                             f"{median}): a fraction table with a stray value, or percentages mostly under 1%? Fix the row, or "
+                             "force one reading with --accuracy-scale percent|fraction")
         return "percent", f"the largest accuracy, {largest}, exceeds 1"
     return "fraction", "every accuracy lies in [0, 1] (use --accuracy-scale percent if they are percentages)"
 
@@ -194,8 +199,9 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
         gives the same n on every row.
     scale : {"auto", "percent", "fraction"}, default "auto"
         "auto" reads percentages when every value carries a % sign, the column name says percent, or some value
-        exceeds 1, and fractions otherwise (the table says which and why); "percent" or "fraction" forces a reading
-        (``--accuracy-scale``).
+        exceeds 1 and the median does too, and fractions when every value is at most 1 (the table says which and
+        why); a value over 1 among a majority at most 1 is ambiguous and refused; "percent" or "fraction" forces a
+        reading (``--accuracy-scale``).
 
     Returns
     -------
