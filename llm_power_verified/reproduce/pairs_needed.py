@@ -35,7 +35,24 @@ def _embedding_simulation() -> dict:
 
 
 def analytic_power(model: str, n: int, effect: float, rho: float) -> float:
-    """Noncentral-t power of the paired t-test at the score model's exact difference moments (alpha = 0.05)."""
+    """Noncentral-t power of the paired t-test at the score model's exact difference moments (alpha = 0.05).
+
+    Parameters
+    ----------
+    model : str
+        The paper's score model (as :func:`llm_power_verified.simulation.embedding.embedding_difference_moments` takes it).
+    n : int
+        Number of test pairs.
+    effect : float
+        The true effect delta.
+    rho : float
+        Correlation of the two models' scores.
+
+    Returns
+    -------
+    float
+        The power of the two-sided paired t-test at alpha = 0.05.
+    """
     mean, spread = embedding_difference_moments(effect, rho, model)
     return float(power_paired_t(n, mean, spread, 0.05))
 
@@ -72,6 +89,13 @@ def _mde(n: int, rho: float) -> float:
 
 
 def embedding_rows() -> list[Printed]:
+    """The paper's printed powers, minimum N and minimum detectable effects, each recomputed.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value, in the paper's order.
+    """
     sizes, correlations = (50, 100, 200, 500, 1000), (0.5, 0.8, 0.95)
     rows: list[Printed] = []
     tables = {0.01: ("0.081 0.152 0.432", "0.134 0.262 0.732", "0.223 0.463 0.964", "0.440 0.842 1.000", "0.735 0.989 1.000"),

@@ -17,6 +17,13 @@ __all__ = ["sample_size_claims", "sample_size_rows"]
 
 
 def sample_size_rows() -> list[Printed]:
+    """The Section 3 table's required n and the abstract's range, by the paper's own Wald formula.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value, in the paper's order.
+    """
     printed = {0.0: ("65,920", "16,480", "4,120"), 0.4: ("39,552", "9,888", "2,472"), 0.6: ("26,368", "6,592", "1,648"), 0.8: ("13,184", "3,296", "824")}
     rows = []
     for rho, values in printed.items():
@@ -32,6 +39,13 @@ def sample_size_rows() -> list[Printed]:
 
 
 def sample_size_claims() -> list[Printed]:
+    """The paper's sentence-level claims (the variance at p ~ 0.7, the power ordering, the survey count).
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     return [
         holds_claim(SAMPLE_SIZE, "Section 3", "p ~ 0.7 gives sigma^2 = 0.21", "0.21", lambda: (round(0.7 * 0.3, 2) == 0.21, "0.7 x 0.3 = 0.21"), "p = 0.7"),
         holds_claim(SAMPLE_SIZE, "Section 4", "math benchmarks have less power than knowledge ones at matched n (lower rho)", "less power",

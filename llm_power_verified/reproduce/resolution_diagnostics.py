@@ -34,7 +34,14 @@ __all__ = ["DE_PRINTED", "ICC", "MEAN_SIZE", "N_MMLU", "count_unresolved", "lemm
 
 
 def table_7_rows() -> tuple[list[dict], list[dict]]:
+    """The printed rows of Table 7 (MMLU-Pro adjacent pairs) and Table 6 (Open LLM Leaderboard v1 close pairs).
 
+    Returns
+    -------
+    tuple of (list of dict, list of dict)
+        Table 7's rows, then Table 6's: per pair the models, p_a, p_b, b, c, rho, the printed p-values and
+        required_n, and n.
+    """
     return appendix_e()["table_7_mmlu_pro_adjacent"], appendix_e()["table_6_oll_v1_close_pairs"]
 
 
@@ -44,21 +51,71 @@ DE_PRINTED = (1.37, 1.00, 1.19, 31.5, 6.74, 11.5, 1.00, 1.88, 3.52)  # Table 4's
 MEAN_SIZE = 12032 / 14
 
 def second_accuracy(row: dict) -> float:
-    """p_B from the printed p_A and the exact gap (b - c)/N: the printed p_B is rounded, the gap is not."""
+    """p_B from the printed p_A and the exact gap (b - c)/N: the printed p_B is rounded, the gap is not.
+
+    Parameters
+    ----------
+    row : dict
+        A row of Table 6 or 7 (keys "p_a", "b", "c", "n").
+
+    Returns
+    -------
+    float
+        p_A - (b - c) / N.
+
+    Examples
+    --------
+    >>> from llm_power_verified.reproduce.resolution_diagnostics import second_accuracy, table_7_rows
+    >>> round(second_accuracy(table_7_rows()[0][0]), 4)
+    0.7185
+    """
     return row["p_a"] - (row["b"] - row["c"]) / row["n"]
 
 
 def required_at_counts(rows: list[dict], n_offset: int = 0) -> np.ndarray:
-    """Eq. 6's N* at each row's printed counts (with ``n_offset`` fewer items)."""
+    """Eq. 6's N* at each row's printed counts (with ``n_offset`` fewer items).
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of Table 6 or 7 (keys "b", "c", "n").
+    n_offset : int, default 0
+        Items taken from each row's n.
+
+    Returns
+    -------
+    numpy.ndarray
+        N*, unrounded, one per row.
+    """
     return np.array([float(required_n_from_counts(r["b"], r["c"], r["n"] - n_offset)) for r in rows])
 
 
 def count_unresolved(required: np.ndarray, n: float) -> int:
-    """How many of the N* exceed n items after the ceiling."""
+    """How many of the N* exceed n items after the ceiling.
+
+    Parameters
+    ----------
+    required : numpy.ndarray
+        N*, unrounded.
+    n : float
+        The number of items.
+
+    Returns
+    -------
+    int
+        The count of N* whose ceiling exceeds n.
+    """
     return int(np.sum(np.asarray(ceil_sample_size(required)) > n))
 
 
 def tables_6_7_rows() -> list[Printed]:
+    """Tables 6 and 7: the printed N*, p-values and counts of unresolved pairs, recomputed from the printed counts.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     rows: list[Printed] = []
     table_7, table_6 = table_7_rows()
     for index, row in enumerate(table_7, start=1):
@@ -98,6 +155,13 @@ def _one_fewer(b: int, c: int, n: int) -> str:
 
 
 def lemma_rows() -> list[Printed]:
+    """The worked numbers of Section 4 (Lemma 1, Corollary 1) and Appendix A's numerical cross-check, recomputed.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     rows = [
         Printed(MAIN, "Section 4, Lemma 1", "C(1/2, rho) for rho = 0.3", "0.3333333333", lambda: float(shortcut_constant(0.5, 0.3)), "p = 1/2, rho = 0.3 (printed as 1/3)"),
         Printed(MAIN, "Corollary 1", "delta*(0.65, 0.3, 0.05), leading order", "0.43", lambda: delta_star(0.65, 0.3, 0.05).leading_order, "p = 0.65, rho = 0.3, epsilon = 0.05"),
@@ -120,6 +184,13 @@ def lemma_rows() -> list[Printed]:
 
 
 def table_1_rows() -> list[Printed]:
+    """Table 1's required N*, recomputed from its stated inputs.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     inputs = "p_A = 0.65, p_B = 0.60, rho = 0.30, alpha = 0.05, power = 0.80"
     return [
         Printed(MAIN, "Table 1", "correct N* (Eq. 6)", "1,028", lambda: float(required_n_paired_binary(0.65, 0.60, 0.30)), inputs, "required-n"),
@@ -131,7 +202,13 @@ def table_1_rows() -> list[Printed]:
 
 
 def table_11_rows() -> list[Printed]:
-    """Table 11's mid-p column (chi-square and exact are Table 6's rows) from Table 6's counts."""
+    """Table 11's mid-p column (chi-square and exact are Table 6's rows) from Table 6's counts.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
 
     _, table_6 = table_7_rows()
     printed = (".77", ".13", ".10", ".049", ".95", ".28", ".20")  # Table 11's mid-p column, in Table 6's order
@@ -143,7 +220,13 @@ def table_11_rows() -> list[Printed]:
 
 
 def table_3_rows() -> list[Printed]:
-    """Table 3's two close buckets hold exactly Table 6's seven pairs; r = N*/N from their counts."""
+    """Table 3's two close buckets hold exactly Table 6's seven pairs; r = N*/N from their counts.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
 
     _, table_6 = table_7_rows()
     ratios, gaps = [], []

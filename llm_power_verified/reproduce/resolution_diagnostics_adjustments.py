@@ -31,6 +31,13 @@ __all__ = ["anytime_rows", "multiplicity_rows", "table_4_rows", "table_5_rows", 
 
 
 def multiplicity_rows() -> list[Printed]:
+    """The multiplicity-adjusted values of Sections 3, 6.2 and 6.3, recomputed.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     return [
         Printed(MAIN, "Section 6.3", "z_{1 - alpha/(2 m)}, m = 40", "3.227", lambda: float(critical_value(0.05 / 40)), "alpha = 0.05, m = 40"),
         Printed(MAIN, "Section 6.3", "Bonferroni N* inflation, m = 40", "2.11", lambda: float(required_n_inflation(40)), "alpha = 0.05, power = 0.8"),
@@ -42,7 +49,13 @@ def multiplicity_rows() -> list[Printed]:
 
 
 def table_5_rows() -> list[Printed]:
+    """Table 5's counts of unresolved pairs under each procedure, recomputed.
 
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     table_7, _ = table_7_rows()
     required = np.array([float(required_n_from_counts(row["b"], row["c"], row["n"])) for row in table_7])
     return [
@@ -56,7 +69,13 @@ def table_5_rows() -> list[Printed]:
 
 
 def table_4_rows() -> list[Printed]:
-    """Table 4's design effects from its own printed ICC and m-bar ~ 859, and cluster N* = N* x DE."""
+    """Table 4's design effects from its own printed ICC and m-bar ~ 859, and cluster N* = N* x DE.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     table_7, _ = table_7_rows()
     icc = [0.0004, -0.0003, 0.0002, 0.036, 0.0067, 0.012, -0.0002, 0.0010, 0.0029]
     printed_de = ["1.37", "1.00", "1.19", "31.5", "6.74", "11.5", "1.00", "1.88", "3.52"]
@@ -83,7 +102,13 @@ def table_4_rows() -> list[Printed]:
 
 
 def table_9_rows() -> list[Printed]:
-    """Table 9: cluster N* (point and 5-95% ends) = N*_IID (Table 7 counts) x the printed design effect."""
+    """Table 9: cluster N* (point and 5-95% ends) = N*_IID (Table 7 counts) x the printed design effect.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
 
     table_7, _ = table_7_rows()
     printed = [("1.37", "1.00", "1.95", "2,327", "1,697", "3,308"), ("1.00", "1.00", "1.12", "778", "778", "868"),
@@ -107,7 +132,13 @@ def table_9_rows() -> list[Printed]:
 
 
 def anytime_rows() -> list[Printed]:
-    """Section 6.5's count under the paper's rule and under this package's N_av, both labelled."""
+    """Section 6.5's count under the paper's rule and under this package's N_av, both labelled.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     table_7, _ = table_7_rows()
     b = np.array([row["b"] for row in table_7])
     c = np.array([row["c"] for row in table_7])

@@ -5,7 +5,7 @@ that states a number, a count, a bound or a direction, located by section,
 recomputed from the paper's own printed inputs and given a verdict by the rules
 of :mod:`.verdicts`.  Claims that repeat a table value already in the report
 (for example Table 7's N*, Table 1's calculators) are not repeated: their
-locations are listed in :data:`ALSO_STATED`.  Claims about data the paper does
+locations are listed in ``ALSO_STATED``.  Claims about data the paper does
 not print (the 40 OLL v1 pairs, the MMLU-Pro subject categories, the frontier
 panel) are "not reproducible" with what is missing; where printed figures of
 two places must agree with each other, the record checks that consistency.
@@ -58,7 +58,13 @@ TABLE_5_MMLU = {"fixed-n": 4, "Bonferroni/Holm": 4, "anytime-valid": 5, "cluster
 
 
 def tighter_than_fixed_n() -> tuple[bool, str]:
-    """Whether every other procedure of Table 5 leaves more MMLU-Pro pairs unresolved than fixed-n does."""
+    """Whether every other procedure of Table 5 leaves more MMLU-Pro pairs unresolved than fixed-n does.
+
+    Returns
+    -------
+    tuple of (bool, str)
+        Whether it holds, and the counts found.
+    """
     base = TABLE_5_MMLU["fixed-n"]
     same = [name for name, count in TABLE_5_MMLU.items() if name != "fixed-n" and count <= base]
     return not same, (f"Table 5's MMLU-Pro column: {', '.join(f'{k} {v}/9' for k, v in TABLE_5_MMLU.items())}; "
@@ -66,6 +72,13 @@ def tighter_than_fixed_n() -> tuple[bool, str]:
 
 
 def introduction_claims() -> list[Printed]:
+    """The abstract's and introduction's claims, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     table_7, table_6 = table_7_rows()
     hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
 
@@ -106,6 +119,13 @@ def introduction_claims() -> list[Printed]:
 
 
 def calibration_claims() -> list[Printed]:
+    """Section 5's (calibration) claims, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     se_type_i = math.sqrt(0.05 * 0.95 / 1500) * 100
     se_power = math.sqrt(0.8 * 0.2 / 1500) * 100
     return [
@@ -123,6 +143,13 @@ def calibration_claims() -> list[Printed]:
 
 
 def summary_claims() -> list[Printed]:
+    """The one-page summary's claims, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     return [
         holds_claim(SUMMARY, "Key findings", "the count rises to 6/9 after multiple comparisons, clustering and anytime-validity", "6/9",
                _six_of_nine, "the main paper's Table 5"),

@@ -29,6 +29,13 @@ __all__ = ["anytime_claims", "multiplicity_and_cluster_claims"]
 
 
 def multiplicity_and_cluster_claims() -> list[Printed]:
+    """The claims about multiplicity and clustering, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     table_7, _ = table_7_rows()
     required = required_at_counts(table_7)
     cluster = required * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC])
@@ -67,6 +74,13 @@ def multiplicity_and_cluster_claims() -> list[Printed]:
 
 
 def anytime_claims() -> list[Printed]:
+    """The claims about the anytime-valid procedures, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     table_7, _ = table_7_rows()
     pair = table_7[4]
 

@@ -47,6 +47,13 @@ def _close_pair_robustness() -> tuple[int, ...]:
 
 
 def oll_v1_claims() -> list[Printed]:
+    """The claims about the Open LLM Leaderboard v1 pairs, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     _, table_6 = table_7_rows()
 
     def arbiters() -> tuple[bool, str]:
@@ -97,6 +104,13 @@ def _perturbed_counts() -> tuple[int, int, list[str]]:
 
 
 def mmlu_pro_claims() -> list[Printed]:
+    """The claims about the MMLU-Pro pairs, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
     table_7, table_6 = table_7_rows()
     required = required_at_counts(table_7)
 

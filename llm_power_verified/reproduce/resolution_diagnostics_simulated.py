@@ -37,6 +37,13 @@ def _table_2_simulation() -> tuple[dict, ...]:
 
 
 def table_2_rows() -> list[Printed]:
+    """Table 2's simulated values, recomputed (Monte Carlo values within 3 standard errors).
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     printed = {"chi2": ("0.9", "0.79", "5.3"), "exact": ("1.1", "0.76", "10.2"), "mid-p": ("0.8", "0.79", "5.9"),
                "chi2-corrected": ("1.1", "0.76", "10.6"), "bootstrap": ("0.9", "0.79", "5.2")}
     type_i_tolerance = 3 * monte_carlo_se(0.05, 1500) * 100
@@ -76,6 +83,20 @@ def solved_accuracy(delta: float, rho: float, required: float) -> float:
 
     At fixed delta and rho, N* is largest when the two accuracies straddle 1/2
     (p_A = 1/2 + delta/2) and falls as p_A rises, so the root above is unique.
+
+    Parameters
+    ----------
+    delta : float
+        The gap p_A - p_B.
+    rho : float
+        Correlation of the two models' per-item scores.
+    required : float
+        The N* to solve for.
+
+    Returns
+    -------
+    float
+        p_A, with p_B = p_A - delta; nan where no admissible p_A gives ``required``.
     """
 
     def gap(p: float) -> float:
@@ -99,7 +120,13 @@ def _table_10_reason(delta: float, rho: float, printed: int, known: float | None
 
 
 def table_10_rows() -> list[Printed]:
-    """N*: not determined (p_A unprinted), with the solved p_A shown; powers: exact power at that solved p_A (they barely move with it)."""
+    """N*: not determined (p_A unprinted), with the solved p_A shown; powers: exact power at that solved p_A (they barely move with it).
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     rows = []
     for pair, delta, rho, required_text, powers, known in TABLE_10:
         where = f"Table 10, {pair}"
@@ -131,6 +158,13 @@ def _appendix_b_curves() -> tuple[dict, ...]:
 
 
 def appendix_b_rows() -> list[Printed]:
+    """Appendix B's bounds read from Figure 5, recomputed.
+
+    Returns
+    -------
+    list of Printed
+        One record per printed value.
+    """
     rows = []
     for index, delta in enumerate((0.02, 0.04, 0.08)):
         rows.append(Printed(MAIN, "Appendix B, Figure 5", f"|crossing n / N* - 1|, delta = {delta}", "0.05",

@@ -32,7 +32,18 @@ def _resolution_diagnostics_rows() -> list[Printed]:
 
 
 def claim_rows(paper: str) -> list[Printed]:
-    """The sentence-level claims of one paper ("main" includes the one-page summary's)."""
+    """The sentence-level claims of one paper ("main" includes the one-page summary's).
+
+    Parameters
+    ----------
+    paper : {"main", "embedding", "sample-size"}
+        The paper's ``--paper`` key.
+
+    Returns
+    -------
+    list of Printed
+        The claims, in report order.
+    """
     if paper == "main":
         return (resolution_diagnostics_claims.introduction_claims() + resolution_diagnostics_claims_theory.theory_claims()
                 + resolution_diagnostics_claims.calibration_claims() + resolution_diagnostics_claims_benchmarks.oll_v1_claims()
@@ -48,7 +59,23 @@ _TABLES = {"main": _resolution_diagnostics_rows, "embedding": pairs_needed.embed
 
 
 def printed_values(paper: str = "all") -> list[Printed]:
-    """The stored printed values and claims of one paper ("main", "embedding", "sample-size") or of all."""
+    """The stored printed values and claims of one paper ("main", "embedding", "sample-size") or of all.
+
+    Parameters
+    ----------
+    paper : {"all", "main", "embedding", "sample-size"}, default "all"
+        The paper's ``--paper`` key, or "all".
+
+    Returns
+    -------
+    list of Printed
+        The tables' values first, then the claims, paper by paper in report order.
+
+    Raises
+    ------
+    llm_power_verified.errors.ArgumentError
+        For another ``paper``.
+    """
     keys = [entry.key for entry in PAPERS]
     if paper != "all" and paper not in keys:
         raise ArgumentError(f"paper must be one of {[*keys, 'all']}; got {paper!r}")
@@ -56,7 +83,25 @@ def printed_values(paper: str = "all") -> list[Printed]:
 
 
 def reproduce(paper: str = "all") -> list[ReproductionRow]:
-    """Recompute every stored printed value and compare (see :mod:`.verdicts` for the rules)."""
+    """Recompute every stored printed value and compare (see :mod:`llm_power_verified.reproduce.verdicts` for the rules).
+
+    Parameters
+    ----------
+    paper : {"all", "main", "embedding", "sample-size"}, default "all"
+        The paper's ``--paper`` key, or "all".
+
+    Returns
+    -------
+    list of ReproductionRow
+        One row per printed value or claim, in the order of :func:`printed_values`.
+
+    Examples
+    --------
+    >>> from llm_power_verified.reproduce import reproduce
+    >>> row = reproduce("sample-size")[0]
+    >>> row.printed, round(row.computed, 2), row.verdict
+    ('65,920', 131861.18, 'differs')
+    """
     rows = []
     for entry in printed_values(paper):
         computed = math.nan if entry.kind == "not-reproducible" else float(entry.compute())

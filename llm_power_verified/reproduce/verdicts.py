@@ -48,14 +48,48 @@ def _clean(text: str) -> tuple[str, float]:
 
 
 def half_unit(text: str) -> float:
-    """Half a unit in the last printed digit of a number like '1,028', '0.43', '31.4M' or '9.9e-14'."""
+    """Half a unit in the last printed digit of a number like '1,028', '0.43', '31.4M' or '9.9e-14'.
+
+    Parameters
+    ----------
+    text : str
+        The printed number (thousands commas, a leading "~", "<" or ">", a trailing "%" or "M" allowed).
+
+    Returns
+    -------
+    float
+        Half a unit of its last digit, in the number's own scale ("M": millions).
+
+    Examples
+    --------
+    >>> from llm_power_verified.reproduce.verdicts import half_unit
+    >>> half_unit("1,028"), half_unit("0.43"), half_unit("31.4M")
+    (0.5, 0.005, 50000.0)
+    """
     cleaned, scale = _clean(text)
     exponent = Decimal(cleaned).as_tuple().exponent
     return 0.5 * 10.0 ** exponent * scale
 
 
 def printed_number(text: str) -> float:
-    """The printed text as a number ('1,028' is 1028.0, '31.4M' is 31.4e6, '~0.43' is 0.43)."""
+    """The printed text as a number ('1,028' is 1028.0, '31.4M' is 31.4e6, '~0.43' is 0.43).
+
+    Parameters
+    ----------
+    text : str
+        The printed number, as for :func:`half_unit`.
+
+    Returns
+    -------
+    float
+        Its value ("%" is dropped, not divided by 100).
+
+    Examples
+    --------
+    >>> from llm_power_verified.reproduce.verdicts import printed_number
+    >>> printed_number("1,028"), printed_number("31.4M"), printed_number("~0.43")
+    (1028.0, 31400000.0, 0.43)
+    """
     cleaned, scale = _clean(text)
     return float(cleaned) * scale
 
@@ -81,7 +115,21 @@ def _required_n_verdict(entry: Printed, computed: float) -> tuple[float | None, 
 
 
 def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]:
-    """(relative difference or None, verdict, reason) of one printed value against its computed value."""
+    """(relative difference or None, verdict, reason) of one printed value against its computed value.
+
+    Parameters
+    ----------
+    entry : Printed
+        The printed value, with its kind.
+    computed : float
+        The value recomputed from its stated inputs.
+
+    Returns
+    -------
+    tuple of (float or None, str, str)
+        The relative difference (None for claims, ranges and values not reproducible), the verdict ("agrees",
+        "differs" or "not reproducible") and its reason.
+    """
     if entry.kind == "not-reproducible":
         return None, "not reproducible", entry.reason
     if entry.kind == "holds":
@@ -132,7 +180,27 @@ def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]
 
 
 def one_fewer_range(row: dict, effects) -> str:
-    """Table 7's N* with N - 1 items times a range of design effects: what Tables 4 and 9 then allow."""
+    """Table 7's N* with N - 1 items times a range of design effects: what Tables 4 and 9 then allow.
+
+    Parameters
+    ----------
+    row : dict
+        A row of Table 7 (keys "b", "c" and "n").
+    effects : iterable of float
+        The design effects; their smallest and largest give the range.
+
+    Returns
+    -------
+    str
+        The sentence the report shows, naming N - 1 and the range of the ceilings.
+
+    Examples
+    --------
+    >>> from llm_power_verified.reproduce.resolution_diagnostics import table_7_rows
+    >>> from llm_power_verified.reproduce.verdicts import one_fewer_range
+    >>> one_fewer_range(table_7_rows()[0][0], (1.0, 1.37))
+    "with N = 12,031 (as Table 7's N* needs) the range is 1,697 to 2,325"
+    """
     base = float(required_n_from_counts(row["b"], row["c"], row["n"] - 1))
     low, high = (float(ceil_sample_size(base * float(e))) for e in sorted(float(e) for e in effects))
     return f"with N = {row['n'] - 1:,} (as Table 7's N* needs) the range is {low:,.0f} to {high:,.0f}"
