@@ -107,6 +107,12 @@ PARAMETERS = {
     "rng": ("rng : numpy.random.Generator", "The source of every random draw (seeded by the caller)."),
     "sizes": ("sizes : array_like of int", "The benchmark sizes n of the curve: increasing whole numbers >= 2, at least "
               "two."),
+    # The parallel room's (the backends' map).
+    "map_function": ("function : callable", "Called as ``function(*shared, *task)``; a module-level function, since "
+                     "process and remote workers import it by name."),
+    "tasks": ("tasks : iterable of sequence", "One tuple of a call's own arguments per task."),
+    "shared": ("shared : sequence, default ()", "Arguments every call shares, passed before the task's own (sent to each "
+               "worker once)."),
 }
 
 #: Returns entries: name -> (type, description).

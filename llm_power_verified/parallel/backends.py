@@ -30,6 +30,7 @@ import logging
 import os
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 
 __all__ = ["BACKENDS", "Backend", "DaskBackend", "JoblibBackend", "LocalBackend", "backend_for", "max_local_workers"]
@@ -43,7 +44,27 @@ class Backend:
     name = "local"
     workers = 1
 
+    @docfill("map_function", "tasks", "shared")
     def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        """Map ``function`` over ``tasks``; the results come in task order, as each is ready.
+
+        Parameters
+        ----------
+        %(map_function)s
+        %(tasks)s
+        %(shared)s
+
+        Yields
+        ------
+        object
+            ``function(*shared, *task)`` for each task, in task order.
+
+        Examples
+        --------
+        >>> from llm_power_verified.parallel import LocalBackend
+        >>> list(LocalBackend().map(pow, [(3,), (4,)], shared=(2,)))
+        [8, 16]
+        """
         raise NotImplementedError  # pragma: no cover
 
     def close(self) -> None:
@@ -62,13 +83,45 @@ class Backend:
 class LocalBackend(Backend):
     """A loop in this process."""
 
+    @docfill("map_function", "tasks", "shared")
     def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        """Call ``function`` task after task, in this process.
+
+        Parameters
+        ----------
+        %(map_function)s
+        %(tasks)s
+        %(shared)s
+
+        Yields
+        ------
+        object
+            ``function(*shared, *task)`` for each task, in task order.
+
+        Examples
+        --------
+        >>> list(LocalBackend().map(pow, [(2, 3), (3, 2)]))
+        [8, 9]
+        """
         for task in tasks:
             yield function(*shared, *task)
 
 
 class JoblibBackend(Backend):
-    """``workers`` local threads (``prefer="threads"``) or processes (``prefer="processes"``) through joblib."""
+    """``workers`` local threads (``prefer="threads"``) or processes (``prefer="processes"``) through joblib.
+
+    Parameters
+    ----------
+    workers : int, default 2
+        Number of threads or processes, from 1 to :func:`max_local_workers`.
+    prefer : {"processes", "threads"}, default "processes"
+        Processes (joblib's loky; the backend's name is "joblib") or threads (its name is "threads").
+
+    Raises
+    ------
+    llm_power_verified.errors.ArgumentError
+        For ``workers`` outside 1 to :func:`max_local_workers`, or another ``prefer``.
+    """
 
     def __init__(self, workers: int = 2, prefer: str = "processes") -> None:
         self.workers = _check_workers(workers)
@@ -77,7 +130,27 @@ class JoblibBackend(Backend):
         self.prefer = prefer
         self.name = "threads" if prefer == "threads" else "joblib"
 
+    @docfill("map_function", "tasks", "shared")
     def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        """Map ``function`` over ``tasks`` in the pool (joblib's generator output: results in task order).
+
+        Parameters
+        ----------
+        %(map_function)s
+        %(tasks)s
+        %(shared)s
+
+        Yields
+        ------
+        object
+            ``function(*shared, *task)`` for each task, in task order.
+
+        Examples
+        --------
+        >>> with JoblibBackend(2, prefer="threads") as backend:
+        ...     list(backend.map(pow, [(3,), (4,)], shared=(2,)))
+        [8, 16]
+        """
         # Lazy: joblib costs 0.1 s at import and only a parallel run needs it.
         import joblib
 
@@ -86,7 +159,23 @@ class JoblibBackend(Backend):
 
 
 class DaskBackend(Backend):
-    """A ``dask.distributed`` cluster (extra ``dask``): an existing scheduler, or a LocalCluster started here."""
+    """A ``dask.distributed`` cluster (extra ``dask``): an existing scheduler, or a LocalCluster started here.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        The address of an existing cluster's scheduler (``tcp://host:8786``, as ``dask scheduler`` prints it).
+    workers : int, optional
+        Without ``scheduler``: the single-threaded worker processes of the LocalCluster started here, from 1 to
+        :func:`max_local_workers` (default 2).  Not with ``scheduler``.
+
+    Raises
+    ------
+    ImportError
+        Without ``dask.distributed`` installed.
+    llm_power_verified.errors.ArgumentError
+        For both ``scheduler`` and ``workers``, a scheduler that cannot be reached, or ``workers`` out of range.
+    """
 
     name = "dask"
 
@@ -111,7 +200,26 @@ class DaskBackend(Backend):
             self.client = Client(self.cluster)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 
+    @docfill("map_function", "tasks", "shared")
     def map(self, function: Callable, tasks: Iterable[Sequence[Any]], shared: Sequence[Any] = ()) -> Iterator[Any]:
+        """Submit the tasks to the cluster, at most two per worker in flight; results in task order.
+
+        Parameters
+        ----------
+        %(map_function)s
+        %(tasks)s
+        %(shared)s
+
+        Yields
+        ------
+        object
+            ``function(*shared, *task)`` for each task, in task order.
+
+        Notes
+        -----
+        The shared data is scattered to every worker once (``broadcast=True``) and released at the end; tasks still
+        pending when the caller stops reading are cancelled.
+        """
         handles = self.client.scatter(list(shared), broadcast=True, hash=False) if shared else []
         pending: collections.deque = collections.deque()
         try:
@@ -128,13 +236,20 @@ class DaskBackend(Backend):
                 handle.release()
 
     def close(self) -> None:
+        """Close the client, and the LocalCluster if this backend started one."""
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
 
 
 def max_local_workers() -> int:
-    """The most local workers (threads or processes) a backend starts: this process's CPUs, or 4 if fewer."""
+    """The most local workers (threads or processes) a backend starts: this process's CPUs, or 4 if fewer.
+
+    Returns
+    -------
+    int
+        max(the CPUs this process may use, 4).
+    """
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -153,10 +268,36 @@ def _check_workers(workers: Any) -> int:
 
 
 def backend_for(backend: str | Backend | None = None, *, workers: int | None = None, scheduler: str | None = None) -> Backend:
-    """A backend from its name ("local", "joblib", "dask") or as given; ``scheduler`` implies Dask.
+    """A backend from its name (one of :data:`BACKENDS`) or as given; ``scheduler`` implies Dask.
 
+    Parameters
+    ----------
+    backend : {"local", "threads", "joblib", "dask"} or Backend, optional
+        The backend's name, or a backend (returned as it is).  None: "local" for ``workers`` None or 1, else
+        "threads".
+    workers : int, optional
+        Local workers, from 1 to :func:`max_local_workers`; "local" or None with 1 (or None) is the loop in this
+        process.
+    scheduler : str, optional
+        An existing Dask cluster's scheduler address; only with ``backend`` None or "dask".
+
+    Returns
+    -------
+    Backend
+        A :class:`LocalBackend`, :class:`JoblibBackend` (threads or processes) or :class:`DaskBackend`.
+
+    Raises
+    ------
+    llm_power_verified.errors.ArgumentError
+        For another name, ``workers`` out of range, or a scheduler with a backend other than "dask".
+
+    Examples
+    --------
     >>> backend_for()
     LocalBackend(workers=1)
+    >>> backend = backend_for("threads", workers=2)
+    >>> backend, backend.name
+    (JoblibBackend(workers=2), 'threads')
     """
     if isinstance(backend, Backend):
         return backend
