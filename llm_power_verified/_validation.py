@@ -137,9 +137,24 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     integer, so that floating-point error in an N* that is exactly an integer
     does not add one item.  ``inf`` stays ``inf`` and NaN stays NaN.
 
+    Parameters
+    ----------
+    value : array_like
+        The unrounded sample size (N*, n_h, ...), as the power functions return it.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The whole number, as a float (inf and NaN kept); a float for a scalar, an array for an array.
+
+    Raises
+    ------
+    TypeError
+        For a value that is not a number or an array of numbers.
+
     Notes
     -----
-    ceil(x (1 - 1e-12)) for finite x > 0: an x within a relative 1e-12 above an integer
+    ``ceil(x - abs(x) * 1e-12)`` for finite x: an x within a relative 1e-12 above an integer
     k rounds to k.
 
     References
@@ -151,6 +166,8 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     --------
     >>> ceil_sample_size(1027.576), ceil_sample_size(1028.0000000000002)
     (1028.0, 1028.0)
+    >>> ceil_sample_size([2.5, np.inf]).tolist()
+    [3.0, inf]
     """
     array = as_array("n", value)
     finite = np.isfinite(array)

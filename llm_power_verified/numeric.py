@@ -21,6 +21,22 @@ def quantiles(values, levels, axis: int = 0) -> np.ndarray:
     as 0.05 x 1.8e308 = 9e306 is never returned); between -inf and +inf it is
     NaN.  NaN propagates as in ``np.quantile``.
 
+    Parameters
+    ----------
+    values : array_like
+        The values (converted to float64); +/-inf allowed.
+    levels : float or array_like
+        The quantile levels, in [0, 1].
+    axis : int, default 0
+        The axis along which the quantiles are taken.
+
+    Returns
+    -------
+    numpy.ndarray
+        The quantiles, shaped as ``np.quantile`` shapes them (0-d for a scalar level).
+
+    Examples
+    --------
     >>> quantiles(np.array([1.0, np.inf, np.inf]), 0.5).item()
     inf
     >>> quantiles(np.array([1.0, 2.0, np.inf]), [0.5, 0.95]).tolist()

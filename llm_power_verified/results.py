@@ -65,7 +65,23 @@ class Result:
     _hidden: ClassVar[tuple[str, ...]] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict of plain containers (nested results become dicts, tuples lists)."""
+        """The fields as a dict of plain containers (nested results become dicts, tuples lists).
+
+        Returns
+        -------
+        dict
+            Field name (or its ``_keys`` entry) -> value; arrays and DataFrames are kept as they are.
+
+        Examples
+        --------
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True, repr=False)
+        ... class Interval(Result):
+        ...     low: float
+        ...     high: float
+        >>> Interval(0.25, 0.75).to_dict(), Interval(0.25, 0.75)
+        ({'low': 0.25, 'high': 0.75}, Interval(low=0.25, high=0.75))
+        """
         return {self._keys.get(item.name, item.name): _plain(getattr(self, item.name)) for item in fields(self)}
 
     def __repr__(self) -> str:

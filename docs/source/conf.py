@@ -59,16 +59,11 @@ numpydoc_validation_checks = {"PR01", "PR02", "PR07", "RT01", "GL08"}
 #: Modules whose docstrings are not done yet (numpydoc sections, reStructuredText that parses): their docstrings are
 #: shown verbatim, as plain text, and not validated.  A room leaves this list when its docstrings are done, and from
 #: then on the build checks them (numpydoc_validation_checks, -n cross-references, docutils).
-NOT_DONE = (
-    r"llm_power_verified\.(errors|examples|numeric|results)",
-    r"llm_power_verified\.cli",
-)
+NOT_DONE = (r"llm_power_verified\.cli",)
 _NOT_DONE = re.compile(r"^(?:" + "|".join(NOT_DONE) + r")(?:\.|$)")
 numpydoc_validation_exclude = {
     r"\._",  # private modules and names, including _generated
     *(rf"^{pattern}(?:\.|$)" for pattern in NOT_DONE),
-    # Re-exported from llm_power_verified._validation (the floor's argument checks), whose docstrings are not done.
-    r"^llm_power_verified\.power\.sample_size\.ceil_sample_size$",
 }
 # A result (a frozen dataclass) documents its fields under Attributes, not as constructor Parameters.
 numpydoc_validation_overrides = {"PR01": [r"\n\s*Attributes\n\s*----------\n"]}
