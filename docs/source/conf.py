@@ -59,7 +59,7 @@ numpydoc_validation_checks = {"PR01", "PR02", "PR07", "RT01", "GL08"}
 #: Modules whose docstrings are not done yet (numpydoc sections, reStructuredText that parses): their docstrings are
 #: shown verbatim, as plain text, and not validated.  A room leaves this list when its docstrings are done, and from
 #: then on the build checks them (numpydoc_validation_checks, -n cross-references, docutils).
-NOT_DONE = (r"llm_power_verified\.cli",)
+NOT_DONE = (r"llm_power_verified\.cli\.options",)  # over 390 lines: its docstrings wait for a split
 _NOT_DONE = re.compile(r"^(?:" + "|".join(NOT_DONE) + r")(?:\.|$)")
 numpydoc_validation_exclude = {
     r"\._",  # private modules and names, including _generated

@@ -25,6 +25,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``audit`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "audit",
         parents=[input_options(), family_options(MODES), output_options(per_item=True), compute_options(), alpha_power_options()],
@@ -45,6 +52,20 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str | tuple[str, int] | int:
+    """Run ``llm-power-verified audit`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    tuple of (str, int) or int
+        The report (or the "wrote PATH" line of ``--out``) with the exit status (1: the ``--fail-on`` gate failed), which
+        ``main`` prints; or the status alone when the report went to standard output already (a machine format,
+        or ``--out`` naming standard output).
+    """
     from llm_power_verified.io import check_outputs
 
     plot_folder = _plot_folder(arguments.plot)

@@ -32,6 +32,13 @@ class _Range(argparse.Action):
 
 
 def add_parser(commands) -> None:
+    """Add the ``audit-accuracies`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "audit-accuracies",
         parents=[accuracy_options(), family_options(ACCURACY_MODES), output_options(per_item=False), alpha_power_options()],
@@ -56,6 +63,20 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> tuple[str, int] | int:
+    """Run ``llm-power-verified audit-accuracies`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    tuple of (str, int) or int
+        The report (or the "wrote PATH" line of ``--out``) with the exit status (1: the adjacent-pairs gate failed), which
+        ``main`` prints; or the status alone when the report went to standard output already (a machine format,
+        or ``--out`` naming standard output).
+    """
     from llm_power_verified.io import check_outputs
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
     from llm_power_verified.report.dispatch import render, write

@@ -15,6 +15,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``audit-calculator`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "audit-calculator",
         parents=[marginal_options(), alpha_power_options(), format_options(("table", "markdown", "json"), "table")],
@@ -32,6 +39,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified audit-calculator`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     missing = [flag for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho)) if value is None]
     if missing:
         raise CommandError(f"the following arguments are required: {', '.join(missing)}")

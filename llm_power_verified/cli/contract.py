@@ -6,6 +6,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``contract`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "contract",
         help="regenerate or check the JSON schemas and columns.rst generated from the output contract",
@@ -16,6 +23,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> int:
+    """Run ``llm-power-verified contract`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 1 when ``check`` finds a stale file.
+    """
     from llm_power_verified.report.schemas import main  # the report layer loads pandas: only when the command runs
 
     return main(["--check"] if arguments.action == "check" else [])

@@ -16,6 +16,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``crosscheck`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "crosscheck",
         parents=[marginal_options((0.65, 0.60, 0.30)), alpha_power_options(), format_options(("table", "markdown", "json"), "table")],
@@ -30,6 +37,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified crosscheck`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     calculators = repository_module("crosscheck.calculators")
     as_dicts, lemma1_grid = calculators.as_dicts, calculators.lemma1_grid
     paper_discrepancies, table1_rows = calculators.paper_discrepancies, calculators.table1_rows

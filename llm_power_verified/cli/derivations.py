@@ -10,6 +10,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``derivations`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "derivations",
         help="regenerate or check the code generated from derivations/",
@@ -19,5 +26,17 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> int:
+    """Run ``llm-power-verified derivations`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 1 when ``check`` finds a stale file.
+    """
     entry = repository_module("derivations.__main__")
     return entry.main(["--check"] if arguments.action == "check" else [])

@@ -16,6 +16,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``design`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "design",
         parents=[marginal_options(), alpha_power_options()],
@@ -56,6 +63,18 @@ _LABELS = (
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified design`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     from llm_power_verified.power.design import (
         design_from_counts,
         design_paired_binary,

@@ -47,6 +47,13 @@ COMMANDS = {"audit": audit, "audit-accuracies": audit_accuracies, "design": desi
 
 
 def build_parser() -> Parser:
+    """The ``llm-power-verified`` parser, with every command's subparser.
+
+    Returns
+    -------
+    Parser
+        The parser (``--help`` prints what the CLI reference shows).
+    """
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -90,6 +97,19 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv``: print the report, or one line "llm-power-verified: error: ..." on a refusal.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0; 1 when a gate fails (or ``check`` finds a stale file); 2 for a refused input or argument;
+    128 + SIGPIPE when the reader of standard output went away; 128 + SIGINT when interrupted.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         with standard_streams():

@@ -15,6 +15,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``monitor`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "monitor",
         parents=[alpha_power_options(power=False)],
@@ -40,6 +47,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified monitor`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     import numpy as np
 
     from llm_power_verified.io import check_outputs, read_score_files

@@ -24,6 +24,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``test`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "test",
         help="every paired test variant on a 2x2 table or two aligned score files",
@@ -52,6 +59,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified test`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     from llm_power_verified.inference.bootstrap import (
         paired_bootstrap,
         paired_bootstrap_counts,

@@ -47,7 +47,15 @@ def _parent(title: str) -> tuple[argparse.ArgumentParser, argparse._ArgumentGrou
 def input_options(*, required: bool = False) -> argparse.ArgumentParser:
     """INPUT... (per-item results: a score table, lm-eval folders or Inspect logs) and every option of their readers.
 
-    ``required``: at least one INPUT; otherwise none reads the shipped example (:func:`read_matrix`).
+    Parameters
+    ----------
+    required : bool, default False
+        True: at least one INPUT; False: none reads the shipped example (:func:`read_matrix`).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
     """
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("inputs", nargs="+" if required else "*", metavar="INPUT",
@@ -72,7 +80,18 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
 
 
 def read_matrix(arguments):
-    """The score matrix of :func:`input_options`' INPUT... (the shipped example when there is none, with a note)."""
+    """The score matrix of :func:`input_options`' INPUT... (the shipped example when there is none, with a note).
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line, with :func:`input_options`' options.
+
+    Returns
+    -------
+    ScoreMatrix
+        The matrix ``read_scores`` reads from the inputs, or the shipped example.
+    """
     if not arguments.inputs:
         from llm_power_verified.examples import shipped_example
 
@@ -89,7 +108,13 @@ def read_matrix(arguments):
 
 
 def accuracy_options() -> argparse.ArgumentParser:
-    """FILE (one accuracy per model) and the options of its reader."""
+    """FILE (one accuracy per model) and the options of its reader.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
+    """
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("file", metavar="FILE",
                         help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
@@ -114,7 +139,13 @@ def read_accuracy_table(arguments):
 
 
 def compute_options() -> argparse.ArgumentParser:
-    """Resamples, their seed, the progress bar and where the blocks of pairs are computed."""
+    """Resamples, their seed, the progress bar and where the blocks of pairs are computed.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
+    """
     parent, group = _parent("computation")
     group.add_argument("--n-resamples", type=AUDIT_RESAMPLES, default=500,
                        help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500)")
@@ -135,7 +166,23 @@ def compute_options() -> argparse.ArgumentParser:
 
 
 def column_list(text: str) -> list[str]:
-    """--columns: comma-separated pair-table column names."""
+    """--columns: comma-separated pair-table column names.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    list of str
+        The names, in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For an unknown name, or none.
+    """
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in COLUMN_CHOICES]
     if not names or unknown:
@@ -144,7 +191,18 @@ def column_list(text: str) -> list[str]:
 
 
 def output_options(*, per_item: bool) -> argparse.ArgumentParser:
-    """--format, --out, --pairs, --width; with ``per_item`` also --columns, --wide and --plot (the per-item report's view)."""
+    """--format, --out, --pairs, --width; with ``per_item`` also --columns, --wide and --plot (the per-item report's view).
+
+    Parameters
+    ----------
+    per_item : bool
+        True for the commands that read per-item results (their formats include parquet).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
+    """
     parent, group = _parent("report")
     if per_item:
         group.add_argument("--format", choices=FORMATS, default="table",
@@ -173,7 +231,18 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
 
 
 def family_options(modes: tuple[str, ...]) -> argparse.ArgumentParser:
-    """--mode (one of ``modes``) and --correction; with the reference mode also --reference and --family."""
+    """--mode (one of ``modes``) and --correction; with the reference mode also --reference and --family.
+
+    Parameters
+    ----------
+    modes : tuple of str
+        The --mode choices; the first is the default.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
+    """
     parent, group = _parent("pairs and multiplicity")
     group.add_argument("--mode", choices=modes, default=modes[0],
                        help="which pairs to report" + ("" if "reference" in modes else "; they are the declared family too "
@@ -195,7 +264,13 @@ class _ImpliesAnytime(argparse.Action):
 
 
 def anytime_options() -> argparse.ArgumentParser:
-    """--anytime and the monitored test's settings (each of which implies --anytime)."""
+    """--anytime and the monitored test's settings (each of which implies --anytime).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        A parent parser (``add_help=False``) for a command's ``parents=``.
+    """
     parent, group = _parent("monitored test")
     group.add_argument("--anytime", action="store_true",
                        help="add the monitored test's stopping N (expected and --quantile), from the exact distribution of "

@@ -59,6 +59,13 @@ _ASSUMED_RHO = "an assumed correlation for every pair, labelled as an assumption
 
 
 def add_parser(commands) -> None:
+    """Add the ``plan`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "plan",
         help="items (and clusters) that resolve a target; stopping N of a monitored test",
@@ -208,6 +215,18 @@ def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, 
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified plan`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     if arguments.source == "gap":
         _check_gap(arguments)
         document, lines = _gap(arguments)

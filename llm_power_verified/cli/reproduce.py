@@ -11,6 +11,13 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
+    """Add the ``reproduce`` command (its options and help) to ``commands``.
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        The subcommands of the main parser (``build_parser``).
+    """
     parser = commands.add_parser(
         "reproduce",
         parents=[format_options(("markdown", "json"), "markdown")],
@@ -23,6 +30,18 @@ def add_parser(commands) -> None:
 
 
 def run(arguments) -> str:
+    """Run ``llm-power-verified reproduce`` on the parsed command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    str
+        The report, which ``main`` prints.
+    """
     from dataclasses import asdict
 
     from llm_power_verified.reproduce import reproduce
