@@ -113,6 +113,9 @@ PARAMETERS = {
     "tasks": ("tasks : iterable of sequence", "One tuple of a call's own arguments per task."),
     "shared": ("shared : sequence, default ()", "Arguments every call shares, passed before the task's own (sent to each "
                "worker once)."),
+    # The cli room's (each command's add_parser and run; the options themselves are documented by --help).
+    "commands": ("commands : argparse._SubParsersAction", "The subcommands of the main parser (``build_parser``)."),
+    "arguments": ("arguments : argparse.Namespace", "The parsed command line."),
 }
 
 #: Returns entries: name -> (type, description).
@@ -144,6 +147,11 @@ RETURNS = {
     "score_matrix": ("ScoreMatrix", "The validated (items x models) scores with the models, item ids, cluster labels, "
                      "score kind, source and the reader's notes (:class:`~llm_power_verified.io.matrix.ScoreMatrix`)."),
     "output_written": ("pathlib.Path", "The file written (the resolved target), or the descriptor's name as given."),
+    "cli_report": ("str", "The report, which ``main`` prints."),
+    "cli_gated": ("tuple of (str, int) or int", "The report (or the \"wrote PATH\" line of ``--out``) with the exit status "
+                  "(1: the command's gate failed), which ``main`` prints; or the status alone when the report went to "
+                  "standard output already (a machine format, or ``--out`` naming standard output)."),
+    "cli_status": ("int", "The exit status: 0, or 1 when ``check`` finds a stale file."),
 }
 
 _SECTION = re.compile(r"^( *)(Returns|Notes|References|Examples|See Also)\n\1-+\n", re.M)
@@ -166,13 +174,17 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
     Returns (a key of :data:`RETURNS`) sections, and add "Derived in ``derivations/<derivation>.py``." to its Notes.
 
     A docstring that writes its own Parameters section (for parameters of its own) marks where each shared entry
-    goes with a line ``%(name)s``, in the manner of scipy's ``doccer``; every name must then be placed so."""
+    goes with a line ``%(name)s``, in the manner of scipy's ``doccer``; every name must then be placed so.  A
+    docstring without sections (a summary only) gets them at its end."""
 
     def decorate(function: Function) -> Function:
         doc = function.__doc__
         if doc is None:  # python -OO strips docstrings
             return function
         first = _SECTION.search(doc)
+        if first is None:  # a summary only: the sections go at its end, indented as the function's body
+            doc = doc.rstrip() + "\n\n" + "    " * (function.__qualname__.count(".") + 1)
+            first = re.compile(r"(?P<indent> *)$").search(doc)
         indent = first.group(1)
         block = []
         if re.search(rf"^{indent}Parameters\n", doc, re.M):
@@ -192,6 +204,7 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
             block += ["", f"{indent}Returns", f"{indent}-------", *_entry(type_, description, indent)]
         if block:
             doc = doc[:first.start()] + "\n".join(block).lstrip("\n") + "\n\n" + doc[first.start():]
+            doc = doc.rstrip(" ")
         if derivation is not None:
             notes = re.search(rf"^{indent}Notes\n{indent}-+\n", doc, re.M)
             after = re.compile(rf"^{indent}(References|Examples|See Also)\n", re.M).search(doc, notes.end())

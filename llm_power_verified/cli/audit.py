@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     EXIT_CODES,
     INPUT_RULES,
@@ -24,14 +25,9 @@ from llm_power_verified.contract import MACHINE_FORMATS, MODES
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``audit`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``audit`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "audit",
         parents=[input_options(), family_options(MODES), output_options(per_item=True), compute_options(), alpha_power_options()],
@@ -51,21 +47,9 @@ def add_parser(commands) -> None:
                         help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines")
 
 
+@docfill("arguments", returns="cli_gated")
 def run(arguments) -> str | tuple[str, int] | int:
-    """Run ``llm-power-verified audit`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    tuple of (str, int) or int
-        The report (or the "wrote PATH" line of ``--out``) with the exit status (1: the ``--fail-on`` gate failed), which
-        ``main`` prints; or the status alone when the report went to standard output already (a machine format,
-        or ``--out`` naming standard output).
-    """
+    """Run ``llm-power-verified audit`` on the parsed command line."""
     from llm_power_verified.io import check_outputs
 
     plot_folder = _plot_folder(arguments.plot)

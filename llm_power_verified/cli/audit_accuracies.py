@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     CORRELATION,
     EXIT_CODES,
@@ -31,14 +32,9 @@ class _Range(argparse.Action):
         setattr(namespace, self.dest, (low, high))
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``audit-accuracies`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``audit-accuracies`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "audit-accuracies",
         parents=[accuracy_options(), family_options(ACCURACY_MODES), output_options(per_item=False), alpha_power_options()],
@@ -62,21 +58,9 @@ def add_parser(commands) -> None:
                              "a gate for pipelines (accuracies alone give no test, so no not-significant)")
 
 
+@docfill("arguments", returns="cli_gated")
 def run(arguments) -> tuple[str, int] | int:
-    """Run ``llm-power-verified audit-accuracies`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    tuple of (str, int) or int
-        The report (or the "wrote PATH" line of ``--out``) with the exit status (1: the adjacent-pairs gate failed), which
-        ``main`` prints; or the status alone when the report went to standard output already (a machine format,
-        or ``--out`` naming standard output).
-    """
+    """Run ``llm-power-verified audit-accuracies`` on the parsed command line."""
     from llm_power_verified.io import check_outputs
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
     from llm_power_verified.report.dispatch import render, write

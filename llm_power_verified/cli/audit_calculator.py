@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     POSITIVE,
     CommandError,
@@ -14,14 +15,9 @@ from llm_power_verified.cli.options import (
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``audit-calculator`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``audit-calculator`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "audit-calculator",
         parents=[marginal_options(), alpha_power_options(), format_options(("table", "markdown", "json"), "table")],
@@ -38,19 +34,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--tool-output", type=POSITIVE, help="the tool's native (per-arm) output")
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified audit-calculator`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified audit-calculator`` on the parsed command line."""
     missing = [flag for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho)) if value is None]
     if missing:
         raise CommandError(f"the following arguments are required: {', '.join(missing)}")

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
+
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``contract`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``contract`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "contract",
         help="regenerate or check the JSON schemas and columns.rst generated from the output contract",
@@ -22,19 +19,9 @@ def add_parser(commands) -> None:
     parser.add_argument("action", choices=("regenerate", "check"), help="regenerate the files or check that they are current")
 
 
+@docfill("arguments", returns="cli_status")
 def run(arguments) -> int:
-    """Run ``llm-power-verified contract`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status: 0, or 1 when ``check`` finds a stale file.
-    """
+    """Run ``llm-power-verified contract`` on the parsed command line."""
     from llm_power_verified.report.schemas import main  # the report layer loads pandas: only when the command runs
 
     return main(["--check"] if arguments.action == "check" else [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     CommandError,
     alpha_power_options,
@@ -15,14 +16,9 @@ from llm_power_verified.io.output import json_text
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``crosscheck`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``crosscheck`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "crosscheck",
         parents=[marginal_options((0.65, 0.60, 0.30)), alpha_power_options(), format_options(("table", "markdown", "json"), "table")],
@@ -36,19 +32,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--grid", action="store_true", help="also compare n_h/N* with Lemma 1 over a (p, rho, delta) grid")
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified crosscheck`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified crosscheck`` on the parsed command line."""
     calculators = repository_module("crosscheck.calculators")
     as_dicts, lemma1_grid = calculators.as_dicts, calculators.lemma1_grid
     paper_discrepancies, table1_rows = calculators.paper_discrepancies, calculators.table1_rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     repository_module,
 )
@@ -9,14 +10,9 @@ from llm_power_verified.cli.options import (
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``derivations`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``derivations`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "derivations",
         help="regenerate or check the code generated from derivations/",
@@ -25,18 +21,8 @@ def add_parser(commands) -> None:
     parser.add_argument("action", choices=("regenerate", "check"), help="regenerate _generated/ or check that it is current")
 
 
+@docfill("arguments", returns="cli_status")
 def run(arguments) -> int:
-    """Run ``llm-power-verified derivations`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status: 0, or 1 when ``check`` finds a stale file.
-    """
+    """Run ``llm-power-verified derivations`` on the parsed command line."""
     entry = repository_module("derivations.__main__")
     return entry.main(["--check"] if arguments.action == "check" else [])

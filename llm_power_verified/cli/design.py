@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     COUNT,
     SIZE,
@@ -15,14 +16,9 @@ from llm_power_verified.io.output import json_text
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``design`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``design`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "design",
         parents=[marginal_options(), alpha_power_options()],
@@ -62,19 +58,9 @@ _LABELS = (
 )
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified design`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified design`` on the parsed command line."""
     from llm_power_verified.power.design import (
         design_from_counts,
         design_paired_binary,

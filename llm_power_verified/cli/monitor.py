@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     CHECKPOINTS,
     SCORE_KIND_HELP,
@@ -14,14 +15,9 @@ from llm_power_verified.io.output import json_text
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``monitor`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``monitor`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "monitor",
         parents=[alpha_power_options(power=False)],
@@ -46,19 +42,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified monitor`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified monitor`` on the parsed command line."""
     import numpy as np
 
     from llm_power_verified.io import check_outputs, read_score_files

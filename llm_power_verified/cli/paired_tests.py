@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     COUNT,
     EXIT_CODES_NO_GATE,
@@ -23,14 +24,9 @@ from llm_power_verified.io.output import json_text
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``test`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``test`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "test",
         help="every paired test variant on a 2x2 table or two aligned score files",
@@ -58,19 +54,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified test`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified test`` on the parsed command line."""
     from llm_power_verified.inference.bootstrap import (
         paired_bootstrap,
         paired_bootstrap_counts,

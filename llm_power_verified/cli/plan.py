@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import (
     SIZE,
     CommandError,
@@ -58,14 +59,9 @@ def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None) ->
 _ASSUMED_RHO = "an assumed correlation for every pair, labelled as an assumption (needed by --anytime)"
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``plan`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``plan`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "plan",
         help="items (and clusters) that resolve a target; stopping N of a monitored test",
@@ -214,19 +210,9 @@ def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, 
     return float(row["p_a"]), float(row["p_b"]), rho if figures.accuracies else float(row["rho"])
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified plan`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified plan`` on the parsed command line."""
     if arguments.source == "gap":
         _check_gap(arguments)
         document, lines = _gap(arguments)

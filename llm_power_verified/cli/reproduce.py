@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import math
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.options import format_options
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
 
+@docfill("commands")
 def add_parser(commands) -> None:
-    """Add the ``reproduce`` command (its options and help) to ``commands``.
-
-    Parameters
-    ----------
-    commands : argparse._SubParsersAction
-        The subcommands of the main parser (``build_parser``).
-    """
+    """Add the ``reproduce`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "reproduce",
         parents=[format_options(("markdown", "json"), "markdown")],
@@ -29,19 +25,9 @@ def add_parser(commands) -> None:
                              "Comparisons on Reasoning Benchmarks), or all")
 
 
+@docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
-    """Run ``llm-power-verified reproduce`` on the parsed command line.
-
-    Parameters
-    ----------
-    arguments : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    str
-        The report, which ``main`` prints.
-    """
+    """Run ``llm-power-verified reproduce`` on the parsed command line."""
     from dataclasses import asdict
 
     from llm_power_verified.reproduce import reproduce
