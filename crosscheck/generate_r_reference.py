@@ -7,7 +7,7 @@ power.prop.test over a grid of (p_A, p_B, alpha, power) including the paper's
 Table 1 case; the power of pwr.2p.test and pwr.p.test at fixed n; the paired
 t-test's n and power from power.t.test(type = "paired", strict = TRUE); McNemar's
 test with and without correction and the exact binomial test on several
-discordant tables, including the two textbook examples of tests/test_mcnemar.py
+discordant tables, including the two textbook examples of tests/inference/test_mcnemar.py
 and a tie (b = c, where R leaves the continuity correction out).
 """
 

@@ -56,7 +56,7 @@ def generate() -> list[ReferenceRecord]:
         for exact, correction in ((True, False), (False, True), (False, False)):
             if correction and n10 == n01:
                 # A known, documented difference: statsmodels does not clip |b - c| - 1 at b = c (X^2 = 1/(b + c));
-                # this package and R give X^2 = 0.  tests/test_mcnemar.py pins both.
+                # this package and R give X^2 = 0.  tests/inference/test_mcnemar.py pins both.
                 continue
             call = f"mcnemar([[{n11}, {n10}], [{n01}, {n00}]], exact={exact}, correction={correction})"
             result = mcnemar(table, exact=exact, correction=correction)

@@ -11,7 +11,7 @@ accuracies), b given b + c is Binomial(b + c, 1/2).
   and p = 1, as R's ``mcnemar.test`` does (it leaves the correction out when
   b = c); statsmodels' ``mcnemar`` does not clip and gives X^2 = 1/(b + c)
   there (b = c = 7: X^2 = 0.0714, p = 0.789).  Elsewhere all three agree
-  (``tests/test_mcnemar.py`` runs both).
+  (``tests/inference/test_mcnemar.py`` runs both).
 * ``"exact"``: conditional binomial test.
 * ``"mid-p"``: the exact test with the observed outcome counted at half
   weight: one-sided, the exact p less P(X = b)/2; two-sided, 2 P(X <= k) less
@@ -39,7 +39,7 @@ p-values far below 1e-300 do not underflow silently: every result carries
 ``log_pvalue``.  Accuracy, with n = b + c and eps = 2.2e-16: the absolute
 error of log p (the relative error of p while p > 1e-300) is at most
 1e-15 + 4 sqrt(n) eps + 32 eps abs(log p), tested against 50-digit mpmath
-(``tests/test_mcnemar.py``) for n up to 10^9.  Near the centre the first two
+(``tests/inference/test_mcnemar.py``) for n up to 10^9.  Near the centre the first two
 terms dominate (Boost's incomplete beta there, see
 :mod:`~llm_power_verified.inference.binomial`; 1e-11 at n = 10^9).  In the
 far tail the third does: Loader's deviance terms, of the size of abs(log p),

@@ -18,7 +18,7 @@ from llm_power_verified.io.escaping import csv_text, markdown_text, terminal_lin
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.report.table import grid
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 #: Every character that may not reach a terminal or a Markdown file raw (the rule of io.output).
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 HOSTILE_CHARACTERS = {

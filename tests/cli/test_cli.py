@@ -69,7 +69,7 @@ def test_importing_the_package_does_not_import_sympy():
 
 
 def test_cli_derivations_check_passes(capsys):
-    """In this process: the derivations are imported once per test run (tests/test_derivations.py)."""
+    """In this process: the derivations are imported once per test run (tests/verification/test_derivations.py)."""
     assert main(["derivations", "check"]) == 0
     assert "up to date" in capsys.readouterr().out
 
@@ -79,7 +79,7 @@ def test_readme_commands_run(capsys):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     main_job = re.search(r"&& llm-power-verified (audit[^\n]*)", readme).group(1).split()
     assert main(main_job + ["--n-resamples", "100", "--n-cluster-resamples", "100"]) == 0
     assert re.search(r"^fixed-n\s+4\s*$", capsys.readouterr().out, re.MULTILINE)

@@ -10,7 +10,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "llm_power_verified"
+PACKAGE = Path(__file__).resolve().parents[2] / "llm_power_verified"
 
 #: Layers from the top down; a module may import from its own layer or any layer below it.
 #: Within a layer, arrows may go one way only (checked by the cycle test).
@@ -38,7 +38,7 @@ def _rank(room: str) -> int:
     for rank, names in enumerate(LAYERS):
         if room in names:
             return rank
-    raise AssertionError(f"room {room!r} is in no layer of tests/test_architecture.py; add it")
+    raise AssertionError(f"room {room!r} is in no layer of tests/verification/test_architecture.py; add it")
 
 
 def _modules() -> dict[str, Path]:

@@ -45,7 +45,7 @@ from llm_power_verified.cli import main
 from llm_power_verified.examples import shipped_example
 from llm_power_verified.io import write_table
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 DOCS = CHECKOUT / "docs" / "source"
 #: The hand-written pages whose blocks run (the API pages and columns.rst are generated, without runnable blocks).
 DOC_PAGES = sorted([DOCS / "index.rst", DOCS / "verification.rst", *(DOCS / "guide").glob("*.rst"),
@@ -232,7 +232,7 @@ def _skip_reason(command: str) -> str | None:
 
 
 def _parameters(commands: list[tuple[Block, str]]) -> list:
-    """The commands; ``python -m derivations --check`` marked slow: a minute, and tests/test_derivations.py checks it."""
+    """The commands; ``python -m derivations --check`` marked slow: a minute, and tests/verification/test_derivations.py checks it."""
     parameters = []
     for block, command in commands:
         parameter = _marked(block, command)

@@ -20,7 +20,7 @@ from llm_power_verified.inference.mcnemar import (
     mcnemar_exact,
     mcnemar_midp,
 )
-from tests import mpmath_oracle as reference
+from tests.support import mpmath_oracle as reference
 
 TOLERANCE = 1e-12
 TINY = mpmath.mpf("1e-300")

@@ -12,9 +12,9 @@ directory) or a bash line around the command (``{cli}``), and what must happen:
 
 A run may create or change only the files named in ``writes`` (and nothing at
 all when it refuses); ``guard`` names files outside the folder that must not
-change (the shipped data).  ``tests/test_hostile_inputs.py`` runs every case in
+change (the shipped data).  ``tests/io/test_hostile_inputs.py`` runs every case in
 a subprocess under a memory limit and a timeout and classifies how it ended.
-This corpus extends ``tests/damaged.py`` (the per-format mutations of one clean
+This corpus extends ``tests/support/damaged.py`` (the per-format mutations of one clean
 input) with other kinds: encodings, number spellings, archives and bombs,
 epochs, names, paths, streams, saved reports, printed numbers and sizes.
 """
@@ -36,10 +36,10 @@ from typing import Callable, Union
 import numpy as np
 import zstandard
 
-from tests.damaged import clean_scores, eval_bytes, inspect_log, samples_from, wide_csv, zip_archive, zstd_member
+from tests.support.damaged import clean_scores, eval_bytes, inspect_log, samples_from, wide_csv, zip_archive, zstd_member
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REPOSITORY = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SHIPPED = REPOSITORY / "llm_power_verified" / "data"
 Check = Callable[[str, Path], Union[str, None]]  # (stdout, folder) -> a problem, or None
 Content = Union[bytes, Callable[[], bytes]]
@@ -1357,7 +1357,7 @@ def output_cases() -> list[Case]:
              {"w.csv": wide(names=["../../up", "a/b", "..\\c"])}, writes=("plots/",), timeout=60),
         Case(family, "--workers 2 gives the same numbers", audit("w.csv", extra=("--workers", "2")), Read(means(SCORES)), {"w.csv": wide()},
              timeout=90, memory=16 << 30),
-        # Ctrl-C is tested deterministically in tests/test_interrupt.py (a timer here raced the run's end).
+        # Ctrl-C is tested deterministically in tests/cli/test_interrupt.py (a timer here raced the run's end).
     ]
 
 

@@ -1,6 +1,6 @@
 """Damaged inputs of every format: each is refused in one line naming the problem, or read to the right matrix.
 
-The corpus is in ``tests/damaged.py``.  Every case runs through the Python API
+The corpus is in ``tests/support/damaged.py``.  Every case runs through the Python API
 (``read_scores`` and the format's reader); refusals also run through the CLI
 entry point (exit status 2, one line on stderr, no traceback).  A hypothesis
 property mutates a valid wide CSV at random and checks that the result is a
@@ -33,7 +33,7 @@ from llm_power_verified.io import (
     read_score_files,
     read_scores,
 )
-from tests.damaged import (
+from tests.support.damaged import (
     JSONL,
     LONG_CSV,
     PLAIN,
@@ -56,7 +56,7 @@ from tests.damaged import (
     zstd_member,
 )
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FLAGS = {"score_kind": "--scores", "missing_cluster": "--missing-cluster", "on_missing": "--on-missing",
          "item_column": "--item-column", "cluster_column": "--cluster-column"}
 
@@ -338,7 +338,7 @@ def test_inspect_json(tmp_path, capsys, change, fragment):
 BOMB = r"""
 import sys, zlib, zstandard
 sys.path.insert(0, sys.argv[2])
-from damaged import zip_archive, zstd_member
+from tests.support.damaged import zip_archive, zstd_member
 compressor = zstandard.ZstdCompressor(level=1).compressobj()
 zeros = bytes(1 << 20)
 frame = b"".join(compressor.compress(zeros) for _ in range(1024)) + compressor.flush()  # 1 GiB of zeros, no declared size
@@ -361,7 +361,7 @@ print((status("VmHWM") - before) // 1024)
 
 def test_zstd_bomb_is_refused_with_bounded_memory(tmp_path):
     """A member that inflates to 1 GiB while the directory says 4 KiB stops after one chunk."""
-    result = subprocess.run([sys.executable, "-c", BOMB, str(tmp_path / "bomb.eval"), str(Path(__file__).parent)],
+    result = subprocess.run([sys.executable, "-c", BOMB, str(tmp_path / "bomb.eval"), str(Path(__file__).parents[2])],
                             capture_output=True, text=True, timeout=300, check=True)
     message, grown_mb = result.stdout.strip().splitlines()
     assert "decompresses to more than its declared 4,096 bytes" in message

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from derivations import all_functions
-from tests._reference import DIGITS, evaluate, mpmath_callable, relative_error
+from tests.support.reference import DIGITS, evaluate, mpmath_callable, relative_error
 
 TOLERANCE = 1e-12
 FUNCTIONS = all_functions()

@@ -17,7 +17,7 @@ from llm_power_verified.parallel import DaskBackend
 from llm_power_verified.report import read_audit_metadata, write
 from llm_power_verified.report.dispatch import AuditRequest
 from llm_power_verified.simulation.embedding import embedding_power_grid
-from tests.test_scale import _matrix, assert_same_rows
+from tests.leaderboard.test_scale import _matrix, assert_same_rows
 
 if not os.environ.get("CI"):
     pytest.importorskip("dask.distributed")
@@ -66,7 +66,7 @@ def test_a_malformed_scheduler_address_is_one_line(tmp_path, address):
     import subprocess
     import sys
 
-    from tests.test_cli import _wide_csv
+    from tests.cli.test_cli import _wide_csv
 
     table = _wide_csv(tmp_path / "scores.csv")
     result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", "--scheduler", address],

@@ -1,4 +1,4 @@
-"""Held-out hostile inputs: every case of ``tests/hostile.py`` runs through the CLI in a subprocess and is classified.
+"""Held-out hostile inputs: every case of ``tests/support/hostile.py`` runs through the CLI in a subprocess and is classified.
 
 Each case runs ``python -m llm_power_verified.cli`` (or a bash line around it)
 in its own empty folder, with an address-space limit of 2 GiB and a timeout,
@@ -12,7 +12,7 @@ name the cause, or valid input refused).
 
 The selected cases run two at a time once per session (a session fixture);
 each test then checks its own case.  By default one case of each family runs
-(:func:`representatives`; the rest are marked ``slow``: ``--run-slow`` or CI runs all).  ``python -m tests.test_hostile_inputs --report FILE``
+(:func:`representatives`; the rest are marked ``slow``: ``--run-slow`` or CI runs all).  ``python -m tests.io.test_hostile_inputs --report FILE``
 runs the corpus outside pytest and writes a summary table by family and ending
 with a reproducer for every case that did not end cleanly; ``--case TEXT``
 runs the cases whose id contains TEXT and keeps their folders.
@@ -42,7 +42,7 @@ from typing import Callable
 
 import pytest
 
-from tests.hostile import REPOSITORY, Case, Either, Quiet, Read, Refused, all_cases
+from tests.support.hostile import REPOSITORY, Case, Either, Quiet, Read, Refused, all_cases
 
 PREFIX = "llm-power-verified: error:"
 CLI = [sys.executable, "-m", "llm_power_verified.cli"]
@@ -68,7 +68,7 @@ class Outcome:
     def reproducer(self) -> str:
         command = self.case.shell.replace("{cli}", "python -m llm_power_verified.cli") if self.case.shell else \
             "python -m llm_power_verified.cli " + shlex.join(self.case.argv)
-        return f"python -m tests.test_hostile_inputs --case {shlex.quote(self.case.id)}  # runs: {command}"
+        return f"python -m tests.io.test_hostile_inputs --case {shlex.quote(self.case.id)}  # runs: {command}"
 
 
 def _limits(memory: int) -> Callable[[], None]:

@@ -19,7 +19,7 @@ from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.power.critical import agreement_share, critical_correlation
 from llm_power_verified.report import render
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ACCURACIES = ROOT / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
 SCORES = ROOT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"
 

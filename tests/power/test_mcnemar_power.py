@@ -13,7 +13,7 @@ from llm_power_verified.power.mcnemar_power import (
     required_n_mcnemar_exact,
     sample_size_table,
 )
-from tests import mpmath_oracle as reference
+from tests.support import mpmath_oracle as reference
 
 
 @pytest.mark.parametrize("method", VARIANTS)

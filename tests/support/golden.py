@@ -35,7 +35,7 @@ machine difference (about 1e-13 relative) of a rounding boundary, about 1e-13 /
 1e-4 = 1e-9 for a 4-digit number, so below 1e-5 for the few thousand rounded
 numbers in all goldens together.  If it happens, the failure names the token;
 check that the full-precision JSON golden of the same command agrees, then
-``python -m tests.test_golden --update NAME``.
+``python -m tests.cli.test_golden --update NAME``.
 """
 
 from __future__ import annotations

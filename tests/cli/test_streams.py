@@ -24,7 +24,7 @@ from llm_power_verified.io import OutputError, write_text
 from llm_power_verified.cli.options import writes_to_stdout
 from llm_power_verified.io.output_paths import SHIPPED_DATA, names_descriptor
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 COMMAND = [sys.executable, "-m", "llm_power_verified.cli"]
 DESIGN = ["design", "--p-a", "0.7", "--p-b", "0.6", "--rho", "0.3"]
 QUICK = ["--n-resamples", "0", "--n-cluster-resamples", "0"]

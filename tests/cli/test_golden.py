@@ -1,14 +1,14 @@
 """Golden outputs: every command's output on the shipped example (and small fixed inputs).
 
-Compared by format (tests/golden_compare.py): structure, keys, words, integers
+Compared by format (tests/support/golden.py): structure, keys, words, integers
 and rounded numbers exactly, floats printed at full precision to a relative
 1e-11 (the reason is beside the constant), so that a printed character that
 changes fails here and another CPU's last bits do not.  The golden's kind
 follows its name: ``*_json`` one JSON document, ``*_jsonl`` JSON lines,
 ``*_csv`` CSV, anything else text.
 
-Check from the shell with ``python -m tests.test_golden [NAME ...]``; after a
-reviewed change of output, rewrite with ``python -m tests.test_golden --update
+Check from the shell with ``python -m tests.cli.test_golden [NAME ...]``; after a
+reviewed change of output, rewrite with ``python -m tests.cli.test_golden --update
 [NAME ...]`` (only goldens that no longer match are rewritten, unless named).
 The files are in tests/golden/.
 """
@@ -24,11 +24,11 @@ import pytest
 
 from llm_power_verified.cli import main
 from llm_power_verified.examples import shipped_example
-from tests.golden_compare import assert_same_output, differences, mutations, perturb_floats
+from tests.support.golden import assert_same_output, differences, mutations, perturb_floats
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-ACCURACIES = Path(__file__).resolve().parents[1] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ACCURACIES = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
 
 FAST_AUDIT = ["--n-resamples", "100", "--n-cluster-resamples", "100"]
 COMMANDS = {
@@ -104,7 +104,7 @@ def split_exit(text: str) -> tuple[str, str]:
 
 
 def check(name: str, expected: str, actual: str) -> None:
-    """Fail naming each difference if ``actual`` is not ``expected`` under the rules of tests/golden_compare.py."""
+    """Fail naming each difference if ``actual`` is not ``expected`` under the rules of tests/support/golden.py."""
     expected_exit, expected_body = split_exit(expected)
     actual_exit, actual_body = split_exit(actual)
     assert actual_exit == expected_exit, f"{name}: {actual_exit!r}, golden says {expected_exit!r}\n{actual}"
@@ -140,7 +140,7 @@ def test_golden_files_have_commands():
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.test_golden", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.cli.test_golden", description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"goldens to check or write (default: all): {', '.join(sorted(COMMANDS))}")
     parser.add_argument("--update", action="store_true",
                         help="rewrite the goldens that no longer match (and every NAME given, even if it matches)")

@@ -23,10 +23,10 @@ from derivations.__main__ import main as derivations_main
 from derivations._codegen import GENERATED_DIR, check_all
 from derivations._symbols import delta, p, p_a, p_b, rho
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The derivations run once per test process: importing the concept modules derives (about 16 s), and
-# every test below (and tests/test_generated_vs_symbolic.py, tests/test_cli.py) reuses those imports;
+# every test below (and tests/verification/test_generated_vs_symbolic.py, tests/cli/test_cli.py) reuses those imports;
 # rendering the code from them takes 0.2 s.  One slow test repeats the whole run in a fresh interpreter
 # under another hash seed, so the printing is shown not to depend on hash randomisation.
 

@@ -21,11 +21,10 @@ from llm_power_verified.io import read_inspect
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.zip_members import read_zip_member
 
-sys.path.insert(0, str(Path(__file__).parent))
-from damaged import eval_bytes, zip_archive, zstd_member  # noqa: E402
-from test_bounded_reading import refused  # noqa: E402
+from tests.io.test_bounded_reading import refused
+from tests.support.damaged import eval_bytes, zip_archive, zstd_member
 
-FIXTURES = Path(__file__).parent / "fixtures" / "inspect"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "inspect"
 
 
 def _sample(item: int, epoch: int, value: str) -> dict:

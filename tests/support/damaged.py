@@ -5,7 +5,7 @@ bytes or a folder, depending on the format) into the damaged one; ``expect``
 is either ``Refused(fragment)`` (a one-line error containing ``fragment``) or
 ``Same()`` (the result equals the clean one), ``SameWith(options)`` (equal when
 the named option is given) or ``Differs(check)`` for an accepted input whose
-reading is checked by ``check(matrix)``.  ``tests/test_damaged_inputs.py`` runs
+reading is checked by ``check(matrix)``.  ``tests/io/test_damaged_inputs.py`` runs
 every case through the CLI entry point and the Python API and counts them.
 """
 

@@ -19,7 +19,7 @@ from llm_power_verified.io import (
     read_table,
 )
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def needs_fixtures(test):

@@ -32,8 +32,7 @@ from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.table_files import read_table
 from llm_power_verified.io.text import MAX_INFLATED_BYTES, read_input_bytes
 
-sys.path.insert(0, str(Path(__file__).parent))
-from damaged import zip_archive, zstd_member  # noqa: E402
+from tests.support.damaged import zip_archive, zstd_member
 
 LIMITED = r"""
 import contextlib, io, json, resource, sys
@@ -57,7 +56,7 @@ PEAK_MIB = 1024
 def run_limited(arguments: list[str]) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     result = subprocess.run([sys.executable, "-c", LIMITED, json.dumps(arguments)], capture_output=True, text=True, timeout=300, env=env,
-                            cwd=Path(__file__).parent.parent)
+                            cwd=Path(__file__).parents[2])
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -346,6 +345,6 @@ def test_standard_input_is_refused_naming_it(tmp_path):
     (tmp_path / "w.csv").write_text("m0,m1\n1,0\n")
     with open(tmp_path / "w.csv", "rb") as stdin:
         result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "/dev/stdin"], stdin=stdin, capture_output=True,
-                                text=True, timeout=120, cwd=Path(__file__).parent.parent)
+                                text=True, timeout=120, cwd=Path(__file__).parents[2])
     assert result.returncode == 2
     assert "/dev/stdin: a pipe or device (standard input?), whose format cannot be told from its name" in result.stderr

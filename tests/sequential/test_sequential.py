@@ -26,7 +26,7 @@ from llm_power_verified.sequential import (
     required_n_anytime_simulated,
     threshold,
 )
-from tests import mpmath_oracle as reference
+from tests.support import mpmath_oracle as reference
 
 
 @st.composite

@@ -1,0 +1,1 @@
+"""Test support: the mpmath oracles, the reference evaluator, the damaged and hostile input corpora, the golden comparison."""
