@@ -21,6 +21,7 @@ from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.escaping import terminal_lines
 from llm_power_verified.io.output import whole_writer
 from llm_power_verified.io.output_paths import names_descriptor
+from llm_power_verified.io.standard_output import write_stdout
 
 __all__ = ["CommandError", "Interrupted", "ReaderLeft", "repository_module", "Parser", "alpha_power_options", "format_options", "format_value",
            "marginal_options", "print_note", "print_report", "render_rows", "standard_streams", "terminal_width", "write_report_chunks",
@@ -240,21 +241,11 @@ def print_report(text: str) -> None:
 
 def write_report_chunks(chunks: Iterable[bytes]) -> None:
     """Write a machine format's byte chunks on standard output as they are (a broken pipe propagates; other errors: one line)."""
-    binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
-    written = 0
     try:
-        sys.stdout.flush()  # text printed before comes first
-        for chunk in chunks:
-            if binary is not None:
-                binary.write(chunk)
-            else:
-                sys.stdout.write(chunk.decode("utf-8"))
-            written += len(chunk)
-        sys.stdout.flush()
-    except BrokenPipeError:
+        write_stdout(chunks, remedy="use --out FILE where the command has it")
+    except OutputError:
+        detach_stdout()
         raise
-    except OSError as error:
-        raise _stdout_failed(f"the report (stopped after {written:,} bytes)", error) from None
 
 
 def flush_stdout() -> None:

@@ -18,18 +18,23 @@ result.  ``write`` returns the audit, for the caller to gate and plot.
 from __future__ import annotations
 
 import dataclasses
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from llm_power_verified.contract import FORMATS, MACHINE_FORMATS, PAIR_LISTS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.escaping import terminal_lines
 from llm_power_verified.io.output import write_chunks
-from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings, StreamedAudit, audit_leaderboard, stream_audit
+from llm_power_verified.io.standard_output import write_stdout
+from llm_power_verified.leaderboard.audit import (
+    AuditResult,
+    AuditSettings,
+    StreamedAudit,
+    audit_leaderboard,
+    stream_audit,
+)
 from llm_power_verified.leaderboard.protocol import Audit
 from llm_power_verified.parallel import Backend
 from llm_power_verified.report import machine
@@ -214,24 +219,7 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     else:
         pieces = [terminal_lines(render(audit, format, **view)).encode("utf-8")]
     if path is None:
-        _stdout(pieces)
+        write_stdout(pieces)
     else:
         write_chunks(path, pieces)
     return audit
-
-
-def _stdout(pieces: Iterable[bytes]) -> None:
-    """The pieces on standard output as they are (a broken pipe propagates; any other write error is one line)."""
-    binary = getattr(sys.stdout, "buffer", None)  # None when stdout is a text stream (a test's capture)
-    written = 0
-    try:
-        sys.stdout.flush()  # text printed before comes first
-        for piece in pieces:
-            binary.write(piece) if binary is not None else sys.stdout.write(piece.decode("utf-8"))
-            written += len(piece)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as error:
-        raise OutputError(f"could not write the report to standard output (stopped after {written:,} bytes): "
-                          f"{error.strerror or error}; free the device or redirect standard output (> FILE), or write to a file") from None
