@@ -41,13 +41,15 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None) -> argparse.ArgumentParser:
-    """The options every plan has (--correction, --json), with --top, --cluster-sizes and --rho where they apply."""
+def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True) -> argparse.ArgumentParser:
+    """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply (a saved
+    report is planned with the correction it was written with, so ``plan report`` has no --correction)."""
     parent = argparse.ArgumentParser(add_help=False)
     if top:
         parent.add_argument("--top", type=TOP, help="plan for the adjacent pairs among the top K models (default: all)")
-    parent.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
-                        help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
+    if correction:
+        parent.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
+                            help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
     if cluster_sizes:
         parent.add_argument("--cluster-sizes", type=_sizes, help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)")
     if rho:
@@ -97,9 +99,12 @@ def add_parser(commands) -> None:
                      "and largest admissible rho, and at an assumed --rho."))
     accuracies.set_defaults(cluster_sizes=None)  # accuracies have no clusters
     report = sources.add_parser(
-        "report", parents=[anytime_options(), _options(top=True, cluster_sizes="needs a report with clusters", rho=_ASSUMED_RHO + "; accuracies-only reports")],
+        "report", parents=[anytime_options(), _options(top=True, cluster_sizes="needs a report with clusters",
+                                                        rho=_ASSUMED_RHO + "; accuracies-only reports", correction=False)],
         help="a saved audit report JSON: the items that resolve every adjacent pair",
-        description="Plan from a report saved by audit --format json or audit-accuracies --format json, at its alpha and power.")
+        description=("Plan from a report saved by audit --format json or audit-accuracies --format json, at its alpha, power "
+                     "and correction (its settings.correction)."))
+    report.set_defaults(correction=None)  # the report's own
     report.add_argument("report", metavar="JSON", help="the saved report")
 
 
@@ -163,7 +168,9 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
 
     figures, input_notes = _audit(arguments)
     plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
-    lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, level {plan.level:.4g} ({plan.level_reason})",
+    whose = " (the report's settings.correction)" if arguments.source == "report" else ""
+    lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction {plan.correction}{whose}, "
+             f"level {plan.level:.4g} ({plan.level_reason})",
              f"benchmark now: {plan.n_items:,} items"]
     for scenario, required in plan.required_n.items():
         more = plan.more_items[scenario]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.contract import SCHEMA_IDS
+from llm_power_verified.contract import CORRECTIONS, SCHEMA_IDS
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
@@ -153,7 +153,7 @@ def read_audit_report(path: str | Path) -> AuditFigures:
                            power=_probability(document, ("settings", "power"), source), accuracies=summary,
                            mean_cluster_size=mean_size,
                            n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
-                           binary=binary)
+                           binary=binary, correction=_correction(document, source, _WRITER[schema]))
     check_report_figures(frame, document, summary=summary, binary=binary, n_items=figures.n_items, n_models=figures.n_models,
                          alpha=figures.alpha, power=figures.power, mean_cluster_size=figures.mean_cluster_size, source=source)
     return figures
@@ -170,6 +170,15 @@ def _probability(document: dict, path: tuple[str, ...], source: str) -> float:
     value = _number(_field(document, path, source), f"{source}: {'.'.join(path)}")
     if not 0 < value < 1:
         raise InputError(f"{source}: {'.'.join(path)} {value!r} must lie in (0, 1)")
+    return value
+
+
+def _correction(document: dict, source: str, writer: str) -> str:
+    """The correction the report was written with (``settings.correction``): the one its plan uses."""
+    value = _field(document, ("settings", "correction"), source)
+    if value not in CORRECTIONS:
+        raise InputError(f"{source}: settings.correction {value!r} is not a correction this package writes "
+                         f"({', '.join(CORRECTIONS)}), so the plan cannot tell which to use; write the report again with {writer}")
     return value
 
 

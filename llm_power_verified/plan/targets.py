@@ -27,16 +27,10 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import ceil_sample_size, check_count, require_choice
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.multiplicity import (
-    guaranteed_level,
-    inflation_at_level,
-)
+from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.power.sample_size import (
-    paired_difference_variance,
-    required_n_paired_binary,
-)
+from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
 __all__ = ["CORRECTIONS", "AuditFigures", "GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
@@ -282,6 +276,8 @@ class AuditFigures(Result):
         Where the scores came from.
     binary : bool
         True for 0/1 scores, False for graded ones.
+    correction : str
+        The correction the audit was run (or its report written) with: what a plan uses unless told otherwise.
     """
 
     pairs: pd.DataFrame
@@ -294,6 +290,7 @@ class AuditFigures(Result):
     n_clusters: int | None = None
     source: str = ""
     binary: bool = True
+    correction: str = CORRECTIONS[0]
 
     @classmethod
     def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
@@ -312,18 +309,19 @@ class AuditFigures(Result):
         if isinstance(audit, AuditFigures):
             return audit
         if isinstance(audit, AccuracyAudit):
-            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source)
+            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source,
+                       correction=audit.correction)
         if isinstance(audit, AuditResult):
             clusters = audit.clusters
             return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
                        None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
-                       audit.matrix.source, audit.matrix.binary)
+                       audit.matrix.source, audit.matrix.binary, audit.correction)
         raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
 
 
 @docfill("correction")
-def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int | None = None, *, correction: str = "holm",
-                     rho: float | None = None) -> LeaderboardPlan:
+def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int | None = None, *,
+                     correction: str | None = None, rho: float | None = None) -> LeaderboardPlan:
     """Items that resolve every adjacent pair among the ``top`` models (default: all) of an audit.
 
     Parameters
@@ -334,7 +332,7 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
     top : int, optional
         How many of the top-ranked models to resolve (>= 2); default all.
     %(correction)s
-        Default "holm".
+        Default None: the audit's own (``AuditFigures.correction``: the one it was run, or its report written, with).
     rho : float, optional
         For an accuracies-only audit, an assumed correlation inside every pair's admissible interval (the
         "assumed" scenario); refused for a per-item audit, which plans at each pair's observed rho-hat.
@@ -376,6 +374,7 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
     if len(rows) != top - 1:
         raise ArgumentError(f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all")
     family_size = top - 1
+    correction = figures.correction if correction is None else correction
     level, reason = planning_level(correction, family_size, figures.alpha)
     if accuracies:
         columns = _accuracies(rows, level, figures.power, rho)

@@ -182,3 +182,32 @@ def test_read_audit_report_raises_input_error_naming_the_place(reports, tmp_path
     path = _tampered(reports, tmp_path, "summary", lambda d: d["pairs"][1].update(rho_max=0.2))
     with pytest.raises(InputError, match=r"pairs\[1\] \(.+ vs .+\)\.rho_max: the report says 0\.2"):
         read_audit_report(path)
+
+
+@pytest.mark.parametrize("correction, reason", [("bonferroni", "Bonferroni: alpha / m"), ("sidak", "Sidak: 1 - (1 - alpha)^(1/m)"),
+                                                ("none", "alpha (no correction)")])
+def test_a_report_is_planned_with_the_correction_it_was_written_with(tmp_path, correction, reason):
+    path = tmp_path / f"{correction}.json"
+    status, out, err = _cli(["audit-accuracies", ACCURACIES, "--format", "json", "--correction", correction])
+    assert status == 0 and err == ""
+    path.write_text(out)
+    assert read_audit_report(path).correction == correction
+    status, out, err = _cli(["plan", "report", path, "--top", "5"])
+    assert status == 0 and err == ""
+    assert f"correction {correction} (the report's settings.correction)" in out and f"({reason})" in out
+    status, out, err = _cli(["plan", "report", path, "--top", "5", "--json"])
+    assert json.loads(out)["plan"]["correction"] == correction
+
+
+def test_plan_report_offers_no_correction_of_its_own(reports):
+    status, out, err = _cli(["plan", "report", reports["summary"], "--correction", "holm"])
+    assert status == 2 and "unrecognized arguments: --correction" in err
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda d: d["settings"].update(correction="tukey"), "settings.correction 'tukey' is not a correction this package writes"),
+    (lambda d: d["settings"].pop("correction"), "the report has no settings.correction"),
+])
+def test_a_report_whose_correction_cannot_be_told_is_refused(reports, tmp_path, edit, fragment):
+    for name in ("per_item", "summary"):
+        assert fragment in _refused(_tampered(reports, tmp_path, name, edit))
