@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import leaderboard  # noqa: E402
-from _measure import measure  # noqa: E402
+from _data import leaderboard
+from _measure import measure
 
 PREVIOUS_RELEASE = "e2a7b9b"
 TARGETS = {"50 x 12,000, B = 500, JSON": (0.8, None), "500 x 12,032, B = 0, JSON": (5.0, 1024),

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _data import leaderboard  # noqa: E402
-from _measure import measure  # noqa: E402
+from _data import leaderboard
+from _measure import measure
 
 
 def main() -> None:

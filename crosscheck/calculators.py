@@ -145,7 +145,7 @@ def lemma1_grid(p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9),
             constant = float(lpv.shortcut_constant(p, rho))
             for delta in delta_values:
                 high, low = p + delta / 2, p - delta / 2
-                admissible = 0 < low and high < 1 and rho < 1
+                admissible = low > 0 and high < 1 and rho < 1
                 if admissible:
                     interval = lpv.admissible_rho_interval(high, low)
                     admissible = interval.low <= rho <= interval.high

@@ -8,8 +8,8 @@ this package's derived functions), and what could not be confirmed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from llm_power_verified.power.conventions import required_n_unpaired
 from llm_power_verified.power.shortcut import required_n_arcsine

@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
     arguments = parser.parse_args()
-    print(f"| function | points (well conditioned) | worst rel. error | points (excluded) | worst rel. error there |")
+    print("| function | points (well conditioned) | worst rel. error | points (excluded) | worst rel. error there |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for name, count_good, worst_good, count_bad, worst_bad in survey(arguments.points, arguments.seed):
         bad = f"{worst_bad:.2e}" if count_bad else "-"

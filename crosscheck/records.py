@@ -8,9 +8,9 @@ Inputs and outputs live in the same record and are never typed twice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from llm_power_verified.io.output import write_text
 

@@ -116,6 +116,7 @@ PARAMETERS = {
     # The cli room's (each command's add_parser and run; the options themselves are documented by --help).
     "commands": ("commands : argparse._SubParsersAction", "The subcommands of the main parser (``build_parser``)."),
     "arguments": ("arguments : argparse.Namespace", "The parsed command line."),
+    "option_text": ("text : str", "The option's value, as typed."),
 }
 
 #: Returns entries: name -> (type, description).
@@ -152,6 +153,7 @@ RETURNS = {
                   "(1: the command's gate failed), which ``main`` prints; or the status alone when the report went to "
                   "standard output already (a machine format, or ``--out`` naming standard output)."),
     "cli_status": ("int", "The exit status: 0, or 1 when ``check`` finds a stale file."),
+    "parent_parser": ("argparse.ArgumentParser", "A parent parser (``add_help=False``) for a command's ``parents=``."),
 }
 
 _SECTION = re.compile(r"^( *)(Returns|Notes|References|Examples|See Also)\n\1-+\n", re.M)
@@ -175,7 +177,8 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
 
     A docstring that writes its own Parameters section (for parameters of its own) marks where each shared entry
     goes with a line ``%(name)s``, in the manner of scipy's ``doccer``; every name must then be placed so.  A
-    docstring without sections (a summary only) gets them at its end."""
+    docstring without sections (a summary only) gets them at its end.
+    """
 
     def decorate(function: Function) -> Function:
         doc = function.__doc__
@@ -194,7 +197,7 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
                                       flags=re.M)
                 if placed != 1:
                     raise ValueError(f"{function.__qualname__}: its Parameters places %({name})s {placed} times")
-            first = _SECTION.search(doc)
+            first = _SECTION.search(doc) or re.compile(r" *$").search(doc)  # Parameters only: the rest at its end
         else:
             block = [f"{indent}Parameters", f"{indent}----------"]
             for name in names:

@@ -6,20 +6,11 @@ import contextlib
 from pathlib import Path
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    EXIT_CODES,
-    INPUT_RULES,
-    PROGRAM,
-    CommandError,
-    HelpFormatter,
-    alpha_power_options,
-    print_note,
-    progress_bar,
-    terminal_width,
-    write_report_chunks,
-    wrote,
-)
-from llm_power_verified.cli.parents import compute_options, family_options, input_options, output_options, read_matrix
+from llm_power_verified.cli.errors import CommandError
+from llm_power_verified.cli.inputs import input_options, read_matrix
+from llm_power_verified.cli.options import EXIT_CODES, INPUT_RULES, PROGRAM, HelpFormatter
+from llm_power_verified.cli.parents import alpha_power_options, compute_options, family_options, output_options
+from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
 from llm_power_verified.contract import MACHINE_FORMATS, MODES
 
 __all__ = ["add_parser", "run"]
@@ -127,7 +118,8 @@ _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "fore
 
 def _plot_folder(plot: str | None) -> Path | None:
     """--plot names a folder unless it ends in an image suffix; the folder is made only when the figures are written
-    (after the input is read and the audit done), so a refused input leaves nothing behind."""
+    (after the input is read and the audit done), so a refused input leaves nothing behind.
+    """
     if not plot or Path(plot).suffix.lower() in (".png", ".svg", ".pdf"):
         return None
     folder = Path(plot)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    repository_module,
-)
+from llm_power_verified.cli.repository import repository_module
 
 __all__ = ["add_parser", "run"]
 

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    COUNT,
-    SIZE,
-    CommandError,
-    alpha_power_options,
-    format_value,
-    marginal_options,
-)
+from llm_power_verified.cli.errors import CommandError
+from llm_power_verified.cli.parents import alpha_power_options, marginal_options
+from llm_power_verified.cli.tables import format_value
+from llm_power_verified.cli.value_types import COUNT, SIZE
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
@@ -61,10 +57,7 @@ _LABELS = (
 @docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
     """Run ``llm-power-verified design`` on the parsed command line."""
-    from llm_power_verified.power.design import (
-        design_from_counts,
-        design_paired_binary,
-    )
+    from llm_power_verified.power.design import design_from_counts, design_paired_binary
 
     marginal = [arguments.p_a, arguments.p_b, arguments.rho]
     table = [arguments.b, arguments.c]

@@ -1,14 +1,14 @@
 """Command line: ``llm-power-verified audit | audit-accuracies | design | test | plan | monitor | reproduce | crosscheck | audit-calculator | derivations``.
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
-:mod:`.options` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
+:mod:`.parents` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
 with status 2; there is never a traceback for a user error.  Only the project's own error types
 are caught (:class:`~llm_power_verified.errors.LlmPowerError`: :class:`CommandError`, the
 :class:`~llm_power_verified.errors.ArgumentError` of every argument check and the
 :class:`~llm_power_verified.io.InputError` of every reader and writer); anything else is a bug
 and shows as one.
 
-Standard streams (:func:`~llm_power_verified.cli.options.standard_streams`): a closed standard
+Standard streams (:func:`~llm_power_verified.cli.streams.standard_streams`): a closed standard
 output is refused before any work; a reader that goes away (``| head``) ends the command quietly
 with the shell's status for SIGPIPE, 141; Ctrl-C ends it with one line, ``interrupted``, and the
 shell's status for SIGINT, 130 (a file being written is removed first); any other failed write to standard output (``>
@@ -36,7 +36,9 @@ from llm_power_verified.cli import (
     plan,
     reproduce,
 )
-from llm_power_verified.cli.options import PROGRAM, CommandError, Interrupted, Parser, ReaderLeft, print_note, print_report, standard_streams
+from llm_power_verified.cli.errors import CommandError, Interrupted, ReaderLeft
+from llm_power_verified.cli.options import PROGRAM, Parser
+from llm_power_verified.cli.streams import print_note, print_report, standard_streams
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]

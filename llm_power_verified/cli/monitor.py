@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    CHECKPOINTS,
-    SCORE_KIND_HELP,
-    CommandError,
-    alpha_power_options,
-)
+from llm_power_verified.cli.errors import CommandError
+from llm_power_verified.cli.options import SCORE_KIND_HELP
+from llm_power_verified.cli.parents import alpha_power_options
+from llm_power_verified.cli.value_types import CHECKPOINTS
 from llm_power_verified.io.escaping import terminal_text
 from llm_power_verified.io.output import json_text
 
@@ -48,11 +46,7 @@ def run(arguments) -> str:
     import numpy as np
 
     from llm_power_verified.io import check_outputs, read_score_files
-    from llm_power_verified.sequential import (
-        anytime_pvalue,
-        confidence_sequence,
-        e_process,
-    )
+    from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
 
     check_outputs({"--plot": arguments.plot}, arguments.files)
     matrix = read_score_files(*arguments.files, score_kind=arguments.scores)

@@ -5,19 +5,10 @@ from __future__ import annotations
 import math
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    COUNT,
-    EXIT_CODES_NO_GATE,
-    INPUT_RULES,
-    MAX_RESAMPLES,
-    PROBABILITY,
-    RESAMPLES,
-    SCORE_KIND_HELP,
-    SEED,
-    SIZE,
-    CommandError,
-    HelpFormatter,
-)
+from llm_power_verified.cli.errors import CommandError
+from llm_power_verified.cli.options import EXIT_CODES_NO_GATE, INPUT_RULES, SCORE_KIND_HELP, HelpFormatter
+from llm_power_verified.cli.value_types import COUNT, PROBABILITY, RESAMPLES, SEED, SIZE
+from llm_power_verified.contract import MAX_RESAMPLES
 from llm_power_verified.io.escaping import terminal_text
 from llm_power_verified.io.output import json_text
 
@@ -57,10 +48,7 @@ def add_parser(commands) -> None:
 @docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
     """Run ``llm-power-verified test`` on the parsed command line."""
-    from llm_power_verified.inference.bootstrap import (
-        paired_bootstrap,
-        paired_bootstrap_counts,
-    )
+    from llm_power_verified.inference.bootstrap import paired_bootstrap, paired_bootstrap_counts
     from llm_power_verified.inference.graded import paired_t_test, wilcoxon_signed_rank
     from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all
 

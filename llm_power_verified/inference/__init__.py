@@ -24,11 +24,7 @@ from llm_power_verified.inference.mcnemar import (
     mcnemar_midp,
     mcnemar_test,
 )
-from llm_power_verified.inference.multiplicity import (
-    adjust_pvalues,
-    inflation_at_level,
-    required_n_inflation,
-)
+from llm_power_verified.inference.multiplicity import adjust_pvalues, inflation_at_level, required_n_inflation
 
 __all__ = [
     "TWO_SIDED_RULES",

@@ -130,7 +130,7 @@ def deviance(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
 
 def log_pmf_half(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """log P(X = k) for X ~ Binomial(n, 1/2).
+    """Log P(X = k) for X ~ Binomial(n, 1/2).
 
     Parameters
     ----------
@@ -309,7 +309,7 @@ def log_lower_tail_half(k: np.ndarray, n: np.ndarray, with_pmf: bool = True) -> 
 
 
 def log_t_survival(t: float, df: float) -> float:
-    """log P(T >= t) for Student's t with df degrees of freedom and t > 0, accurate far below 1e-300.
+    """Log P(T >= t) for Student's t with df degrees of freedom and t > 0, accurate far below 1e-300.
 
     Parameters
     ----------
@@ -337,7 +337,6 @@ def log_t_survival(t: float, df: float) -> float:
     >>> round(float(log_t_survival(200.0, 10)), 6)
     -43.566584
     """
-
     ratio = t * t / df
     log_x = -math.log1p(ratio)
     log_one_minus_x = math.log(ratio) - math.log1p(ratio)

@@ -22,12 +22,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from llm_power_verified._validation import (
-    as_array,
-    check_count,
-    check_scalar,
-    describe_index,
-)
+from llm_power_verified._validation import as_array, check_count, check_scalar, describe_index
 from llm_power_verified.contract import MAX_RESAMPLES
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result

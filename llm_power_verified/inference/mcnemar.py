@@ -57,15 +57,10 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified._validation import (
-    check_count,
-    describe_index,
-    finish,
-    sides_for,
-)
+from llm_power_verified._validation import check_count, describe_index, finish, sides_for
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.mcnemar_tails import log_smaller_tail_half, log_upper_tail_half
 from llm_power_verified.inference.cells import binary_counts
+from llm_power_verified.inference.mcnemar_tails import log_smaller_tail_half, log_upper_tail_half
 from llm_power_verified.results import Result
 
 __all__ = [

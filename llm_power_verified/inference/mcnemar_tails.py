@@ -21,7 +21,7 @@ _LOG_2 = math.log(2.0)
 def log_smaller_tail_half(
     b: np.ndarray, c: np.ndarray, with_pmf: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """log P(X <= min(b, c)) and log P(X = min(b, c)) for X ~ Binomial(b + c, 1/2), 0 where b + c = 0.
+    """Log P(X <= min(b, c)) and log P(X = min(b, c)) for X ~ Binomial(b + c, 1/2), 0 where b + c = 0.
 
     Parameters
     ----------
@@ -61,7 +61,7 @@ def log_smaller_tail_half(
 
 
 def log_upper_tail_half(favour: np.ndarray, against: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log P(X >= favour) and log P(X = favour) for X ~ Binomial(favour + against, 1/2), 0 where both are 0.
+    """Log P(X >= favour) and log P(X = favour) for X ~ Binomial(favour + against, 1/2), 0 where both are 0.
 
     Parameters
     ----------

@@ -14,12 +14,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import multiplicity as _multiplicity
-from llm_power_verified._validation import (
-    check_alpha_power,
-    check_count,
-    finish,
-    sides_for,
-)
+from llm_power_verified._validation import check_alpha_power, check_count, finish, sides_for
 from llm_power_verified.errors import ArgumentError
 
 __all__ = ["required_n_inflation"]

@@ -10,7 +10,8 @@ allowed.  :mod:`.output` writes every file the tool produces (:mod:`.output_path
 :mod:`.escaping` makes every name safe to show.
 
 The names below are loaded on first use (PEP 562), so that importing one light module of this
-package (the writer, the errors) does not import pandas."""
+package (the writer, the errors) does not import pandas.
+"""
 
 from __future__ import annotations
 

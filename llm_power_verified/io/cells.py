@@ -28,7 +28,7 @@ characters are kept and escaped by every output format (:mod:`llm_power_verified
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 import zipfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -41,12 +42,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
-from llm_power_verified.io.text import (
-    Shown,
-    check_input_kind,
-    kept_value,
-    read_input_bytes,
-)
+from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
 from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES, read_zip_member
 
 __all__ = ["MAX_ID_CHARACTERS", "MAX_LOG_BYTES", "read_inspect"]

@@ -28,8 +28,8 @@ How ``"auto"`` decides the score kind is in :mod:`llm_power_verified.io.score_ki
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 

@@ -33,17 +33,13 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import OutputError
-from llm_power_verified.io.output_paths import (
-    descriptor_status,
-    names_descriptor,
-    refusal,
-    target_status,
-)
+from llm_power_verified.io.output_paths import descriptor_status, names_descriptor, refusal, target_status
 
 __all__ = ["json_ready", "json_text", "open_output", "whole_writer", "write_bytes", "write_chunks", "write_text"]
 
@@ -85,7 +81,8 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
 class _WholeWrites(io.FileIO):
     """A file whose ``write`` writes all it is given or raises.  ``write(2)`` may write part of a buffer (a pipe whose
     reader left, a disk that fills) and fail only on the next call, and Python's buffered writer can report that short
-    count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises."""
+    count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises.
+    """
 
     def write(self, data) -> int:
         whole = view = memoryview(data).cast("B")

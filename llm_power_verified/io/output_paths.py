@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from llm_power_verified.io.errors import OutputError
 

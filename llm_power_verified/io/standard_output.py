@@ -7,7 +7,7 @@ written stays written, so a failure says how many bytes got out.
 from __future__ import annotations
 
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from llm_power_verified.io.errors import OutputError
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import csv
 import io as _stdio
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -36,12 +36,7 @@ from llm_power_verified.io.cells import EXACT_FLOATS, MISSING_TEXT
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
-from llm_power_verified.io.tables import (
-    DEFAULT_ITEM_COLUMN,
-    check_columns,
-    from_long,
-    from_wide,
-)
+from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, check_columns, from_long, from_wide
 from llm_power_verified.io.text import CHUNK_BYTES, check_input_kind, read_raw
 
 __all__ = ["read_frame", "read_table"]

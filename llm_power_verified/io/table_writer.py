@@ -1,5 +1,6 @@
 """Writing a score matrix as a table file (CSV/TSV, Parquet, JSON Lines) that
-:func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix."""
+:func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +61,6 @@ def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") 
     >>> lines[:3], bool((again.scores == matrix.scores).all()), again.item_ids == matrix.item_ids
     (['item_id,model,score', 'q1,a,1', 'q1,b,0.25'], True, True)
     """
-
     if layout not in ("wide", "long"):
         raise ArgumentError(f"layout must be 'wide' or 'long'; got {layout!r}")
     if layout == "wide":

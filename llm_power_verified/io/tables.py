@@ -10,21 +10,14 @@ score column is read as long, otherwise as wide.  The files are parsed in
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.cells import (
-    is_missing_label,
-    item_text,
-    label_codes,
-    number_matrix,
-    row_place,
-    text_problem,
-)
+from llm_power_verified.io.cells import is_missing_label, item_text, label_codes, number_matrix, row_place, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
 from llm_power_verified.io.text import first_repeat

@@ -43,14 +43,28 @@ import io
 import os
 import stat
 import zlib
+from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Any, Hashable, Sequence
+from typing import Any
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import InputError, describe_value
 
-__all__ = ["CHUNK_BYTES", "MAX_INFLATED_BYTES", "MAX_INPUT_BYTES", "MAX_LINES", "Shown", "first_repeat", "inflate_gzip", "kept_value",
-           "check_input_kind", "decode_utf8", "read_input_bytes", "read_raw", "read_text"]
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_INFLATED_BYTES",
+    "MAX_INPUT_BYTES",
+    "MAX_LINES",
+    "Shown",
+    "check_input_kind",
+    "decode_utf8",
+    "first_repeat",
+    "inflate_gzip",
+    "kept_value",
+    "read_input_bytes",
+    "read_raw",
+    "read_text",
+]
 
 #: Largest text a ``.gz`` input is inflated to (32 MiB).
 MAX_INFLATED_BYTES = 32 << 20

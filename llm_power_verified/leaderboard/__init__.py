@@ -11,29 +11,20 @@ from llm_power_verified.leaderboard.audit import (
     rank_models,
     stream_audit,
 )
-from llm_power_verified.leaderboard.clusters import (
-    cluster_diagnostics,
-    unresolved_under_clusters,
-)
-from llm_power_verified.leaderboard.contingency import (
-    BLOCK_ROWS,
-    both_correct_counts,
-    correct_counts,
-)
+from llm_power_verified.leaderboard.clusters import cluster_diagnostics, unresolved_under_clusters
+from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, both_correct_counts, correct_counts
 from llm_power_verified.leaderboard.headline import Headline
 from llm_power_verified.leaderboard.protocol import Audit
-from llm_power_verified.leaderboard.tiers import (
-    adjacent_tiers,
-)
+from llm_power_verified.leaderboard.tiers import adjacent_tiers
 
 __all__ = [
+    "BLOCK_ROWS",
+    "FAMILIES",
+    "MODES",
     "Audit",
     "AuditResult",
     "AuditSettings",
-    "BLOCK_ROWS",
-    "FAMILIES",
     "Headline",
-    "MODES",
     "StreamedAudit",
     "adjacent_tiers",
     "audit_leaderboard",

@@ -24,29 +24,20 @@ An audit too large for the machine is refused before it allocates (:func:`~.rank
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
+from llm_power_verified.contract import FAMILIES, MODES
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.blocks import (
-    BlockSettings,
-    all_pairs_pvalues,
-    family_context,
-    pair_inputs,
-)
-from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
+from llm_power_verified.leaderboard.audit_results import AuditResult, StreamedAudit
+from llm_power_verified.leaderboard.blocks import BlockSettings, all_pairs_pvalues, family_context, pair_inputs
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
-from llm_power_verified.contract import FAMILIES, MODES
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
 from llm_power_verified.leaderboard.headline import headline_facts
-from llm_power_verified.leaderboard.pairs import (
-    pair_indices,
-    rank_models,
-)
-from llm_power_verified.leaderboard.audit_results import AuditResult, StreamedAudit
-from llm_power_verified.leaderboard.settings import AuditSettings
+from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
+from llm_power_verified.leaderboard.pairs import pair_indices, rank_models
 from llm_power_verified.leaderboard.ranking import (
     RANKING_PROCEDURE,
     bootstrap_rank_intervals,
@@ -55,16 +46,13 @@ from llm_power_verified.leaderboard.ranking import (
     model_table,
     resolved_count,
 )
+from llm_power_verified.leaderboard.settings import AuditSettings
 from llm_power_verified.leaderboard.streams import canonical_order
-from llm_power_verified.leaderboard.summaries import (
-    Tiers,
-    resolution_by_gap,
-    verdict_table,
-)
+from llm_power_verified.leaderboard.summaries import Tiers, resolution_by_gap, verdict_table
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
 from llm_power_verified.parallel import Backend, LocalBackend
 
-__all__ = ["AuditResult", "AuditSettings", "MODES", "FAMILIES", "StreamedAudit", "audit_leaderboard", "rank_models", "pair_indices", "stream_audit"]
+__all__ = ["FAMILIES", "MODES", "AuditResult", "AuditSettings", "StreamedAudit", "audit_leaderboard", "pair_indices", "rank_models", "stream_audit"]
 
 
 

@@ -31,10 +31,7 @@ from llm_power_verified._generated import design_effect as _generated_design_eff
 from llm_power_verified.leaderboard.summaries import ClusterBootstrap, ClusterSummary
 from llm_power_verified.numeric import quantiles
 from llm_power_verified.power.clustering import ClusterStatistics
-from llm_power_verified.power.sample_size import (
-    required_n_from_counts,
-    required_n_wald,
-)
+from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
 

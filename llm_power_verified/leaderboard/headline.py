@@ -20,10 +20,7 @@ import pandas as pd
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.summaries import Tiers
 from llm_power_verified.power.correlation import admissible_rho_interval
-from llm_power_verified.power.sample_size import (
-    minimum_detectable_effect,
-    paired_difference_variance,
-)
+from llm_power_verified.power.sample_size import minimum_detectable_effect, paired_difference_variance
 from llm_power_verified.results import Result
 
 __all__ = ["ADJACENT_VERDICTS", "Headline", "VerdictCount", "headline_facts", "smallest_resolvable_gap"]

@@ -16,17 +16,10 @@ from llm_power_verified.inference.bootstrap import percentile_pvalue
 from llm_power_verified.inference.mcnemar import exact_and_midp, mcnemar_chi2
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.pair_bootstrap import bootstrap_pair_cells
-from llm_power_verified.leaderboard.streams import (
-    item_stream,
-    pair_streams,
-    ranking_order,
-)
+from llm_power_verified.leaderboard.streams import item_stream, pair_streams, ranking_order
 from llm_power_verified.power.connor import required_n_connor_from_counts
 from llm_power_verified.power.conventions import required_n_unpaired
-from llm_power_verified.power.correlation import (
-    admissible_rho_interval,
-    correlation_from_counts,
-)
+from llm_power_verified.power.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.power.sample_size import (
     minimum_detectable_effect,
     required_n_from_counts,

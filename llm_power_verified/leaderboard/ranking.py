@@ -42,16 +42,8 @@ from scipy.special import ndtri
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import PairInputs
-from llm_power_verified.leaderboard.memory import (
-    audit_memory,
-    check_audit_memory,
-    memory_budget,
-    ranking_memory,
-)
-from llm_power_verified.power.sample_size import (
-    required_n_from_counts,
-    required_n_wald,
-)
+from llm_power_verified.leaderboard.memory import audit_memory, check_audit_memory, memory_budget, ranking_memory
+from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 
 __all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "check_audit_memory", "holm_all_pairs", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
            "resolved_count", "significance_matrix"]

@@ -28,7 +28,8 @@ from __future__ import annotations
 import collections
 import logging
 import os
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
@@ -70,7 +71,7 @@ class Backend:
     def close(self) -> None:
         """Release what the backend started (nothing for the local loop)."""
 
-    def __enter__(self) -> "Backend":
+    def __enter__(self) -> Backend:
         return self
 
     def __exit__(self, *exc_info) -> None:

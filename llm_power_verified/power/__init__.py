@@ -1,13 +1,7 @@
 """Planning a comparison: closed-form sample size, MDE, q and power, the admissible correlation, calculator conventions and the (1 - rho) shortcut, exact McNemar power and N, the paired t, the design effect."""
 
-from llm_power_verified.power.clustering import (
-    cluster_adjusted_required_n,
-    design_effect,
-)
-from llm_power_verified.power.connor import (
-    required_n_connor,
-    required_n_connor_from_counts,
-)
+from llm_power_verified.power.clustering import cluster_adjusted_required_n, design_effect
+from llm_power_verified.power.connor import required_n_connor, required_n_connor_from_counts
 from llm_power_verified.power.conventions import (
     CONVENTIONS,
     CalculatorAudit,
@@ -21,11 +15,7 @@ from llm_power_verified.power.correlation import (
     correlation_from_counts,
     validate_marginals_and_rho,
 )
-from llm_power_verified.power.design import (
-    PairedBinaryDesign,
-    design_from_counts,
-    design_paired_binary,
-)
+from llm_power_verified.power.design import PairedBinaryDesign, design_from_counts, design_paired_binary
 from llm_power_verified.power.mcnemar_power import (
     critical_counts,
     power_mcnemar_exact,
@@ -33,7 +23,6 @@ from llm_power_verified.power.mcnemar_power import (
     sample_size_table,
 )
 from llm_power_verified.power.paired_t import power_paired_t, required_n_paired_t
-from llm_power_verified.power.wald_power import power_paired_binary, power_wald
 from llm_power_verified.power.sample_size import (
     ceil_sample_size,
     critical_value,
@@ -57,6 +46,7 @@ from llm_power_verified.power.shortcut import (
     shortcut_ratio,
     shortcut_ratio_series,
 )
+from llm_power_verified.power.wald_power import power_paired_binary, power_wald
 
 __all__ = [
     "CONVENTIONS",

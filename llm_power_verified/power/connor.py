@@ -11,16 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import connor as _connor
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_alpha_power, finish
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
-from llm_power_verified.power.sample_size import (
-    infinite_where_undetectable,
-    one_tail_level,
-    validate_table,
-)
+from llm_power_verified.power.sample_size import infinite_where_undetectable, one_tail_level, validate_table
 
 __all__ = ["required_n_connor", "required_n_connor_from_counts"]
 

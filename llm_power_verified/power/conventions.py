@@ -31,11 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llm_power_verified._generated import unpaired as _unpaired
-from llm_power_verified._validation import (
-    check_alpha_power,
-    check_in_open_interval,
-    finish,
-)
+from llm_power_verified._validation import check_alpha_power, check_in_open_interval, finish
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level, required_n_paired_binary

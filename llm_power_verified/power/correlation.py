@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import admissible_correlation as _bounds
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import (
@@ -23,7 +24,6 @@ from llm_power_verified._validation import (
     finish,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["RhoInterval", "admissible_rho_interval", "correlation_from_counts", "validate_marginals_and_rho"]

@@ -11,20 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import ceil_sample_size, check_scalar
 from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import json_ready
-from llm_power_verified._docstrings import docfill
-from llm_power_verified.power.connor import (
-    required_n_connor,
-    required_n_connor_from_counts,
-)
-from llm_power_verified.power.correlation import (
-    admissible_rho_interval,
-    correlation_from_counts,
-)
-from llm_power_verified.power.wald_power import power_wald
+from llm_power_verified.power.connor import required_n_connor, required_n_connor_from_counts
+from llm_power_verified.power.correlation import admissible_rho_interval, correlation_from_counts
 from llm_power_verified.power.sample_size import (
     minimum_detectable_effect,
     paired_difference_variance,
@@ -32,11 +25,8 @@ from llm_power_verified.power.sample_size import (
     required_n_from_counts,
     required_n_wald,
 )
-from llm_power_verified.power.shortcut import (
-    required_n_shortcut,
-    shortcut_constant,
-    shortcut_ratio,
-)
+from llm_power_verified.power.shortcut import required_n_shortcut, shortcut_constant, shortcut_ratio
+from llm_power_verified.power.wald_power import power_wald
 from llm_power_verified.results import Result
 
 __all__ = ["PairedBinaryDesign", "design_from_counts", "design_paired_binary"]

@@ -240,7 +240,7 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     return high
 
 
-def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS) -> "pd.DataFrame":
+def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS) -> pd.DataFrame:
     """Exact required n of each variant beside Connor (1987) and Eq. 6, over a grid.
 
     Inadmissible (p_a, p_b, rho) combinations and p_a = p_b are skipped.

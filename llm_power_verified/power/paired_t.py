@@ -13,13 +13,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import paired_t as _paired_t
-from llm_power_verified._validation import (
-    check_alpha_power,
-    check_in_open_interval,
-    check_positive,
-    finish,
-    sides_for,
-)
+from llm_power_verified._validation import check_alpha_power, check_in_open_interval, check_positive, finish, sides_for
 from llm_power_verified.errors import ArgumentError
 
 __all__ = ["power_paired_t", "required_n_paired_t"]
@@ -27,9 +21,7 @@ __all__ = ["power_paired_t", "required_n_paired_t"]
 
 def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> float:
     # Lazy: scipy.stats adds about 1.2 s to `import llm_power_verified` (measured), which loads this room.
-    from scipy import (
-        stats,  # imported here: scipy.stats alone doubles the package import time
-    )
+    from scipy import stats  # imported here: scipy.stats alone doubles the package import time
 
     df = n - 1
     noncentrality = effect * np.sqrt(n)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import observed_table as _table
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._generated import wald as _wald
@@ -36,7 +37,6 @@ from llm_power_verified._validation import (
     sides_for,
 )
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 
 __all__ = [

@@ -15,17 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import admissible_correlation as _bounds
 from llm_power_verified._generated import arcsine as _arcsine
 from llm_power_verified._generated import shortcut_series as _series
-from llm_power_verified._validation import (
-    as_array,
-    check_alpha_power,
-    check_in_open_interval,
-    finish,
-)
+from llm_power_verified._validation import as_array, check_alpha_power, check_in_open_interval, finish
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level
 from llm_power_verified.results import Result

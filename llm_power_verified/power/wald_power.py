@@ -10,16 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._generated import wald as _wald
-from llm_power_verified._validation import (
-    check_alpha_power,
-    check_in_open_interval,
-    check_positive,
-    finish,
-    sides_for,
-)
-from llm_power_verified._docstrings import docfill
+from llm_power_verified._validation import check_alpha_power, check_in_open_interval, check_positive, finish, sides_for
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.power.sample_size import one_tail_level, signed_effect
 

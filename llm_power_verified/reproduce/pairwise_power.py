@@ -6,11 +6,7 @@ sigma_A^2 = sigma_B^2 = 0.21) is applied to its stated inputs.
 
 from __future__ import annotations
 
-
-
-from llm_power_verified.power import (
-    required_n_wald,
-)
+from llm_power_verified.power import required_n_wald
 from llm_power_verified.reproduce.records import SAMPLE_SIZE, Printed, holds_claim, missing_claim
 
 __all__ = ["sample_size_claims", "sample_size_rows"]

@@ -30,7 +30,7 @@ from llm_power_verified.power import (
 )
 from llm_power_verified.reproduce.records import MAIN, Printed
 
-__all__ = ["DE_PRINTED", "ICC", "MEAN_SIZE", "N_MMLU", "count_unresolved", "lemma_rows", "required_at_counts", "second_accuracy", "table_11_rows", "table_1_rows", "table_3_rows", "table_7_rows", "tables_6_7_rows"]
+__all__ = ["DE_PRINTED", "ICC", "MEAN_SIZE", "N_MMLU", "count_unresolved", "lemma_rows", "required_at_counts", "second_accuracy", "table_1_rows", "table_3_rows", "table_7_rows", "table_11_rows", "tables_6_7_rows"]
 
 
 def table_7_rows() -> tuple[list[dict], list[dict]]:
@@ -209,7 +209,6 @@ def table_11_rows() -> list[Printed]:
     list of Printed
         One record per printed value.
     """
-
     _, table_6 = table_7_rows()
     printed = (".77", ".13", ".10", ".049", ".95", ".28", ".20")  # Table 11's mid-p column, in Table 6's order
     rows = []
@@ -227,7 +226,6 @@ def table_3_rows() -> list[Printed]:
     list of Printed
         One record per printed value.
     """
-
     _, table_6 = table_7_rows()
     ratios, gaps = [], []
     for row in table_6:

@@ -21,10 +21,8 @@ from llm_power_verified.power import (
     resolution_ratio_from_counts,
 )
 from llm_power_verified.reproduce.records import MAIN, Printed
+from llm_power_verified.reproduce.resolution_diagnostics import table_7_rows
 from llm_power_verified.reproduce.verdicts import half_unit, one_fewer_range
-from llm_power_verified.reproduce.resolution_diagnostics import (
-    table_7_rows,
-)
 from llm_power_verified.sequential import log_e_value, required_n_anytime
 
 __all__ = ["anytime_rows", "multiplicity_rows", "table_4_rows", "table_5_rows", "table_9_rows"]
@@ -109,7 +107,6 @@ def table_9_rows() -> list[Printed]:
     list of Printed
         One record per printed value.
     """
-
     table_7, _ = table_7_rows()
     printed = [("1.37", "1.00", "1.95", "2,327", "1,697", "3,308"), ("1.00", "1.00", "1.12", "778", "778", "868"),
                ("1.19", "1.00", "1.64", "40,660", "34,092", "55,765"), ("31.5", "17.4", "40.9", "13,621", "7,546", "17,672"),

@@ -22,11 +22,7 @@ import math
 import numpy as np
 
 from llm_power_verified.inference.bootstrap import ideal_bootstrap_contains_zero
-from llm_power_verified.power import (
-    design_effect,
-    required_n_paired_binary,
-    required_n_unpaired,
-)
+from llm_power_verified.power import design_effect, required_n_paired_binary, required_n_unpaired
 from llm_power_verified.reproduce.records import MAIN, SUMMARY, Printed, holds_claim, missing_claim
 from llm_power_verified.reproduce.resolution_diagnostics import (
     ICC,

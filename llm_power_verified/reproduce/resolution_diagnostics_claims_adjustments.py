@@ -11,9 +11,7 @@ import math
 import numpy as np
 
 from llm_power_verified.inference import mcnemar_test
-from llm_power_verified.power import (
-    design_effect,
-)
+from llm_power_verified.power import design_effect
 from llm_power_verified.reproduce.records import MAIN, Printed, holds_claim, missing_claim
 from llm_power_verified.reproduce.resolution_diagnostics import (
     DE_PRINTED,

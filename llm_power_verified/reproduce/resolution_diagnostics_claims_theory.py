@@ -12,17 +12,9 @@ from statistics import median
 import numpy as np
 from scipy.special import ndtr
 
-from llm_power_verified.power import (
-    required_n_arcsine,
-    required_n_paired_binary,
-    shortcut_constant,
-    shortcut_ratio,
-)
+from llm_power_verified.power import required_n_arcsine, required_n_paired_binary, shortcut_constant, shortcut_ratio
 from llm_power_verified.reproduce.records import MAIN, Printed, holds_claim, missing_claim
-from llm_power_verified.reproduce.resolution_diagnostics import (
-    second_accuracy,
-    table_7_rows,
-)
+from llm_power_verified.reproduce.resolution_diagnostics import second_accuracy, table_7_rows
 
 __all__ = ["theory_claims"]
 

@@ -14,20 +14,13 @@ import numpy as np
 from scipy.optimize import brentq
 
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified.power import (
-    admissible_rho_interval,
-    ceil_sample_size,
-    required_n_paired_binary,
-)
+from llm_power_verified.power import admissible_rho_interval, ceil_sample_size, required_n_paired_binary
 from llm_power_verified.power.mcnemar_power import power_exact_at_cells
 from llm_power_verified.reproduce.records import MAIN, Printed
-from llm_power_verified.simulation.grids import (
-    calibration_table_2,
-    monte_carlo_se,
-)
+from llm_power_verified.simulation.grids import calibration_table_2, monte_carlo_se
 from llm_power_verified.simulation.prospective import bootstrap_power_curve_binary
 
-__all__ = ["TABLE_10", "appendix_b_rows", "solved_accuracy", "table_10_rows", "table_2_rows"]
+__all__ = ["TABLE_10", "appendix_b_rows", "solved_accuracy", "table_2_rows", "table_10_rows"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,9 +6,9 @@ import math
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.reproduce import (
-    pairwise_power,
     pairs_needed,
     pairs_needed_claims,
+    pairwise_power,
     resolution_diagnostics,
     resolution_diagnostics_adjustments,
     resolution_diagnostics_claims,

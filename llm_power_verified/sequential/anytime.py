@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import mcnemar_chi2
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.sequential.crossing import required_n_anytime
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.thresholds import exact_counts, threshold_table
@@ -195,7 +195,6 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     >>> result["e_process_any_item"], result["peeked_chi2"]   # under H0, of 400: alpha x 400 = 20
     (10, 79)
     """
-
     rng = np.random.default_rng(seed)
     cells = rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(n_simulations, n_items)).astype(np.int8) if n_simulations * n_items <= 5_000_000 else None
     if cells is None:

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from llm_power_verified.errors import ArgumentError
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import first_crossing
 
@@ -78,7 +78,7 @@ def _plug_in(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _log_capital_blocks(x: np.ndarray, bets: np.ndarray, means: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
-    """log K_t(m) of the hedged capital, block by block of items: (items slice, array (means x rows x items in block)).
+    """Log K_t(m) of the hedged capital, block by block of items: (items slice, array (means x rows x items in block)).
 
     ``means``: candidate means m (1-D); x and bets: rows x items.
     """
@@ -97,7 +97,7 @@ def _log_capital_blocks(x: np.ndarray, bets: np.ndarray, means: np.ndarray) -> I
 
 @docfill("differences", "alpha_bets")
 def betting_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
-    """log e_t of the hedged betting e-process for 'mean difference 0', at every item (same shape as ``differences``).
+    """Log e_t of the hedged betting e-process for 'mean difference 0', at every item (same shape as ``differences``).
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def betting_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
 
 @docfill("differences", "alpha_bets")
 def empirical_bernstein_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
-    """log e_t of the two-sided empirical-Bernstein e-process for 'mean difference 0' (same shape as ``differences``).
+    """Log e_t of the two-sided empirical-Bernstein e-process for 'mean difference 0' (same shape as ``differences``).
 
     Parameters
     ----------
@@ -247,7 +247,7 @@ def empirical_bernstein_confidence_sequence(differences: Any, alpha: float = 0.0
 
 
 def _capital_at(x: np.ndarray, bets: np.ndarray, m: float, t: int) -> float:
-    """log K_t(m) after the first t items (one path)."""
+    """Log K_t(m) after the first t items (one path)."""
     *_, (_, log_k) = _log_capital_blocks(x[None, :t], bets[None, :t], np.array([m]))
     return float(log_k[0, 0, -1])
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import e_process as _generated
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["ConfidenceSequence", "confidence_sequence"]

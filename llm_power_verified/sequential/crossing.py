@@ -14,21 +14,12 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError, LlmPowerError
-from llm_power_verified._docstrings import docfill
-from llm_power_verified.sequential.e_process import (
-    GRID,
-    TWO_POINT,
-    log_e_real,
-    log_e_value,
-)
-from llm_power_verified.sequential.thresholds import (
-    ThresholdTable,
-    exact_counts,
-    threshold_table,
-)
+from llm_power_verified.sequential.e_process import GRID, TWO_POINT, log_e_real, log_e_value
+from llm_power_verified.sequential.thresholds import ThresholdTable, exact_counts, threshold_table
 
 __all__ = ["LARGEST_N", "Envelope", "envelope", "required_n_anytime"]
 
@@ -96,7 +87,7 @@ class Envelope:
         return out
 
     def _log_e(self, wins: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """log e at real-valued counts (the mixture sum is defined for any b, c >= 0)."""
+        """Log e at real-valued counts (the mixture sum is defined for any b, c >= 0)."""
         return log_e_real(wins, total - wins, self.table.mixture)
 
     def excess(self, m: np.ndarray) -> np.ndarray:
@@ -132,7 +123,8 @@ class Envelope:
     @staticmethod
     def slack(m: np.ndarray) -> np.ndarray:
         """What is taken off D for rounding: log e's terms are of size m, so its rounding error is about
-        1e-16 m, or 1e-16 m / log(0.51/0.49) = 3e-15 m in counts; 1e-9 + 1e-14 m covers it three times over."""
+        1e-16 m, or 1e-16 m / log(0.51/0.49) = 3e-15 m in counts; 1e-9 + 1e-14 m covers it three times over.
+        """
         return 1e-9 + 1e-14 * m
 
     def _excess(self, m: np.ndarray) -> np.ndarray:
@@ -332,7 +324,6 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
     >>> round(anytime / required_n_from_counts(1680, 1454, 12032), 2)
     2.65
     """
-
     shape = np.broadcast(np.asarray(b), np.asarray(c), np.asarray(n)).shape
     b = np.atleast_1d(check_count("b", b)).astype(np.float64)
     c = np.atleast_1d(check_count("c", c)).astype(np.float64)

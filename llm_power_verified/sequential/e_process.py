@@ -40,11 +40,11 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.results import Result
 
 __all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "first_crossing", "log_e_real", "log_e_value"]
@@ -68,8 +68,9 @@ def _log_e_discrete(b: np.ndarray, c: np.ndarray, thetas: np.ndarray) -> np.ndar
 
 
 def _log_mean_exp(terms: np.ndarray, size: int) -> np.ndarray:
-    """log of (the sum of exp(terms) over the last axis) / size: the max-shifted log-sum-exp, written out
-    because scipy.special.logsumexp spent 80% of an all-pairs audit in its argument handling (1.7 s of 2.0 s)."""
+    """Log of (the sum of exp(terms) over the last axis) / size: the max-shifted log-sum-exp, written out
+    because scipy.special.logsumexp spent 80% of an all-pairs audit in its argument handling (1.7 s of 2.0 s).
+    """
     largest = terms.max(axis=-1)
     return largest + np.log(np.exp(terms - largest[..., None]).sum(axis=-1)) - math.log(size)
 
@@ -118,7 +119,7 @@ def _log_e_grid(b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def _log_beta_plus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """log B(x, y) + (x + y) log 2, free of cancellation for large x, y (Stirling and deviance form).
+    """Log B(x, y) + (x + y) log 2, free of cancellation for large x, y (Stirling and deviance form).
 
     With s = x + y, m = s / 2 and bd0(x, m) = x log(x/m) + m - x >= 0:
     log B(x, y) + s log 2 = log(2 pi)/2 + log(s / (x y))/2 + bd0(x, m) + bd0(y, m)
@@ -140,7 +141,7 @@ def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray
 
 
 def log_e_real(b: np.ndarray, c: np.ndarray, mixture: str = "grid") -> np.ndarray:
-    """log e of a discrete mixture at real-valued counts b, c >= 0: the anytime-valid N's real-valued threshold.
+    """Log e of a discrete mixture at real-valued counts b, c >= 0: the anytime-valid N's real-valued threshold.
 
     Parameters
     ----------
@@ -169,7 +170,7 @@ def log_e_real(b: np.ndarray, c: np.ndarray, mixture: str = "grid") -> np.ndarra
 
 @docfill("counts", "mixture", "prior")
 def log_e_value(b: Any, c: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> float | np.ndarray:
-    """log e-value after b discordant pairs won by A and c won by B.
+    """Log e-value after b discordant pairs won by A and c won by B.
 
     Parameters
     ----------

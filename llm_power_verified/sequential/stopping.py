@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_scalar
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.anytime import crossing_boundary, simulated_crossings

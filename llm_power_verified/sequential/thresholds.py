@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified._docstrings import docfill
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = ["ThresholdTable", "exact_counts", "threshold", "threshold_table"]

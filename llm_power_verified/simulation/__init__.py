@@ -1,9 +1,6 @@
 """Monte Carlo: latent-copula simulation, calibration grids, prospective validation and bootstrap power curves."""
 
-from llm_power_verified.simulation.embedding import (
-    CopulaBetaQuantile,
-    embedding_power_grid,
-)
+from llm_power_verified.simulation.embedding import CopulaBetaQuantile, embedding_power_grid
 from llm_power_verified.simulation.grids import (
     CopulaCells,
     calibration_table_2,

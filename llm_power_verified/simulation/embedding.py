@@ -23,10 +23,7 @@ from llm_power_verified.inference.graded import paired_t_rows, wilcoxon_rows
 from llm_power_verified.parallel import Backend, backend_for
 from llm_power_verified.power.paired_t import power_paired_t
 from llm_power_verified.simulation.grids import monte_carlo_se
-from llm_power_verified.simulation.moments import (
-    clipped_normal_difference_moments,
-    latent_pair_moments,
-)
+from llm_power_verified.simulation.moments import clipped_normal_difference_moments, latent_pair_moments
 
 __all__ = ["BACKENDS", "EMBEDDING_GRID", "EMBEDDING_MODELS", "RANDOM_NUMBERS", "CopulaBetaQuantile",
            "embedding_difference_moments", "embedding_power_grid"]
@@ -88,7 +85,7 @@ class CopulaBetaQuantile:
                              3 * (high - low) - 2 * slope_low - slope_high, slope_low, low)
 
     def exact(self, z: np.ndarray) -> np.ndarray:
-        """scipy's value; z is clipped to +/-8.5 (probability 2e-17), below which beta.ppf returns NaN."""
+        """SciPy's value; z is clipped to +/-8.5 (probability 2e-17), below which beta.ppf returns NaN."""
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), self.a, self.b)
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
@@ -171,7 +168,6 @@ def embedding_difference_moments(effect: float, correlation: float, model: str, 
 def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correlation: float, effects, sample_sizes,
                n_simulations: int, alpha: float, seeds) -> list[dict]:
     """Every (effect, n) cell of one (model, correlation): common latent normals, or a fresh draw per cell."""
-
     mean = EMBEDDING_GRID["base_mean"]
     rows = []
     largest = max(sample_sizes)
@@ -207,7 +203,7 @@ def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correla
 def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
                          sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
                          correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
-                         workers: int = 1, backend: "str | Backend" = "threads") -> list[dict]:
+                         workers: int = 1, backend: str | Backend = "threads") -> list[dict]:
     """Power of the paired t-test and the Wilcoxon signed-rank test over the grid of "How Many Test Pairs Do You Need?".
 
     Parameters
@@ -261,7 +257,6 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
     >>> [(row["n"], row["t_test_power"], round(row["analytic_t_power"], 4)) for row in rows]
     [(50, 0.4575, 0.4467), (200, 0.96, 0.9596)]
     """
-
     require_choice("random_numbers", random_numbers, RANDOM_NUMBERS)
     if not isinstance(backend, Backend):
         require_choice("backend", backend, BACKENDS)

@@ -194,7 +194,7 @@ def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, n_simula
 
 
 def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power: float) -> tuple[float, CopulaCells]:
-    """delta such that Connor's asymptotic power at n is the target, at p +/- delta/2 with latent rho_z."""
+    """The delta at which Connor's asymptotic power at n is the target, at p +/- delta/2 with latent rho_z."""
 
     def gap(delta: float) -> float:
         cells = copula_cells(p + delta / 2, p - delta / 2, rho_z)
@@ -207,7 +207,6 @@ def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power
 
 def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Percentile paired bootstrap (Definition 2) for every replicate: reject when 0 is outside the interval."""
-
     low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, n_resamples, 1 - alpha, rng, required=False)
     return (low > 0) | (high < 0)
 
@@ -215,7 +214,7 @@ def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples:
 @docfill("n_simulations", "alpha_float", "power_float", "n_resamples", "seed")
 def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, n_simulations: int = 1500,
                         alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0,
-                        backend: "Backend | None" = None) -> list[dict]:
+                        backend: Backend | None = None) -> list[dict]:
     """Type-I error and power of five paired-binary tests on the paper's Table 2 grid.
 
     Parameters

@@ -31,21 +31,12 @@ from llm_power_verified._validation import require_choice
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_test
 from llm_power_verified.leaderboard.pairs import bootstrap_pair_cells
-from llm_power_verified.power.correlation import (
-    correlation_from_counts,
-    validate_marginals_and_rho,
-)
+from llm_power_verified.power.correlation import correlation_from_counts, validate_marginals_and_rho
 from llm_power_verified.power.mcnemar_power import power_exact_at_cells
 from llm_power_verified.power.paired_t import required_n_paired_t
-from llm_power_verified.power.sample_size import (
-    required_n_from_counts,
-    required_n_paired_binary,
-)
+from llm_power_verified.power.sample_size import required_n_from_counts, required_n_paired_binary
 from llm_power_verified.results import Result
-from llm_power_verified.simulation.grids import (
-    monte_carlo_se,
-    simulate_graded,
-)
+from llm_power_verified.simulation.grids import monte_carlo_se, simulate_graded
 from llm_power_verified.simulation.moments import latent_pair_moments
 
 __all__ = ["ProspectiveValidation", "bootstrap_power_curve_binary", "bootstrap_power_curve_graded", "prospective_validation"]
@@ -144,7 +135,6 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
     >>> [(row["empirical_power"], round(row["exact_power"], 4)) for row in result.rows]
     [(0.71, 0.7075), (0.77, 0.8002), (0.88, 0.8665)]
     """
-
     _check_trials_alpha(n_simulations, alpha)
     require_choice("method", method, METHODS)
     if counts is None:
@@ -186,7 +176,7 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
 
 
 def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
-    """n where the power curve first reaches the target, interpolated linearly in log n (NaN if never)."""
+    """The n at which the power curve first reaches the target, interpolated linearly in log n (NaN if never)."""
     above = np.flatnonzero(powers >= target)
     if above.size == 0:
         return math.nan
@@ -249,7 +239,6 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n
     >>> [round(power, 3) for power in curve["powers"]], round(curve["crossing_n"], 1), round(curve["required_n"], 1)
     ([0.477, 0.83], 1508.6, 1598.3)
     """
-
     _check_trials_alpha(n_simulations, alpha)
     sizes = _check_sizes(sizes)
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
@@ -270,8 +259,6 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n
 def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model: str = "beta", sd: float = 0.15,
                               beta_shape: tuple[float, float] = (4.0, 2.0), nodes: int = 120) -> tuple[float, float]:
     """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model (quadrature)."""
-
-
     def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)
 
@@ -336,7 +323,6 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
     >>> curve["powers"], round(curve["crossing_n"], 1), round(curve["required_n"], 1), round(curve["sd_difference"], 4)
     ([0.32, 0.86], 205.7, 221.7, 0.2117)
     """
-
     _check_trials_alpha(n_simulations, alpha)
     sizes = _check_sizes(sizes)
     if not effect > 0:

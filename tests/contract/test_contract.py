@@ -101,7 +101,7 @@ def test_declarations_are_well_formed():
     for name, rule in contract.VERDICT_RULES.items():
         assert contract.column(name).meaning == rule
     assert {f"p_{name}" for name in contract.ADJUSTMENTS} <= {item.name for item in contract.PAIR_COLUMNS}
-    assert contract.CORRECTIONS[-1] == "none" and contract.ADJUSTMENTS == contract.CORRECTIONS[:-1]
+    assert contract.CORRECTIONS[-1] == "none" and contract.CORRECTIONS[:-1] == contract.ADJUSTMENTS
     assert set(contract.ACCURACY_MODES) <= set(contract.MODES) and set(contract.TEXT_FORMATS) <= set(contract.FORMATS)
 
 

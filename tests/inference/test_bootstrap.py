@@ -6,10 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from llm_power_verified.inference.bootstrap import (
-    paired_bootstrap,
-    paired_bootstrap_counts,
-)
+from llm_power_verified.inference.bootstrap import paired_bootstrap, paired_bootstrap_counts
 
 METHODS = ("percentile", "bca", "studentized")
 

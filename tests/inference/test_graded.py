@@ -77,10 +77,7 @@ def test_batched_tests_equal_scipy_row_by_row(n):
     """Rows with zeros, ties and negative zeros take scipy's per-row method; p-values are identical."""
     from scipy import stats
 
-    from llm_power_verified.inference.graded import (
-        batched_paired_t_pvalues,
-        batched_wilcoxon_pvalues,
-    )
+    from llm_power_verified.inference.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
 
     rng = np.random.default_rng(n)
     rows = 83 if n <= 13 else 240  # scipy permutes tied rows of at most 13 items, seconds each
@@ -101,10 +98,7 @@ def test_batched_tests_equal_scipy_row_by_row(n):
 
 
 def test_batched_tests_reject_bad_input():
-    from llm_power_verified.inference.graded import (
-        batched_paired_t_pvalues,
-        batched_wilcoxon_pvalues,
-    )
+    from llm_power_verified.inference.graded import batched_paired_t_pvalues, batched_wilcoxon_pvalues
 
     with pytest.raises(ValueError, match="differences must be two-dimensional"):
         batched_wilcoxon_pvalues([0.1, 0.2])

@@ -13,13 +13,7 @@ from scipy import stats
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar as statsmodels_mcnemar
 
-from llm_power_verified.inference.mcnemar import (
-    binary_counts,
-    mcnemar_all,
-    mcnemar_chi2,
-    mcnemar_exact,
-    mcnemar_midp,
-)
+from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all, mcnemar_chi2, mcnemar_exact, mcnemar_midp
 from tests.support import mpmath_oracle as reference
 
 TOLERANCE = 1e-12

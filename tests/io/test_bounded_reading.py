@@ -25,13 +25,12 @@ import pytest
 import zstandard
 
 from llm_power_verified.cli import main
-from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES
 from llm_power_verified.io import table_files
 from llm_power_verified.io import text as text_module
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.table_files import read_table
 from llm_power_verified.io.text import MAX_INFLATED_BYTES, read_input_bytes
-
+from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES
 from tests.support.damaged import zip_archive, zstd_member
 
 LIMITED = r"""

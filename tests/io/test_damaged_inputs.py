@@ -25,14 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llm_power_verified.cli import main
-from llm_power_verified.io import (
-    InputError,
-    ScoreMatrix,
-    read_inspect,
-    read_lm_eval,
-    read_score_files,
-    read_scores,
-)
+from llm_power_verified.io import InputError, ScoreMatrix, read_inspect, read_lm_eval, read_score_files, read_scores
 from tests.support.damaged import (
     JSONL,
     LONG_CSV,

@@ -10,7 +10,6 @@ through the CLI: exit status 2, one line on stderr naming the file.
 from __future__ import annotations
 
 import json
-import sys
 import zipfile
 from pathlib import Path
 
@@ -20,7 +19,6 @@ import pytest
 from llm_power_verified.io import read_inspect
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.zip_members import read_zip_member
-
 from tests.io.test_bounded_reading import refused
 from tests.support.damaged import eval_bytes, zip_archive, zstd_member
 

@@ -12,11 +12,11 @@ import pytest
 from scipy import stats
 
 import llm_power_verified as lpv
+from llm_power_verified.contract import SCHEMA_IDS
 from llm_power_verified.examples import appendix_e, shipped_example
 from llm_power_verified.io import from_wide
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.power.clustering import icc_oneway
-from llm_power_verified.contract import SCHEMA_IDS
 from llm_power_verified.report import render
 
 

@@ -11,12 +11,7 @@ from statsmodels.stats.multitest import multipletests
 
 import llm_power_verified as lpv
 from llm_power_verified.leaderboard.blocks import all_pairs_pvalues, pair_inputs
-from llm_power_verified.leaderboard.ranking import (
-    holm_all_pairs,
-    letter_columns,
-    model_table,
-    significance_matrix,
-)
+from llm_power_verified.leaderboard.ranking import holm_all_pairs, letter_columns, model_table, significance_matrix
 from llm_power_verified.leaderboard.streams import ranking_order
 from llm_power_verified.report import render
 

@@ -15,11 +15,7 @@ import llm_power_verified as lpv
 from crosscheck.calculators import lemma1_grid, paper_discrepancies, table1_rows
 from crosscheck.r_tools import rscript_path
 from llm_power_verified.cli import main
-from llm_power_verified.power.conventions import (
-    CONVENTIONS,
-    audit_claimed_n,
-    convention_values,
-)
+from llm_power_verified.power.conventions import CONVENTIONS, audit_claimed_n, convention_values
 
 needs_r = pytest.mark.skipif(rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr")
 
@@ -27,7 +23,7 @@ needs_r = pytest.mark.skipif(rscript_path() is None, reason="Rscript not found: 
 @given(st.floats(0.1, 0.9), st.floats(0.01, 0.15), st.floats(0.05, 0.95))
 def test_audit_recognises_each_convention(p_a, gap, rho_fraction):
     p_b = p_a - gap
-    assume(0.02 < p_b)
+    assume(p_b > 0.02)
     low, high = lpv.admissible_rho_interval(p_a, p_b)
     rho = low + (high - low) * rho_fraction
     assume(rho < 0.98)

@@ -181,10 +181,7 @@ def test_the_claims_register(rows):
 
 
 def test_the_ideal_bootstrap_matches_a_long_monte_carlo_bootstrap():
-    from llm_power_verified.inference.bootstrap import (
-        ideal_bootstrap_below,
-        paired_bootstrap_counts,
-    )
+    from llm_power_verified.inference.bootstrap import ideal_bootstrap_below, paired_bootstrap_counts
 
     b, c, n = 100, 78, 1172
     _, exact = ideal_bootstrap_below(b, c, n)

@@ -105,10 +105,7 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
 
 def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
     """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared n_resamples."""
-    from llm_power_verified.simulation.embedding import (
-        _embedding_scores,
-        embedding_power_grid,
-    )
+    from llm_power_verified.simulation.embedding import _embedding_scores, embedding_power_grid
 
     rows = embedding_power_grid(n_simulations=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
     first, second = np.random.default_rng(4).standard_normal((2, 300, 80))
@@ -122,11 +119,7 @@ def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
 
 
 def test_copula_beta_quantile_interpolation_error():
-    from llm_power_verified.simulation.embedding import (
-        EMBEDDING_GRID,
-        CopulaBetaQuantile,
-        _moment_matched_beta,
-    )
+    from llm_power_verified.simulation.embedding import EMBEDDING_GRID, CopulaBetaQuantile, _moment_matched_beta
 
     z = np.concatenate([np.random.default_rng(2).uniform(-7.5, 7.5, 100_000), [-5.5, 5.5, 0.0]])
     for effect in EMBEDDING_GRID["effects"]:

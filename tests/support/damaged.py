@@ -15,8 +15,8 @@ import gzip
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import zstandard

@@ -29,19 +29,20 @@ import os
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Union
+from typing import Union
 
 import numpy as np
 import zstandard
 
-from tests.support.damaged import clean_scores, eval_bytes, inspect_log, samples_from, wide_csv, zip_archive, zstd_member
+from tests.support.damaged import clean_scores, eval_bytes, inspect_log, samples_from, zip_archive, zstd_member
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SHIPPED = REPOSITORY / "llm_power_verified" / "data"
-Check = Callable[[str, Path], Union[str, None]]  # (stdout, folder) -> a problem, or None
+Check = Callable[[str, Path], str | None]  # (stdout, folder) -> a problem, or None
 Content = Union[bytes, Callable[[], bytes]]
 
 

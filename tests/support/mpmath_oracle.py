@@ -17,13 +17,13 @@ from __future__ import annotations
 import mpmath
 
 __all__ = [
-    "log_e_value",
-    "threshold",
     "chi2_pvalue",
-    "exact_pvalue",
     "exact_power",
+    "exact_pvalue",
     "log_binomial_lower_tail",
+    "log_e_value",
     "midp_pvalue",
+    "threshold",
 ]
 
 DEFAULT_DIGITS = 50

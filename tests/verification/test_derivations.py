@@ -12,13 +12,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derivations import (
-    admissible_correlation,
-    load_concepts,
-    paired_variance,
-    shortcut_series,
-    wald,
-)
+from derivations import admissible_correlation, load_concepts, paired_variance, shortcut_series, wald
 from derivations.__main__ import main as derivations_main
 from derivations._codegen import GENERATED_DIR, check_all
 from derivations._symbols import delta, p, p_a, p_b, rho
