@@ -6,29 +6,29 @@ from __future__ import annotations
 import argparse
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    SIZE,
-    CommandError,
-    Parser,
-    alpha_power_options,
-    marginal_options,
-    number,
-    render_rows,
-)
-from llm_power_verified.cli.parents import (
-    accuracy_options,
-    anytime_options,
-    input_options,
-    read_accuracy_table,
-    read_matrix,
-)
+from llm_power_verified.cli.errors import CommandError
+from llm_power_verified.cli.inputs import accuracy_options, input_options, read_accuracy_table, read_matrix
+from llm_power_verified.cli.options import Parser
+from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
+from llm_power_verified.cli.tables import render_rows
+from llm_power_verified.cli.value_types import SIZE, number
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]
 
 TOP = number(integer=True, low=2, high=1_000_000)
-ICC = number(low=-1, high=1)
+_ICC_RANGE = number(low=0, high=1)
+
+
+def _icc(text: str) -> float:
+    """--icc: a planned ICC, in [0, 1], refused with the reason (see ``plan.clusters.ICC_RANGE_REASON``)."""
+    from llm_power_verified.plan.clusters import ICC_RANGE_REASON
+
+    try:
+        return _ICC_RANGE(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"{error} ({ICC_RANGE_REASON})") from None
 
 
 def _sizes(text: str) -> list[int]:
@@ -84,7 +84,7 @@ def add_parser(commands) -> None:
         help="one gap --p-a --p-b --rho: the items that resolve it",
         description="The items that resolve one gap at a correlation, in a declared family of --family-size comparisons.")
     gap.add_argument("--family-size", type=SIZE, default=1, help="comparisons in the declared family")
-    gap.add_argument("--icc", type=ICC, help="intra-cluster correlation of the differences, for the cluster trade-off")
+    gap.add_argument("--icc", type=_icc, help="intra-cluster correlation of the differences, in [0, 1], for the cluster trade-off")
     items = sources.add_parser(
         "items", parents=[input_options(required=True), alpha_power_options(), anytime_options(),
                           _options(top=True, cluster_sizes="needs --cluster-column")],
@@ -198,10 +198,12 @@ def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
     limiting = plan.pairs[(plan.pairs["model_a"] == model_a) & (plan.pairs["model_b"] == model_b)].iloc[0]
     mean_size = round(figures.mean_cluster_size)
     sizes = sorted(set(arguments.cluster_sizes or DEFAULT_SIZES) | {max(mean_size, 1)})
-    table = cluster_tradeoff(float(limiting["required_n_observed"]), float(row["icc"]), sizes)
-    document["clusters"] = {"pair": plan.limiting["clustered"], "icc": float(row["icc"]), "mean_cluster_size": figures.mean_cluster_size,
-                            "table": table.to_dict(orient="records")}
-    return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {float(row['icc']):.4g} (now {figures.n_clusters} "
+    icc = float(row["icc"])
+    table = cluster_tradeoff(float(limiting["required_n_observed"]), max(icc, 0.0), sizes)  # a negative estimate counts as 0
+    document["clusters"] = {"pair": plan.limiting["clustered"], "icc": icc, "icc_planned": max(icc, 0.0),
+                            "mean_cluster_size": figures.mean_cluster_size, "table": table.to_dict(orient="records")}
+    counted = ", counted as 0 as the paper counts a negative ICC," if icc < 0 else ""
+    return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now {figures.n_clusters} "
                 f"clusters of {figures.mean_cluster_size:.0f} items on average):"), _tradeoff(table)]
 
 

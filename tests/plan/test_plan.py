@@ -16,6 +16,7 @@ from scipy import stats
 import llm_power_verified as lpv
 from llm_power_verified.cli import main
 from llm_power_verified.examples import shipped_example
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.plan import cluster_tradeoff, plan_gap, plan_leaderboard
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.stopping import stopping_time
@@ -55,7 +56,18 @@ def test_cluster_tradeoff_matches_the_design_effect_formula():
         effect = 1 + (row.items_per_cluster - 1) * 0.05
         assert row.design_effect == pytest.approx(effect, rel=1e-15)
         assert row.items == math.ceil(1027.576 * effect) and row.clusters == math.ceil(row.items / row.items_per_cluster)
-    assert cluster_tradeoff(1000, -0.2, [10])["items"].tolist() == [1000]  # a negative ICC counts as 0, as the paper does
+    assert cluster_tradeoff(1000, 0, [10])["items"].tolist() == [1000]  # independent items: no inflation
+
+
+@pytest.mark.parametrize("icc", [-1, -0.2, -1e-9, 1 + 1e-9, 1.5, math.nan, math.inf])
+def test_a_planned_icc_outside_zero_to_one_is_refused_not_clamped(capsys, icc):
+    # A negative planned ICC used to be counted as 0 in silence; the plan now says the range and why.
+    with pytest.raises(ArgumentError, match=r"icc must be a finite number in \[0, 1\]; got .*negative ICC as 0"):
+        cluster_tradeoff(1000, icc, [10])
+    assert main(["plan", *GAP, f"--icc={icc!r}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "argument --icc: must be a" in err and "[0, 1]" in err and "1 + (m - 1) ICC" in err
 
 
 def test_leaderboard_plan_matches_the_audit_columns():

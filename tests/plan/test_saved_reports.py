@@ -211,3 +211,15 @@ def test_plan_report_offers_no_correction_of_its_own(reports):
 def test_a_report_whose_correction_cannot_be_told_is_refused(reports, tmp_path, edit, fragment):
     for name in ("per_item", "summary"):
         assert fragment in _refused(_tampered(reports, tmp_path, name, edit))
+
+
+def test_an_observed_negative_icc_is_planned_as_zero_and_says_so(reports):
+    # The shipped example's limiting pair has a slightly negative observed ICC; its trade-off is planned at 0 (the
+    # paper's rule) and the output says so, where a planned --icc below 0 is refused.
+    status, out, err = _cli(["plan", "report", reports["per_item"], "--json"])
+    assert status == 0 and err == ""
+    clusters = json.loads(out)["clusters"]
+    assert clusters["icc"] < 0 and clusters["icc_planned"] == 0.0
+    assert all(row["design_effect"] == 1.0 for row in clusters["table"])
+    status, out, err = _cli(["plan", "report", reports["per_item"]])
+    assert "counted as 0 as the paper counts a negative ICC" in out
