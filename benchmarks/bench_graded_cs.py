@@ -1,5 +1,7 @@
-"""Graded anytime-valid inference: width of the betting and empirical-Bernstein confidence sequences against the
-Hoeffding-type normal mixture on the same paths, type-I error under optional stopping, and time.
+"""Graded anytime-valid inference: the betting and empirical-Bernstein confidence sequences, measured.
+
+Their width against the Hoeffding-type normal mixture on the same paths, type-I error under optional stopping, and
+time.
 
 Run: python benchmarks/bench_graded_cs.py [--paths 50] [--seed 0]
 

@@ -1,0 +1,1 @@
+"""Third-party reference values: generator scripts that run the real tools, and the records they write (data/)."""

@@ -52,6 +52,7 @@ def _records(path: Path) -> list[dict]:
 
 
 def build(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-item 0/1 scores of the archives in ``folder`` and the table of their accuracies."""
     columns, categories, skipped = {}, None, []
     for path in sorted(folder.glob("model_outputs_*.zip")):
         match = _NAME.search(path.name)
@@ -79,6 +80,7 @@ def build(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the example from the archives in the folder named on the command line and write its two files."""
     parser = argparse.ArgumentParser(prog="python -m crosscheck.build_mmlu_pro_leaderboard", description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path, help="folder of TIGER-AI-Lab/MMLU-Pro eval_results/model_outputs_*.zip")
     arguments = parser.parse_args(argv)

@@ -95,6 +95,7 @@ def reconstruct(seed: int = SEED) -> tuple[np.ndarray, list[str], np.ndarray, li
 
 
 def appendix_e(notes: list[dict]) -> dict:
+    """The paper's Tables 6 and 7 as printed, each pair with the gaps its counts and accuracies imply."""
     def implied(n, p_a, p_b, b, c):
         return {"delta_from_counts": (b - c) / n, "delta_from_accuracies": round(p_a - p_b, 6)}
 
@@ -118,6 +119,7 @@ def appendix_e(notes: list[dict]) -> dict:
 
 
 def build(output_dir: Path = OUTPUT_DIR) -> list[Path]:
+    """Write the item matrix and the Appendix E summary into ``output_dir``; return their paths."""
     scores, models, categories, notes = reconstruct()
     output_dir.mkdir(parents=True, exist_ok=True)
     table = io.StringIO()
@@ -135,6 +137,7 @@ def build(output_dir: Path = OUTPUT_DIR) -> list[Path]:
 
 
 def main(argv=None) -> int:
+    """Build the example data into --output-dir and print the paths written."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", type=Path, default=OUTPUT_DIR)
     for path in build(parser.parse_args(argv).output_dir):

@@ -35,6 +35,8 @@ PAPER_TABLE_1 = {
 
 @dataclass(frozen=True)
 class CalculatorRow:
+    """One calculator's figure for one design, beside this package's, with where it was read."""
+
     tool: str
     procedure: str
     source: str
@@ -174,5 +176,6 @@ def lemma1_grid(p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9),
 
 
 def as_dicts(rows: list[CalculatorRow]) -> list[dict]:
+    """The rows as plain dicts (for JSON)."""
     return [asdict(row) for row in rows]
 

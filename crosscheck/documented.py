@@ -17,6 +17,8 @@ from llm_power_verified.power.shortcut import required_n_arcsine
 
 @dataclass(frozen=True)
 class DocumentedConvention:
+    """A tool's documented sample-size convention: its formula, source and what could not be confirmed."""
+
     tool: str
     procedure: str
     source: str

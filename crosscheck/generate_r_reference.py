@@ -95,6 +95,7 @@ def _calls():
 
 
 def generate() -> tuple[list[ReferenceRecord], dict[str, str]]:
+    """Run every R call in one Rscript session; return the records and the R environment's versions."""
     calls, specs = _calls()
     values, environment = run_calls(calls)
     versions = {"R pwr": environment.get("pwr", "?"), "R stats": environment.get("R", "?")}
@@ -109,6 +110,7 @@ def generate() -> tuple[list[ReferenceRecord], dict[str, str]]:
 
 
 def main(argv=None) -> int:
+    """Regenerate the R reference records into --output."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT)
     arguments = parser.parse_args(argv)

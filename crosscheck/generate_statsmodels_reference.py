@@ -27,6 +27,7 @@ TOOL = "statsmodels"
 
 
 def generate() -> list[ReferenceRecord]:
+    """Call statsmodels on every reference input; return the records."""
     version = statsmodels.__version__
     records = []
 
@@ -67,6 +68,7 @@ def generate() -> list[ReferenceRecord]:
 
 
 def main(argv=None) -> int:
+    """Regenerate the statsmodels reference records into --output."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT)
     arguments = parser.parse_args(argv)

@@ -19,6 +19,7 @@ RHO = (0.0, 0.3, 0.6)
 
 
 def build():
+    """The sample-size table over the module's grid, with each exact size's ratio to Eq. 6."""
     rows = []
     for p_a in P_A:
         for gap in GAPS:
@@ -32,6 +33,7 @@ def build():
 
 
 def main() -> None:
+    """Print the table (as JSON with --json)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     arguments = parser.parse_args()

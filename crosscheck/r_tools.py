@@ -1,5 +1,7 @@
-"""Run R through Rscript: pwr (pwr.2p.test, pwr.p.test, ES.h) and stats (power.prop.test,
-mcnemar.test, binom.test), with numbers passed back at 17 significant digits.
+"""Run R through Rscript, with numbers passed back at 17 significant digits.
+
+The functions called are pwr's (pwr.2p.test, pwr.p.test, ES.h) and stats' (power.prop.test, mcnemar.test,
+binom.test).
 
 R is needed only here.  Without it, :class:`RUnavailable` says which Debian
 packages to install.
@@ -20,6 +22,7 @@ class RUnavailable(RuntimeError):
 
 
 def rscript_path() -> str | None:
+    """The path of Rscript, or None when R is not installed."""
     return shutil.which("Rscript")
 
 

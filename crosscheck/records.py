@@ -33,6 +33,7 @@ class ReferenceRecord:
 
 
 def render(records: list[ReferenceRecord], *, generator: str, description: str, environment: str, date: str) -> str:
+    """The text of a generated data module holding ``records``, behind its do-not-edit header."""
     lines = [
         f'"""{description}',
         "",
@@ -59,6 +60,7 @@ def render(records: list[ReferenceRecord], *, generator: str, description: str, 
 
 
 def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never a part."""
     write_text(path, text)
 
 

@@ -1,4 +1,4 @@
-"""Can a benchmark support the claim that one model beats another?
+"""Whether a benchmark can support the claim that one model beats another.
 
 llm_power_verified turns paired per-item results into resolution figures:
 the paired-difference variance, the required paired sample size N*, the

@@ -172,8 +172,10 @@ def _entry(header: str, description: str, indent: str) -> list[str]:
 
 
 def docfill(*names: str, returns: str | None = None, derivation: str | None = None) -> Callable[[Function], Function]:
-    """Decorate a function of the power room: insert the Parameters (``names``, keys of :data:`PARAMETERS`) and
-    Returns (a key of :data:`RETURNS`) sections, and add "Derived in ``derivations/<derivation>.py``." to its Notes.
+    """Decorate a function of the power room with its shared sections and the derivation it comes from.
+
+    The Parameters (``names``, keys of :data:`PARAMETERS`) and Returns (a key of :data:`RETURNS`) sections are
+    inserted, and "Derived in ``derivations/<derivation>.py``." is added to its Notes.
 
     A docstring that writes its own Parameters section (for parameters of its own) marks where each shared entry
     goes with a line ``%(name)s``, in the manner of scipy's ``doccer``; every name must then be placed so.  A

@@ -59,7 +59,8 @@ def run(arguments) -> str | tuple[str, int] | int:
     check_outputs(outputs, arguments.inputs)
     matrix = read_matrix(arguments)
     from llm_power_verified.leaderboard.audit import AuditSettings
-    from llm_power_verified.report.dispatch import AuditRequest, render, write
+    from llm_power_verified.leaderboard.request import AuditRequest
+    from llm_power_verified.report.dispatch import render, write
 
     settings = AuditSettings(mode=arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
                              power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
@@ -117,8 +118,10 @@ _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "fore
 
 
 def _plot_folder(plot: str | None) -> Path | None:
-    """--plot names a folder unless it ends in an image suffix; the folder is made only when the figures are written
-    (after the input is read and the audit done), so a refused input leaves nothing behind.
+    """--plot names a folder unless it ends in an image suffix.
+
+    The folder is made only when the figures are written (after the input is read and the audit done), so a refused
+    input leaves nothing behind.
     """
     if not plot or Path(plot).suffix.lower() in (".png", ".svg", ".pdf"):
         return None

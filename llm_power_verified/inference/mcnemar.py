@@ -147,7 +147,7 @@ def _oriented(b: np.ndarray, c: np.ndarray, alternative: str) -> tuple[np.ndarra
 
 @docfill("counts", "alternative", returns="mcnemar")
 def mcnemar_chi2(b: Any, c: Any, continuity: bool = False, alternative: str = "two-sided") -> McNemarResult:
-    """Asymptotic McNemar test, with or without Edwards' continuity correction.
+    r"""Asymptotic McNemar test, with or without Edwards' continuity correction.
 
     Parameters
     ----------
@@ -158,8 +158,8 @@ def mcnemar_chi2(b: Any, c: Any, continuity: bool = False, alternative: str = "t
 
     Notes
     -----
-    .. math:: X^2 = \\frac{(|b - c| - \\kappa)^2}{b + c}, \\quad
-              p = P(\\chi^2_1 \\ge X^2) = 2\\Phi(-\\sqrt{X^2})
+    .. math:: X^2 = \frac{(|b - c| - \kappa)^2}{b + c}, \quad
+              p = P(\chi^2_1 \ge X^2) = 2\Phi(-\sqrt{X^2})
 
     with kappa = 0, or kappa = 1 clipped so that abs(b - c) - kappa >= 0.
     One-sided ("larger"): z = (b - c - kappa) / sqrt(b + c), p = Phi(-z)

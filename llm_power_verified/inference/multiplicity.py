@@ -25,7 +25,7 @@ _INFLATIONS = {"bonferroni": _multiplicity.bonferroni_inflation, "sidak": _multi
 def required_n_inflation(
     family_size: Any, alpha: Any = 0.05, power: Any = 0.8, correction: str = "bonferroni", alternative: str = "two-sided"
 ) -> float | np.ndarray:
-    """Factor by which N* grows when each of m comparisons is tested at a corrected level.
+    r"""Factor by which N* grows when each of m comparisons is tested at a corrected level.
 
     Parameters
     ----------
@@ -48,7 +48,7 @@ def required_n_inflation(
 
     Notes
     -----
-    .. math:: \\frac{(z_{1-\\alpha'/2} + z_{1-\\beta})^2}{(z_{1-\\alpha/2} + z_{1-\\beta})^2}
+    .. math:: \frac{(z_{1-\alpha'/2} + z_{1-\beta})^2}{(z_{1-\alpha/2} + z_{1-\beta})^2}
 
     References
     ----------
@@ -156,7 +156,7 @@ def _step(p: np.ndarray, correction: str) -> np.ndarray:
 
 
 def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """N*(corrected_alpha) / N*(alpha): the factor for any per-comparison level.
+    r"""N*(corrected_alpha) / N*(alpha): the factor for any per-comparison level.
 
     Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg
     (alpha R / m with R rejections), whose levels are not alpha / whole number.
@@ -179,7 +179,7 @@ def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8,
 
     Notes
     -----
-    .. math:: \\frac{(z_{1-\\alpha'/2} + z_{1-\\beta})^2}{(z_{1-\\alpha/2} + z_{1-\\beta})^2}
+    .. math:: \frac{(z_{1-\alpha'/2} + z_{1-\beta})^2}{(z_{1-\alpha/2} + z_{1-\beta})^2}
 
     Bonferroni's factor with the real m = alpha / alpha'; derived in ``derivations/multiplicity.py``.
 

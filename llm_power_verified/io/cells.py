@@ -106,7 +106,7 @@ def is_missing_label(value: object) -> bool:
 
 
 def text_problem(text: str) -> str | None:
-    """Why a text cannot be a name, id or label, or None.
+    r"""Why a text cannot be a name, id or label, or None.
 
     Parameters
     ----------
@@ -121,7 +121,7 @@ def text_problem(text: str) -> str | None:
 
     Examples
     --------
-    >>> text_problem("model\\x00a"), text_problem("modèle")
+    >>> text_problem("model\x00a"), text_problem("modèle")
     ('holds a NUL character (U+0000)', None)
     """
     if _NUL in text:
@@ -136,7 +136,7 @@ def text_problem(text: str) -> str | None:
 
 
 def read_number(text: str) -> float | None:
-    """The number a text spells under the one number rule (module notes), infinite included, or None.
+    r"""The number a text spells under the one number rule (module notes), infinite included, or None.
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ def read_number(text: str) -> float | None:
 
     Examples
     --------
-    >>> [read_number(text) for text in (" 1", "1.", ".5", "+1", "1e-3", "0_1", "0x1", "\\u0661", "TRUE")]
+    >>> [read_number(text) for text in (" 1", "1.", ".5", "+1", "1e-3", "0_1", "0x1", "\u0661", "TRUE")]
     [1.0, 1.0, 0.5, 1.0, 0.001, None, None, None, None]
     """
     return float(text) if _NUMBER.fullmatch(text) else None

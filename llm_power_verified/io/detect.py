@@ -38,7 +38,7 @@ _INSPECT_SUFFIXES = (".eval", ".json")
 
 
 def input_kind(paths: Sequence[Path]) -> str:
-    """Which reader the paths call for.
+    r"""Which reader the paths call for.
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ def input_kind(paths: Sequence[Path]) -> str:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
-    ...     _ = [path.write_text("1\\n0\\n") for path in paths]
+    ...     _ = [path.write_text("1\n0\n") for path in paths]
     ...     kind = input_kind(paths)
     >>> kind
     'score-files'

@@ -1,11 +1,11 @@
-"""Parsing JSON from an input file: one place for every limit and every refusal.
+r"""Parsing JSON from an input file: one place for every limit and every refusal.
 
 Every JSON document the tool reads (Inspect logs and their members, lm-eval
 results and samples, JSON Lines tables, saved reports) is parsed here, so
 that damaged or hostile JSON ends as one :class:`~llm_power_verified.io.errors.InputError` naming the file
 (and member or line) instead of a traceback or a memory blow-up:
 
-* text that is not UTF-8 (a lone surrogate escape ``"\\ud800"`` included) is
+* text that is not UTF-8 (a lone surrogate escape ``"\ud800"`` included) is
   refused;
 * ``NaN``, ``Infinity`` and ``-Infinity`` (accepted by Python's ``json`` but
   not JSON) are refused;

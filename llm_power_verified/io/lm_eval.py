@@ -133,7 +133,7 @@ def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
 def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filter: str | None = None,
                  on_missing: str = "error", names: Iterable[str] | None = None, score_kind: str = "auto",
                  missing_cluster: str = "error") -> ScoreMatrix:
-    """Read lm-evaluation-harness ``--log_samples`` folders, one per model.
+    r"""Read lm-evaluation-harness ``--log_samples`` folders, one per model.
 
     Parameters
     ----------
@@ -166,7 +166,7 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
     ...     for model, scores in (("m1", [1, 0, 1]), ("m2", [0, 0, 1])):
     ...         run = pathlib.Path(folder) / model
     ...         run.mkdir()
-    ...         records = [json.dumps({"doc_id": i, "filter": "none", "acc": s}) + "\\n" for i, s in enumerate(scores)]
+    ...         records = [json.dumps({"doc_id": i, "filter": "none", "acc": s}) + "\n" for i, s in enumerate(scores)]
     ...         _ = (run / "samples_arc_easy_2024-05-01T12-00-00.jsonl").write_text("".join(records))
     ...     matrix = read_lm_eval([pathlib.Path(folder) / "m1", pathlib.Path(folder) / "m2"], task="arc_easy", metric="acc")
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()

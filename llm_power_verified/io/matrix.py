@@ -110,14 +110,17 @@ class ScoreMatrix(Result):
 
     @property
     def n_items(self) -> int:
+        """The number of items (rows)."""
         return self.scores.shape[0]
 
     @property
     def n_models(self) -> int:
+        """The number of models (columns)."""
         return self.scores.shape[1]
 
     @property
     def score_kind(self) -> str:
+        """The kind of the scores: "binary" for 0/1 scores, else "graded"."""
         return "binary" if self.binary else "graded"
 
     @property

@@ -79,8 +79,9 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
 
 
 class _WholeWrites(io.FileIO):
-    """A file whose ``write`` writes all it is given or raises.  ``write(2)`` may write part of a buffer (a pipe whose
-    reader left, a disk that fills) and fail only on the next call, and Python's buffered writer can report that short
+    """A file whose ``write`` writes all it is given or raises.
+
+    ``write(2)`` may write part of a buffer (a pipe whose reader left, a disk that fills) and fail only on the next call, and Python's buffered writer can report that short
     count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises.
     """
 
@@ -228,7 +229,7 @@ def open_output(path: str | Path) -> Iterator[BinaryIO]:
 
 @docfill("output_path", returns="output_written")
 def write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write bytes to a path under the module rules.
+    r"""Write bytes to a path under the module rules.
 
     Parameters
     ----------
@@ -245,16 +246,16 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     --------
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     written = write_bytes(pathlib.Path(folder) / "out.bin", b"\\x00\\x01")
+    ...     written = write_bytes(pathlib.Path(folder) / "out.bin", b"\x00\x01")
     ...     written.name, written.read_bytes()
-    ('out.bin', b'\\x00\\x01')
+    ('out.bin', b'\x00\x01')
     """
     return write_chunks(path, [data])
 
 
 @docfill("output_path", returns="output_written")
 def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
-    """Write byte chunks to a path in turn under the module rules (the whole never held in memory).
+    r"""Write byte chunks to a path in turn under the module rules (the whole never held in memory).
 
     Parameters
     ----------
@@ -271,7 +272,7 @@ def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
     --------
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     written = write_chunks(pathlib.Path(folder) / "out.csv", (line.encode() for line in ("a,b\\n", "1,0\\n")))
+    ...     written = write_chunks(pathlib.Path(folder) / "out.csv", (line.encode() for line in ("a,b\n", "1,0\n")))
     ...     written.read_text().splitlines()
     ['a,b', '1,0']
     """
@@ -283,7 +284,7 @@ def write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
 
 @docfill("output_path", returns="output_written")
 def write_text(path: str | Path, text: str) -> Path:
-    """Write text, encoded as UTF-8, to a path under the module rules.
+    r"""Write text, encoded as UTF-8, to a path under the module rules.
 
     Parameters
     ----------
@@ -301,7 +302,7 @@ def write_text(path: str | Path, text: str) -> Path:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     write_text(pathlib.Path(folder) / "note.md", "# café").read_bytes()
-    b'# caf\\xc3\\xa9'
+    b'# caf\xc3\xa9'
     """
     return write_bytes(path, text.encode("utf-8"))
 

@@ -1,5 +1,7 @@
-"""Which output paths may be written, decided from what the user *named* before any link is resolved and before any
-work (the rules are in :mod:`llm_power_verified.io.output`, which writes them).
+"""Which output paths may be written, decided before any work.
+
+The decision is made from what the user *named*, before any link is resolved (the rules are in
+:mod:`llm_power_verified.io.output`, which writes them).
 
 :func:`check_outputs` checks every output of a run against the inputs and one another; :func:`names_descriptor`,
 :func:`descriptor_status`, :func:`target_status` and :func:`refusal` are the checks of one path, which
@@ -183,7 +185,7 @@ def target_status(target: Path, shown: str) -> os.stat_result | None:
 
 
 def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str | Path] = ()) -> dict[str, Path]:
-    """Check every output path of a run before any work.
+    r"""Check every output path of a run before any work.
 
     Parameters
     ----------
@@ -209,7 +211,7 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     scores = pathlib.Path(folder) / "scores.csv"
-    ...     _ = scores.write_text("item_id,a,b\\n")
+    ...     _ = scores.write_text("item_id,a,b\n")
     ...     check_outputs({"--out": scores}, inputs=[scores])
     Traceback (most recent call last):
     ...

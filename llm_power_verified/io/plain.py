@@ -35,7 +35,7 @@ _NUMBER_LIKE = re.compile(r"\s*(?:[+\-.]|\d|(?:nan|inf)\b)", re.IGNORECASE)
 
 
 def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
-    """The scores of one plain score file, one number per line, and its header if it has one.
+    r"""The scores of one plain score file, one number per line, and its header if it has one.
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = pathlib.Path(folder) / "a.txt"
-    ...     _ = path.write_text("correct\\n1\\n0\\n0.5\\n")
+    ...     _ = path.write_text("correct\n1\n0\n0.5\n")
     ...     scores, header = read_score_file(path)
     >>> scores.tolist(), header
     ([1.0, 0.0, 0.5], 'correct')
@@ -99,7 +99,7 @@ def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
 
 @docfill("score_kind", returns="score_matrix")
 def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str = "auto") -> ScoreMatrix:
-    """Two plain score files, aligned by line, as a two-model score matrix.
+    r"""Two plain score files, aligned by line, as a two-model score matrix.
 
     Parameters
     ----------
@@ -118,8 +118,8 @@ def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str 
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
-    ...     _ = paths[0].write_text("1\\n1\\n0\\n")
-    ...     _ = paths[1].write_text("0\\n1\\n0\\n")
+    ...     _ = paths[0].write_text("1\n1\n0\n")
+    ...     _ = paths[1].write_text("0\n1\n0\n")
     ...     matrix = read_score_files(*paths)
     >>> matrix.scores.tolist(), matrix.item_ids
     ([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], ('1', '2', '3'))

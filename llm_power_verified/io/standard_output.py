@@ -15,7 +15,7 @@ __all__ = ["write_stdout"]
 
 
 def write_stdout(chunks: Iterable[bytes], remedy: str = "write to a file") -> None:
-    """Write byte chunks on standard output as they are, after any text printed before them.
+    r"""Write byte chunks on standard output as they are, after any text printed before them.
 
     Parameters
     ----------
@@ -36,7 +36,7 @@ def write_stdout(chunks: Iterable[bytes], remedy: str = "write to a file") -> No
     >>> import contextlib, io
     >>> captured = io.StringIO()
     >>> with contextlib.redirect_stdout(captured):
-    ...     write_stdout([b"a,b\\n", b"1,0\\n"])
+    ...     write_stdout([b"a,b\n", b"1,0\n"])
     >>> captured.getvalue().splitlines()
     ['a,b', '1,0']
     """

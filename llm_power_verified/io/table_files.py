@@ -1,6 +1,7 @@
-"""Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`
-(:mod:`.table_writer` writes a score matrix that
-:func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix).
+"""Table files: CSV/TSV (optionally gzipped), Parquet and JSON Lines read into frames for :mod:`.tables`.
+
+:mod:`.table_writer` writes a score matrix that :func:`~llm_power_verified.io.table_files.read_table` reads back to
+the same matrix.
 
 Text tables, line by line:
 
@@ -226,7 +227,7 @@ def _check_parquet_size(path: Path, metadata) -> None:
 
 
 def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
-    """A table file read into a frame, with the physical line of each row.
+    r"""A table file read into a frame, with the physical line of each row.
 
     Parameters
     ----------
@@ -256,7 +257,7 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: st
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = pathlib.Path(folder) / "t.csv"
-    ...     _ = path.write_text("item_id,a,b\\nq1,1,0\\n\\nq2,0,1\\n")
+    ...     _ = path.write_text("item_id,a,b\nq1,1,0\n\nq2,0,1\n")
     ...     frame, lines = read_frame(path, {"item_id"}, "item_id")
     >>> frame["item_id"].tolist(), lines.tolist()
     (['q1', 'q2'], [2, 4])

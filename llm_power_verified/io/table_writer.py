@@ -1,5 +1,6 @@
-"""Writing a score matrix as a table file (CSV/TSV, Parquet, JSON Lines) that
-:func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix.
+"""Writing a score matrix as a table file (CSV/TSV, Parquet, JSON Lines).
+
+:func:`~llm_power_verified.io.table_files.read_table` reads the file back to the same matrix.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ def _check_kind(path: Path, mode: int) -> None:
 
 @docfill("where")
 def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> bytes:
-    """The inflated bytes of gzip data, read in chunks and bounded.
+    r"""The inflated bytes of gzip data, read in chunks and bounded.
 
     Parameters
     ----------
@@ -207,8 +207,8 @@ def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> byt
 
     Examples
     --------
-    >>> inflate_gzip(gzip.compress(b"a,b\\n1,0\\n"), "t.csv.gz")
-    b'a,b\\n1,0\\n'
+    >>> inflate_gzip(gzip.compress(b"a,b\n1,0\n"), "t.csv.gz")
+    b'a,b\n1,0\n'
     >>> inflate_gzip(gzip.compress(b"0" * 100), "t.csv.gz", limit=10)
     Traceback (most recent call last):
     ...
@@ -232,7 +232,7 @@ def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> byt
 
 
 def read_text(path: Path) -> str:
-    """The text of an input file: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated, bounded.
+    r"""The text of an input file: UTF-8, a leading byte-order mark dropped, ``.gz`` inflated, bounded.
 
     Parameters
     ----------
@@ -254,15 +254,15 @@ def read_text(path: Path) -> str:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = pathlib.Path(folder) / "scores.txt"
-    ...     _ = path.write_bytes(b"\\xef\\xbb\\xbf1\\r\\n0\\r\\n")
+    ...     _ = path.write_bytes(b"\xef\xbb\xbf1\r\n0\r\n")
     ...     read_text(path)
-    '1\\r\\n0\\r\\n'
+    '1\r\n0\r\n'
     """
     return decode_utf8(read_raw(path), path)
 
 
 def read_raw(path: Path) -> bytes:
-    """The bytes of an input file through :func:`read_input_bytes`, a ``.gz`` file inflated, not yet decoded.
+    r"""The bytes of an input file through :func:`read_input_bytes`, a ``.gz`` file inflated, not yet decoded.
 
     Parameters
     ----------
@@ -284,9 +284,9 @@ def read_raw(path: Path) -> bytes:
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = pathlib.Path(folder) / "t.csv.gz"
-    ...     _ = path.write_bytes(gzip.compress(b"a,b\\n1,0\\n"))
+    ...     _ = path.write_bytes(gzip.compress(b"a,b\n1,0\n"))
     ...     read_raw(path)
-    b'a,b\\n1,0\\n'
+    b'a,b\n1,0\n'
     """
     raw = read_input_bytes(path)
     if Path(path).name.lower().endswith(".gz"):
@@ -298,7 +298,7 @@ def read_raw(path: Path) -> bytes:
 
 
 def decode_utf8(raw: bytes, path: Path) -> str:
-    """Bytes as UTF-8 text, a leading byte-order mark dropped.
+    r"""Bytes as UTF-8 text, a leading byte-order mark dropped.
 
     Parameters
     ----------
@@ -319,7 +319,7 @@ def decode_utf8(raw: bytes, path: Path) -> str:
 
     Examples
     --------
-    >>> decode_utf8(b"a\\nb\\xff", "t.csv")
+    >>> decode_utf8(b"a\nb\xff", "t.csv")
     Traceback (most recent call last):
     ...
     llm_power_verified.io.errors.InputError: t.csv, line 2: byte 0xff is not UTF-8; save the file as UTF-8

@@ -72,7 +72,7 @@ def audit_leaderboard(
     progress: Callable[[str], None] | None = None,
     backend: Backend | None = None,
 ) -> AuditResult:
-    """Resolution audit of a leaderboard (see the module notes).
+    r"""Resolution audit of a leaderboard (see the module notes).
 
     Parameters
     ----------
@@ -122,8 +122,8 @@ def audit_leaderboard(
     Per pair, with b, c the discordant counts, p_A - p_B = (b - c) / N and
     rho-hat the phi coefficient of the two score vectors:
 
-    .. math:: \\sigma_D^2 = p_A(1-p_A) + p_B(1-p_B) - 2\\rho\\sqrt{p_A(1-p_A)p_B(1-p_B)}, \\quad
-              N^* = \\frac{(z_{1-\\alpha/2} + z_{\\text{power}})^2 \\sigma_D^2}{\\delta^2}, \\quad q = N / N^*
+    .. math:: \sigma_D^2 = p_A(1-p_A) + p_B(1-p_B) - 2\rho\sqrt{p_A(1-p_A)p_B(1-p_B)}, \quad
+              N^* = \frac{(z_{1-\alpha/2} + z_{\text{power}})^2 \sigma_D^2}{\delta^2}, \quad q = N / N^*
 
     and the pair is resolved when q >= 1.  Family-wise verdicts multiply N* by
     the inflation ((z_{1-alpha/(2m)} + z_power) / (z_{1-alpha/2} + z_power))^2

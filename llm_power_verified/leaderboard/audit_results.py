@@ -1,5 +1,7 @@
-"""The per-item audit's results: :class:`~llm_power_verified.leaderboard.audit_results.AuditResult` (in memory) and
-:class:`~llm_power_verified.leaderboard.audit_results.StreamedAudit` (its pair table streamed).
+"""The per-item audit's results, in memory and streamed.
+
+:class:`~llm_power_verified.leaderboard.audit_results.AuditResult` holds the audit in memory and
+:class:`~llm_power_verified.leaderboard.audit_results.StreamedAudit` streams its pair table.
 
 Both are frozen results that implement the audit protocol
 (:class:`~llm_power_verified.leaderboard.protocol.Audit`, through

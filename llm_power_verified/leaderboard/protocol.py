@@ -51,28 +51,37 @@ class Audit(Protocol):
     """
 
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """"binary", "graded" or "accuracies"."""
 
     @property
-    def source(self) -> str: ...
+    def source(self) -> str:
+        """Where the data were read from."""
 
     @property
-    def pairs(self) -> pd.DataFrame: ...
+    def pairs(self) -> pd.DataFrame:
+        """The pair table (a streamed audit's adjacent rows)."""
 
     @property
-    def ranking(self) -> pd.DataFrame: ...
+    def ranking(self) -> pd.DataFrame:
+        """The model table."""
 
     @property
-    def headline(self) -> object: ...
+    def headline(self) -> object:
+        """The headline's facts, computed by the audit."""
 
     @property
-    def notes(self) -> tuple[str, ...]: ...
+    def notes(self) -> tuple[str, ...]:
+        """What the reader must know."""
 
-    def settings(self) -> dict: ...
+    def settings(self) -> dict:
+        """The JSON report's settings."""
 
-    def data(self) -> dict: ...
+    def data(self) -> dict:
+        """The JSON report's data."""
 
-    def sections(self) -> dict[str, object]: ...
+    def sections(self) -> dict[str, object]:
+        """The typed summaries, by report key."""
 
 
 class PerItemAudit:

@@ -23,13 +23,13 @@ __all__ = ["required_n_connor", "required_n_connor_from_counts"]
 
 @docfill("p_a", "rho", "alpha", "power", "alternative", returns="required_n_connor", derivation="connor")
 def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
+    r"""Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
 
     Notes
     -----
     With psi = p10 + p01 and delta = p10 - p01,
 
-    .. math:: N = \\frac{\\left(z_{1-\\alpha/2}\\sqrt{\\psi} + z_{1-\\beta}\\sqrt{\\psi - \\delta^2}\\right)^2}{\\delta^2}
+    .. math:: N = \frac{\left(z_{1-\alpha/2}\sqrt{\psi} + z_{1-\beta}\sqrt{\psi - \delta^2}\right)^2}{\delta^2}
 
     References
     ----------

@@ -49,7 +49,7 @@ class RhoInterval(Result):
 
 @docfill("p_a", derivation="admissible_correlation")
 def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
-    """Attainable correlations of two 0/1 scores with accuracies p_a and p_b.
+    r"""Attainable correlations of two 0/1 scores with accuracies p_a and p_b.
 
     Parameters
     ----------
@@ -63,8 +63,8 @@ def admissible_rho_interval(p_a: Any, p_b: Any) -> RhoInterval:
     Notes
     -----
     .. math::
-        \\rho_{max} = \\sqrt{\\frac{\\min(p_A q_B, q_A p_B)}{\\max(p_A q_B, q_A p_B)}},\\quad
-        \\rho_{min} = -\\sqrt{\\frac{\\min(p_A p_B, q_A q_B)}{\\max(p_A p_B, q_A q_B)}}
+        \rho_{max} = \sqrt{\frac{\min(p_A q_B, q_A p_B)}{\max(p_A q_B, q_A p_B)}},\quad
+        \rho_{min} = -\sqrt{\frac{\min(p_A p_B, q_A q_B)}{\max(p_A p_B, q_A q_B)}}
 
     Paper Eqs. 7-8, derived from the non-negativity of the four cells.
 
@@ -131,7 +131,7 @@ def validate_marginals_and_rho(p_a: Any, p_b: Any, rho: Any) -> tuple[np.ndarray
 
 @docfill("cells", derivation="paired_variance")
 def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarray:
-    """Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
+    r"""Phi coefficient (Bernoulli correlation) of two aligned 0/1 vectors from their 2x2 counts.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarra
 
     Notes
     -----
-    .. math:: \\hat\\rho = \\frac{a d - b c}{\\sqrt{(a + b)(c + d)(a + c)(b + d)}}
+    .. math:: \hat\rho = \frac{a d - b c}{\sqrt{(a + b)(c + d)(a + c)(b + d)}}
 
     References
     ----------

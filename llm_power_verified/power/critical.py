@@ -31,7 +31,7 @@ _ALTERNATIVES = ("two-sided", "larger", "smaller")
 
 def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8,
                          alternative: str = "two-sided") -> float | np.ndarray:
-    """The correlation rho_c at which N*(rho) = N: the gap is resolved at ``n`` items iff rho >= rho_c.
+    r"""The correlation rho_c at which N*(rho) = N: the gap is resolved at ``n`` items iff rho >= rho_c.
 
     Parameters
     ----------
@@ -58,8 +58,8 @@ def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: A
 
     Notes
     -----
-    .. math:: \\rho_c = \\frac{V_A + V_B - N\\delta^2/K}{2\\sqrt{V_A V_B}},
-              \\quad K = (z_{1-\\alpha/s} + z_{1-\\beta})^2
+    .. math:: \rho_c = \frac{V_A + V_B - N\delta^2/K}{2\sqrt{V_A V_B}},
+              \quad K = (z_{1-\alpha/s} + z_{1-\beta})^2
 
     Eqs. 5-6 solved for rho (``derivations/critical_correlation.py``).
 

@@ -113,7 +113,7 @@ def critical_value(alpha: Any = 0.05, alternative: str = "two-sided") -> float |
 
 
 def paired_difference_variance(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
-    """Variance of the per-item difference X_A - X_B of two Bernoulli scores.
+    r"""Variance of the per-item difference X_A - X_B of two Bernoulli scores.
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def paired_difference_variance(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarr
 
     Notes
     -----
-    .. math:: \\sigma_D^2 = p_A q_A + p_B q_B - 2\\rho\\sqrt{p_A q_A p_B q_B}
+    .. math:: \sigma_D^2 = p_A q_A + p_B q_B - 2\rho\sqrt{p_A q_A p_B q_B}
 
     Paper Eq. 5, derived in ``derivations/paired_variance.py`` from the joint
     cell probabilities.
@@ -164,11 +164,11 @@ def validate_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.n
 
 @docfill("counts", "n_table", returns="variance", derivation="paired_variance")
 def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np.ndarray:
-    """Plug-in sigma_D^2 from an observed table: b items only A solves, c only B, n in all.
+    r"""Plug-in sigma_D^2 from an observed table: b items only A solves, c only B, n in all.
 
     Notes
     -----
-    .. math:: \\hat\\sigma_D^2 = \\frac{b + c}{n} - \\left(\\frac{b - c}{n}\\right)^2
+    .. math:: \hat\sigma_D^2 = \frac{b + c}{n} - \left(\frac{b - c}{n}\right)^2
 
     References
     ----------
@@ -186,11 +186,11 @@ def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np
 
 @docfill("variance", "delta", "alpha", "power", "alternative", returns="required_n", derivation="wald")
 def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Unrounded required N* for a normal-theory (Wald) test of a mean difference.
+    r"""Unrounded required N* for a normal-theory (Wald) test of a mean difference.
 
     Notes
     -----
-    .. math:: N^\\star = \\frac{(z_{1-\\alpha/2} + z_{1-\\beta})^2 \\sigma_D^2}{\\delta^2}
+    .. math:: N^\star = \frac{(z_{1-\alpha/2} + z_{1-\beta})^2 \sigma_D^2}{\delta^2}
 
     Paper Eq. 3.  delta = 0 gives inf.
 
@@ -213,7 +213,7 @@ def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0
 
 
 def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Unrounded paired sample size N* to detect p_a - p_b at the target power.
+    r"""Unrounded paired sample size N* to detect p_a - p_b at the target power.
 
     Parameters
     ----------
@@ -235,8 +235,8 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
 
     Notes
     -----
-    .. math:: N^\\star = \\frac{(z_{1-\\alpha/2} + z_{1-\\beta})^2\\,
-              (p_A q_A + p_B q_B - 2\\rho\\sqrt{p_A q_A p_B q_B})}{(p_A - p_B)^2}
+    .. math:: N^\star = \frac{(z_{1-\alpha/2} + z_{1-\beta})^2\,
+              (p_A q_A + p_B q_B - 2\rho\sqrt{p_A q_A p_B q_B})}{(p_A - p_B)^2}
 
     Paper Eq. 6 (Eq. 3 with Eq. 5), derived in ``derivations/wald.py``.
 
@@ -258,11 +258,11 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
 
 @docfill("counts", "n_table", "alpha", "power", "alternative", returns="required_n", derivation="observed_table")
 def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Unrounded N* at an observed paired table (b only-A items, c only-B items, n in all).
+    r"""Unrounded N* at an observed paired table (b only-A items, c only-B items, n in all).
 
     Notes
     -----
-    .. math:: N^\\star = \\frac{(z_{1-\\alpha/2} + z_{1-\\beta})^2\\,(n(b + c) - (b - c)^2)}{(b - c)^2}
+    .. math:: N^\star = \frac{(z_{1-\alpha/2} + z_{1-\beta})^2\,(n(b + c) - (b - c)^2)}{(b - c)^2}
 
     Eq. 6 at the observed marginals and phi correlation; depends on (b, c, n) only.
 
@@ -312,11 +312,11 @@ def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, powe
 
 @docfill("n", "variance", "alpha", "power", "alternative", returns="mde", derivation="wald")
 def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
-    """Smallest absolute gap a Wald test on n paired items detects at the target power.
+    r"""Smallest absolute gap a Wald test on n paired items detects at the target power.
 
     Notes
     -----
-    .. math:: \\delta_{MDE} = (z_{1-\\alpha/2} + z_{1-\\beta})\\,\\sigma_D / \\sqrt{N}
+    .. math:: \delta_{MDE} = (z_{1-\alpha/2} + z_{1-\beta})\,\sigma_D / \sqrt{N}
 
     Paper Eq. 4.
 

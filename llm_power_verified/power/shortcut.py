@@ -172,12 +172,12 @@ def _validate_midpoint(p: Any, rho: Any) -> tuple[np.ndarray, np.ndarray]:
 
 @docfill("p", "rho_open", returns="shortcut_constant")
 def shortcut_constant(p: Any, rho: Any) -> float | np.ndarray:
-    """Lemma 1's constant C(p, rho): abs(n_h/N* - 1/2) ~ C delta^2 at p +/- delta/2.
+    r"""Lemma 1's constant C(p, rho): abs(n_h/N* - 1/2) ~ C delta^2 at p +/- delta/2.
 
     Notes
     -----
-    .. math:: C(p,\\rho) = \\frac12\\left|\\frac{(1+\\rho)(1-2p)^2}{16(1-\\rho)u^2} - \\frac{1}{6u}\\right|,
-              \\quad u = p(1-p)
+    .. math:: C(p,\rho) = \frac12\left|\frac{(1+\rho)(1-2p)^2}{16(1-\rho)u^2} - \frac{1}{6u}\right|,
+              \quad u = p(1-p)
 
     Paper Eq. 11, re-derived by series expansion in ``derivations/shortcut_series.py``.
 

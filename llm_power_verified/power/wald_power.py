@@ -22,12 +22,12 @@ __all__ = ["power_paired_binary", "power_wald"]
 
 @docfill("n", "variance", "delta", "alpha", "alternative", returns="power", derivation="wald")
 def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
-    """Exact power of the normal-theory Wald test (both tails when two-sided).
+    r"""Exact power of the normal-theory Wald test (both tails when two-sided).
 
     Notes
     -----
-    .. math:: \\pi_N = \\Phi(-z_{1-\\alpha/2} - \\mu) + \\Phi(\\mu - z_{1-\\alpha/2}),
-              \\quad \\mu = |\\delta|\\sqrt{N}/\\sigma_D
+    .. math:: \pi_N = \Phi(-z_{1-\alpha/2} - \mu) + \Phi(\mu - z_{1-\alpha/2}),
+              \quad \mu = |\delta|\sqrt{N}/\sigma_D
 
     Paper footnote 1.  One-sided: Phi(mu - z_{1-alpha}) with mu signed in the
     direction of the alternative.  At delta = 0 the power equals alpha.

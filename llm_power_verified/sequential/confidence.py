@@ -54,7 +54,7 @@ def _optimal_scale(v: float, alpha: float) -> float:
 def confidence_sequence(
     differences: Any, alpha: float = 0.05, optimize_at: int | None = None, mixture_scale: float | None = None
 ) -> ConfidenceSequence:
-    """Normal-mixture confidence sequence for the mean of per-item differences in [-1, 1].
+    r"""Normal-mixture confidence sequence for the mean of per-item differences in [-1, 1].
 
     A variable in [-1, 1] is sub-Gaussian with variance proxy 1 (Hoeffding), so
     S_t = sum (D_i - mu) has intrinsic time V_t = t and the two-sided boundary
@@ -80,7 +80,7 @@ def confidence_sequence(
     -----
     With s = ``mixture_scale``:
 
-    .. math:: |S_t| < \\sqrt{(t + s) \\log\\frac{t + s}{s\\,\\alpha^2}}
+    .. math:: |S_t| < \sqrt{(t + s) \log\frac{t + s}{s\,\alpha^2}}
 
     so the interval after t items is mean_t -/+ that radius / t, clipped to [-1, 1].
 

@@ -122,8 +122,10 @@ class Envelope:
 
     @staticmethod
     def slack(m: np.ndarray) -> np.ndarray:
-        """What is taken off D for rounding: log e's terms are of size m, so its rounding error is about
-        1e-16 m, or 1e-16 m / log(0.51/0.49) = 3e-15 m in counts; 1e-9 + 1e-14 m covers it three times over.
+        """What is taken off D for rounding.
+
+        log e's terms are of size m, so its rounding error is about 1e-16 m, or 1e-16 m / log(0.51/0.49) = 3e-15 m
+        in counts; 1e-9 + 1e-14 m covers it three times over.
         """
         return 1e-9 + 1e-14 * m
 

@@ -87,8 +87,9 @@ def threshold(n: Any, alpha: float = 0.05, mixture: str = "grid", prior=(1.0, 1.
 
 
 class ThresholdTable:
-    """u(m), exact for m <= 4096 and at the fixed points 4096 x 10^(k/400) above, linearly
-    interpolated in log m between them (u varies like sqrt(log m) there).
+    """u(m), exact for m <= 4096 and at fixed points above, linearly interpolated in log m between them.
+
+    The fixed points are 4096 x 10^(k/400); u varies like sqrt(log m) there.
 
     The grid above 4096 is the same whatever m are asked for (it is extended
     point by point, never re-spaced), so u(m) does not depend on which other m
@@ -137,6 +138,7 @@ class ThresholdTable:
             self.nodes = (grid, np.concatenate([values, self._exact(extra)]), np.log(grid))
 
     def __call__(self, m: np.ndarray) -> np.ndarray:
+        """The threshold u at each of ``m`` (values below 1 are taken as 1)."""
         m = np.maximum(np.asarray(m, dtype=np.float64), 1.0)
         largest = float(m.max(initial=1.0))
         if largest > self.nodes[0][-1]:

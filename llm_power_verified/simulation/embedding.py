@@ -1,5 +1,7 @@
-"""The embedding-benchmark grid of "How Many Test Pairs Do You Need?": power of the paired t-test and the Wilcoxon
-signed-rank test on graded scores, by Monte Carlo, beside the analytic noncentral-t power.
+"""The embedding-benchmark grid of "How Many Test Pairs Do You Need?", by Monte Carlo.
+
+The power of the paired t-test and the Wilcoxon signed-rank test on graded scores, beside the analytic noncentral-t
+power.
 
 Model A's scores have mean 0.65 and sd 0.12, model B's mean 0.65 + effect; the pair's latent normals have correlation
 ``correlation``.  "normal" clips a bivariate normal to [0, 1]; "beta" maps the latent normals through the
@@ -89,6 +91,7 @@ class CopulaBetaQuantile:
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), self.a, self.b)
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
+        """The interpolated value at each of ``z``."""
         z = np.asarray(z, dtype=float)
         position = z * (1 / self.step)
         position += self.limit / self.step

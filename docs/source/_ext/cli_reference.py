@@ -35,6 +35,7 @@ def commands(parser: argparse.ArgumentParser, path: tuple[str, ...],
 
 
 def help_text(parser: argparse.ArgumentParser) -> str:
+    """``parser``'s ``--help`` at the reference's width, whatever the terminal's."""
     previous = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(HELP_WIDTH)
     try:
@@ -59,6 +60,7 @@ class CliReference(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        """The sections, parsed in place of the directive."""
         from llm_power_verified.cli.main import build_parser
 
         root = build_parser()
@@ -72,5 +74,6 @@ class CliReference(SphinxDirective):
 
 
 def setup(app):
+    """Register the ``cli-reference`` directive (Sphinx's extension entry point)."""
     app.add_directive("cli-reference", CliReference)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

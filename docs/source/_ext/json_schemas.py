@@ -17,6 +17,7 @@ from sphinx.util.docutils import SphinxDirective
 
 
 def schema_files() -> list[Path]:
+    """The generated JSON schemas shipped with the package, by file name."""
     import llm_power_verified.report
 
     return sorted(Path(llm_power_verified.report.__file__).parent.glob("*.schema.json"))
@@ -28,6 +29,7 @@ class JsonSchemas(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        """The sections, parsed in place of the directive."""
         lines: list[str] = []
         for path in schema_files():
             text = path.read_text(encoding="utf-8")
@@ -41,5 +43,6 @@ class JsonSchemas(SphinxDirective):
 
 
 def setup(app):
+    """Register the ``json-schemas`` directive (Sphinx's extension entry point)."""
     app.add_directive("json-schemas", JsonSchemas)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
