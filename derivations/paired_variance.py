@@ -5,7 +5,7 @@ The derivation starts from the joint cell probabilities of (X_A, X_B):
 The paired difference D = X_A - X_B takes the values +1, 0, -1 with
 probabilities p10, p11 + p00, p01, so Var(D) = E[D^2] - E[D]^2.  Writing the
 cells in terms of the marginals and the Bernoulli (phi) correlation rho gives
-Eq. 5 of the paper (../shared/seeds/003, Section 4):
+Eq. 5 of the paper (arXiv 2605.30315, Section 4):
 
     sigma_D^2 = p_A q_A + p_B q_B - 2 rho sqrt(p_A q_A p_B q_B).
 

@@ -1,6 +1,6 @@
 """Wald inversion: required N*, minimum detectable effect, resolution ratio, power.
 
-Paper Section 3 (../shared/seeds/003): with T_N = delta-hat / (sigma_D / sqrt(N))
+Paper (arXiv 2605.30315) Section 3: with T_N = delta-hat / (sigma_D / sqrt(N))
 approximately N(mu, 1), mu = delta sqrt(N) / sigma_D, the two-sided level-alpha
 test rejects when |T_N| >= z_{1-alpha/2}.  Its exact power under the normal
 model is the sum of both tails (paper footnote 1):
@@ -11,6 +11,8 @@ Keeping only the dominant tail, Phi(mu - z) = 1 - beta, and solving for N
 gives Eq. 3 (and Eq. 6 once sigma_D^2 is the paired-binary variance of Eq. 5);
 solving for delta gives the MDE of Eq. 4.  The resolution ratio of Definition 1
 is q = N / N*, which the derivation shows equals T_N^2 / (z_{1-alpha/2} + z_{1-beta})^2.
+At an observed gap and variance, T_N is the audit's Wald z (column ``z_wald``),
+delta-hat / sqrt(sigma_D^2 / N), and q at the observed gap is z_wald^2 / K.
 
 One-sided tests use z_{1-alpha} in place of z_{1-alpha/2}; the generated
 functions take ``sides`` (1 or 2) and use the upper quantile at alpha / sides.
@@ -31,6 +33,11 @@ WALD_K = (critical_value + power_quantile) ** 2
 def derive_noncentrality(effect=delta, size=n, var=variance):
     """Mean of the Wald statistic under the alternative, delta sqrt(N) / sigma_D."""
     return effect * sp.sqrt(size / var)
+
+
+def derive_wald_z():
+    """The Wald statistic T_N = delta / sqrt(sigma_D^2 / N) at a gap and variance, written as its definition."""
+    return delta / sp.sqrt(variance / n)
 
 
 def derive_two_sided_power():
@@ -77,11 +84,12 @@ def derive_resolution_ratio():
 
 
 def derive_resolution_ratio_wald_identity():
-    """q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero."""
-    statistic = derive_noncentrality()
+    """q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero (q at the observed gap is z_wald^2 / K)."""
+    statistic = derive_wald_z()
     return sp.simplify(derive_resolution_ratio() - statistic**2 / (critical_value + power_quantile) ** 2)
 
 
+WALD_Z = derive_wald_z()
 REQUIRED_N = derive_required_n()
 MINIMUM_DETECTABLE_EFFECT = derive_minimum_detectable_effect()
 RESOLUTION_RATIO = derive_resolution_ratio()
@@ -136,6 +144,15 @@ FUNCTIONS = (
         conditions=_alpha_power_conditions,
         log_scale=frozenset({"alpha", "n"}),
         integer_args=frozenset({"sides"}),
+    ),
+    GeneratedFunction(
+        name="z_wald",
+        args=(variance, delta, n),
+        expr=WALD_Z,
+        summary="Wald z of a paired gap, delta / sqrt(variance / n); q there is z^2 / (z_{1-alpha/sides} + z_{1-beta})^2.",
+        equations="paper Section 3 (T_N) and Definition 1",
+        domain={"variance": (1e-8, 4.0), "delta": (-2.0, 2.0), "n": (1.0, 1e9)},
+        log_scale=frozenset({"n", "variance"}),
     ),
     GeneratedFunction(
         name="power_wald_two_sided",

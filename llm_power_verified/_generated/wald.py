@@ -9,7 +9,7 @@ SymPy version: 1.14.0
 import numpy
 import scipy.special
 
-__all__ = ["critical_value", "required_n_wald", "minimum_detectable_effect_wald", "resolution_ratio_wald", "power_wald_two_sided", "power_wald_one_sided"]
+__all__ = ["critical_value", "required_n_wald", "minimum_detectable_effect_wald", "resolution_ratio_wald", "z_wald", "power_wald_two_sided", "power_wald_one_sided"]
 
 
 def critical_value(alpha, sides):
@@ -46,6 +46,15 @@ def resolution_ratio_wald(variance, delta, n, alpha, power, sides):
     SymPy: delta**2*n/(variance*(NormalUpperQuantile(alpha/sides) + NormalUpperQuantile(1 - power))**2)
     """
     return delta**2*n/(variance*((-scipy.special.ndtri(alpha/sides)) + (-scipy.special.ndtri(1 - power)))**2)
+
+
+def z_wald(variance, delta, n):
+    """Wald z of a paired gap, delta / sqrt(variance / n); q there is z^2 / (z_{1-alpha/sides} + z_{1-beta})^2.
+
+    Source: paper Section 3 (T_N) and Definition 1.
+    SymPy: delta*sqrt(n)/sqrt(variance)
+    """
+    return delta*numpy.sqrt(n)/numpy.sqrt(variance)
 
 
 def power_wald_two_sided(variance, delta, n, alpha):

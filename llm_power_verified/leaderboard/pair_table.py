@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._generated import wald as _wald
 from llm_power_verified.contract import ADJUSTMENTS, PAIR_COLUMNS
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.leaderboard.blocks import BlockFamily, BlockSettings, PairInputs, blocks
@@ -65,7 +66,7 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
         pairs["q"] = np.where(np.isinf(required), 0.0, n / required)
         # The Wald z of the observed gap (0 for no gap; +-inf when every item differs by the same amount).
         gap = pairs["delta"].to_numpy()
-        pairs["z_wald"] = np.where(gap == 0, 0.0, gap / np.sqrt(pairs["variance"].to_numpy() / n))
+        pairs["z_wald"] = np.where(gap == 0, 0.0, _wald.z_wald(pairs["variance"].to_numpy(), gap, n))
     pairs["resolved"] = pairs["q"] >= 1
     for label in ("rho_minus", "rho_plus"):
         pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from llm_power_verified._generated.wald import z_wald
 from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 
@@ -27,6 +28,16 @@ def test_q_at_the_observed_gap_is_the_wald_z_squared_over_the_planning_constant(
     np.testing.assert_allclose(pairs["z_wald"], z, rtol=1e-12)
     constant = (norm.ppf(1 - alpha / 2) + norm.ppf(power)) ** 2
     np.testing.assert_allclose(pairs["q"], pairs["z_wald"] ** 2 / constant, rtol=1e-12)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_the_column_is_the_generated_function(graded):
+    """The column is derivations/wald.py's z_wald, evaluated on the column's own delta, variance and n, bit for bit."""
+    pairs = audit_leaderboard(_matrix(graded), "all", n_resamples=0).pairs
+    gap = pairs["delta"].to_numpy()
+    assert np.count_nonzero(gap) > 0
+    expected = z_wald(pairs["variance"].to_numpy(), gap, pairs["n"].to_numpy())
+    np.testing.assert_array_equal(pairs["z_wald"].to_numpy()[gap != 0], expected[gap != 0])
 
 
 def test_no_gap_is_z_zero_and_a_constant_difference_is_infinite():
