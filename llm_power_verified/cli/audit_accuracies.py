@@ -5,18 +5,11 @@ from __future__ import annotations
 import argparse
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import (
-    CORRELATION,
-    EXIT_CODES,
-    PROGRAM,
-    HelpFormatter,
-    alpha_power_options,
-    print_note,
-    terminal_width,
-    write_report_chunks,
-    wrote,
-)
-from llm_power_verified.cli.parents import accuracy_options, family_options, output_options, read_accuracy_table
+from llm_power_verified.cli.inputs import accuracy_options, read_accuracy_table
+from llm_power_verified.cli.options import EXIT_CODES, PROGRAM, HelpFormatter
+from llm_power_verified.cli.parents import alpha_power_options, family_options, output_options
+from llm_power_verified.cli.streams import print_note, terminal_width, write_report_chunks, wrote
+from llm_power_verified.cli.value_types import CORRELATION
 from llm_power_verified.contract import ACCURACY_MODES, MACHINE_FORMATS
 
 __all__ = ["add_parser", "run"]

@@ -1,12 +1,14 @@
-"""The option groups of the commands that read or write an audit, each declared once and given to a command through
-argparse ``parents=``: a command is offered only the options it uses, so none has to be refused.
+"""The option groups of the commands, each declared once and given to a command through argparse ``parents=``.
 
-* :func:`input_options`: per-item results (INPUT... and every option of their readers), read by :func:`read_matrix`;
-* :func:`accuracy_options`: a table of one accuracy per model;
+A command is offered only the options it uses, so none has to be refused.  The options of the inputs are in
+:mod:`~llm_power_verified.cli.inputs`.
+
 * :func:`compute_options`: resamples, seed and where the blocks of pairs are computed;
 * :func:`output_options`: the report's format, file and view;
 * :func:`family_options`: the pairs reported and the declared multiplicity family;
-* :func:`anytime_options`: the monitored (e-process) test of a plan.
+* :func:`anytime_options`: the monitored (e-process) test of a plan;
+* :func:`alpha_power_options`, :func:`marginal_options`, :func:`format_options`: the level and power, the two
+  accuracies and their correlation, and the format of the small commands.
 
 Nothing here imports numpy: ``--help`` pays only for argparse.
 """
@@ -14,29 +16,28 @@ Nothing here imports numpy: ``--help`` pays only for argparse.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from llm_power_verified.cli.options import (
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.cli.value_types import (
     AUDIT_RESAMPLES,
+    CORRELATION,
+    HORIZON,
     MAX_AUDIT_RESAMPLES,
     POSITIVE_COUNT,
     PROBABILITY,
-    SCORE_KIND_HELP,
     SEED,
-    SIZE,
     WIDTH,
-    number,
-    print_note,
+    column_list,
+    output_path,
 )
 from llm_power_verified.contract import CORRECTIONS, FAMILIES, FORMATS, PAIR_LISTS
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
-__all__ = ["ACCURACY_FORMATS", "HORIZON", "accuracy_options", "anytime_options",
-           "column_list", "compute_options", "family_options", "input_options", "output_options", "read_matrix"]
+__all__ = ["ACCURACY_FORMATS", "alpha_power_options", "anytime_options", "compute_options",
+           "family_options", "format_options", "marginal_options", "output_options"]
 
 #: The accuracies-only audit writes every format but Parquet (its pair table is small).
 ACCURACY_FORMATS = tuple(name for name in FORMATS if name != "parquet")
-HORIZON = number(integer=True, low=100, high=50_000_000)
 
 
 def _parent(title: str) -> tuple[argparse.ArgumentParser, argparse._ArgumentGroup]:
@@ -44,108 +45,63 @@ def _parent(title: str) -> tuple[argparse.ArgumentParser, argparse._ArgumentGrou
     return parent, parent.add_argument_group(title)
 
 
-def input_options(*, required: bool = False) -> argparse.ArgumentParser:
-    """INPUT... (per-item results: a score table, lm-eval folders or Inspect logs) and every option of their readers.
+@docfill(returns="parent_parser")
+def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
+    """--alpha (and --power), with their checks, help and defaults.
 
     Parameters
     ----------
+    power : bool, default True
+        False: --alpha only (a command that tests rather than plans).
+    """
+    group = argparse.ArgumentParser(add_help=False)
+    group.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    if power:
+        group.add_argument("--power", type=PROBABILITY, default=0.80, help="target power (default 0.8)")
+    return group
+
+
+@docfill(returns="parent_parser")
+def marginal_options(defaults: tuple[float, float, float] | None = None, *, required: bool = False) -> argparse.ArgumentParser:
+    """--p-a --p-b --rho: the two accuracies and the correlation of one comparison.
+
+    Parameters
+    ----------
+    defaults : tuple of three floats, optional
+        (p_a, p_b, rho) the options default to (and their help says so); None: no defaults.
     required : bool, default False
-        True: at least one INPUT; False: none reads the shipped example (:func:`read_matrix`).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
+        True: each of the three must be given.
     """
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("inputs", nargs="+" if required else "*", metavar="INPUT",
-                        help="score table, lm-eval folders or Inspect logs" + ("" if required else " (none: the shipped example)"))
-    group = parent.add_argument_group("per-item input")
-    group.add_argument("--item-column", default="item_id", help="table column holding the item id")
-    group.add_argument("--cluster-column", help="column holding each item's cluster label")
-    group.add_argument("--model-column", default="model", help="long tables: the model column")
-    group.add_argument("--score-column", default="score", help="long tables: the score column")
-    group.add_argument("--on-missing", choices=("error", "intersect"), default="error",
-                       help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
-    group.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
-    group.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error",
-                       help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
-    group.add_argument("--task", help="lm-eval: task or group name")
-    group.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
-    group.add_argument("--filter", help="lm-eval: filter name when the task has several")
-    group.add_argument("--scorer", help="Inspect: scorer name when a log has several")
-    group.add_argument("--epochs", choices=("first", "mean", "error"), default="first",
-                       help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses")
-    return parent
+    group = argparse.ArgumentParser(add_help=False)
+    p_a, p_b, rho = defaults or (None, None, None)
+    suffix = (lambda value: f" (default {value:g})") if defaults else (lambda value: "")
+    group.add_argument("--p-a", type=PROBABILITY, default=p_a, required=required, help="accuracy of model A, in (0, 1)" + suffix(p_a or 0))
+    group.add_argument("--p-b", type=PROBABILITY, default=p_b, required=required, help="accuracy of model B, in (0, 1)" + suffix(p_b or 0))
+    group.add_argument("--rho", type=CORRELATION, default=rho, required=required,
+                       help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0))
+    return group
 
 
-def read_matrix(arguments):
-    """The score matrix of :func:`input_options`' INPUT... (the shipped example when there is none, with a note).
+@docfill(returns="parent_parser")
+def format_options(choices: tuple[str, ...], default: str) -> argparse.ArgumentParser:
+    """--format CHOICE and --json (the same as --format json), for the small commands' reports.
 
     Parameters
     ----------
-    arguments : argparse.Namespace
-        The parsed command line, with :func:`input_options`' options.
-
-    Returns
-    -------
-    ScoreMatrix
-        The matrix ``read_scores`` reads from the inputs, or the shipped example.
+    choices : tuple of str
+        The formats the command writes.
+    default : str
+        The format without --format.
     """
-    if not arguments.inputs:
-        from llm_power_verified.examples import shipped_example
-
-        print_note("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
-                   "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)")
-        return shipped_example()
-    from llm_power_verified.io import read_scores
-
-    return read_scores([Path(path) for path in arguments.inputs], item_column=arguments.item_column,
-                       cluster_column=arguments.cluster_column, model_column=arguments.model_column,
-                       score_column=arguments.score_column, on_missing=arguments.on_missing, score_kind=arguments.scores,
-                       missing_cluster=arguments.missing_cluster, task=arguments.task, metric=arguments.metric,
-                       filter=arguments.filter, scorer=arguments.scorer, epochs=arguments.epochs)
+    group = argparse.ArgumentParser(add_help=False)
+    group.add_argument("--format", choices=choices, default=default, help=f"output format (default {default})")
+    group.add_argument("--json", action="store_true", help="same as --format json")
+    return group
 
 
-def accuracy_options() -> argparse.ArgumentParser:
-    """FILE (one accuracy per model) and the options of its reader.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
-    """
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("file", metavar="FILE",
-                        help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
-                             "n columns; percent or fractions (the report says which it read)")
-    group = parent.add_argument_group("accuracies input")
-    group.add_argument("--n", type=SIZE, help="the benchmark size N, when the table has no n column")
-    group.add_argument("--model-column", default="model", help="the model column")
-    group.add_argument("--accuracy-column", default="accuracy", help="the accuracy column")
-    group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
-                       help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
-                            "the column is named so, or values exceed 1 and so does their median; fractions when none "
-                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous)")
-    return parent
-
-
-def read_accuracy_table(arguments):
-    """The accuracies table of :func:`accuracy_options`' FILE."""
-    from llm_power_verified.io.accuracy_table import read_accuracies
-
-    return read_accuracies(arguments.file, n=arguments.n, model_column=arguments.model_column,
-                           accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
-
-
+@docfill(returns="parent_parser")
 def compute_options() -> argparse.ArgumentParser:
-    """Resamples, their seed, the progress bar and where the blocks of pairs are computed.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
-    """
+    """Resamples, their seed, the progress bar and where the blocks of pairs are computed."""
     parent, group = _parent("computation")
     group.add_argument("--n-resamples", type=AUDIT_RESAMPLES, default=500,
                        help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500)")
@@ -165,31 +121,7 @@ def compute_options() -> argparse.ArgumentParser:
     return parent
 
 
-def column_list(text: str) -> list[str]:
-    """--columns: comma-separated pair-table column names.
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    list of str
-        The names, in the order given.
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        For an unknown name, or none.
-    """
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in COLUMN_CHOICES]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"unknown column {(unknown or [text])[0]!r}; choose from {', '.join(COLUMN_CHOICES)}")
-    return names
-
-
+@docfill(returns="parent_parser")
 def output_options(*, per_item: bool) -> argparse.ArgumentParser:
     """--format, --out, --pairs, --width; with ``per_item`` also --columns, --wide and --plot (the per-item report's view).
 
@@ -197,11 +129,6 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
     ----------
     per_item : bool
         True for the commands that read per-item results (their formats include parquet).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
     """
     parent, group = _parent("report")
     if per_item:
@@ -214,7 +141,7 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
         group.add_argument("--format", choices=ACCURACY_FORMATS, default="table",
                            help="report format: table, markdown, html (one self-contained page); json (the whole report), "
                                 "jsonl and csv (the pair table)")
-    group.add_argument("--out", help="write the report to this file (atomically; never over an input)")
+    group.add_argument("--out", type=output_path, help="write the report to this file (atomically; never over an input)")
     group.add_argument("--pairs", choices=PAIR_LISTS, default=PAIR_LISTS[0],
                        help=("pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
                              "the machine formats always hold every pair") if per_item else
@@ -224,12 +151,13 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
     if per_item:
         group.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(COLUMN_CHOICES)})")
         group.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
-        group.add_argument("--plot", metavar="DIR_OR_IMAGE",
+        group.add_argument("--plot", metavar="DIR_OR_IMAGE", type=output_path,
                            help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
                                 "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
     return parent
 
 
+@docfill(returns="parent_parser")
 def family_options(modes: tuple[str, ...]) -> argparse.ArgumentParser:
     """--mode (one of ``modes``) and --correction; with the reference mode also --reference and --family.
 
@@ -237,11 +165,6 @@ def family_options(modes: tuple[str, ...]) -> argparse.ArgumentParser:
     ----------
     modes : tuple of str
         The --mode choices; the first is the default.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
     """
     parent, group = _parent("pairs and multiplicity")
     group.add_argument("--mode", choices=modes, default=modes[0],
@@ -263,14 +186,9 @@ class _ImpliesAnytime(argparse.Action):
         namespace.anytime = True
 
 
+@docfill(returns="parent_parser")
 def anytime_options() -> argparse.ArgumentParser:
-    """--anytime and the monitored test's settings (each of which implies --anytime).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        A parent parser (``add_help=False``) for a command's ``parents=``.
-    """
+    """--anytime and the monitored test's settings (each of which implies --anytime)."""
     parent, group = _parent("monitored test")
     group.add_argument("--anytime", action="store_true",
                        help="add the monitored test's stopping N (expected and --quantile), from the exact distribution of "

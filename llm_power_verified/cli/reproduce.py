@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.options import format_options
+from llm_power_verified.cli.parents import format_options
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]

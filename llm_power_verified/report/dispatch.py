@@ -8,7 +8,8 @@ formats list) and ``figures`` (the HTML page's figures).  Each format module
 renders any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`)
 and knows nothing of the others.
 
-``write`` also takes an :class:`AuditRequest` (a per-item audit not yet run).
+``write`` also takes an :class:`~llm_power_verified.leaderboard.request.AuditRequest` (a per-item audit not yet
+run).
 Parquet is the format that streams: ``write(request, "parquet", path)`` runs
 the audit with its pair table handed to the file block by block, so the table
 is never in memory; every other format runs the request and renders the
@@ -17,84 +18,23 @@ result.  ``write`` returns the audit, for the caller to gate and plot.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from llm_power_verified.contract import FORMATS, MACHINE_FORMATS, PAIR_LISTS
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.io.escaping import terminal_lines
 from llm_power_verified.io.output import write_chunks
 from llm_power_verified.io.standard_output import write_stdout
-from llm_power_verified.leaderboard.audit import (
-    AuditResult,
-    AuditSettings,
-    StreamedAudit,
-    audit_leaderboard,
-    stream_audit,
-)
 from llm_power_verified.leaderboard.protocol import Audit
-from llm_power_verified.parallel import Backend
+from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.report import machine
 from llm_power_verified.report.html import html_report
 from llm_power_verified.report.text import text_report
 
-__all__ = ["VIEW_OPTIONS", "AuditRequest", "render", "write"]
+__all__ = ["VIEW_OPTIONS", "render", "write"]
 
 #: The view options of :func:`render` and :func:`write`, with their defaults.
 VIEW_OPTIONS = {"width": 100, "columns": None, "wide": False, "pairs": "top", "figures": True}
-
-
-@dataclass(frozen=True)
-class AuditRequest:
-    """A per-item audit asked for and not yet run.
-
-    ``run()`` gives the audit in memory (:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`);
-    ``stream(sink, arrow=False)`` hands its pair table to ``sink`` block by block
-    (:func:`~llm_power_verified.leaderboard.audit.stream_audit`).  :func:`write` streams a request written as Parquet
-    and runs it for every other format.
-
-    Attributes
-    ----------
-    matrix : ScoreMatrix
-        The aligned per-item scores.
-    settings : AuditSettings
-        What the audit is asked for (:class:`~llm_power_verified.leaderboard.audit.AuditSettings`; default: its defaults).
-    backend : Backend or None
-        Where the blocks of pairs are computed (None: this process).
-    progress : callable or None
-        Called with a short message per block of pairs on large audits.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from llm_power_verified.io import from_array
-    >>> from llm_power_verified.leaderboard.audit import AuditSettings
-    >>> rng = np.random.default_rng(0)
-    >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
-    >>> request = AuditRequest(from_array(scores, models=["x", "y", "z"]), AuditSettings(n_resamples=0))
-    >>> request.run().pairs[["model_a", "model_b"]].values.tolist()
-    [['x', 'y'], ['y', 'z']]
-    """
-
-    matrix: ScoreMatrix
-    settings: AuditSettings = AuditSettings()
-    backend: Backend | None = None
-    progress: Callable[[str], None] | None = None
-
-    def run(self) -> AuditResult:
-        """The audit in memory (:func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`)."""
-        return audit_leaderboard(self.matrix, **self._keywords(), progress=self.progress, backend=self.backend)
-
-    def stream(self, sink: Callable, *, arrow: bool = False) -> StreamedAudit:
-        """The audit with its pair table handed to ``sink`` block by block (:func:`~llm_power_verified.leaderboard.audit.stream_audit`)."""
-        keywords = self._keywords()
-        return stream_audit(self.matrix, sink, keywords.pop("mode"), progress=self.progress, backend=self.backend, arrow=arrow, **keywords)
-
-    def _keywords(self) -> dict:
-        return {item.name: getattr(self.settings, item.name) for item in dataclasses.fields(self.settings)}
 
 
 def _view(audit, output: str, view: dict) -> dict:
@@ -169,7 +109,8 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     ----------
     audit : Audit or AuditRequest
         Any audit of the protocol, or a request: written as Parquet, its pair table streams to the file block by
-        block (never in memory); any other format runs it (``AuditRequest.run()``) and renders the result.
+        block (never in memory); any other format runs it (``AuditRequest.run()``) and renders the result
+        (:class:`~llm_power_verified.leaderboard.request.AuditRequest`).
     format : {"table", "markdown", "html", "json", "jsonl", "csv", "parquet"}
         The format (the contract's ``FORMATS``).
     path : str or Path, optional
@@ -194,6 +135,7 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     >>> import numpy as np, tempfile, pathlib
     >>> from llm_power_verified.io import from_array
     >>> from llm_power_verified.leaderboard.audit import AuditSettings
+    >>> from llm_power_verified.leaderboard.request import AuditRequest
     >>> rng = np.random.default_rng(0)
     >>> scores = (rng.random((400, 3)) < [0.8, 0.7, 0.5]).astype(float)
     >>> request = AuditRequest(from_array(scores, models=["x", "y", "z"]), AuditSettings(n_resamples=0))

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from llm_power_verified.cli.streams import writes_to_stdout
 from llm_power_verified.io import OutputError, write_text
-from llm_power_verified.cli.options import writes_to_stdout
 from llm_power_verified.io.output_paths import SHIPPED_DATA, names_descriptor
 
 REPOSITORY = Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ import pytest
 from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.parallel import JoblibBackend, LocalBackend, backend_for
 from llm_power_verified.report import document as report_document
 from llm_power_verified.report import read_audit_metadata, render, write
-from llm_power_verified.report.dispatch import AuditRequest
 from llm_power_verified.report.machine import pair_records
 
 

@@ -13,9 +13,9 @@ import pytest
 
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard
+from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.parallel import DaskBackend
 from llm_power_verified.report import read_audit_metadata, write
-from llm_power_verified.report.dispatch import AuditRequest
 from llm_power_verified.simulation.embedding import embedding_power_grid
 from tests.leaderboard.test_scale import _matrix, assert_same_rows
 

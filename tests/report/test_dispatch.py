@@ -15,8 +15,8 @@ from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.leaderboard.audit import AuditSettings
 from llm_power_verified.leaderboard.protocol import Audit
+from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.report import document, read_audit_metadata, render, write
-from llm_power_verified.report.dispatch import AuditRequest
 
 ACCURACIES = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
 SETTINGS = AuditSettings(mode="all", n_resamples=20, n_cluster_resamples=0)

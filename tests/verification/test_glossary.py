@@ -44,7 +44,7 @@ FUNCTIONS = {name: value for name, value in PUBLIC.items() if inspect.isfunction
 # The contract's dataclasses (Column, Field, Composite) declare outputs; they are not results a computation returns.
 RESULTS = {name: value for name, value in PUBLIC.items() if inspect.isclass(value) and dataclasses.is_dataclass(value)
            and not name.startswith("llm_power_verified.contract.")
-           and name != "llm_power_verified.report.dispatch.AuditRequest"}   # the inputs of an audit not yet run, not a result
+           and name != "llm_power_verified.leaderboard.request.AuditRequest"}   # the inputs of an audit not yet run, not a result
 
 
 def _parameters(value):

@@ -1,0 +1,114 @@
+"""The input options of the commands that read results, each declared once for argparse ``parents=``.
+
+With them, the functions that read what they name.
+
+* :func:`input_options`: per-item results (INPUT... and every option of their readers), read by :func:`read_matrix`;
+* :func:`accuracy_options`: a table of one accuracy per model, read by :func:`read_accuracy_table`.
+
+Nothing here imports numpy: ``--help`` pays only for argparse; the readers are imported when they read.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.cli.options import SCORE_KIND_HELP
+from llm_power_verified.cli.streams import print_note
+from llm_power_verified.cli.value_types import SIZE
+
+__all__ = ["accuracy_options", "input_options", "read_accuracy_table", "read_matrix"]
+
+
+
+@docfill(returns="parent_parser")
+def input_options(*, required: bool = False) -> argparse.ArgumentParser:
+    """INPUT... (per-item results: a score table, lm-eval folders or Inspect logs) and every option of their readers.
+
+    Parameters
+    ----------
+    required : bool, default False
+        True: at least one INPUT; False: none reads the shipped example (:func:`read_matrix`).
+    """
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("inputs", nargs="+" if required else "*", metavar="INPUT",
+                        help="score table, lm-eval folders or Inspect logs" + ("" if required else " (none: the shipped example)"))
+    group = parent.add_argument_group("per-item input")
+    group.add_argument("--item-column", default="item_id", help="table column holding the item id")
+    group.add_argument("--cluster-column", help="column holding each item's cluster label")
+    group.add_argument("--model-column", default="model", help="long tables: the model column")
+    group.add_argument("--score-column", default="score", help="long tables: the score column")
+    group.add_argument("--on-missing", choices=("error", "intersect"), default="error",
+                       help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
+    group.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
+    group.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error",
+                       help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
+    group.add_argument("--task", help="lm-eval: task or group name")
+    group.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
+    group.add_argument("--filter", help="lm-eval: filter name when the task has several")
+    group.add_argument("--scorer", help="Inspect: scorer name when a log has several")
+    group.add_argument("--epochs", choices=("first", "mean", "error"), default="first",
+                       help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses")
+    return parent
+
+
+def read_matrix(arguments):
+    """The score matrix of :func:`input_options`' INPUT... (the shipped example when there is none, with a note).
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line, with :func:`input_options`' options.
+
+    Returns
+    -------
+    ScoreMatrix
+        The matrix ``read_scores`` reads from the inputs, or the shipped example.
+    """
+    if not arguments.inputs:
+        from llm_power_verified.examples import shipped_example
+
+        print_note("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
+                   "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)")
+        return shipped_example()
+    from llm_power_verified.io import read_scores
+
+    return read_scores([Path(path) for path in arguments.inputs], item_column=arguments.item_column,
+                       cluster_column=arguments.cluster_column, model_column=arguments.model_column,
+                       score_column=arguments.score_column, on_missing=arguments.on_missing, score_kind=arguments.scores,
+                       missing_cluster=arguments.missing_cluster, task=arguments.task, metric=arguments.metric,
+                       filter=arguments.filter, scorer=arguments.scorer, epochs=arguments.epochs)
+
+
+@docfill(returns="parent_parser")
+def accuracy_options() -> argparse.ArgumentParser:
+    """FILE (one accuracy per model) and the options of its reader."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("file", metavar="FILE",
+                        help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
+                             "n columns; percent or fractions (the report says which it read)")
+    group = parent.add_argument_group("accuracies input")
+    group.add_argument("--n", type=SIZE, help="the benchmark size N, when the table has no n column")
+    group.add_argument("--model-column", default="model", help="the model column")
+    group.add_argument("--accuracy-column", default="accuracy", help="the accuracy column")
+    group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
+                       help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
+                            "the column is named so, or values exceed 1 and so does their median; fractions when none "
+                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous)")
+    return parent
+
+
+@docfill("arguments")
+def read_accuracy_table(arguments):
+    """The accuracies table of :func:`accuracy_options`' FILE.
+
+    Returns
+    -------
+    AccuracyTable
+        The table ``read_accuracies`` reads (:func:`~llm_power_verified.io.accuracy_table.read_accuracies`).
+    """
+    from llm_power_verified.io.accuracy_table import read_accuracies
+
+    return read_accuracies(arguments.file, n=arguments.n, model_column=arguments.model_column,
+                           accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
