@@ -356,10 +356,11 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
     alpha_array, power_array = check_alpha_power(alpha, power)
     alpha, power = float(alpha_array), float(power_array)
     if rho is not None and rho_range is not None:
-        raise ArgumentError("give rho or rho_range, not both")
+        raise ArgumentError("give rho (--rho) or rho_range (--rho-range LO HI), not both")
     assumed = (float(rho), float(rho)) if rho is not None else None if rho_range is None else tuple(map(float, rho_range))
     if assumed is not None and not (-1 <= assumed[0] <= assumed[1] <= 1):
-        raise ArgumentError(f"the assumed correlation must satisfy -1 <= low <= high <= 1; got {assumed}")
+        raise ArgumentError(f"the assumed correlation rho (--rho) or rho_range (--rho-range LO HI) must satisfy "
+                            f"-1 <= LO <= HI <= 1; got {assumed}")
     ranking = _ranking(table)
     pairs = _pair_frame(ranking, table.n, mode)
     family_size = len(pairs)

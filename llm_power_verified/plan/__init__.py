@@ -12,13 +12,8 @@
 """
 
 from llm_power_verified.plan.clusters import cluster_tradeoff
+from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.plan.reports import read_audit_report
-from llm_power_verified.plan.targets import (
-    AuditFigures,
-    GapPlan,
-    LeaderboardPlan,
-    plan_gap,
-    plan_leaderboard,
-)
+from llm_power_verified.plan.targets import GapPlan, LeaderboardPlan, plan_gap, plan_leaderboard
 
 __all__ = ["AuditFigures", "GapPlan", "LeaderboardPlan", "cluster_tradeoff", "plan_gap", "plan_leaderboard", "read_audit_report"]

@@ -23,8 +23,8 @@ from llm_power_verified.contract import CORRECTIONS, SCHEMA_IDS
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
+from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.plan.report_checks import check_report_figures
-from llm_power_verified.plan.targets import AuditFigures
 
 __all__ = ["read_audit_report"]
 
@@ -60,7 +60,7 @@ def _field(document: dict, path: tuple[str, ...], source: str):
 
 
 def read_audit_report(path: str | Path) -> AuditFigures:
-    """The :class:`~llm_power_verified.plan.targets.AuditFigures` of a saved JSON audit report (audit/2 or audit-accuracies/1).
+    """The :class:`~llm_power_verified.plan.figures.AuditFigures` of a saved JSON audit report (audit/2 or audit-accuracies/1).
 
     Parameters
     ----------

@@ -30,6 +30,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
@@ -222,8 +223,10 @@ class LeaderboardPlan(Result):
 
 
 def _adjacent_top(pairs: pd.DataFrame, top: int) -> pd.DataFrame:
-    """The adjacent pairs among the top ``top`` models, by their ``adjacent`` column (every audit writes it; a saved
-    report's is checked against its ranks when it is read)."""
+    """The adjacent pairs among the top ``top`` models, by their ``adjacent`` column.
+
+    Every audit writes the column; a saved report's is checked against its ranks when it is read.
+    """
     adjacent = pairs[pairs["adjacent"].to_numpy(dtype=bool)]
     return adjacent[(adjacent[["rank_a", "rank_b"]].max(axis=1) <= top)].sort_values("rank_a").reset_index(drop=True)
 
@@ -244,79 +247,12 @@ def _accuracies(rows: pd.DataFrame, level: float, power: float, rho: float | Non
         inside = (low <= rho) & (rho <= high)
         if not inside.all():
             bad = rows.loc[~inside].iloc[0]
-            raise ArgumentError(f"rho {rho:g} is not admissible for {bad['model_a']} vs {bad['model_b']} "
-                                f"([{bad['rho_min']:.4f}, {bad['rho_max']:.4f}], paper Eqs. 7-8)")
+            # Every number in full (repr): a rounded bound could read the same as a rho just outside it.
+            raise ArgumentError(f"rho (--rho) {float(rho)!r} is outside the admissible interval of {bad['model_a']} vs "
+                                f"{bad['model_b']}, [{float(bad['rho_min'])!r}, {float(bad['rho_max'])!r}] (paper Eqs. 7-8); "
+                                "choose a --rho inside every planned pair's interval")
         columns["assumed"] = required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power)
     return {key: np.atleast_1d(value) for key, value in columns.items()}
-
-
-@dataclass(frozen=True, repr=False)
-class AuditFigures(Result):
-    """What a plan needs of an audit: its pair table, sizes and operating point.
-
-    Built from an :class:`~llm_power_verified.leaderboard.audit.AuditResult`, an
-    :class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit` (``AuditFigures.of``), or a saved
-    JSON report (:func:`llm_power_verified.plan.reports.read_audit_report`).
-
-    Attributes
-    ----------
-    pairs : pandas.DataFrame
-        The audit's pair table (ranks, gaps, and the requirements or accuracies and admissible interval).
-    n_models, n_items : int
-        The audit's sizes.
-    alpha, power : float
-        The audit's operating point.
-    accuracies : bool
-        True when the audit had accuracies only (no rho-hat).
-    mean_cluster_size : float or None
-        The mean cluster size, when the audit had clusters.
-    n_clusters : int or None
-        The number of clusters, when the audit had clusters.
-    source : str
-        Where the scores came from.
-    binary : bool
-        True for 0/1 scores, False for graded ones.
-    correction : str
-        The correction the audit was run (or its report written) with: what a plan uses unless told otherwise.
-    """
-
-    pairs: pd.DataFrame
-    n_models: int
-    n_items: int
-    alpha: float
-    power: float
-    accuracies: bool
-    mean_cluster_size: float | None = None
-    n_clusters: int | None = None
-    source: str = ""
-    binary: bool = True
-    correction: str = CORRECTIONS[0]
-
-    @classmethod
-    def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
-        """The figures of a per-item or accuracies-only audit (AuditFigures are returned as they are).
-
-        Parameters
-        ----------
-        audit : AuditResult, AccuracyAudit or AuditFigures
-            The audit.
-
-        Returns
-        -------
-        AuditFigures
-            Its pair table, sizes, operating point and clusters.
-        """
-        if isinstance(audit, AuditFigures):
-            return audit
-        if isinstance(audit, AccuracyAudit):
-            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source,
-                       correction=audit.correction)
-        if isinstance(audit, AuditResult):
-            clusters = audit.clusters
-            return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
-                       None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
-                       audit.matrix.source, audit.matrix.binary, audit.correction)
-        raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
 
 
 @docfill("correction")
@@ -365,11 +301,12 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
     figures = AuditFigures.of(audit)
     accuracies = figures.accuracies
     if rho is not None and not accuracies:
-        raise ArgumentError("rho is for accuracies-only audits; a per-item audit plans at each pair's observed rho-hat")
+        raise ArgumentError("rho (--rho) is for accuracies-only audits; a per-item audit plans at each pair's observed rho-hat: "
+                            "drop --rho")
     models = figures.n_models
-    top = models if top is None else int(check_count("top", top, minimum=2))
+    top = models if top is None else int(check_count("top (--top)", top, minimum=2))
     if top > models:
-        raise ArgumentError(f"top must be at most the number of models ({models}); got {top}")
+        raise ArgumentError(f"top (--top) {top} exceeds the audit's {models} models; choose --top from 2 to {models}")
     rows = _adjacent_top(figures.pairs, top)
     if len(rows) != top - 1:
         raise ArgumentError(f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all")

@@ -81,8 +81,42 @@ def test_leaderboard_plan_matches_the_audit_columns():
     assert plan.required_n["clustered"] == math.ceil(clustered.max())
     top = plan_leaderboard(result, top=4, correction="bonferroni")
     assert top.family_size == 3 and len(top.pairs) == 3
-    with pytest.raises(ValueError, match="top must be at most the number of models"):
+    with pytest.raises(ValueError, match=r"top \(--top\) 11 exceeds the audit's 10 models; choose --top from 2 to 10"):
         plan_leaderboard(result, top=11)
+
+
+def _accuracy_audit():
+    from llm_power_verified.io.accuracy_table import read_accuracies
+    from llm_power_verified.leaderboard.accuracies import audit_accuracies
+
+    return audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
+
+
+def test_an_inadmissible_rho_is_refused_with_the_bound_in_full():
+    # A rho one ulp-scale step above a pair's rho_max used to be refused with both printed to 4 digits ("0.8083 ...
+    # [.., 0.8083]"); the message now shows each in full (repr), so the reader sees which side of the bound it is.
+    audit = _accuracy_audit()
+    bound = float(audit.pairs.loc[audit.pairs["adjacent"], "rho_max"].iloc[:3].min())
+    rho = bound + 1e-12
+    with pytest.raises(ArgumentError) as error:
+        plan_leaderboard(audit, 4, rho=rho)
+    message = str(error.value)
+    assert f"rho (--rho) {rho!r} is outside the admissible interval" in message and f", {bound!r}]" in message
+    assert repr(rho) != repr(bound)
+
+
+@pytest.mark.parametrize("arguments, flag", [
+    ({"top": 1}, "top (--top) must be a whole number >= 2"),
+    ({"top": 27}, "top (--top) 27 exceeds the audit's 26 models; choose --top from 2 to 26"),
+    ({"top": 4, "rho": 0.9999}, "rho (--rho) 0.9999 is outside the admissible interval"),
+])
+def test_plan_refusals_name_their_flag(arguments, flag):
+    with pytest.raises(ArgumentError) as error:
+        plan_leaderboard(_accuracy_audit(), **arguments)
+    assert flag in str(error.value)
+    result = lpv.audit_leaderboard(shipped_example(clusters=False), "adjacent", n_resamples=0)
+    with pytest.raises(ArgumentError, match=r"rho \(--rho\) is for accuracies-only audits.*drop --rho"):
+        plan_leaderboard(result, rho=0.3)
 
 
 def _needed(horizon, alpha=0.05):

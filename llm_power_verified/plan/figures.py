@@ -1,0 +1,90 @@
+"""What a plan needs of an audit, whichever it came from: :class:`AuditFigures`.
+
+A per-item audit, an accuracies-only audit and a saved JSON report
+(:func:`llm_power_verified.plan.reports.read_audit_report`) all give the same
+figures: the pair table, the sizes, the operating point, the correction and the
+clusters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from llm_power_verified.contract import CORRECTIONS
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.leaderboard.accuracies import AccuracyAudit
+from llm_power_verified.leaderboard.audit import AuditResult
+from llm_power_verified.results import Result
+
+__all__ = ["AuditFigures"]
+
+
+@dataclass(frozen=True, repr=False)
+class AuditFigures(Result):
+    """What a plan needs of an audit: its pair table, sizes and operating point.
+
+    Built from an :class:`~llm_power_verified.leaderboard.audit.AuditResult`, an
+    :class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit` (``AuditFigures.of``), or a saved
+    JSON report (:func:`llm_power_verified.plan.reports.read_audit_report`).
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        The audit's pair table (ranks, gaps, and the requirements or accuracies and admissible interval).
+    n_models, n_items : int
+        The audit's sizes.
+    alpha, power : float
+        The audit's operating point.
+    accuracies : bool
+        True when the audit had accuracies only (no rho-hat).
+    mean_cluster_size : float or None
+        The mean cluster size, when the audit had clusters.
+    n_clusters : int or None
+        The number of clusters, when the audit had clusters.
+    source : str
+        Where the scores came from.
+    binary : bool
+        True for 0/1 scores, False for graded ones.
+    correction : str
+        The correction the audit was run (or its report written) with: what a plan uses unless told otherwise.
+    """
+
+    pairs: pd.DataFrame
+    n_models: int
+    n_items: int
+    alpha: float
+    power: float
+    accuracies: bool
+    mean_cluster_size: float | None = None
+    n_clusters: int | None = None
+    source: str = ""
+    binary: bool = True
+    correction: str = CORRECTIONS[0]
+
+    @classmethod
+    def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
+        """The figures of a per-item or accuracies-only audit (AuditFigures are returned as they are).
+
+        Parameters
+        ----------
+        audit : AuditResult, AccuracyAudit or AuditFigures
+            The audit.
+
+        Returns
+        -------
+        AuditFigures
+            Its pair table, sizes, operating point and clusters.
+        """
+        if isinstance(audit, AuditFigures):
+            return audit
+        if isinstance(audit, AccuracyAudit):
+            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source,
+                       correction=audit.correction)
+        if isinstance(audit, AuditResult):
+            clusters = audit.clusters
+            return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
+                       None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
+                       audit.matrix.source, audit.matrix.binary, audit.correction)
+        raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
