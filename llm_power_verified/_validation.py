@@ -115,9 +115,10 @@ def check_rho_admissible(rho: np.ndarray, low: np.ndarray, high: np.ndarray, *, 
     if bad.any():
         index = describe_index(bad)
         value, lo, hi = (x[bad].flat[0] for x in (rho_b, low_b, high_b))
+        # In full (repr): rounded, a rho just outside the interval would print as its bound.
         raise ArgumentError(
-            f"rho must lie in the admissible interval [{lo:.6g}, {hi:.6g}] for these marginals "
-            f"(paper Eqs. 7-8); got {value:g}{index}"
+            f"rho must lie in the admissible interval [{float(lo)!r}, {float(hi)!r}] for these marginals "
+            f"(paper Eqs. 7-8); got {float(value)!r}{index}"
         )
     return np.clip(rho_b, low_b, high_b)
 
