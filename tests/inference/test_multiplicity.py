@@ -1,4 +1,4 @@
-"""Multiplicity inflation of N* and the cluster design effect."""
+"""Multiplicity: the N* inflation of a corrected level and the adjusted p-values (inference/multiplicity.py)."""
 
 from __future__ import annotations
 
@@ -33,15 +33,6 @@ def test_sidak_is_slightly_below_bonferroni_and_monotone():
     assert np.all(sidak[1:] < bonferroni[1:])
     assert np.all(np.diff(bonferroni) > 0) and np.all(np.diff(sidak) > 0)
     assert round(float(sidak[3]), 2) == 2.10
-
-
-def test_design_effect_and_truncation():
-    assert lpv.design_effect(859, 0.036) == pytest.approx(1 + 858 * 0.036)
-    assert lpv.design_effect(859, -0.0003) == 1.0
-    assert lpv.design_effect(10, -0.05, truncate_negative_icc=False) == pytest.approx(0.55)
-    assert lpv.cluster_adjusted_required_n(433, 859, 0.036) == pytest.approx(433 * (1 + 858 * 0.036))
-    with pytest.raises(ValueError, match="no exchangeable correlation"):
-        lpv.design_effect(10, -0.2, truncate_negative_icc=False)
 
 
 @pytest.mark.parametrize("method, name", [("bonferroni", "bonferroni"), ("sidak", "sidak"), ("holm", "holm"), ("bh", "fdr_bh")])
