@@ -41,6 +41,7 @@ from llm_power_verified.io.output import json_ready, open_output
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import document
+from llm_power_verified.report.sections import ChecklistTally, checklist
 
 __all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
            "read_audit_metadata", "write_parquet"]
@@ -218,6 +219,8 @@ class ParquetSink:
     ----------
     stream : binary file
         Where the Parquet file is written.
+    tally : ChecklistTally, optional
+        Gathers what the checklist needs from each block (:class:`~.sections.ChecklistTally`).
 
     Attributes
     ----------
@@ -232,7 +235,7 @@ class ParquetSink:
         When pyarrow (the ``parquet`` extra) is not installed.
     """
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, tally: ChecklistTally | None = None) -> None:
         try:
             # Optional dependency (extra parquet): imported where it is used, so the package works without it.
             import pyarrow as pa
@@ -241,7 +244,7 @@ class ParquetSink:
             import pyarrow.parquet as pq
         except ImportError as error:
             raise ArgumentError("Parquet output needs pyarrow: pip install 'llm-power-verified[parquet]'") from error
-        self._pa, self._pq, self._stream = pa, pq, stream
+        self._pa, self._pq, self._stream, self.tally = pa, pq, stream, tally
         self.writer = None
         self.schema = None
 
@@ -251,6 +254,8 @@ class ParquetSink:
             self.schema = table.schema.remove_metadata()
             self.writer = self._pq.ParquetWriter(self._stream, self.schema, compression="zstd")
         self.writer.write_table(table.cast(self.schema))
+        if self.tally is not None:
+            self.tally.add(table)
 
     def close(self, metadata: dict[bytes, bytes]) -> None:
         if self.writer is None:  # no pairs at all: an empty table still carries the metadata
@@ -260,7 +265,7 @@ class ParquetSink:
 
 
 def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) -> object:
-    """Write a Parquet audit, its report in the file's metadata.
+    """Write a Parquet audit, its report in the file's metadata (the JSON report's members but ``pairs``).
 
     Written atomically: the file appears only when the audit has finished.
 
@@ -278,9 +283,12 @@ def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) ->
         What ``produce`` returned.
     """
     with open_output(path) as stream:
-        sink = ParquetSink(stream)
+        sink = ParquetSink(stream, ChecklistTally())
         audit = produce(sink)
-        sink.close({METADATA_KEY: orjson.dumps(document(audit))})
+        report = document(audit)
+        if audit.kind != "accuracies" and "checklist" not in report:  # a streamed audit: from the pairs written
+            report["checklist"] = json_ready(checklist(audit, sink.tally))
+        sink.close({METADATA_KEY: orjson.dumps(report)})
     return audit
 
 

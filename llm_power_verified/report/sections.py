@@ -15,7 +15,7 @@ from llm_power_verified.io.escaping import terminal_text
 from llm_power_verified.report.cells import fmt
 from llm_power_verified.report.table import grid
 
-__all__ = ["checklist", "details", "text_sections"]
+__all__ = ["ChecklistTally", "checklist", "details", "text_sections"]
 
 
 def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
@@ -116,13 +116,49 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
     return lines
 
 
-def checklist(audit) -> list[dict]:
-    """The paper's Appendix I checklist, filled in for a per-item audit in memory.
+class ChecklistTally:
+    """The pair-table figures the checklist needs, gathered block by block.
+
+    A streamed audit never holds its pair table: the Parquet writer hands each block to :meth:`add` as it writes it, so
+    the checklist covers every pair written, as the JSON report's covers every pair in memory.
+
+    Attributes
+    ----------
+    pairs : int
+        Rows seen.
+    """
+
+    _COLUMNS = ("delta", "mde", "resolved", "required_n_p05")
+
+    def __init__(self) -> None:
+        self.pairs = 0
+        self._parts: dict[str, list[pd.Series]] = {name: [] for name in self._COLUMNS}
+
+    def add(self, frame) -> None:
+        """Count one block of the pair table (a pandas DataFrame or a pyarrow Table)."""
+        names = list(frame.columns) if isinstance(frame, pd.DataFrame) else frame.column_names
+        present = [name for name in self._COLUMNS if name in names]
+        block = frame[present] if isinstance(frame, pd.DataFrame) else frame.select(present).to_pandas()
+        self.pairs += len(block)
+        for name in present:
+            self._parts[name].append(block[name])
+
+    def column(self, name: str) -> pd.Series | None:
+        """Every value of ``name`` seen, or None when no block had the column."""
+        parts = self._parts[name]
+        return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
+    """The paper's Appendix I checklist, filled in for a per-item audit.
 
     Parameters
     ----------
-    audit : AuditResult
-        A per-item audit in memory.
+    audit : AuditResult or StreamedAudit
+        A per-item audit.
+    tally : ChecklistTally, optional
+        Its pair table's figures, gathered while the table was written (a streamed audit); default: from
+        ``audit.pairs`` (an audit in memory).
 
     Returns
     -------
@@ -133,21 +169,25 @@ def checklist(audit) -> list[dict]:
     ----------
     Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Appendix I.
     """
-    pairs = audit.pairs
+    if tally is None:
+        tally = ChecklistTally()
+        tally.add(audit.pairs)
     matrix = audit.matrix
     arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if matrix.binary else "paired t; paired bootstrap"
-    if "required_n_p05" in pairs:
-        robust = int((pairs["required_n_p05"] > matrix.n_items).sum())
+    bootstrap = tally.column("required_n_p05")
+    if bootstrap is not None:
+        robust = int((bootstrap > matrix.n_items).sum())
         interval = f"B = {audit.n_resamples} bootstrap; {robust} pairs robustly unresolved (5th percentile > N)"
     else:
         interval = "not computed (n_resamples = 0)"
-    gaps = pairs["delta"].abs()
+    gaps, count = tally.column("delta").abs(), tally.pairs
     return [
-        {"quantity": "delta-hat", "value": f"{len(pairs)} gaps, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
+        {"quantity": "delta-hat", "value": f"{count} gaps, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
         {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
         {"quantity": "N", "value": f"{matrix.n_items} paired items", "why": "budget"},
-        {"quantity": "delta_MDE", "value": f"median {pairs['mde'].median():.4g} (Eq. 4)", "why": "current-N resolution"},
-        {"quantity": "q = N/N*", "value": f"{int(pairs['resolved'].sum())} of {len(pairs)} pairs have q >= 1", "why": "gap supported when q >= 1"},
+        {"quantity": "delta_MDE", "value": f"median {tally.column('mde').median():.4g} (Eq. 4)", "why": "current-N resolution"},
+        {"quantity": "q = N/N*", "value": f"{int(tally.column('resolved').sum())} of {count} pairs have q >= 1",
+         "why": "gap supported when q >= 1"},
         {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
         {"quantity": "multiplicity", "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
          f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {audit.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
