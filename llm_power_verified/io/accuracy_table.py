@@ -130,13 +130,14 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
                          f"{texts[0]!r} on the first row {'lacks' if signs[row] else 'has'}; write every accuracy the same way")
     if scale != "auto":
         return scale, f"as --accuracy-scale {scale} says"
+    largest, median = max(values), sorted(values)[len(values) // 2]  # the upper median (the middle value, or above it)
+    # What was seen, and the flag that reads it otherwise: the note says both.
+    seen = f"median {median}, largest {largest}"
     if all(signs):
-        return "percent", "every accuracy carries a % sign"
+        return "percent", f"every accuracy carries a % sign ({seen}); --accuracy-scale fraction reads them otherwise"
     if _PERCENT_HEADER.search(column):
-        return "percent", f"the column is named {column!r}"
-    largest = max(values)
+        return "percent", f"the column is named {column!r} ({seen}); --accuracy-scale fraction reads them otherwise"
     if largest > 1:
-        median = sorted(values)[len(values) // 2]
         small = [row for row, value in enumerate(values) if value <= 1]
         if small and median > 10:
             row = small[0]
@@ -147,8 +148,9 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
             raise InputError(f"{where[row]}: {column} {texts[row]} exceeds 1 while most accuracies are at most 1 (median "
                              f"{median}): a fraction table with a stray value, or percentages mostly under 1%? Fix the row, or "
                              "force one reading with --accuracy-scale percent|fraction")
-        return "percent", f"the largest accuracy, {largest}, exceeds 1"
-    return "fraction", "every accuracy lies in [0, 1] (use --accuracy-scale percent if they are percentages)"
+        return "percent", (f"the median accuracy, {median}, and the largest, {largest}, exceed 1; "
+                           "--accuracy-scale fraction reads them otherwise")
+    return "fraction", f"every accuracy lies in [0, 1] ({seen}); --accuracy-scale percent reads them as percentages"
 
 
 def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -23,3 +23,21 @@ def test_assumed_rho_refusals_name_the_flags(arguments, message):
     with pytest.raises(ArgumentError) as error:
         audit_accuracies(read_accuracies(ACCURACIES), **arguments)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("text, note", [
+    ("model,accuracy\na,0.71\nb,0.70\nc,0.5\n",
+     "fractions: every accuracy lies in [0, 1] (median 0.70, largest 0.71); --accuracy-scale percent reads them as percentages"),
+    ("model,accuracy\na,71.0\nb,70.0\nc,50\n",
+     "percentages: the median accuracy, 70.0, and the largest, 71.0, exceed 1; --accuracy-scale fraction reads them otherwise"),
+    ("model,accuracy\na,71%\nb,0.5%\n",
+     "percentages: every accuracy carries a % sign (median 71, largest 71); --accuracy-scale fraction reads them otherwise"),
+    ("model,acc_pct\na,0.9\nb,0.8\n",
+     "percentages: the column is named 'acc_pct' (median 0.9, largest 0.9); --accuracy-scale fraction reads them otherwise"),
+])
+def test_the_scale_note_says_what_it_saw_and_the_flag_that_overrides_it(tmp_path, text, note):
+    # The note used to give the largest value alone ("the largest accuracy, 71.0, exceeds 1") and no flag.
+    path = tmp_path / "accuracies.csv"
+    path.write_text(text)
+    column = "acc_pct" if "acc_pct" in text else "accuracy"
+    assert read_accuracies(path, n=1000, accuracy_column=column).notes[0] == f"accuracies read as {note}"
