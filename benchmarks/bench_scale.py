@@ -37,7 +37,7 @@ def main() -> None:
             if label == "local" and arguments.skip_local:
                 continue
             out = Path(scratch) / f"{label.split(',')[0]}.parquet"
-            seconds, peak, done = measure(["llm-power-verified", "audit", str(path), "--mode", "all", "--format", "parquet",
+            seconds, peak, _done = measure(["llm-power-verified", "audit", str(path), "--mode", "all", "--format", "parquet",
                                            "--n-resamples", "0", "--quiet", "--out", str(out), *extra])
             runs[label] = (seconds, out)
             print(f"{arguments.models:,} x {arguments.items:,}, {pairs:,} pairs, {label}: {seconds:.1f} s "

@@ -71,7 +71,7 @@ def reconstruct(seed: int = SEED) -> tuple[np.ndarray, list[str], np.ndarray, li
     rng = np.random.default_rng(seed)
     models = [TABLE_7[0][0]] + [row[1] for row in TABLE_7]
     scores = np.zeros((N_MMLU, len(models)), dtype=np.int8)
-    first_correct = int(round(TABLE_7[0][2] * N_MMLU))
+    first_correct = round(TABLE_7[0][2] * N_MMLU)
     scores[rng.choice(N_MMLU, first_correct, replace=False), 0] = 1
     notes = []
     for k, (model_a, model_b, p_a, p_b, b, c, rho, *_rest) in enumerate(TABLE_7):

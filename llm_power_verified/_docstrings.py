@@ -195,7 +195,7 @@ def docfill(*names: str, returns: str | None = None, derivation: str | None = No
         if re.search(rf"^{indent}Parameters\n", doc, re.M):
             for name in names:
                 entry = PARAMETERS[name]
-                doc, placed = re.subn(rf"^( *)%\({name}\)s$", lambda m: "\n".join(_entry(*entry, m.group(1))), doc,
+                doc, placed = re.subn(rf"^( *)%\({name}\)s$", lambda m, entry=entry: "\n".join(_entry(*entry, m.group(1))), doc,
                                       flags=re.M)
                 if placed != 1:
                     raise ValueError(f"{function.__qualname__}: its Parameters places %({name})s {placed} times")

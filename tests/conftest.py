@@ -15,11 +15,11 @@ when the CI environment variable is set, as it is in ``.ci/run``.
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # tests/fixtures holds genuine harness outputs and the harness scripts that wrote them (they import
 # lm_eval / inspect_ai); they are data, not test modules.
 collect_ignore_glob = ["fixtures/*"]
-from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "ci",

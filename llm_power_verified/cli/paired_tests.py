@@ -65,7 +65,7 @@ def run(arguments) -> str:
         scores_a, scores_b = matrix.scores[:, 0], matrix.scores[:, 1]
         binary = matrix.binary
         if binary:
-            both, b, c, _ = binary_counts(scores_a, scores_b)
+            _both, b, c, _ = binary_counts(scores_a, scores_b)
             n = matrix.n_items
         else:
             for name, result in (("paired-t", paired_t_test(scores_a, scores_b)), ("wilcoxon", wilcoxon_signed_rank(scores_a, scores_b))):

@@ -233,8 +233,8 @@ def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> 
     >>> guaranteed_level("holm", 9), round(guaranteed_level("sidak", 9), 6)
     (0.005555555555555556, 0.005683)
     """
-    if correction not in ADJUSTMENTS + ("none",):
-        raise ArgumentError(f"correction must be one of {ADJUSTMENTS + ('none',)}; got {correction!r}")
+    if correction not in (*ADJUSTMENTS, "none"):
+        raise ArgumentError(f"correction must be one of {(*ADJUSTMENTS, 'none')}; got {correction!r}")
     family_size = int(check_count("family_size", family_size, minimum=1))
     if correction == "none":
         return float(alpha)

@@ -348,7 +348,7 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
     try:
         raw_codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # an unhashable value: a JSON list or object
-        row, value = next(((row, value) for row, value in enumerate(values.tolist()) if not isinstance(value, _SCALARS + (type(None),))),
+        row, value = next(((row, value) for row, value in enumerate(values.tolist()) if not isinstance(value, (*_SCALARS, type(None)))),
                           (0, values.iloc[0]))
         refuse(row, value, f"is {_kind(value)}, not {what}")
     names: list[str | None] = []

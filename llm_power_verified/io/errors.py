@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["AlignmentError", "InputError", "OutputError", "describe_value"]
@@ -53,9 +55,7 @@ def describe_value(value: object, limit: int = 40) -> str:
     ('0.5', "'xxxxxx...")
     """
     if hasattr(value, "item") and callable(value.item):
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             value = value.item()
-        except (TypeError, ValueError):
-            pass
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -187,8 +188,8 @@ class Verdicts(Result):
         The reported pairs.
     """
 
-    _keys = {"fixed_n": "fixed-n", "benjamini_hochberg": "benjamini-hochberg", "rho_minus": "rho-0.10",
-             "rho_plus": "rho+0.10", "anytime_valid": "anytime-valid"}
+    _keys: ClassVar[dict[str, str]] = {"fixed_n": "fixed-n", "benjamini_hochberg": "benjamini-hochberg", "rho_minus": "rho-0.10",
+                                       "rho_plus": "rho+0.10", "anytime_valid": "anytime-valid"}
 
     fixed_n: int
     bonferroni: int
@@ -241,7 +242,7 @@ def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
     rows = []
     gap = pairs["delta"].abs().to_numpy()
     ratio = np.where(pairs["q"] > 0, 1 / pairs["q"].where(pairs["q"] > 0, np.nan), np.inf)
-    for low, high in GAP_BUCKETS + ((0.0, math.inf),):
+    for low, high in (*GAP_BUCKETS, (0.0, math.inf)):
         everything = (low, high) == (0.0, math.inf)
         inside = np.ones(gap.size, bool) if everything else (gap > low) & (gap <= high) if low > 0 else gap <= high
         if not inside.any():

@@ -221,7 +221,7 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
         return power_exact_at_cells(n, only_a, only_b, alpha, method) >= power
 
     start = float(required_n_connor(p_a, p_b, rho, alpha, power))
-    high = max(int(math.ceil(start)), 2)
+    high = max(math.ceil(start), 2)
     low = 1
     while not reaches(high):
         low, high = high, high * 2

@@ -83,10 +83,7 @@ def signed_effect(alternative: str, delta: np.ndarray) -> np.ndarray:
 def infinite_where_undetectable(required: np.ndarray, delta: np.ndarray, alternative: str) -> np.ndarray:
     """N* = inf where delta = 0 or a one-sided alternative points the other way."""
     directed = signed_effect(alternative, delta)
-    if alternative == "two-sided":
-        undetectable = delta == 0
-    else:
-        undetectable = directed <= 0
+    undetectable = delta == 0 if alternative == "two-sided" else directed <= 0
     return np.where(undetectable, np.inf, required)
 
 

@@ -178,7 +178,7 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
                      "the machine formats have all.</p>" if len(shown) < len(audit.pairs) else "")
     columns = _item_columns(audit) if per_item else accuracy_view(audit)
     headers = [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c)) for c in columns]
-    headers = [("model_a", "model a" if per_item else "A"), ("model_b", "model b" if per_item else "B")] + headers
+    headers = [("model_a", "model a" if per_item else "A"), ("model_b", "model b" if per_item else "B"), *headers]
     rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns] for _, row in shown.iterrows()]
     parts.append(f'<div class="scroll">{sortable_table("pairs", headers, rows)}</div>')
     if per_item:

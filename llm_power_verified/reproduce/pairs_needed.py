@@ -116,7 +116,7 @@ def _model_comparison_rows() -> list[Printed]:
 def _wilcoxon_rows() -> list[Printed]:
     """Section 4.6 table: the Wilcoxon test's power beside the t-test's (the t column repeats earlier cells)."""
     rows: list[Printed] = []
-    for n, effect, t_text, w_text in ((50, 0.01, "0.152", "0.147"), (100, 0.02, "0.763", "0.738"), (200, 0.01, "0.463", "0.433"),
+    for n, effect, _t_text, w_text in ((50, 0.01, "0.152", "0.147"), (100, 0.02, "0.763", "0.738"), (200, 0.01, "0.463", "0.433"),
                                       (500, 0.01, "0.842", "0.815"), (1000, 0.01, "0.989", "0.982")):
         rows.append(_monte_carlo("Section 4.6 table", f"Wilcoxon power, normal, N = {n}, delta = {effect}, rho = 0.8", w_text, "normal", n, effect, 0.8, "W"))
     return rows

@@ -84,15 +84,21 @@ def table_4_rows() -> list[Printed]:
     def effect(icc: float) -> float:
         return float(design_effect(mean_size, icc))
 
-    for index, (value, de, cluster_n, row) in enumerate(zip(icc, printed_de, printed_n, table_7), start=1):
+    for index, (value, de, cluster_n, row) in enumerate(zip(icc, printed_de, printed_n, table_7, strict=True), start=1):
         where = f"Table 4, pair {index} vs {index + 1}"
         half = half_unit(str(value))
-        spread = lambda f, v=value, h=half: (f(v - h), f(v + h))
+
+        def spread(f, v=value, h=half):
+            return f(v - h), f(v + h)
+
         rows.append(Printed(MAIN, where, "design effect", de, lambda v=value: effect(v), f"printed ICC = {value}, m-bar = 12,032/14",
                             input_range=lambda s=spread: s(effect)))
         if cluster_n is not None:
             required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
-            adjusted = lambda v, r=required: float(cluster_adjusted_required_n(r, mean_size, v))
+
+            def adjusted(v, r=required):
+                return float(cluster_adjusted_required_n(r, mean_size, v))
+
             rows.append(Printed(MAIN, where, "cluster-adjusted N*", cluster_n, lambda v=value, a=adjusted: a(v),
                                 f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC", "required-n", input_range=lambda s=spread, a=adjusted: s(a),
                                 other_reading=lambda v=value, h=half, r=row: one_fewer_range(r, [design_effect(mean_size, v - h), design_effect(mean_size, v + h)])))

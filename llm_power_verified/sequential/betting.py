@@ -71,8 +71,8 @@ def _plug_in(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     t = np.arange(1, x.shape[-1] + 1, dtype=np.float64)
     mean = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
     variance = (0.25 + np.cumsum((x - mean) ** 2, axis=-1)) / (t + 1)
-    previous_mean = np.concatenate([np.full(x.shape[:-1] + (1,), 0.5), mean[..., :-1]], axis=-1)
-    previous_variance = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), variance[..., :-1]], axis=-1)
+    previous_mean = np.concatenate([np.full((*x.shape[:-1], 1), 0.5), mean[..., :-1]], axis=-1)
+    previous_variance = np.concatenate([np.full((*x.shape[:-1], 1), 0.25), variance[..., :-1]], axis=-1)
     bets = np.sqrt(2 * math.log(2 / alpha) / (previous_variance * t * np.log1p(t)))
     return bets, previous_mean
 

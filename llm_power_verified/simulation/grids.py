@@ -276,7 +276,7 @@ def _calibration_cell(n: int, n_simulations: int, alpha: float, power: float, n_
             rejected = np.asarray(mcnemar_test(counts[:, 1], counts[:, 2], method).pvalue) <= alpha
             row[method] = float(rejected.mean())
         row["bootstrap"] = float(_bootstrap_rejections(counts[:, [0, 1, 2]], n, alpha, n_resamples, rng).mean())
-        row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / n_simulations) for key in methods + ("bootstrap",)}
+        row["mc_se"] = {key: math.sqrt(row[key] * (1 - row[key]) / n_simulations) for key in (*methods, "bootstrap")}
         rows.append(row)
     return rows
 

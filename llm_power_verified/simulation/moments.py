@@ -9,6 +9,7 @@ by closed forms and one adaptive one-dimensional integral.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 from scipy import stats
@@ -112,7 +113,7 @@ def clipped_normal_difference_moments(mean_a: float, mean_b: float, sd: float, c
 
     kinks = sorted({-mean_a / sd, (1 - mean_a) / sd})
     edges = [-12.0] + [kink for kink in kinks if -12 < kink < 12] + [12.0]
-    product = sum(quad(integrand, low, high, epsabs=1e-15, epsrel=1e-13, limit=200)[0] for low, high in zip(edges[:-1], edges[1:]))
+    product = sum(quad(integrand, low, high, epsabs=1e-15, epsrel=1e-13, limit=200)[0] for low, high in pairwise(edges))
     covariance = product - first_a * first_b
     variance = (second_a - first_a**2) + (second_b - first_b**2) - 2 * covariance
     return float(first_b - first_a), float(math.sqrt(max(variance, 0.0)))

@@ -19,7 +19,7 @@ def test_regenerated_files_equal_the_committed_ones(tmp_path):
     assert {path.name for path in files} >= {"audit.schema.json", "audit_accuracies.schema.json"}
     fresh = {tmp_path / path.name: text for path, text in files.items()}
     assert sorted(schemas.regenerate(fresh)) == sorted(fresh)
-    for path, text in files.items():
+    for path in files:
         assert (tmp_path / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), \
             f"{path} is stale: run python -m llm_power_verified.report.schemas"
     assert schemas.regenerate(fresh) == []  # nothing left to write

@@ -68,7 +68,7 @@ def test_degenerate_differences():
 def test_bad_input():
     with pytest.raises(ValueError, match="same length"):
         paired_t_test([0.1, 0.2, 0.3], [0.1, 0.2])
-    with pytest.raises(ValueError, match="scores_b must be finite.*index 1"):
+    with pytest.raises(ValueError, match=r"scores_b must be finite.*index 1"):
         wilcoxon_signed_rank([0.1, 0.2], [0.1, float("inf")])
 
 

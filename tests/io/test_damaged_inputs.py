@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -212,7 +213,7 @@ def test_lm_eval_damaged_results_file(tmp_path, capsys):
         folders.append(tmp_path / name)
     results = next(folders[0].glob("results_*.json"))
     results.write_text(results.read_text()[:200])
-    with pytest.raises(InputError, match="results_.*json: not valid JSON .* at line "):
+    with pytest.raises(InputError, match=r"results_.*json: not valid JSON .* at line "):
         read_lm_eval(folders, task="arith_mc_by_subject", metric="acc")
     _cli_refuses(["audit", *map(str, folders), "--task", "arith_mc_by_subject", "--metric", "acc"], "not valid JSON", capsys)
     _count("lm-eval folders", "refused")
@@ -238,8 +239,8 @@ def _inspect_cases():
     records = json.loads(summary)
     flipped = bytearray(zstandard.ZstdCompressor().compress(summary))
     flipped[len(flipped) // 2] ^= 0x40
-    no_id = [dict(records[0], id=None)] + records[1:]
-    letter = [dict(records[0], scores={"choice": {"value": "X"}})] + records[1:]
+    no_id = [dict(records[0], id=None), *records[1:]]
+    letter = [dict(records[0], scores={"choice": {"value": "X"}}), *records[1:]]
     shuffled = list(reversed(records))
 
     def archive(members):
@@ -300,7 +301,7 @@ def test_genuine_eval_with_a_flipped_byte_is_refused(tmp_path, capsys):
     data[start + info.compress_size // 2] ^= 0x01
     damaged = tmp_path / source[0].name
     damaged.write_bytes(bytes(data))
-    with pytest.raises(InputError, match="member 'summaries.json'"):
+    with pytest.raises(InputError, match=re.escape("member 'summaries.json'")):
         read_inspect([damaged, source[1]])
     _cli_refuses(["audit", str(damaged), str(source[1])], "member 'summaries.json'", capsys)
     _count("Inspect .eval", "refused")

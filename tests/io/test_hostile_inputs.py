@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import functools
 import hashlib
 import os
@@ -137,10 +138,8 @@ def _execute(case: Case, folder: Path) -> tuple[int | None, str, str, float]:
         stdout, stderr = process.communicate()
         status = None
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # what the command started (Dask workers) ends with it
-        except ProcessLookupError:
-            pass
     return status, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"), time.monotonic() - started
 
 

@@ -60,7 +60,7 @@ def test_lm_eval_dummy(metric):
 def test_lm_eval_hashlm_and_filters():
     folders = sorted((FIXTURES / "lm_eval" / "hashlm").iterdir())
     _check_against(read_lm_eval(folders, task="arith_mc", metric="acc"), "lm_eval hashlm arith_mc acc")
-    with pytest.raises(AlignmentError, match="filters .*flexible-extract.*strict-match.*--filter"):
+    with pytest.raises(AlignmentError, match=r"filters .*flexible-extract.*strict-match.*--filter"):
         read_lm_eval(folders, task="arith_gen", metric="exact_match")
     strict = read_lm_eval(folders, task="arith_gen", metric="exact_match", filter="strict-match")
     _check_against(strict, "lm_eval hashlm arith_gen exact_match filter=strict-match")

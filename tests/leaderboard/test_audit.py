@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -112,7 +113,7 @@ def test_tiers_follow_verdicts():
     result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0)
     tiers = result.tiers.adjacent
     ranked = result.ranking["model"].tolist()
-    for (a, b), resolved in zip(zip(ranked, ranked[1:]), result.pairs["resolved"]):
+    for (a, b), resolved in zip(pairwise(ranked), result.pairs["resolved"], strict=True):
         assert tiers[b] == tiers[a] + int(resolved)
     letters = result.tiers.letters
     everything = audit_leaderboard(matrix, "all", family="all", n_resamples=0, n_cluster_resamples=0)
@@ -169,9 +170,9 @@ def test_cli_audit_out_is_atomic_and_never_overwrites_input(tmp_path):
     frame.to_csv(table, index=False)
     before = table.read_bytes()
     command = [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--n-resamples", "0", "--n-cluster-resamples", "0"]
-    refused = subprocess.run(command + ["--out", str(table)], capture_output=True, text=True, timeout=120)
+    refused = subprocess.run([*command, "--out", str(table)], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "overwrite an input" in refused.stderr and table.read_bytes() == before
-    written = subprocess.run(command + ["--format", "csv", "--out", str(tmp_path / "report.csv")], capture_output=True, text=True, timeout=120)
+    written = subprocess.run([*command, "--format", "csv", "--out", str(tmp_path / "report.csv")], capture_output=True, text=True, timeout=120)
     assert written.returncode == 0 and (tmp_path / "report.csv").read_text().startswith("model_a")
 
 

@@ -65,9 +65,9 @@ def test_round_trips(p_a, p_b, rho_fraction, alpha, power):
 def test_counts_route_equals_marginal_route(p_a, p_b, fraction, n_extra):
     """N* from (b, c, n) equals Eq. 6 at the table's marginals and phi correlation."""
     n = 500 + n_extra
-    a = int(round(min(p_a, p_b) * n * fraction))
-    b = int(round((p_a - min(p_a, p_b)) * n)) + 3
-    c = int(round((p_b - min(p_a, p_b)) * n)) + 1
+    a = round(min(p_a, p_b) * n * fraction)
+    b = round((p_a - min(p_a, p_b)) * n) + 3
+    c = round((p_b - min(p_a, p_b)) * n) + 1
     assume(a + b + c < n and b != c and a > 0)
     d = n - a - b - c
     rho = lpv.correlation_from_counts(a, b, c, d)

@@ -113,13 +113,13 @@ def test_columns_choose_the_pair_table(shipped):
 def test_fail_on_gates_with_documented_exit_codes(capsys):
     fast = ["audit", "--n-resamples", "0", "--n-cluster-resamples", "0", "--format", "json"]
     assert main(fast) == 0
-    assert main(fast + ["--fail-on", "unresolved"]) == 1
+    assert main([*fast, "--fail-on", "unresolved"]) == 1
     assert "gate failed: 4 of 9 adjacent pairs unresolved" in capsys.readouterr().err
-    assert main(fast + ["--fail-on", "not-significant"]) == 1
+    assert main([*fast, "--fail-on", "not-significant"]) == 1
     # the reference is rank 1, so its one adjacent pair is rank 1 vs 2, which is resolved (q = 7.1)
-    assert main(fast + ["--mode", "reference", "--reference", "calme-3.2-78b", "--fail-on", "unresolved"]) == 0
-    assert main(fast + ["--mode", "reference", "--reference", "Arcee-Blitz", "--fail-on", "unresolved"]) == 1
-    assert main(fast + ["--width", "20"]) == 2
+    assert main([*fast, "--mode", "reference", "--reference", "calme-3.2-78b", "--fail-on", "unresolved"]) == 0
+    assert main([*fast, "--mode", "reference", "--reference", "Arcee-Blitz", "--fail-on", "unresolved"]) == 1
+    assert main([*fast, "--width", "20"]) == 2
 
 
 def test_version_and_help_text_everywhere(capsys):

@@ -31,7 +31,7 @@ from tests.support import mpmath_oracle as reference
 
 @st.composite
 def counts(draw, largest=10**6):
-    total = int(round(math.exp(draw(st.floats(0, math.log(largest))))))
+    total = round(math.exp(draw(st.floats(0, math.log(largest)))))
     if draw(st.booleans()):
         spread = max(1, int(5 * math.sqrt(total)))
         b = min(total, max(0, total // 2 + draw(st.integers(-spread, spread))))
@@ -283,7 +283,7 @@ def test_the_envelope_lemmas_hold_where_they_can_be_checked():
 
 
 def test_anytime_n_refuses_the_beta_mixture_and_a_power_below_one_half():
-    with pytest.raises(ArgumentError, match="mixture='beta'.*required_n_anytime_simulated"):
+    with pytest.raises(ArgumentError, match=r"mixture='beta'.*required_n_anytime_simulated"):
         required_n_anytime(1680, 1454, 12032, mixture="beta")
     with pytest.raises(ArgumentError, match="power must lie in"):
         required_n_anytime(1680, 1454, 12032, power=0.4)

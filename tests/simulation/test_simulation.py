@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -172,12 +174,12 @@ def test_clipped_normal_moments_against_two_dimensional_quadrature(effect, corre
         def inner(z_a):
             # the kinks of B in w, for this z_a: mean_b + sd (rho z_a + spread w) = 0 or 1
             points = [(edge - mean_b - sd * correlation * z_a) / (sd * spread) for edge in (0.0, 1.0)]
-            edges = [-10.0] + sorted(w for w in points if -10 < w < 10) + [10.0]
+            edges = [-10.0, *sorted(w for w in points if -10 < w < 10), 10.0]
             return sum(integrate.quad(lambda w: stats.norm.pdf(w) * function(z_a, correlation * z_a + spread * w), low, high,
-                                      epsabs=1e-14, epsrel=1e-12)[0] for low, high in zip(edges[:-1], edges[1:]))
-        edges = [-10.0] + sorted(edge for edge in (-mean_a / sd, (1 - mean_a) / sd) if -10 < edge < 10) + [10.0]
+                                      epsabs=1e-14, epsrel=1e-12)[0] for low, high in pairwise(edges))
+        edges = [-10.0, *sorted(edge for edge in (-mean_a / sd, (1 - mean_a) / sd) if -10 < edge < 10), 10.0]
         return sum(integrate.quad(lambda z: stats.norm.pdf(z) * inner(z), low, high, epsabs=1e-14, epsrel=1e-12)[0]
-                   for low, high in zip(edges[:-1], edges[1:]))
+                   for low, high in pairwise(edges))
 
     def difference(z_a, z_b):
         return clip(mean_b + sd * z_b) - clip(mean_a + sd * z_a)

@@ -125,8 +125,8 @@ WIDE_CSV = [
     ("row with an extra field", _text(lambda t: _replace_line(t, 9, t.split("\n")[9] + ",1")), Refused("not a readable CSV table")),
     ("one model column", _text(lambda t: "\n".join(",".join(line.split(",")[:2] + line.split(",")[-1:]) for line in t.rstrip("\n").split("\n")) + "\n"), Refused("a paired comparison needs at least two")),
     ("header cell without a name", _text(lambda t: t.replace("m2", "", 1)), Refused("column 4 of the header has no name")),
-    ("rows in another order", _text(lambda t: "\n".join([t.split("\n")[0]] + t.rstrip("\n").split("\n")[1:][::-1]) + "\n"), Same()),
-    ("constant model", _text(lambda t: "\n".join([t.split("\n")[0]] + [",".join(line.split(",")[:3] + ["1"] + line.split(",")[4:]) for line in t.rstrip("\n").split("\n")[1:]]) + "\n"),
+    ("rows in another order", _text(lambda t: "\n".join([t.split("\n")[0], *t.rstrip("\n").split("\n")[1:][::-1]]) + "\n"), Same()),
+    ("constant model", _text(lambda t: "\n".join([t.split("\n")[0]] + [",".join([*line.split(",")[:3], "1", *line.split(",")[4:]]) for line in t.rstrip("\n").split("\n")[1:]]) + "\n"),
      Accepted(lambda m: m.constant_models == ("m2",))),
 ]
 #: Options that go with particular cases of WIDE_CSV (besides those in Accepted/Same).
@@ -148,7 +148,7 @@ LONG_CSV = [
     ("empty score", _text(lambda t: _cell(t, 5, 2, "")), Refused("line 6: model 'm1' has no score for item 'q001'")),
     ("blank line", _text(lambda t: _insert_line(t, 5, "")), Same()),
     ("text score", _text(lambda t: _cell(t, 5, 2, "x")), Refused("'x' is not a number")),
-    ("rows shuffled", _text(lambda t: "\n".join([_long_lines(t)[0]] + sorted(_long_lines(t)[1:], key=lambda line: zlib.crc32(line.encode()))) + "\n"), Same()),
+    ("rows shuffled", _text(lambda t: "\n".join([_long_lines(t)[0], *sorted(_long_lines(t)[1:], key=lambda line: zlib.crc32(line.encode()))]) + "\n"), Same()),
 ]
 
 

@@ -124,7 +124,7 @@ def compare_text(expected: str, actual: str, where: str = "text") -> list[str]:
             if kind == "number" and (is_full_precision(old_token) or is_full_precision(new_token)) \
                     and CSV_NUMBER.fullmatch(new_token) and floats_close(float(old_token), float(new_token)):
                 continue
-            rule = "to a relative %g" % REL_TOL if kind == "number" and is_full_precision(old_token) else "exactly"
+            rule = f"to a relative {REL_TOL:g}" if kind == "number" and is_full_precision(old_token) else "exactly"
             differences.append(f"{where} line {number}: expected {old_token!r}, got {new_token!r} (compared {rule}) in {new_line!r}")
     if expected.count("\n") != actual.count("\n"):
         differences.append(f"{where}: expected {expected.count(chr(10)) + 1} lines, got {actual.count(chr(10)) + 1}")

@@ -32,7 +32,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 import numpy as np
 import zstandard
@@ -43,7 +42,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SHIPPED = REPOSITORY / "llm_power_verified" / "data"
 Check = Callable[[str, Path], str | None]  # (stdout, folder) -> a problem, or None
-Content = Union[bytes, Callable[[], bytes]]
+Content = bytes | Callable[[], bytes]
 
 
 @dataclass(frozen=True)
@@ -406,7 +405,7 @@ def json_number_cases() -> list[Case]:
 
     def line4(score: str) -> bytes:
         lines = list(base)
-        lines[3] = '{"item_id": "q001", "model": "m0", "score": %s}' % score
+        lines[3] = f'{{"item_id": "q001", "model": "m0", "score": {score}}}'
         return "\n".join(lines).encode()
 
     one = means(with_cell(SCORES, 1, 0, 1))
@@ -450,8 +449,8 @@ def structure_cases() -> list[Case]:
         case("quoted newline, then a repeated item: physical lines named", duplicate_after_quote, refused("line 7 and line 11")),
         case("quoted newline in a header name, then a bad cell", header_quote, refused("line 11")),
         case("long table: quoted newline, then a bad score", long_lines, refused("line 22"), "l.csv"),
-        case("unclosed quote in the last row", "\n".join(lines[:40] + ['q039,1,"0,1', ""]).encode(), refused("line 41", "quote")),
-        case("item_id column twice", b"\n".join(l + b"," + l.split(b",")[0] for l in base.rstrip(b"\n").split(b"\n")) + b"\n",
+        case("unclosed quote in the last row", "\n".join([*lines[:40], 'q039,1,"0,1', ""]).encode(), refused("line 41", "quote")),
+        case("item_id column twice", b"\n".join(line + b"," + line.split(b",")[0] for line in base.rstrip(b"\n").split(b"\n")) + b"\n",
              refused("item_id")),
         case("model names differing by a space", base.replace(b"m2", b" m1", 1), either(None, "m1")),
         case("whitespace-only file", b"   \n \n", refused("w.csv")),
@@ -463,10 +462,10 @@ def structure_cases() -> list[Case]:
         case("3,000 header names, 4 fields per row", many, refused("line 2", "line 1")),
         case("semicolon-separated .csv", wide(sep=";"), refused("w.csv")),
         case("commas in a .tsv", base, refused("w.tsv"), "w.tsv"),
-        case("trailing separator on every line", b"\n".join(l + b"," for l in base.rstrip(b"\n").split(b"\n")) + b"\n",
+        case("trailing separator on every line", b"\n".join(line + b"," for line in base.rstrip(b"\n").split(b"\n")) + b"\n",
              either(means(SCORES), "column 5")),
         case("quoted header names", base.replace(b"item_id,m0,m1,m2", b'"item_id","m0","m1","m2"', 1), Read(means(SCORES))),
-        case("an all-empty column", b"\n".join(l + (b",notes" if n == 0 else b",") for n, l in enumerate(base.rstrip(b"\n").split(b"\n"))) + b"\n",
+        case("an all-empty column", b"\n".join(line + (b",notes" if n == 0 else b",") for n, line in enumerate(base.rstrip(b"\n").split(b"\n"))) + b"\n",
              either(means(SCORES), "notes")),
         case("1 MB item id", base.replace(b"q020", b"q" * 1_000_000), either(means(SCORES), "line 22")),
         case("long table: one model", b"item_id,model,score\nq1,m0,1\nq2,m0,0\n", refused("two", "m0"), "l.csv"),
@@ -502,7 +501,7 @@ def cluster_cases() -> list[Case]:
         case("two clusters", topics(labels=("a", "b")), Read(means(SCORES, clusters=2))),
         case("one cluster", topics(labels=("a",)), either(means(SCORES, clusters=1), "cluster")),
         case("every item its own cluster", [f"c{i}" for i in range(40)], Read(means(SCORES, clusters=40))),
-        case("a cluster of one item", ["solo"] + topics(39, ("a", "b", "c")), Read(means(SCORES, clusters=4))),
+        case("a cluster of one item", ["solo", *topics(39, ("a", "b", "c"))], Read(means(SCORES, clusters=4))),
         Case(family, "cluster column absent", audit("w.csv", extra=options), refused("topic"), {"w.csv": wide()}),
         Case(family, "long table: empty label", audit("l.csv", extra=options), refused("q001"),
              {"l.csv": b"item_id,model,score,topic\n" + b"".join(
@@ -570,8 +569,8 @@ def json_cases() -> list[Case]:
     deep = "[" * 100_000 + "]" * 100_000
     deep_object = '{"a":' * 50_000 + "1" + "}" * 50_000
     cases = [Case(family, name, audit("s.jsonl"), expect, line4(record)) for name, record, expect in [
-        ("100,000-deep list in a field", '{"item_id": "q001", "model": "m0", "score": 1, "x": %s}' % deep, refused("line 4")),
-        ("50,000-deep object in a field", '{"item_id": "q001", "model": "m0", "score": 1, "x": %s}' % deep_object, refused("line 4")),
+        ("100,000-deep list in a field", f'{{"item_id": "q001", "model": "m0", "score": 1, "x": {deep}}}', refused("line 4")),
+        ("50,000-deep object in a field", f'{{"item_id": "q001", "model": "m0", "score": 1, "x": {deep_object}}}', refused("line 4")),
         ("5,000-digit integer in a field", '{"item_id": "q001", "model": "m0", "score": 1, "x": %s}' % ("7" * 5000), refused("line 4")),
         ("NaN literal in a field", '{"item_id": "q001", "model": "m0", "score": 1, "x": NaN}', refused("line 4")),
         ("repeated key in a nested object", '{"item_id": "q001", "model": "m0", "score": 1, "x": {"k": 1, "k": 2}}', refused("'k'")),
@@ -589,7 +588,7 @@ def json_cases() -> list[Case]:
         Case(family, "one JSON array instead of lines", audit("s.jsonl"), refused("line 1", "s.jsonl"), {"s.jsonl": json.dumps(records).encode()}),
         Case(family, "item ids 1 and 1.0", audit("s.jsonl"), either(means(SCORES), "1.0", "line 4"), {"s.jsonl": "".join(json.dumps(r) + "\n" for r in numeric_ids).encode()}),
         Case(family, "10 MB string field", audit("s.jsonl"), either(means(SCORES), "line 4"),
-             line4('{"item_id": "q001", "model": "m0", "score": %d, "x": "%s"}' % (SCORES[1, 0], "y" * 10_000_000))),
+             line4(f'{{"item_id": "q001", "model": "m0", "score": {SCORES[1, 0]:d}, "x": "{"y" * 10_000_000}"}}')),
     ]
     return cases
 
@@ -1112,7 +1111,7 @@ def warning_cases() -> list[Case]:
         Case(family, "every item discordant", ("audit", "w.csv", *FAST, "--n-resamples", "50"), Read(), {"w.csv": wide(opposite)}),
         Case(family, "models constant 0 and 1", ("audit", "w.csv", *FAST), Read(), {"w.csv": wide(constants)}),
         Case(family, "one cluster of one item", ("audit", "w.csv", *FAST, *cluster), Read(),
-             {"w.csv": wide(clusters=["solo"] + topics(39, ("a", "b")))}),
+             {"w.csv": wide(clusters=["solo", *topics(39, ("a", "b"))])}),
         Case(family, "test on one file twice", ("test", "a.txt", "a.txt"), Read(), {"a.txt": plain(SCORES[:, 0])}),
         Case(family, "monitor graded N = 1", ("monitor", "a.txt", "b.txt"), either(None, "item", "a.txt"), {"a.txt": b"0.25\n", "b.txt": b"0.75\n"}),
         Case(family, "monitor on one file twice", ("monitor", "a.txt", "a.txt"), Read(), {"a.txt": plain(SCORES[:, 0])}),
@@ -1152,7 +1151,7 @@ def parquet_cases() -> list[Case]:
         case("zero rows", {"item_id": pa.array([], pa.string()), "m0": pa.array([], pa.int64()), "m1": pa.array([], pa.int64())}, refused("no items", "p.parquet")),
         case("scores as dictionary strings", {"item_id": ids, "m0": pa.array([str(v) for v in m0]).dictionary_encode(), "m1": m1}, either(two, "m0")),
         case("timestamp column", {"item_id": ids, "m0": pa.array(m0, pa.int64()).cast(pa.timestamp("s")), "m1": m1}, refused("m0")),
-        case("uint64 above 2**63", {"item_id": ids, "m0": pa.array([2**64 - 1] + m0[1:], pa.uint64()), "m1": m1}, refused("q000", "m0")),
+        case("uint64 above 2**63", {"item_id": ids, "m0": pa.array([2 ** 64 - 1, *m0[1:]], pa.uint64()), "m1": m1}, refused("q000", "m0")),
         case("float16 scores", {"item_id": ids, "m0": pa.array(np.array(m0, np.float16)), "m1": m1}, either(two, "m0")),
         case("null cluster label", {"item_id": ids, "m0": m0, "m1": m1, "topic": labels}, refused("q004"), ("--cluster-column", "topic")),
     ]

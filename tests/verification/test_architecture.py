@@ -118,9 +118,9 @@ def test_no_import_cycle_between_modules():
         state[node] = 1
         for successor in sorted(graph[node] - packages):
             if state.get(successor) == 1:
-                cycle.extend(trail[trail.index(successor):] + [node, successor] if successor in trail else [node, successor])
+                cycle.extend([*trail[trail.index(successor):], node, successor] if successor in trail else [node, successor])
                 return True
-            if state.get(successor) is None and visit(successor, trail + [node]):
+            if state.get(successor) is None and visit(successor, [*trail, node]):
                 return True
         state[node] = 2
         return False

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import mpmath
@@ -127,7 +128,7 @@ def test_lemma_1_limit_at_mpmath_precision(p_value, rho_value):
             remainders_4.append((ratio - mpmath.mpf(1) / 2 - second * gap**2) / gap**4 - fourth)
         for exponent, remainder in zip(range(3, 8), remainders_2):
             assert abs(remainder) <= 2 * abs(fourth) * mpmath.mpf(10) ** (-2 * exponent)
-        for larger, smaller in zip(remainders_4, remainders_4[1:]):
+        for larger, smaller in pairwise(remainders_4):
             # O(delta^2): each decade of delta divides the remainder by about 100.
             assert 90 < larger / smaller < 110
 

@@ -93,7 +93,7 @@ def test_alternative_takes_the_same_three_values_everywhere():
         "required_n_paired_binary": lambda alternative: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alternative=alternative),
         "required_n_paired_t": lambda alternative: lpv.required_n_paired_t(0.3, 1.0, alternative=alternative),
     }
-    for name, call in calls.items():
+    for call in calls.values():
         for alternative in ALTERNATIVES:
             call(alternative)
         with pytest.raises(ArgumentError, match="alternative must be one of 'two-sided', 'larger', 'smaller'"):
