@@ -6,7 +6,7 @@
 * :class:`ArgumentError`: an argument outside what is allowed (the message names
   the argument, its value, the allowed range or choices and, for arrays, the
   index).  It is also a ``ValueError``, so ``except ValueError`` keeps working.
-* :class:`llm_power_verified.io.InputError` (and its ``AlignmentError`` and
+* :class:`~llm_power_verified.io.errors.InputError` (and its ``AlignmentError`` and
   ``OutputError``): an input file or table that cannot be read into a valid
   score matrix, or an output path that cannot be written safely.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.parents import alpha_power_options, format_options, marginal_options
-from llm_power_verified.cli.tables import render_rows
+from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import POSITIVE
 
 __all__ = ["add_parser", "run"]

@@ -6,7 +6,7 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.parents import alpha_power_options, format_options, marginal_options
 from llm_power_verified.cli.repository import repository_module
-from llm_power_verified.cli.tables import render_rows
+from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.io.output import json_text
 
 __all__ = ["add_parser", "run"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.parents import alpha_power_options, marginal_options
-from llm_power_verified.cli.tables import format_value
+from llm_power_verified.cli.text_tables import format_value
 from llm_power_verified.cli.value_types import COUNT, SIZE
 from llm_power_verified.io.output import json_text
 

@@ -17,21 +17,12 @@ __all__ = ["CommandError", "Interrupted", "ReaderLeft"]
 class CommandError(LlmPowerError):
     """A user error the command line reports in one line on stderr, with exit status 2.
 
-    Parameters
-    ----------
-    message : str
-        The one line: what is wrong, the value, what is allowed and the option that fixes it.
+    Its message says what is wrong, the value, what is allowed and the option that fixes it.
     """
 
 
 class ReaderLeft(CommandError):
-    """The reader of standard output went away (``| head``): the command ends quietly with the shell's 128 + SIGPIPE.
-
-    Parameters
-    ----------
-    message : str
-        What ended the command (not printed: the command ends quietly).
-    """
+    """The reader of standard output went away (``| head``): the command ends quietly with the shell's 128 + SIGPIPE."""
 
     status = 128 + getattr(signal, "SIGPIPE", 13)
 
@@ -40,11 +31,6 @@ class Interrupted(CommandError):
     """Ctrl-C (SIGINT) during a command: one line, no traceback, the shell's 128 + SIGINT.
 
     A file being written is removed by the atomic writer before this is raised.
-
-    Parameters
-    ----------
-    message : str
-        The one line printed on stderr (``interrupted``).
     """
 
     status = 128 + signal.SIGINT

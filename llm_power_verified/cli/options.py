@@ -70,10 +70,18 @@ class Parser(argparse.ArgumentParser):
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the description's line breaks and appends every option's default to its help.
 
+    argparse makes it with the program's name; the other parameters are argparse's.
+
     Parameters
     ----------
-    *args, **kwargs
-        As ``argparse.RawDescriptionHelpFormatter`` takes them (argparse makes the formatter).
+    prog : str
+        The program's name, in the usage line.
+    indent_increment : int, default 2
+        Spaces each nested section is indented by.
+    max_help_position : int, default 24
+        The column where an option's help starts, when its name leaves room.
+    width : int, optional
+        The text width (default: the terminal's, less 2).
     """
 
     def _get_help_string(self, action: argparse.Action) -> str:

@@ -10,7 +10,7 @@ from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.inputs import accuracy_options, input_options, read_accuracy_table, read_matrix
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
-from llm_power_verified.cli.tables import render_rows
+from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import SIZE, number
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text

@@ -132,7 +132,9 @@ def stdout_failed(what: str, error: OSError) -> OutputError:
 
 
 def print_report(text: str) -> None:
-    """Print a command's text on standard output, controls and bidirectional marks escaped (:func:`terminal_lines`).
+    """Print a command's text on standard output, controls and bidirectional marks escaped.
+
+    The escaping is :func:`~llm_power_verified.io.escaping.terminal_lines`'s.
 
     Parameters
     ----------

@@ -38,7 +38,35 @@ def _whole_number(text: str) -> int | None:
     return int(value)
 
 
-def number(*, integer: bool = False, **limits) -> Callable[[str], float | int]:
+def _range(integer: bool, low=None, high=None, low_open: bool = False, high_open: bool = False) -> str:
+    """The range of :func:`number`'s limits as its docstring shows it, "[1, 1,000]" or "(0, 1)"."""
+    def show(bound, infinite: str) -> str:
+        return infinite if bound is None else f"{bound:,}" if integer else f"{bound:g}"
+
+    return (f"{'(' if low_open or low is None else '['}{show(low, '-inf')}, "
+            f"{show(high, 'inf')}{')' if high_open or high is None else ']'}")
+
+
+_TYPE_DOC = """{summary}: {kind} in {bounds}.
+
+Parameters
+----------
+text : str
+    The option's value, as typed.
+
+Returns
+-------
+{type}
+    The value, checked.
+
+Raises
+------
+argparse.ArgumentTypeError
+    Anything else, with the value and the range (argparse names the option).
+"""
+
+
+def number(*, integer: bool = False, summary: str = "A number", **limits) -> Callable[[str], float | int]:
     """An option's number type: parse the text, then the one range check (finite, within ``limits``).
 
     Parameters
@@ -46,9 +74,11 @@ def number(*, integer: bool = False, **limits) -> Callable[[str], float | int]:
     integer : bool, default False
         True: a whole number, written plainly (1000) or as an exactly whole number (1e3, 1000.0); 1.5, 1e400, nan
         and inf are refused with the allowed range.  False: any finite number.
+    summary : str, default "A number"
+        What the value is, for the type's docstring ("A probability (--alpha, --power)").
     **limits
-        The range, as :func:`~llm_power_verified._validation.check_scalar` takes it: ``low``, ``high``,
-        ``low_open``, ``high_open``.
+        The range, as ``llm_power_verified._validation.check_scalar`` takes it: ``low``, ``high``, ``low_open``,
+        ``high_open``.
 
     Returns
     -------
@@ -88,35 +118,30 @@ def number(*, integer: bool = False, **limits) -> Callable[[str], float | int]:
                 message = f"{message.rpartition('; got ')[0]}; got {shown}"
             raise argparse.ArgumentTypeError(message) from None
 
+    parse.__doc__ = _TYPE_DOC.format(summary=summary, kind="a whole number" if integer else "a finite number",
+                                     bounds=_range(integer, **limits), type="int" if integer else "float")
     return parse
 
 
-#: A probability, in (0, 1): --alpha, --power, --p-a, --p-b, --quantile.
-PROBABILITY = number(low=0, high=1, low_open=True, high_open=True)
-#: A correlation, in [-1, 1]: --rho.
-CORRELATION = number(low=-1, high=1)
-#: A count of items, 0 to the contract's MAX_COUNT: --b, --c.
-COUNT = number(integer=True, low=0, high=MAX_COUNT)
-#: A number of items, 1 to the contract's MAX_COUNT: --n.
-SIZE = number(integer=True, low=1, high=MAX_COUNT)
-#: A positive number.
-POSITIVE = number(low=0, low_open=True)
-#: A seed of numpy's Generator.
-SEED = number(integer=True, low=0, high=2**63 - 1)
+PROBABILITY = number(low=0, high=1, low_open=True, high_open=True,
+                     summary="A probability (--alpha, --power, --p-a, --p-b, --quantile)")
+CORRELATION = number(low=-1, high=1, summary="A correlation (--rho)")
+COUNT = number(integer=True, low=0, high=MAX_COUNT, summary="A count of items (--b, --c), at most the contract's MAX_COUNT")
+SIZE = number(integer=True, low=1, high=MAX_COUNT, summary="A number of items (--n), at most the contract's MAX_COUNT")
+POSITIVE = number(low=0, low_open=True, summary="A positive number")
+SEED = number(integer=True, low=0, high=2**63 - 1, summary="The seed of every resample (--seed)")
 #: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
 MAX_AUDIT_RESAMPLES = 100_000
-#: The resamples of the paired test, 100 to the contract's MAX_RESAMPLES.
-RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES)
-#: The resamples of an audit, 0 (skip) to MAX_AUDIT_RESAMPLES.
-AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES)
-#: The checkpoints of the monitor.
-CHECKPOINTS = number(integer=True, low=1, high=1_000_000)
-#: A small positive count (--workers).
-POSITIVE_COUNT = number(integer=True, low=1, high=1024)
-#: --width: a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts.
-WIDTH = number(integer=True, low=60, high=1000)
-#: --horizon: the discordant items the monitored test follows.
-HORIZON = number(integer=True, low=100, high=50_000_000)
+RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES,
+                   summary="The paired test's bootstrap resamples, at most the contract's MAX_RESAMPLES")
+AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES,
+                         summary="An audit's resamples (--n-resamples and the like; 0 skips them)")
+CHECKPOINTS = number(integer=True, low=1, high=1_000_000, summary="The monitor's checkpoints")
+POSITIVE_COUNT = number(integer=True, low=1, high=1024, summary="The local processes of --workers")
+WIDTH = number(integer=True, low=60, high=1000,
+               summary="--width (a terminal report narrower than 60 columns cannot hold the pair table's names and "
+                       "verdicts)")
+HORIZON = number(integer=True, low=100, high=50_000_000, summary="--horizon, the discordant items the monitored test follows")
 
 
 @docfill("option_text")

@@ -1,4 +1,4 @@
-"""Three backends with one interface: :meth:`Backend.map` (function, tasks, shared) -> results in task order.
+"""Three backends with one interface: ``Backend.map`` (function, tasks, shared) -> results in task order.
 
 * :class:`LocalBackend`: a loop in this process (the default everywhere).
 * :class:`JoblibBackend`: a pool of local threads (``"threads"``: NumPy
@@ -269,7 +269,7 @@ def _check_workers(workers: Any) -> int:
 
 
 def backend_for(backend: str | Backend | None = None, *, workers: int | None = None, scheduler: str | None = None) -> Backend:
-    """A backend from its name (one of :data:`BACKENDS`) or as given; ``scheduler`` implies Dask.
+    """A backend from its name (one of ``BACKENDS``) or as given; ``scheduler`` implies Dask.
 
     Parameters
     ----------
