@@ -47,11 +47,12 @@ from llm_power_verified.contract.views import (
     COMPOSITES,
     DROP_ORDER,
     GRADED_VIEW,
+    MIXED_PAIRS_VIEW,
     Composite,
     header,
 )
 
 __all__ = ["ACCURACIES_VIEW", "ACCURACY_MODES", "ADJUSTMENTS", "ASSUMED_VIEW", "AUDITS", "BINARY_VIEW", "COLUMN_CHOICES", "COMPOSITES",
            "CORRECTIONS", "DATA", "SETTINGS", "Field", "DROP_ORDER", "FAMILIES", "FORMATS", "GRADED_VIEW", "KINDS", "MACHINE_FORMATS", "MAX_COUNT", "MAX_RESAMPLES",
-           "MODEL_COLUMNS", "MODES", "PAIR_COLUMNS", "PAIR_LISTS", "SCHEMA_IDS", "TEXT_FORMATS", "VERDICT_KINDS", "VERDICT_RULES", "WHEN",
+           "MIXED_PAIRS_VIEW", "MODEL_COLUMNS", "MODES", "PAIR_COLUMNS", "PAIR_LISTS", "SCHEMA_IDS", "TEXT_FORMATS", "VERDICT_KINDS", "VERDICT_RULES", "WHEN",
            "Column", "Composite", "column", "header", "legend", "model_columns", "ordered", "pair_columns"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from llm_power_verified.contract.columns import column
 
-__all__ = ["ACCURACIES_VIEW", "ASSUMED_VIEW", "BINARY_VIEW", "COLUMN_CHOICES", "COMPOSITES", "DROP_ORDER", "GRADED_VIEW", "Composite",
-           "header"]
+__all__ = ["ACCURACIES_VIEW", "ASSUMED_VIEW", "BINARY_VIEW", "COLUMN_CHOICES", "COMPOSITES", "DROP_ORDER", "GRADED_VIEW",
+           "MIXED_PAIRS_VIEW", "Composite", "header"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ ACCURACIES_VIEW = ("delta", "rho_min", "rho_max", "required_n_rho_min", "require
                    "agreement_critical", "verdict_family")
 #: Added to it with an assumed correlation.
 ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
+#: Shown first after the two models when the listed pairs are not all adjacent (--mode all or reference, --pairs all):
+#: which pairs are next in the ranking (the family of --family adjacent).  A listing of adjacent pairs only omits it.
+MIXED_PAIRS_VIEW = ("adjacent",)
 #: The accuracies-only terminal's columns dropped first when the pair table is wider than the terminal (the least needed first).
 DROP_ORDER = ("rho_interval", "required_n_range", "q_assumed", "verdict_assumed_family", "agreement_critical", "verdict_family")
 

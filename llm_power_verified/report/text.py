@@ -27,14 +27,31 @@ from collections.abc import Callable, Iterable, Sequence
 
 import pandas as pd
 
-from llm_power_verified.contract import BINARY_VIEW, COMPOSITES, DROP_ORDER, GRADED_VIEW, VERDICT_RULES, column, legend
+from llm_power_verified.contract import (
+    BINARY_VIEW,
+    COMPOSITES,
+    DROP_ORDER,
+    GRADED_VIEW,
+    VERDICT_RULES,
+    column,
+    header,
+    legend,
+)
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.report.cells import cell
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.sections import text_sections
 from llm_power_verified.report.table import grid
-from llm_power_verified.report.view import PAIR_VIEW, accuracy_models, accuracy_view, label, meaning, shown_pairs
+from llm_power_verified.report.view import (
+    PAIR_VIEW,
+    accuracy_models,
+    accuracy_view,
+    label,
+    meaning,
+    shown_pairs,
+    with_adjacent,
+)
 
 __all__ = ["NAME_LIMIT", "column_width", "fitted", "text_report"]
 
@@ -226,11 +243,16 @@ def _item_pairs(audit, shown: pd.DataFrame, view: list[str], keys: dict[str, str
     if len(shown) < total:
         lines.append(f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats have all)")
     names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"])]
-    chosen, rows = _fit(shown, names, view, PAIR_VIEW.__getitem__, width, view[::-1], 4)
+    view = with_adjacent(shown, view)
+    chosen, rows = _fit(shown, names, view, _item_label, width, view[::-1], 4)
     if len(chosen) < len(view):
         lines.append(f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)")
-    lines.append(grid(["A", "B"] + [PAIR_VIEW[name] for name in chosen], rows, markdown))
+    lines.append(grid(["A", "B"] + [_item_label(name) for name in chosen], rows, markdown))
     return lines, chosen
+
+
+def _item_label(name: str) -> str:
+    return PAIR_VIEW[name] if name in PAIR_VIEW else header(name)
 
 
 def _accuracy_pairs(audit, shown: pd.DataFrame, markdown: bool, width: int, listed: str) -> tuple[list[str], list[str]]:
@@ -242,7 +264,8 @@ def _accuracy_pairs(audit, shown: pd.DataFrame, markdown: bool, width: int, list
     columns = view if markdown else ["delta", "rho_interval", "required_n_range"] + compact[1:]
     if not len(shown):
         return [], columns
-    if markdown:
+    if markdown:  # the terminal names the models by rank, which shows the adjacent pairs already
+        columns = with_adjacent(shown, columns)
         names = [[str(a), str(b)] for a, b in zip(shown["model_a"], shown["model_b"])]
     else:
         names = [[f"#{a}", f"#{b}"] for a, b in zip(shown["rank_a"], shown["rank_b"])]
@@ -281,11 +304,11 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
 def _legend(audit, view: list[str], markdown: bool) -> list[tuple[str, str]]:
     """(name, meaning) for every verdict rule present and every column shown, once per report."""
     if audit.kind == "accuracies":
-        return ([] if markdown else [("A, B", "the models' ranks in the model table")]) + [(label(audit, name), meaning(audit, name))
+        return ([] if markdown else [("A, B", "the models' ranks in the model table (adjacent pairs: ranks that differ by 1)")]) + [(label(audit, name), meaning(audit, name))
                                                                                             for name in view]
     model = legend(("ci_low", "rank_low", "rank_high", "letters", "rank_boot_low", "rank_boot_high", "tier"))
     entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in audit.pairs]
-    entries += [(f"{PAIR_VIEW[name]} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else column(name).meaning)
+    entries += [(f"{_item_label(name)} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else column(name).meaning)
                 for name in view if name not in VERDICT_RULES]
     entries += [("mean score [interval]", model["ci_low"].removesuffix(", low end")),
                 ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"), ("letters", model["letters"])]

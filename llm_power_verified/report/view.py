@@ -15,11 +15,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from llm_power_verified.contract import ACCURACIES_VIEW, ASSUMED_VIEW, COLUMN_CHOICES, COMPOSITES, header
+from llm_power_verified.contract import (
+    ACCURACIES_VIEW,
+    ASSUMED_VIEW,
+    COLUMN_CHOICES,
+    COMPOSITES,
+    MIXED_PAIRS_VIEW,
+    column,
+    header,
+)
 from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import report_legend
 
-__all__ = ["PAIR_VIEW", "ROW_LIMIT", "accuracy_models", "accuracy_view", "label", "meaning", "shown_pairs"]
+__all__ = ["PAIR_VIEW", "ROW_LIMIT", "accuracy_models", "accuracy_view", "label", "meaning", "shown_pairs", "with_adjacent"]
 
 #: Pair rows the text formats list with ``pairs="top"`` (the closest in rank); the machine formats have all.
 ROW_LIMIT = 200
@@ -59,6 +67,28 @@ def shown_pairs(audit, pairs: str = "top", limit: int = ROW_LIMIT) -> pd.DataFra
     return table.iloc[np.sort(order[:limit])]
 
 
+def with_adjacent(shown: pd.DataFrame, view: list[str]) -> list[str]:
+    """A pair view, with ``MIXED_PAIRS_VIEW`` (``adjacent``) first when the listed pairs are not all adjacent.
+
+    Parameters
+    ----------
+    shown : pandas.DataFrame
+        The pairs listed (:func:`shown_pairs`).
+    view : list of str
+        The view entries otherwise shown.
+
+    Returns
+    -------
+    list of str
+        ``view`` as it is when every listed pair is adjacent (the column would say yes on every row), else with
+        ``adjacent`` first: a listing of every pair mixes the adjacent family with the rest, and a reader must tell
+        which are which.
+    """
+    if shown["adjacent"].to_numpy(dtype=bool).all():
+        return list(view)
+    return [*MIXED_PAIRS_VIEW, *(name for name in view if name not in MIXED_PAIRS_VIEW)]
+
+
 def label(audit, name: str) -> str:
     """The text tables' label of a view entry, with the audit's correction where the header names it.
 
@@ -94,7 +124,9 @@ def meaning(audit, name: str) -> str:
     str
         A composite's meaning, or the report legend's.
     """
-    return COMPOSITES[name].meaning if name in COMPOSITES else report_legend(audit)[name]
+    if name in COMPOSITES:
+        return COMPOSITES[name].meaning
+    return report_legend(audit).get(name) or column(name).meaning  # a shared column (adjacent) by its declaration
 
 
 def accuracy_view(audit) -> list[str]:
