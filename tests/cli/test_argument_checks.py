@@ -15,7 +15,7 @@ from llm_power_verified.cli import main
         (["design", "--p-a", "0.6", "--p-b", "0.5", "--rho", "1e400"], "argument --rho: must be a finite number in [-1, 1]; got inf"),
         (["design", "--b", "1" + "0" * 400, "--c", "1", "--n", "5"], "argument --b: must be a whole number in [0, 9,007,199,254,740,992]"),
         (["design", "--b", "-1", "--c", "1", "--n", "5"], "argument --b: must be a whole number in [0,"),
-        (["design", "--b", "1.5", "--c", "1", "--n", "5"], "argument --b: must be a whole number; got '1.5'"),
+        (["design", "--b", "1.5", "--c", "1", "--n", "5"], "argument --b: must be a whole number in [0, 9,007,199,254,740,992]; got '1.5'"),
         (["design", "--b", "10", "--c", "10", "--n", "5"], "b + c must not exceed n"),
         (["design", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0", "--alpha", "0"], "argument --alpha: must be a finite number in (0, 1); got 0"),
         (["test", "--b", "3", "--c", "2", "--n", "10", "--n-resamples", "100000000000"], "argument --n-resamples: must be a whole number in [100, 1,000,000]"),
