@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from llm_power_verified.contract.choices import VERDICT_RULES
+from llm_power_verified.contract.ranges import RANGES
 
 __all__ = ["AUDITS", "KINDS", "MODEL_COLUMNS", "PAIR_COLUMNS", "WHEN", "Column", "column", "legend", "model_columns", "ordered",
            "pair_columns"]
@@ -55,6 +56,9 @@ class Column:
         When it is present (a key of ``WHEN``); None: always, in those audits.
     header : str
         Its label in the text tables.
+    range : tuple or None
+        (low, high), inclusive, None for an open end, of a numeric column that has one (``ranges.RANGES``); None:
+        unbounded, or not a number.
     """
 
     name: str
@@ -64,6 +68,7 @@ class Column:
     audits: frozenset[str]
     when: str | None
     header: str
+    range: tuple[float | None, float | None] | None = None
 
 
 def _columns(audits: str, kind: str, entries: Iterable[tuple], when: str | None = None) -> tuple[Column, ...]:
@@ -73,7 +78,7 @@ def _columns(audits: str, kind: str, entries: Iterable[tuple], when: str | None 
     for name, meaning, *rest in entries:
         digits = rest[0] if rest else (4 if kind in ("int", "float") else None)
         header = rest[1] if len(rest) > 1 else name.replace("_", " ")
-        made.append(Column(name, meaning, kind, digits, chosen, when, header))
+        made.append(Column(name, meaning, kind, digits, chosen, when, header, RANGES.get(name)))
     return tuple(made)
 
 
