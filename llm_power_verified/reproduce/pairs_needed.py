@@ -93,8 +93,8 @@ def _power_table_rows() -> list[Printed]:
     tables = {0.01: ("0.081 0.152 0.432", "0.134 0.262 0.732", "0.223 0.463 0.964", "0.440 0.842 1.000", "0.735 0.989 1.000"),
               0.02: ("0.217 0.437 0.955", "0.369 0.763 0.999", "0.653 0.957 1.000", "0.960 1.000 1.000", "1.000 1.000 1.000")}
     for effect, lines in tables.items():
-        for n, line in zip(_SIZES, lines):
-            for rho, text in zip(_CORRELATIONS, line.split()):
+        for n, line in zip(_SIZES, lines, strict=True):
+            for rho, text in zip(_CORRELATIONS, line.split(), strict=True):
                 rows.append(_monte_carlo(f"Section 4.{2 if effect == 0.01 else 3} table", f"t-test power, N = {n}, rho = {rho}", text, "normal", n, effect, rho, "t"))
     return rows
 
@@ -105,7 +105,7 @@ def _model_comparison_rows() -> list[Printed]:
     comparison = ((50, 0.5, "0.217 0.217 0.223 0.204"), (100, 0.8, "0.763 0.732 0.738 0.719"), (200, 0.95, "1.000 1.000 1.000 1.000"),
                   (500, 0.5, "0.960 0.958 0.955 0.952"), (1000, 0.8, "1.000 1.000 1.000 1.000"))
     for n, rho, line in comparison:
-        for (model, test), text in zip((("normal", "t"), ("beta", "t"), ("normal", "W"), ("beta", "W")), line.split()):
+        for (model, test), text in zip((("normal", "t"), ("beta", "t"), ("normal", "W"), ("beta", "W")), line.split(), strict=True):
             if (model, test) == ("normal", "t"):
                 continue  # the same cell as the Section 4.3 table
             rows.append(_monte_carlo("Section 4.5 table", f"{model} {'t-test' if test == 't' else 'Wilcoxon'} power, N = {n}, rho = {rho}, delta = 0.02",
@@ -130,8 +130,8 @@ def _type_i_rows() -> list[Printed]:
               "0.048 0.047 0.047 0.049", "0.048 0.049 0.039 0.039", "0.037 0.040 0.058 0.058", "0.057 0.056 0.045 0.049",
               "0.048 0.046 0.042 0.041", "0.046 0.043 0.057 0.056", "0.058 0.056 0.056 0.060")
     cells = [(n, rho) for n in _SIZES for rho in _CORRELATIONS]
-    for (n, rho), line in zip(cells, type_i):
-        for (model, test), text in zip((("normal", "t"), ("normal", "W"), ("beta", "t"), ("beta", "W")), line.split()):
+    for (n, rho), line in zip(cells, type_i, strict=True):
+        for (model, test), text in zip((("normal", "t"), ("normal", "W"), ("beta", "t"), ("beta", "W")), line.split(), strict=True):
             rows.append(_monte_carlo("Section 5.1 table", f"Type-I, {model} {'t' if test == 't' else 'Wilcoxon'}, N = {n}, rho = {rho}", text, model, n, 0.0, rho, test))
     return rows
 
@@ -142,7 +142,7 @@ def _minimum_n_rows() -> list[Printed]:
     ranges = {0.01: (">1000", "500-1000", "100-200"), 0.02: ("200-500", "100-200", "<50"), 0.05: ("50", "<50", "<50"), 0.10: ("<50", "<50", "<50")}
     bounds = {">1000": (1000, math.inf), "500-1000": (500, 1000), "100-200": (100, 200), "200-500": (200, 500), "<50": (0, 50), "50": (0, 50)}
     for effect, texts in ranges.items():
-        for rho, text in zip(_CORRELATIONS, texts):
+        for rho, text in zip(_CORRELATIONS, texts, strict=True):
             rows.append(Printed(EMBEDDING, "Section 6.1 table", f"minimum N for 80% power, delta = {effect}, rho = {rho}", text,
                                 lambda e=effect, r=rho: _minimum_n(e, r), "normal model, analytic noncentral-t power ('50' read as: N = 50 suffices)",
                                 "range", bounds=bounds[text]))
@@ -155,7 +155,7 @@ def _mde_rows() -> list[Printed]:
     mde = {50: ("0.048", "0.030", "0.015"), 100: ("0.034", "0.021", "0.011"), 200: ("0.024", "0.015", "0.008"),
            500: ("0.015", "0.010", "0.005"), 1000: ("0.011", "0.007", "0.003")}
     for n, texts in mde.items():
-        for rho, text in zip(_CORRELATIONS, texts):
+        for rho, text in zip(_CORRELATIONS, texts, strict=True):
             rows.append(Printed(EMBEDDING, "Section 9 table", f"MDE at 80% power, N = {n}, rho = {rho}", "~" + text,
                                 lambda n=n, r=rho: _mde(n, r), "normal model, analytic noncentral-t power (printed as approximate)"))
     return rows
@@ -164,7 +164,7 @@ def _mde_rows() -> list[Printed]:
 def _in_text_rows() -> list[Printed]:
     """Numbers printed in the text of Sections 4.5, 5.2, 7.1 and 8 (standard deviations, ratios, intervals, powers)."""
     rows: list[Printed] = []
-    for rho, text in zip(_CORRELATIONS, ("0.120", "0.076", "0.038")):
+    for rho, text in zip(_CORRELATIONS, ("0.120", "0.076", "0.038"), strict=True):
         rows.append(Printed(EMBEDDING, "Section 7.1", f"SD(d) at rho = {rho}", text, lambda r=rho: 0.12 * math.sqrt(2 * (1 - r)), "sigma = 0.12, unclipped formula"))
     rows += [
         Printed(EMBEDDING, "Section 7.1", "SD(d) ratio rho = 0.50 vs 0.95", "3.2", lambda: math.sqrt(0.5 / 0.05), "sigma sqrt(2 (1 - rho))"),

@@ -12,6 +12,7 @@ multiplicity, clustering and anytime validity are in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -108,6 +109,42 @@ def count_unresolved(required: np.ndarray, n: float) -> int:
     return int(np.sum(np.asarray(ceil_sample_size(required)) > n))
 
 
+def _discordance_rows(where: str, row: dict, other_reading: Callable[[], str]) -> list[Printed]:
+    """Eq. 6's N* and the chi-square and exact McNemar p-values of one printed pair, recomputed from its counts."""
+    b, c, n = row["b"], row["c"], row["n"]
+    inputs = f"b = {b}, c = {c}, N = {n}"
+    rows = [Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda: float(required_n_from_counts(b, c, n)), inputs, "required-n",
+                    other_reading=other_reading)]
+    for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
+        rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda m=method: float(mcnemar_test(b, c, m).pvalue), inputs,
+                            "upper-bound" if row[key].startswith("<") else "value"))
+    return rows
+
+
+def _table_7_values(table_7: list[dict]) -> list[Printed]:
+    """Table 7, per MMLU-Pro adjacent pair: N*, the two p-values and rho-hat."""
+    rows: list[Printed] = []
+    for index, row in enumerate(table_7, start=1):
+        b, c, n = row["b"], row["c"], row["n"]
+        where = f"Table 7, pair {index} vs {index + 1}"
+        rows += _discordance_rows(where, row, lambda b=b, c=c, n=n: _one_fewer(b, c, n))
+        both = round(row["p_a"] * n) - b
+        rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
+                            f"b = {b}, c = {c}, N = {n}, a = round(p_A N) - b = {both}"))
+    return rows
+
+
+def _table_6_values(table_6: list[dict]) -> list[Printed]:
+    """Table 6, per Open LLM Leaderboard v1 close pair: N* (which that table rounds to the nearest integer) and the two p-values."""
+    rows: list[Printed] = []
+    for row in table_6:
+        b, c, n = row["b"], row["c"], row["n"]
+        rows += _discordance_rows(f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}", row,
+                                  lambda b=b, c=c, n=n: f"rounded to the nearest integer it is "
+                                                        f"{math.floor(float(required_n_from_counts(b, c, n)) + 0.5):,}, as Table 6 rounds")
+    return rows
+
+
 def tables_6_7_rows() -> list[Printed]:
     """Tables 6 and 7: the printed N*, p-values and counts of unresolved pairs, recomputed from the printed counts.
 
@@ -116,29 +153,8 @@ def tables_6_7_rows() -> list[Printed]:
     list of Printed
         One record per printed value.
     """
-    rows: list[Printed] = []
     table_7, table_6 = table_7_rows()
-    for index, row in enumerate(table_7, start=1):
-        b, c, n = row["b"], row["c"], row["n"]
-        where = f"Table 7, pair {index} vs {index + 1}"
-        inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs,
-                            "required-n", other_reading=lambda b=b, c=c, n=n: _one_fewer(b, c, n)))
-        for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
-            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs,
-                                "upper-bound" if row[key].startswith("<") else "value"))
-        both = round(row["p_a"] * n) - b
-        rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
-                            f"{inputs}, a = round(p_A N) - b = {both}"))
-    for row in table_6:
-        b, c, n = row["b"], row["c"], row["n"]
-        where = f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}"
-        inputs = f"b = {b}, c = {c}, N = {n}"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda b=b, c=c, n=n: float(required_n_from_counts(b, c, n)), inputs,
-                            "required-n", other_reading=lambda b=b, c=c, n=n: f"rounded to the nearest integer it is "
-                                                                        f"{math.floor(float(required_n_from_counts(b, c, n)) + 0.5):,}, as Table 6 rounds"))
-        for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
-            rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda b=b, c=c, m=method: float(mcnemar_test(b, c, m).pvalue), inputs))
+    rows = _table_7_values(table_7) + _table_6_values(table_6)
     rows.append(Printed(MAIN, "Table 7, N* column (this package's check)", "values reproduced by N = 12,031 and the ceiling (of 9)", "9",
                         lambda: float(sum(float(ceil_sample_size(required_n_from_counts(r["b"], r["c"], r["n"] - 1))) == r["required_n"] for r in table_7)),
                         "Table 7 counts with N one fewer than the stated 12,032; at 12,032 the ceiling matches 4 of 9", claim=False))

@@ -67,6 +67,66 @@ def tighter_than_fixed_n() -> tuple[bool, str]:
                       f"not tighter than fixed-n: {', '.join(same) or 'none'}")
 
 
+def _hellaswag_claims() -> list[Printed]:
+    """Section 1's opening example and the HellaSwag pair: its gap and whether its bootstrap interval contains zero."""
+    _, table_6 = table_7_rows()
+    hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
+
+    def bootstrap_ci() -> tuple[bool, str]:
+        """Whether the ideal percentile bootstrap interval of the HellaSwag gap contains zero."""
+        contains, mass = ideal_bootstrap_contains_zero(hellaswag["b"], hellaswag["c"], hellaswag["n"])
+        return contains, (f"the ideal (B = infinity) percentile interval {'contains' if contains else 'excludes'} 0: "
+                          f"P(D* <= 0) = {mass:.4f} against 0.025")
+
+    return [
+        holds_claim(MAIN, "Section 1", "78.3% vs 77.5% is a 0.8-point gap", "0.8", lambda: (round(78.3 - 77.5, 1) == 0.8, "78.3 - 77.5 = 0.8"), "the two accuracies"),
+        Printed(MAIN, "Section 1 / Appendix E", "HellaSwag gap delta-hat in pp ((b - c)/N)", "0.46", lambda: 100 * (hellaswag["b"] - hellaswag["c"]) / hellaswag["n"],
+                "b = 295, c = 249, N = 10,042"),
+        holds_claim(MAIN, "Section 1", "the paired-bootstrap 95% CI of the HellaSwag gap contains zero", "contains 0", bootstrap_ci,
+               "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its distribution is computed exactly"),
+    ]
+
+
+def _oll_v1_claims() -> list[Printed]:
+    """The abstract's and Sections 1-2's claims on the 40 OLL v1 pairs: how many are unresolved, and the paired gain."""
+    _, table_6 = table_7_rows()
+
+    def close_gain_range() -> tuple[bool, str]:
+        """Whether the 7 printed close pairs' paired-vs-unpaired gains lie in the stated range."""
+        gains = [float(required_n_unpaired(r["p_a"], second_accuracy(r)) / required_n_paired_binary(r["p_a"], second_accuracy(r), r["rho"])) for r in table_6]
+        return min(gains) >= 1.33 - 0.005 and max(gains) <= 5.39 + 0.005, f"the 7 Table 6 pairs give {min(gains):.2f} to {max(gains):.2f}"
+
+    return [
+        missing_claim(MAIN, "Abstract, Sections 1, 6.1", "11 of 40 OLL v1 comparisons unresolved", "11/40",
+                 "needs the counts of all 40 OLL v1 pairs; the paper prints the 7 close pairs only"),
+        missing_claim(MAIN, "Section 1, 2, Figure 1", "paired N* is a median 2.15x smaller than Miller's unpaired N on the 40 OLL v1 pairs (IQR 1.60-2.75)", "2.15",
+                 "needs the 40 OLL v1 pairs"),
+        holds_claim(MAIN, "Section 2", "the paired-vs-unpaired gain lies in [1.33, 5.39] over the OLL v1 pairs (checkable on the 7 printed ones)", "[1.33, 5.39]",
+               close_gain_range, "Table 6 accuracies and rho-hat; unpaired N from Miller's formula"),
+    ]
+
+
+def _clustering_claims() -> list[Printed]:
+    """The abstract's and Section 1's claims on the MMLU-Pro pairs under Table 4's clustering."""
+    table_7, _ = table_7_rows()
+
+    def cluster_flip() -> tuple[bool, str]:
+        """Whether exactly two pairs go from resolved to N* > 3N once multiplied by their design effects."""
+        iid = required_at_counts(table_7)
+        cluster = iid * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC])
+        flips = [i for i in range(9) if iid[i] <= N_MMLU and cluster[i] > 3 * N_MMLU]
+        names = ", ".join(f"{i + 1} vs {i + 2} ({cluster[i]:,.0f})" for i in flips)
+        return len(flips) == 2, f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches {cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N"
+
+    return [
+        holds_claim(MAIN, "Section 1 (contributions)", "under clustering two MMLU-Pro pairs flip from resolved to N* > 3N", "two pairs", cluster_flip,
+               "Table 7 counts x design effects from Table 4's printed ICC (m-bar = 12,032/14)"),
+        Printed(MAIN, "Abstract, Section 1, Table 4", "unresolved of 9 under Table 4's clustering", "6",
+                lambda: float(count_unresolved(required_at_counts(table_7) * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC]), N_MMLU)),
+                "Table 7 counts x design effects from Table 4's printed ICC"),
+    ]
+
+
 def introduction_claims() -> list[Printed]:
     """The abstract's and introduction's claims, each checked as stated.
 
@@ -75,43 +135,7 @@ def introduction_claims() -> list[Printed]:
     list of Printed
         One record per claim.
     """
-    table_7, table_6 = table_7_rows()
-    hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
-
-    def cluster_flip() -> tuple[bool, str]:
-        iid = required_at_counts(table_7)
-        cluster = iid * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC])
-        flips = [i for i in range(9) if iid[i] <= N_MMLU and cluster[i] > 3 * N_MMLU]
-        names = ", ".join(f"{i + 1} vs {i + 2} ({cluster[i]:,.0f})" for i in flips)
-        return len(flips) == 2, f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches {cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N"
-
-    def bootstrap_ci() -> tuple[bool, str]:
-        contains, mass = ideal_bootstrap_contains_zero(hellaswag["b"], hellaswag["c"], hellaswag["n"])
-        return contains, (f"the ideal (B = infinity) percentile interval {'contains' if contains else 'excludes'} 0: "
-                          f"P(D* <= 0) = {mass:.4f} against 0.025")
-
-    def close_gain_range() -> tuple[bool, str]:
-        gains = [float(required_n_unpaired(r["p_a"], second_accuracy(r)) / required_n_paired_binary(r["p_a"], second_accuracy(r), r["rho"])) for r in table_6]
-        return min(gains) >= 1.33 - 0.005 and max(gains) <= 5.39 + 0.005, f"the 7 Table 6 pairs give {min(gains):.2f} to {max(gains):.2f}"
-
-    return [
-        holds_claim(MAIN, "Section 1", "78.3% vs 77.5% is a 0.8-point gap", "0.8", lambda: (round(78.3 - 77.5, 1) == 0.8, "78.3 - 77.5 = 0.8"), "the two accuracies"),
-        Printed(MAIN, "Section 1 / Appendix E", "HellaSwag gap delta-hat in pp ((b - c)/N)", "0.46", lambda: 100 * (hellaswag["b"] - hellaswag["c"]) / hellaswag["n"],
-                "b = 295, c = 249, N = 10,042"),
-        holds_claim(MAIN, "Section 1", "the paired-bootstrap 95% CI of the HellaSwag gap contains zero", "contains 0", bootstrap_ci,
-               "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its distribution is computed exactly"),
-        missing_claim(MAIN, "Abstract, Sections 1, 6.1", "11 of 40 OLL v1 comparisons unresolved", "11/40",
-                 "needs the counts of all 40 OLL v1 pairs; the paper prints the 7 close pairs only"),
-        missing_claim(MAIN, "Section 1, 2, Figure 1", "paired N* is a median 2.15x smaller than Miller's unpaired N on the 40 OLL v1 pairs (IQR 1.60-2.75)", "2.15",
-                 "needs the 40 OLL v1 pairs"),
-        holds_claim(MAIN, "Section 2", "the paired-vs-unpaired gain lies in [1.33, 5.39] over the OLL v1 pairs (checkable on the 7 printed ones)", "[1.33, 5.39]",
-               close_gain_range, "Table 6 accuracies and rho-hat; unpaired N from Miller's formula"),
-        holds_claim(MAIN, "Section 1 (contributions)", "under clustering two MMLU-Pro pairs flip from resolved to N* > 3N", "two pairs", cluster_flip,
-               "Table 7 counts x design effects from Table 4's printed ICC (m-bar = 12,032/14)"),
-        Printed(MAIN, "Abstract, Section 1, Table 4", "unresolved of 9 under Table 4's clustering", "6",
-                lambda: float(count_unresolved(required_at_counts(table_7) * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC]), N_MMLU)),
-                "Table 7 counts x design effects from Table 4's printed ICC"),
-    ]
+    return _hellaswag_claims() + _oll_v1_claims() + _clustering_claims()
 
 
 def calibration_claims() -> list[Printed]:

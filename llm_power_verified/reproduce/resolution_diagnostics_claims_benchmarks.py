@@ -87,6 +87,7 @@ def oll_v1_claims() -> list[Printed]:
 
 
 def _perturbed_counts() -> tuple[int, int, list[str]]:
+    """The fewest and most MMLU-Pro pairs unresolved at rho-hat -+ 0.10 (clamped), and the pairs whose verdict flips."""
     table_7, _ = table_7_rows()
     counts, flipped = [], set()
     base = [float(required_n_paired_binary(r["p_a"], second_accuracy(r), r["rho"])) > N_MMLU for r in table_7]
@@ -103,29 +104,23 @@ def _perturbed_counts() -> tuple[int, int, list[str]]:
     return min(counts), max(counts), sorted(flipped)
 
 
-def mmlu_pro_claims() -> list[Printed]:
-    """The claims about the MMLU-Pro pairs, each checked as stated.
-
-    Returns
-    -------
-    list of Printed
-        One record per claim.
-    """
-    table_7, table_6 = table_7_rows()
+def _connor_and_family_claims() -> list[Printed]:
+    """Section 6.2 and Figure 3: Connor's discordance form against Eq. 6, and the verdicts under the all-pairs family m = 45."""
+    table_7, _ = table_7_rows()
     required = required_at_counts(table_7)
 
     def connor_gap() -> float:
+        """The largest relative gap between Connor's N* and Eq. 6's over the nine pairs."""
         return max(abs(float(required_n_connor_from_counts(r["b"], r["c"], r["n"])) / float(required_n_from_counts(r["b"], r["c"], r["n"])) - 1)
                    for r in table_7)
 
     def four_stand() -> tuple[bool, str]:
+        """Whether the four unresolved pairs stay unresolved with N* inflated for m = 45, and which others join them."""
         inflated = required * float(required_n_inflation(45))
         stay = all(inflated[i] > N_MMLU for i in range(9) if required[i] > N_MMLU)
         new = [f"{i + 1} vs {i + 2} ({required[i]:,.0f} x 2.14 = {inflated[i]:,.0f})" for i in range(9) if required[i] <= N_MMLU < inflated[i]]
         return stay, f"the four stay unresolved; {'also unresolved under m = 45: ' + ', '.join(new) if new else 'no other pair flips'}"
 
-    hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
-    low, high, flipped = _perturbed_counts()
     return [
         Printed(MAIN, "Section 6.2, Figure 3", "largest relative gap between Eq. 6 and Connor's discordance-form N* over the 9 pairs (claimed within 1%)", "0.01",
                 connor_gap, "Table 7 counts (b, c, N)", "upper-bound"),
@@ -134,6 +129,15 @@ def mmlu_pro_claims() -> list[Printed]:
                 lambda: float(np.sum(required * float(required_n_inflation(45)) > N_MMLU)), "Table 7 counts x the Bonferroni inflation at m = 45",
                 other_reading=lambda: f"pair 5 vs 6 also becomes unresolved: {required[4]:,.0f} x {float(required_n_inflation(45)):.2f} = "
                                     f"{required[4] * float(required_n_inflation(45)):,.0f} > 12,032"),
+    ]
+
+
+def _rho_sensitivity_claims() -> list[Printed]:
+    """Section 6.2: the unresolved count and the verdicts that flip when rho-hat moves by 0.10, HellaSwag's included."""
+    _, table_6 = table_7_rows()
+    hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
+    low, high, flipped = _perturbed_counts()
+    return [
         Printed(MAIN, "Section 6.2", "MMLU-Pro unresolved count with rho-hat - 0.10 (lower end of [2, 4])", "2", lambda: float(low),
                 "Table 7 accuracies, rho-hat -+ 0.10 clamped to the admissible interval"),
         Printed(MAIN, "Section 6.2", "MMLU-Pro unresolved count with rho-hat + 0.10 (upper end of [2, 4])", "4", lambda: float(high),
@@ -143,8 +147,25 @@ def mmlu_pro_claims() -> list[Printed]:
         holds_claim(MAIN, "Section 6.2", "the HellaSwag pair becomes resolved at rho-hat + 0.10 = 0.91", "resolved",
                lambda: ((n := float(required_n_paired_binary(hellaswag["p_a"], second_accuracy(hellaswag), 0.91))) <= hellaswag["n"],
                         f"N* = {n:,.0f} at rho = 0.91 against N = {hellaswag['n']:,}"), "Table 6 accuracies"),
+    ]
+
+
+def _table_5_and_frontier_claims() -> list[Printed]:
+    """Section 6.2's reading of Table 5, and Appendix D's frontier panel, which is not printed."""
+    return [
         holds_claim(MAIN, "Section 6.2 (Table 5)", "each adjustment strictly tightens the verdict", "strictly",
                tighter_than_fixed_n, "Table 5 as printed"),
         missing_claim(MAIN, "Section 6.2, Appendix D", "frontier panel: N = 1,350 of 3,000; shortcut/N* in [0.496, 0.500]", "1,350",
                  "the panel's per-item scores and accuracies are not printed"),
     ]
+
+
+def mmlu_pro_claims() -> list[Printed]:
+    """The claims about the MMLU-Pro pairs, each checked as stated.
+
+    Returns
+    -------
+    list of Printed
+        One record per claim.
+    """
+    return _connor_and_family_claims() + _rho_sensitivity_claims() + _table_5_and_frontier_claims()
