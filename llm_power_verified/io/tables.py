@@ -20,6 +20,13 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, item_text, label_codes, number_matrix, row_place, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
+from llm_power_verified.io.table_alignment import (
+    common_items,
+    item_clusters,
+    lacking_per_model,
+    refuse_unlabelled_items,
+    score_grid,
+)
 from llm_power_verified.io.text import first_repeat
 
 __all__ = ["DEFAULT_ITEM_COLUMN", "ON_MISSING", "check_columns", "from_long", "from_wide"]
@@ -98,16 +105,40 @@ def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None
                          "item ids must be unique")
 
 
-def _no_cluster_label(clusters: list[str | None] | None, missing_cluster: str, names: Sequence[str], lines, column: str | None,
-                      source: str) -> None:
-    """With ``missing_cluster="error"``, refuse the first item without a cluster label, naming its line."""
-    if clusters is None or missing_cluster != "error" or all(label is not None for label in clusters):
-        return
-    row = next(row for row, label in enumerate(clusters) if label is None)
-    lacking = sum(label is None for label in clusters)
-    raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: item {names[row]!r} has no cluster label (empty, or a "
-                     f"missing-value text such as NA; {lacking} items lack one); pass --missing-cluster drop to leave those "
-                     "items out, or --missing-cluster own to make each its own cluster")
+def _wide_columns(frame: pd.DataFrame, item_column: str | None, cluster_column: str | None, models: Iterable[str] | None,
+                  source: str, lines: np.ndarray) -> tuple[list[str], str | None, list[str]]:
+    """A wide table's header checked: its item ids (numbered by row without an item column), item column and model columns."""
+    if cluster_column is not None and cluster_column not in frame.columns:
+        raise InputError(f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column")
+    if item_column is not None and item_column in frame.columns:
+        items = _item_ids(frame[item_column], source, lines, item_column)
+    elif item_column is not None and item_column != DEFAULT_ITEM_COLUMN:
+        raise InputError(f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column")
+    else:
+        items = [str(i) for i in range(len(frame))]
+        item_column = None
+    exclude = {item_column, cluster_column}
+    model_columns = [str(m) for m in models] if models is not None else [c for c in frame.columns if c not in exclude]
+    for name in model_columns:
+        if name not in frame.columns:
+            raise InputError(f"{source}: no model column {name!r}")
+    if len(model_columns) < 2:
+        raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
+    return items, item_column, model_columns
+
+
+def _complete_rows(empty: np.ndarray, items: Sequence[str], model_columns: Sequence[str], on_missing: str, source: str,
+                   lines: np.ndarray) -> np.ndarray:
+    """The rows of a wide table with a score for every model; a blank cell is refused with ``on_missing="error"``."""
+    row, column = (int(i) for i in np.argwhere(empty)[0])
+    if on_missing == "error":
+        where = "is blank" if empty[row].all() else f"has no score for model {model_columns[column]!r}"
+        raise AlignmentError(f"{source}: {row_place(lines, row)} (item {items[row]!r}) {where}; "
+                             "use --on-missing intersect (on_missing='intersect') to keep the items every model has")
+    keep = ~empty.any(axis=1)
+    if not keep.any():
+        raise AlignmentError(f"{source}: the models have no item in common")
+    return keep
 
 
 @docfill("cluster_column", "on_missing", "score_kind", "score_range", "missing_cluster", "source_name", "lines",
@@ -155,31 +186,17 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
     frame = check_columns(frame, source)
     frame = frame.rename(columns=str)
     lines = np.arange(2, len(frame) + 2) if lines is None else np.asarray(lines)
-    if cluster_column is not None and cluster_column not in frame.columns:
-        raise InputError(f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column")
+    items, item_column, model_columns = _wide_columns(frame, item_column, cluster_column, models, source, lines)
     notes = []
-    if item_column is not None and item_column in frame.columns:
-        items = _item_ids(frame[item_column], source, lines, item_column)
-    elif item_column is not None and item_column != DEFAULT_ITEM_COLUMN:
-        raise InputError(f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column")
-    else:
-        items = [str(i) for i in range(len(frame))]
-        item_column = None
-    exclude = {item_column, cluster_column}
-    model_columns = [str(m) for m in models] if models is not None else [c for c in frame.columns if c not in exclude]
-    for name in model_columns:
-        if name not in frame.columns:
-            raise InputError(f"{source}: no model column {name!r}")
-    if len(model_columns) < 2:
-        raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
+
     def text_hint(name: str, example: object) -> str:
+        """Why a text column is not scores, and the flags that would read it as ids or labels."""
         hint = (f"if it names the items, pass --item-column {name}; " if item_column is None else "") + \
             f"if it holds cluster labels, pass --cluster-column {name}"
         return f"column {name!r} holds text (e.g. {describe_value(example)}), not scores; {hint}"
 
-    if models is None:
-        if item_column is None and len(frame):
-            notes.append(f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)")
+    if models is None and item_column is None and len(frame):
+        notes.append(f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)")
     _duplicate_items(items, source, lines)
     scores = number_matrix(frame[model_columns], source, lines, model_columns, text_hint if models is None else None)
     empty = np.isnan(scores)
@@ -189,28 +206,29 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
         codes, labels = label_codes(frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label)
         clusters = [labels[code] if code >= 0 else None for code in codes]
     if empty.any():
-        blank = empty.all(axis=1)
-        row, column = (int(i) for i in np.argwhere(empty)[0])
-        if on_missing == "error":
-            where = "is blank" if blank[row] else f"has no score for model {model_columns[column]!r}"
-            raise AlignmentError(f"{source}: {row_place(lines, row)} (item {items[row]!r}) {where}; "
-                                 "use --on-missing intersect (on_missing='intersect') to keep the items every model has")
-        keep = ~empty.any(axis=1)
-        if not keep.any():
-            raise AlignmentError(f"{source}: the models have no item in common")
-        lacking = ", ".join(f"{model_columns[k]!r} lacks {int(empty[:, k].sum())}" for k in range(len(model_columns)) if empty[:, k].any())
-        notes.append(f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} ({lacking}) (--on-missing intersect)")
+        keep = _complete_rows(empty, items, model_columns, on_missing, source, lines)
+        notes.append(f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} "
+                     f"({lacking_per_model(empty, model_columns)}) (--on-missing intersect)")
         scores, items_array, lines = scores[keep], items_array[keep], lines[keep]
         if clusters is not None:
-            clusters = [label for label, kept in zip(clusters, keep) if kept]
+            clusters = [label for label, kept in zip(clusters, keep, strict=True) if kept]
     names = list(items_array)
-    _no_cluster_label(clusters, missing_cluster, names, lines, cluster_column, source)
+    refuse_unlabelled_items(clusters, missing_cluster, names, lines, cluster_column, source)
 
     def locate(item: int, model: int) -> str:
         return f"{row_place(lines, item)}, column {model_columns[model]!r} (item {names[item]!r})"
 
     return build_matrix(scores, model_columns, names, clusters=clusters, score_kind=score_kind, score_range=score_range,
                         missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
+
+
+def _check_long_columns(frame: pd.DataFrame, flags: dict[str, str], source: str) -> None:
+    """Refuse a long table that lacks one of its columns (naming the flag that names it) or has no row."""
+    for name, flag in flags.items():
+        if name not in frame.columns:
+            raise InputError(f"{source}: no column {name!r} (columns: {', '.join(frame.columns)}); check {flag}")
+    if frame.empty:
+        raise AlignmentError(f"{source}: no per-item results found")
 
 
 @docfill("item_column", "long_columns", "cluster_column", "on_missing", "score_kind", "score_range",
@@ -255,14 +273,8 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     """
     _check_on_missing(on_missing)
     frame = check_columns(frame, source).rename(columns=str)
-    flags = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
-    if cluster_column:
-        flags[cluster_column] = "--cluster-column"
-    for name, flag in flags.items():
-        if name not in frame.columns:
-            raise InputError(f"{source}: no column {name!r} (columns: {', '.join(frame.columns)}); check {flag}")
-    if frame.empty:
-        raise AlignmentError(f"{source}: no per-item results found")
+    _check_long_columns(frame, {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column",
+                                **({cluster_column: "--cluster-column"} if cluster_column else {})}, source)
     lines = np.arange(2, len(frame) + 2) if lines is None else lines
     rows, item_names = _required_codes(frame[item_column], source, lines, item_column, "an item id",
                                        "the item id is empty; every item needs an id")
@@ -276,50 +288,17 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
         row = int(np.argmax(missing_score))
         raise InputError(f"{source}: {row_place(lines, row)}: model {model_names[cols[row]]!r} has no score for item "
                          f"{item_names[rows[row]]!r}; in a long table leave the row out instead")
-    position = np.full((len(item_names), len(model_names)), -1, dtype=np.int64)
-    flat = rows * len(model_names) + cols
-    order = np.argsort(flat, kind="stable")
-    repeated = np.flatnonzero(flat[order][1:] == flat[order][:-1])
-    if repeated.size:
-        first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-        raise AlignmentError(f"{source}: model {model_names[cols[first]]!r} has two results for item {item_names[rows[first]]!r} "
-                             f"({row_place(lines, first)} and {row_place(lines, second)}); item ids must be unique per model")
-    position[rows, cols] = np.arange(rows.size)
-    scores = np.full(position.shape, np.nan)
-    scores[rows, cols] = values
-    notes = list(notes)
-    absent = position < 0
-    keep_items = np.ones(len(item_names), dtype=bool)
-    if absent.any():
-        description = ", ".join(f"{model_names[k]!r} lacks {int(absent[:, k].sum())}" for k in range(len(model_names)) if absent[:, k].any())
-        keep_items = ~absent.any(axis=1)
-        if not keep_items.any():
-            raise AlignmentError(f"{source}: the models have no item in common ({description})")
-        if on_missing == "error":
-            item, model = (int(i) for i in np.argwhere(absent)[0])
-            raise AlignmentError(f"{source}: items missing for some models ({description} of {len(item_names)}; e.g. "
-                                 f"{model_names[model]!r} has no item {item_names[item]!r}); use --on-missing intersect "
-                                 f"(on_missing='intersect') to keep the {int(keep_items.sum())} common items")
-        notes.append(f"kept the {int(keep_items.sum())} items every model has; dropped {int((~keep_items).sum())} ({description}) (--on-missing intersect)")
+    position, scores = score_grid(rows, cols, values, item_names, model_names, source, lines)
+    keep_items, note = common_items(position, item_names, model_names, on_missing, source)
+    notes = list(notes) if note is None else [*notes, note]
+    kept_names = [name for name, kept in zip(item_names, keep_items, strict=True) if kept]
     clusters = None
     if cluster_column:
-        raw = frame[cluster_column]
-        # One label per item: compare every row with the item's first row (a missing label counts as a value).
-        first_row = np.full(len(item_names), -1, dtype=np.int64)
-        first_row[rows[::-1]] = np.arange(rows.size)[::-1]
-        conflict = np.flatnonzero(label_code != label_code[first_row[rows]])
-        if conflict.size:
-            row = int(conflict[0])
-            earlier = int(label_code[first_row[rows[row]]])
-            shown = describe_value(label_names[earlier]) if earlier >= 0 else "no label"
-            raise AlignmentError(f"{source}: {row_place(lines, row)}: item {item_names[rows[row]]!r} has cluster {describe_value(raw.iloc[row])} "
-                                 f"here and {shown} in an earlier row; an item has one cluster")
-        labels = [label_names[code] if code >= 0 else None for code in label_code[first_row]]
-        clusters = [label for label, kept in zip(labels, keep_items) if kept]
-        _no_cluster_label(clusters, missing_cluster, [name for name, kept in zip(item_names, keep_items) if kept],
-                          [row_place(lines, row) for row, kept in zip(first_row, keep_items) if kept], cluster_column, source)
+        labels, first_row = item_clusters(frame[cluster_column], rows, label_code, label_names, item_names, source, lines)
+        clusters = [label for label, kept in zip(labels, keep_items, strict=True) if kept]
+        kept_places = [row_place(lines, row) for row, kept in zip(first_row, keep_items, strict=True) if kept]
+        refuse_unlabelled_items(clusters, missing_cluster, kept_names, kept_places, cluster_column, source)
     kept_rows = position[keep_items]
-    kept_names = [name for name, kept in zip(item_names, keep_items) if kept]
 
     def locate(item: int, model: int) -> str:
         return f"{row_place(lines, kept_rows[item, model])} (model {model_names[model]!r}, item {kept_names[item]!r})"
