@@ -226,6 +226,17 @@ def _run(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backen
     return _audit(canonical_order(matrix), settings, progress, backend or LocalBackend(), sink, arrow)
 
 
+def _tiers(ranking: pd.DataFrame, adjacent_rows: pd.DataFrame, mode: str, significant_pairs: int, resolved_pairs: int,
+           n_models: int) -> Tiers:
+    """The ranking's tiers and compact letters; each model's adjacent tier is written into ``ranking`` as its "tier" column."""
+    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
+                  letters=dict(zip(ranking["model"], ranking["letters"], strict=True)), procedure=RANKING_PROCEDURE,
+                  significant_pairs=significant_pairs, resolved_pairs=resolved_pairs, total_pairs=n_models * (n_models - 1) // 2)
+    if tiers.adjacent is not None:
+        ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
+    return tiers
+
+
 def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None,
            arrow: bool = False) -> AuditResult | StreamedAudit:
     """The audit proper, on the canonically ordered matrix: the pair inputs and all-pairs p-values computed once, passed down."""
@@ -260,12 +271,7 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
         pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed)
         add_cluster_decisions(pairs, matrix.binary, alpha, family_size)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
-    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
-                  letters=dict(zip(ranking["model"], ranking["letters"])), procedure=RANKING_PROCEDURE,
-                  significant_pairs=significant_pairs, resolved_pairs=resolved_count(inputs, alpha, power),
-                  total_pairs=order.size * (order.size - 1) // 2)
-    if tiers.adjacent is not None:
-        ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
+    tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
     common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,
                   n_resamples=settings.n_resamples, correction=correction, multiplicity=context.multiplicity, tiers=tiers,
                   verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
