@@ -88,19 +88,29 @@ def run(arguments) -> str:
         header = f"binary scores: b = {b}, c = {c}" + (f", n = {n}" if n is not None else " (give --n for the bootstrap)")
     header += header_notes
     if boot is not None:
-        log_p = math.log(boot.pvalue) if boot.pvalue > 0 else -math.inf
-        rows.append({"method": f"bootstrap-{boot.interval}", "statistic": boot.estimate, "pvalue": boot.pvalue,
-                     "log_pvalue": log_p, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
-                     "confidence": boot.confidence, "n_resamples": boot.n_resamples, "seed": arguments.seed})
+        rows.append(_bootstrap_row(boot, arguments.seed))
     if arguments.json:
         return json_text(rows)
+    return _text_report(header, rows, with_bootstrap=boot is not None)
+
+
+def _bootstrap_row(boot, seed: int) -> dict:
+    """The bootstrap's row of the report: its estimate, p-value (and log), interval and resampling settings."""
+    log_p = math.log(boot.pvalue) if boot.pvalue > 0 else -math.inf
+    return {"method": f"bootstrap-{boot.interval}", "statistic": boot.estimate, "pvalue": boot.pvalue,
+            "log_pvalue": log_p, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
+            "confidence": boot.confidence, "n_resamples": boot.n_resamples, "seed": seed}
+
+
+def _text_report(header: str, rows: list[dict], with_bootstrap: bool) -> str:
+    """The text report: the header, one line per test variant, and the bootstrap p-value's definition when it ran."""
     lines = [header, "", f"{'variant':<22} {'statistic':>12} {'p-value':>12} {'log p-value':>14}  note"]
     for row in rows:
         note = ""
         if "ci_low" in row:
             note = f"{row['confidence']:.0%} CI [{row['ci_low']:.6g}, {row['ci_high']:.6g}], B = {row['n_resamples']}"
         lines.append(f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  {note}".rstrip())
-    if boot is not None:
+    if with_bootstrap:
         lines += ["", "bootstrap p-value: min(1, 2(k + 1)/(B + 1)), k the smaller of #{D* <= 0} and #{D* >= 0}",
                   "over the B resampled differences: never 0 (at least 2/(B + 1))"]
     return "\n".join(lines)
