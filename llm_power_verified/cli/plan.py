@@ -1,5 +1,8 @@
-"""``llm-power-verified plan gap | items | accuracies | report``: how many items (and clusters) resolve a target, and how
-long a monitored test runs.  One subcommand per source, each offered only the options it uses."""
+"""``llm-power-verified plan gap | items | accuracies | report``: how many items resolve a target.
+
+How many items (and clusters) resolve a target, and how long a monitored test runs.  One subcommand per source, each
+offered only the options it uses.
+"""
 
 from __future__ import annotations
 
@@ -42,8 +45,10 @@ def _sizes(text: str) -> list[int]:
 
 
 def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True) -> argparse.ArgumentParser:
-    """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply (a saved
-    report is planned with the correction it was written with, so ``plan report`` has no --correction)."""
+    """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply.
+
+    A saved report is planned with the correction it was written with, so ``plan report`` has no --correction.
+    """
     parent = argparse.ArgumentParser(add_help=False)
     if top:
         parent.add_argument("--top", type=TOP, help="plan for the adjacent pairs among the top K models (default: all)")
@@ -114,8 +119,11 @@ def _check_gap(arguments) -> None:
 
 
 def _audit(arguments):
-    """The audit's figures (a saved report, or an audit run now: accuracies only, or per-item without resamples) and the
-    notes of how its input was read (the scale of the accuracies, inconsistent inputs, rows left out), as audit prints them."""
+    """The audit's figures and the notes of how its input was read.
+
+    The figures come from a saved report, or an audit run now (accuracies only, or per-item without resamples); the notes
+    (the scale of the accuracies, inconsistent inputs, rows left out) are as audit prints them.
+    """
     from llm_power_verified.plan import AuditFigures, read_audit_report
 
     if arguments.source == "report":

@@ -27,18 +27,11 @@ from scipy.special import ndtr
 from llm_power_verified._validation import check_alpha_power, require_choice
 from llm_power_verified.contract import ACCURACY_MODES, CORRECTIONS, VERDICT_KINDS
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.multiplicity import (
-    adjust_pvalues,
-    guaranteed_level,
-    holm_levels,
-)
+from llm_power_verified.inference.multiplicity import adjust_pvalues, guaranteed_level, holm_levels
 from llm_power_verified.io.accuracy_table import AccuracyTable
 from llm_power_verified.power.correlation import admissible_rho_interval
 from llm_power_verified.power.critical import agreement_share, critical_correlation
-from llm_power_verified.power.sample_size import (
-    paired_difference_variance,
-    required_n_paired_binary,
-)
+from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
 __all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "AccuracyHeadline", "VerdictCounts", "audit_accuracies"]
@@ -69,6 +62,7 @@ class VerdictCounts(Result):
 
     @classmethod
     def of(cls, verdicts: pd.Series) -> VerdictCounts:
+        """The counts of each verdict in ``verdicts``."""
         return cls(*(int((verdicts == kind).sum()) for kind in VERDICTS))
 
 
@@ -233,8 +227,11 @@ def _ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, strict: float 
 
 
 def _with_critical(pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level: float | np.ndarray, power: float) -> None:
-    """rho_c at ``level`` and the agreement share it implies.  With a range of levels (Holm, BH) a pair can be unresolved
-    at every rho at the strictest level yet resolvable at a lenient one: its verdict depends on the p-value order."""
+    """rho_c at ``level`` and the agreement share it implies.
+
+    With a range of levels (Holm, BH) a pair can be unresolved at every rho at the strictest level yet resolvable at a
+    lenient one: its verdict depends on the p-value order.
+    """
     p_a, p_b, n = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["n"].to_numpy()
     rho_c = np.atleast_1d(critical_correlation(p_a, p_b, n, alpha=level, power=power))
     verdict = np.where((verdict == VERDICTS[2]) & (rho_c > pairs["rho_max"].to_numpy()), VERDICTS[3], verdict)

@@ -72,7 +72,7 @@ class _Checker:
         """Refuse the first pair whose ``key`` disagrees with ``recomputed`` (one value per pair)."""
         written = self.pairs[key].to_numpy(dtype=np.float64)
         recomputed = np.broadcast_to(np.asarray(recomputed, dtype=np.float64), written.shape)
-        for index, (value, expected) in enumerate(zip(written.tolist(), recomputed.tolist())):
+        for index, (value, expected) in enumerate(zip(written.tolist(), recomputed.tolist(), strict=True)):
             if not _agree(value, expected):
                 raise InputError(f"{self.where(index)}.{key}: the report says {_show(value)}, but recomputed from its own {basis} "
                                  f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the report "

@@ -83,7 +83,7 @@ def pair_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """
     names = [str(name) for name in frame.columns]
     columns = [_column_values(frame[name]) for name in frame.columns]
-    return [dict(zip(names, row)) for row in zip(*columns)]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def _frames(pairs: pd.DataFrame) -> Iterator[pd.DataFrame]:
@@ -249,6 +249,7 @@ class ParquetSink:
         self.schema = None
 
     def __call__(self, frame) -> None:
+        """Write one block of the pair table as a row group (and count it for the checklist)."""
         table = frame if isinstance(frame, self._pa.Table) else self._pa.Table.from_pandas(frame, preserve_index=False)
         if self.writer is None:
             self.schema = table.schema.remove_metadata()
@@ -258,6 +259,7 @@ class ParquetSink:
             self.tally.add(table)
 
     def close(self, metadata: dict[bytes, bytes]) -> None:
+        """Add the key-value ``metadata`` and close the file."""
         if self.writer is None:  # no pairs at all: an empty table still carries the metadata
             self.writer = self._pq.ParquetWriter(self._stream, self._pa.schema([]))
         self.writer.add_key_value_metadata(metadata)

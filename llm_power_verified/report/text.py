@@ -203,7 +203,7 @@ def _keys(audit, whole: bool) -> dict[str, str]:
     names = audit.ranking["model"].tolist()
     if whole or audit.kind == "accuracies" or max(len(name) for name in names) <= NAME_LIMIT:
         return {name: name for name in names}
-    return {name: f"M{rank}" for name, rank in zip(names, audit.ranking["rank"])}
+    return {name: f"M{rank}" for name, rank in zip(names, audit.ranking["rank"], strict=True)}
 
 
 def _fit(shown: pd.DataFrame, names: list[list[str]], view: list[str], labels: Callable[[str], str], width: int | None,
@@ -242,7 +242,7 @@ def _item_pairs(audit, shown: pd.DataFrame, view: list[str], keys: dict[str, str
     lines = ["Pairs"]
     if len(shown) < total:
         lines.append(f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats have all)")
-    names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"])]
+    names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"], strict=True)]
     view = with_adjacent(shown, view)
     chosen, rows = _fit(shown, names, view, _item_label, width, view[::-1], 4)
     if len(chosen) < len(view):
@@ -256,19 +256,21 @@ def _item_label(name: str) -> str:
 
 
 def _accuracy_pairs(audit, shown: pd.DataFrame, markdown: bool, width: int, listed: str) -> tuple[list[str], list[str]]:
-    """The accuracies-only pair section (heading first; none without pairs listed) and the columns it shows: the terminal
-    names models by rank (the model table maps ranks to names) and folds each interval into one cell, dropping columns in
-    ``DROP_ORDER`` until the table fits; Markdown keeps names and every column."""
+    """The accuracies-only pair section (heading first; none without pairs listed) and the columns it shows.
+
+    The terminal names models by rank (the model table maps ranks to names) and folds each interval into one cell,
+    dropping columns in ``DROP_ORDER`` until the table fits; Markdown keeps names and every column.
+    """
     view = accuracy_view(audit)
     compact = [name for name in view if name not in _FOLDED]
-    columns = view if markdown else ["delta", "rho_interval", "required_n_range"] + compact[1:]
+    columns = view if markdown else ["delta", "rho_interval", "required_n_range", *compact[1:]]
     if not len(shown):
         return [], columns
     if markdown:  # the terminal names the models by rank, which shows the adjacent pairs already
         columns = with_adjacent(shown, columns)
-        names = [[str(a), str(b)] for a, b in zip(shown["model_a"], shown["model_b"])]
+        names = [[str(a), str(b)] for a, b in zip(shown["model_a"], shown["model_b"], strict=True)]
     else:
-        names = [[f"#{a}", f"#{b}"] for a, b in zip(shown["rank_a"], shown["rank_b"])]
+        names = [[f"#{a}", f"#{b}"] for a, b in zip(shown["rank_a"], shown["rank_b"], strict=True)]
     chosen, rows = _fit(shown, names, columns, lambda name: label(audit, name), None if markdown else width, DROP_ORDER, 0)
     dropped = len(columns) - len(chosen)
     more = f" ({dropped} more column{'s' if dropped > 1 else ''} with a wider --width or --format markdown)" if dropped else ""

@@ -33,10 +33,10 @@ def test_a_listing_of_every_pair_marks_the_adjacent_ones(output):
     text = render(audit, output, pairs="all")
     headers, rows = _pair_rows(text, output == "markdown")
     assert headers[:3] == ["A", "B", "adjacent"]
-    ranks = dict(zip(audit.ranking["model"], audit.ranking["rank"]))
+    ranks = dict(zip(audit.ranking["model"], audit.ranking["rank"], strict=True))
     marked = {(row[0], row[1]) for row in rows if row[2] == "yes"}
     assert len(rows) == 45 and all(row[2] in ("yes", "no") for row in rows)
-    assert marked == {(a, b) for a, b in zip(audit.pairs["model_a"], audit.pairs["model_b"]) if abs(ranks[a] - ranks[b]) == 1}
+    assert marked == {(a, b) for a, b in zip(audit.pairs["model_a"], audit.pairs["model_b"], strict=True) if abs(ranks[a] - ranks[b]) == 1}
     assert "adjacent (adjacent): the two models are next in the ranking" in text  # and the legend defines it
 
 
