@@ -104,12 +104,12 @@ def appendix_e(notes: list[dict]) -> dict:
         "note": ("Values as printed. The reconstructed item matrix honours every adjacent (b, c) exactly; where the printed "
                  "accuracies or rho-hat cannot all hold with those counts, the 'reconstruction' entries show the difference."),
         "table_6_oll_v1_close_pairs": [
-            dict(zip(("task", "model_a", "model_b", "n", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row),
+            dict(zip(("task", "model_a", "model_b", "n", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row, strict=True),
                  **implied(row[3], row[4], row[5], row[6], row[7]))
             for row in TABLE_6
         ],
         "table_7_mmlu_pro_adjacent": [
-            dict(zip(("model_a", "model_b", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row), n=N_MMLU,
+            dict(zip(("model_a", "model_b", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row, strict=True), n=N_MMLU,
                  **implied(N_MMLU, row[2], row[3], row[4], row[5]))
             for row in TABLE_7
         ],

@@ -181,7 +181,7 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
         raise AlignmentError(f"two folders are named {duplicate!r}; pass distinct model names")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "cluster": [], "line": []}
     grouped = False
-    for folder, model in zip(folders, names):
+    for folder, model in zip(folders, names, strict=True):
         if not folder.is_dir():
             raise AlignmentError(f"{folder}: not a folder")
         files = _lm_eval_files(folder, task)

@@ -163,8 +163,8 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
     if missing_cluster not in MISSING_CLUSTER:
         raise ArgumentError(f"missing_cluster must be one of {MISSING_CLUSTER}; got {missing_cluster!r}")
     missing = np.fromiter((is_missing_label(label) for label in clusters), dtype=bool, count=len(clusters))
-    labels = [str(label).strip() if not gone else "" for label, gone in zip(clusters, missing)]
-    for index, (label, text) in enumerate(zip(clusters, labels)):
+    labels = [str(label).strip() if not gone else "" for label, gone in zip(clusters, missing, strict=True)]
+    for index, (label, text) in enumerate(zip(clusters, labels, strict=True)):
         if missing[index]:
             continue
         problem = (None if isinstance(label, (str, int, float, np.generic)) else f"is a {type(label).__name__}, not a label")
@@ -274,8 +274,8 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
     labels, keep, cluster_notes = _resolve_clusters(clusters, missing_cluster, item_ids, source)
     if keep is not None:
         scores = scores[keep]
-        item_ids = [item for item, kept in zip(item_ids, keep) if kept]
-        labels = tuple(label for label, kept in zip(labels, keep) if kept)
+        item_ids = [item for item, kept in zip(item_ids, keep, strict=True) if kept]
+        labels = tuple(label for label, kept in zip(labels, keep, strict=True) if kept)
         if not item_ids:
             raise InputError(f"{source}: no item has a cluster label")
         locate = _default_locator(models, item_ids)

@@ -81,8 +81,9 @@ def _removed_on_signal(temporary: str) -> Iterator[None]:
 class _WholeWrites(io.FileIO):
     """A file whose ``write`` writes all it is given or raises.
 
-    ``write(2)`` may write part of a buffer (a pipe whose reader left, a disk that fills) and fail only on the next call, and Python's buffered writer can report that short
-    count as success (measured: 65,536 of 273,787 bytes into ``| head -c 10``, no error): so loop until it raises.
+    ``write(2)`` may write part of a buffer (a pipe whose reader left, a disk that fills) and fail only on the next
+    call, and Python's buffered writer can report that short count as success (measured: 65,536 of 273,787 bytes
+    into ``| head -c 10``, no error): so loop until it raises.
     """
 
     def write(self, data) -> int:

@@ -130,7 +130,7 @@ def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str 
         raise InputError(f"{paths[0]} holds {scores_a.size} scores and {paths[1]} holds {scores_b.size}; "
                          "the two files must be aligned item by item")
     offsets = [2 if header else 1 for header in (header_a, header_b)]
-    notes = [f"{path}: first line {header!r} read as a header" for path, header in zip(paths, (header_a, header_b)) if header]
+    notes = [f"{path}: first line {header!r} read as a header" for path, header in zip(paths, (header_a, header_b), strict=True) if header]
     names = [str(path) for path in paths]
     if names[0] == names[1]:
         names = [f"{names[0]} (A)", f"{names[1]} (B)"]

@@ -169,7 +169,7 @@ def cluster_diagnostics(
         quartile_median_icc = float(np.median(quartile_icc))
     summary = ClusterSummary(
         n_clusters=int(statistics.names.size), mean_cluster_size=float(mean_size),
-        cluster_sizes={str(name): int(size) for name, size in zip(statistics.names, statistics.n)},
+        cluster_sizes={str(name): int(size) for name, size in zip(statistics.names, statistics.n, strict=True)},
         median_icc=float(np.median(icc)), icc_range=(float(np.min(icc)), float(np.max(icc))),
         unresolved_iid=int((~pairs["resolved"]).sum()), unresolved_clustered=unresolved_clustered, bootstrap=bootstrap,
         leave_one_cluster_out=loco, difficulty_quartiles_median_icc=quartile_median_icc,

@@ -49,7 +49,7 @@ def pair_streams(seed: int, first_names: Sequence[str], second_names: Sequence[s
     """
     generators = []
     reversed_order = np.empty(len(first_names), dtype=bool)
-    for index, (first, second) in enumerate(zip(first_names, second_names)):
+    for index, (first, second) in enumerate(zip(first_names, second_names, strict=True)):
         low, high = sorted((first, second))
         reversed_order[index] = first != low
         generators.append(np.random.default_rng([int(seed), *_words(f"{low}\x00{high}")]))

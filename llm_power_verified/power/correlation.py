@@ -157,7 +157,7 @@ def correlation_from_counts(a: Any, b: Any, c: Any, d: Any) -> float | np.ndarra
     >>> round(correlation_from_counts(40, 10, 5, 45), 4)
     0.7035
     """
-    counts = [check_count(name, value) for name, value in zip(("a", "b", "c", "d"), (a, b, c, d))]
+    counts = [check_count(name, value) for name, value in zip(("a", "b", "c", "d"), (a, b, c, d), strict=True)]
     with np.errstate(divide="ignore", invalid="ignore"):
         result = _variance.phi_coefficient(*counts)
     return finish(np.where(np.isfinite(result), result, np.nan))

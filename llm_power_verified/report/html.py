@@ -252,4 +252,4 @@ def _figures(result) -> list[str]:
     except ArgumentError:
         return ["<h2>Figures</h2>", "<p>figures need matplotlib: pip install 'llm-power-verified[plots]'</p>"]
     svg = [figure[figure.index("<svg"):] for figure in drawn.values()]
-    return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg)]
+    return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg, strict=True)]

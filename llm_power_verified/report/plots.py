@@ -97,7 +97,7 @@ def _resolution(result: AuditResult):
     finite = ratio[np.isfinite(ratio)]
     ratio = np.nan_to_num(ratio, nan=(finite.max() * 10 if finite.size else 10.0))
     figure, axis = plt.subplots(figsize=(8, 1.5 + 0.22 * len(pairs)))
-    labels = [f"{_short(a)} vs {_short(b)}" for a, b in zip(pairs["model_a"], pairs["model_b"])]
+    labels = [f"{_short(a)} vs {_short(b)}" for a, b in zip(pairs["model_a"], pairs["model_b"], strict=True)]
     axis.barh(range(len(ratio)), ratio, color=["tab:red" if r > 1 else "tab:blue" for r in ratio])
     axis.axvline(1.0, linestyle="--", color="black")
     axis.set_xscale("log")
@@ -135,7 +135,7 @@ def _forest(result: AuditResult):
     axis.errorbar(means, rows, xerr=[means - ranking["ci_low"].to_numpy(), ranking["ci_high"].to_numpy() - means],
                   fmt="o", color="tab:blue", capsize=2)
     labels = [f"{_short(model)}  [{low}, {high}]  {letters}" for model, low, high, letters
-              in zip(ranking["model"], ranking["rank_low"], ranking["rank_high"], ranking["letters"])]
+              in zip(ranking["model"], ranking["rank_low"], ranking["rank_high"], ranking["letters"], strict=True)]
     axis.set_yticks(rows, labels, fontsize=7)
     axis.set_xlabel(f"mean score with its {1 - result.alpha:.0%} interval")
     axis.set_title("Models: score interval, [rank interval] and letters (Holm over all pairs)")

@@ -23,7 +23,7 @@ def sample_size_rows() -> list[Printed]:
     printed = {0.0: ("65,920", "16,480", "4,120"), 0.4: ("39,552", "9,888", "2,472"), 0.6: ("26,368", "6,592", "1,648"), 0.8: ("13,184", "3,296", "824")}
     rows = []
     for rho, values in printed.items():
-        for delta, value in zip((0.005, 0.01, 0.02), values):
+        for delta, value in zip((0.005, 0.01, 0.02), values, strict=True):
             rows.append(Printed(SAMPLE_SIZE, "Section 3 table", f"required n, rho = {rho}, Delta = {delta}", value,
                                 lambda rho=rho, delta=delta: float(required_n_wald(0.42 - 2 * rho * 0.21, delta)),
                                 "sigma_A^2 = sigma_B^2 = 0.21 (p ~ 0.7), alpha = 0.05, power = 0.8, its own formula", "required-n"))

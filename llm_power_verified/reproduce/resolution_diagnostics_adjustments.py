@@ -120,9 +120,9 @@ def table_9_rows() -> list[Printed]:
                ("1.00", "1.00", "1.15", "4,628", "4,628", "5,314"), ("1.88", "1.14", "2.36", "24,632", "14,873", "30,865"),
                ("3.52", "2.33", "4.08", "1.11M", "0.73M", "1.28M")]
     rows = []
-    for index, (row, values) in enumerate(zip(table_7, printed), start=1):
+    for index, (row, values) in enumerate(zip(table_7, printed, strict=True), start=1):
         required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
-        for label, de, cluster in zip(("point", "5%", "95%"), values[:3], values[3:]):
+        for label, de, cluster in zip(("point", "5%", "95%"), values[:3], values[3:], strict=True):
             half = 0.5 * 10 ** -len(de.split(".")[1])  # half a unit of the printed DE; DE = 1 + (m - 1) ICC+ is never below 1
             rows.append(Printed(MAIN, f"Table 9, pair {index} vs {index + 1}", f"cluster N* ({label})", cluster,
                                 lambda r=required, d=float(de): r * d, f"N* = {required:.1f} from b = {row['b']}, c = {row['c']} x printed DE {de}",

@@ -129,7 +129,7 @@ def table_10_rows() -> list[Printed]:
                             reason=_table_10_reason(delta, rho, int(required_text), known)))
         both = float(_variance.joint_success_probability(p_a, p_a - delta, rho))
         only_a, only_b = p_a - both, p_a - delta - both
-        for fraction, text in zip((0.8, 1.0, 1.2), powers):
+        for fraction, text in zip((0.8, 1.0, 1.2), powers, strict=True):
             size = math.ceil(fraction * float(required_text))
             expected = power_exact_at_cells(size, only_a, only_b, 0.05, "chi2")
             rows.append(Printed(MAIN, where, f"empirical McNemar power at {fraction} N* (n = {size})", text,

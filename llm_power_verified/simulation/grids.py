@@ -255,7 +255,7 @@ def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n:
     """
     cells = [(p, rho_z) for p in p_values for rho_z in rho_values]
     children = np.random.SeedSequence(seed).spawn(len(cells))
-    tasks = [(p, rho_z, child) for (p, rho_z), child in zip(cells, children)]
+    tasks = [(p, rho_z, child) for (p, rho_z), child in zip(cells, children, strict=True)]
     runner = backend or LocalBackend()
     results = runner.map(_calibration_cell, tasks, shared=(n, n_simulations, alpha, power, n_resamples))
     return [row for rows in results for row in rows]

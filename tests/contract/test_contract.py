@@ -71,7 +71,7 @@ def test_every_column_an_audit_writes_is_declared_for_it_with_its_presence(audit
                 continue  # the text tables' model key: checked in test_no_declaration_goes_unused
             expected = item.when is None or item.when in on
             assert (item.name in names) == expected, f"{case}: {item.name} (when {item.when}) present {item.name in names}"
-        for name, values in zip(names, (table[column] for column in table.columns)):
+        for name, values in zip(names, (table[column] for column in table.columns), strict=True):
             assert contract.column(name).kind in _kind(values), f"{case}: {name} holds {values.dtype}, declared {contract.column(name).kind}"
 
 

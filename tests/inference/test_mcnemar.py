@@ -294,7 +294,7 @@ def test_batched_equals_one_by_one_across_the_switch():
     b = np.minimum(total, np.maximum(0, (total / 2 + rng.normal(0, 3, 300) * np.sqrt(total)).astype(np.int64)))
     c = total - b
     batched = mcnemar_exact(b, c).log_pvalue
-    assert np.array_equal(batched, [mcnemar_exact(int(x), int(y)).log_pvalue for x, y in zip(b, c)])
+    assert np.array_equal(batched, [mcnemar_exact(int(x), int(y)).log_pvalue for x, y in zip(b, c, strict=True)])
 
 
 def test_exact_and_midp_together_equal_each_alone():

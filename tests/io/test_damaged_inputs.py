@@ -58,7 +58,7 @@ FLAGS = {"score_kind": "--scores", "missing_cluster": "--missing-cluster", "on_m
 def _by_item(matrix: ScoreMatrix) -> dict:
     """The matrix as {(item, model): score} plus clusters and kind: equal iff the same data, whatever the order."""
     cells = {(item, model): matrix.scores[i, k] for i, item in enumerate(matrix.item_ids) for k, model in enumerate(matrix.models)}
-    clusters = None if matrix.clusters is None else dict(zip(matrix.item_ids, matrix.clusters))
+    clusters = None if matrix.clusters is None else dict(zip(matrix.item_ids, matrix.clusters, strict=True))
     return {"cells": cells, "clusters": clusters, "binary": matrix.binary, "models": sorted(matrix.models)}
 
 
@@ -156,9 +156,9 @@ def test_parquet(tmp_path, capsys, name, mutate, expect):
 def test_plain_score_files(tmp_path, capsys, name, mutate, expect):
     clean_a, clean_b = tmp_path / "clean_a.txt", tmp_path / "clean_b.txt"
     path_a, path_b = tmp_path / "a.txt", tmp_path / "b.txt"
-    for path, text in zip((clean_a, clean_b), plain_pair()):
+    for path, text in zip((clean_a, clean_b), plain_pair(), strict=True):
         path.write_text(text)
-    for path, text in zip((path_a, path_b), mutate(plain_pair())):
+    for path, text in zip((path_a, path_b), mutate(plain_pair()), strict=True):
         path.write_bytes(text.encode("utf-8"))
     clean = read_score_files(clean_a, clean_b)
 

@@ -208,7 +208,7 @@ def run_all(cases: list[Case], workers: int = 2) -> list[Outcome]:
     """Every case, ``workers`` at a time; the long ones (bombs, sizes) start first so that none runs alone at the end."""
     order = sorted(range(len(cases)), key=lambda k: -cases[k].timeout)
     with ThreadPoolExecutor(workers) as pool:
-        done = dict(zip(order, pool.map(run_case, [cases[k] for k in order])))
+        done = dict(zip(order, pool.map(run_case, [cases[k] for k in order]), strict=True))
     return [done[k] for k in range(len(cases))]
 
 
@@ -221,7 +221,7 @@ def report(outcomes: list[Outcome]) -> str:
     rows = [header, "-" * len(header)]
     for family in [*families, "total"]:
         cells = [sum(v for (f, e), v in counts.items() if e == ending and family in (f, "total")) for ending in shown]
-        rows.append(f"{family:<{width}}  " + "  ".join(f"{cell:>{max(len(e), 4)}}" for cell, e in zip(cells, shown)) + f"  {sum(cells):>5}")
+        rows.append(f"{family:<{width}}  " + "  ".join(f"{cell:>{max(len(e), 4)}}" for cell, e in zip(cells, shown, strict=True)) + f"  {sum(cells):>5}")
     bad = [outcome for outcome in outcomes if outcome.ending not in GOOD]
     rows += ["", f"{len(bad)} cases did not end cleanly, by ending:"]
     for ending in ENDINGS[2:]:

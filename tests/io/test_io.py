@@ -127,7 +127,7 @@ def test_inspect_epochs_and_json():
 
 def Counter_values(values):
     unique, counts = np.unique(values, return_counts=True)
-    return list(zip(unique.tolist(), counts.tolist()))
+    return list(zip(unique.tolist(), counts.tolist(), strict=True))
 
 
 def test_wide_long_and_formats_round_trip(tmp_path):

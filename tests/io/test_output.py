@@ -107,7 +107,7 @@ def test_outputs_are_checked_before_any_work(tmp_path):
     folder.mkdir()
     with pytest.raises(OutputError, match="would overwrite an input"):
         check_outputs({"--out": table}, [table])
-    with pytest.raises(OutputError, match="--plot .* and --out name the same file"):
+    with pytest.raises(OutputError, match=r"--plot .* and --out name the same file"):
         check_outputs({"--out": tmp_path / "r.md", "--plot": tmp_path / "r.md"}, [table])
     with pytest.raises(OutputError, match="is a folder"):
         check_outputs({"--out": folder}, [table])

@@ -102,8 +102,8 @@ def test_shipped_leaderboard_reads_percent_and_is_consistent():
     assert table.scale == "percent" and table.n == 12032 and len(table.models) == 26
     assert table.consistent.all()
     matrix = read_scores(SCORES, cluster_column="category")
-    correct = dict(zip(matrix.models, matrix.scores.sum(axis=0).astype(int)))
-    for model, low, high in zip(table.models, table.count_low, table.count_high):
+    correct = dict(zip(matrix.models, matrix.scores.sum(axis=0).astype(int), strict=True))
+    for model, low, high in zip(table.models, table.count_low, table.count_high, strict=True):
         assert low <= correct[model] <= high
 
 

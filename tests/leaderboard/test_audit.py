@@ -127,7 +127,7 @@ def test_shipped_example_honours_the_printed_discordant_counts():
     table_7 = appendix_e()["table_7_mmlu_pro_adjacent"]
     result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0)
     assert matrix.n_items == 12032 and len(set(matrix.clusters)) == 14
-    for printed, (_, row) in zip(table_7, result.pairs.iterrows()):
+    for printed, (_, row) in zip(table_7, result.pairs.iterrows(), strict=True):
         assert (row["model_a"], row["model_b"]) == (printed["model_a"], printed["model_b"])
         assert (row["b"], row["c"]) == (printed["b"], printed["c"])
     assert result.verdicts.fixed_n == 4

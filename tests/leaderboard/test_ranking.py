@@ -41,7 +41,7 @@ def _direct(matrix, alpha=0.05):
     only_a = ((a == 1) & (b == 0)).sum(axis=0)
     only_b = ((a == 0) & (b == 1)).sum(axis=0)
     pvalues = np.minimum(1.0, 2 * binom.cdf(np.minimum(only_a, only_b), only_a + only_b, 0.5))
-    for x, y, p in list(zip(only_a, only_b, pvalues))[:200]:
+    for x, y, p in list(zip(only_a, only_b, pvalues, strict=True))[:200]:
         assert p == pytest.approx(binomtest(int(x), int(x + y), 0.5).pvalue if x + y else 1.0, rel=1e-12)
     rejected = multipletests(pvalues, alpha=alpha, method="holm")[0]
     significant = np.zeros((size, size), dtype=bool)

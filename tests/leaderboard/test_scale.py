@@ -38,7 +38,7 @@ def assert_same_rows(left: pd.DataFrame, right: pd.DataFrame) -> None:
         if a.dtype.kind == "f" and b.dtype.kind == "f":
             assert np.array_equal(a, b, equal_nan=True), column
         else:
-            assert all(x == y or (x is None and y is None) for x, y in zip(a, b)), column
+            assert all(x == y or (x is None and y is None) for x, y in zip(a, b, strict=True)), column
 
 
 @pytest.mark.parametrize("graded", [False, True])

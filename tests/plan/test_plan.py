@@ -15,8 +15,8 @@ from scipy import stats
 
 import llm_power_verified as lpv
 from llm_power_verified.cli import main
-from llm_power_verified.examples import shipped_example
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.examples import shipped_example
 from llm_power_verified.plan import cluster_tradeoff, plan_gap, plan_leaderboard
 from llm_power_verified.sequential.e_process import log_e_value
 from llm_power_verified.sequential.stopping import stopping_time

@@ -200,7 +200,7 @@ def test_a_report_is_planned_with_the_correction_it_was_written_with(tmp_path, c
 
 
 def test_plan_report_offers_no_correction_of_its_own(reports):
-    status, out, err = _cli(["plan", "report", reports["summary"], "--correction", "holm"])
+    status, _, err = _cli(["plan", "report", reports["summary"], "--correction", "holm"])
     assert status == 2 and "unrecognized arguments: --correction" in err
 
 

@@ -34,7 +34,7 @@ def test_critical_counts_match_pvalues():
     m = list(range(1, 200))
     for method in VARIANTS:
         k = critical_counts(m, 0.05, method)
-        for total, critical in zip(m, k):
+        for total, critical in zip(m, k, strict=True):
             if critical >= 0:
                 assert lpv.mcnemar_test(critical, total - critical, method).pvalue <= 0.05
             if critical + 1 <= total / 2:

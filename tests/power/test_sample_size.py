@@ -121,7 +121,7 @@ def test_vectorised_calls_broadcast():
     p_a = np.array([0.65, 0.7, 0.8])
     result = lpv.required_n_paired_binary(p_a, 0.6, 0.3)
     assert result.shape == (3,)
-    for value, pa in zip(result, p_a):
+    for value, pa in zip(result, p_a, strict=True):
         assert value == lpv.required_n_paired_binary(float(pa), 0.6, 0.3)
     grid = lpv.required_n_paired_binary(p_a[:, None], 0.6, np.array([0.0, 0.3])[None, :])
     assert grid.shape == (3, 2)

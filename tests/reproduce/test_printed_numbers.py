@@ -70,7 +70,7 @@ def test_quantiles_with_infinite_order_statistics_are_inf_never_a_huge_finite(se
         values[size // 2:] = np.inf
     levels = np.concatenate([[0.0, 0.05, 0.5, 0.95, 1.0], rng.random(10)])
     result = quantiles(values, levels)
-    for level, value in zip(levels, result):
+    for level, value in zip(levels, result, strict=True):
         expected = _linear_quantile(values.tolist(), float(level))
         if math.isnan(expected):
             assert math.isnan(value)
@@ -98,7 +98,7 @@ def test_bootstrap_interval_of_n_star_prints_inf_from_the_command_line(tmp_path)
     second[np.flatnonzero(first)[:3]] = 0  # 3 discordant items: about 5% of resamples have a gap of 0 (N* = inf)
     third = (rng.random(200) < 0.3).astype(int)
     path = tmp_path / "board.csv"
-    path.write_text("item_id,A,B,C\n" + "".join(f"i{k},{x},{y},{z}\n" for k, (x, y, z) in enumerate(zip(first, second, third))))
+    path.write_text("item_id,A,B,C\n" + "".join(f"i{k},{x},{y},{z}\n" for k, (x, y, z) in enumerate(zip(first, second, third, strict=True))))
     seen = set()
     for seed in range(16):
         status, out, err = _cli(["audit", path, "--format", "csv", "--n-resamples", "100", "--seed", seed])

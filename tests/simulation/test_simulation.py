@@ -97,7 +97,7 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
     options = dict(n_simulations=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
     common = embedding_power_grid(**options)
     independent = embedding_power_grid(random_numbers="independent", **options)
-    for first, second in zip(common, independent):
+    for first, second in zip(common, independent, strict=True):
         assert (first["model"], first["n"], first["effect"]) == (second["model"], second["n"], second["effect"])
         for key in ("t_test_power", "wilcoxon_power"):
             pooled = (first[key] + second[key]) / 2

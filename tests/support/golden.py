@@ -112,13 +112,14 @@ def compare_text(expected: str, actual: str, where: str = "text") -> list[str]:
     if expected == actual:
         return []
     differences = []
-    for number, (old_line, new_line) in enumerate(zip(expected.split("\n"), actual.split("\n")), start=1):
+    # strict=False: the common lines are compared here, a line count that differs is reported below.
+    for number, (old_line, new_line) in enumerate(zip(expected.split("\n"), actual.split("\n"), strict=False), start=1):
         old = [token for token in _tokens(old_line) if token[0] != "space"]
         new = [token for token in _tokens(new_line) if token[0] != "space"]
         if len(old) != len(new):
             differences.append(f"{where} line {number}: expected {old_line!r}, got {new_line!r}")
             continue
-        for (kind, old_token), (_, new_token) in zip(old, new):
+        for (kind, old_token), (_, new_token) in zip(old, new, strict=True):
             if old_token == new_token:
                 continue
             if kind == "number" and (is_full_precision(old_token) or is_full_precision(new_token)) \
@@ -146,7 +147,7 @@ def compare_json_values(expected, actual, where: str = "$") -> list[str]:
     if isinstance(expected, list):
         if len(expected) != len(actual):
             return [f"{where}: expected {len(expected)} elements, got {len(actual)}"]
-        return [line for index, (old, new) in enumerate(zip(expected, actual))
+        return [line for index, (old, new) in enumerate(zip(expected, actual, strict=True))
                 for line in compare_json_values(old, new, f"{where}[{index}]")]
     if isinstance(expected, float):
         return [] if floats_close(expected, actual) else [f"{where}: expected {expected!r}, got {actual!r} (relative tolerance {REL_TOL:g})"]
@@ -167,7 +168,7 @@ def _compare_jsonl(expected: str, actual: str, where: str) -> list[str]:
     old_lines, new_lines = expected.splitlines(), actual.splitlines()
     if len(old_lines) != len(new_lines):
         return [f"{where}: expected {len(old_lines)} JSON lines, got {len(new_lines)}"]
-    return [line for number, (old, new) in enumerate(zip(old_lines, new_lines), start=1)
+    return [line for number, (old, new) in enumerate(zip(old_lines, new_lines, strict=True), start=1)
             for line in _compare_json(old, new, f"{where} line {number}")]
 
 
@@ -181,11 +182,11 @@ def _compare_csv(expected: str, actual: str, where: str) -> list[str]:
         return [f"{where}: expected {len(old_rows)} rows, got {len(new_rows)}"]
     differences = []
     header = old_rows[0] if old_rows else []
-    for row_number, (old_row, new_row) in enumerate(zip(old_rows, new_rows), start=1):
+    for row_number, (old_row, new_row) in enumerate(zip(old_rows, new_rows, strict=True), start=1):
         if len(old_row) != len(new_row):
             differences.append(f"{where} row {row_number}: expected {len(old_row)} cells, got {len(new_row)}")
             continue
-        for column, (old, new) in enumerate(zip(old_row, new_row)):
+        for column, (old, new) in enumerate(zip(old_row, new_row, strict=True)):
             if old == new or (_is_float_cell(old) and _is_float_cell(new) and floats_close(float(old), float(new))):
                 continue
             name = header[column] if column < len(header) else str(column)

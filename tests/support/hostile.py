@@ -115,7 +115,7 @@ def means(scores: np.ndarray, names: list[str] | None = None, *, binary: bool | 
           clusters: int | None = None) -> Check:
     """The JSON report (``--format json`` on stdout) has these items, models and mean scores."""
     names = [f"m{k}" for k in range(scores.shape[1])] if names is None else names
-    expected = dict(zip(names, scores.mean(axis=0)))
+    expected = dict(zip(names, scores.mean(axis=0), strict=True))
 
     def check(stdout: str, folder: Path) -> str | None:
         report = _json(stdout)

@@ -126,7 +126,7 @@ def test_lemma_1_limit_at_mpmath_precision(p_value, rho_value):
             ratio = exact(mid + gap / 2, mid - gap / 2, correlation)
             remainders_2.append((ratio - mpmath.mpf(1) / 2) / gap**2 - second)
             remainders_4.append((ratio - mpmath.mpf(1) / 2 - second * gap**2) / gap**4 - fourth)
-        for exponent, remainder in zip(range(3, 8), remainders_2):
+        for exponent, remainder in zip(range(3, 8), remainders_2, strict=True):
             assert abs(remainder) <= 2 * abs(fourth) * mpmath.mpf(10) ** (-2 * exponent)
         for larger, smaller in pairwise(remainders_4):
             # O(delta^2): each decade of delta divides the remainder by about 100.
