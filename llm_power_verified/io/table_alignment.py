@@ -122,7 +122,8 @@ def common_items(position: np.ndarray, item_names: Sequence[str], model_names: S
         raise AlignmentError(f"{source}: items missing for some models ({description} of {len(item_names)}; e.g. "
                              f"{model_names[model]!r} has no item {item_names[item]!r}); use --on-missing intersect "
                              f"(on_missing='intersect') to keep the {int(keep.sum())} common items")
-    return keep, f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} ({description}) (--on-missing intersect)"
+    dropped = int((~keep).sum())
+    return keep, f"kept the {int(keep.sum())} items every model has; dropped {dropped} ({description}) (--on-missing intersect)"
 
 
 def item_clusters(raw: pd.Series, rows: np.ndarray, label_code: np.ndarray, label_names: Sequence[str],
@@ -166,8 +167,8 @@ def item_clusters(raw: pd.Series, rows: np.ndarray, label_code: np.ndarray, labe
         row = int(conflict[0])
         earlier = int(label_code[first_row[rows[row]]])
         shown = describe_value(label_names[earlier]) if earlier >= 0 else "no label"
-        raise AlignmentError(f"{source}: {row_place(lines, row)}: item {item_names[rows[row]]!r} has cluster {describe_value(raw.iloc[row])} "
-                             f"here and {shown} in an earlier row; an item has one cluster")
+        raise AlignmentError(f"{source}: {row_place(lines, row)}: item {item_names[rows[row]]!r} has cluster "
+                             f"{describe_value(raw.iloc[row])} here and {shown} in an earlier row; an item has one cluster")
     return [label_names[code] if code >= 0 else None for code in label_code[first_row]], first_row
 
 

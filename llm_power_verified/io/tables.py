@@ -107,7 +107,7 @@ def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None
 
 def _wide_columns(frame: pd.DataFrame, item_column: str | None, cluster_column: str | None, models: Iterable[str] | None,
                   source: str, lines: np.ndarray) -> tuple[list[str], str | None, list[str]]:
-    """A wide table's header checked: its item ids (numbered by row without an item column), item column and model columns."""
+    """A wide table's header checked: its item ids (by row number without an item column), item and model columns."""
     if cluster_column is not None and cluster_column not in frame.columns:
         raise InputError(f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column")
     if item_column is not None and item_column in frame.columns:

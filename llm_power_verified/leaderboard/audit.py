@@ -213,8 +213,8 @@ def stream_audit(
     (3, 3, 2)
     """
     if matrix.clusters is not None:
-        raise ArgumentError("a streamed audit does not take item clusters (the cluster bootstrap needs every pair at once): "
-                            "audit a clustered matrix in memory (audit_leaderboard; any CLI format but parquet)")
+        raise ArgumentError("stream_audit does not take item clusters (the cluster bootstrap needs every pair at once); "
+                            "audit_leaderboard audits them in memory")
     return _run(matrix, AuditSettings(mode=mode, **{"n_cluster_resamples": 0, **settings}), progress, backend, sink, arrow)
 
 
@@ -228,7 +228,7 @@ def _run(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backen
 
 def _tiers(ranking: pd.DataFrame, adjacent_rows: pd.DataFrame, mode: str, significant_pairs: int, resolved_pairs: int,
            n_models: int) -> Tiers:
-    """The ranking's tiers and compact letters; each model's adjacent tier is written into ``ranking`` as its "tier" column."""
+    """The ranking's tiers and compact letters; each model's adjacent tier goes into ``ranking``'s "tier" column."""
     tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
                   letters=dict(zip(ranking["model"], ranking["letters"], strict=True)), procedure=RANKING_PROCEDURE,
                   significant_pairs=significant_pairs, resolved_pairs=resolved_pairs, total_pairs=n_models * (n_models - 1) // 2)
@@ -239,7 +239,7 @@ def _tiers(ranking: pd.DataFrame, adjacent_rows: pd.DataFrame, mode: str, signif
 
 def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None,
            arrow: bool = False) -> AuditResult | StreamedAudit:
-    """The audit proper, on the canonically ordered matrix: the pair inputs and all-pairs p-values computed once, passed down."""
+    """The audit proper, on the canonically ordered matrix: pair inputs and all-pairs p-values computed once."""
     mode, family, alpha, power = settings.mode, settings.family, settings.alpha, settings.power
     seed, correction = settings.seed, settings.correction
     order = rank_models(matrix)
@@ -269,7 +269,7 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
     clusters = None
     if matrix.clusters is not None:
         pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed)
-        add_cluster_decisions(pairs, matrix.binary, alpha, family_size)
+        add_cluster_decisions(pairs, matrix.binary, correction, alpha, family_size)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
     common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,

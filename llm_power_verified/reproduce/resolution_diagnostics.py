@@ -135,7 +135,7 @@ def _table_7_values(table_7: list[dict]) -> list[Printed]:
 
 
 def _table_6_values(table_6: list[dict]) -> list[Printed]:
-    """Table 6, per Open LLM Leaderboard v1 close pair: N* (which that table rounds to the nearest integer) and the two p-values."""
+    """Table 6, per Open LLM Leaderboard v1 close pair: N* (rounded to the nearest integer there), the two p-values."""
     rows: list[Printed] = []
     for row in table_6:
         b, c, n = row["b"], row["c"], row["n"]

@@ -105,7 +105,7 @@ def _perturbed_counts() -> tuple[int, int, list[str]]:
 
 
 def _connor_and_family_claims() -> list[Printed]:
-    """Section 6.2 and Figure 3: Connor's discordance form against Eq. 6, and the verdicts under the all-pairs family m = 45."""
+    """Section 6.2 and Figure 3: Connor's discordance form against Eq. 6, and the verdicts under the family m = 45."""
     table_7, _ = table_7_rows()
     required = required_at_counts(table_7)
 

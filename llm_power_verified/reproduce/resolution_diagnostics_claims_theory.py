@@ -20,7 +20,7 @@ __all__ = ["theory_claims"]
 
 
 def _lemma_1_claims() -> list[Printed]:
-    """Section 3's footnote on the lower tail, and Section 4's Lemma 1: C(1/2, rho), its numerical check and the expansion of h^2."""
+    """Section 3's footnote on the lower tail; Lemma 1 (Section 4): C(1/2, rho), its numerical check, h^2 expanded."""
     z = 1.959963984540054 + 0.8416212335729143
 
     def lemma_terms() -> tuple[bool, str]:
@@ -82,7 +82,7 @@ def _appendix_a_claims() -> list[Printed]:
 
 
 def _printed_pairs_claims() -> list[Printed]:
-    """Sections 4 and 6.2 on the printed pairs: n_h/N* on the OLL v1 and MMLU-Pro pairs, and how small their gaps are."""
+    """Sections 4 and 6.2: n_h/N* on the printed OLL v1 and MMLU-Pro pairs, and how small their gaps are."""
     table_7, table_6 = table_7_rows()
 
     def close_ratios() -> tuple[bool, str]:
