@@ -188,6 +188,21 @@ def test_readme_report_excerpt_is_what_the_command_prints(capsys):
         position = printed.index(line, position) + 1
 
 
+def test_report_guide_quotes_what_the_command_prints(capsys):
+    """Every line of the "Reading the report" page's excerpts (but ``...``) is printed by the main job, in order, per block."""
+    excerpts = [block for block in DOC_BLOCKS if block.where.startswith("guide/reading-the-report.rst") and block.language == "text"]
+    assert len(excerpts) >= 6, [block.where for block in excerpts]
+    assert main(["audit"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    for block in excerpts:
+        position = 0
+        for line in block.code.splitlines():
+            if line == "...":
+                continue
+            assert line in printed[position:], f"{block.where} quotes {line!r}, which the audit no longer prints there"
+            position = printed.index(line, position) + 1
+
+
 PYTHON = [block for block in BLOCKS if block.language == "python"]
 
 
