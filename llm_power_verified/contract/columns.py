@@ -145,8 +145,9 @@ PAIR_COLUMNS: tuple[Column, ...] = (
         ("design_effect_p05", "cluster-bootstrap 5th percentile of the design effect"), ("design_effect_p95", "95th percentile"),
         ("required_n_cluster_p05", "cluster-bootstrap 5th percentile of N* x DE"), ("required_n_cluster_p95", "95th percentile"),
         ("probability_unresolved_cluster", "share of cluster resamples in which the pair is unresolved")], when="cluster-bootstrap"),
-    *_columns("bg", "float", [("p_cluster", "the arbiter's p with z / sqrt(design effect)")], when="clusters"),
-    *_columns("bg", "bool", [("significant_clustered", VERDICT_RULES["significant_clustered"], None, "signif. clusters")],
+    *_columns("bg", "float", [("p_cluster", "the arbiter's p with z / sqrt(design effect), before the declared correction")],
+              when="clusters"),
+    *_columns("bg", "decision", [("significant_clustered", VERDICT_RULES["significant_clustered"], None, "signif. clusters")],
               when="clusters"),
     *_columns("a", "float", [
         ("rho_min", "smallest correlation the two accuracies allow (paper Eq. 8)"),
