@@ -50,29 +50,25 @@ class Audit(Protocol):
     (True, 'binary')
     """
 
+    # The properties are documented under the class's Attributes: a docstring of their own would make numpydoc link
+    # them to member pages that the reference does not build (numpydoc_show_class_members is off).
     @property
-    def kind(self) -> str:
-        """"binary", "graded" or "accuracies"."""
+    def kind(self) -> str: ...  # noqa: D102 - documented under the class's Attributes
 
     @property
-    def source(self) -> str:
-        """Where the data were read from."""
+    def source(self) -> str: ...  # noqa: D102 - documented under the class's Attributes
 
     @property
-    def pairs(self) -> pd.DataFrame:
-        """The pair table (a streamed audit's adjacent rows)."""
+    def pairs(self) -> pd.DataFrame: ...  # noqa: D102 - documented under the class's Attributes
 
     @property
-    def ranking(self) -> pd.DataFrame:
-        """The model table."""
+    def ranking(self) -> pd.DataFrame: ...  # noqa: D102 - documented under the class's Attributes
 
     @property
-    def headline(self) -> object:
-        """The headline's facts, computed by the audit."""
+    def headline(self) -> object: ...  # noqa: D102 - documented under the class's Attributes
 
     @property
-    def notes(self) -> tuple[str, ...]:
-        """What the reader must know."""
+    def notes(self) -> tuple[str, ...]: ...  # noqa: D102 - documented under the class's Attributes
 
     def settings(self) -> dict:
         """The JSON report's settings."""
