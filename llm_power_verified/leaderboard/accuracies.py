@@ -14,6 +14,9 @@ BH's level depends on the order of the family's p-values, which accuracies
 do not determine, so the level can be anything in [alpha / m, alpha]: a
 verdict that holds at both ends holds whatever the order.  At one assumed rho
 the p-values (Wald, at that rho) are determined and so are the levels.
+
+This module holds the audit's records and assembles it; the verdict arithmetic is
+:mod:`llm_power_verified.leaderboard.accuracy_verdicts`.
 """
 
 from __future__ import annotations
@@ -22,23 +25,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr
 
 from llm_power_verified._validation import check_alpha_power, require_choice
-from llm_power_verified.contract import ACCURACY_MODES, CORRECTIONS, VERDICT_KINDS
+from llm_power_verified.contract import ACCURACY_MODES, CORRECTIONS
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.inference.multiplicity import adjust_pvalues, guaranteed_level, holm_levels
 from llm_power_verified.io.accuracy_table import AccuracyTable
-from llm_power_verified.power.correlation import admissible_rho_interval
-from llm_power_verified.power.critical import agreement_share, critical_correlation
-from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
+from llm_power_verified.leaderboard.accuracy_verdicts import (
+    NOT_ADMISSIBLE,
+    VERDICTS,
+    accuracy_pairs,
+    add_assumption,
+    add_verdicts,
+)
 from llm_power_verified.results import Result
 
-__all__ = ["CORRECTIONS", "VERDICTS", "AccuracyAudit", "AccuracyHeadline", "VerdictCounts", "audit_accuracies"]
-
-#: The verdicts of the accuracies (the assumed verdicts add "not admissible").
-VERDICTS = VERDICT_KINDS[:4]
-_NOT_ADMISSIBLE = VERDICT_KINDS[4]
+__all__ = ["CORRECTIONS", "AccuracyAudit", "AccuracyHeadline", "VerdictCounts", "audit_accuracies"]
 
 
 @dataclass(frozen=True)
@@ -207,91 +208,6 @@ def _ranking(table: AccuracyTable) -> pd.DataFrame:
         "consistent": table.consistent[order], "line": [table.lines[k] for k in order]})
 
 
-def _verdict(required_at_low: np.ndarray, required_at_high: np.ndarray, n: int) -> np.ndarray:
-    """Resolved at every rho in [low, high] (N >= N* at low), unresolved at every one (N < N* at high), or neither."""
-    return np.where(n >= required_at_low, VERDICTS[0], np.where(n < required_at_high, VERDICTS[1], VERDICTS[2]))
-
-
-def _levels(correction: str, family_size: int, alpha: float) -> tuple[float, float]:
-    """The per-comparison levels the correction can use, (strictest, most lenient): Holm's and BH's range up to alpha."""
-    strict = guaranteed_level(correction, family_size, alpha)
-    return strict, (alpha if correction in ("holm", "bh") else strict)
-
-
-def _ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, strict: float | np.ndarray, lenient: float | np.ndarray,
-          power: float) -> tuple[np.ndarray, np.ndarray]:
-    """N* at the low end of rho (at the strict level) and at the high end (at the lenient level)."""
-    p_a, p_b = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy()
-    return (required_n_paired_binary(p_a, p_b, low, alpha=strict, power=power),
-            required_n_paired_binary(p_a, p_b, high, alpha=lenient, power=power))
-
-
-def _with_critical(pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level: float | np.ndarray, power: float) -> None:
-    """rho_c at ``level`` and the agreement share it implies.
-
-    With a range of levels (Holm, BH) a pair can be unresolved at every rho at the strictest level yet resolvable at a
-    lenient one: its verdict depends on the p-value order.
-    """
-    p_a, p_b, n = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["n"].to_numpy()
-    rho_c = np.atleast_1d(critical_correlation(p_a, p_b, n, alpha=level, power=power))
-    verdict = np.where((verdict == VERDICTS[2]) & (rho_c > pairs["rho_max"].to_numpy()), VERDICTS[3], verdict)
-    depends = verdict == VERDICTS[2]
-    share = np.full(rho_c.shape, np.nan)
-    if depends.any():
-        share[depends] = agreement_share(p_a[depends], p_b[depends], rho_c[depends])
-    pairs["verdict" + suffix] = verdict
-    pairs["rho_critical" + suffix] = rho_c
-    pairs["agreement_critical" + suffix] = share
-
-
-def _assumed_levels(pairs: pd.DataFrame, correction: str, alpha: float, strict: float, lenient: float):
-    """Holm's and BH's levels are determined once the p-values are: the Wald test's, at the assumed rho.
-
-    A pair for which the assumed rho is not admissible has no p-value at it; it counts as p = 1 (never rejected,
-    last in Holm's order), which keeps the family's size and makes no other pair's level more lenient.
-    """
-    if correction not in ("holm", "bh"):
-        return strict, lenient
-    delta, n = pairs["delta"].to_numpy(), pairs["n"].to_numpy()
-    variance = paired_difference_variance(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy())
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pvalues = 2 * ndtr(-np.abs(delta) * np.sqrt(n / variance))
-    pvalues = np.where(np.isfinite(pvalues), pvalues, 1.0)
-    if correction == "holm":
-        level = holm_levels(pvalues, alpha)
-    else:
-        level = np.full(pvalues.size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / pvalues.size)
-    return level, level
-
-
-def _assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correction: str, alpha: float, power: float,
-                strict: float, lenient: float) -> None:
-    low, high = np.maximum(rho_range[0], pairs["rho_min"]), np.minimum(rho_range[1], pairs["rho_max"])
-    admissible = (low <= high).to_numpy()
-    pairs["rho_assumed_low"], pairs["rho_assumed_high"] = np.where(admissible, low, np.nan), np.where(admissible, high, np.nan)
-    if rho_range[0] == rho_range[1]:
-        strict, lenient = _assumed_levels(pairs, correction, alpha, strict, lenient)
-    at_low, at_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), alpha, alpha, power)
-    family_low, family_high = _ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), strict, lenient, power)
-    n = int(pairs["n"].iloc[0])
-    pairs["required_n_assumed"] = at_low
-    pairs["q_assumed"] = np.where(np.isinf(at_low), 0.0, n / at_low)
-    pairs["verdict_assumed"] = np.where(admissible, _verdict(at_low, at_high, n), _NOT_ADMISSIBLE)
-    pairs["verdict_assumed_family"] = np.where(admissible, _verdict(family_low, family_high, n), _NOT_ADMISSIBLE)
-
-
-def _pair_frame(ranking: pd.DataFrame, n: int, mode: str) -> pd.DataFrame:
-    size = len(ranking)
-    first, second = (np.arange(size - 1), np.arange(1, size)) if mode == "adjacent" else np.triu_indices(size, 1)
-    p_a, p_b = ranking["accuracy"].to_numpy()[first], ranking["accuracy"].to_numpy()[second]
-    interval = admissible_rho_interval(p_a, p_b)
-    return pd.DataFrame({
-        "model_a": ranking["model"].to_numpy()[first], "model_b": ranking["model"].to_numpy()[second],
-        "rank_a": first + 1, "rank_b": second + 1, "adjacent": second == first + 1, "p_a": p_a, "p_b": p_b,
-        "delta": p_a - p_b, "n": np.full(first.size, n), "rho_min": np.atleast_1d(interval.low),
-        "rho_max": np.atleast_1d(interval.high)})
-
-
 def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: float = 0.05, power: float = 0.8,
                      correction: str = "holm", rho: float | None = None,
                      rho_range: tuple[float, float] | None = None) -> AccuracyAudit:
@@ -359,20 +275,9 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
         raise ArgumentError(f"the assumed correlation rho (--rho) or rho_range (--rho-range LO HI) must satisfy "
                             f"-1 <= LO <= HI <= 1; got {assumed}")
     ranking = _ranking(table)
-    pairs = _pair_frame(ranking, table.n, mode)
+    pairs = accuracy_pairs(ranking, table.n, mode)
     family_size = len(pairs)
-    low, high = pairs["rho_min"].to_numpy(), pairs["rho_max"].to_numpy()
-    at_low, at_high = _ends(pairs, low, high, alpha, alpha, power)
-    pairs["required_n_rho_min"], pairs["required_n_rho_max"] = at_low, at_high
-    pairs["q_rho_min"] = np.where(np.isinf(at_low), 0.0, table.n / at_low)
-    pairs["q_rho_max"] = np.where(np.isinf(at_high), 0.0, table.n / at_high)
-    pairs["agreement_min"] = agreement_share(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), low)
-    pairs["agreement_max"] = agreement_share(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), high)
-    _with_critical(pairs, "", _verdict(at_low, at_high, table.n), alpha, power)
-    strict, lenient = _levels(correction, family_size, alpha)
-    pairs["level_strict"], pairs["level_lenient"] = strict, lenient
-    family_low, family_high = _ends(pairs, low, high, strict, lenient, power)
-    _with_critical(pairs, "_family", _verdict(family_low, family_high, table.n), strict, power)
+    strict, lenient = add_verdicts(pairs, table.n, correction, alpha, power)
     notes = list(table.notes)
     if correction in ("holm", "bh"):
         notes.append(f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
@@ -380,9 +285,9 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
                      "(rho_critical_family, in the machine formats) is at alpha/m, the rho_c column at alpha")
     label = None
     if assumed is not None:
-        _assumption(pairs, assumed, correction, alpha, power, strict, lenient)
+        add_assumption(pairs, assumed, correction, alpha, power, strict, lenient)
         label = f"rho = {assumed[0]:g}" if assumed[0] == assumed[1] else f"rho in [{assumed[0]:g}, {assumed[1]:g}]"
-        outside = int((pairs["verdict_assumed"] == _NOT_ADMISSIBLE).sum())
+        outside = int((pairs["verdict_assumed"] == NOT_ADMISSIBLE).sum())
         if outside:
             notes.append(f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'")
     adjacent = pairs[pairs["adjacent"]]
