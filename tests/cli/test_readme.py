@@ -175,32 +175,43 @@ def test_readme_and_docs_have_the_blocks_this_test_runs():
     assert len(DOC_BLOCKS) >= 8, [block.where for block in DOC_BLOCKS]
 
 
+def _quoted_in_order(excerpt: list[str], printed: list[str]) -> str | None:
+    """None when every line of ``excerpt`` (but ``...``) is a line of ``printed``, in order; else the first that is not."""
+    position = 0
+    for line in excerpt:
+        if line == "...":
+            continue
+        if line not in printed[position:]:
+            return line
+        position = printed.index(line, position) + 1
+    return None
+
+
 def test_readme_report_excerpt_is_what_the_command_prints(capsys):
     """Every line of README's excerpt (but the ``...`` that mark cuts) is a line the main job prints, in order."""
     excerpt = next(block for block in README_BLOCKS if block.language == "text").code.splitlines()
     assert main(["audit"]) == 0
     printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
-    position = 0
-    for line in excerpt:
-        if line == "...":
-            continue
-        assert line in printed[position:], f"README's report excerpt has {line!r}, which the audit no longer prints"
-        position = printed.index(line, position) + 1
+    missing = _quoted_in_order(excerpt, printed)
+    assert missing is None, f"README's report excerpt has {missing!r}, which the audit no longer prints"
+
+
+# The audits the "Reading the report" page quotes: the main job, and the MMLU-Pro fixture with its subjects as clusters.
+REPORT_GUIDE_AUDITS = (["audit"], ["audit", str(CHECKOUT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"),
+                                   "--cluster-column", "category", "--n-resamples", "0"])
 
 
 def test_report_guide_quotes_what_the_command_prints(capsys):
-    """Every line of the "Reading the report" page's excerpts (but ``...``) is printed by the main job, in order, per block."""
+    """Each excerpt of the "Reading the report" page is printed, line by line in order, by one of the audits it quotes."""
     excerpts = [block for block in DOC_BLOCKS if block.where.startswith("guide/reading-the-report.rst") and block.language == "text"]
-    assert len(excerpts) >= 6, [block.where for block in excerpts]
-    assert main(["audit"]) == 0
-    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    assert len(excerpts) >= 7, [block.where for block in excerpts]
+    outputs = []
+    for argv in REPORT_GUIDE_AUDITS:
+        assert main(argv) == 0
+        outputs.append([line.rstrip() for line in capsys.readouterr().out.splitlines()])
     for block in excerpts:
-        position = 0
-        for line in block.code.splitlines():
-            if line == "...":
-                continue
-            assert line in printed[position:], f"{block.where} quotes {line!r}, which the audit no longer prints there"
-            position = printed.index(line, position) + 1
+        missing = [_quoted_in_order(block.code.splitlines(), printed) for printed in outputs]
+        assert None in missing, f"{block.where} quotes {missing[0]!r}, which the audit it quotes no longer prints there"
 
 
 PYTHON = [block for block in BLOCKS if block.language == "python"]
