@@ -90,4 +90,4 @@ def run(arguments) -> str:
     header.append(f"alpha = {format_value(report.alpha)}, power = {format_value(report.power)}, {report.alternative}")
     width = max(len(label) for _, label in _LABELS)
     rows = [f"{label:<{width}}  {format_value(getattr(report, key))}" for key, label in _LABELS]
-    return "\n".join(header + [""] + rows)
+    return "\n".join([*header, "", *rows])

@@ -208,7 +208,7 @@ def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend
     # Each task gets its block's slice of the family context; only the pair inputs go to every worker.
     tasks = ((first[sl], second[sl], context.for_block(first[sl], second[sl])) for sl in slices)
     results = backend.map(task, tasks, shared=(inputs, settings))
-    for sl, table in zip(slices, results):
+    for sl, table in zip(slices, results, strict=True):
         if progress and len(slices) > 1:
             progress(f"pairs {sl.start:,}-{sl.stop:,} of {first.size:,}")
         yield table
