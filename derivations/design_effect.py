@@ -6,8 +6,13 @@ Items in a cluster of size m whose paired differences share a common
     Var(sum of D in the cluster) = m sigma^2 + m (m - 1) ICC sigma^2,
 
 against m sigma^2 for independent items, so the variance of the mean, and
-hence N*, grows by the design effect DE = 1 + (m - 1) ICC (Kish 1965).  The
-paper uses the mean cluster size and truncates a negative ICC at zero.
+hence N*, grows by the design effect DE = 1 + (m - 1) ICC (Kish 1965).  For
+G clusters of unequal sizes m_g (N = sum m_g items) the variance of the mean
+of all N differences is sigma^2 / N [1 + ICC (sum m_g^2 / N - 1)] exactly
+(``derive_unequal_design_effect``): the same design effect at the
+size-weighted size m_w = sum m_g^2 / N, which is the mean size N / G only for
+equal clusters.  The paper (Section 6.4) uses the mean cluster size; the audit
+uses m_w.  A negative ICC is truncated at zero.
 """
 
 import sympy as sp
@@ -31,6 +36,25 @@ def derive_design_effect():
     return sp.expand(effect).subs(size, cluster_size).collect(icc)
 
 
+def derive_unequal_design_effect():
+    """Variance of the sum over G clusters of sizes m_g, over the independent N sigma^2, as 1 + ICC (m_w - 1).
+
+    Returns (that ratio, m_w = Q / N) in N = sum m_g and Q = sum m_g^2 for a symbolic number of clusters G;
+    the ratio equals ``DESIGN_EFFECT`` at cluster size m_w (``tests/power/test_weighted_cluster_size.py``).
+    """
+    sigma_squared = sp.Symbol("sigma_squared", positive=True)
+    g, groups = sp.Symbol("g", integer=True, positive=True), sp.Symbol("G", integer=True, positive=True)
+    sizes = sp.IndexedBase("m", positive=True)
+    # Clusters are independent: the variance of the sum is the sum of the cluster totals' variances (the block above).
+    per_cluster = sizes[g] * sigma_squared + sizes[g] * (sizes[g] - 1) * icc * sigma_squared
+    total = sp.factor_terms(sp.Sum(sp.expand(per_cluster), (g, 1, groups)).expand().doit())
+    items, squares = sp.Sum(sizes[g], (g, 1, groups)), sp.Sum(sizes[g] ** 2, (g, 1, groups))
+    # Name the two sums N and Q so that the ratio simplifies as a rational function of them.
+    n_items, square_sum = sp.symbols("N Q", positive=True)
+    ratio = sp.simplify((total / (items * sigma_squared)).subs({items: n_items, squares: square_sum}))
+    return ratio, square_sum / n_items
+
+
 DESIGN_EFFECT = derive_design_effect()
 
 FUNCTIONS = (
@@ -38,7 +62,7 @@ FUNCTIONS = (
         name="design_effect",
         args=(cluster_size, icc),
         expr=DESIGN_EFFECT,
-        summary="Design effect 1 + (m - 1) ICC for clusters of (mean) size m.",
+        summary="Design effect 1 + (m - 1) ICC for clusters of size m (size-weighted, sum m_g^2 / N, when unequal).",
         equations="paper Section 6.4",
         domain={"cluster_size": (1.0, 1e5), "icc": (-0.5, 1.0)},
         conditions=(DESIGN_EFFECT,),

@@ -11,7 +11,7 @@ __all__ = ["design_effect", "cluster_adjusted_required_n"]
 
 
 def design_effect(cluster_size, icc):
-    """Design effect 1 + (m - 1) ICC for clusters of (mean) size m.
+    """Design effect 1 + (m - 1) ICC for clusters of size m (size-weighted, sum m_g^2 / N, when unequal).
 
     Source: paper Section 6.4.
     SymPy: icc*(cluster_size - 1) + 1

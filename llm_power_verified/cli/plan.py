@@ -197,22 +197,25 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
 
 
 def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
-    """The limiting pair's trade-off at its observed ICC, the observed mean cluster size among the rows."""
+    """The limiting pair's trade-off at its observed ICC, the observed size-weighted cluster size among the rows."""
     from llm_power_verified.plan import cluster_tradeoff
     from llm_power_verified.plan.clusters import DEFAULT_SIZES
 
     model_a, model_b = plan.limiting["clustered"].split(" vs ", 1)
     row = figures.pairs[(figures.pairs["model_a"] == model_a) & (figures.pairs["model_b"] == model_b)].iloc[0]
     limiting = plan.pairs[(plan.pairs["model_a"] == model_a) & (plan.pairs["model_b"] == model_b)].iloc[0]
-    mean_size = round(figures.mean_cluster_size)
-    sizes = sorted(set(arguments.cluster_sizes or DEFAULT_SIZES) | {max(mean_size, 1)})
+    # Equal clusters of the size-weighted size sum m^2/N have the design effect of the observed unequal ones.
+    weighted_size = figures.weighted_cluster_size or figures.mean_cluster_size
+    sizes = sorted(set(arguments.cluster_sizes or DEFAULT_SIZES) | {max(round(weighted_size), 1)})
     icc = float(row["icc"])
     table = cluster_tradeoff(float(limiting["required_n_observed"]), max(icc, 0.0), sizes)  # a negative estimate counts as 0
     document["clusters"] = {"pair": plan.limiting["clustered"], "icc": icc, "icc_planned": max(icc, 0.0),
-                            "mean_cluster_size": figures.mean_cluster_size, "table": table.to_dict(orient="records")}
+                            "mean_cluster_size": figures.mean_cluster_size, "weighted_cluster_size": weighted_size,
+                            "table": table.to_dict(orient="records")}
     counted = ", counted as 0 as the paper counts a negative ICC," if icc < 0 else ""
     return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now {figures.n_clusters} "
-                f"clusters of {figures.mean_cluster_size:.0f} items on average):"), _tradeoff(table)]
+                f"clusters of {figures.mean_cluster_size:.0f} items on average, {weighted_size:.0f} size-weighted (sum m^2/N, "
+                f"the design effect's m)):"), _tradeoff(table)]
 
 
 def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, float, float]:

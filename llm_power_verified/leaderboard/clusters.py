@@ -1,8 +1,10 @@
 """Cluster diagnostics of a leaderboard audit (paper Section 6.4, Appendices F and G).
 
 For each pair: the one-way ANOVA ICC of the paired difference D over the item
-clusters, the design effect DE = 1 + (m-bar - 1) max(ICC, 0) with m-bar the
-mean cluster size, the cluster-adjusted N* = DE x N* and its verdict.
+clusters, the design effect DE = 1 + (m_w - 1) max(ICC, 0) with m_w = sum m_g^2 / N
+the size-weighted cluster size (the mean size only for equal clusters; see
+:func:`llm_power_verified.power.clustering.design_effect`), the cluster-adjusted
+N* = DE x N* and its verdict.
 
 Across pairs:
 
@@ -36,12 +38,12 @@ from llm_power_verified.power.sample_size import required_n_from_counts, require
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
 
 
-def _design_effect(icc: np.ndarray, mean_size) -> np.ndarray:
-    """1 + (m-bar - 1) max(ICC, 0), the generated design effect with the paper's truncation."""
-    mean_size = np.asarray(mean_size)
-    if mean_size.ndim:
-        mean_size = mean_size[..., None]
-    return _generated_design_effect.design_effect(mean_size, np.maximum(icc, 0.0))
+def _design_effect(icc: np.ndarray, weighted_size) -> np.ndarray:
+    """1 + (m_w - 1) max(ICC, 0), the generated design effect with the paper's truncation at the size-weighted size."""
+    weighted_size = np.asarray(weighted_size)
+    if weighted_size.ndim:
+        weighted_size = weighted_size[..., None]
+    return _generated_design_effect.design_effect(weighted_size, np.maximum(icc, 0.0))
 
 
 def _required_from_weights(statistics: ClusterStatistics, first, second, weights, binary, alpha, power):
@@ -86,11 +88,12 @@ def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, 
 
     Notes
     -----
-    Design effect 1 + (m-bar - 1) max(ICC, 0) (``derivations/design_effect.py``; Donner, Birkett and Buck 1981).
+    Design effect 1 + (m_w - 1) max(ICC, 0), m_w = sum m_g^2 / N (``derivations/design_effect.py``; Donner, Birkett
+    and Buck 1981).
     """
     statistics = ClusterStatistics(matrix.scores, labels)
-    icc, mean_size = statistics.icc(first, second)
-    adjusted = required_n * _design_effect(icc, mean_size)
+    icc, weighted_size = statistics.icc(first, second)
+    adjusted = required_n * _design_effect(icc, weighted_size)
     return int(np.sum(adjusted > matrix.n_items)), icc
 
 
@@ -126,7 +129,8 @@ def cluster_diagnostics(
 
     Notes
     -----
-    N*_cluster = N* x (1 + (m-bar - 1) max(ICC, 0)) (``derivations/design_effect.py``).
+    N*_cluster = N* x (1 + (m_w - 1) max(ICC, 0)), m_w = sum m_g^2 / N the size-weighted cluster size
+    (``derivations/design_effect.py``; the paper's Section 6.4 uses the mean size, equal for equal clusters).
 
     References
     ----------
@@ -135,8 +139,8 @@ def cluster_diagnostics(
     """
     labels = np.asarray(matrix.clusters)
     statistics = ClusterStatistics(matrix.scores, labels)
-    icc, mean_size = statistics.icc(first, second)
-    effect = _design_effect(icc, mean_size)
+    icc, weighted_size = statistics.icc(first, second)
+    effect = _design_effect(icc, weighted_size)
     required = pairs["required_n"].to_numpy()
     pairs = pairs.copy()
     pairs["icc"] = icc
@@ -168,7 +172,8 @@ def cluster_diagnostics(
             matrix, first, second, required, quartile, alpha, power)
         quartile_median_icc = float(np.median(quartile_icc))
     summary = ClusterSummary(
-        n_clusters=int(statistics.names.size), mean_cluster_size=float(mean_size),
+        n_clusters=int(statistics.names.size), mean_cluster_size=float(statistics.n.mean()),
+        weighted_cluster_size=float(weighted_size),
         cluster_sizes={str(name): int(size) for name, size in zip(statistics.names, statistics.n, strict=True)},
         median_icc=float(np.median(icc)), icc_range=(float(np.min(icc)), float(np.max(icc))),
         unresolved_iid=int((~pairs["resolved"]).sum()), unresolved_clustered=unresolved_clustered, bootstrap=bootstrap,

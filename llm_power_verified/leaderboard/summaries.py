@@ -107,7 +107,10 @@ class ClusterSummary(Result):
     n_clusters : int
         Clusters.
     mean_cluster_size : float
-        m-bar.
+        m-bar = N / G, the mean cluster size.
+    weighted_cluster_size : float
+        m_w = sum m_g^2 / N, the size-weighted cluster size: the m of the design effect 1 + (m_w - 1) max(ICC, 0)
+        (the mean size only when the clusters are equal).
     cluster_sizes : dict of str to int
         Size of each cluster.
     median_icc : float
@@ -130,6 +133,7 @@ class ClusterSummary(Result):
 
     n_clusters: int
     mean_cluster_size: float
+    weighted_cluster_size: float
     cluster_sizes: dict[str, int]
     median_icc: float
     icc_range: tuple[float, float]

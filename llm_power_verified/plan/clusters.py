@@ -4,7 +4,8 @@ Items in clusters of size m whose paired differences share an intra-cluster
 correlation ICC inflate N* by the design effect DE = 1 + (m - 1) ICC (derived
 in ``derivations/design_effect.py``).  For a required IID N*, clusters of m
 items need N* DE items in ceil(N* DE / m) clusters: few large clusters cost
-items, many small ones cost clusters.  The ICC planned for is in [0, 1]: the
+items, many small ones cost clusters.  Unequal clusters of sizes m_g have the
+design effect of equal ones of the size-weighted size sum m_g^2 / N.  The ICC planned for is in [0, 1]: the
 paper counts a negative ICC as 0 (it would shrink DE below 1, and the formula
 admits it only down to -1/(m - 1), -0.001 at the largest size tabulated), so
 a negative one is refused rather than silently counted as 0; a caller holding

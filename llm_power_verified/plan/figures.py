@@ -40,7 +40,7 @@ class AuditFigures(Result):
     accuracies : bool
         True when the audit had accuracies only (no rho-hat).
     mean_cluster_size : float or None
-        The mean cluster size, when the audit had clusters.
+        The mean cluster size N / G, when the audit had clusters.
     n_clusters : int or None
         The number of clusters, when the audit had clusters.
     source : str
@@ -49,6 +49,8 @@ class AuditFigures(Result):
         True for 0/1 scores, False for graded ones.
     correction : str
         The correction the audit was run (or its report written) with: what a plan uses unless told otherwise.
+    weighted_cluster_size : float or None
+        The size-weighted cluster size sum m_g^2 / N, the m of the audit's design effects, when it had clusters.
     """
 
     pairs: pd.DataFrame
@@ -62,6 +64,7 @@ class AuditFigures(Result):
     source: str = ""
     binary: bool = True
     correction: str = CORRECTIONS[0]
+    weighted_cluster_size: float | None = None
 
     @classmethod
     def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
@@ -86,5 +89,6 @@ class AuditFigures(Result):
             clusters = audit.clusters
             return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
                        None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
-                       audit.matrix.source, audit.matrix.binary, audit.correction)
+                       audit.matrix.source, audit.matrix.binary, audit.correction,
+                       None if clusters is None else clusters.weighted_cluster_size)
         raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")

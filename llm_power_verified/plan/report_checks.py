@@ -146,7 +146,7 @@ def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, acc
 
 
 def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, binary: bool, n_items: int, n_models: int,
-                         alpha: float, power: float, mean_cluster_size: float | None, source: str) -> None:
+                         alpha: float, power: float, weighted_cluster_size: float | None, source: str) -> None:
     """Refuse (``InputError``) a report whose figures disagree with its own counts (see the module notes).
 
     Parameters
@@ -163,8 +163,8 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
         The report's ``data.n_items`` and ``data.n_models``.
     alpha, power : float
         The report's operating point.
-    mean_cluster_size : float or None
-        The report's mean cluster size, when it has clusters.
+    weighted_cluster_size : float or None
+        The report's size-weighted cluster size sum m_g^2 / N (the design effect's m), when it has clusters.
     source : str
         The file, for the messages.
 
@@ -213,7 +213,7 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
         _binary(checker, pairs, n_items, alpha, power)
     else:
         _graded(checker, pairs, alpha, power)
-    if mean_cluster_size is not None and "design_effect" in pairs:
+    if weighted_cluster_size is not None and "design_effect" in pairs:
         icc = pairs["icc"].to_numpy(dtype=np.float64) if "icc" in pairs else np.full(len(pairs), np.nan)
-        checker.compare("design_effect", np.where(np.isnan(icc), np.nan, design_effect(mean_cluster_size, np.nan_to_num(icc))),
-                        f"ICC at the mean cluster size {mean_cluster_size:g}")
+        checker.compare("design_effect", np.where(np.isnan(icc), np.nan, design_effect(weighted_cluster_size, np.nan_to_num(icc))),
+                        f"ICC at the size-weighted cluster size {weighted_cluster_size:g}")

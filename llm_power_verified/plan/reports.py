@@ -143,20 +143,30 @@ def read_audit_report(path: str | Path) -> AuditFigures:
             raise InputError(f"{source}, pairs[{index}].{key}: {float(frame[key].iloc[index])!r} is not a rank (a whole number >= 1)")
         frame[key] = frame[key].astype(int)
     clusters = None if summary else document.get("clusters")
-    mean_size = None
+    mean_size = weighted_size = None
     if clusters:
-        mean_size = _number(_field(document, ("clusters", "mean_cluster_size"), source), f"{source}: clusters.mean_cluster_size")
-        if not (math.isfinite(mean_size) and mean_size >= 1):
-            raise InputError(f"{source}: clusters.mean_cluster_size {mean_size!r} is not a cluster size (a finite number >= 1)")
+        if isinstance(clusters, dict) and "weighted_cluster_size" not in clusters:
+            raise InputError(f"{source}: the report has no clusters.weighted_cluster_size (the size-weighted cluster size of its "
+                             f"design effects), so it was written by an older version: write the report again with {_WRITER[schema]}")
+        mean_size, weighted_size = (_cluster_size(document, key, source) for key in ("mean_cluster_size", "weighted_cluster_size"))
     figures = AuditFigures(pairs=frame, n_models=n_models, n_items=n_items,
                            alpha=_probability(document, ("settings", "alpha"), source),
                            power=_probability(document, ("settings", "power"), source), accuracies=summary,
                            mean_cluster_size=mean_size,
                            n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
-                           binary=binary, correction=_correction(document, source, _WRITER[schema]))
+                           binary=binary, correction=_correction(document, source, _WRITER[schema]),
+                           weighted_cluster_size=weighted_size)
     check_report_figures(frame, document, summary=summary, binary=binary, n_items=figures.n_items, n_models=figures.n_models,
-                         alpha=figures.alpha, power=figures.power, mean_cluster_size=figures.mean_cluster_size, source=source)
+                         alpha=figures.alpha, power=figures.power, weighted_cluster_size=weighted_size, source=source)
     return figures
+
+
+def _cluster_size(document: dict, key: str, source: str) -> float:
+    """``clusters.<key>``, a finite number >= 1 (a report without the size-weighted size is older than it: refused)."""
+    value = _number(_field(document, ("clusters", key), source), f"{source}: clusters.{key}")
+    if not (math.isfinite(value) and value >= 1):
+        raise InputError(f"{source}: clusters.{key} {value!r} is not a cluster size (a finite number >= 1)")
+    return value
 
 
 def _whole(document: dict, path: tuple[str, ...], source: str) -> int:

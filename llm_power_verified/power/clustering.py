@@ -1,10 +1,12 @@
 """Design effect of topic clusters and the cluster-adjusted required N.
 
-Items that share a topic are not independent: with mean cluster size m and
-intra-cluster correlation ICC of the paired difference, the variance of the
-mean difference, and N*, grow by the design effect DE = 1 + (m - 1) ICC
-(printed from ``derivations/design_effect.py``).  Following the paper's
-Table 4, a negative ICC estimate is truncated at zero by default.
+Items that share a topic are not independent: with intra-cluster correlation
+ICC of the paired difference, the variance of the mean difference, and N*,
+grow by the design effect DE = 1 + (m - 1) ICC (printed from
+``derivations/design_effect.py``), where for clusters of sizes m_g (N items)
+m is the size-weighted cluster size sum m_g^2 / N, the mean size only when
+the clusters are equal.  Following the paper's Table 4, a negative ICC
+estimate is truncated at zero by default.
 """
 
 from __future__ import annotations
@@ -45,12 +47,12 @@ def _validate(cluster_size: Any, icc: Any, truncate_negative_icc: bool):
 
 
 def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
-    """Design effect 1 + (m - 1) ICC for clusters of (mean) size m.
+    """Design effect 1 + (m - 1) ICC for clusters of size m (size-weighted, sum m_g^2 / N, when unequal).
 
     Parameters
     ----------
     cluster_size : array_like
-        Mean number of items per cluster, >= 1.
+        Items per cluster, >= 1: for unequal clusters the size-weighted size sum m_g^2 / N.
     icc : array_like
         Intra-cluster correlation of the per-item differences, in [-1, 1].
     truncate_negative_icc : bool, default True
@@ -63,8 +65,10 @@ def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = Tru
 
     Notes
     -----
-    DE = 1 + (m-bar - 1) ICC, with m-bar the mean cluster size; negative ICCs are
-    truncated at 0 unless asked not to.
+    DE = 1 + (m - 1) ICC; negative ICCs are truncated at 0 unless asked not to.  For G clusters of sizes m_g
+    (N = sum m_g items) under the one-way random-effects (exchangeable) model the variance of the mean difference is
+    exactly sigma^2 / N [1 + ICC (sum m_g^2 / N - 1)] (``derive_unequal_design_effect``), so m is the size-weighted
+    size sum m_g^2 / N, which is the mean size N / G only for equal clusters (the paper's Section 6.4 uses the mean).
 
     Printed from ``derivations/design_effect.py``.
 
@@ -92,7 +96,7 @@ def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, tr
     required_n : array_like
         The N* of independent items, >= 0.
     cluster_size : array_like
-        Mean number of items per cluster, >= 1.
+        Items per cluster, >= 1: for unequal clusters the size-weighted size sum m_g^2 / N (see :func:`design_effect`).
     icc : array_like
         Intra-cluster correlation of the per-item differences, in [-1, 1].
     truncate_negative_icc : bool, default True
@@ -105,7 +109,7 @@ def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, tr
 
     Notes
     -----
-    N*_cluster = DE x N*, with DE = 1 + (m-bar - 1) ICC (ICC truncated at 0 by default).
+    N*_cluster = DE x N*, with DE = 1 + (m - 1) ICC (ICC truncated at 0 by default).
 
     The design effect from ``derivations/design_effect.py``.
 
@@ -161,7 +165,7 @@ class ClusterStatistics:
         return total, squares
 
     def icc(self, first: np.ndarray, second: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """One-way ANOVA ICC of D for each pair, and the mean cluster size.
+        """One-way ANOVA ICC of D for each pair, and the size-weighted cluster size of the design effect.
 
         ``weights`` (clusters,) or (replicates, clusters) counts how often each
         cluster enters (1 everywhere by default); a result has shape
@@ -171,7 +175,8 @@ class ClusterStatistics:
         -----
         With cluster totals S_g, sizes n_g, N = sum n_g, G clusters:
         MSB = (sum S_g^2 / n_g - S^2 / N) / (G - 1), MSW = (sum D^2 - sum S_g^2 / n_g) / (N - G),
-        n0 = (N - sum n_g^2 / N) / (G - 1), ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW).
+        n0 = (N - sum n_g^2 / N) / (G - 1), ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW).  The size-weighted cluster
+        size sum w_g n_g^2 / sum w_g n_g, the m of the design effect for unequal clusters (:func:`design_effect`).
         """
         total, squares = self.pair_sums(first, second)
         w = np.ones(self.n.size) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -194,7 +199,7 @@ class ClusterStatistics:
         # whatever the ICC: 0.  A constant difference D (both mean squares 0): no variance to apportion: 0.
         estimable = np.broadcast_to(groups_b >= 2, np.shape(icc))
         icc = np.where(estimable, np.where(np.isfinite(icc), icc, 0.0), np.nan)
-        return icc, size / groups
+        return icc, (w @ self.n**2) / size
 
 
 def icc_oneway(values, labels) -> float:

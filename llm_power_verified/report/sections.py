@@ -98,7 +98,8 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
     if clusters is None:
         return []
     lines = ["", f"{head}Clusters",
-             f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}; median ICC(D) {clusters.median_icc:.4g} "
+             f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}, size-weighted sum m^2/N "
+             f"{clusters.weighted_cluster_size:.1f} (the design effect's m); median ICC(D) {clusters.median_icc:.4g} "
              f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
              f"{clusters.unresolved_clustered} clustered"]
     if clusters.bootstrap is not None:

@@ -211,6 +211,7 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
     (tmp_path / "audit.json").write_text(render(result, "json"))
     saved = read_audit_report(tmp_path / "audit.json")
     assert saved.mean_cluster_size == result.clusters.mean_cluster_size and saved.binary
+    assert saved.weighted_cluster_size == result.clusters.weighted_cluster_size
     for top in (4, 10):
         assert plan_leaderboard(saved, top).required_n == plan_leaderboard(result, top).required_n
     summary = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
