@@ -12,8 +12,9 @@ and knows nothing of the others.
 run).
 Parquet is the format that streams: ``write(request, "parquet", path)`` runs
 the audit with its pair table handed to the file block by block, so the table
-is never in memory; every other format runs the request and renders the
-result.  ``write`` returns the audit, for the caller to gate and plot.
+is never in memory (a request with item clusters runs in memory, as the
+cluster bootstrap needs every pair at once); every other format runs the
+request and renders the result.  ``write`` returns the audit, for the caller to gate and plot.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     ----------
     audit : Audit or AuditRequest
         Any audit of the protocol, or a request: written as Parquet, its pair table streams to the file block by
-        block (never in memory); any other format runs it (``AuditRequest.run()``) and renders the result
+        block (never in memory; with item clusters it runs in memory); any other format runs it (``AuditRequest.run()``) and renders the result
         (:class:`~llm_power_verified.leaderboard.request.AuditRequest`).
     format : {"table", "markdown", "html", "json", "jsonl", "csv", "parquet"}
         The format (the contract's ``FORMATS``).
@@ -151,8 +152,10 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     if format == "parquet":
         if path is None:
             raise ArgumentError("format 'parquet' needs a file (Parquet is binary, not terminal output)")
-        if isinstance(audit, AuditRequest):
+        if isinstance(audit, AuditRequest) and audit.matrix.clusters is None:
             return machine.write_parquet(path, lambda sink: audit.stream(sink, arrow=True))
+        if isinstance(audit, AuditRequest):
+            audit = audit.run()  # clusters: the cluster bootstrap needs every pair at once, so the audit runs in memory
         return machine.write_parquet(path, machine.parquet_blocks(audit))
     if isinstance(audit, AuditRequest):
         audit = audit.run()

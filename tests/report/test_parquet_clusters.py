@@ -1,0 +1,46 @@
+"""A clustered request written as Parquet runs in memory and holds the JSON report (defect 7: it used to be refused)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import jsonschema
+import pyarrow.parquet as pq
+
+from llm_power_verified.examples import shipped_example
+from llm_power_verified.leaderboard.audit import AuditSettings, AuditResult
+from llm_power_verified.leaderboard.request import AuditRequest
+from llm_power_verified.report import read_audit_metadata, render, write
+from llm_power_verified.report.machine import pair_records
+from llm_power_verified.report.schemas import SCHEMA_FILES
+
+SCHEMA = Path(__file__).resolve().parents[2] / "llm_power_verified" / "report" / SCHEMA_FILES["binary+graded"]
+
+
+def _same(left, right) -> bool:
+    """Equal values; floats within 1e-12 relative (the same computation, Parquet stores float64)."""
+    if isinstance(left, float) and isinstance(right, float):
+        return math.isclose(left, right, rel_tol=1e-12, abs_tol=0.0) or (math.isnan(left) and math.isnan(right))
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
+    return left == right
+
+
+def test_a_clustered_request_writes_parquet_whose_rows_are_the_json_rows(tmp_path):
+    request = AuditRequest(shipped_example(), AuditSettings(n_resamples=0, n_cluster_resamples=20))
+    path = tmp_path / "clustered.parquet"
+    written = write(request, "parquet", path)
+    assert isinstance(written, AuditResult) and written.clusters is not None  # run in memory, with its clusters
+    document = read_audit_metadata(path)
+    rows = pair_records(pq.read_table(path).to_pandas())
+    document["pairs"] = rows
+    jsonschema.validate(document, json.loads(SCHEMA.read_text()), cls=jsonschema.Draft202012Validator)
+    expected = json.loads(render(request.run(), "json"))
+    assert document["clusters"] == expected["clusters"]
+    assert len(rows) == len(expected["pairs"]) == 9
+    for row, want in zip(rows, expected["pairs"], strict=True):
+        assert row.keys() == want.keys()
+        differing = [key for key in row if not _same(row[key], want[key])]
+        assert not differing, differing
