@@ -12,11 +12,17 @@ into ``reference/api/generated/``, which is not committed).  The doctests in tho
 
 from __future__ import annotations
 
+import shutil
 import sys
 from importlib.metadata import version as _version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+# autosummary rewrites the pages of the names that exist but never deletes the page of a module that was renamed
+# or removed, and a stale page fails the -W build in a working copy that built the docs before the rename (a
+# fresh clone has none).  The folder is build output (git-ignored): start each build without it.
+shutil.rmtree(Path(__file__).parent / "reference" / "api" / "generated", ignore_errors=True)
 
 project = "llm-power-verified"
 author = "llm-power-verified contributors"
