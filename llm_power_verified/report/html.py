@@ -24,7 +24,7 @@ from llm_power_verified.report.cells import cell, fmt
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
 from llm_power_verified.report.sections import details
-from llm_power_verified.report.view import PAIR_VIEW, accuracy_models, accuracy_view, label, meaning, shown_pairs
+from llm_power_verified.report.view import PAIR_VIEW, accuracy_models, accuracy_view, label, meaning, shown_pairs, with_adjacent
 
 __all__ = ["HTML_ROW_LIMIT", "html_page", "html_report", "sortable_table"]
 
@@ -176,7 +176,8 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
     if per_item:  # how many of the pairs are listed (an empty line when all are)
         parts.append(f"<p>{len(shown):,} pairs closest in rank of {len(audit.pairs):,} (--pairs all lists every pair); "
                      "the machine formats have all.</p>" if len(shown) < len(audit.pairs) else "")
-    columns = _item_columns(audit) if per_item else accuracy_view(audit)
+    # A listing that mixes adjacent pairs with others says which are which, as the text tables do.
+    columns = with_adjacent(shown, _item_columns(audit) if per_item else accuracy_view(audit))
     headers = [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c)) for c in columns]
     headers = [("model_a", "model a" if per_item else "A"), ("model_b", "model b" if per_item else "B"), *headers]
     rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns] for _, row in shown.iterrows()]
