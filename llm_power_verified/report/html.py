@@ -24,7 +24,15 @@ from llm_power_verified.report.cells import cell, fmt
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
 from llm_power_verified.report.sections import details
-from llm_power_verified.report.view import PAIR_VIEW, accuracy_models, accuracy_view, label, meaning, shown_pairs, with_adjacent
+from llm_power_verified.report.view import (
+    PAIR_VIEW,
+    accuracy_models,
+    accuracy_view,
+    label,
+    meaning,
+    shown_pairs,
+    with_adjacent,
+)
 
 __all__ = ["HTML_ROW_LIMIT", "html_page", "html_report", "sortable_table"]
 

@@ -10,7 +10,7 @@ import jsonschema
 import pyarrow.parquet as pq
 
 from llm_power_verified.examples import shipped_example
-from llm_power_verified.leaderboard.audit import AuditSettings, AuditResult
+from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings
 from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.report import read_audit_metadata, render, write
 from llm_power_verified.report.machine import pair_records
