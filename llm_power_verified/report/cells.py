@@ -17,9 +17,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.contract import COMPOSITES, column
 
-__all__ = ["CRITICAL", "cell", "fmt", "reported_pairs"]
+__all__ = ["CRITICAL", "cell", "fmt", "is_item_count", "item_count", "plural", "reported_pairs"]
 
 #: The critical correlations: reported only inside the admissible interval [rho_min, rho_max], "none" outside it.
 CRITICAL = ("rho_critical", "rho_critical_family")
@@ -63,10 +64,49 @@ def fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
+def item_count(value) -> str:
+    """A required sample size as the items it takes: its ceiling, whole, with thousands separators.
+
+    A required N is an item count: 1,342.16 needs 1,343 items, so a text table prints 1,343 (the headline's and
+    ``plan``'s figure), never the nearest integer 1,342.
+
+    Parameters
+    ----------
+    value : object
+        N* (unrounded), None or NaN (printed "-"), or infinity (printed "inf").
+
+    Returns
+    -------
+    str
+        The ceiling (:func:`~llm_power_verified._validation.ceil_sample_size`) with thousands separators.
+
+    Examples
+    --------
+    >>> item_count(1342.158), item_count(23.08), item_count(2727353.2), item_count(float("inf")), item_count(None)
+    ('1,343', '24', '2,727,354', 'inf', '-')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    number = float(value)
+    if math.isnan(number):
+        return "-"
+    return "inf" if math.isinf(number) else f"{int(ceil_sample_size(number)):,}"
+
+
+def is_item_count(name: str) -> bool:
+    """Whether a pair-table column is a required sample size (printed by :func:`item_count`): N*, N_av and the like."""
+    return name.startswith("required_n") or name in ("shortcut_n", "unpaired_n")
+
+
+def plural(count: int, noun: str) -> str:
+    """A count with its noun in the right number: "1 pair", "9 pairs" (nouns whose plural adds an s)."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 #: Composites printed otherwise than "[low, high]": the admissible interval at 3 decimals, and N* over it as a range.
 _COMPOSITE_FORMS = {
     "rho_interval": lambda row, low, high: f"[{row[low]:.3f}, {row[high]:.3f}]",
-    "required_n_range": lambda row, low, high: f"{fmt(float(row[low]))} to {fmt(float(row[high]))}",
+    "required_n_range": lambda row, low, high: f"{item_count(row[low])} to {item_count(row[high])}",
 }
 
 
@@ -107,6 +147,10 @@ def cell(row: pd.Series, name: str) -> str:
         return "none"
     if declared.kind == "int":
         return fmt(int(value))
+    if is_item_count(name):
+        return item_count(value)
+    if name == "mde" and value == 0:  # a plug-in variance of 0 (no item on which the two differ): no MDE to state
+        return "n/a"
     return fmt(value, declared.digits or 4)
 
 
