@@ -11,12 +11,13 @@ is :mod:`llm_power_verified.report.headline`'s.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.summaries import Tiers
 from llm_power_verified.power.correlation import admissible_rho_interval
@@ -80,10 +81,18 @@ class Headline(Result):
     mean_score : float
         Mean score of all models.
     required_n_all_adjacent : int or None
-        The largest N* of the adjacent pairs; None when none is reported, or when ``zero_gap_pairs`` of them have a
-        gap of 0 (no N resolves them).
+        The largest N* of the adjacent pairs, each pair at alpha (no multiplicity); None when none is reported, or
+        when ``zero_gap_pairs`` of them have a gap of 0 (no N resolves them).
     zero_gap_pairs : int
         Adjacent pairs with a gap of 0.
+    adjacent_family_size : int
+        K - 1, the adjacent pairs of the whole ranking: the family ``plan`` plans every adjacent gap in.
+    adjacent_family_level : float
+        The level that guarantees the power in that family under ``correction`` whatever the p-values
+        (:func:`~llm_power_verified.inference.multiplicity.guaranteed_level`: alpha / m for Bonferroni, Holm and BH).
+    required_n_all_adjacent_family : int or None
+        The largest N* of the adjacent pairs at ``adjacent_family_level`` (what ``plan report`` answers for the same
+        report); None when ``required_n_all_adjacent`` is.
     """
 
     n_items: int
@@ -106,6 +115,9 @@ class Headline(Result):
     mean_score: float
     required_n_all_adjacent: int | None
     zero_gap_pairs: int
+    adjacent_family_size: int
+    adjacent_family_level: float
+    required_n_all_adjacent_family: int | None
 
     @property
     def score_kind(self) -> str:
@@ -197,12 +209,19 @@ def headline_facts(matrix: ScoreMatrix, *, alpha: float, power: float, family: s
     gap, rho, mean = smallest_resolvable_gap(matrix, reported, alpha, power)
     required = adjacent["required_n"].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
     zero_gap = int(np.isinf(required).sum())
+    # The family plan plans "every adjacent gap" in: the K - 1 adjacent pairs at the level that guarantees the power
+    # (plan.targets.plan_leaderboard: N* times the inflation, then rounded up, in the same order so the two agree).
+    family_pairs = max(matrix.n_models - 1, 1)
+    level = float(guaranteed_level(correction, family_pairs, alpha))
+    family_required = required * float(inflation_at_level(level, alpha, power))
+    whole = required.size and not zero_gap
     return Headline(
         n_items=matrix.n_items, n_models=matrix.n_models, binary=matrix.binary, n_clusters=n_clusters, alpha=alpha, power=power,
         family=family, family_size=family_size, correction=correction, adjacent_pairs=len(adjacent),
         adjacent={column: _count(adjacent, column) for column in ADJACENT_VERDICTS if column in adjacent} if len(adjacent) else {},
         total_pairs=tiers.total_pairs, significant_pairs=tiers.significant_pairs, resolved_pairs=tiers.resolved_pairs,
         procedure=tiers.procedure, smallest_resolvable_gap=gap, median_rho=rho, mean_score=mean,
-        required_n_all_adjacent=math.ceil(float(required.max())) if required.size and not zero_gap else None,
-        zero_gap_pairs=zero_gap,
+        required_n_all_adjacent=int(ceil_sample_size(float(required.max()))) if whole else None, zero_gap_pairs=zero_gap,
+        adjacent_family_size=family_pairs, adjacent_family_level=level,
+        required_n_all_adjacent_family=int(ceil_sample_size(float(family_required.max()))) if whole else None,
     )

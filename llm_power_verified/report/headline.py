@@ -9,9 +9,11 @@ same thing about the same facts.
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 from llm_power_verified.leaderboard.accuracies import AccuracyHeadline, VerdictCounts
 from llm_power_verified.leaderboard.headline import Headline
-from llm_power_verified.report.cells import fmt
+from llm_power_verified.report.cells import fmt, plural
 
 __all__ = ["accuracy_lines", "headline", "headline_lines"]
 
@@ -20,6 +22,30 @@ def _count(facts: Headline, column: str) -> str:
     """"k/m": k pairs with the verdict out of the m for which it is defined (None outside the declared family)."""
     count = facts.adjacent.get(column)
     return "n/a" if count is None else f"{count.count}/{count.defined}"
+
+
+def _resolved_meaning(facts: Headline) -> str:
+    """What "resolved" is at the observed gap: a threshold on the Wald statistic, each pair at alpha."""
+    threshold = NormalDist().inv_cdf(1 - facts.alpha / 2) + NormalDist().inv_cdf(facts.power)
+    return (f"q = N / N* at the observed gap is z_Wald^2 / (z_(1-alpha/2) + z_power)^2, so 'resolved' is |z_Wald| >= "
+            f"{threshold:.3f} at alpha {facts.alpha:g} for each pair, no multiplicity.")
+
+
+def _every_adjacent(facts: Headline) -> str:
+    """The N for every adjacent gap, each pair at alpha and at the family level ``plan`` plans at."""
+    at_alpha = f"{facts.required_n_all_adjacent:,} items with each pair at alpha {facts.alpha:g}"
+    pairs = facts.adjacent_family_size
+    if facts.correction == "none" or pairs == 1:
+        why = "correction none" if facts.correction == "none" else "a family of one adjacent pair"
+        return f"{at_alpha} ({why}; as `plan` plans)"
+    family = f"over the {plural(pairs, 'adjacent pair')}"
+    if facts.correction == "sidak":
+        level, rule = f"1 - (1 - alpha)^(1/{pairs}) = {facts.adjacent_family_level:.4g}", f"Sidak {family}"
+    else:
+        name = {"holm": "Holm", "bh": "BH"}.get(facts.correction)
+        level, rule = f"alpha/{pairs}", f"Bonferroni {family}"
+        rule += "" if name is None else f", the only level {name} guarantees before the p-values are seen"
+    return f"{at_alpha}; {facts.required_n_all_adjacent_family:,} at {level} ({rule}; as `plan` plans)"
 
 
 def headline_lines(facts: Headline) -> list[str]:
@@ -44,22 +70,28 @@ def headline_lines(facts: Headline) -> list[str]:
         if "significant_clustered" in facts.adjacent:
             extras.append(f"significant with clusters {_count(facts, 'significant_clustered')}")
         if "significant_anytime" in facts.adjacent:
-            extras.append(f"anytime-valid {_count(facts, 'significant_anytime')}")
-        lines.append(f"Adjacent gaps: significant {_count(facts, 'significant')}, resolved (q >= 1) {_count(facts, 'resolved')}"
-                     + "".join(f", {extra}" for extra in extras) + ".")
+            extras.append(f"significant anytime-valid (e-BH) {_count(facts, 'significant_anytime')}")
+        lines.append(f"Adjacent gaps: significant {_count(facts, 'significant')}, resolved (q >= 1, each pair at alpha) "
+                     f"{_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + ".")
+        if "resolved" in facts.adjacent:
+            lines.append(_resolved_meaning(facts))
     lines.append(f"All {facts.total_pairs:,} pairs: significant {facts.significant_pairs:,} ({facts.procedure}), "
                  f"resolved {facts.resolved_pairs:,}.")
     gap, rho, mean = facts.smallest_resolvable_gap, facts.median_rho, facts.mean_score
-    if gap < 1.0:
+    if gap == 0.0:  # a plug-in variance of 0: every model scores every item alike, which states no detectable gap
+        lines.append("Smallest gap this benchmark resolves: n/a (the plug-in variance of a difference is 0 at the median "
+                     f"observed rho {rho:.2f} and mean score {mean:.3f}).")
+    elif gap < 1.0:
         lines.append(f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
     else:  # scores lie in [0, 1], so no gap between two mean scores exceeds 1
         lines.append(f"No gap is resolvable with {facts.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, the "
                      f"largest possible gap (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
     if facts.adjacent_pairs:
         if facts.zero_gap_pairs:
-            lines.append(f"No N resolves every adjacent gap: {facts.zero_gap_pairs} adjacent pair(s) have a gap of 0.")
+            lines.append(f"No N resolves every adjacent gap: {plural(facts.zero_gap_pairs, 'adjacent pair')} "
+                         f"{'has' if facts.zero_gap_pairs == 1 else 'have'} a gap of 0.")
         else:
-            lines.append(f"N that would resolve every adjacent gap: {facts.required_n_all_adjacent:,} items (now {facts.n_items:,}).")
+            lines.append(f"N that would resolve every adjacent gap: {_every_adjacent(facts)} (now {facts.n_items:,}).")
     return lines
 
 
