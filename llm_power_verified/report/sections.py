@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from llm_power_verified.io.escaping import terminal_text
-from llm_power_verified.report.cells import fmt
+from llm_power_verified.report.cells import fmt, item_count, plural
 from llm_power_verified.report.table import grid
 
 __all__ = ["ChecklistTally", "checklist", "details", "text_sections"]
@@ -46,12 +46,13 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
     lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
                       [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in audit.by_gap], markdown))
     lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs})"]
-    lines.append(grid(["procedure", "unresolved"], [[name, "n/a" if value is None else str(value)]
+    lines.append(grid(["procedure", "unresolved"], [[_PROCEDURES.get(name, name), "n/a" if value is None else str(value)]
                                                     for name, value in audit.verdicts.to_dict().items() if name != "pairs"], markdown))
+    lines.append(_holm_steps(audit))
     lines += ["", f"{head}Multiplicity", _multiplicity(audit)]
     if "resolved_anytime" in audit.pairs and len(listed):
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
-        rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), fmt(r["required_n_anytime"]),
+        rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), item_count(r["required_n_anytime"]),
                  fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
                 for _, r in listed.iterrows()]
         lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
@@ -83,13 +84,40 @@ def details(audit, listed: pd.DataFrame) -> list[str]:
     return text_sections(audit, listed, {name: name for name in audit.ranking["model"]}, "", False)
 
 
+#: What each row of "Unresolved pairs across procedures" counts: the pairs whose N exceeds that procedure's N*
+#: (the JSON report's ``verdicts`` keys are the names on the left).
+_PROCEDURES = {"fixed-n": "fixed-n (N < N*, each pair at alpha)", "bonferroni": "bonferroni (N < N* at alpha/m)",
+               "holm": "holm (N < N* at alpha/(m-k+1), step k)", "benjamini-hochberg": "benjamini-hochberg (N < N* at alpha R/m)",
+               "rho-0.10": "rho-0.10 (N < N* at rho - 0.10)", "rho+0.10": "rho+0.10 (N < N* at rho + 0.10)",
+               "clustered": "clustered (N < N* x design effect)", "anytime-valid": "anytime-valid (N < N_av)"}
+
+
+def _holm_steps(audit) -> str:
+    """What the holm row's level is: conditional on the earlier steps rejecting; which pairs Holm never reached here."""
+    text = ("holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it at "
+            "only if steps 1 to k-1 all reject (conditional; bonferroni's alpha/m is the level guaranteed in advance)")
+    pairs = audit.pairs
+    raw = next((name for name in ("p_exact", "p_t") if name in pairs), None)
+    if "p_holm" not in pairs or raw is None:
+        return text + "."
+    family = pairs[pairs["p_holm"].notna()]
+    waiting = family[~(family["p_holm"] <= audit.alpha)].sort_values(["p_holm", raw], kind="stable")
+    if len(waiting) <= 1:
+        return text + f"; Holm reached every step here (m = {len(family)})."
+    stop = len(family) - len(waiting) + 1
+    names = [f"{a} vs {b}" for a, b in zip(waiting["model_a"].iloc[1:], waiting["model_b"].iloc[1:], strict=True)]
+    past = ", ".join(names) if len(names) <= 5 else f"{len(names)} pairs"
+    return (text + f"; Holm stopped at step {stop} of {len(family)} here, so {plural(len(names), 'pair')} past it "
+            f"({past}) {'is' if len(names) == 1 else 'are'} counted at a level Holm did not reach.")
+
+
 def _multiplicity(audit) -> str:
     multiplicity = audit.multiplicity
-    e_bh = f"; e-BH: {multiplicity.e_bh_rejections} rejections" if multiplicity.e_bh_rejections is not None else ""
-    return (f"family '{multiplicity.family}' of {multiplicity.family_size} comparisons, arbiter {multiplicity.arbiter}, "
+    e_bh = f"; e-BH: {plural(multiplicity.e_bh_rejections, 'rejection')}" if multiplicity.e_bh_rejections is not None else ""
+    return (f"family '{multiplicity.family}' of {plural(multiplicity.family_size, 'comparison')}, arbiter {multiplicity.arbiter}, "
             f"correction {audit.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
-            f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} ({multiplicity.bh_rejections} BH "
-            f"rejections); Holm per step{e_bh}")
+            f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} "
+            f"({plural(multiplicity.bh_rejections, 'BH rejection')}); Holm per step{e_bh}")
 
 
 def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
@@ -111,7 +139,7 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
     else:
         lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
     lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
-    rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), fmt(r["required_n_cluster"]),
+    rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), item_count(r["required_n_cluster"]),
              "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in listed.iterrows()]
     lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], rows, markdown))
     return lines
@@ -150,6 +178,19 @@ class ChecklistTally:
         return pd.concat(parts, ignore_index=True) if parts else None
 
 
+def _median_mde(mde: pd.Series) -> str:
+    """The checklist's MDE: the median of the pairs' own MDEs (not the headline's MDE at the median rho and mean score).
+
+    An MDE of 0 comes from a plug-in variance of 0 (no item on which the two models differ): no gap is detectable from
+    it, so such pairs are left out and counted.
+    """
+    defined = mde[mde > 0]
+    zero = len(mde) - len(defined) - int(mde.isna().sum())
+    text = (f"median of the pairs' own MDEs {defined.median():.4g} ({plural(len(defined), 'pair')}; Eq. 4, each at its own "
+            "variance)" if len(defined) else "n/a")
+    return text + (f"; n/a for {plural(zero, 'pair')} with a plug-in variance of 0" if zero else "")
+
+
 def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
     """The paper's Appendix I checklist, filled in for a per-item audit.
 
@@ -174,7 +215,8 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
         tally = ChecklistTally()
         tally.add(audit.pairs)
     matrix = audit.matrix
-    arbiters = "McNemar chi-square, exact, mid-p; paired bootstrap" if matrix.binary else "paired t; paired bootstrap"
+    arbiters = "McNemar chi-square, exact, mid-p" if matrix.binary else "paired t"
+    arbiters += "; paired bootstrap" if audit.n_resamples else " (no paired bootstrap: n_resamples = 0)"
     bootstrap = tally.column("required_n_p05")
     if bootstrap is not None:
         robust = int((bootstrap > matrix.n_items).sum())
@@ -186,12 +228,12 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
         {"quantity": "delta-hat", "value": f"{count} gaps, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
         {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
         {"quantity": "N", "value": f"{matrix.n_items} paired items", "why": "budget"},
-        {"quantity": "delta_MDE", "value": f"median {tally.column('mde').median():.4g} (Eq. 4)", "why": "current-N resolution"},
+        {"quantity": "delta_MDE", "value": _median_mde(tally.column("mde")), "why": "current-N resolution"},
         {"quantity": "q = N/N*", "value": f"{int(tally.column('resolved').sum())} of {count} pairs have q >= 1",
          "why": "gap supported when q >= 1"},
         {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
         {"quantity": "multiplicity", "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
-         f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {audit.multiplicity.bh_rejections} rejections", "why": "family-level claims"},
+         f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {plural(audit.multiplicity.bh_rejections, 'rejection')}", "why": "family-level claims"},
         {"quantity": "per-item raw matrix", "value": f"{matrix.n_items} x {matrix.n_models} scores from {matrix.source}",
          "why": "third-party check"},
     ]

@@ -82,7 +82,7 @@ def test_readme_commands_run(capsys):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     main_job = re.search(r"&& llm-power-verified (audit[^\n]*)", readme).group(1).split()
     assert main(main_job + ["--n-resamples", "100", "--n-cluster-resamples", "100"]) == 0
-    assert re.search(r"^fixed-n\s+4\s*$", capsys.readouterr().out, re.MULTILINE)
+    assert re.search(r"^fixed-n \(N < N\*, each pair at alpha\)\s+4\s*$", capsys.readouterr().out, re.MULTILINE)
     design = re.search(r"`llm-power-verified (design --p-a[^`]*)`", readme).group(1).split()
     assert main(design) == 0
     text = capsys.readouterr().out
