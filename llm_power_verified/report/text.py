@@ -33,6 +33,7 @@ from llm_power_verified.contract import (
     DROP_ORDER,
     GRADED_VIEW,
     VERDICT_RULES,
+    WHEN,
     column,
     header,
     legend,
@@ -182,6 +183,11 @@ def text_report(audit, output: str = "table", *, width: int = 100, columns: list
     else:
         table, view = _item_pairs(audit, listed, _item_view(audit, columns), keys, markdown, None if markdown or wide else width - 2,
                                   pairs)
+        dropped = _not_shown(audit, columns)
+        if "mde" in view and (listed["mde"] == 0).any():
+            dropped = (dropped + " " if dropped else "") + ("(MDE n/a: no item on which the two models differ, so the "
+                                                            "plug-in variance is 0 and states no detectable gap)")
+        table = table[:1] + ([dropped] if dropped else []) + table[1:]
     lines += [*(["", head + table[0]] if table else []), *table[1:]]
     lines += text_sections(audit, listed, keys, head, markdown)
     entries = _legend(audit, view, markdown)
@@ -227,6 +233,26 @@ def _item_view(audit, columns: list[str] | None) -> list[str]:
             raise ArgumentError(f"--columns: unknown column {unknown[0]!r}; choose from {', '.join(PAIR_VIEW)}")
         return [name for name in columns if _available(audit.pairs, name)]
     return [name for name in (BINARY_VIEW if audit.kind == "binary" else GRADED_VIEW) if _available(audit.pairs, name)]
+
+
+_SCORES = {"binary": "0/1", "graded": "graded"}
+
+
+def _not_shown(audit, columns: list[str] | None) -> str | None:
+    """The note naming the ``--columns`` asked for that this audit does not have, and why; None when every one is shown."""
+    reasons: dict[str, list[str]] = {}
+    for name in columns or []:
+        if name in PAIR_VIEW and not _available(audit.pairs, name):
+            declared = column(COMPOSITES[name].parts[0] if name in COMPOSITES else name)
+            if audit.kind not in declared.audits:
+                kinds = [_SCORES[kind] for kind in sorted(declared.audits) if kind in _SCORES]
+                why = f"for {' and '.join(kinds)} scores only (these scores are {_SCORES.get(audit.kind, audit.kind)})"
+            else:
+                why = f"only {WHEN[declared.when]}" if declared.when in WHEN else "not computed in this audit"
+            reasons.setdefault(why, []).append(name)
+    if not reasons:
+        return None
+    return "(not shown: " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items()) + ")"
 
 
 def _available(pairs: pd.DataFrame, name: str) -> bool:

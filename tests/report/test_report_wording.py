@@ -1,0 +1,82 @@
+"""The text report says what each figure counts, at which level, and what it left out.
+
+Defects this guards (a newcomer's walk-through): the Holm row of "Unresolved pairs across procedures" counted pairs at
+a step level Holm never reached, unsaid; "anytime-valid" counted failures in that table and passes in the headline;
+two different MDEs were both "delta_MDE"; ``--columns`` dropped columns silently and the checklist named a paired
+bootstrap that ``--n-resamples 0`` had not run; an MDE of 0 from a plug-in variance of 0; "1 comparisons"; and
+``--mode reference`` without ``--reference`` answered "got None".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+LM_EVAL = [str(path) for path in sorted((FIXTURES / "lm_eval" / "hashlm").glob("model-*"))]
+ARITH_MC = [*LM_EVAL, "--task", "arith_mc", "--metric", "acc", "--n-resamples", "0"]
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, re.sub(r"\s+", " ", out.getvalue()), err.getvalue()
+
+
+def test_the_holm_row_says_its_level_is_conditional_and_names_the_steps_holm_never_reached():
+    status, text, _ = _cli(["audit", *ARITH_MC])
+    assert status == 0
+    # p_exact 0.1354 (model-b vs model-a) then 0.1686: Holm rejects nothing, so step 2 is never reached.
+    assert "only if steps 1 to k-1 all reject (conditional" in text
+    assert "Holm stopped at step 1 of 2 here, so 1 pair past it (model-c vs model-b) is counted at a level Holm did not reach" in text
+
+
+def test_each_procedure_row_says_what_it_counts():
+    status, text, _ = _cli(["audit", *ARITH_MC])
+    assert status == 0
+    assert "anytime-valid (N < N_av) 2" in text and "holm (N < N* at alpha/(m-k+1), step k) 2" in text
+
+
+def test_the_checklist_names_its_mde_and_only_the_tests_it_ran():
+    status, text, _ = _cli(["audit", *ARITH_MC])
+    assert status == 0
+    assert "delta_MDE: median of the pairs' own MDEs" in text
+    assert "(no paired bootstrap: n_resamples = 0)" in text and "mid-p; paired bootstrap" not in text
+
+
+def test_columns_that_do_not_apply_are_named_with_the_reason():
+    status, text, _ = _cli(["audit", *ARITH_MC, "--columns", "boot_ci,p_exact,t,p_t"])
+    assert status == 0
+    assert ("(not shown: boot_ci: only with paired-bootstrap resamples (n_resamples > 0); t, p_t: for graded scores only "
+            "(these scores are 0/1))") in text
+
+
+def test_one_of_a_kind_is_singular():
+    status, text, _ = _cli(["audit", *LM_EVAL[:2], "--task", "arith_mc", "--metric", "acc", "--n-resamples", "0"])
+    assert status == 0
+    assert "family 'adjacent' of 1 comparison," in text and "(0 BH rejections)" in text
+    assert "over the 1 adjacent pair" not in text  # a family of one is planned at alpha
+
+
+def test_an_mde_from_a_plug_in_variance_of_0_is_not_available(tmp_path):
+    rng = np.random.default_rng(1)
+    first, second = (rng.random(100) < 0.7).astype(int), (rng.random(100) < 0.6).astype(int)
+    table = tmp_path / "twins.csv"
+    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(table, index=False)
+    status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--columns", "delta,mde"])
+    assert status == 0
+    assert "(MDE n/a: no item on which the two models differ" in text
+    assert re.search(r"model-a model-a2 yes 0 n/a ", text) is not None
+
+
+def test_mode_reference_without_a_reference_names_the_flag():
+    status, _, err = _cli(["audit", "--mode", "reference"])
+    assert status == 2 and "--mode reference needs --reference NAME" in err and "None" not in err
