@@ -56,6 +56,9 @@ def run(arguments) -> str | tuple[str, int] | int:
             raise CommandError("--plot needs the pair table in memory; --format parquet streams it to the file (plot from another format)")
     if arguments.scheduler and arguments.workers:
         raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
+    if arguments.mode == "reference" and arguments.reference is None:
+        raise CommandError("--mode reference needs --reference NAME: the model every other model is compared with "
+                           "(one of the models' names); add --reference, or choose another --mode")
     check_outputs(outputs, arguments.inputs)
     matrix = read_matrix(arguments)
     from llm_power_verified.leaderboard.audit import AuditSettings
