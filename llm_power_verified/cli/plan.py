@@ -244,13 +244,27 @@ def run(arguments) -> str:
         alpha = figures.alpha  # a saved report's own level
     if arguments.anytime:
         p_a, p_b, rho = cells
-        stopping = _stopping(arguments, p_a, p_b, rho, alpha)
+        level, why = _monitored_level(alpha, document["plan"]["family_size"], document["plan"]["correction"])
+        stopping = _stopping(arguments, p_a, p_b, rho, level)  # its "alpha" is the level used
         document["anytime"] = stopping
         se = f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})" if stopping["method"] == "simulation" else ""
-        lines += ["", (f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / alpha:g}) for {p_a:g} vs {p_b:g} at rho {rho:g}, "
-                      f"{stopping['method']}{se}:"),
+        lines += ["", (f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs {p_b:g} "
+                      f"at rho {rho:g}, {stopping['method']}{se}:"),
                   _stopping_line(stopping, arguments.quantile)]
     return json_text(document) if arguments.json else "\n".join(lines)
+
+
+def _monitored_level(alpha: float, family_size: int, correction: str) -> tuple[float, str]:
+    """The monitored test's level in the declared family, and why: Bonferroni on the e-values, alpha / m.
+
+    Each of m e-processes stopped at e >= m / alpha rejects a true null with probability at most alpha / m (Ville's
+    inequality), so the family-wise error is at most alpha under any dependence; Sidak's level needs independence
+    and Holm's or BH's steps depend on the other pairs, so every correction but "none" monitors at alpha / m.
+    """
+    if correction == "none" or family_size == 1:
+        return alpha, "1/alpha, each comparison at alpha" + (" (correction none)" if family_size > 1 else "")
+    return alpha / family_size, (f"m/alpha, Bonferroni on the e-values over the family of {family_size}, valid under any "
+                                 "dependence")
 
 
 def _stopping_line(stopping: dict, quantile: float) -> str:

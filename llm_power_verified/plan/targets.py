@@ -81,6 +81,11 @@ def planning_level(correction: str, family_size: int, alpha: float) -> tuple[flo
                    f"({name} may test at up to alpha)")
 
 
+def _whole(items: float) -> int | float:
+    """An item count as a whole number (int, so that JSON prints 1711, not 1711.0); inf (no N is enough) stays a float."""
+    return int(items) if math.isfinite(items) else float(items)
+
+
 @dataclass(frozen=True, repr=False)
 class GapPlan(Result):
     """N for one gap at a given correlation: ``required_n`` (unrounded) at the planning ``level``, ``items`` its ceiling.
@@ -101,8 +106,8 @@ class GapPlan(Result):
         sigma_D^2 of the per-item difference at (p_a, p_b, rho).
     required_n : float
         N* at ``level``, unrounded.
-    items : float
-        Its ceiling, the items to collect.
+    items : int or float
+        Its ceiling, the items to collect: a whole number (int), or inf for a gap of 0.
     required_n_at_alpha : float
         N* at alpha itself (what Holm's last step or BH with every pair rejected would need).
     """
@@ -118,7 +123,7 @@ class GapPlan(Result):
     level_reason: str
     variance: float
     required_n: float
-    items: float
+    items: int | float
     required_n_at_alpha: float
 
 
@@ -154,14 +159,14 @@ def plan_gap(p_a: float, p_b: float, rho: float, *, alpha: float = 0.05, power: 
     --------
     >>> plan = plan_gap(0.65, 0.60, 0.30, family_size=9)
     >>> plan.items, round(plan.required_n / plan.required_n_at_alpha, 3)
-    (1711.0, 1.665)
+    (1711, 1.665)
     """
     family_size = int(check_count("family_size", family_size, minimum=1))
     level, reason = planning_level(correction, family_size, alpha)
     required = float(required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power))
     return GapPlan(p_a=float(p_a), p_b=float(p_b), rho=float(rho), alpha=alpha, power=power, family_size=family_size,
                    correction=correction, level=level, level_reason=reason, variance=float(paired_difference_variance(p_a, p_b, rho)),
-                   required_n=required, items=float(ceil_sample_size(required)),
+                   required_n=required, items=_whole(ceil_sample_size(required)),
                    required_n_at_alpha=float(required_n_paired_binary(p_a, p_b, rho, alpha=alpha, power=power)))
 
 
@@ -186,11 +191,11 @@ class LeaderboardPlan(Result):
     pairs : pandas.DataFrame
         One row per adjacent pair: model_a, model_b, delta, and per scenario ``required_n_<scenario>`` and
         ``resolved_now_<scenario>``.
-    required_n : dict of str to float
-        The largest requirement, whole, per scenario: "observed" for a per-item audit, plus "clustered" with
-        clusters; "rho_min", "rho_max" and "assumed" for accuracies only.
-    more_items : dict of str to float
-        How many items beyond ``n_items`` that is (0 when already enough), per scenario.
+    required_n : dict of str to int or float
+        The largest requirement, whole (an int; inf when a gap is 0), per scenario: "observed" for a per-item audit,
+        plus "clustered" with clusters; "rho_min", "rho_max" and "assumed" for accuracies only.
+    more_items : dict of str to int or float
+        How many items beyond ``n_items`` that is (0 when already enough; inf when no N is enough), per scenario.
     limiting : dict of str to str
         The pair behind each maximum.
     notes : tuple of str
@@ -204,8 +209,8 @@ class LeaderboardPlan(Result):
     level: float
     level_reason: str
     pairs: pd.DataFrame
-    required_n: dict[str, float]
-    more_items: dict[str, float]
+    required_n: dict[str, int | float]
+    more_items: dict[str, int | float]
     limiting: dict[str, str]
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -296,7 +301,7 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
     >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
     >>> plan = plan_leaderboard(audit, 4, rho=0.4)
     >>> plan.family_size, round(plan.level, 6), plan.required_n
-    (3, 0.016667, {'rho_min': 472584.0, 'rho_max': 2266.0, 'assumed': 148127.0})
+    (3, 0.016667, {'rho_min': 472584, 'rho_max': 2266, 'assumed': 148127})
     """
     figures = AuditFigures.of(audit)
     accuracies = figures.accuracies
@@ -324,8 +329,8 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
         table[f"required_n_{scenario}"] = values
         table[f"resolved_now_{scenario}"] = n_items >= values
         worst = int(np.argmax(values))
-        required[scenario] = float(ceil_sample_size(values[worst]))
-        more[scenario] = max(required[scenario] - n_items, 0.0) if math.isfinite(required[scenario]) else math.inf
+        required[scenario] = _whole(ceil_sample_size(values[worst]))
+        more[scenario] = max(required[scenario] - int(n_items), 0) if math.isfinite(required[scenario]) else math.inf
         limiting[scenario] = f"{table['model_a'].iloc[worst]} vs {table['model_b'].iloc[worst]}"
     notes = ["items 'of the same kind': each pair keeps its observed accuracies, rho and (clustered) ICC and cluster size"]
     if accuracies:

@@ -70,13 +70,16 @@ def test_plan_items_reads_inspect_epochs_as_audit_does():
 
 
 def test_plan_report_monitors_at_the_level_the_report_was_audited_at(tmp_path):
-    """plan report has no --alpha: a saved report's --anytime plan stops at e >= 1/alpha of the report itself."""
+    """plan report has no --alpha: a saved report's --anytime plan stops at e >= m/alpha of the report itself.
+
+    The top 3 are a family of 2 adjacent pairs, monitored with Bonferroni on the e-values: 2 / 0.01 = 200 (40 at 0.05).
+    """
     report = tmp_path / "r.json"
     accuracies = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
     assert _cli(["audit-accuracies", str(accuracies), "--alpha", "0.01", "--format", "json", "--out", str(report)])[0] == 0
     status, out, err = _cli(["plan", "report", str(report), "--rho", "0.5", "--top", "3", "--anytime", "--horizon", "1000"])
     assert (status, err) == (0, ""), err
-    assert "stop at e >= 100)" in out
+    assert "stop at e >= 200: m/alpha" in out
     status, _, err = _cli(["plan", "report", str(report), "--alpha", "0.05"])
     assert status == 2 and "unrecognized arguments: --alpha 0.05" in err
 
