@@ -48,7 +48,7 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
     lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs})"]
     lines.append(grid(["procedure", "unresolved"], [[_PROCEDURES.get(name, name), "n/a" if value is None else str(value)]
                                                     for name, value in audit.verdicts.to_dict().items() if name != "pairs"], markdown))
-    lines.append(_holm_steps(audit))
+    lines += [""] * markdown + [_holm_steps(audit)]  # Markdown: a blank line ends the table (GFM reads a next line as a row)
     lines += ["", f"{head}Multiplicity", _multiplicity(audit)]
     if "resolved_anytime" in audit.pairs and len(listed):
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
