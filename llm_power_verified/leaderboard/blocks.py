@@ -31,11 +31,7 @@ from llm_power_verified.inference.multiplicity import (
     required_n_inflation,
 )
 from llm_power_verified.leaderboard.pair_inputs import PairInputs, pair_inputs
-from llm_power_verified.leaderboard.pairs import (
-    graded_log_e,
-    pair_indices,
-    paired_t_columns,
-)
+from llm_power_verified.leaderboard.pairs import graded_log_e, pair_indices, paired_t_columns
 from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
@@ -217,7 +213,7 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
     pvalues = np.empty(first.size)
     slices = blocks(first.size)
     results = (backend or LocalBackend()).map(arbiter_pvalues, [(first[sl], second[sl]) for sl in slices], shared=(inputs,))
-    for sl, block_p in zip(slices, results):
+    for sl, block_p in zip(slices, results, strict=True):
         pvalues[sl] = block_p
     return pvalues
 
@@ -320,7 +316,7 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     log_e = np.empty(size)
     slices = blocks(size)
     results = (backend or LocalBackend()).map(family_log_e, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha))
-    for sl, block_log_e in zip(slices, results):
+    for sl, block_log_e in zip(slices, results, strict=True):
         log_e[sl] = block_log_e
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
     adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}

@@ -81,7 +81,7 @@ def test_readme_commands_run(capsys):
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     main_job = re.search(r"&& llm-power-verified (audit[^\n]*)", readme).group(1).split()
-    assert main(main_job + ["--n-resamples", "100", "--n-cluster-resamples", "100"]) == 0
+    assert main([*main_job, "--n-resamples", "100", "--n-cluster-resamples", "100"]) == 0
     assert re.search(r"^fixed-n \(N < N\*, each pair at alpha\)\s+4\s*$", capsys.readouterr().out, re.MULTILINE)
     design = re.search(r"`llm-power-verified (design --p-a[^`]*)`", readme).group(1).split()
     assert main(design) == 0
@@ -175,7 +175,7 @@ def test_audit_parquet_and_jsonl_hold_every_pair(tmp_path, capsys):
     assert len(frame) == 15 and read_audit_metadata(out)["pairs_written"] == 15
     assert main(["audit", str(table), "--mode", "all", "--format", "jsonl", "--quiet", "--n-resamples", "0"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["model_a"], r["model_b"]) for r in records] == list(zip(frame["model_a"], frame["model_b"]))
+    assert [(r["model_a"], r["model_b"]) for r in records] == list(zip(frame["model_a"], frame["model_b"], strict=True))
     assert [r["required_n"] for r in records] == [value if value != float("inf") else "inf" for value in frame["required_n"]]
 
 
