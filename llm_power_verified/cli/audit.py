@@ -74,9 +74,9 @@ def run(arguments) -> str | tuple[str, int] | int:
         if arguments.format == "parquet":
             from llm_power_verified.report.headline import headline
 
-            streamed = write(request, "parquet", arguments.out)
-            return wrote(arguments.out, _gate(streamed.pairs, arguments.fail_on), headline(streamed),
-                         f": {streamed.pairs_written:,} pairs")
+            written = write(request, "parquet", arguments.out)  # streamed, or (with clusters) run in memory
+            count = getattr(written, "pairs_written", len(written.pairs))
+            return wrote(arguments.out, _gate(written.pairs, arguments.fail_on), headline(written), f": {count:,} pairs")
         result = request.run()
     if plot_folder or arguments.plot:
         from llm_power_verified.report.plots import plot_resolution, write_figures

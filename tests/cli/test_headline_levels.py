@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,16 @@ def test_the_headline_says_what_each_count_counts():
     assert "resolved (q >= 1, each pair at alpha) " in flat
     assert "significant anytime-valid (e-BH) " in flat
     assert "'resolved' is |z_Wald| >= 2.802 at alpha 0.05" in flat
+
+
+@pytest.mark.parametrize("inputs", [[], ["--task", "arith_mc", "--metric", "acc"]], ids=["clusters-in-memory", "streamed"])
+def test_parquet_prints_the_same_headline_streamed_or_in_memory(tmp_path, inputs):
+    pytest.importorskip("pyarrow")
+    folders = sorted(str(path) for path in (Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "hashlm").glob("model-*"))
+    argv = ["audit", *(folders if inputs else []), *inputs, "--n-resamples", "0", "--n-cluster-resamples", "0"]
+    status, text, _ = _cli([*argv, "--format", "parquet", "--out", str(tmp_path / "audit.parquet")])
+    assert status == 0
+    pairs = 9 if not inputs else 2
+    assert f"over the {pairs} adjacent pairs" in _flat(text) and re.search(r"wrote .*audit\.parquet: \d+ pairs", text)
+    every = re.compile(r"N that would resolve every adjacent gap: .*?\(now [\d,]+\)\.")
+    assert every.search(_flat(text)).group() == every.search(_flat(_cli(argv)[1])).group()
