@@ -32,7 +32,9 @@ class Inflation(Result):
         ((z_{1-level/2} + z_power) / (z_{1-alpha/2} + z_power))^2 at the correction's level: alpha / m, Sidak's
         1 - (1 - alpha)^(1/m), and BH's alpha R / m at its R rejections (``derivations/multiplicity.py``).
     holm : str
-        Holm's is per pair (alpha / (m - k + 1) at step k), so it is described, not a number.
+        Holm's is per pair (alpha / (m - k + 1) at step k of the observed p-value order, the level Holm tests the pair
+        at only if steps 1 to k - 1 all reject: conditional, past the step where Holm stops too), so it is
+        described, not a number.
     """
 
     bonferroni: float
@@ -179,15 +181,17 @@ class Verdicts(Result):
     Attributes
     ----------
     fixed_n : int
-        Unresolved at alpha (q < 1).
+        Unresolved with each pair at alpha (q < 1).
     bonferroni, holm, benjamini_hochberg : int
-        Unresolved in the family under each correction's N* inflation.
+        Unresolved in the family under each correction's N* inflation: alpha / m; Holm's step level (conditional on the
+        earlier steps rejecting, see :class:`Inflation`); BH's alpha R / m at its R rejections.
     rho_minus, rho_plus : int
         Unresolved at rho-hat -/+ 0.10.
     clustered : int or None
         Unresolved with the design effect (None without clusters).
     anytime_valid : int or None
-        Unresolved under the anytime-valid N_av (None for graded scores).
+        Unresolved under the anytime-valid N_av, N < N_av (None for graded scores); a count of failures, unlike the
+        headline's count of e-BH significances.
     pairs : int
         The reported pairs.
     """
