@@ -61,7 +61,7 @@ def headline_lines(facts: Headline) -> list[str]:
     list of str
         The lines.
     """
-    clusters = f", {facts.n_clusters} item clusters" if facts.n_clusters is not None else ""
+    clusters = f", {plural(facts.n_clusters, 'item cluster')}" if facts.n_clusters is not None else ""
     lines = [f"{facts.n_items:,} items x {facts.n_models} models, {facts.score_kind} scores{clusters}; "
              f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size}), "
              f"correction {facts.correction}."]
@@ -75,7 +75,8 @@ def headline_lines(facts: Headline) -> list[str]:
                      f"{_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + ".")
         if "resolved" in facts.adjacent:
             lines.append(_resolved_meaning(facts))
-    lines.append(f"All {facts.total_pairs:,} pairs: significant {facts.significant_pairs:,} ({facts.procedure}), "
+    every = "The one pair" if facts.total_pairs == 1 else f"All {facts.total_pairs:,} pairs"
+    lines.append(f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), "
                  f"resolved {facts.resolved_pairs:,}.")
     gap, rho, mean = facts.smallest_resolvable_gap, facts.median_rho, facts.mean_score
     if gap == 0.0:  # a plug-in variance of 0: every model scores every item alike, which states no detectable gap

@@ -220,16 +220,16 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
     bootstrap = tally.column("required_n_p05")
     if bootstrap is not None:
         robust = int((bootstrap > matrix.n_items).sum())
-        interval = f"B = {audit.n_resamples} bootstrap; {robust} pairs robustly unresolved (5th percentile > N)"
+        interval = f"B = {audit.n_resamples} bootstrap; {plural(robust, 'pair')} robustly unresolved (5th percentile > N)"
     else:
         interval = "not computed (n_resamples = 0)"
-    gaps, count = tally.column("delta").abs(), tally.pairs
+    gaps, count, resolved = tally.column("delta").abs(), tally.pairs, int(tally.column("resolved").sum())
     return [
-        {"quantity": "delta-hat", "value": f"{count} gaps, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
+        {"quantity": "delta-hat", "value": f"{plural(count, 'gap')}, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
         {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
         {"quantity": "N", "value": f"{matrix.n_items} paired items", "why": "budget"},
         {"quantity": "delta_MDE", "value": _median_mde(tally.column("mde")), "why": "current-N resolution"},
-        {"quantity": "q = N/N*", "value": f"{int(tally.column('resolved').sum())} of {count} pairs have q >= 1",
+        {"quantity": "q = N/N*", "value": f"{resolved} of {plural(count, 'pair')} {'has' if resolved == 1 else 'have'} q >= 1",
          "why": "gap supported when q >= 1"},
         {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
         {"quantity": "multiplicity", "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "

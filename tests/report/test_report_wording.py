@@ -63,6 +63,7 @@ def test_one_of_a_kind_is_singular():
     status, text, _ = _cli(["audit", *LM_EVAL[:2], "--task", "arith_mc", "--metric", "acc", "--n-resamples", "0"])
     assert status == 0
     assert "family 'adjacent' of 1 comparison," in text and "(0 BH rejections)" in text
+    assert "delta-hat: 1 gap," in text and "The one pair: significant" in text and "0 of 1 pair have q >= 1" in text
     assert "over the 1 adjacent pair" not in text  # a family of one is planned at alpha
 
 
