@@ -245,6 +245,10 @@ def lm_eval_line_cases():
         ("repeated doc_id", lambda t: _map_record(t, 3, lambda r: r.update(doc_id=0)), Refused("doc_id 0 appears twice for filter 'none' (lines 1 and 4)")),
         ("lines in another order", lambda t: "\n".join(t.rstrip("\n").split("\n")[::-1]) + "\n", Same()),
         ("metric out of range", lambda t: _map_record(t, 3, lambda r: r.update(acc=3.0)), Refused("has score 3, outside [0, 1]")),
+        ("another document under the id", lambda t: _map_record(t, 3, lambda r: r.update(doc_hash="0" * 64)),
+         Refused("line 4: task 'arith_mc' doc_id 3 has doc_hash 54f871797d96... but model-a's doc_id 3 (")),
+        ("doc_hash not text", lambda t: _map_record(t, 3, lambda r: r.update(doc_hash=7)), Refused("line 4: doc_hash is 7; lm-eval writes a hex digest")),
+        ("doc_hash dropped", lambda t: _map_record(t, 3, lambda r: r.pop("doc_hash")), Same()),
     ]
 
 
