@@ -96,8 +96,10 @@ def test_cluster_icc_and_leave_one_out_match_direct_computation():
     for _, row in result.pairs.iterrows():
         d = matrix.scores[:, matrix.models.index(row["model_a"])] - matrix.scores[:, matrix.models.index(row["model_b"])]
         assert row["icc"] == pytest.approx(icc_oneway(d, labels), rel=1e-9, abs=1e-12)
-        mean_size = matrix.n_items / len(set(labels))
-        assert row["design_effect"] == pytest.approx(1 + (mean_size - 1) * max(row["icc"], 0.0), rel=1e-12)
+        # The design effect's m is the size-weighted cluster size sum m_g^2 / N (the mean only for equal clusters).
+        sizes = np.unique(labels, return_counts=True)[1]
+        weighted_size = np.sum(sizes.astype(float) ** 2) / matrix.n_items
+        assert row["design_effect"] == pytest.approx(1 + (weighted_size - 1) * max(row["icc"], 0.0), rel=1e-12)
     for dropped, count in result.clusters.leave_one_cluster_out.items():
         keep = labels != dropped
         reduced = from_wide(pd.DataFrame(matrix.scores[keep], columns=matrix.models).assign(item_id=np.array(matrix.item_ids)[keep], topic=labels[keep]),
