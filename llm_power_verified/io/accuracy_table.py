@@ -4,8 +4,8 @@ The reader keeps each accuracy as the text it was printed as, because two
 facts depend on the printed digits: whether the value is a percentage or a
 fraction (``scale``), and which whole counts of correct items k out of N
 round to it.  A printed accuracy that no k/N rounds to means the accuracy
-and N do not belong together; that is reported with the audit (never on
-stderr, never corrected).
+and N do not belong together; it is refused, unless the accuracies are
+declared approximate (then it is reported with the audit, never corrected).
 
 Numbers follow the one rule of :mod:`.tables` (ASCII digits, optional sign,
 point and exponent, blanks around ignored; ``1_000``, ``0x1``, digits of
@@ -108,13 +108,16 @@ def _decimal(text: str, where: str, column: str, allowed: str = "accuracies are 
         raise InputError(f"{where}: {column} {describe_value(text)} is not a number; {allowed}") from None
 
 
-def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray) -> list[str]:
+def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray,
+           missing: str = "every model needs its accuracy") -> list[str]:
     texts = []
     for row, value in enumerate(frame[column].tolist()):
         where = f"{source}, line {lines[row]}"
         if value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == "":
-            raise InputError(f"{where}: {column} is missing; every model needs its accuracy")
-        if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer, np.floating)):
+            raise InputError(f"{where}: {column} is missing; {missing}")
+        if isinstance(value, (bool, np.bool_)):  # JSON's true/false, a Parquet boolean: shown as JSON writes them
+            raise InputError(f"{where}: {column} {str(bool(value)).lower()} (a true/false value) is not a number")
+        if not isinstance(value, (str, int, float, np.integer, np.floating)):
             raise InputError(f"{where}: {column} {describe_value(value)} is not a number")
         # A float read from Parquet or JSON has no printed text; its shortest repr is the printed value.
         texts.append(value.strip(" \t") if isinstance(value, str) else repr(float(value)) if isinstance(value, (float, np.floating)) else str(value))
@@ -135,7 +138,17 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
     seen = f"median {median}, largest {largest}"
     if all(signs):
         return "percent", f"every accuracy carries a % sign ({seen}); --accuracy-scale fraction reads them otherwise"
-    if _PERCENT_HEADER.search(column):
+    if _PERCENT_HEADER.search(column):  # the name is evidence, not proof: values at most 1 contradict it
+        small = [row for row, value in enumerate(values) if value <= 1]
+        if len(small) == len(values):
+            row = values.index(largest)
+            raise InputError(f"{where[row]}: {column} {texts[row]} is the largest accuracy and every one lies in [0, 1] although "
+                             f"the column is named {column!r}: fractions, or percentages all under 1%? Force one reading with "
+                             "--accuracy-scale percent|fraction")
+        if small:
+            row = small[0]
+            raise InputError(f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median {median}; the "
+                             f"column is named {column!r}); fix the row, or force one reading with --accuracy-scale percent|fraction")
         return "percent", f"the column is named {column!r} ({seen}); --accuracy-scale fraction reads them otherwise"
     if largest > 1:
         small = [row for row, value in enumerate(values) if value <= 1]
@@ -158,7 +171,9 @@ def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray,
     low, high = [], []
     for value in values:
         exponent = value.as_tuple().exponent
-        half = Decimal(5).scaleb(exponent - 1)  # half a unit of the last printed digit
+        # Half a unit of the last printed digit, and never finer than the double it was printed from: a float's shortest
+        # repr (Parquet, JSON, a DataFrame, a script's CSV) may be k/n's nearest double, up to half an ulp away.
+        half = max(Decimal(5).scaleb(exponent - 1), Decimal(math.ulp(float(value))))
         # Exact decimal arithmetic: k in [n (value - half) / factor, n (value + half) / factor].
         low.append(int(((value - half) * n / factor).to_integral_value(rounding="ROUND_CEILING")))
         high.append(int(((value + half) * n / factor).to_integral_value(rounding="ROUND_FLOOR")))
@@ -167,7 +182,7 @@ def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray,
 
 def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: str, lines: np.ndarray) -> int:
     if n_column in frame.columns:
-        texts = _texts(frame, n_column, source, lines)
+        texts = _texts(frame, n_column, source, lines, "give every row the benchmark size, or leave the column out and give --n N")
         sizes = [_decimal(text, f"{source}, line {lines[row]}", n_column, "the benchmark size is a whole number such as 400")
                  for row, text in enumerate(texts)]
         for row, size in enumerate(sizes):
@@ -186,7 +201,7 @@ def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: s
 
 
 def read_accuracies(source, *, n: int | None = None, model_column: str = "model", accuracy_column: str = "accuracy",
-                    n_column: str = "n", scale: str = "auto") -> AccuracyTable:
+                    n_column: str = "n", scale: str = "auto", approximate: bool = False) -> AccuracyTable:
     """Read a (model, accuracy[, n]) table from CSV/TSV, Parquet, JSON Lines or a DataFrame.
 
     Parameters
@@ -204,6 +219,9 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
         exceeds 1 and the median does too, and fractions when every value is at most 1 (the table says which and
         why); a value over 1 among a majority at most 1 is ambiguous and refused; "percent" or "fraction" forces a
         reading (``--accuracy-scale``).
+    approximate : bool, default False
+        Accept printed accuracies that no whole count k out of N gives at their printed digits (macro-averages,
+        values rounded elsewhere; ``--approximate-accuracies``): they are listed in the notes instead of refused.
 
     Returns
     -------
@@ -216,20 +234,23 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
         An unknown ``scale``, or ``n`` that is not a whole number in range.
     InputError
         A missing column, fewer than two models, a missing or repeated model name, an accuracy that is not a number,
-        a % sign on some rows only, a fraction among percentages, an accuracy not strictly between 0 and all items,
+        a % sign on some rows only, a fraction among percentages (also under a column named as percent, or every
+        value at most 1 there), an accuracy not strictly between 0 and all items, one that no k/N gives (unless
+        ``approximate``),
         sizes that differ, contradict ``n`` or are not whole numbers, naming the line; and what
         :func:`~llm_power_verified.io.table_files.read_frame` refuses.
 
     Notes
     -----
     A printed accuracy x with d decimals is consistent with N when some whole k has k / N (times 100 for
-    percentages) in [x - 0.5 10^-d, x + 0.5 10^-d], computed in exact decimal arithmetic.  An inconsistent one is
-    reported in the notes (never corrected): the accuracy and N do not belong together.
+    percentages) in [x - 0.5 10^-d, x + 0.5 10^-d], computed in exact decimal arithmetic.  An inconsistent one means
+    the accuracy and N do not belong together: it is refused, or with ``approximate`` reported in the notes (never
+    corrected).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> table = read_accuracies(pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.71", "0.7123"]}), n=400)
+    >>> table = read_accuracies(pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.71", "0.7123"]}), n=400, approximate=True)
     >>> table.count_low.tolist(), table.count_high.tolist(), table.consistent.tolist()
     ([282, 285], [286, 284], [True, False])
     """
@@ -268,10 +289,16 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
     low, high = _counts(values, top, size)
     notes = [f"accuracies read as {'percentages' if chosen == 'percent' else 'fractions'}: {reason}"]
     bad = np.flatnonzero(low > high)
+    if bad.size and not approximate:
+        row = int(bad[0])
+        others = f"; {bad.size} of {len(models)} accuracies are not" if bad.size > 1 else ""
+        raise InputError(f"{where[row]}: {accuracy_column} {texts[row]} is not k/{size:,} for any whole k at its printed digits "
+                         f"(N = {size:,}{others}); check N (the {n_column!r} column or --n) or the accuracies, or pass "
+                         "--approximate-accuracies if they are averages or were rounded elsewhere")
     if bad.size:
         listed = ", ".join(f"{models[k]} ({texts[k]})" for k in bad[:5]) + (f" and {bad.size - 5} more" if bad.size > 5 else "")
         notes.append(f"inputs inconsistent: {bad.size} of {len(models)} printed accuracies are not k/{size:,} for any whole k "
-                     f"at their printed digits: {listed}; check N or the accuracies")
+                     f"at their printed digits: {listed}; accepted as approximate (--approximate-accuracies)")
     accuracy = np.asarray([float(value / top) for value in values])
     return AccuracyTable(models=tuple(models), accuracy=accuracy, printed=tuple(texts), n=size, scale=chosen, scale_reason=reason,
                          lines=tuple(int(line) for line in lines), count_low=low, count_high=high, source=name, notes=tuple(notes))

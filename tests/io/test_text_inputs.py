@@ -140,7 +140,7 @@ ACCURACIES = [("0.7303", 0.7303), (" 0.5", 0.5), ("+0.5", 0.5), (".5", 0.5), ("5
 
 @pytest.mark.parametrize("text, value", ACCURACIES)
 def test_accuracies_follow_the_number_rule(tmp_path, text, value):
-    path = _write(tmp_path / "acc.tsv", f"model\taccuracy\tn\nA\t0.25\t400\nB\t{text}\t400\n")
+    path = _write(tmp_path / "acc.tsv", f"model\taccuracy\tn\nA\t0.25\t10000\nB\t{text}\t10000\n")  # 0.7303 is k/10,000
     if value is None:
         with pytest.raises(InputError) as error:
             read_accuracies(path)

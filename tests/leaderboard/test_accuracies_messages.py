@@ -32,8 +32,8 @@ def test_assumed_rho_refusals_name_the_flags(arguments, message):
      "percentages: the median accuracy, 70.0, and the largest, 71.0, exceed 1; --accuracy-scale fraction reads them otherwise"),
     ("model,accuracy\na,71%\nb,0.5%\n",
      "percentages: every accuracy carries a % sign (median 71, largest 71); --accuracy-scale fraction reads them otherwise"),
-    ("model,acc_pct\na,0.9\nb,0.8\n",
-     "percentages: the column is named 'acc_pct' (median 0.9, largest 0.9); --accuracy-scale fraction reads them otherwise"),
+    ("model,acc_pct\na,90\nb,80\n",
+     "percentages: the column is named 'acc_pct' (median 90, largest 90); --accuracy-scale fraction reads them otherwise"),
 ])
 def test_the_scale_note_says_what_it_saw_and_the_flag_that_overrides_it(tmp_path, text, note):
     # The note used to give the largest value alone ("the largest accuracy, 71.0, exceeds 1") and no flag.

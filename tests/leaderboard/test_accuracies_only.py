@@ -144,7 +144,7 @@ def _write(tmp_path, text, name="board.csv"):
     ("model,accuracy\na,0.71\nb,0.70\n", "fraction"),
     ("model,accuracy\na,71.0\nb,70.0\n", "percent"),
     ("model,accuracy\na,71%\nb,0.5%\n", "percent"),
-    ("model,acc_pct\na,0.9\nb,0.8\n", "percent"),
+    ("model,acc_pct\na,90\nb,80\n", "percent"),
 ])
 def test_scale_is_read_and_said(tmp_path, text, scale):
     column = "acc_pct" if "acc_pct" in text else "accuracy"
@@ -172,11 +172,18 @@ def test_bad_tables_are_refused_by_line(tmp_path, text, options, message):
     assert message in str(error.value)
 
 
-def test_inconsistent_n_is_reported_in_the_report(tmp_path):
-    table = read_accuracies(_write(tmp_path, "model,accuracy\na,73.03\nb,70.00\n"), n=100)
+def test_inconsistent_n_is_refused_unless_declared_approximate(tmp_path):
+    path = _write(tmp_path, "model,accuracy\na,73.03\nb,70.00\n")
+    with pytest.raises(InputError) as error:
+        read_accuracies(path, n=100)
+    assert str(error.value).endswith("board.csv, line 2: accuracy 73.03 is not k/100 for any whole k at its printed digits (N = 100); "
+                                     "check N (the 'n' column or --n) or the accuracies, or pass --approximate-accuracies if they "
+                                     "are averages or were rounded elsewhere")
+    table = read_accuracies(path, n=100, approximate=True)
     assert list(table.consistent) == [False, True]
     text = render(audit_accuracies(table))
-    assert "inputs inconsistent: 1 of 2 printed accuracies are not k/100" in text
+    assert "inputs inconsistent: 1 of 2 printed accuracies are not k/100 for any whole k at their printed digits: a (73.03); " \
+           "accepted as approximate (--approximate-accuracies)" in text
     assert "none: inconsistent" in text
 
 
