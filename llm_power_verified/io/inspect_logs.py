@@ -17,6 +17,11 @@ CRC-checked, decompressed in bounded chunks whatever its method), then
 * reduced at once to what this reader uses (id, epoch, score values), so
   that the memory kept across members is a few hundred bytes per sample.
 
+A sample id whose input or target (their first 1,000 characters; the
+summaries cut at 5,120) differs from another log's sample of that id is
+refused: the logs did not score the same samples.  Inputs that are message
+lists are matched by id alone.
+
 An archive holding two members of one name is refused (``zipfile`` would
 read the last).  The members of one log may declare at most
 ``MAX_LOG_BYTES`` together.  Any failure is an
@@ -26,6 +31,8 @@ member (and the sample where there is one).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import zipfile
 from collections import Counter
@@ -62,6 +69,7 @@ class _Sample:
     id: str | int
     epoch: int
     scores: dict[str, Any]
+    content: tuple[str, str] | None = None  # (digest of input and target, the input as shown) when the input is text
 
 
 def _sample(record: Any, where: str) -> _Sample:
@@ -83,7 +91,21 @@ def _sample(record: Any, where: str) -> _Sample:
         raise InputError(f"{where}: sample {sample_id!r} has 'scores' {describe_value(scores)}, not an object")
     # Keep only the values: a score's explanation and metadata can be large.
     values = {name: score.get("value") if isinstance(score, dict) else score for name, score in scores.items()}
-    return _Sample(where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()})
+    return _Sample(where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()}, _content(record))
+
+
+def _content(record: dict) -> tuple[str, str] | None:
+    """Digest of the sample's input and target (first 1,000 characters of each), and the input shown; None if not text.
+
+    Only the start of each text is compared: Inspect's sample summaries cut long inputs and targets (at 5,120).
+    """
+    text, target = record.get("input"), record.get("target")
+    if not isinstance(text, str):
+        return None
+    start = [text[:1000], *(value[:1000] if isinstance(value, str) else value
+                            for value in (target if isinstance(target, list) else [target]))]
+    digest = hashlib.sha256(json.dumps(start, default=str).encode("utf-8", "surrogatepass")).hexdigest()
+    return digest[:16], describe_value(text, 60)
 
 
 def _model(header: Any, where: str) -> str:
@@ -169,6 +191,17 @@ def _by_sample(path: Path, samples: list[_Sample]) -> tuple[dict[str, dict[int, 
     return table, every
 
 
+def _same_sample(asked: dict, sample: _Sample, model: str) -> None:
+    """Refuse a sample id whose input or target differs from another log's sample of that id."""
+    first = asked.setdefault(str(sample.id), (sample.content, model, sample.where))
+    if first[0] is None:
+        asked[str(sample.id)] = (sample.content, model, sample.where)
+    elif sample.content is not None and sample.content[0] != first[0][0]:
+        raise AlignmentError(f"{sample.where}: sample {sample.id!r} asks {sample.content[1]} but {first[1]}'s sample "
+                             f"{sample.id!r} ({first[2]}) asks {first[0][1]} (or their targets differ): the logs did not "
+                             "score the same samples (another dataset version or subset); re-run the models on one dataset")
+
+
 @docfill("on_missing", "score_kind", returns="score_matrix")
 def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epochs: str = "first", on_missing: str = "error",
                  score_kind: str = "auto") -> ScoreMatrix:
@@ -216,7 +249,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
     if epochs not in ("first", "mean", "error"):
         raise ArgumentError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
-    notes, seen_models = [], {}
+    notes, seen_models, asked = [], {}, {}
     averaged = False
     for path in map(Path, paths):
         if not path.is_file():
@@ -250,6 +283,7 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
                 if sample.scores.get(chosen) is None:
                     raise AlignmentError(f"{sample.where}: sample {sample.id!r} epoch {epoch} has no {chosen!r} score")
                 values.append(_score_value(sample.scores[chosen], sample.where))
+            _same_sample(asked, by_epoch[kept[0]], model)
             rows["item"].append(item)
             rows["model"].append(model)
             rows["score"].append(math.fsum(values) / len(values))

@@ -4,7 +4,7 @@ Each case is a damaged copy of the genuine fixtures (tests/fixtures/lm_eval, wri
 ``doc_hash`` on every samples line) built in tmp_path: doc ids rotated in one model's file, one document replaced
 under its id, two subject files of a group swapped, another filter, a folder copied under another name, a results
 file copied. Each refusal is one line, through the reader and through the CLI (exit 2, no traceback); the genuine
-folders read as before.
+folders read as before. The last test is the Inspect reader's counterpart: a sample id whose input differs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
-from llm_power_verified.io import InputError, read_lm_eval
+from llm_power_verified.io import InputError, read_inspect, read_lm_eval
 
 LM_EVAL = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval"
 EXPECTED = json.loads((LM_EVAL.parent / "expected_counts.json").read_text())
@@ -164,3 +164,21 @@ def test_genuine_folders_read_as_before(name, fixture, task, metric, chosen):
         assert (int(x @ y), int(x @ (1 - y)), int((1 - x) @ y)) == (pair["both"], pair["b"], pair["c"])
     assert f"filter '{chosen or 'none'}'" in matrix.notes[0]
     assert not any("doc_hash" in note or "results file" in note for note in matrix.notes), matrix.notes
+
+
+def test_inspect_sample_with_another_input_is_refused(tmp_path, capsys):
+    log = json.loads(next((LM_EVAL.parent / "inspect" / "json").glob("*.json")).read_text())
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    paths[0].write_text(json.dumps(log))
+    log["eval"]["model"] = "mockllm/model-b"
+    paths[1].write_text(json.dumps(log))
+    assert read_inspect(paths).n_items == 20
+    log["samples"][2]["input"] = "What is 2 + 2?"
+    paths[1].write_text(json.dumps(log))
+    with pytest.raises(InputError, match=r"b.json, samples\[2\]: sample '\S+' asks 'What is 2 \+ 2\?' but mockllm/model-a's "
+                       r"sample .* the logs did not score the same samples") as error:
+        read_inspect(paths)
+    assert "\n" not in str(error.value)
+    assert main(["audit", *map(str, paths), "--n-resamples", "0", "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "the logs did not score the same samples" in captured.err and "Traceback" not in captured.err
