@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import pyarrow.parquet as pq
 
+from llm_power_verified.cli.main import main
 from llm_power_verified.examples import shipped_example
 from llm_power_verified.leaderboard.audit import AuditResult, AuditSettings
 from llm_power_verified.leaderboard.request import AuditRequest
@@ -28,6 +29,26 @@ def _same(left, right) -> bool:
     return left == right
 
 
+def _rows_equal(rows: list[dict], expected: list[dict]) -> None:
+    assert len(rows) == len(expected)
+    for row, want in zip(rows, expected, strict=True):
+        assert row.keys() == want.keys()
+        differing = [key for key in row if not _same(row[key], want[key])]
+        assert not differing, differing
+
+
+def test_cli_audit_format_parquet_on_the_shipped_example(tmp_path):
+    """The README's first command as Parquet (the shipped example has clusters): written, valid, the JSON's rows."""
+    assert main(["audit", "--quiet", "--format", "parquet", "--out", str(tmp_path / "audit.parquet")]) == 0
+    assert main(["audit", "--quiet", "--format", "json", "--out", str(tmp_path / "audit.json")]) == 0
+    document = read_audit_metadata(tmp_path / "audit.parquet")
+    document["pairs"] = pair_records(pq.read_table(tmp_path / "audit.parquet").to_pandas())
+    jsonschema.validate(document, json.loads(SCHEMA.read_text()), cls=jsonschema.Draft202012Validator)
+    expected = json.loads((tmp_path / "audit.json").read_text())
+    assert document["clusters"] == expected["clusters"]
+    _rows_equal(document["pairs"], expected["pairs"])
+
+
 def test_a_clustered_request_writes_parquet_whose_rows_are_the_json_rows(tmp_path):
     request = AuditRequest(shipped_example(), AuditSettings(n_resamples=0, n_cluster_resamples=20))
     path = tmp_path / "clustered.parquet"
@@ -39,8 +60,5 @@ def test_a_clustered_request_writes_parquet_whose_rows_are_the_json_rows(tmp_pat
     jsonschema.validate(document, json.loads(SCHEMA.read_text()), cls=jsonschema.Draft202012Validator)
     expected = json.loads(render(request.run(), "json"))
     assert document["clusters"] == expected["clusters"]
-    assert len(rows) == len(expected["pairs"]) == 9
-    for row, want in zip(rows, expected["pairs"], strict=True):
-        assert row.keys() == want.keys()
-        differing = [key for key in row if not _same(row[key], want[key])]
-        assert not differing, differing
+    assert len(rows) == 9
+    _rows_equal(rows, expected["pairs"])
