@@ -12,8 +12,10 @@ point and exponent, blanks around ignored; ``1_000``, ``0x1``, digits of
 other scripts, ``inf`` and ``nan`` are refused naming the line, column and
 value); an accuracy may end in ``%``.  ``n`` is a whole number from 1 to
 2^53 written the same way (``400``, ``400.0``, ``4e2``).  Model names are
-text (no NUL character, no lone surrogate); a blank line is
-nothing (the model column identifies each row).
+text (no NUL character, no lone surrogate; blanks around them dropped; two
+that are one name once Unicode-normalised, NFC, or without format characters
+such as U+200B are refused); a blank line is nothing (the model column
+identifies each row).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import FINITE_NUMBER, label_codes
 from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.io.table_alignment import same_name_repeat
 from llm_power_verified.io.table_files import read_frame
 from llm_power_verified.io.tables import check_columns
 from llm_power_verified.io.text import first_repeat
@@ -277,6 +280,11 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
     repeat = first_repeat(models)
     if repeat is not None:
         raise InputError(f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model")
+    alike = same_name_repeat(models)
+    if alike is not None:
+        first, second, how = alike
+        raise InputError(f"{where[second]}: model {models[second]!r} and {models[first]!r} (line {lines[first]}) are the same name "
+                         f"once {how}; one row per model, spelled one way")
     texts = _texts(frame, accuracy_column, name, lines)
     values = [_decimal(text.removesuffix("%"), where[row], accuracy_column) for row, text in enumerate(texts)]
     chosen, reason = _scale(texts, values, accuracy_column, scale, where)

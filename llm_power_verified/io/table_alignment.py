@@ -5,11 +5,14 @@ row's score in the grid (refusing two results of one model for one item),
 :func:`common_items` keeps or refuses the items some model lacks, and
 :func:`item_clusters` takes one cluster label per item from its rows.
 :func:`refuse_unlabelled_items` is the ``missing_cluster="error"`` rule that
-wide and long tables share.  Line numbers count the header as line 1.
+wide and long tables share.  :func:`same_name_repeat` finds two names that
+print alike (Unicode normalisation, format characters), for every table that
+names models.  Line numbers count the header as line 1.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +21,7 @@ import pandas as pd
 from llm_power_verified.io.cells import row_place
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 
-__all__ = ["common_items", "item_clusters", "lacking_per_model", "refuse_unlabelled_items", "score_grid"]
+__all__ = ["common_items", "item_clusters", "lacking_per_model", "refuse_unlabelled_items", "same_name_repeat", "score_grid"]
 
 
 def lacking_per_model(absent: np.ndarray, models: Sequence[str]) -> str:
@@ -203,3 +206,41 @@ def refuse_unlabelled_items(clusters: list[str | None] | None, missing_cluster: 
     raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: item {names[row]!r} has no cluster label (empty, or a "
                      f"missing-value text such as NA; {lacking} items lack one); pass --missing-cluster drop to leave those "
                      "items out, or --missing-cluster own to make each its own cluster")
+
+
+def same_name_repeat(names: Sequence[str]) -> tuple[int, int, str] | None:
+    r"""Where two different names first become one once Unicode-normalised (NFC) with format characters dropped.
+
+    ``café`` with a composed or a decomposed accent, or ``m0`` and ``m0`` + U+200B (zero width space), print alike but
+    are different strings; case is kept (``GPT-4`` and ``gpt-4`` may be two models).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Distinct names (an exact repeat is :func:`first_repeat`'s).
+
+    Returns
+    -------
+    tuple of (int, int, str) or None
+        (first position, second position, what makes them one: "Unicode-normalised (NFC)" or "format characters
+        (U+200B) are dropped"), or None.
+
+    Examples
+    --------
+    >>> same_name_repeat(["caf\u00e9", "b", "cafe\u0301"]), same_name_repeat(["m0", "m0\u200b"])
+    ((0, 2, 'Unicode-normalised (NFC)'), (0, 1, 'format characters (U+200B) are dropped'))
+    """
+    seen: dict[str, int] = {}
+    for position, name in enumerate(names):
+        if name.isascii():  # NFC and the format characters are all outside ASCII
+            seen.setdefault(name, position)
+            continue
+        key = "".join(char for char in unicodedata.normalize("NFC", name) if unicodedata.category(char) != "Cf")
+        first = seen.setdefault(key, position)
+        if first != position and names[first] != name:
+            pair = (names[first], name)
+            if unicodedata.normalize("NFC", pair[0]) == unicodedata.normalize("NFC", pair[1]):
+                return first, position, "Unicode-normalised (NFC)"
+            marks = sorted({f"U+{ord(char):04X}" for char in "".join(pair) if unicodedata.category(char) == "Cf"})
+            return first, position, f"format characters ({', '.join(marks)}) are dropped"
+    return None

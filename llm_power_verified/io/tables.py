@@ -25,6 +25,7 @@ from llm_power_verified.io.table_alignment import (
     item_clusters,
     lacking_per_model,
     refuse_unlabelled_items,
+    same_name_repeat,
     score_grid,
 )
 from llm_power_verified.io.text import first_repeat
@@ -82,6 +83,11 @@ def check_columns(frame: object, source: str) -> pd.DataFrame:
     if repeat is not None:
         raise InputError(f"{source}: column {columns[repeat[0]]!r} appears twice (columns {repeat[0] + 1} and {repeat[1] + 1}); "
                          "every model (and the item and cluster columns) must have one column")
+    alike = same_name_repeat(columns)
+    if alike is not None:
+        first, second, how = alike
+        raise InputError(f"{source}: columns {first + 1} ({columns[first]!r}) and {second + 1} ({columns[second]!r}) are the same "
+                         f"name once {how}; every model (and the item and cluster columns) must have one column, spelled one way")
     return frame
 
 
@@ -258,7 +264,9 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     Raises
     ------
     InputError
-        A missing column, an empty table, an empty item id or model name, a row without a score (leave the row out),
+        A missing column, an empty table, an empty item id or model name, two model names that are one once
+        Unicode-normalised or without format characters (blanks around a name are dropped, as in a wide header),
+        a row without a score (leave the row out),
         two results of one model for one item, an item with two cluster labels, items some models lack
         (``on_missing="error"``), or what :func:`~llm_power_verified.io.matrix.build_matrix` refuses, naming the line.
 
@@ -278,7 +286,14 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     lines = np.arange(2, len(frame) + 2) if lines is None else lines
     rows, item_names = _required_codes(frame[item_column], source, lines, item_column, "an item id",
                                        "the item id is empty; every item needs an id")
-    cols, model_names = _required_codes(frame[model_column], source, lines, model_column, "a model name", "the model name is empty", str)
+    # Blanks around a model name dropped, as around a wide table's header names ('m1 ' is 'm1').
+    cols, model_names = _required_codes(frame[model_column], source, lines, model_column, "a model name", "the model name is empty",
+                                        lambda value: str(value).strip())
+    alike = same_name_repeat(model_names)
+    if alike is not None:
+        first, second, how = (int(np.argmax(cols == alike[0])), int(np.argmax(cols == alike[1])), alike[2])
+        raise InputError(f"{source}: {row_place(lines, second)}, column {model_column!r}: model {model_names[alike[1]]!r} and "
+                         f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model one way")
     if cluster_column:
         label_code, label_names = label_codes(frame[cluster_column], source, lines, cluster_column, "a cluster label",
                                               missing=is_missing_label)
