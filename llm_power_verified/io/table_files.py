@@ -34,7 +34,7 @@ import pandas as pd
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.cells import EXACT_FLOATS, MISSING_TEXT
-from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, check_columns, from_long, from_wide
@@ -186,6 +186,13 @@ def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozens
     """The table and the physical line of each row (see the module notes)."""
     raw = _raw(path, separator)
     kind = "TSV" if separator == "\t" else "CSV"
+    # A header split by the other separator reads as one column holding them: say so, rather than "no 'model' column".
+    # Only an unquoted header line: a quoted name may hold a tab or a comma.
+    first = raw[:min(raw.find(byte) % (len(raw) + 1) for byte in (b"\n", b"\r"))]
+    other, suffix, own = (b"\t", ".tsv", "commas") if kind == "CSV" else (b",", ".csv", "tabs")
+    if b'"' not in first and other in first and (kind == "CSV" or separator.encode() not in first):
+        raise InputError(f"{path}, line 1: the header is separated by {'tabs' if kind == 'CSV' else 'commas'} "
+                         f"({describe_value(first.decode('utf-8'))}); name the file {suffix}, or separate the columns with {own}")
     if b'"' in raw:
         return _quoted_csv(path, raw, separator, kind, id_column)
     return _unquoted_csv(path, _lf(raw), separator, kind, text_columns, id_column)
