@@ -100,7 +100,8 @@ PAIR_COLUMNS: tuple[Column, ...] = (
     *_columns("bg", "float", [("variance", "sigma_D^2, the variance of the per-item difference"),
                               ("required_n", "N* (paper Eq. 6; Eq. 3 for graded)", 4, "N*")]),
     *_columns("b", "float", [("required_n_connor", "Connor's (1987) N")]),
-    *_columns("bg", "float", [("mde", "minimum detectable effect at N (paper Eq. 4)", 3, "MDE")]),
+    *_columns("bg", "float", [("mde", "minimum detectable effect at N (paper Eq. 4); n/a (JSON null) where the plug-in variance is 0: no "
+                                              "item on which the two differ, so no detectable gap to state", 3, "MDE")]),
     *_columns("bg", "float", [
         ("boot_ci_low", "paired bootstrap interval of the gap at 1 - alpha, low"), ("boot_ci_high", "high"),
         ("p_bootstrap", "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "
@@ -130,8 +131,10 @@ PAIR_COLUMNS: tuple[Column, ...] = (
                               ("p_holm", "Holm-adjusted p"), ("p_bh", "Benjamini-Hochberg-adjusted p")]),
     *_columns("bg", "bool", [("rejected_e_bh", "e-BH rejection over the declared family"),
                              ("rejected_bh", "BH rejection over the declared family")]),
-    *_columns("bg", "float", [("required_n_bonferroni", "N* x Bonferroni inflation"), ("required_n_holm", "N* x Holm step inflation")]),
-    *_columns("bg", "bool", [("resolved_bonferroni", "q >= Bonferroni inflation"), ("resolved_holm", "q >= Holm step inflation"),
+    *_columns("bg", "float", [("required_n_bonferroni", "N* x Bonferroni inflation"), ("required_n_holm", "N* x Holm step inflation: level alpha / (m - k + 1) at the pair's step k in the observed "
+                                                                                        "p-value order, which holds only if steps 1 .. k - 1 all reject (required_n_bonferroni's alpha / m is "
+                                                                                        "the level guaranteed in advance)")]),
+    *_columns("bg", "bool", [("resolved_bonferroni", "q >= Bonferroni inflation"), ("resolved_holm", "q >= Holm step inflation (conditional on the earlier steps rejecting, as required_n_holm)"),
                              ("resolved_bh", "q >= BH inflation")]),
     *_columns("bg", "float", [("p_adjusted", "the arbiter's p after the declared correction (the one behind 'significant')", 3, "p adj")]),
     *_columns("bg", "decision", [("significant", VERDICT_RULES["significant"], None, "signif."),

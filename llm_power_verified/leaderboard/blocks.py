@@ -333,7 +333,8 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     bh_inflation = float(inflation_at_level(bh_level, alpha, power))
     rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
     inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
-                          holm="per pair, alpha / (m - k + 1) at step k; at most the Bonferroni factor")
+                          holm="per pair, alpha / (m - k + 1) at step k if steps 1 .. k - 1 all reject; at most the "
+                               "Bonferroni factor")
     multiplicity = Multiplicity(family=family, family_size=int(size), arbiter="exact McNemar" if inputs.binary else "paired t",
                                 inflation=inflation, bh_rejections=rejections, bh_level=float(bh_level),
                                 e_bh_rejections=int(rejected.sum()))

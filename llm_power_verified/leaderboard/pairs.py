@@ -169,7 +169,7 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)
     frame.update(variance=variance, required_n=required)
     frame["required_n_connor"] = np.asarray(required_n_connor_from_counts(only_a, only_b, n, alpha, power)).reshape(-1)
-    frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
+    frame["mde"] = _stated_mde(n, variance, alpha, power)
     if n_resamples:
         names = np.asarray(inputs.models, dtype=object)
         streams = pair_streams(seed, names[first], names[second])
@@ -188,6 +188,16 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
         frame["unpaired_n"] = unpaired
         frame["efficiency_gain"] = unpaired / required
     return frame
+
+
+def _stated_mde(n: int, variance: np.ndarray, alpha: float, power: float) -> np.ndarray:
+    """Paper Eq. 4's MDE at N per pair, NaN (JSON null) where the plug-in variance is 0.
+
+    With no item on which the two models differ the plug-in variance is 0 and Eq. 4 gives 0, which would read as "any
+    gap is detectable"; an MDE needs a variance under the alternative, which such a pair does not estimate.
+    """
+    mde = np.asarray(minimum_detectable_effect(n, variance, alpha, power), dtype=np.float64).reshape(-1)
+    return np.where(np.asarray(variance).reshape(-1) > 0, mde, np.nan)
 
 
 def _sensitivity(frame: dict, alpha: float, power: float) -> None:
@@ -278,7 +288,7 @@ def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     scores = inputs.scores
     required = np.asarray(required_n_wald(variance, gap, alpha, power)).reshape(-1)
     frame["required_n"] = required
-    frame["mde"] = np.asarray(minimum_detectable_effect(n, variance, alpha, power)).reshape(-1)
+    frame["mde"] = _stated_mde(n, variance, alpha, power)
     if n_resamples:
         # One item resampling shared by every pair (a fresh stream of the seed for each block of pairs).
         weights = item_stream(seed).multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)

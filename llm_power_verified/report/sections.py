@@ -181,11 +181,11 @@ class ChecklistTally:
 def _median_mde(mde: pd.Series) -> str:
     """The checklist's MDE: the median of the pairs' own MDEs (not the headline's MDE at the median rho and mean score).
 
-    An MDE of 0 comes from a plug-in variance of 0 (no item on which the two models differ): no gap is detectable from
-    it, so such pairs are left out and counted.
+    A pair with a plug-in variance of 0 (no item on which the two models differ) has no MDE (NaN, JSON null): no gap
+    is detectable from it, so such pairs are left out and counted.
     """
     defined = mde[mde > 0]
-    zero = len(mde) - len(defined) - int(mde.isna().sum())
+    zero = len(mde) - len(defined)
     text = (f"median of the pairs' own MDEs {defined.median():.4g} ({plural(len(defined), 'pair')}; Eq. 4, each at its own "
             "variance)" if len(defined) else "n/a")
     return text + (f"; n/a for {plural(zero, 'pair')} with a plug-in variance of 0" if zero else "")

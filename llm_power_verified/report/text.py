@@ -184,7 +184,7 @@ def text_report(audit, output: str = "table", *, width: int = 100, columns: list
         table, view = _item_pairs(audit, listed, _item_view(audit, columns), keys, markdown, None if markdown or wide else width - 2,
                                   pairs)
         dropped = _not_shown(audit, columns)
-        if "mde" in view and (listed["mde"] == 0).any():
+        if "mde" in view and (~(listed["mde"] > 0)).any():
             dropped = (dropped + " " if dropped else "") + ("(MDE n/a: no item on which the two models differ, so the "
                                                             "plug-in variance is 0 and states no detectable gap)")
         table = table[:1] + ([dropped] if dropped else []) + table[1:]

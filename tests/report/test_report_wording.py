@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from pathlib import Path
 
@@ -81,3 +82,18 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_not_available(tmp_path):
 def test_mode_reference_without_a_reference_names_the_flag():
     status, _, err = _cli(["audit", "--mode", "reference"])
     assert status == 2 and "--mode reference needs --reference NAME" in err and "None" not in err
+
+
+def test_an_mde_from_a_plug_in_variance_of_0_is_null_in_the_machine_formats(tmp_path):
+    # Eq. 4 at a variance of 0 gives 0, which a JSON reader would take as "any gap is detectable": null instead.
+    rng = np.random.default_rng(1)
+    first, second = (rng.random(100) < 0.7).astype(int), (rng.random(100) < 0.6).astype(int)
+    table = tmp_path / "twins.csv"
+    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(table, index=False)
+    out = tmp_path / "report.json"
+    status, _, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--n-resamples", "0",
+                         "--format", "json", "--out", str(out)])
+    assert status == 0
+    rows = {frozenset((row["model_a"], row["model_b"])): row for row in json.loads(out.read_text())["pairs"]}
+    assert rows[frozenset(("model-a", "model-a2"))]["mde"] is None
+    assert rows[frozenset(("model-a", "model-b"))]["mde"] > 0
