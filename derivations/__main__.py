@@ -11,6 +11,7 @@ from derivations._codegen import GENERATED_DIR, check_all, write_all
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Regenerate (or with --check, compare) the generated modules; the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m derivations",
         description="Regenerate llm_power_verified/_generated/ from the SymPy derivations.",

@@ -74,7 +74,7 @@ def mpmath_normal_cdf(x):
 
 
 def mpmath_upper_quantile(x, prec: int | None = None):
-    """z with 1 - Phi(z) = x, solved by Newton's method in log space.
+    """The z with 1 - Phi(z) = x, solved by Newton's method in log space.
 
     Working in log(1 - Phi(z)) keeps the iteration well scaled for x as small
     as 1e-300 and beyond.  The starting point is the float quantile.
@@ -86,10 +86,8 @@ def mpmath_upper_quantile(x, prec: int | None = None):
         x = mpmath.mpf(x)
         if not 0 < x < 1:
             raise ValueError(f"x must lie in (0, 1), got {x}")
-        if x < mpmath.mpf("1e-300"):
-            z = mpmath.sqrt(-2 * mpmath.log(x))
-        else:
-            z = mpmath.mpf(-float(ndtri(float(x))))
+        # The start of Newton's method: the tail's leading term below float64's range, scipy's quantile above it.
+        z = mpmath.sqrt(-2 * mpmath.log(x)) if x < mpmath.mpf("1e-300") else mpmath.mpf(-float(ndtri(float(x))))
         target = mpmath.log(x)
         for _ in range(200):
             tail = mpmath.ncdf(-z)

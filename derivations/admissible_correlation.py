@@ -16,7 +16,7 @@ which is what is printed, because it never subtracts nearly equal numbers.
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import p_a, p_b, rho
+from derivations._symbols import p_a, p_b
 
 q_a, q_b = 1 - p_a, 1 - p_b
 

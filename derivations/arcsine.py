@@ -44,7 +44,7 @@ def derive_stabilising_transform():
 
 
 def derive_cohens_h():
-    """h = phi(p_A) - phi(p_B), as twice the atan2 of the half-difference's sine and cosine."""
+    """Cohen's h = phi(p_A) - phi(p_B), as twice the atan2 of the half-difference's sine and cosine."""
     transform = derive_stabilising_transform()
     difference = transform.subs(p, p_a) - transform.subs(p, p_b)
     # sin(x - y) = sin x cos y - cos x sin y with sin(arcsin sqrt p) = sqrt p,
@@ -107,7 +107,7 @@ FUNCTIONS = (
         summary="One-sample arcsine convention n = K / h^2 (the paper's Table 1 per-arm value).",
         equations="Cohen (1988) Eq. 6.3.2 as quoted in paper Section 4",
         domain={**_pq, **_design},
-        conditions=_distinct + (power - alpha,),
+        conditions=(*_distinct, power - alpha),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),
@@ -118,7 +118,7 @@ FUNCTIONS = (
         summary="Two-sample arcsine convention n = 2 K / h^2 per arm.",
         equations="two independent arms, Var(h-hat) = 2/n",
         domain={**_pq, **_design},
-        conditions=_distinct + (power - alpha,),
+        conditions=(*_distinct, power - alpha),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),
@@ -129,7 +129,7 @@ FUNCTIONS = (
         summary="The (1 - rho) K / h^2 shortcut n_h, which is about half of N*.",
         equations="paper Eq. 9",
         domain={**_pq, "rho": (-1.0, 1.0), **_design},
-        conditions=_distinct + (power - alpha, 1 - rho - sp.Rational(1, 10**6)),
+        conditions=(*_distinct, power - alpha, 1 - rho - sp.Rational(1, 10 ** 6)),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),

@@ -19,7 +19,7 @@ reports it agrees with Eq. 6 within 1% on its MMLU-Pro pairs.
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import alpha, n, p01, p10, power, sides
+from derivations._symbols import alpha, p01, p10, power, sides
 from derivations.wald import critical_value, power_quantile
 
 

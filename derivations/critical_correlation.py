@@ -17,24 +17,9 @@ same statement as "the models agree on at least this share of items".
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import (
-    alpha,
-    delta,
-    n,
-    p11,
-    p_a,
-    p_b,
-    power,
-    rho,
-    sides,
-    variance,
-)
+from derivations._symbols import alpha, delta, n, p11, p_a, p_b, power, rho, sides, variance
 from derivations.admissible_correlation import RHO_MAX, RHO_MIN
-from derivations.paired_variance import (
-    CELLS,
-    VARIANCE_FROM_MARGINALS,
-    derive_bernoulli_variance,
-)
+from derivations.paired_variance import CELLS, VARIANCE_FROM_MARGINALS, derive_bernoulli_variance
 from derivations.wald import REQUIRED_N
 
 

@@ -44,7 +44,7 @@ def derive_beta_mixture_e():
 
 
 def derive_log_beta_mixture_e():
-    """log e_n in log-gamma form."""
+    """The log of e_n in log-gamma form."""
     closed = derive_beta_mixture_e()
     log_form = (b + c) * sp.log(2) + sp.loggamma(prior_a + b) + sp.loggamma(prior_b + c) - sp.loggamma(prior_a + b + prior_b + c) \
         - sp.loggamma(prior_a) - sp.loggamma(prior_b) + sp.loggamma(prior_a + prior_b)
@@ -65,6 +65,7 @@ def derive_normal_mixture():
 
 
 def derive_log_normal_mixture():
+    """The log of the normal-mixture e-value, expanded."""
     return sp.expand_log(sp.log(derive_normal_mixture()), force=True)
 
 

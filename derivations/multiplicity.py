@@ -20,6 +20,7 @@ from derivations.wald import REQUIRED_N
 
 
 def bonferroni_level():
+    """The Bonferroni level alpha / m."""
     return alpha / family_size
 
 

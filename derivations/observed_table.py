@@ -39,7 +39,7 @@ def derive_required_n_from_counts():
 
 
 def derive_resolution_ratio_from_counts():
-    """q = N / N* at the plug-in, arranged like N* above."""
+    """The resolution ratio q = N / N* at the plug-in, arranged like N* above."""
     substituted = RESOLUTION_RATIO.subs(derive_plug_in())
     arranged = n * (b - c) ** 2 / (WALD_K * (n * (b + c) - (b - c) ** 2))
     if sp.cancel(substituted - arranged) != 0:

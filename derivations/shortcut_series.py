@@ -45,7 +45,7 @@ def derive_exact_ratio():
     return (1 - rho) * (p_a - p_b) ** 2 / (h**2 * variance)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _midpoint_series(order: int):
     """Series of h^2/delta^2, sigma_D^2 and n_h/N* in delta at the midpoint.
 
@@ -124,8 +124,9 @@ def derive_exact_ratio_printed():
 
 EXACT_RATIO_PRINTED = derive_exact_ratio_printed()
 def derive_printed_form(in_u):
-    """Rewrite a coefficient for evaluation: numerator in s = (1 - 2p)^2 and t = 1 - rho,
-    denominator in u = p (1 - p) and t.
+    """Rewrite a coefficient for evaluation.
+
+    The numerator in s = (1 - 2p)^2 and t = 1 - rho, the denominator in u = p (1 - p) and t.
 
     In u and rho the numerator of c4 sums terms of size ~100 to values near
     1e-4 as (p, rho) -> (1/2, 1); in (s, t) its terms are small there and
@@ -222,7 +223,7 @@ FUNCTIONS = (
         summary="Corollary 1's delta* = sqrt(epsilon / C(p, rho)) to leading order.",
         equations="paper Corollary 1",
         domain={**_domain, "epsilon": (1e-6, 0.5)},
-        conditions=_admissible_midpoint + (CONSTANT - sp.Rational(1, 10**6),),
+        conditions=(*_admissible_midpoint, CONSTANT - sp.Rational(1, 10 ** 6)),
         well_conditioned=(CONSTANT - sp.Rational(1, 1000),),
         conditioning_note="delta* diverges where C vanishes",
     ),

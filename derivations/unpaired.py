@@ -22,7 +22,7 @@ ratio of the two.
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import alpha, delta, n, p_a, p_b, power, sides, variance
+from derivations._symbols import alpha, delta, p_a, p_b, power, sides, variance
 from derivations.paired_variance import derive_bernoulli_variance
 from derivations.wald import REQUIRED_N, critical_value, power_quantile
 

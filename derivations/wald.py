@@ -57,7 +57,7 @@ def derive_one_sided_power():
 
 
 def _dominant_tail_equation(unknown_size=n, unknown_effect=delta):
-    """mu - z_crit = z_power: the dominant-tail power equals the target."""
+    """The equation mu - z_crit = z_power: the dominant-tail power equals the target."""
     mu = derive_noncentrality(unknown_effect, unknown_size)
     return sp.Eq(mu - critical_value, power_quantile)
 
@@ -79,12 +79,12 @@ def derive_minimum_detectable_effect():
 
 
 def derive_resolution_ratio():
-    """q = N / N*(delta), Definition 1."""
+    """The resolution ratio q = N / N*(delta), Definition 1."""
     return sp.factor(n / derive_required_n())
 
 
 def derive_resolution_ratio_wald_identity():
-    """q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero (q at the observed gap is z_wald^2 / K)."""
+    """The difference q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero (q at the observed gap is z_wald^2 / K)."""
     statistic = derive_wald_z()
     return sp.simplify(derive_resolution_ratio() - statistic**2 / (critical_value + power_quantile) ** 2)
 
@@ -119,7 +119,7 @@ FUNCTIONS = (
         summary="Unrounded required sample size N* for a Wald test of a mean difference.",
         equations="paper Eq. 3 (Eq. 6 for paired binary)",
         domain={"variance": (1e-8, 4.0), "delta": (-2.0, 2.0), **_alpha_power},
-        conditions=(sp.Abs(delta) - sp.Rational(1, 10**9),) + _alpha_power_conditions,
+        conditions=(sp.Abs(delta) - sp.Rational(1, 10 ** 9), *_alpha_power_conditions),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),
