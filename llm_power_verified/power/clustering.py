@@ -16,13 +16,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified._generated import design_effect as _design_effect
-from llm_power_verified._validation import (
-    as_array,
-    check_in_open_interval,
-    check_positive,
-    describe_index,
-    finish,
-)
+from llm_power_verified._validation import as_array, check_in_open_interval, check_positive, describe_index, finish
 from llm_power_verified.errors import ArgumentError
 
 __all__ = ["cluster_adjusted_required_n", "design_effect"]
@@ -203,7 +197,7 @@ class ClusterStatistics:
 
 
 def icc_oneway(values, labels) -> float:
-    """One-way ANOVA intraclass correlation of ``values`` grouped by ``labels`` (unbalanced groups).
+    r"""One-way ANOVA intraclass correlation of ``values`` grouped by ``labels`` (unbalanced groups).
 
     Parameters
     ----------
@@ -221,8 +215,8 @@ def icc_oneway(values, labels) -> float:
 
     Notes
     -----
-    .. math:: \\rho_I = \\frac{MSB - MSW}{MSB + (n_0 - 1)\\,MSW},
-              \\quad n_0 = \\frac{N - \\sum_g n_g^2 / N}{G - 1}
+    .. math:: \rho_I = \frac{MSB - MSW}{MSB + (n_0 - 1)\,MSW},
+              \quad n_0 = \frac{N - \sum_g n_g^2 / N}{G - 1}
 
     with MSB and MSW the between- and within-group mean squares of G groups of n_g items (N in all).  No derivation
     module: the estimator is the textbook one.
