@@ -175,8 +175,11 @@ def test_correction_is_always_the_multiplicity_correction():
     """``correction`` names the multiplicity correction only; McNemar's continuity correction is ``continuity``."""
     from llm_power_verified.contract import CORRECTIONS
 
+    # None is a default only where it means "the audit's own correction" (a plan made from an audit), never "none".
+    inherits = {"llm_power_verified.plan.targets.plan_leaderboard"}
     problems = [f"{name}: correction = {found.default!r}" for name, value in PUBLIC.items()
                 if (found := _parameters(value).get("correction")) is not None
-                and found.default is not inspect.Parameter.empty and found.default not in CORRECTIONS]
+                and found.default is not inspect.Parameter.empty and found.default not in CORRECTIONS
+                and not (found.default is None and name in inherits)]
     assert not problems, "\n".join(problems)
     assert "continuity" in inspect.signature(lpv.mcnemar_chi2).parameters
