@@ -13,7 +13,11 @@ from llm_power_verified._generated import e_process as _generated
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 
-__all__ = ["ConfidenceSequence", "confidence_sequence"]
+__all__ = ["MIN_ALPHA", "ConfidenceSequence", "confidence_sequence"]
+
+#: Smallest level the monitored test takes: the mixture boundary divides by alpha^2, which is 0 in floating point
+#: below about 1e-154, and an e-value threshold 1/alpha beyond 1e100 is no decision anyone makes.
+MIN_ALPHA = 1e-100
 
 
 @dataclass(frozen=True, repr=False)
@@ -105,8 +109,8 @@ def confidence_sequence(
     if bad.any():
         index = int(np.argmax(bad))
         raise ArgumentError(f"differences must lie in [-1, 1]; got {values[index]!r} at index {index}")
-    if not 0 < alpha < 1:
-        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
+    if not MIN_ALPHA <= alpha < 1:
+        raise ArgumentError(f"alpha must lie in [{MIN_ALPHA:g}, 1) (the boundary divides by alpha^2); got {alpha!r}")
     t = np.arange(1, values.size + 1, dtype=np.float64)
     mixing = mixture_scale if mixture_scale is not None else _optimal_scale(float(optimize_at or values.size), alpha)
     radius = _generated.normal_mixture_boundary(t, mixing, alpha) / t

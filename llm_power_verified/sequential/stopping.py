@@ -30,12 +30,19 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.power.correlation import validate_marginals_and_rho
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.anytime import crossing_boundary, simulated_crossings
+from llm_power_verified.sequential.confidence import MIN_ALPHA
 from llm_power_verified.sequential.thresholds import threshold_table
 
-__all__ = ["EXACT_HORIZON", "StoppingTime", "stopping_time"]
+__all__ = ["EXACT_HORIZON", "MAX_HORIZON", "MAX_SIMULATED_STEPS", "SIMULATIONS", "StoppingTime", "stopping_time"]
 
 #: Largest number of discordant items the exact recursion follows (about 6 s at the limit); a longer ``horizon`` is simulated.
 EXACT_HORIZON = 200_000
+#: Most steps (n_simulations x horizon) a simulation holds: about 2 GB of int8 paths, and time in proportion.
+MAX_SIMULATED_STEPS = 2_000_000_000
+#: The paths :func:`stopping_time` simulates unless told otherwise (the command line never tells it otherwise).
+SIMULATIONS = 4000
+#: Longest horizon at ``SIMULATIONS`` paths: the command line's --horizon range ends here.
+MAX_HORIZON = MAX_SIMULATED_STEPS // SIMULATIONS
 #: The exact recursion stops once the paths still running carry less than this probability.
 SURVIVAL_FLOOR = 1e-9
 
@@ -152,7 +159,7 @@ def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_
 
 @docfill("alpha_float", "mixture", "seed")
 def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixture: str = "grid", quantile: float = 0.9,
-                  horizon: int | None = None, n_simulations: int = 4000, seed: int = 0) -> StoppingTime:
+                  horizon: int | None = None, n_simulations: int = SIMULATIONS, seed: int = 0) -> StoppingTime:
     """Expected and ``quantile`` stopping N of the monitored test of a pair with accuracies p_a, p_b and correlation rho.
 
     Parameters
@@ -168,8 +175,9 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
     horizon : int, optional
         Discordant items followed (default: 40 times the discordant count a fixed-n test needs, at least 2,000
         and at most ``EXACT_HORIZON``, so the default is always exact).  A longer horizon is simulated.
-    n_simulations : int, default 4000
-        Paths simulated when ``horizon`` exceeds ``EXACT_HORIZON``.
+    n_simulations : int, default ``SIMULATIONS`` (4000)
+        Paths simulated when ``horizon`` exceeds ``EXACT_HORIZON``, in [100, ``MAX_SIMULATED_STEPS`` / horizon]
+        (checked before anything is computed).
     %(seed)s
 
     Returns
@@ -198,7 +206,7 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
     (1328.2, 2626.0)
     """
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
-    check_scalar("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
+    check_scalar("alpha", alpha, low=MIN_ALPHA, high=1, high_open=True)
     check_scalar("quantile", quantile, low=0, high=1, low_open=True, high_open=True)
     both = float(_variance.joint_success_probability(p_a, p_b, rho))
     p10, p01 = max(p_a - both, 0.0), max(p_b - both, 0.0)
@@ -209,7 +217,11 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
     drift = abs(2 * theta - 1)
     if horizon is None:
         horizon = int(min(max(2000, 40 * (2.8 / drift) ** 2), EXACT_HORIZON))
-    check_scalar("horizon", horizon, low=1, high=50_000_000, integer=True)
+    check_scalar("horizon", horizon, low=1, high=MAX_SIMULATED_STEPS // 100, integer=True)
+    if horizon > EXACT_HORIZON and not 100 <= n_simulations <= MAX_SIMULATED_STEPS / horizon:
+        raise ArgumentError(f"horizon {horizon:,} is simulated with n_simulations x horizon at most {MAX_SIMULATED_STEPS:,} "
+                            f"steps, so n_simulations must lie in [100, {MAX_SIMULATED_STEPS // horizon:,}]; got "
+                            f"{n_simulations:,} (at {SIMULATIONS:,} paths the horizon is at most {MAX_HORIZON:,})")
     needed = _boundary(int(horizon), alpha, mixture)
     if horizon <= EXACT_HORIZON:
         probabilities = _exact_discordant(theta, needed)
@@ -218,9 +230,6 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
         expected = float(np.sum(m * probabilities) / crossed / psi) if crossed > 0 else math.inf
         value = _items_quantile(probabilities, psi, quantile)
         return StoppingTime(p10, p01, alpha, mixture, "exact", expected, 0.0, quantile, value, 0.0, crossed, int(horizon))
-    if not 100 <= n_simulations <= 2e9 / horizon:
-        raise ArgumentError(f"n_simulations must lie in [100, 2e9 / horizon = {int(2e9 / horizon):,}] (the simulation holds "
-                            f"n_simulations x horizon steps); got {n_simulations}")
     mean, se, value, value_se, crossed = _simulated(theta, psi, needed, quantile, n_simulations, seed)
     return StoppingTime(p10, p01, alpha, mixture, "simulation", mean, se, quantile, value, value_se, crossed, int(horizon),
                         n_simulations, seed)
