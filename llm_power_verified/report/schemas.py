@@ -37,6 +37,7 @@ from llm_power_verified.contract import (
     Column,
     Field,
 )
+from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.output import write_text
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.summaries import ClusterSummary, GapBucket, Multiplicity, Tiers, Verdicts
@@ -245,11 +246,35 @@ def regenerate(files: dict[Path, str] | None = None) -> list[Path]:
     """
     written = []
     for path, text in (generated_files() if files is None else files).items():
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
+        if _committed(path, damaged_is_stale=True) != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_text(path, text)
             written.append(path)
     return written
+
+
+def _committed(path: Path, *, damaged_is_stale: bool) -> str:
+    """The text of a generated file as it is on disk ('' when missing), or one line on what is wrong with it.
+
+    A folder, or a file that cannot be read, is refused (regenerating would not help).  A file that is not UTF-8
+    is refused by ``check`` and is stale (rewritten) for ``regenerate`` (``damaged_is_stale``).
+    """
+    again = "; remove it and run `llm-power-verified contract regenerate`"
+    if path.is_dir():
+        raise OutputError(f"{path}: a folder where the generated file belongs{again}")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        raise OutputError(f"{path}: cannot read the generated file ({error.strerror or error})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if damaged_is_stale:
+            return ""
+        raise OutputError(f"{path}: byte 0x{data[error.start]:02x} at offset {error.start:,} is not UTF-8: the generated "
+                          "file is damaged; run `llm-power-verified contract regenerate`") from None
 
 
 def check(files: dict[Path, str] | None = None) -> str:
@@ -267,7 +292,7 @@ def check(files: dict[Path, str] | None = None) -> str:
     """
     chunks = []
     for path, text in (generated_files() if files is None else files).items():
-        committed = path.read_text(encoding="utf-8") if path.exists() else ""
+        committed = _committed(path, damaged_is_stale=False)
         if committed != text:
             chunks.extend(difflib.unified_diff(committed.splitlines(keepends=True), text.splitlines(keepends=True),
                                                fromfile=f"committed/{path.name}", tofile=f"regenerated/{path.name}"))
@@ -286,6 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0, or 1 when ``--check`` finds a stale file (its diff on standard output).
+
+    Raises
+    ------
+    OutputError
+        A generated file's place holds a folder, a file that cannot be read, or (``--check``) one that is not UTF-8.
     """
     parser = argparse.ArgumentParser(prog=COMMAND, description="Regenerate the JSON schemas and columns.rst from the contract.")
     parser.add_argument("--check", action="store_true", help="do not write; print a diff and exit 1 if a committed file is stale")
@@ -304,4 +334,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except OutputError as refused:  # the command line's main reports it the same way
+        sys.exit(f"{COMMAND}: error: {refused}")
