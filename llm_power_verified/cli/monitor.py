@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.options import SCORE_KIND_HELP
@@ -46,9 +48,11 @@ def run(arguments) -> str:
     import numpy as np
 
     from llm_power_verified.io import check_outputs, read_score_files
+    from llm_power_verified.io.detect import refuse_twins
     from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
 
     check_outputs({"--plot": arguments.plot}, arguments.files)
+    refuse_twins([Path(name) for name in arguments.files if Path(name).exists()])
     matrix = read_score_files(*arguments.files, score_kind=arguments.scores)
     if not matrix.binary:
         return _graded(arguments, matrix)

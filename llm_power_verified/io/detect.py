@@ -31,7 +31,7 @@ from llm_power_verified.io.plain import read_score_files
 from llm_power_verified.io.table_files import read_table
 from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide
 
-__all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores"]
+__all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores", "refuse_twins"]
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
 _INSPECT_SUFFIXES = (".eval", ".json")
@@ -54,7 +54,7 @@ def input_kind(paths: Sequence[Path]) -> str:
     Raises
     ------
     InputError
-        No input, a missing path, a folder named like a file, a pipe or device whose format a name cannot tell,
+        No input, a missing path, one given twice, a folder named like a file, a pipe or device whose format a name cannot tell,
         folders mixed with files, table or log files mixed with others, one file of unknown format, or more than two
         plain files.
 
@@ -77,6 +77,7 @@ def input_kind(paths: Sequence[Path]) -> str:
     for path in paths:
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
+    refuse_twins(paths)
     for path in paths:
         if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
             raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
@@ -104,6 +105,33 @@ def input_kind(paths: Sequence[Path]) -> str:
                          "give Inspect logs (.eval/.json) or lm-eval folders, or two plain score files (one number per line)")
     raise InputError(f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
                      "several models go in one table (.csv, .parquet, .jsonl)")
+
+
+def refuse_twins(paths: Sequence[Path]) -> None:
+    """Refuse one file or folder given twice (by the same name, another spelling of its path, or a link to it).
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The inputs, which exist.
+
+    Raises
+    ------
+    InputError
+        The first input given twice, with the path it repeats.
+    """
+    for later, path in enumerate(paths):
+        twin = next((earlier for earlier in paths[:later] if _same(earlier, path)), None)
+        if twin is not None:
+            shown = str(path) if str(path) == str(twin) else f"{path} (the same as {twin})"
+            raise InputError(f"{shown} is given twice: give each input once (a model compared with itself tells nothing)")
+
+
+def _same(first: Path, second: Path) -> bool:
+    try:
+        return first.samefile(second)
+    except OSError:  # a path that vanished meanwhile, or a pipe: the readers say what is wrong
+        return False
 
 
 @docfill("item_column", "cluster_column", "long_columns", "on_missing", "score_kind", "missing_cluster",
