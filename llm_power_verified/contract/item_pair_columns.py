@@ -28,8 +28,8 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
     *declare("bg", "float", [("variance", "sigma_D^2, the variance of the per-item difference"),
                               ("required_n", "N* (paper Eq. 6; Eq. 3 for graded)", 4, "N*")]),
     *declare("b", "float", [("required_n_connor", "Connor's (1987) N")]),
-    *declare("bg", "float", [("mde", "minimum detectable effect at N (paper Eq. 4); n/a (JSON null) where the plug-in variance is 0: no "
-                                              "item on which the two differ, so no detectable gap to state", 3, "MDE")]),
+    *declare("bg", "float", [("mde", "minimum detectable effect at N (paper Eq. 4); n/a (JSON null) where the plug-in variance is 0: the "
+                                              "same difference on every item, so no detectable gap to state", 3, "MDE")]),
     *declare("bg", "float", [
         ("boot_ci_low", "paired bootstrap interval of the gap at 1 - alpha, low"), ("boot_ci_high", "high"),
         ("p_bootstrap", "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "

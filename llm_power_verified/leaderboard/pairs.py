@@ -193,8 +193,8 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
 def _stated_mde(n: int, variance: np.ndarray, alpha: float, power: float) -> np.ndarray:
     """Paper Eq. 4's MDE at N per pair, NaN (JSON null) where the plug-in variance is 0.
 
-    With no item on which the two models differ the plug-in variance is 0 and Eq. 4 gives 0, which would read as "any
-    gap is detectable"; an MDE needs a variance under the alternative, which such a pair does not estimate.
+    With the same difference on every item (no discordant item, or all discordant one way) the plug-in variance is 0
+    and Eq. 4 gives 0, which would read as "any gap is detectable"; an MDE needs a variance under the alternative, which such a pair does not estimate.
     """
     mde = np.asarray(minimum_detectable_effect(n, variance, alpha, power), dtype=np.float64).reshape(-1)
     return np.where(np.asarray(variance).reshape(-1) > 0, mde, np.nan)

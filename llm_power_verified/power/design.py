@@ -60,7 +60,7 @@ class PairedBinaryDesign(Result):
         Lemma 1's C at the midpoint (p_a + p_b) / 2 and this rho.
     n : int or None
         Benchmark size; when given, mde, resolution_ratio (q = n / N*) and
-        power_at_n (exact two-sided Wald power) are filled in.
+        power_at_n (exact two-sided Wald power) are filled in (mde stays None at a plug-in variance of 0).
     counts : dict or None
         The table (a, b, c, n) when the report came from counts.
     """
@@ -95,7 +95,9 @@ class PairedBinaryDesign(Result):
 def _at_n(n, variance, delta, required, alpha, power, alternative):
     if n is None:
         return None, None, None
-    mde = float(minimum_detectable_effect(n, variance, alpha, power, alternative)) if variance > 0 else 0.0
+    # A plug-in variance of 0 (the per-item difference is constant: no discordant item, or all of one sign) states no
+    # detectable gap: Eq. 4 would give 0, read as 'any gap is detectable'.  None (n/a, JSON null), as the audit does.
+    mde = float(minimum_detectable_effect(n, variance, alpha, power, alternative)) if variance > 0 else None
     # N* = 0 happens when the plug-in variance is zero (every discordant item favours one model, b = N or c = N):
     # any N resolves the gap, q = inf.  N* = inf (a zero gap) gives q = 0.
     q = 0.0 if math.isinf(required) else math.inf if required == 0 else float(n / required)

@@ -149,7 +149,7 @@ def cell(row: pd.Series, name: str) -> str:
         return fmt(int(value))
     if is_item_count(name):
         return item_count(value)
-    if name == "mde" and not value > 0:  # a plug-in variance of 0 (no item on which the two differ): no MDE to state
+    if name == "mde" and not value > 0:  # a plug-in variance of 0 (a constant difference): no MDE to state
         return "n/a"
     return fmt(value, declared.digits or 4)
 

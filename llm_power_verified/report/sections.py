@@ -181,7 +181,7 @@ class ChecklistTally:
 def _median_mde(mde: pd.Series) -> str:
     """The checklist's MDE: the median of the pairs' own MDEs (not the headline's MDE at the median rho and mean score).
 
-    A pair with a plug-in variance of 0 (no item on which the two models differ) has no MDE (NaN, JSON null): no gap
+    A pair with a plug-in variance of 0 (the same difference on every item) has no MDE (NaN, JSON null): no gap
     is detectable from it, so such pairs are left out and counted.
     """
     defined = mde[mde > 0]

@@ -185,8 +185,9 @@ def text_report(audit, output: str = "table", *, width: int = 100, columns: list
                                   pairs)
         dropped = _not_shown(audit, columns)
         if "mde" in view and (~(listed["mde"] > 0)).any():
-            dropped = (dropped + " " if dropped else "") + ("(MDE n/a: no item on which the two models differ, so the "
-                                                            "plug-in variance is 0 and states no detectable gap)")
+            dropped = (dropped + " " if dropped else "") + ("(MDE n/a: the difference is the same on every item (no item on "
+                                                            "which the two differ, or all discordant one way), so the plug-in "
+                                                            "variance is 0 and states no detectable gap)")
         table = table[:1] + ([dropped] if dropped else []) + table[1:]
     lines += [*(["", head + table[0]] if table else []), *table[1:]]
     lines += text_sections(audit, listed, keys, head, markdown)

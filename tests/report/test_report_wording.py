@@ -75,7 +75,7 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_not_available(tmp_path):
     pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(table, index=False)
     status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--columns", "delta,mde"])
     assert status == 0
-    assert "(MDE n/a: no item on which the two models differ" in text
+    assert "(MDE n/a: the difference is the same on every item" in text
     assert re.search(r"model-a model-a2 yes 0 n/a ", text) is not None
 
 
@@ -97,3 +97,19 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_null_in_the_machine_formats(tmp_
     rows = {frozenset((row["model_a"], row["model_b"])): row for row in json.loads(out.read_text())["pairs"]}
     assert rows[frozenset(("model-a", "model-a2"))]["mde"] is None
     assert rows[frozenset(("model-a", "model-b"))]["mde"] > 0
+
+
+def test_an_mde_at_a_constant_difference_of_one_sign_is_not_available(tmp_path):
+    # Every item discordant one way (b = N): the plug-in variance (b + c) / N - delta^2 is 0 too, not only when b = c = 0.
+    table = tmp_path / "one_way.csv"
+    pd.DataFrame({"item": range(50), "model-a": 1, "model-b": 0}).to_csv(table, index=False)
+    status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--columns", "delta,mde"])
+    assert status == 0
+    assert "(MDE n/a: the difference is the same on every item" in text
+    assert "all discordant one way" in text
+
+
+def test_design_states_no_mde_at_a_plug_in_variance_of_0():
+    for counts in (["--b", "0", "--c", "0"], ["--b", "100", "--c", "0"]):
+        status, out, _ = _cli(["design", *counts, "--n", "100", "--json"])
+        assert status == 0 and json.loads(out)["mde"] is None
