@@ -14,13 +14,17 @@ import argparse
 from pathlib import Path
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.options import SCORE_KIND_HELP
+from llm_power_verified.cli.parents import Given, given
 from llm_power_verified.cli.streams import print_note
 from llm_power_verified.cli.value_types import SIZE
 
-__all__ = ["accuracy_options", "input_options", "read_accuracy_table", "read_matrix"]
+__all__ = ["accuracy_options", "check_json_report", "check_out_format", "input_options", "read_accuracy_table", "read_matrix"]
 
-
+#: Output names whose suffix says a format: --out must then agree with --format (any other name takes any format).
+_SUFFIX_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
+                   ".pq": "parquet", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
 
 @docfill(returns="parent_parser")
 def input_options(*, required: bool = False) -> argparse.ArgumentParser:
@@ -42,7 +46,7 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
     group.add_argument("--on-missing", choices=("error", "intersect"), default="error",
                        help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
     group.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
-    group.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error",
+    group.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error", action=Given,
                        help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
     group.add_argument("--task", help="lm-eval: task or group name")
     group.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
@@ -66,6 +70,21 @@ def read_matrix(arguments):
     ScoreMatrix
         The matrix ``read_scores`` reads from the inputs, or the shipped example.
     """
+    check_out_format(arguments)
+    if getattr(arguments, "reference", None) is not None and arguments.mode != "reference":
+        raise CommandError(f"--reference {arguments.reference!r} applies to --mode reference; --mode is {arguments.mode}, "
+                           "so it would be ignored: leave it out, or add --mode reference")
+    matrix = _read(arguments)
+    if matrix.clusters is None:
+        for dest, flag in (("n_cluster_resamples", "--n-cluster-resamples"), ("missing_cluster", "--missing-cluster")):
+            value = getattr(arguments, dest, None)
+            if given(arguments, dest) and value != 0:  # 0 cluster resamples says what is true without clusters
+                raise CommandError(f"{flag} {value} applies to items with clusters (--cluster-column); INPUT has none, "
+                                   "so it would be ignored: leave it out")
+    return matrix
+
+
+def _read(arguments):
     if not arguments.inputs:
         from llm_power_verified.examples import shipped_example
 
@@ -108,7 +127,58 @@ def read_accuracy_table(arguments):
     AccuracyTable
         The table ``read_accuracies`` reads (:func:`~llm_power_verified.io.accuracy_table.read_accuracies`).
     """
+    check_out_format(arguments)
     from llm_power_verified.io.accuracy_table import read_accuracies
 
     return read_accuracies(arguments.file, n=arguments.n, model_column=arguments.model_column,
                            accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
+
+
+def check_out_format(arguments) -> None:
+    """Refuse an --out whose suffix names another format than --format (``o.parquet`` with json, ``o.json`` with table).
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line; without --out or --format nothing is checked.
+
+    Raises
+    ------
+    CommandError
+        The suffix and the format disagree: the message names both and the fix.  A name whose suffix is no
+        format's (``report.txt``, ``report``) takes any format.
+    """
+    out, chosen = getattr(arguments, "out", None), getattr(arguments, "format", None)
+    named = _SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out and chosen else None
+    if named is not None and named != chosen:
+        default = " (the default)" if chosen == "table" else ""
+        raise CommandError(f"--out {out} names a {named} file but --format is {chosen}{default}: add --format {named}, "
+                           f"or name the file for {chosen} output")
+
+
+def check_json_report(path) -> None:
+    """Refuse, before reading, a report that ``plan report`` cannot read: it reads the JSON report (audit --format json).
+
+    Parameters
+    ----------
+    path : str or Path
+        The report given.
+
+    Raises
+    ------
+    CommandError
+        The file is a Parquet report (by its magic bytes or name), or its name says CSV, JSON Lines, HTML or Markdown.
+        A missing or unreadable file is left to the reader, which says so.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as stream:
+            start = stream.read(4)
+    except OSError:
+        return
+    kind = "Parquet" if start == b"PAR1" else {"parquet": "Parquet", "pq": "Parquet", "csv": "CSV", "jsonl": "JSON Lines",
+                                                "ndjson": "JSON Lines", "html": "HTML", "htm": "HTML", "md": "Markdown"
+                                                }.get(path.suffix.lower().lstrip("."))
+    if kind:
+        raise CommandError(f"plan report reads the JSON report (audit --format json); {path} is a {kind} report: write "
+                           "the audit again with --format json --out FILE.json and give that file")

@@ -19,22 +19,25 @@ import argparse
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.value_types import (
+    ALPHA,
     AUDIT_RESAMPLES,
     CORRELATION,
     HORIZON,
     MAX_AUDIT_RESAMPLES,
+    MIN_RESAMPLES,
     POSITIVE_COUNT,
     PROBABILITY,
     SEED,
     WIDTH,
     column_list,
     output_path,
+    plot_path,
 )
 from llm_power_verified.contract import CORRECTIONS, FAMILIES, FORMATS, PAIR_LISTS
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
-__all__ = ["ACCURACY_FORMATS", "alpha_power_options", "anytime_options", "compute_options",
-           "family_options", "format_options", "marginal_options", "output_options"]
+__all__ = ["ACCURACY_FORMATS", "Given", "alpha_power_options", "anytime_options", "compute_options",
+           "family_options", "format_options", "given", "marginal_options", "output_options"]
 
 #: The accuracies-only audit writes every format but Parquet (its pair table is small).
 ACCURACY_FORMATS = tuple(name for name in FORMATS if name != "parquet")
@@ -55,7 +58,7 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
         False: --alpha only (a command that tests rather than plans).
     """
     group = argparse.ArgumentParser(add_help=False)
-    group.add_argument("--alpha", type=PROBABILITY, default=0.05, help="significance level (default 0.05)")
+    group.add_argument("--alpha", type=ALPHA, default=0.05, help="significance level, in [1e-100, 1) (default 0.05)")
     if power:
         group.add_argument("--power", type=PROBABILITY, default=0.80, help="target power (default 0.8)")
     return group
@@ -94,9 +97,22 @@ def format_options(choices: tuple[str, ...], default: str) -> argparse.ArgumentP
         The format without --format.
     """
     group = argparse.ArgumentParser(add_help=False)
-    group.add_argument("--format", choices=choices, default=default, help=f"output format (default {default})")
-    group.add_argument("--json", action="store_true", help="same as --format json")
+    group.add_argument("--format", choices=choices, default=default, action=_FormatOrJson,
+                       help=f"output format (default {default})")
+    group.add_argument("--json", action=_FormatOrJson, nargs=0, default=False, help="same as --format json (not with --format)")
     return group
+
+
+class _FormatOrJson(argparse.Action):
+    """--format or --json, not both: --format markdown --json would drop one of them without a word."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        """Store the value (True for --json); refuse it when the other option was typed before it."""
+        other = "--json" if self.dest == "format" else "--format"
+        if given(namespace, other.lstrip("-")):
+            parser.error("give --format or --json, not both: --json is --format json, and one of them would be ignored")
+        setattr(namespace, self.dest, values if self.dest == "format" else True)
+        vars(namespace).setdefault("given_options", set()).add(self.dest)
 
 
 @docfill(returns="parent_parser")
@@ -104,11 +120,12 @@ def compute_options() -> argparse.ArgumentParser:
     """Resamples, their seed, the progress bar and where the blocks of pairs are computed."""
     parent, group = _parent("computation")
     group.add_argument("--n-resamples", type=AUDIT_RESAMPLES, default=500,
-                       help=f"bootstrap resamples per pair, 0 (skip) to {MAX_AUDIT_RESAMPLES:,} (default 500)")
-    group.add_argument("--n-cluster-resamples", type=AUDIT_RESAMPLES, default=1000,
-                       help=f"cluster bootstrap resamples, 0 to {MAX_AUDIT_RESAMPLES:,} (default 1000)")
+                       help=f"bootstrap resamples per pair: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 500)")
+    group.add_argument("--n-cluster-resamples", type=AUDIT_RESAMPLES, default=1000, action=Given,
+                       help=f"cluster bootstrap resamples: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 1000; "
+                            "only with clusters)")
     group.add_argument("--n-rank-resamples", type=AUDIT_RESAMPLES, default=0,
-                       help="item resamples for a bootstrap rank interval per model, 0 (skip) to "
+                       help=f"item resamples for a bootstrap rank interval per model: 0 (skip) or {MIN_RESAMPLES} to "
                             f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown")
     group.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
     group.add_argument("--scheduler", metavar="ADDRESS",
@@ -141,7 +158,10 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
         group.add_argument("--format", choices=ACCURACY_FORMATS, default="table",
                            help="report format: table, markdown, html (one self-contained page); json (the whole report), "
                                 "jsonl and csv (the pair table)")
-    group.add_argument("--out", type=output_path, help="write the report to this file (atomically; never over an input)")
+    group.add_argument("--out", type=output_path,
+                       help="write the report to this file (atomically; never over an input); a name ending in a "
+                            "format's suffix (.json .jsonl .csv .parquet .html .md) must match --format, any other "
+                            "name takes any format")
     group.add_argument("--pairs", choices=PAIR_LISTS, default=PAIR_LISTS[0],
                        help=("pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
                              "the machine formats always hold every pair") if per_item else
@@ -151,9 +171,10 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
     if per_item:
         group.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(COLUMN_CHOICES)})")
         group.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
-        group.add_argument("--plot", metavar="DIR_OR_IMAGE", type=output_path,
+        group.add_argument("--plot", metavar="DIR_OR_IMAGE", type=plot_path,
                            help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
-                                "a .png/.svg/.pdf file gets the resolution plot (needs the plots extra)")
+                                "a .png/.svg/.pdf file gets the resolution plot (another image suffix such as .jpg is "
+                                "refused; a path without one is a folder; needs the plots extra)")
     return parent
 
 
@@ -178,6 +199,36 @@ def family_options(modes: tuple[str, ...]) -> argparse.ArgumentParser:
     return parent
 
 
+class Given(argparse.Action):
+    """Stores the value and records that the option was typed (:func:`given`).
+
+    An option that cannot apply to the input is refused only when the user gave it, never because of its default.
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        """Store ``values`` in the option's attribute and add the attribute to ``namespace.given_options``."""
+        setattr(namespace, self.dest, values)
+        vars(namespace).setdefault("given_options", set()).add(self.dest)
+
+
+def given(arguments, dest: str) -> bool:
+    """True when the option stored in ``dest`` (with :class:`Given`) was typed on the command line.
+
+    Parameters
+    ----------
+    arguments : argparse.Namespace
+        The parsed command line.
+    dest : str
+        The option's attribute ("n_cluster_resamples").
+
+    Returns
+    -------
+    bool
+        Whether it was typed (a default does not count).
+    """
+    return dest in getattr(arguments, "given_options", ())
+
+
 class _ImpliesAnytime(argparse.Action):
     """Stores the value and turns --anytime on: a setting of the monitored test asks for it."""
 
@@ -198,5 +249,6 @@ def anytime_options() -> argparse.ArgumentParser:
     group.add_argument("--quantile", type=PROBABILITY, default=0.9, action=_ImpliesAnytime,
                        help="the stopping-N quantile (implies --anytime)")
     group.add_argument("--horizon", type=HORIZON, action=_ImpliesAnytime,
-                       help="discordant items followed (above 200,000 the distribution is simulated; implies --anytime)")
+                       help="discordant items followed, in [100, 500,000] (above 200,000 the distribution is simulated from 4,000 "
+                            "paths; implies --anytime)")
     return parent

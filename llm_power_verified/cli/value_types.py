@@ -11,13 +11,15 @@ import argparse
 import math
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from pathlib import PurePath
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
-__all__ = ["AUDIT_RESAMPLES", "CHECKPOINTS", "CORRELATION", "COUNT", "HORIZON", "MAX_AUDIT_RESAMPLES", "POSITIVE",
-           "POSITIVE_COUNT", "PROBABILITY", "RESAMPLES", "SEED", "SIZE", "WIDTH", "column_list", "number", "output_path"]
+__all__ = ["ALPHA", "AUDIT_RESAMPLES", "CHECKPOINTS", "CORRELATION", "COUNT", "HORIZON", "MAX_AUDIT_RESAMPLES", "MIN_RESAMPLES", "PLOT_SUFFIXES", "POSITIVE",
+           "POSITIVE_COUNT", "PROBABILITY", "RESAMPLES", "SEED", "SIZE", "WIDTH", "column_list", "number", "output_path",
+           "plot_path", "separated", "size_list"]
 
 #: Digits beyond which a whole number written with an exponent (1e400) is not expanded: it is out of every range.
 _DIGITS = 40
@@ -134,14 +136,73 @@ SEED = number(integer=True, low=0, high=2**63 - 1, summary="The seed of every re
 MAX_AUDIT_RESAMPLES = 100_000
 RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES,
                    summary="The paired test's bootstrap resamples, at most the contract's MAX_RESAMPLES")
-AUDIT_RESAMPLES = number(integer=True, low=0, high=MAX_AUDIT_RESAMPLES,
-                         summary="An audit's resamples (--n-resamples and the like; 0 skips them)")
+#: Fewest resamples of a bootstrap interval or percentile (as the paired test's --n-resamples): fewer give an
+#: interval from a handful of draws.
+MIN_RESAMPLES = 100
+_SOME_RESAMPLES = number(integer=True, low=MIN_RESAMPLES, high=MAX_AUDIT_RESAMPLES)
+
+
+def AUDIT_RESAMPLES(text: str) -> int:
+    """An audit's resamples (--n-resamples and the like): 0 (none) or a whole number in [100, 100,000].
+
+    Parameters
+    ----------
+    text : str
+        The option's value, as typed.
+
+    Returns
+    -------
+    int
+        The value, checked.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Anything else, 1 to 99 included (an interval or a percentile of so few draws means nothing).
+    """
+    if _whole_number(text) == 0:
+        return 0
+    try:
+        return _SOME_RESAMPLES(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(f"must be 0 (none) or {str(error).removeprefix('must be ')}".replace("; got", " (fewer give intervals and "
+                                         "percentiles from a handful of draws); got", 1)) from None
 CHECKPOINTS = number(integer=True, low=1, high=1_000_000, summary="The monitor's checkpoints")
 POSITIVE_COUNT = number(integer=True, low=1, high=1024, summary="The local processes of --workers")
 WIDTH = number(integer=True, low=60, high=1000,
                summary="--width (a terminal report narrower than 60 columns cannot hold the pair table's names and "
                        "verdicts)")
-HORIZON = number(integer=True, low=100, high=50_000_000, summary="--horizon, the discordant items the monitored test follows")
+
+
+def _deferred(module: str, name: str, make: Callable[[float], Callable[[str], float | int]], doc: str) -> Callable[[str], float | int]:
+    """A type whose limit is ``module.name``, a constant of the numerical code, imported at the first value parsed.
+
+    The command line's range is then the one the computation keeps, stated in one place, and ``--help`` still
+    imports no numpy.
+    """
+
+    def parse(text: str) -> float | int:
+        from importlib import import_module
+
+        return make(getattr(import_module(module), name))(text)
+
+    parse.__doc__ = doc
+    return parse
+
+
+#: --alpha: the e-process boundaries divide by alpha^2 (sequential.confidence.MIN_ALPHA), so every command takes
+#: the same (0, 1) level from that floor on.
+ALPHA = _deferred("llm_power_verified.sequential.confidence", "MIN_ALPHA",
+                  lambda floor: number(low=floor, high=1, high_open=True),
+                  _TYPE_DOC.format(summary="The significance level (--alpha)", kind="a finite number",
+                                   bounds="[sequential.confidence.MIN_ALPHA = 1e-100, 1)", type="float"))
+#: --horizon: above EXACT_HORIZON the stopping N is simulated from SIMULATIONS paths of at most MAX_SIMULATED_STEPS
+#: steps in all (sequential.stopping), so the longest horizon is MAX_HORIZON.
+HORIZON = _deferred("llm_power_verified.sequential.stopping", "MAX_HORIZON",
+                    lambda longest: number(integer=True, low=100, high=longest),
+                    _TYPE_DOC.format(summary="--horizon, the discordant items the monitored test follows",
+                                     kind="a whole number", type="int",
+                                     bounds="[100, sequential.stopping.MAX_HORIZON = 2e9 / 4,000 simulated paths]"))
 
 
 @docfill("option_text")
@@ -162,11 +223,81 @@ def column_list(text: str) -> list[str]:
     argparse.ArgumentTypeError
         For an unknown name, or none.
     """
-    names = [name.strip() for name in text.split(",") if name.strip()]
+    names = separated(text, "names")
     unknown = [name for name in names if name not in COLUMN_CHOICES]
-    if not names or unknown:
-        raise argparse.ArgumentTypeError(f"unknown column {(unknown or [text])[0]!r}; choose from {', '.join(COLUMN_CHOICES)}")
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown column {unknown[0]!r}; choose from {', '.join(COLUMN_CHOICES)}")
     return names
+
+
+def separated(text: str, what: str) -> list[str]:
+    """The comma-separated elements of a list option, each stripped; an empty or repeated element is refused.
+
+    Parameters
+    ----------
+    text : str
+        The option's value, as typed.
+    what : str
+        What the elements are, for the message ("names", "sizes").
+
+    Returns
+    -------
+    list of str
+        The elements, in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An empty element (``"5,,10"``, ``""``, a trailing comma) or one given twice, by its position.
+
+    Examples
+    --------
+    >>> separated(" delta, rho ", "names")
+    ['delta', 'rho']
+    >>> separated("delta,,rho", "names")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: element 2 of 'delta,,rho' is empty; give the names separated by single commas
+    """
+    elements = [element.strip() for element in text.split(",")]
+    for position, element in enumerate(elements, 1):
+        if not element:
+            raise argparse.ArgumentTypeError(f"element {position} of {text[:60]!r} is empty; give the {what} separated by "
+                                             "single commas")
+        if element in elements[:position - 1]:
+            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
+                                             f"{elements.index(element) + 1}; give each once")
+    return elements
+
+
+@docfill("option_text")
+def size_list(text: str) -> list[int]:
+    """--cluster-sizes: comma-separated whole numbers >= 1, each given once.
+
+    Parameters
+    ----------
+    %(option_text)s
+
+    Returns
+    -------
+    list of int
+        The sizes, in the order given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An empty or repeated element, or one that is not a whole number >= 1, by its position.
+    """
+    sizes = []
+    for position, element in enumerate(separated(text, "sizes"), 1):
+        size = _whole_number(element)
+        if size is None or not 1 <= size <= MAX_COUNT:
+            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} is not a whole "
+                                             "number >= 1; give cluster sizes separated by commas")
+        if size in sizes:
+            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
+                                             f"{sizes.index(size) + 1}; give each size once")
+        sizes.append(size)
+    return sizes
 
 
 @docfill("option_text")
@@ -192,4 +323,37 @@ def output_path(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("must be a path (a file name, or a folder where the option takes one); "
                                          "got an empty value ''")
+    return text
+
+
+#: The image files --plot writes on its own (the audit's resolution figure); any other --plot path is a folder.
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+#: Image suffixes of formats the audit's --plot does not write: a path ending so is refused, not made a folder.
+_OTHER_IMAGES = (".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".webp", ".bmp", ".eps", ".ps", ".svgz", ".pgf", ".raw",
+                 ".rgba", ".heic", ".avif", ".ico")
+
+
+@docfill("option_text")
+def plot_path(text: str) -> str:
+    """The audit's --plot: a folder (for every figure), or one .png, .svg or .pdf file (the resolution figure).
+
+    Parameters
+    ----------
+    %(option_text)s
+
+    Returns
+    -------
+    str
+        The value as given.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        An empty value, or a path ending in another image suffix (.jpg, .tif, ...), which would otherwise be taken
+        for a folder's name.
+    """
+    suffix = PurePath(output_path(text)).suffix.lower()
+    if suffix in _OTHER_IMAGES:
+        raise argparse.ArgumentTypeError(f"{text[:80]!r} is a {suffix} image, which the audit's figures are not written "
+                                         "as: name a .png, .svg or .pdf file, or a folder (no suffix)")
     return text

@@ -182,10 +182,10 @@ def test_audit_parquet_and_jsonl_hold_every_pair(tmp_path, capsys):
 def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
     table = _wide_csv(tmp_path / "scores.csv")
-    assert main(["audit", str(table), "--mode", "all", "--format", "csv", "--quiet", "--n-resamples", "50"]) == 0
+    assert main(["audit", str(table), "--mode", "all", "--format", "csv", "--quiet", "--n-resamples", "100"]) == 0
     local = capsys.readouterr().out
     result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--mode", "all", "--format", "csv",
-                             "--quiet", "--n-resamples", "50", "--workers", "2"], capture_output=True, text=True, timeout=120)
+                             "--quiet", "--n-resamples", "100", "--workers", "2"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert result.stdout == local
 
@@ -201,7 +201,8 @@ def test_help_imports_neither_numpy_nor_tqdm():
 def test_audit_of_one_item_is_refused_naming_the_file_and_the_count(tmp_path, capsys, mode, output):
     table = tmp_path / "one.csv"
     table.write_text("id,a,b,c\nq1,1,0,1\n")
-    status = main(["audit", str(table), "--item-column", "id", "--mode", mode, "--reference", "a", "--format", output,
+    reference = ["--reference", "a"] if mode == "reference" else []  # refused with another mode: it would be ignored
+    status = main(["audit", str(table), "--item-column", "id", "--mode", mode, *reference, "--format", output,
                    "--out", str(tmp_path / "report"), "--quiet"])
     error = capsys.readouterr().err
     assert status == 2

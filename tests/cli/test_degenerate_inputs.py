@@ -53,7 +53,7 @@ def test_degenerate_leaderboard_audit_prints_no_warning(tmp_path):
     frame.to_csv(table, index=False)
     for output in ("table", "markdown", "json", "csv"):
         result = _cli("audit", str(table), "--mode", "all", "--cluster-column", "topic", "--format", output,
-                      "--n-resamples", "50", "--n-cluster-resamples", "20", env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})
+                      "--n-resamples", "100", "--n-cluster-resamples", "100", env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"})
         assert result.returncode == 0 and result.stderr == "", result.stderr
     refused = _cli("audit", str(table), "--mode", "all")
     assert refused.returncode == 2 and "column 'topic' holds text (e.g. 'w'), not scores; if it holds cluster labels, pass --cluster-column topic" in refused.stderr

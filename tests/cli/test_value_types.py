@@ -76,7 +76,8 @@ def test_design_reads_scientific_counts_as_the_plain_ones(capsys):
     (["audit", "--seed", "nan"], "argument --seed: must be a whole number in [0, 9,223,372,036,854,775,807]; got 'nan'"),
     (["audit", "--width", "inf"], "argument --width: must be a whole number in [60, 1,000]; got 'inf'"),
     (["audit", "--workers", "2e3"], "argument --workers: must be a whole number in [1, 1,024]; got '2e3'"),
-    (["audit", "--n-resamples", "1e6"], "argument --n-resamples: must be a whole number in [0, 100,000]; got '1e6'"),
+    (["audit", "--n-resamples", "1e6"], "argument --n-resamples: must be 0 (none) or a whole number in [100, 100,000] (fewer "
+                                           "give intervals and percentiles from a handful of draws); got '1e6'"),
     (["audit", "--out", ""], "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''"),
     (["audit", "--plot", ""], "argument --plot: must be a path (a file name, or a folder where the option takes one); got an empty value ''"),
     (["audit-accuracies", "table.csv", "--out", ""],

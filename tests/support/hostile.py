@@ -1103,12 +1103,12 @@ def warning_cases() -> list[Case]:
     cluster = ("--cluster-column", "topic")
     return [
         Case(family, "two clusters, terminal report", ("audit", "w.csv", *FAST, *cluster), Read(), {"w.csv": wide(clusters=topics(labels=("a", "b")))}),
-        Case(family, "two clusters with cluster bootstrap", ("audit", "w.csv", "--n-resamples", "50", "--n-cluster-resamples", "50", "--quiet", *cluster),
+        Case(family, "two clusters with cluster bootstrap", ("audit", "w.csv", "--n-resamples", "100", "--n-cluster-resamples", "100", "--quiet", *cluster),
              Read(), {"w.csv": wide(clusters=topics(labels=("a", "b")))}),
         Case(family, "two clusters, graded", ("audit", "w.csv", *FAST, *cluster), Read(), {"w.csv": wide(graded, clusters=topics(labels=("a", "b")))}),
         Case(family, "graded N = 1, terminal report", ("audit", "w.csv", *FAST), either(None, "item"), {"w.csv": wide(graded[:1])}),
         Case(family, "graded identical models", ("audit", "w.csv", *FAST), Read(), {"w.csv": wide(np.tile(graded[:, :1], (1, 3)))}),
-        Case(family, "every item discordant", ("audit", "w.csv", *FAST, "--n-resamples", "50"), Read(), {"w.csv": wide(opposite)}),
+        Case(family, "every item discordant", ("audit", "w.csv", *FAST, "--n-resamples", "100"), Read(), {"w.csv": wide(opposite)}),
         Case(family, "models constant 0 and 1", ("audit", "w.csv", *FAST), Read(), {"w.csv": wide(constants)}),
         Case(family, "one cluster of one item", ("audit", "w.csv", *FAST, *cluster), Read(),
              {"w.csv": wide(clusters=["solo", *topics(39, ("a", "b"))])}),
