@@ -37,7 +37,7 @@ COMMANDS = {
     "audit_json": ["audit", "--format", "json", *FAST_AUDIT],
     "audit_csv": ["audit", "--format", "csv", *FAST_AUDIT],
     "audit_jsonl": ["audit", "--format", "jsonl", *FAST_AUDIT],
-    "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-resamples", "50", "--n-cluster-resamples", "50", "--seed", "3"],
+    "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-resamples", "100", "--n-cluster-resamples", "100", "--seed", "3"],
     "audit_reference_markdown": ["audit", "--mode", "reference", "--reference", "Qwen2.5-72B", "--format", "markdown", *FAST_AUDIT],
     "audit_lm_eval_group": ["audit", str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"), str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-b"),
                             "--task", "arith_mc_by_subject", "--metric", "acc", "--format", "markdown", *FAST_AUDIT],
