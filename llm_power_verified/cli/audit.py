@@ -11,6 +11,7 @@ from llm_power_verified.cli.inputs import input_options, read_matrix
 from llm_power_verified.cli.options import EXIT_CODES, INPUT_RULES, PROGRAM, HelpFormatter
 from llm_power_verified.cli.parents import alpha_power_options, compute_options, family_options, output_options
 from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
+from llm_power_verified.cli.value_types import PLOT_SUFFIXES
 from llm_power_verified.contract import MACHINE_FORMATS, MODES
 
 __all__ = ["add_parser", "run"]
@@ -126,7 +127,7 @@ def _plot_folder(plot: str | None) -> Path | None:
     The folder is made only when the figures are written (after the input is read and the audit done), so a refused
     input leaves nothing behind.
     """
-    if not plot or Path(plot).suffix.lower() in (".png", ".svg", ".pdf"):
+    if not plot or Path(plot).suffix.lower() in PLOT_SUFFIXES:
         return None
     folder = Path(plot)
     if folder.exists() and not folder.is_dir():

@@ -114,7 +114,11 @@ def accuracy_options() -> argparse.ArgumentParser:
     group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
                        help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
                             "the column is named so, or values exceed 1 and so does their median; fractions when none "
-                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous)")
+                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous; values that "
+                            "contradict the column's name are refused)")
+    group.add_argument("--approximate-accuracies", action="store_true",
+                       help="accept accuracies that no whole count k out of N gives at their printed digits "
+                            "(macro-averages, values rounded elsewhere): listed in the report's notes instead of refused")
     return parent
 
 
@@ -131,7 +135,8 @@ def read_accuracy_table(arguments):
     from llm_power_verified.io.accuracy_table import read_accuracies
 
     return read_accuracies(arguments.file, n=arguments.n, model_column=arguments.model_column,
-                           accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale)
+                           accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale,
+                           approximate=arguments.approximate_accuracies)
 
 
 def check_out_format(arguments) -> None:

@@ -10,11 +10,17 @@ import argparse
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
-from llm_power_verified.cli.inputs import accuracy_options, input_options, read_accuracy_table, read_matrix
+from llm_power_verified.cli.inputs import (
+    accuracy_options,
+    check_json_report,
+    input_options,
+    read_accuracy_table,
+    read_matrix,
+)
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
 from llm_power_verified.cli.text_tables import render_rows
-from llm_power_verified.cli.value_types import SIZE, number
+from llm_power_verified.cli.value_types import SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text
 
@@ -34,16 +40,6 @@ def _icc(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{error} ({ICC_RANGE_REASON})") from None
 
 
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be whole numbers separated by commas; got {text[:40]!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"cluster sizes must be whole numbers >= 1; got {text[:40]!r}")
-    return sizes
-
-
 def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True) -> argparse.ArgumentParser:
     """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply.
 
@@ -56,7 +52,7 @@ def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, co
         parent.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
                             help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
     if cluster_sizes:
-        parent.add_argument("--cluster-sizes", type=_sizes, help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)")
+        parent.add_argument("--cluster-sizes", type=size_list, help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)")
     if rho:
         parent.add_argument("--rho", type=number(low=-1, high=1), help=rho)
     parent.add_argument("--json", action="store_true", help="print one JSON object")
@@ -127,6 +123,7 @@ def _audit(arguments):
     from llm_power_verified.plan import AuditFigures, read_audit_report
 
     if arguments.source == "report":
+        check_json_report(arguments.report)  # a Parquet/CSV/JSONL report: say which format plan report reads
         return read_audit_report(arguments.report), ()
     if arguments.source == "accuracies":
         from llm_power_verified.leaderboard.accuracies import audit_accuracies

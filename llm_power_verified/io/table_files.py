@@ -339,4 +339,10 @@ def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, clus
                    missing_cluster=missing_cluster, source=str(path), lines=lines)
     if model_column in frame.columns and score_column in frame.columns:
         return from_long(frame, item_column=item_column, model_column=model_column, score_column=score_column, **options)
+    # A long table's column names given but absent: the table reads as wide, and the names would be ignored in silence.
+    for given, default, option in ((model_column, "model", "--model-column"), (score_column, "score", "--score-column")):
+        if given != default and given not in frame.columns:
+            raise InputError(f"{path}: {option} {given!r} applies to long tables (item, model, score); the table has no "
+                             f"such column, so it is read as wide and the option would be ignored: leave it out, or name "
+                             "the column it has")
     return from_wide(frame, item_column=item_column, **options)

@@ -247,3 +247,31 @@ def test_regenerate_rewrites_a_generated_file_that_is_not_utf8(capsys, generated
     assert main(["contract", "regenerate"]) == 0
     assert (generated / "audit.schema.json").read_text(encoding="utf-8") == "{}\n"
     assert main(["contract", "check"]) == 0
+
+
+# The pieces wired in after the helpers' functions: plan's --cluster-sizes, plan report's format check, --model-column.
+def test_plan_gap_cluster_sizes_refuse_an_empty_element(capsys):
+    line = refused(capsys, [*GAP, "--icc", "0.1", "--cluster-sizes", "5,,10"])
+    assert "--cluster-sizes" in line and "element 2" in line and "empty" in line, line
+
+
+def test_plan_report_refuses_a_parquet_report_by_its_format(capsys, tmp_path):
+    report = tmp_path / "r.parquet"
+    report.write_bytes(b"PAR1" + bytes(32) + b"PAR1")
+    line = refused(capsys, ["plan", "report", str(report)])
+    assert "plan report reads the JSON report" in line and "Parquet" in line and "not UTF-8" not in line, line
+
+
+@pytest.mark.parametrize("option", ["--model-column", "--score-column"])
+def test_a_long_table_column_name_on_a_wide_table_is_refused(capsys, wide, option):
+    line = refused(capsys, ["audit", wide, "--item-column", "item_id", option, "x", "--n-resamples", "0"])
+    assert f"{option} 'x' applies to long tables" in line and "w.csv" in line, line
+
+
+def test_approximate_accuracies_reads_what_is_otherwise_refused(capsys, tmp_path):
+    table = tmp_path / "acc.csv"
+    table.write_text("model,accuracy,n\nalpha,0.6234,100\nbeta,0.55,100\n")
+    line = refused(capsys, ["audit-accuracies", str(table)])
+    assert "--approximate-accuracies" in line, line
+    assert main(["audit-accuracies", str(table), "--approximate-accuracies"]) == 0
+    assert "accepted as approximate (--approximate-accuracies)" in capsys.readouterr().out
