@@ -68,32 +68,60 @@ def main() -> None:
 
     required_n_anytime(b[:10], c[:10], n)  # the threshold table and the envelope are built once per process
     start = time.perf_counter()
-    exact = np.concatenate([np.atleast_1d(required_n_anytime(b[i:i + BLOCK], c[i:i + BLOCK], n)) for i in range(0, b.size, BLOCK)])
+    exact = np.concatenate(
+        [np.atleast_1d(required_n_anytime(b[i : i + BLOCK], c[i : i + BLOCK], n)) for i in range(0, b.size, BLOCK)]
+    )
     exact_time = time.perf_counter() - start
     blocks = max(1, b.size / BLOCK)
 
     repository = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as scratch:
         worktree = Path(scratch) / "previous"
-        subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(worktree), PREVIOUS], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(repository), "worktree", "add", "--detach", str(worktree), PREVIOUS],
+            check=True,
+            capture_output=True,
+        )
         try:
             np.savez(Path(scratch) / "pairs.npz", b=b, c=c, n=n)
-            result = subprocess.run([sys.executable, "-c", RUN_PREVIOUS, str(Path(scratch) / "pairs.npz"), str(Path(scratch) / "previous.npy")],
-                                    capture_output=True, text=True, check=True, cwd=scratch, env={"PYTHONPATH": str(worktree), "PATH": "/usr/bin:/bin"})
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    RUN_PREVIOUS,
+                    str(Path(scratch) / "pairs.npz"),
+                    str(Path(scratch) / "previous.npy"),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=scratch,
+                env={"PYTHONPATH": str(worktree), "PATH": "/usr/bin:/bin"},
+            )
             previous_time = float(result.stdout.strip())
             previous = np.load(Path(scratch) / "previous.npy")
         finally:
-            subprocess.run(["git", "-C", str(repository), "worktree", "remove", "--force", str(worktree)], check=True, capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(repository), "worktree", "remove", "--force", str(worktree)],
+                check=True,
+                capture_output=True,
+            )
 
     finite = np.isfinite(exact) & np.isfinite(previous)
     differ = finite & (previous != exact)
     relative = np.abs(previous[finite] - exact[finite]) / exact[finite]
     print(f"{b.size:,} pairs of {arguments.models} models x {n:,} items")
     print(f"exact first crossing: {exact_time / blocks:.3f} s per {BLOCK:,}-pair block")
-    print(f"previous fixed point: {previous_time / blocks:.3f} s per block; ratio exact / previous = {exact_time / previous_time:.2f}")
-    print(f"values that differ: {int(differ.sum()):,} of {int(finite.sum()):,} finite; largest relative difference {relative.max():.3g}, "
-          f"median {np.median(relative[relative > 0]) if (relative > 0).any() else 0:.3g}")
-    print(f"previous below the exact first crossing (an N that does not reach the power): {int(np.sum(previous[finite] < exact[finite])):,}")
+    print(
+        f"previous fixed point: {previous_time / blocks:.3f} s per block; ratio exact / previous = {exact_time / previous_time:.2f}"
+    )
+    print(
+        f"values that differ: {int(differ.sum()):,} of {int(finite.sum()):,} finite; largest relative difference {relative.max():.3g}, "
+        f"median {np.median(relative[relative > 0]) if (relative > 0).any() else 0:.3g}"
+    )
+    print(
+        f"previous below the exact first crossing (an N that does not reach the power): {int(np.sum(previous[finite] < exact[finite])):,}"
+    )
     print(f"infinite: exact {int(np.sum(~np.isfinite(exact))):,}, previous {int(np.sum(~np.isfinite(previous))):,}")
 
 

@@ -37,8 +37,12 @@ from _data import leaderboard
 from _measure import measure
 
 PREVIOUS_RELEASE = "e2a7b9b"
-TARGETS = {"50 x 12,000, B = 500, JSON": (0.8, None), "500 x 12,032, B = 0, JSON": (5.0, 1024),
-           "500 x 12,032, B = 500, JSON": (15.0, 1024), "500 x 12,032, B = 0, Parquet": (None, None)}
+TARGETS = {
+    "50 x 12,000, B = 500, JSON": (0.8, None),
+    "500 x 12,032, B = 0, JSON": (5.0, 1024),
+    "500 x 12,032, B = 500, JSON": (15.0, 1024),
+    "500 x 12,032, B = 0, Parquet": (None, None),
+}
 
 READ_FLOOR = """
 import sys, time
@@ -70,8 +74,11 @@ def compute_floor(path: Path) -> float:
 def _worktree(folder: Path) -> Path | None:
     """A detached worktree of the previous release in ``folder`` (None, with a note, outside a git clone)."""
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "-f", str(folder), PREVIOUS_RELEASE],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(root), "worktree", "add", "--detach", "-f", str(folder), PREVIOUS_RELEASE],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         print(f"(previous release not run: {done.stderr.strip()})")
         return None
@@ -81,7 +88,9 @@ def _worktree(folder: Path) -> Path | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path, help="where the generated inputs are kept (default: a temporary folder)")
-    parser.add_argument("--previous", type=Path, help=f"a checkout of the previous release (default: a worktree of {PREVIOUS_RELEASE})")
+    parser.add_argument(
+        "--previous", type=Path, help=f"a checkout of the previous release (default: a worktree of {PREVIOUS_RELEASE})"
+    )
     parser.add_argument("--skip-previous", action="store_true", help="do not run the previous release")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -92,29 +101,53 @@ def main() -> None:
             _run(folder, Path(scratch), previous_tree)
         finally:
             if made is not None:
-                subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "worktree", "remove", "--force", str(made)],
-                               capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(Path(__file__).resolve().parents[1]), "worktree", "remove", "--force", str(made)],
+                    capture_output=True,
+                )
 
 
 def _run(folder: Path, scratch: Path, previous_tree: Path | None) -> None:
     small = leaderboard(folder, 50, 12_000)
     large = leaderboard(folder, 500, 12_032)
-    cases = [("50 x 12,000, B = 500, JSON", small, ["--format", "json"]),
-             ("500 x 12,032, B = 0, JSON", large, ["--format", "json", "--n-resamples", "0"]),
-             ("500 x 12,032, B = 500, JSON", large, ["--format", "json"]),
-             ("500 x 12,032, B = 0, Parquet", large, ["--format", "parquet", "--n-resamples", "0"])]
+    cases = [
+        ("50 x 12,000, B = 500, JSON", small, ["--format", "json"]),
+        ("500 x 12,032, B = 0, JSON", large, ["--format", "json", "--n-resamples", "0"]),
+        ("500 x 12,032, B = 500, JSON", large, ["--format", "json"]),
+        ("500 x 12,032, B = 0, Parquet", large, ["--format", "parquet", "--n-resamples", "0"]),
+    ]
     for label, path, options in cases:
         out = scratch / ("out.parquet" if "parquet" in options else "out.json")
-        seconds, peak, _ = measure(["llm-power-verified", "audit", str(path), "--mode", "all", "--quiet", "--out", str(out), *options])
+        seconds, peak, _ = measure(
+            ["llm-power-verified", "audit", str(path), "--mode", "all", "--quiet", "--out", str(out), *options]
+        )
         size = out.stat().st_size
-        floor = float(subprocess.run([sys.executable, "-c", READ_FLOOR, str(path)], capture_output=True, text=True,
-                                     check=True).stdout)
+        floor = float(
+            subprocess.run(
+                [sys.executable, "-c", READ_FLOOR, str(path)], capture_output=True, text=True, check=True
+            ).stdout
+        )
         previous = previous_mb = None
         if previous_tree is not None and "parquet" not in options:
             # Run from the scratch folder: `python -m` puts the working directory first on the path.
             env = {**os.environ, "PYTHONPATH": str(previous_tree)}
-            previous, previous_mb, _ = measure([sys.executable, "-m", "llm_power_verified.cli", "audit", str(path), "--mode", "all",
-                                                "--quiet", "--out", str(scratch / "previous.out"), *options], env=env, cwd=scratch)
+            previous, previous_mb, _ = measure(
+                [
+                    sys.executable,
+                    "-m",
+                    "llm_power_verified.cli",
+                    "audit",
+                    str(path),
+                    "--mode",
+                    "all",
+                    "--quiet",
+                    "--out",
+                    str(scratch / "previous.out"),
+                    *options,
+                ],
+                env=env,
+                cwd=scratch,
+            )
         target, target_mb = TARGETS[label]
         line = f"{label}: {seconds:.2f} s, peak {peak:.0f} MB (output {size / 1e6:.0f} MB)"
         line += f"; previous {previous:.2f} s -> {previous / seconds:.1f}x faster" if previous else ""

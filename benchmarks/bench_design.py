@@ -55,11 +55,18 @@ def main() -> None:
     vectorised = lpv.required_n_paired_binary(p_a, p_b, rho)
     vector_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    looped = [lpv.required_n_paired_binary(float(a), float(b), float(r)) for a, b, r in zip(p_a[:LOOP_SIZE], p_b[:LOOP_SIZE], rho[:LOOP_SIZE], strict=True)]
+    looped = [
+        lpv.required_n_paired_binary(float(a), float(b), float(r))
+        for a, b, r in zip(p_a[:LOOP_SIZE], p_b[:LOOP_SIZE], rho[:LOOP_SIZE], strict=True)
+    ]
     loop_seconds = (time.perf_counter() - start) * SIZE / LOOP_SIZE
     assert np.allclose(looped, vectorised[:LOOP_SIZE], rtol=1e-15)
-    print(f"vectorised N* over {SIZE:,} inputs: {vector_seconds * 1e3:.1f} ms ({vector_seconds / SIZE * 1e9:.0f} ns per input)")
-    print(f"scalar loop, scaled to {SIZE:,}: {loop_seconds:.1f} s; ratio loop / vectorised: {loop_seconds / vector_seconds:.0f}x")
+    print(
+        f"vectorised N* over {SIZE:,} inputs: {vector_seconds * 1e3:.1f} ms ({vector_seconds / SIZE * 1e9:.0f} ns per input)"
+    )
+    print(
+        f"scalar loop, scaled to {SIZE:,}: {loop_seconds:.1f} s; ratio loop / vectorised: {loop_seconds / vector_seconds:.0f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ SEED_FILE = "001_a3e83a1ed4c4cbf3.md"
 
 def published_script(seeds: Path) -> str:
     text = (seeds / SEED_FILE).read_text(encoding="utf-8")
-    appendix = text[text.index("## Appendix: SKILL.md"):]
+    appendix = text[text.index("## Appendix: SKILL.md") :]
     match = re.search(r"```python\n(.*?)```", appendix, flags=re.DOTALL)
     if match is None:
         raise SystemExit(f"no python block in the SKILL.md appendix of {seeds / SEED_FILE}")
@@ -102,28 +102,36 @@ def main() -> None:
     with DaskBackend(workers=2) as cluster:
         ready = time.perf_counter()
         dask_seconds, rows_dask = timed(backend=cluster)
-    print(f"toolkit, common random numbers, Dask LocalCluster of 2 processes: {dask_seconds:.2f} s "
-          f"(+ {ready - started:.1f} s starting the cluster; identical output: {rows_dask == rows}; "
-          f"ratio to 1 worker {ours / dask_seconds:.2f}x)")
+    print(
+        f"toolkit, common random numbers, Dask LocalCluster of 2 processes: {dask_seconds:.2f} s "
+        f"(+ {ready - started:.1f} s starting the cluster; identical output: {rows_dask == rows}; "
+        f"ratio to 1 worker {ours / dask_seconds:.2f}x)"
+    )
     independent, rows_independent = timed(random_numbers="independent")
     print(f"toolkit, independent n_resamples per cell, 1 worker: {independent:.2f} s")
     for label, result in (("common", rows), ("independent", rows_independent)):
         distance, worst = worst_analytic_distance(result)
         outside = sum(abs(row["t_test_z"]) > 3 for row in result if math.isfinite(row["t_test_z"]))
-        print(f"  {label}: t-test cells beyond 3 MC SE of the analytic power: {outside} of {len(result)}; "
-              f"worst {distance:.2f} SE at {worst['model']} n={worst['n']} effect={worst['effect']} rho={worst['correlation']}")
+        print(
+            f"  {label}: t-test cells beyond 3 MC SE of the analytic power: {outside} of {len(result)}; "
+            f"worst {distance:.2f} SE at {worst['model']} n={worst['n']} effect={worst['effect']} rho={worst['correlation']}"
+        )
 
     if arguments.skip_published:
         return
     seconds, published = run_published(arguments.seeds)
-    print(f"published script (the SKILL.md of \"How Many Test Pairs Do You Need?\"), same grid and R: {seconds:.1f} s")
-    print(f"speed ratio: {seconds / ours:.0f}x (1 worker), {seconds / two:.0f}x (2 threads), "
-          f"{seconds / independent:.0f}x (independent n_resamples); target 100x")
+    print(f'published script (the SKILL.md of "How Many Test Pairs Do You Need?"), same grid and R: {seconds:.1f} s')
+    print(
+        f"speed ratio: {seconds / ours:.0f}x (1 worker), {seconds / two:.0f}x (2 threads), "
+        f"{seconds / independent:.0f}x (independent n_resamples); target 100x"
+    )
     for label, result in (("common", rows), ("independent", rows_independent)):
         for key, values in compare_with_published(result, published).items():
             values = np.abs(values)
-            print(f"  {label} vs published, {key}: max {values.max():.2f} combined SE, "
-                  f"{int(np.sum(values > 3))} of {values.size} cells beyond 3")
+            print(
+                f"  {label} vs published, {key}: max {values.max():.2f} combined SE, "
+                f"{int(np.sum(values > 3))} of {values.size} cells beyond 3"
+            )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,11 @@ def _regimes(rng: np.random.Generator, items: int, paths: int, gap_scale: float 
     beta = simulate_graded(items, 0.02 * gap_scale, 0.0, 0.5, paths, rng, model="beta")
     normal = simulate_graded(items, 0.6 + 0.01 * gap_scale, 0.6, 0.8, paths, rng, model="normal", sd=0.15)
     skewed = np.where(rng.random((paths, items)) < 0.1, 0.9, -0.1) + 0.02 * gap_scale
-    return {"Beta(4,2) copula, rho_z 0.5": beta[..., 0] - beta[..., 1], "normal sd 0.15, rho_z 0.8": normal[..., 0] - normal[..., 1],
-            "skewed 0.9 / -0.1": np.clip(skewed, -1, 1)}
+    return {
+        "Beta(4,2) copula, rho_z 0.5": beta[..., 0] - beta[..., 1],
+        "normal sd 0.15, rho_z 0.8": normal[..., 0] - normal[..., 1],
+        "skewed 0.9 / -0.1": np.clip(skewed, -1, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args(argv)
     rng = np.random.default_rng(arguments.seed)
-    print("median width ratio over paths (new / Hoeffding-type normal mixture), and seconds per path of the betting sequence")
+    print(
+        "median width ratio over paths (new / Hoeffding-type normal mixture), and seconds per path of the betting sequence"
+    )
     print(f"{'regime':<28} {'N':>6} {'betting':>8} {'emp. Bernstein':>15} {'sd of D':>8} {'s/path':>7}")
     for items in (1000, 10_000):
         for name, differences in _regimes(rng, items, arguments.paths).items():
@@ -59,17 +64,28 @@ def main(argv: list[str] | None = None) -> int:
                 width = hoeffding.upper[-1] - hoeffding.lower[-1]
                 betting = betting_confidence_sequence(row)
                 bernstein = empirical_bernstein_confidence_sequence(row)
-                ratios.append(((betting.upper[-1] - betting.lower[-1]) / width, (bernstein.upper[-1] - bernstein.lower[-1]) / width))
+                ratios.append(
+                    (
+                        (betting.upper[-1] - betting.lower[-1]) / width,
+                        (bernstein.upper[-1] - bernstein.lower[-1]) / width,
+                    )
+                )
             seconds = (time.perf_counter() - started) / len(differences)
             median = np.median(np.asarray(ratios), axis=0)
-            print(f"{name:<28} {items:>6,} {median[0]:>8.3f} {median[1]:>15.3f} {differences.std():>8.3f} {seconds:>7.2f}")
+            print(
+                f"{name:<28} {items:>6,} {median[0]:>8.3f} {median[1]:>15.3f} {differences.std():>8.3f} {seconds:>7.2f}"
+            )
     print()
-    print(f"type-I error under optional stopping: rejections of 'no difference' at the first e_t >= 20, {arguments.null_paths:,} null "
-          "paths of 2,000 items (alpha 0.05)")
+    print(
+        f"type-I error under optional stopping: rejections of 'no difference' at the first e_t >= 20, {arguments.null_paths:,} null "
+        "paths of 2,000 items (alpha 0.05)"
+    )
     for name, differences in _regimes(rng, 2000, arguments.null_paths, gap_scale=0.0).items():
         for method, log_e in (("betting", betting_log_e), ("empirical Bernstein", empirical_bernstein_log_e)):
             rejected = int((log_e(differences).max(axis=1) >= math.log(20)).sum())
-            print(f"  {name:<28} {method:<20} {rejected:>5} of {len(differences):,} ({rejected / len(differences):.4f})")
+            print(
+                f"  {name:<28} {method:<20} {rejected:>5} of {len(differences):,} ({rejected / len(differences):.4f})"
+            )
     return 0
 
 

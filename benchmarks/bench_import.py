@@ -37,7 +37,10 @@ def main() -> None:
     print(f"empty interpreter: {empty:.3f} s")
     for label, code in CASES.items():
         seconds = median_seconds([sys.executable, "-c", code]) - empty
-        print(f"{label}: {seconds:.3f} s beyond the interpreter" + ("; target 0.25 s, previous 0.47 s" if code == "import llm_power_verified" else ""))
+        print(
+            f"{label}: {seconds:.3f} s beyond the interpreter"
+            + ("; target 0.25 s, previous 0.47 s" if code == "import llm_power_verified" else "")
+        )
     help_seconds = median_seconds(["llm-power-verified", "--help"])
     print(f"llm-power-verified --help: {help_seconds:.3f} s in all; target 0.3 s, previous 0.70 s")
 

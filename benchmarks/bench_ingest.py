@@ -37,7 +37,11 @@ def main() -> None:
     graded = pd.DataFrame(rng.random((items, models)), columns=names)
     graded.insert(0, "item_id", binary["item_id"])
     with tempfile.TemporaryDirectory() as folder:
-        paths = {"wide binary": Path(folder) / "wide.csv", "long binary": Path(folder) / "long.csv", "wide graded": Path(folder) / "graded.csv"}
+        paths = {
+            "wide binary": Path(folder) / "wide.csv",
+            "long binary": Path(folder) / "long.csv",
+            "wide graded": Path(folder) / "graded.csv",
+        }
         binary.to_csv(paths["wide binary"], index=False)
         binary.melt(id_vars="item_id", var_name="model", value_name="score").to_csv(paths["long binary"], index=False)
         graded.to_csv(paths["wide graded"], index=False, float_format="%.17g")
@@ -45,8 +49,10 @@ def main() -> None:
             floor = best_of(lambda path=path: pd.read_csv(path))
             kind = "graded" if "graded" in label else "auto"
             ours = best_of(lambda path=path, kind=kind: read_scores(path, score_kind=kind))
-            print(f"{label:12s} {items:,} items x {models} models: pandas.read_csv {floor:.3f} s, read_scores {ours:.3f} s "
-                  f"(ratio {ours / floor:.1f}x the bare parse)")
+            print(
+                f"{label:12s} {items:,} items x {models} models: pandas.read_csv {floor:.3f} s, read_scores {ours:.3f} s "
+                f"(ratio {ours / floor:.1f}x the bare parse)"
+            )
 
 
 if __name__ == "__main__":

@@ -35,29 +35,40 @@ def main() -> None:
     print(f"exact McNemar p, b + c = 1e6, one call: {single * 1e3:.3f} ms (median of 20)")
     centre = timed(lambda: mcnemar_exact(5_000_000, 5_000_000 - 4000), repeats=21)
     centre_scipy = timed(lambda: binom.cdf(4_996_000, 9_996_000, 0.5), repeats=21)
-    print(f"exact McNemar p, b + c = 1e7 near the centre: {centre * 1e3:.3f} ms; scipy.stats.binom.cdf {centre_scipy * 1e3:.3f} ms "
-          f"-> ratio {centre / centre_scipy:.2f} (target <= 2; previous 4.5 ms)")
+    print(
+        f"exact McNemar p, b + c = 1e7 near the centre: {centre * 1e3:.3f} ms; scipy.stats.binom.cdf {centre_scipy * 1e3:.3f} ms "
+        f"-> ratio {centre / centre_scipy:.2f} (target <= 2; previous 4.5 ms)"
+    )
     b = rng.integers(480_000, 520_000, 10_000)
     c = 1_000_000 - b
     batch = timed(lambda: mcnemar_exact(b, c), repeats=9)
     batch_mid = timed(lambda: mcnemar_midp(b, c), repeats=9)
     batch_scipy = timed(lambda: binom.cdf(np.minimum(b, c), b + c, 0.5), repeats=9)
-    print(f"exact McNemar p, 10^4 pairs with b + c = 1e6: {batch * 1e3:.1f} ms ({batch / 1e4 * 1e6:.2f} us per pair); "
-          f"scipy.stats.binom.cdf on the same arrays {batch_scipy * 1e3:.1f} ms -> ratio {batch / batch_scipy:.2f} "
-          f"(target <= 2; previous 19.5 ms); mid-p {batch_mid * 1e3:.1f} ms")
+    print(
+        f"exact McNemar p, 10^4 pairs with b + c = 1e6: {batch * 1e3:.1f} ms ({batch / 1e4 * 1e6:.2f} us per pair); "
+        f"scipy.stats.binom.cdf on the same arrays {batch_scipy * 1e3:.1f} ms -> ratio {batch / batch_scipy:.2f} "
+        f"(target <= 2; previous 19.5 ms); mid-p {batch_mid * 1e3:.1f} ms"
+    )
     audit_b, audit_c = rng.integers(0, 3000, 10_000), rng.integers(0, 3000, 10_000)
     audit = timed(lambda: mcnemar_exact(audit_b, audit_c), repeats=9)
     audit_scipy = timed(lambda: binom.cdf(np.minimum(audit_b, audit_c), audit_b + audit_c, 0.5), repeats=9)
-    print(f"exact McNemar p, 10^4 audit-like pairs (b, c up to 3,000): {audit * 1e3:.1f} ms; binom.cdf {audit_scipy * 1e3:.1f} ms "
-          f"-> ratio {audit / audit_scipy:.2f}")
+    print(
+        f"exact McNemar p, 10^4 audit-like pairs (b, c up to 3,000): {audit * 1e3:.1f} ms; binom.cdf {audit_scipy * 1e3:.1f} ms "
+        f"-> ratio {audit / audit_scipy:.2f}"
+    )
     start = time.perf_counter()
     for i in range(200):
         binomtest(int(min(b[i], c[i])), 1_000_000, 0.5)
     loop = (time.perf_counter() - start) * 10_000 / 200
     print(f"scipy.stats.binomtest loop, scaled to 10^4 pairs: {loop:.2f} s; ratio: {loop / batch:.0f}x")
     boot = timed(lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, seed=1), repeats=10)
-    boot_bca = timed(lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, interval="bca", seed=1), repeats=10)
-    print(f"paired bootstrap, N = 1e6 binary items, B = 10,000: percentile {boot * 1e3:.2f} ms, BCa {boot_bca * 1e3:.2f} ms")
+    boot_bca = timed(
+        lambda: paired_bootstrap_counts(200_000, 190_000, 1_000_000, n_resamples=10_000, interval="bca", seed=1),
+        repeats=10,
+    )
+    print(
+        f"paired bootstrap, N = 1e6 binary items, B = 10,000: percentile {boot * 1e3:.2f} ms, BCa {boot_bca * 1e3:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -37,12 +37,30 @@ def main() -> None:
             if label == "local" and arguments.skip_local:
                 continue
             out = Path(scratch) / f"{label.split(',')[0]}.parquet"
-            seconds, peak, _done = measure(["llm-power-verified", "audit", str(path), "--mode", "all", "--format", "parquet",
-                                           "--n-resamples", "0", "--quiet", "--out", str(out), *extra])
+            seconds, peak, _done = measure(
+                [
+                    "llm-power-verified",
+                    "audit",
+                    str(path),
+                    "--mode",
+                    "all",
+                    "--format",
+                    "parquet",
+                    "--n-resamples",
+                    "0",
+                    "--quiet",
+                    "--out",
+                    str(out),
+                    *extra,
+                ]
+            )
             runs[label] = (seconds, out)
-            print(f"{arguments.models:,} x {arguments.items:,}, {pairs:,} pairs, {label}: {seconds:.1f} s "
-                  f"({pairs / seconds / 1e3:.0f} k pairs/s), peak {peak / 1024:.2f} GB (process tree), "
-                  f"file {out.stat().st_size / 1e9:.2f} GB; targets 120 s, 4 GB", flush=True)
+            print(
+                f"{arguments.models:,} x {arguments.items:,}, {pairs:,} pairs, {label}: {seconds:.1f} s "
+                f"({pairs / seconds / 1e3:.0f} k pairs/s), peak {peak / 1024:.2f} GB (process tree), "
+                f"file {out.stat().st_size / 1e9:.2f} GB; targets 120 s, 4 GB",
+                flush=True,
+            )
         if len(runs) == 2:
             import pyarrow.parquet as pq
 

@@ -28,7 +28,9 @@ def main() -> None:
         worst = max(abs(row[method] - 0.05) for row in null) * 100
         median = float(np.median([row[method] for row in alternative]))
         deviation = max(abs(row[method] - 0.8) for row in alternative) * 100
-        print(f"  {method:<15} max |alpha-hat - 0.05| {worst:.1f} pp; power median {median:.3f}, max deviation from 0.80 {deviation:.1f} pp")
+        print(
+            f"  {method:<15} max |alpha-hat - 0.05| {worst:.1f} pp; power median {median:.3f}, max deviation from 0.80 {deviation:.1f} pp"
+        )
 
 
 if __name__ == "__main__":

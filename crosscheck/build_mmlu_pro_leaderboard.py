@@ -74,14 +74,18 @@ def build(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     scores.insert(0, "category", categories.loc[scores.index])
     scores.index.name = "item_id"
     accuracy = scores.drop(columns="category").mean()
-    table = pd.DataFrame({"model": accuracy.index, "accuracy": [f"{100 * value:.2f}" for value in accuracy], "n": len(scores)})
+    table = pd.DataFrame(
+        {"model": accuracy.index, "accuracy": [f"{100 * value:.2f}" for value in accuracy], "n": len(scores)}
+    )
     print("left out (not scored on all 12,032 items, so not paired with the rest): " + ", ".join(skipped))
     return scores, table.sort_values("accuracy", key=lambda column: -column.astype(float), kind="stable")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build the example from the archives in the folder named on the command line and write its two files."""
-    parser = argparse.ArgumentParser(prog="python -m crosscheck.build_mmlu_pro_leaderboard", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m crosscheck.build_mmlu_pro_leaderboard", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("folder", type=Path, help="folder of TIGER-AI-Lab/MMLU-Pro eval_results/model_outputs_*.zip")
     arguments = parser.parse_args(argv)
     scores, table = build(arguments.folder)
@@ -90,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     scores.to_csv(buffer)
     SCORES.write_bytes(gzip.compress(buffer.getvalue().encode(), mtime=0))
     ACCURACIES.write_text(table.to_csv(index=False))
-    print(f"{scores.shape[1] - 1} models x {len(scores):,} items -> {SCORES.relative_to(ROOT)}, {ACCURACIES.relative_to(ROOT)}")
+    print(
+        f"{scores.shape[1] - 1} models x {len(scores):,} items -> {SCORES.relative_to(ROOT)}, {ACCURACIES.relative_to(ROOT)}"
+    )
     return 0
 
 

@@ -59,8 +59,20 @@ TABLE_6 = [
 ]
 # MMLU-Pro test-split category sizes (sum 12,032).
 CATEGORIES = {
-    "math": 1351, "physics": 1299, "chemistry": 1132, "law": 1101, "engineering": 969, "other": 924, "economics": 844,
-    "health": 818, "psychology": 798, "business": 789, "biology": 717, "philosophy": 499, "computer science": 410, "history": 381,
+    "math": 1351,
+    "physics": 1299,
+    "chemistry": 1132,
+    "law": 1101,
+    "engineering": 969,
+    "other": 924,
+    "economics": 844,
+    "health": 818,
+    "psychology": 798,
+    "business": 789,
+    "biology": 717,
+    "philosophy": 499,
+    "computer science": 410,
+    "history": 381,
 }
 
 
@@ -83,12 +95,19 @@ def reconstruct(seed: int = SEED) -> tuple[np.ndarray, list[str], np.ndarray, li
         x, y = scores[:, k], scores[:, k + 1]
         both = int(np.sum((x == 1) & (y == 1)))
         neither = N_MMLU - both - b - c
-        notes.append({
-            "pair": f"{model_a} vs {model_b}",
-            "printed": {"p_a": p_a, "p_b": p_b, "b": b, "c": c, "rho": rho},
-            "reconstructed": {"p_a": float(x.mean()), "p_b": float(y.mean()), "b": int(np.sum((x == 1) & (y == 0))),
-                              "c": int(np.sum((x == 0) & (y == 1))), "rho": float(correlation_from_counts(both, b, c, neither))},
-        })
+        notes.append(
+            {
+                "pair": f"{model_a} vs {model_b}",
+                "printed": {"p_a": p_a, "p_b": p_b, "b": b, "c": c, "rho": rho},
+                "reconstructed": {
+                    "p_a": float(x.mean()),
+                    "p_b": float(y.mean()),
+                    "b": int(np.sum((x == 1) & (y == 0))),
+                    "c": int(np.sum((x == 0) & (y == 1))),
+                    "rho": float(correlation_from_counts(both, b, c, neither)),
+                },
+            }
+        )
     labels = np.repeat(np.array(list(CATEGORIES)), list(CATEGORIES.values()))
     categories = rng.permutation(labels)
     return scores, models, categories, notes
@@ -96,25 +115,57 @@ def reconstruct(seed: int = SEED) -> tuple[np.ndarray, list[str], np.ndarray, li
 
 def appendix_e(notes: list[dict]) -> dict:
     """The paper's Tables 6 and 7 as printed, each pair with the gaps its counts and accuracies imply."""
+
     def implied(n, p_a, p_b, b, c):
         return {"delta_from_counts": (b - c) / n, "delta_from_accuracies": round(p_a - p_b, 6)}
 
     return {
         "source": SOURCE,
-        "note": ("Values as printed. The reconstructed item matrix honours every adjacent (b, c) exactly; where the printed "
-                 "accuracies or rho-hat cannot all hold with those counts, the 'reconstruction' entries show the difference."),
+        "note": (
+            "Values as printed. The reconstructed item matrix honours every adjacent (b, c) exactly; where the printed "
+            "accuracies or rho-hat cannot all hold with those counts, the 'reconstruction' entries show the difference."
+        ),
         "table_6_oll_v1_close_pairs": [
-            dict(zip(("task", "model_a", "model_b", "n", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row, strict=True),
-                 **implied(row[3], row[4], row[5], row[6], row[7]))
+            dict(
+                zip(
+                    (
+                        "task",
+                        "model_a",
+                        "model_b",
+                        "n",
+                        "p_a",
+                        "p_b",
+                        "b",
+                        "c",
+                        "rho",
+                        "p_chi2",
+                        "p_exact",
+                        "required_n",
+                    ),
+                    row,
+                    strict=True,
+                ),
+                **implied(row[3], row[4], row[5], row[6], row[7]),
+            )
             for row in TABLE_6
         ],
         "table_7_mmlu_pro_adjacent": [
-            dict(zip(("model_a", "model_b", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"), row, strict=True), n=N_MMLU,
-                 **implied(N_MMLU, row[2], row[3], row[4], row[5]))
+            dict(
+                zip(
+                    ("model_a", "model_b", "p_a", "p_b", "b", "c", "rho", "p_chi2", "p_exact", "required_n"),
+                    row,
+                    strict=True,
+                ),
+                n=N_MMLU,
+                **implied(N_MMLU, row[2], row[3], row[4], row[5]),
+            )
             for row in TABLE_7
         ],
         "reconstruction": notes,
-        "categories": {"sizes": CATEGORIES, "assignment": "random (seeded): cluster results on this column are a null check"},
+        "categories": {
+            "sizes": CATEGORIES,
+            "assignment": "random (seeded): cluster results on this column are a null check",
+        },
     }
 
 

@@ -73,7 +73,9 @@ def _real_r(p_a, p_b, alpha, power):
     return values, environment
 
 
-def table1_rows(p_a: float = 0.65, p_b: float = 0.60, rho: float = 0.30, alpha: float = 0.05, power: float = 0.80) -> list[CalculatorRow]:
+def table1_rows(
+    p_a: float = 0.65, p_b: float = 0.60, rho: float = 0.30, alpha: float = 0.05, power: float = 0.80
+) -> list[CalculatorRow]:
     """Every calculator at one case; R rows say so when R is missing."""
     from statsmodels.stats.power import NormalIndPower
     from statsmodels.stats.proportion import proportion_effectsize
@@ -91,32 +93,83 @@ def table1_rows(p_a: float = 0.65, p_b: float = 0.60, rho: float = 0.30, alpha: 
         if paper is not None and per_arm is not None:
             printed = paper[1] if paired else paper[0]
             agrees = abs(math.ceil(per_arm - 1e-9) - printed) <= 1
-        rows.append(CalculatorRow(
-            tool, procedure, source, convention, None if paired else per_arm, times, ratio,
-            paper[0] if paper else None, paper[1] if paper else None, agrees, _verdict(ratio, paired),
-        ))
+        rows.append(
+            CalculatorRow(
+                tool,
+                procedure,
+                source,
+                convention,
+                None if paired else per_arm,
+                times,
+                ratio,
+                paper[0] if paper else None,
+                paper[1] if paper else None,
+                agrees,
+                _verdict(ratio, paired),
+            )
+        )
 
     for entry in DOCUMENTED:
         key = entry.tool if entry.tool != "Cohen (1988)" or entry.convention == "one-sample-arcsine" else None
-        add(entry.tool, entry.procedure, f"reproduced from documentation: {entry.source}", entry.convention,
-            entry.per_arm(p_a, p_b, alpha, power), key)
+        add(
+            entry.tool,
+            entry.procedure,
+            f"reproduced from documentation: {entry.source}",
+            entry.convention,
+            entry.per_arm(p_a, p_b, alpha, power),
+            key,
+        )
     try:
         values, environment = _real_r(p_a, p_b, alpha, power)
         r_source = f"run: {environment.get('R')}, pwr {environment.get('pwr')}"
-        add("R pwr::pwr.2p.test", "two independent samples, Cohen's h", r_source, "two-sample-arcsine", values["two"]["n"], "R pwr::pwr.2p.test")
-        add("R pwr::pwr.p.test", "one sample against a constant, Cohen's h", r_source, "one-sample-arcsine", values["one"]["n"])
-        add("R stats::power.prop.test", "two independent proportions", f"run: {environment.get('R')}", "two-proportion-z", values["prop"]["n"])
+        add(
+            "R pwr::pwr.2p.test",
+            "two independent samples, Cohen's h",
+            r_source,
+            "two-sample-arcsine",
+            values["two"]["n"],
+            "R pwr::pwr.2p.test",
+        )
+        add(
+            "R pwr::pwr.p.test",
+            "one sample against a constant, Cohen's h",
+            r_source,
+            "one-sample-arcsine",
+            values["one"]["n"],
+        )
+        add(
+            "R stats::power.prop.test",
+            "two independent proportions",
+            f"run: {environment.get('R')}",
+            "two-proportion-z",
+            values["prop"]["n"],
+        )
     except RUnavailable as error:
         for tool in ("R pwr::pwr.2p.test", "R pwr::pwr.p.test", "R stats::power.prop.test"):
-            rows.append(CalculatorRow(tool, "", f"not run: {error}", "", None, None, None, None, None, None, "not available"))
+            rows.append(
+                CalculatorRow(tool, "", f"not run: {error}", "", None, None, None, None, None, None, "not available")
+            )
     import statsmodels
 
     h = float(proportion_effectsize(p_a, p_b))
     n_statsmodels = float(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0))
-    add("statsmodels NormalIndPower", "solve_power(effect_size=proportion_effectsize(p_a, p_b), ratio=1)",
-        f"run: statsmodels {statsmodels.__version__}", "two-sample-arcsine", n_statsmodels, "statsmodels NormalIndPower")
-    add("llm-power-verified (paired)", "required_n_paired_binary (Eq. 6)", f"run: llm_power_verified {lpv.__version__}",
-        "paired", required, "llm-power-verified (paired)", paired=True)
+    add(
+        "statsmodels NormalIndPower",
+        "solve_power(effect_size=proportion_effectsize(p_a, p_b), ratio=1)",
+        f"run: statsmodels {statsmodels.__version__}",
+        "two-sample-arcsine",
+        n_statsmodels,
+        "statsmodels NormalIndPower",
+    )
+    add(
+        "llm-power-verified (paired)",
+        "required_n_paired_binary (Eq. 6)",
+        f"run: llm_power_verified {lpv.__version__}",
+        "paired",
+        required,
+        "llm-power-verified (paired)",
+        paired=True,
+    )
     return rows
 
 
@@ -133,7 +186,9 @@ def paper_discrepancies(rows: list[CalculatorRow]) -> list[str]:
     return notes
 
 
-def lemma1_grid(p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9), delta_values=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2)):
+def lemma1_grid(
+    p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9), delta_values=(0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+):
     """Exact n_h/N* at p +/- delta/2 against Lemma 1's second- and fourth-order expansions.
 
     Returns (rows, summary): one dict per cell (``admissible`` False where rho
@@ -157,8 +212,11 @@ def lemma1_grid(p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9),
                     second = float(lpv.shortcut_ratio_series(p, rho, delta, order=2))
                     fourth = float(lpv.shortcut_ratio_series(p, rho, delta, order=4))
                     row.update(
-                        exact=exact, deviation=abs(exact - 0.5), bound=constant * delta**2,
-                        error_order_2=abs(exact - second), error_order_4=abs(exact - fourth),
+                        exact=exact,
+                        deviation=abs(exact - 0.5),
+                        bound=constant * delta**2,
+                        error_order_2=abs(exact - second),
+                        error_order_4=abs(exact - fourth),
                     )
                 rows.append(row)
     summary = []
@@ -166,16 +224,18 @@ def lemma1_grid(p_values=(0.5, 0.65, 0.8), rho_values=(0.0, 0.3, 0.5, 0.7, 0.9),
     for low, high in bands:
         cells = [r for r in rows if r["admissible"] and low < r["delta"] <= high]
         if cells:
-            summary.append({
-                "delta_band": f"({low}, {high}]", "cells": len(cells),
-                "worst_deviation_from_half": max(r["deviation"] for r in cells),
-                "worst_error_order_2": max(r["error_order_2"] for r in cells),
-                "worst_error_order_4": max(r["error_order_4"] for r in cells),
-            })
+            summary.append(
+                {
+                    "delta_band": f"({low}, {high}]",
+                    "cells": len(cells),
+                    "worst_deviation_from_half": max(r["deviation"] for r in cells),
+                    "worst_error_order_2": max(r["error_order_2"] for r in cells),
+                    "worst_error_order_4": max(r["error_order_4"] for r in cells),
+                }
+            )
     return rows, summary
 
 
 def as_dicts(rows: list[CalculatorRow]) -> list[dict]:
     """The rows as plain dicts (for JSON)."""
     return [asdict(row) for row in rows]
-

@@ -39,7 +39,9 @@ DOCUMENTED = (
             "the book is not available here: the chapter's equation and table numbers, and its tabled "
             "n at this h, are not checked; the formula follows from Var(2 arcsin sqrt(p-hat)) = 1/n per sample"
         ),
-        per_arm=lambda p_a, p_b, alpha, power: float(required_n_arcsine(p_a, p_b, alpha, power, convention="two-sample")),
+        per_arm=lambda p_a, p_b, alpha, power: float(
+            required_n_arcsine(p_a, p_b, alpha, power, convention="two-sample")
+        ),
     ),
     DocumentedConvention(
         tool="Cohen (1988)",
@@ -48,7 +50,9 @@ DOCUMENTED = (
         formula="z = h sqrt(n): n = K/h^2",
         convention="one-sample-arcsine",
         not_confirmed="that Cohen's Eq. 6.3.2 is this one-sample form is the paper's statement, not checked here",
-        per_arm=lambda p_a, p_b, alpha, power: float(required_n_arcsine(p_a, p_b, alpha, power, convention="one-sample")),
+        per_arm=lambda p_a, p_b, alpha, power: float(
+            required_n_arcsine(p_a, p_b, alpha, power, convention="one-sample")
+        ),
     ),
     DocumentedConvention(
         tool="G*Power 3.1",
@@ -64,6 +68,8 @@ DOCUMENTED = (
             "program's default for this procedure pools the null variance exactly this way is our "
             "reading of its documentation"
         ),
-        per_arm=lambda p_a, p_b, alpha, power: float(required_n_unpaired(p_a, p_b, alpha, power, variance="pooled-null")),
+        per_arm=lambda p_a, p_b, alpha, power: float(
+            required_n_unpaired(p_a, p_b, alpha, power, variance="pooled-null")
+        ),
     ),
 )

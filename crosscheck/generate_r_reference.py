@@ -57,40 +57,92 @@ def _calls():
                 call = f"{function}(h = {h}, sig.level = {alpha!r}, power = {power!r})"
                 key = f"{function.replace('.', '_')}_{suffix}"
                 calls[key] = {"n": f"{call}$n"}
-                records.append((tool, function, key, call, {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power}, ("n",), SOLVE))
+                records.append(
+                    (tool, function, key, call, {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power}, ("n",), SOLVE)
+                )
             call = f"power.prop.test(p1 = {p_a!r}, p2 = {p_b!r}, sig.level = {alpha!r}, power = {power!r})"
             key = f"power_prop_test_{suffix}"
             calls[key] = {"n": f"{call}$n"}
-            records.append(("R stats", "power.prop.test", key, call, {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power}, ("n",), SOLVE))
+            records.append(
+                (
+                    "R stats",
+                    "power.prop.test",
+                    key,
+                    call,
+                    {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power},
+                    ("n",),
+                    SOLVE,
+                )
+            )
         for n in FIXED_N:
             for function in ("pwr.2p.test", "pwr.p.test"):
                 call = f"{function}(h = {h}, n = {n}, sig.level = 0.05)"
                 key = f"{function.replace('.', '_')}_power_{p_a}_{p_b}_{n}"
                 calls[key] = {"power": f"{call}$power"}
-                records.append(("R pwr", function, key, call, {"p_a": p_a, "p_b": p_b, "alpha": 0.05, "n": n}, ("power",), CLOSED))
+                records.append(
+                    ("R pwr", function, key, call, {"p_a": p_a, "p_b": p_b, "alpha": 0.05, "n": n}, ("power",), CLOSED)
+                )
     for delta, alpha, power in PAIRED_T:
         # strict = TRUE sums both tails, as power_paired_t does; R's default strict = FALSE counts only the upper one.
         call = f"power.t.test(delta = {delta!r}, sd = 1, sig.level = {alpha!r}, power = {power!r}, type = 'paired', strict = TRUE)"
         key = f"power_t_test_n_{delta}_{alpha}_{power}"
         calls[key] = {"n": f"{call}$n"}
-        records.append(("R stats", "power.t.test", key, call, {"effect": delta, "alpha": alpha, "power": power}, ("n",),
-                        (5e-6, "R solves with uniroot at tol = eps^0.25, about 1.2e-4 in n (n >= 30 here)")))
+        records.append(
+            (
+                "R stats",
+                "power.t.test",
+                key,
+                call,
+                {"effect": delta, "alpha": alpha, "power": power},
+                ("n",),
+                (5e-6, "R solves with uniroot at tol = eps^0.25, about 1.2e-4 in n (n >= 30 here)"),
+            )
+        )
         call = f"power.t.test(n = 50, delta = {delta!r}, sd = 1, sig.level = {alpha!r}, type = 'paired', strict = TRUE)"
         key = f"power_t_test_power_{delta}_{alpha}"
         calls[key] = {"power": f"{call}$power"}
-        records.append(("R stats", "power.t.test", key, call, {"effect": delta, "alpha": alpha, "n": 50}, ("power",),
-                        (1e-9, "noncentral pt (AS 243) is accurate to about 1e-12")))
+        records.append(
+            (
+                "R stats",
+                "power.t.test",
+                key,
+                call,
+                {"effect": delta, "alpha": alpha, "n": 50},
+                ("power",),
+                (1e-9, "noncentral pt (AS 243) is accurate to about 1e-12"),
+            )
+        )
     for name, (n11, n10, n01, n00) in TABLES.items():
         matrix = f"matrix(c({n11}, {n01}, {n10}, {n00}), nrow = 2)"
         for correct in ("TRUE", "FALSE"):
             call = f"mcnemar.test({matrix}, correct = {correct})"
             key = f"mcnemar_{name}_{correct.lower()}"
             calls[key] = {"statistic": f"unname({call}$statistic)", "pvalue": f"{call}$p.value"}
-            records.append(("R stats", "mcnemar.test", key, call, {"n11": n11, "b": n10, "c": n01, "n00": n00, "correct": correct == "TRUE"}, ("statistic", "pvalue"), (1e-12, "closed form; pchisq is accurate to about 1e-14 relative")))
+            records.append(
+                (
+                    "R stats",
+                    "mcnemar.test",
+                    key,
+                    call,
+                    {"n11": n11, "b": n10, "c": n01, "n00": n00, "correct": correct == "TRUE"},
+                    ("statistic", "pvalue"),
+                    (1e-12, "closed form; pchisq is accurate to about 1e-14 relative"),
+                )
+            )
         call = f"binom.test({min(n10, n01)}, {n10 + n01}, 0.5)"
         key = f"binom_{name}"
         calls[key] = {"pvalue": f"{call}$p.value"}
-        records.append(("R stats", "binom.test", key, call, {"b": n10, "c": n01}, ("pvalue",), (1e-10, "R sums outcomes with probability <= (1 + 1e-7) times the observed one")))
+        records.append(
+            (
+                "R stats",
+                "binom.test",
+                key,
+                call,
+                {"b": n10, "c": n01},
+                ("pvalue",),
+                (1e-10, "R sums outcomes with probability <= (1 + 1e-7) times the observed one"),
+            )
+        )
     return calls, records
 
 
@@ -101,8 +153,15 @@ def generate() -> tuple[list[ReferenceRecord], dict[str, str]]:
     versions = {"R pwr": environment.get("pwr", "?"), "R stats": environment.get("R", "?")}
     records = [
         ReferenceRecord(
-            key=key, tool=tool, version=versions[tool], function=function, call=call, inputs=inputs,
-            outputs={name: values[key][name] for name in outputs}, tolerance=tolerance[0], reason=tolerance[1],
+            key=key,
+            tool=tool,
+            version=versions[tool],
+            function=function,
+            call=call,
+            inputs=inputs,
+            outputs={name: values[key][name] for name in outputs},
+            tolerance=tolerance[0],
+            reason=tolerance[1],
         )
         for tool, function, key, call, inputs, outputs, tolerance in specs
     ]
@@ -116,7 +175,8 @@ def main(argv=None) -> int:
     arguments = parser.parse_args(argv)
     records, environment = generate()
     text = render(
-        records, generator="crosscheck.generate_r_reference",
+        records,
+        generator="crosscheck.generate_r_reference",
         description="Reference values from R's pwr and stats packages, run through Rscript.",
         environment=f"{environment.get('R')}; pwr {environment.get('pwr')}",
         date=datetime.date.today().isoformat(),

@@ -36,22 +36,50 @@ def generate() -> list[ReferenceRecord]:
 
     for p_a, p_b in PROPORTIONS:
         h = float(proportion_effectsize(p_a, p_b))
-        add(f"proportion_effectsize_{p_a}_{p_b}", "proportion_effectsize", f"proportion_effectsize({p_a!r}, {p_b!r})",
-            {"p_a": p_a, "p_b": p_b}, {"h": h}, 1e-12, "closed form")
+        add(
+            f"proportion_effectsize_{p_a}_{p_b}",
+            "proportion_effectsize",
+            f"proportion_effectsize({p_a!r}, {p_b!r})",
+            {"p_a": p_a, "p_b": p_b},
+            {"h": h},
+            1e-12,
+            "closed form",
+        )
         for alpha, power in LEVELS:
             call = f"NormalIndPower().solve_power(effect_size=proportion_effectsize({p_a!r}, {p_b!r}), alpha={alpha!r}, power={power!r}, ratio=1.0)"
             n = float(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0))
-            add(f"normal_ind_power_{p_a}_{p_b}_{alpha}_{power}", "NormalIndPower.solve_power", call,
-                {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power}, {"n": n}, 1e-7, "root found by brentq")
+            add(
+                f"normal_ind_power_{p_a}_{p_b}_{alpha}_{power}",
+                "NormalIndPower.solve_power",
+                call,
+                {"p_a": p_a, "p_b": p_b, "alpha": alpha, "power": power},
+                {"n": n},
+                1e-7,
+                "root found by brentq",
+            )
     for effect in EFFECTS:
         for alpha, power in LEVELS:
             call = f"TTestPower().solve_power(effect_size={effect!r}, alpha={alpha!r}, power={power!r})"
             n = float(TTestPower().solve_power(effect_size=effect, alpha=alpha, power=power))
-            add(f"ttest_power_n_{effect}_{alpha}_{power}", "TTestPower.solve_power", call,
-                {"effect": effect, "alpha": alpha, "power": power}, {"n": n}, 1e-7, "root found by brentq")
+            add(
+                f"ttest_power_n_{effect}_{alpha}_{power}",
+                "TTestPower.solve_power",
+                call,
+                {"effect": effect, "alpha": alpha, "power": power},
+                {"n": n},
+                1e-7,
+                "root found by brentq",
+            )
         call = f"TTestPower().power(effect_size={effect!r}, nobs=50, alpha=0.05)"
-        add(f"ttest_power_power_{effect}", "TTestPower.power", call, {"effect": effect, "n": 50, "alpha": 0.05},
-            {"power": float(TTestPower().power(effect_size=effect, nobs=50, alpha=0.05))}, 1e-12, "closed form (noncentral t)")
+        add(
+            f"ttest_power_power_{effect}",
+            "TTestPower.power",
+            call,
+            {"effect": effect, "n": 50, "alpha": 0.05},
+            {"power": float(TTestPower().power(effect_size=effect, nobs=50, alpha=0.05))},
+            1e-12,
+            "closed form (noncentral t)",
+        )
     for name, (n11, n10, n01, n00) in TABLES.items():
         table = [[n11, n10], [n01, n00]]
         for exact, correction in ((True, False), (False, True), (False, False)):
@@ -61,9 +89,15 @@ def generate() -> list[ReferenceRecord]:
                 continue
             call = f"mcnemar([[{n11}, {n10}], [{n01}, {n00}]], exact={exact}, correction={correction})"
             result = mcnemar(table, exact=exact, correction=correction)
-            add(f"mcnemar_{name}_{'exact' if exact else 'cc' if correction else 'plain'}", "mcnemar", call,
+            add(
+                f"mcnemar_{name}_{'exact' if exact else 'cc' if correction else 'plain'}",
+                "mcnemar",
+                call,
                 {"n11": n11, "b": n10, "c": n01, "n00": n00, "exact": exact, "correction": correction},
-                {"statistic": float(result.statistic), "pvalue": float(result.pvalue)}, 1e-12, "closed form")
+                {"statistic": float(result.statistic), "pvalue": float(result.pvalue)},
+                1e-12,
+                "closed form",
+            )
     return records
 
 
@@ -76,7 +110,8 @@ def main(argv=None) -> int:
     import scipy
 
     text = render(
-        records, generator="crosscheck.generate_statsmodels_reference",
+        records,
+        generator="crosscheck.generate_statsmodels_reference",
         description="Reference values from statsmodels, called in-process.",
         environment=f"statsmodels {statsmodels.__version__}; scipy {scipy.__version__}",
         date=datetime.date.today().isoformat(),

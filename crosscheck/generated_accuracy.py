@@ -60,7 +60,9 @@ def survey(points: int, seed: int) -> list[tuple[str, int, float, int, float]]:
                 if any(c(*exact_args) <= 0 for c in conditions):
                     continue
                 exact = reference(*exact_args)
-                if not mpmath.isfinite(exact) or (exact != 0 and not (mpmath.mpf("1e-300") < abs(exact) < mpmath.mpf("1e300"))):
+                if not mpmath.isfinite(exact) or (
+                    exact != 0 and not (mpmath.mpf("1e-300") < abs(exact) < mpmath.mpf("1e300"))
+                ):
                     continue
                 with np.errstate(all="ignore"):
                     approximate = float(generated(*values))

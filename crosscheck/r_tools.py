@@ -40,8 +40,12 @@ def run_r(code: str, timeout: float = 120) -> list[str]:
         result = subprocess.run([path, "--vanilla", str(script)], capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
         if "there is no package called" in result.stderr:
-            raise RUnavailable(f"the R package pwr is missing: install the Debian package r-cran-pwr ({DEBIAN_PACKAGES})")
-        raise RuntimeError(f"Rscript failed: {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else result.returncode}")
+            raise RUnavailable(
+                f"the R package pwr is missing: install the Debian package r-cran-pwr ({DEBIAN_PACKAGES})"
+            )
+        raise RuntimeError(
+            f"Rscript failed: {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else result.returncode}"
+        )
     return result.stdout.splitlines()
 
 

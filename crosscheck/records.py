@@ -81,5 +81,7 @@ def compare(committed: list[ReferenceRecord], fresh: list[ReferenceRecord]) -> l
         for name, value in record.outputs.items():
             new = other.outputs.get(name)
             if new is None or abs(new - value) > record.tolerance * max(abs(value), 1e-300):
-                problems.append(f"{record.key}.{name}: committed {value!r}, regenerated {new!r} (tolerance {record.tolerance:g})")
+                problems.append(
+                    f"{record.key}.{name}: committed {value!r}, regenerated {new!r} (tolerance {record.tolerance:g})"
+                )
     return problems

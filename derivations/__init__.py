@@ -36,7 +36,5 @@ def load_concepts() -> list[ModuleType]:
 def all_functions():
     """(module name, GeneratedFunction) for every generated function."""
     return [
-        (concept.__name__.rsplit(".", 1)[-1], function)
-        for concept in load_concepts()
-        for function in concept.FUNCTIONS
+        (concept.__name__.rsplit(".", 1)[-1], function) for concept in load_concepts() for function in concept.FUNCTIONS
     ]

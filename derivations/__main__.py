@@ -17,15 +17,10 @@ def main(argv: list[str] | None = None) -> int:
         description="Regenerate llm_power_verified/_generated/ from the SymPy derivations.",
     )
     parser.add_argument(
-        "--check",
-        action="store_true",
-        help="do not write; exit 1 and print a diff if the committed files are stale",
+        "--check", action="store_true", help="do not write; exit 1 and print a diff if the committed files are stale"
     )
     parser.add_argument(
-        "--output",
-        type=Path,
-        default=GENERATED_DIR,
-        help="directory of the generated modules (default: %(default)s)",
+        "--output", type=Path, default=GENERATED_DIR, help="directory of the generated modules (default: %(default)s)"
     )
     arguments = parser.parse_args(argv)
     concepts = load_concepts()
@@ -33,10 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         diff = check_all(concepts, arguments.output)
         if diff:
             sys.stdout.write(diff)
-            print(
-                f"generated code in {arguments.output} is stale; run `python -m derivations`",
-                file=sys.stderr,
-            )
+            print(f"generated code in {arguments.output} is stale; run `python -m derivations`", file=sys.stderr)
             return 1
         print(f"generated code in {arguments.output} is up to date")
         return 0

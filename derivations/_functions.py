@@ -32,7 +32,7 @@ class NormalCDF(sp.Function):
 
     def fdiff(self, argindex=1):
         x = self.args[0]
-        return sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+        return sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
 
     def _eval_evalf(self, prec):
         x = self.args[0]._to_mpmath(prec)
@@ -102,13 +102,7 @@ def mpmath_upper_quantile(x, prec: int | None = None):
 
 
 #: Printed names in generated code, keyed by the SymPy function class name.
-SCIPY_NAMES = {
-    "NormalCDF": "scipy.special.ndtr",
-    "NormalUpperQuantile": "-scipy.special.ndtri",
-}
+SCIPY_NAMES = {"NormalCDF": "scipy.special.ndtr", "NormalUpperQuantile": "-scipy.special.ndtri"}
 
 #: mpmath implementations for lambdify, keyed by the SymPy function class name.
-MPMATH_IMPLEMENTATIONS = {
-    "NormalCDF": mpmath_normal_cdf,
-    "NormalUpperQuantile": mpmath_upper_quantile,
-}
+MPMATH_IMPLEMENTATIONS = {"NormalCDF": mpmath_normal_cdf, "NormalUpperQuantile": mpmath_upper_quantile}

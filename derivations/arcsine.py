@@ -34,9 +34,7 @@ def derive_stabilising_transform():
     antiderivative = sp.integrate(derivative, p)
     if isinstance(antiderivative, sp.Piecewise):
         inside = sp.Rational(1, 2)
-        antiderivative = next(
-            piece for piece, condition in antiderivative.args if bool(condition.subs(p, inside))
-        )
+        antiderivative = next(piece for piece, condition in antiderivative.args if bool(condition.subs(p, inside)))
     transform = antiderivative - antiderivative.subs(p, 0)
     if sp.simplify(sp.diff(transform, p) ** 2 * p * (1 - p) - 1) != 0:
         raise AssertionError("transform does not stabilise the variance")
@@ -129,7 +127,7 @@ FUNCTIONS = (
         summary="The (1 - rho) K / h^2 shortcut n_h, which is about half of N*.",
         equations="paper Eq. 9",
         domain={**_pq, "rho": (-1.0, 1.0), **_design},
-        conditions=(*_distinct, power - alpha, 1 - rho - sp.Rational(1, 10 ** 6)),
+        conditions=(*_distinct, power - alpha, 1 - rho - sp.Rational(1, 10**6)),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),

@@ -34,7 +34,11 @@ theta = sp.Symbol("theta", positive=True)
 def derive_beta_mixture_e():
     """2^n B(a + b, b' + c) / B(a, b'), checked against the integral at integer exponents."""
     closed = 2 ** (b + c) * sp.beta(prior_a + b, prior_b + c) / sp.beta(prior_a, prior_b)
-    for values in ({prior_a: 1, prior_b: 1, b: 3, c: 2}, {prior_a: 2, prior_b: 2, b: 5, c: 1}, {prior_a: 3, prior_b: 1, b: 0, c: 4}):
+    for values in (
+        {prior_a: 1, prior_b: 1, b: 3, c: 2},
+        {prior_a: 2, prior_b: 2, b: 5, c: 1},
+        {prior_a: 3, prior_b: 1, b: 0, c: 4},
+    ):
         density = theta ** (prior_a - 1) * (1 - theta) ** (prior_b - 1) / sp.beta(prior_a, prior_b)
         ratio = theta**b * (1 - theta) ** c / sp.Rational(1, 2) ** (b + c)
         integral = sp.integrate((ratio * density).subs(values), (theta, 0, 1))
@@ -46,8 +50,15 @@ def derive_beta_mixture_e():
 def derive_log_beta_mixture_e():
     """The log of e_n in log-gamma form."""
     closed = derive_beta_mixture_e()
-    log_form = (b + c) * sp.log(2) + sp.loggamma(prior_a + b) + sp.loggamma(prior_b + c) - sp.loggamma(prior_a + b + prior_b + c) \
-        - sp.loggamma(prior_a) - sp.loggamma(prior_b) + sp.loggamma(prior_a + prior_b)
+    log_form = (
+        (b + c) * sp.log(2)
+        + sp.loggamma(prior_a + b)
+        + sp.loggamma(prior_b + c)
+        - sp.loggamma(prior_a + b + prior_b + c)
+        - sp.loggamma(prior_a)
+        - sp.loggamma(prior_b)
+        + sp.loggamma(prior_a + prior_b)
+    )
     check = {prior_a: sp.Rational(3, 2), prior_b: 2, b: 7, c: 4}
     if abs(sp.N(sp.exp(log_form.subs(check)) - closed.subs(check), 40)) > sp.Float("1e-30"):
         raise AssertionError("log form differs from the closed form")
@@ -60,7 +71,9 @@ def derive_normal_mixture():
     quadratic, linear = sp.Symbol("A", positive=True), sp.Symbol("B", real=True)
     gaussian = sp.integrate(sp.exp(-quadratic * lam**2 + linear * lam), (lam, -sp.oo, sp.oo), conds="none")
     exponent = sp.expand(lam * s_sum - lam**2 * v_intrinsic / 2 - rho_mix * lam**2 / 2)
-    mixture = sp.sqrt(rho_mix / (2 * sp.pi)) * gaussian.subs({quadratic: -exponent.coeff(lam, 2), linear: exponent.coeff(lam, 1)})
+    mixture = sp.sqrt(rho_mix / (2 * sp.pi)) * gaussian.subs(
+        {quadratic: -exponent.coeff(lam, 2), linear: exponent.coeff(lam, 1)}
+    )
     return sp.simplify(mixture)
 
 
@@ -97,8 +110,10 @@ FUNCTIONS = (
         # log e is a difference of log-gamma values of size ~ n log n (n = b + c + prior_a + prior_b), so its
         # absolute error is about eps n log n (measured 3.9e-13 at n = 341); a relative error of 1e-12 is
         # meaningful only where |log e| >= 1e-3 (n + 2) log(n + 2), which allows a factor of 4 over eps n log n.
-        well_conditioned=(sp.Abs(LOG_BETA_MIXTURE)
-                          - sp.Rational(1, 1000) * (b + c + prior_a + prior_b + 2) * sp.log(b + c + prior_a + prior_b + 2),),
+        well_conditioned=(
+            sp.Abs(LOG_BETA_MIXTURE)
+            - sp.Rational(1, 1000) * (b + c + prior_a + prior_b + 2) * sp.log(b + c + prior_a + prior_b + 2),
+        ),
         conditioning_note="log e is a difference of log-gamma values of size ~ n log n; where |log e| < 1e-3 (n + 2) "
         "log(n + 2) only its absolute accuracy (about eps n log n) is meaningful (the package's log-space evaluation "
         "covers large n)",

@@ -77,12 +77,8 @@ def derive_phi_coefficient():
     marginal_a = (n11 + n10) / total
     marginal_b = (n11 + n01) / total
     covariance = n11 / total - marginal_a * marginal_b
-    spread_squared = (
-        derive_bernoulli_variance(marginal_a) * derive_bernoulli_variance(marginal_b)
-    )
-    arranged = (n11 * n00 - n10 * n01) / sp.sqrt(
-        (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    )
+    spread_squared = derive_bernoulli_variance(marginal_a) * derive_bernoulli_variance(marginal_b)
+    arranged = (n11 * n00 - n10 * n01) / sp.sqrt((n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00))
     # Same sign and same square: the arrangement is the correlation.
     if sp.cancel(covariance**2 / spread_squared - arranged**2) != 0:
         raise AssertionError("phi coefficient arrangement differs from the definition")
@@ -92,6 +88,8 @@ def derive_phi_coefficient():
 
 
 VARIANCE_FROM_MARGINALS = derive_variance_from_marginals()
+
+
 def derive_variance_discordant_form():
     """Var(D) arranged as (p10 + p01) - (p10 - p01)^2: discordance minus squared gap."""
     arranged = (p10 + p01) - (p10 - p01) ** 2
@@ -154,9 +152,7 @@ FUNCTIONS = (
         domain={name: (1.0, 1e7) for name in ("n11", "n10", "n01", "n00")},
         log_scale=frozenset({"n11", "n10", "n01", "n00"}),
         integer_args=frozenset({"n11", "n10", "n01", "n00"}),
-        well_conditioned=(
-            sp.Abs(n11 * n00 - n10 * n01) - (n11 * n00 + n10 * n01) / 1000,
-        ),
+        well_conditioned=(sp.Abs(n11 * n00 - n10 * n01) - (n11 * n00 + n10 * n01) / 1000,),
         conditioning_note="n11 n00 - n10 n01 cancels when the two products are close; "
         "points with |ad - bc| < 1e-3 (ad + bc) are excluded",
     ),

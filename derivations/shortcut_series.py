@@ -56,12 +56,10 @@ def _midpoint_series(order: int):
     h = transform.subs(p, p + _offset / 2) - transform.subs(p, p - _offset / 2)
     h_squared = sp.series(h**2 / _offset**2, _offset, 0, order).removeO()
     variance = derive_variance_from_marginals().xreplace({p_a - 1: -q_a, p_b - 1: -q_b})
-    variance = variance.subs({p_a: p + _offset / 2, p_b: p - _offset / 2,
-                              q_a: q - _offset / 2, q_b: q + _offset / 2})
+    variance = variance.subs({p_a: p + _offset / 2, p_b: p - _offset / 2, q_a: q - _offset / 2, q_b: q + _offset / 2})
     variance_series = sp.series(variance, _offset, 0, order).removeO()
     ratio_series = sp.series(
-        (1 - rho) / (h_squared * variance_series).subs(_offset, sp.sqrt(_squared)),
-        _squared, 0, order // 2,
+        (1 - rho) / (h_squared * variance_series).subs(_offset, sp.sqrt(_squared)), _squared, 0, order // 2
     ).removeO()
     return h_squared, variance_series, ratio_series
 
@@ -123,6 +121,8 @@ def derive_exact_ratio_printed():
 
 
 EXACT_RATIO_PRINTED = derive_exact_ratio_printed()
+
+
 def derive_printed_form(in_u):
     """Rewrite a coefficient for evaluation.
 
@@ -209,9 +209,7 @@ FUNCTIONS = (
         equations="paper Eq. 19 extended to delta^4",
         domain={**_domain, "delta": (-0.5, 0.5)},
         conditions=_admissible_midpoint,
-        well_conditioned=(
-            100 * sp.Abs(SERIES) - (sp.Rational(1, 2) + sp.Abs(C2) * delta**2 + sp.Abs(C4) * delta**4),
-        ),
+        well_conditioned=(100 * sp.Abs(SERIES) - (sp.Rational(1, 2) + sp.Abs(C2) * delta**2 + sp.Abs(C4) * delta**4),),
         conditioning_note="for rho near 1 and large delta the terms c2 delta^2 and c4 delta^4 grow like "
         "1/(1 - rho)^k and cancel (the truncated series is no approximation there); points where "
         "the terms' magnitudes exceed 100 times the sum are excluded",
@@ -223,7 +221,7 @@ FUNCTIONS = (
         summary="Corollary 1's delta* = sqrt(epsilon / C(p, rho)) to leading order.",
         equations="paper Corollary 1",
         domain={**_domain, "epsilon": (1e-6, 0.5)},
-        conditions=(*_admissible_midpoint, CONSTANT - sp.Rational(1, 10 ** 6)),
+        conditions=(*_admissible_midpoint, CONSTANT - sp.Rational(1, 10**6)),
         well_conditioned=(CONSTANT - sp.Rational(1, 1000),),
         conditioning_note="delta* diverges where C vanishes",
     ),

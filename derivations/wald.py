@@ -119,7 +119,7 @@ FUNCTIONS = (
         summary="Unrounded required sample size N* for a Wald test of a mean difference.",
         equations="paper Eq. 3 (Eq. 6 for paired binary)",
         domain={"variance": (1e-8, 4.0), "delta": (-2.0, 2.0), **_alpha_power},
-        conditions=(sp.Abs(delta) - sp.Rational(1, 10 ** 9), *_alpha_power_conditions),
+        conditions=(sp.Abs(delta) - sp.Rational(1, 10**9), *_alpha_power_conditions),
         log_scale=frozenset({"alpha"}),
         integer_args=frozenset({"sides"}),
     ),

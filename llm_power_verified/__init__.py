@@ -17,11 +17,7 @@ import importlib
 #: Where each public name lives, by module (relative to this package).
 _HOMES = {
     "_validation": ("ceil_sample_size",),
-    "inference.bootstrap": (
-        "BootstrapResult",
-        "paired_bootstrap",
-        "paired_bootstrap_counts",
-    ),
+    "inference.bootstrap": ("BootstrapResult", "paired_bootstrap", "paired_bootstrap_counts"),
     "inference.graded": ("GradedTestResult", "paired_t_test", "wilcoxon_signed_rank"),
     "inference.mcnemar": (
         "McNemarResult",
@@ -37,27 +33,10 @@ _HOMES = {
     "leaderboard.audit": ("AuditResult", "audit_leaderboard"),
     "power.clustering": ("cluster_adjusted_required_n", "design_effect"),
     "power.connor": ("required_n_connor", "required_n_connor_from_counts"),
-    "power.conventions": (
-        "CalculatorAudit",
-        "audit_claimed_n",
-        "convention_values",
-        "required_n_unpaired",
-    ),
-    "power.correlation": (
-        "RhoInterval",
-        "admissible_rho_interval",
-        "correlation_from_counts",
-    ),
-    "power.design": (
-        "PairedBinaryDesign",
-        "design_from_counts",
-        "design_paired_binary",
-    ),
-    "power.mcnemar_power": (
-        "power_mcnemar_exact",
-        "required_n_mcnemar_exact",
-        "sample_size_table",
-    ),
+    "power.conventions": ("CalculatorAudit", "audit_claimed_n", "convention_values", "required_n_unpaired"),
+    "power.correlation": ("RhoInterval", "admissible_rho_interval", "correlation_from_counts"),
+    "power.design": ("PairedBinaryDesign", "design_from_counts", "design_paired_binary"),
+    "power.mcnemar_power": ("power_mcnemar_exact", "required_n_mcnemar_exact", "sample_size_table"),
     "power.paired_t": ("power_paired_t", "required_n_paired_t"),
     "power.wald_power": ("power_paired_binary", "power_wald"),
     "power.sample_size": (
@@ -82,18 +61,9 @@ _HOMES = {
         "shortcut_ratio",
         "shortcut_ratio_series",
     ),
-    "sequential": (
-        "anytime_pvalue",
-        "confidence_sequence",
-        "e_bh",
-        "e_process",
-        "log_e_value",
-        "required_n_anytime",
-    ),
+    "sequential": ("anytime_pvalue", "confidence_sequence", "e_bh", "e_process", "log_e_value", "required_n_anytime"),
 }
-_LOCATION = {
-    name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names
-}
+_LOCATION = {name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names}
 
 
 def __getattr__(name: str):

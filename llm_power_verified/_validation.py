@@ -58,7 +58,9 @@ def check_positive(name: str, value: Any, *, allow_zero: bool = False, allow_inf
     if not allow_inf:
         ok &= np.isfinite(array)
     bad = ~np.isnan(array) & ~ok
-    _first_bad(name, array, bad, "non-negative" if allow_zero else "positive" + (" and finite" if not allow_inf else ""))
+    _first_bad(
+        name, array, bad, "non-negative" if allow_zero else "positive" + (" and finite" if not allow_inf else "")
+    )
     return array
 
 
@@ -66,7 +68,9 @@ def check_count(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
     """Non-negative whole numbers (as floats), at least ``minimum``; NaN allowed."""
     array = as_array(name, value)
     finite = np.isfinite(array)
-    bad = ~np.isnan(array) & (~finite | (array < minimum) | (np.floor(np.where(finite, array, 0)) != np.where(finite, array, 0)))
+    bad = ~np.isnan(array) & (
+        ~finite | (array < minimum) | (np.floor(np.where(finite, array, 0)) != np.where(finite, array, 0))
+    )
     _first_bad(name, array, bad, f"a whole number >= {minimum}")
     return array
 
@@ -77,13 +81,17 @@ def check_alpha_power(alpha: Any, power: Any | None = None) -> tuple[np.ndarray,
         return alpha_array, None
     power_array = check_in_open_interval("power", power, 0.0, 1.0)
     with np.errstate(invalid="ignore"):
-        bad = ~np.isnan(alpha_array + power_array) & (np.broadcast_to(power_array, np.broadcast(alpha_array, power_array).shape) <= alpha_array)
+        bad = ~np.isnan(alpha_array + power_array) & (
+            np.broadcast_to(power_array, np.broadcast(alpha_array, power_array).shape) <= alpha_array
+        )
     if bad.any():
         shape = bad.shape
         index = describe_index(bad)
         a = np.broadcast_to(alpha_array, shape)[bad].flat[0]
         p = np.broadcast_to(power_array, shape)[bad].flat[0]
-        raise ArgumentError(f"power must exceed alpha (on the command line: --power above --alpha); got power {p:g} with alpha {a:g}{index}")
+        raise ArgumentError(
+            f"power must exceed alpha (on the command line: --power above --alpha); got power {p:g} with alpha {a:g}{index}"
+        )
     return alpha_array, power_array
 
 
@@ -177,8 +185,16 @@ def ceil_sample_size(value: Any) -> np.ndarray | float:
     return finish(rounded)
 
 
-def check_scalar(name: str, value: Any, *, low: float | None = None, high: float | None = None, low_open: bool = False,
-                 high_open: bool = False, integer: bool = False) -> float | int:
+def check_scalar(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+) -> float | int:
     """One finite number within [low, high] (open ends as asked); a whole number when ``integer``.
 
     The one range check behind every numeric argument of the CLI and of the
@@ -196,7 +212,9 @@ def check_scalar(name: str, value: Any, *, low: float | None = None, high: float
 
     bounds = f"{left}{show(low, '-inf')}, {show(high, 'inf')}{right}"
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
-    allowed = ("a whole number" if integer else "a finite number") + (f" in {bounds}" if low is not None or high is not None else "")
+    allowed = ("a whole number" if integer else "a finite number") + (
+        f" in {bounds}" if low is not None or high is not None else ""
+    )
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentError(f"{name} must be {allowed}; got {shown}")
     if integer:
@@ -210,7 +228,8 @@ def check_scalar(name: str, value: Any, *, low: float | None = None, high: float
             number = math.inf
         if not math.isfinite(number):
             raise ArgumentError(f"{name} must be {allowed}; got {shown}")
-    if (low is not None and (number < low or (low_open and number == low))) or \
-            (high is not None and (number > high or (high_open and number == high))):
+    if (low is not None and (number < low or (low_open and number == low))) or (
+        high is not None and (number > high or (high_open and number == high))
+    ):
         raise ArgumentError(f"{name} must be {allowed}; got {shown}")
     return number

@@ -41,12 +41,23 @@ def shipped_example(clusters: bool = True) -> ScoreMatrix:
     """
     with resources.as_file(resources.files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz") as path:
         frame = pd.read_csv(path, dtype={"item_id": str})
-    matrix = from_wide(frame, item_column="item_id", cluster_column="random_category" if clusters else None,
-                       models=[c for c in frame.columns if c not in ("item_id", "random_category")],
-                       source="shipped example: MMLU-Pro top-10 reconstructed from arXiv 2605.30315 Appendix E")
+    matrix = from_wide(
+        frame,
+        item_column="item_id",
+        cluster_column="random_category" if clusters else None,
+        models=[c for c in frame.columns if c not in ("item_id", "random_category")],
+        source="shipped example: MMLU-Pro top-10 reconstructed from arXiv 2605.30315 Appendix E",
+    )
     note = "clusters are MMLU-Pro's 14 category sizes assigned at random: a null check, not real subjects"
-    return ScoreMatrix(matrix.scores, matrix.models, matrix.item_ids, matrix.clusters, matrix.binary, matrix.source,
-                       matrix.notes + ((note,) if clusters else ()))
+    return ScoreMatrix(
+        matrix.scores,
+        matrix.models,
+        matrix.item_ids,
+        matrix.clusters,
+        matrix.binary,
+        matrix.source,
+        matrix.notes + ((note,) if clusters else ()),
+    )
 
 
 def appendix_e() -> dict:

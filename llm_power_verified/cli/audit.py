@@ -22,7 +22,13 @@ def add_parser(commands) -> None:
     """Add the ``audit`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "audit",
-        parents=[input_options(), family_options(MODES), output_options(per_item=True), compute_options(), alpha_power_options()],
+        parents=[
+            input_options(),
+            family_options(MODES),
+            output_options(per_item=True),
+            compute_options(),
+            alpha_power_options(),
+        ],
         help="resolution audit of a leaderboard from per-item results (the main job)",
         description=(
             "Per-pair resolution report for K models: gap, discordant counts, rho-hat, the four arbiters, "
@@ -35,8 +41,11 @@ def add_parser(commands) -> None:
         epilog=INPUT_RULES + "\n\n" + EXIT_CODES,
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--fail-on", choices=("unresolved", "not-significant"),
-                        help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines")
+    parser.add_argument(
+        "--fail-on",
+        choices=("unresolved", "not-significant"),
+        help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines",
+    )
 
 
 @docfill("arguments", returns="cli_gated")
@@ -54,22 +63,34 @@ def run(arguments) -> str | tuple[str, int] | int:
         if not arguments.out:
             raise CommandError("--format parquet needs --out FILE (Parquet is a binary file, not terminal output)")
         if arguments.plot:
-            raise CommandError("--plot needs the pair table in memory; --format parquet streams it to the file (plot from another format)")
+            raise CommandError(
+                "--plot needs the pair table in memory; --format parquet streams it to the file (plot from another format)"
+            )
     if arguments.scheduler and arguments.workers:
         raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
     if arguments.mode == "reference" and arguments.reference is None:
-        raise CommandError("--mode reference needs --reference NAME: the model every other model is compared with "
-                           "(one of the models' names); add --reference, or choose another --mode")
+        raise CommandError(
+            "--mode reference needs --reference NAME: the model every other model is compared with "
+            "(one of the models' names); add --reference, or choose another --mode"
+        )
     check_outputs(outputs, arguments.inputs)
     matrix = read_matrix(arguments)
     from llm_power_verified.leaderboard.audit import AuditSettings
     from llm_power_verified.leaderboard.request import AuditRequest
     from llm_power_verified.report.dispatch import render, write
 
-    settings = AuditSettings(mode=arguments.mode, reference=arguments.reference, family=arguments.family, alpha=arguments.alpha,
-                             power=arguments.power, n_resamples=arguments.n_resamples, seed=arguments.seed,
-                             n_cluster_resamples=arguments.n_cluster_resamples, correction=arguments.correction,
-                             n_rank_resamples=arguments.n_rank_resamples)
+    settings = AuditSettings(
+        mode=arguments.mode,
+        reference=arguments.reference,
+        family=arguments.family,
+        alpha=arguments.alpha,
+        power=arguments.power,
+        n_resamples=arguments.n_resamples,
+        seed=arguments.seed,
+        n_cluster_resamples=arguments.n_cluster_resamples,
+        correction=arguments.correction,
+        n_rank_resamples=arguments.n_rank_resamples,
+    )
     with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
         request = AuditRequest(matrix, settings, backend=backend, progress=progress)
         if arguments.format == "parquet":
@@ -77,7 +98,9 @@ def run(arguments) -> str | tuple[str, int] | int:
 
             written = write(request, "parquet", arguments.out)  # streamed, or (with clusters) run in memory
             count = getattr(written, "pairs_written", len(written.pairs))
-            return wrote(arguments.out, _gate(written.pairs, arguments.fail_on), headline(written), f": {count:,} pairs")
+            return wrote(
+                arguments.out, _gate(written.pairs, arguments.fail_on), headline(written), f": {count:,} pairs"
+            )
         result = request.run()
     if plot_folder or arguments.plot:
         from llm_power_verified.report.plots import plot_resolution, write_figures
@@ -131,7 +154,9 @@ def _plot_folder(plot: str | None) -> Path | None:
         return None
     folder = Path(plot)
     if folder.exists() and not folder.is_dir():
-        raise CommandError(f"--plot {plot}: not a folder (give a folder, or an image file ending in .png, .svg or .pdf)")
+        raise CommandError(
+            f"--plot {plot}: not a folder (give a folder, or an image file ending in .png, .svg or .pdf)"
+        )
     if not folder.parent.is_dir():
         raise CommandError(f"--plot {plot}: the folder {folder.parent} does not exist")
     return folder

@@ -30,7 +30,12 @@ def add_parser(commands) -> None:
     """Add the ``audit-accuracies`` command (its options and help) to ``commands``."""
     parser = commands.add_parser(
         "audit-accuracies",
-        parents=[accuracy_options(), family_options(ACCURACY_MODES), output_options(per_item=False), alpha_power_options()],
+        parents=[
+            accuracy_options(),
+            family_options(ACCURACY_MODES),
+            output_options(per_item=False),
+            alpha_power_options(),
+        ],
         help="resolution audit of a leaderboard that prints one accuracy per model",
         description=(
             "The audit of a leaderboard without per-item results: one accuracy per model and the benchmark size N.  "
@@ -43,12 +48,23 @@ def add_parser(commands) -> None:
         formatter_class=HelpFormatter,
     )
     assumption = parser.add_argument_group("assumed correlation").add_mutually_exclusive_group()
-    assumption.add_argument("--rho", type=CORRELATION, help="verdicts at this assumed correlation too, labelled as an assumption")
-    assumption.add_argument("--rho-range", type=CORRELATION, nargs=2, metavar=("LO", "HI"), action=_Range,
-                            help="verdicts over this assumed range of correlations too, labelled as an assumption")
-    parser.add_argument("--fail-on", choices=("unresolved",),
-                        help="exit 1 unless every adjacent pair is resolved under the correction at every admissible rho: "
-                             "a gate for pipelines (accuracies alone give no test, so no not-significant)")
+    assumption.add_argument(
+        "--rho", type=CORRELATION, help="verdicts at this assumed correlation too, labelled as an assumption"
+    )
+    assumption.add_argument(
+        "--rho-range",
+        type=CORRELATION,
+        nargs=2,
+        metavar=("LO", "HI"),
+        action=_Range,
+        help="verdicts over this assumed range of correlations too, labelled as an assumption",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("unresolved",),
+        help="exit 1 unless every adjacent pair is resolved under the correction at every admissible rho: "
+        "a gate for pipelines (accuracies alone give no test, so no not-significant)",
+    )
 
 
 @docfill("arguments", returns="cli_gated")
@@ -60,8 +76,15 @@ def run(arguments) -> tuple[str, int] | int:
 
     check_outputs({"--out": arguments.out}, [arguments.file])
     table = read_accuracy_table(arguments)
-    audit = audit_accuracies(table, arguments.mode, alpha=arguments.alpha, power=arguments.power, correction=arguments.correction,
-                             rho=arguments.rho, rho_range=arguments.rho_range)
+    audit = audit_accuracies(
+        table,
+        arguments.mode,
+        alpha=arguments.alpha,
+        power=arguments.power,
+        correction=arguments.correction,
+        rho=arguments.rho,
+        rho_range=arguments.rho_range,
+    )
     view = {"pairs": arguments.pairs, "width": arguments.width or terminal_width()}
     status = 0
     if arguments.fail_on == "unresolved":

@@ -25,15 +25,22 @@ def add_parser(commands) -> None:
         ),
     )
     parser.add_argument("--claimed-n", type=POSITIVE, help="the paired sample size to audit")
-    parser.add_argument("--tool", help="a tool whose native output you multiplied by (1 - rho): "
-                                  "pwr.p.test, pwr.2p.test, NormalIndPower, power.prop.test, miller")
+    parser.add_argument(
+        "--tool",
+        help="a tool whose native output you multiplied by (1 - rho): "
+        "pwr.p.test, pwr.2p.test, NormalIndPower, power.prop.test, miller",
+    )
     parser.add_argument("--tool-output", type=POSITIVE, help="the tool's native (per-arm) output")
 
 
 @docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
     """Run ``llm-power-verified audit-calculator`` on the parsed command line."""
-    missing = [flag for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho)) if value is None]
+    missing = [
+        flag
+        for flag, value in (("--p-a", arguments.p_a), ("--p-b", arguments.p_b), ("--rho", arguments.rho))
+        if value is None
+    ]
     if missing:
         raise CommandError(f"the following arguments are required: {', '.join(missing)}")
     from llm_power_verified.power.conventions import (
@@ -54,9 +61,11 @@ def run(arguments) -> str:
         convention = TOOL_CONVENTIONS[arguments.tool]
         expected = values[convention]
         consistent = matches_convention(expected, arguments.tool_output)
-        note = (f"{arguments.tool} returns the {convention} value, {expected:.2f} here; the given output "
-                f"{arguments.tool_output:g} {'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
-                f"Audited: that output x (1 - rho) = {arguments.tool_output * (1 - arguments.rho):.2f}.")
+        note = (
+            f"{arguments.tool} returns the {convention} value, {expected:.2f} here; the given output "
+            f"{arguments.tool_output:g} {'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
+            f"Audited: that output x (1 - rho) = {arguments.tool_output * (1 - arguments.rho):.2f}."
+        )
         claimed = arguments.tool_output * (1 - arguments.rho)
     else:
         if arguments.claimed_n is None:
@@ -65,16 +74,37 @@ def run(arguments) -> str:
     audit = audit_claimed_n(arguments.p_a, arguments.p_b, arguments.rho, claimed, arguments.alpha, arguments.power)
     output = "json" if arguments.json else arguments.format
     if output == "json":
-        document = {"claimed_n": audit.claimed_n, "required_n": audit.required_n, "required_n_integer": audit.required_n_integer,
-                    "factor": audit.factor, "matches": list(audit.matches), "doubled": list(audit.doubled), "closest": audit.closest,
-                    "verdict": audit.verdict, "conventions": audit.values, "tool_note": note}
+        document = {
+            "claimed_n": audit.claimed_n,
+            "required_n": audit.required_n,
+            "required_n_integer": audit.required_n_integer,
+            "factor": audit.factor,
+            "matches": list(audit.matches),
+            "doubled": list(audit.doubled),
+            "closest": audit.closest,
+            "verdict": audit.verdict,
+            "conventions": audit.values,
+            "tool_note": note,
+        }
         # Lazy: the JSON writer imports numpy (0.1 s) through the results module, which `--help` does not need.
         from llm_power_verified.io.output import json_text
 
         return json_text(document)
-    rows = [{"convention": name, "value": value, "ratio": claimed / value if value else None,
-             "match": name in audit.matches} for name, value in audit.values.items()]
+    rows = [
+        {
+            "convention": name,
+            "value": value,
+            "ratio": claimed / value if value else None,
+            "match": name in audit.matches,
+        }
+        for name, value in audit.values.items()
+    ]
     text = ([note, ""] if note else []) + [audit.verdict, ""]
-    text.append(render_rows(rows, [("convention", "convention"), ("value", "n (unrounded)"),
-                               ("ratio", "claimed / n"), ("match", "matches")], output))
+    text.append(
+        render_rows(
+            rows,
+            [("convention", "convention"), ("value", "n (unrounded)"), ("ratio", "claimed / n"), ("match", "matches")],
+            output,
+        )
+    )
     return "\n".join(text)

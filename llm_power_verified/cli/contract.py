@@ -14,9 +14,11 @@ def add_parser(commands) -> None:
         "contract",
         help="regenerate or check the JSON schemas and columns.rst generated from the output contract",
         description="The JSON schemas the package ships (and, in a repository checkout, docs/source/reference/columns.rst) are "
-                    "generated from llm_power_verified/contract; check exits 1 with a diff when a file is stale.",
+        "generated from llm_power_verified/contract; check exits 1 with a diff when a file is stale.",
     )
-    parser.add_argument("action", choices=("regenerate", "check"), help="regenerate the files or check that they are current")
+    parser.add_argument(
+        "action", choices=("regenerate", "check"), help="regenerate the files or check that they are current"
+    )
 
 
 @docfill("arguments", returns="cli_status")

@@ -16,7 +16,9 @@ def add_parser(commands) -> None:
         help="regenerate or check the code generated from derivations/",
         description="Run the SymPy derivations (needs the repository's derivations/ package).",
     )
-    parser.add_argument("action", choices=("regenerate", "check"), help="regenerate _generated/ or check that it is current")
+    parser.add_argument(
+        "action", choices=("regenerate", "check"), help="regenerate _generated/ or check that it is current"
+    )
 
 
 @docfill("arguments", returns="cli_status")

@@ -30,7 +30,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--c", type=COUNT, help="items only model B solves")
     parser.add_argument("--n", type=SIZE, help="benchmark size (number of paired items)")
     parser.add_argument(
-        "--alternative", choices=("two-sided", "larger", "smaller"), default="two-sided",
+        "--alternative",
+        choices=("two-sided", "larger", "smaller"),
+        default="two-sided",
         help="alternative hypothesis; 'larger' means p_a > p_b (default two-sided)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -67,8 +69,13 @@ def run(arguments) -> str:
         if arguments.b is None or arguments.c is None or arguments.n is None:
             raise CommandError("--b, --c and --n are all required for a design from counts")
         report = design_from_counts(
-            arguments.b, arguments.c, arguments.n, a=arguments.a,
-            alpha=arguments.alpha, power=arguments.power, alternative=arguments.alternative,
+            arguments.b,
+            arguments.c,
+            arguments.n,
+            a=arguments.a,
+            alpha=arguments.alpha,
+            power=arguments.power,
+            alternative=arguments.alternative,
         )
     else:
         if any(value is None for value in marginal):
@@ -76,17 +83,26 @@ def run(arguments) -> str:
         if arguments.a is not None:
             raise CommandError("--a goes with --b --c --n")
         report = design_paired_binary(
-            arguments.p_a, arguments.p_b, arguments.rho, alpha=arguments.alpha, power=arguments.power,
-            n=arguments.n, alternative=arguments.alternative,
+            arguments.p_a,
+            arguments.p_b,
+            arguments.rho,
+            alpha=arguments.alpha,
+            power=arguments.power,
+            n=arguments.n,
+            alternative=arguments.alternative,
         )
     if arguments.json:
         return json_text(report.to_dict())
     header = []
     if report.p_a is not None:
-        header.append(f"p_A = {format_value(report.p_a)}, p_B = {format_value(report.p_b)}, rho = {format_value(report.rho)}")
+        header.append(
+            f"p_A = {format_value(report.p_a)}, p_B = {format_value(report.p_b)}, rho = {format_value(report.rho)}"
+        )
     if report.counts is not None:
         counts = report.counts
-        header.append(f"table: a = {format_value(counts['a'])}, b = {counts['b']}, c = {counts['c']}, n = {counts['n']}")
+        header.append(
+            f"table: a = {format_value(counts['a'])}, b = {counts['b']}, c = {counts['c']}, n = {counts['n']}"
+        )
     header.append(f"alpha = {format_value(report.alpha)}, power = {format_value(report.power)}, {report.alternative}")
     width = max(len(label) for _, label in _LABELS)
     rows = [f"{label:<{width}}  {format_value(getattr(report, key))}" for key, label in _LABELS]

@@ -20,11 +20,29 @@ from llm_power_verified.cli.parents import Given, given
 from llm_power_verified.cli.streams import print_note
 from llm_power_verified.cli.value_types import SIZE
 
-__all__ = ["accuracy_options", "check_json_report", "check_out_format", "input_options", "read_accuracy_table", "read_matrix"]
+__all__ = [
+    "accuracy_options",
+    "check_json_report",
+    "check_out_format",
+    "input_options",
+    "read_accuracy_table",
+    "read_matrix",
+]
 
 #: Output names whose suffix says a format: --out must then agree with --format (any other name takes any format).
-_SUFFIX_FORMATS = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet",
-                   ".pq": "parquet", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown"}
+_SUFFIX_FORMATS = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".html": "html",
+    ".htm": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+
 
 @docfill(returns="parent_parser")
 def input_options(*, required: bool = False) -> argparse.ArgumentParser:
@@ -36,24 +54,41 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
         True: at least one INPUT; False: none reads the shipped example (:func:`read_matrix`).
     """
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("inputs", nargs="+" if required else "*", metavar="INPUT",
-                        help="score table, lm-eval folders or Inspect logs" + ("" if required else " (none: the shipped example)"))
+    parent.add_argument(
+        "inputs",
+        nargs="+" if required else "*",
+        metavar="INPUT",
+        help="score table, lm-eval folders or Inspect logs" + ("" if required else " (none: the shipped example)"),
+    )
     group = parent.add_argument_group("per-item input")
     group.add_argument("--item-column", default="item_id", help="table column holding the item id")
     group.add_argument("--cluster-column", help="column holding each item's cluster label")
     group.add_argument("--model-column", default="model", help="long tables: the model column")
     group.add_argument("--score-column", default="score", help="long tables: the score column")
-    group.add_argument("--on-missing", choices=("error", "intersect"), default="error",
-                       help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)")
+    group.add_argument(
+        "--on-missing",
+        choices=("error", "intersect"),
+        default="error",
+        help="an item some model lacks: error (default) or intersect (keep the items every model has, with a note)",
+    )
     group.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
-    group.add_argument("--missing-cluster", choices=("error", "drop", "own"), default="error", action=Given,
-                       help="an item without a cluster label: error (default), drop the item, or make it its own cluster")
+    group.add_argument(
+        "--missing-cluster",
+        choices=("error", "drop", "own"),
+        default="error",
+        action=Given,
+        help="an item without a cluster label: error (default), drop the item, or make it its own cluster",
+    )
     group.add_argument("--task", help="lm-eval: task or group name")
     group.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
     group.add_argument("--filter", help="lm-eval: filter name when the task has several")
     group.add_argument("--scorer", help="Inspect: scorer name when a log has several")
-    group.add_argument("--epochs", choices=("first", "mean", "error"), default="first",
-                       help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses")
+    group.add_argument(
+        "--epochs",
+        choices=("first", "mean", "error"),
+        default="first",
+        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses",
+    )
     return parent
 
 
@@ -72,15 +107,19 @@ def read_matrix(arguments):
     """
     check_out_format(arguments)
     if getattr(arguments, "reference", None) is not None and arguments.mode != "reference":
-        raise CommandError(f"--reference {arguments.reference!r} applies to --mode reference; --mode is {arguments.mode}, "
-                           "so it would be ignored: leave it out, or add --mode reference")
+        raise CommandError(
+            f"--reference {arguments.reference!r} applies to --mode reference; --mode is {arguments.mode}, "
+            "so it would be ignored: leave it out, or add --mode reference"
+        )
     matrix = _read(arguments)
     if matrix.clusters is None:
         for dest, flag in (("n_cluster_resamples", "--n-cluster-resamples"), ("missing_cluster", "--missing-cluster")):
             value = getattr(arguments, dest, None)
             if given(arguments, dest) and value != 0:  # 0 cluster resamples says what is true without clusters
-                raise CommandError(f"{flag} {value} applies to items with clusters (--cluster-column); INPUT has none, "
-                                   "so it would be ignored: leave it out")
+                raise CommandError(
+                    f"{flag} {value} applies to items with clusters (--cluster-column); INPUT has none, "
+                    "so it would be ignored: leave it out"
+                )
     return matrix
 
 
@@ -88,37 +127,59 @@ def _read(arguments):
     if not arguments.inputs:
         from llm_power_verified.examples import shipped_example
 
-        print_note("no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
-                   "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)")
+        print_note(
+            "no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
+            "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)"
+        )
         return shipped_example()
     from llm_power_verified.io import read_scores
 
-    return read_scores([Path(path) for path in arguments.inputs], item_column=arguments.item_column,
-                       cluster_column=arguments.cluster_column, model_column=arguments.model_column,
-                       score_column=arguments.score_column, on_missing=arguments.on_missing, score_kind=arguments.scores,
-                       missing_cluster=arguments.missing_cluster, task=arguments.task, metric=arguments.metric,
-                       filter=arguments.filter, scorer=arguments.scorer, epochs=arguments.epochs)
+    return read_scores(
+        [Path(path) for path in arguments.inputs],
+        item_column=arguments.item_column,
+        cluster_column=arguments.cluster_column,
+        model_column=arguments.model_column,
+        score_column=arguments.score_column,
+        on_missing=arguments.on_missing,
+        score_kind=arguments.scores,
+        missing_cluster=arguments.missing_cluster,
+        task=arguments.task,
+        metric=arguments.metric,
+        filter=arguments.filter,
+        scorer=arguments.scorer,
+        epochs=arguments.epochs,
+    )
 
 
 @docfill(returns="parent_parser")
 def accuracy_options() -> argparse.ArgumentParser:
     """FILE (one accuracy per model) and the options of its reader."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("file", metavar="FILE",
-                        help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
-                             "n columns; percent or fractions (the report says which it read)")
+    parent.add_argument(
+        "file",
+        metavar="FILE",
+        help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
+        "n columns; percent or fractions (the report says which it read)",
+    )
     group = parent.add_argument_group("accuracies input")
     group.add_argument("--n", type=SIZE, help="the benchmark size N, when the table has no n column")
     group.add_argument("--model-column", default="model", help="the model column")
     group.add_argument("--accuracy-column", default="accuracy", help="the accuracy column")
-    group.add_argument("--accuracy-scale", choices=("auto", "percent", "fraction"), default="auto",
-                       help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
-                            "the column is named so, or values exceed 1 and so does their median; fractions when none "
-                            "exceeds 1; a few values over 1 among fractions is refused as ambiguous; values that "
-                            "contradict the column's name are refused)")
-    group.add_argument("--approximate-accuracies", action="store_true",
-                       help="accept accuracies that no whole count k out of N gives at their printed digits "
-                            "(macro-averages, values rounded elsewhere): listed in the report's notes instead of refused")
+    group.add_argument(
+        "--accuracy-scale",
+        choices=("auto", "percent", "fraction"),
+        default="auto",
+        help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
+        "the column is named so, or values exceed 1 and so does their median; fractions when none "
+        "exceeds 1; a few values over 1 among fractions is refused as ambiguous; values that "
+        "contradict the column's name are refused)",
+    )
+    group.add_argument(
+        "--approximate-accuracies",
+        action="store_true",
+        help="accept accuracies that no whole count k out of N gives at their printed digits "
+        "(macro-averages, values rounded elsewhere): listed in the report's notes instead of refused",
+    )
     return parent
 
 
@@ -134,9 +195,14 @@ def read_accuracy_table(arguments):
     check_out_format(arguments)
     from llm_power_verified.io.accuracy_table import read_accuracies
 
-    return read_accuracies(arguments.file, n=arguments.n, model_column=arguments.model_column,
-                           accuracy_column=arguments.accuracy_column, scale=arguments.accuracy_scale,
-                           approximate=arguments.approximate_accuracies)
+    return read_accuracies(
+        arguments.file,
+        n=arguments.n,
+        model_column=arguments.model_column,
+        accuracy_column=arguments.accuracy_column,
+        scale=arguments.accuracy_scale,
+        approximate=arguments.approximate_accuracies,
+    )
 
 
 def check_out_format(arguments) -> None:
@@ -157,8 +223,10 @@ def check_out_format(arguments) -> None:
     named = _SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out and chosen else None
     if named is not None and named != chosen:
         default = " (the default)" if chosen == "table" else ""
-        raise CommandError(f"--out {out} names a {named} file but --format is {chosen}{default}: add --format {named}, "
-                           f"or name the file for {chosen} output")
+        raise CommandError(
+            f"--out {out} names a {named} file but --format is {chosen}{default}: add --format {named}, "
+            f"or name the file for {chosen} output"
+        )
 
 
 def check_json_report(path) -> None:
@@ -181,9 +249,22 @@ def check_json_report(path) -> None:
             start = stream.read(4)
     except OSError:
         return
-    kind = "Parquet" if start == b"PAR1" else {"parquet": "Parquet", "pq": "Parquet", "csv": "CSV", "jsonl": "JSON Lines",
-                                                "ndjson": "JSON Lines", "html": "HTML", "htm": "HTML", "md": "Markdown"
-                                                }.get(path.suffix.lower().lstrip("."))
+    kind = (
+        "Parquet"
+        if start == b"PAR1"
+        else {
+            "parquet": "Parquet",
+            "pq": "Parquet",
+            "csv": "CSV",
+            "jsonl": "JSON Lines",
+            "ndjson": "JSON Lines",
+            "html": "HTML",
+            "htm": "HTML",
+            "md": "Markdown",
+        }.get(path.suffix.lower().lstrip("."))
+    )
     if kind:
-        raise CommandError(f"plan report reads the JSON report (audit --format json); {path} is a {kind} report: write "
-                           "the audit again with --format json --out FILE.json and give that file")
+        raise CommandError(
+            f"plan report reads the JSON report (audit --format json); {path} is a {kind} report: write "
+            "the audit again with --format json --out FILE.json and give that file"
+        )

@@ -43,9 +43,19 @@ from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = {"audit": audit, "audit-accuracies": audit_accuracies, "design": design, "test": paired_tests, "monitor": monitor, "reproduce": reproduce,
-            "crosscheck": crosscheck, "audit-calculator": audit_calculator, "derivations": derivations, "contract": contract,
-            "plan": plan}
+COMMANDS = {
+    "audit": audit,
+    "audit-accuracies": audit_accuracies,
+    "design": design,
+    "test": paired_tests,
+    "monitor": monitor,
+    "reproduce": reproduce,
+    "crosscheck": crosscheck,
+    "audit-calculator": audit_calculator,
+    "derivations": derivations,
+    "contract": contract,
+    "plan": plan,
+}
 
 
 def build_parser() -> Parser:
@@ -59,17 +69,31 @@ def build_parser() -> Parser:
     parser = Parser(prog=PROGRAM, description="Resolution diagnostics for paired LLM comparisons.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version('llm-power-verified')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in (design, paired_tests, audit, audit_accuracies, plan, monitor, reproduce, crosscheck, audit_calculator, derivations, contract):
+    for module in (
+        design,
+        paired_tests,
+        audit,
+        audit_accuracies,
+        plan,
+        monitor,
+        reproduce,
+        crosscheck,
+        audit_calculator,
+        derivations,
+        contract,
+    ):
         module.add_parser(commands)
     return parser
 
 
 #: Where the options of a command line written for the first drafts of this release went (a hint after argparse's error).
-_MOVED = {("audit", "--summary"): "accuracies only: audit-accuracies FILE",
-          ("plan", "--summary"): "accuracies only: plan accuracies FILE",
-          ("plan", "--from"): "per-item results: plan items INPUT ...",
-          ("plan", "--report"): "a saved report: plan report JSON",
-          ("plan", "--p-a"): "one gap: plan gap --p-a P --p-b P --rho R"}
+_MOVED = {
+    ("audit", "--summary"): "accuracies only: audit-accuracies FILE",
+    ("plan", "--summary"): "accuracies only: plan accuracies FILE",
+    ("plan", "--from"): "per-item results: plan items INPUT ...",
+    ("plan", "--report"): "a saved report: plan report JSON",
+    ("plan", "--p-a"): "one gap: plan gap --p-a P --p-b P --rho R",
+}
 
 
 def _moved(argv: Sequence[str]) -> str | None:
@@ -77,7 +101,9 @@ def _moved(argv: Sequence[str]) -> str | None:
     if argv == ["plan"]:
         return "plan gap | items | accuracies | report"
     for (command, option), hint in _MOVED.items():
-        if argv[:1] == [command] and any(part == option or part.startswith(option + "=") for part in argv[1:2 if command == "plan" else None]):
+        if argv[:1] == [command] and any(
+            part == option or part.startswith(option + "=") for part in argv[1 : 2 if command == "plan" else None]
+        ):
             return hint
     return None
 

@@ -92,9 +92,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 #: The help of --scores, for every command that reads per-item scores.
-SCORE_KIND_HELP = ("score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: decided from the "
-                   "whole matrix: graded when more than max(2, 5%% of items) scores are neither 0 nor 1; otherwise binary, and "
-                   "the first such stray value is refused naming its cell; --scores graded accepts it)")
+SCORE_KIND_HELP = (
+    "score kind: binary (every score 0 or 1), graded (any score in [0, 1]), or auto (default: decided from the "
+    "whole matrix: graded when more than max(2, 5%% of items) scores are neither 0 nor 1; otherwise binary, and "
+    "the first such stray value is refused naming its cell; --scores graded accepts it)"
+)
 
 _EXIT_REST = """2 an input or usage error
 (one line on stderr); 141 the reader of the output went away (| head), as for any command ended by SIGPIPE;

@@ -34,12 +34,25 @@ def add_parser(commands) -> None:
     parser.add_argument("--b", type=COUNT, help="items only model A solves")
     parser.add_argument("--c", type=COUNT, help="items only model B solves")
     parser.add_argument("--n", type=SIZE, help="number of items (needed for the bootstrap)")
-    parser.add_argument("--two-sided-rule", choices=("double", "no-more-likely"), default="double",
-                        help="two-sided rule of the mid-p test (default double; the exact test's p is the same under both)")
+    parser.add_argument(
+        "--two-sided-rule",
+        choices=("double", "no-more-likely"),
+        default="double",
+        help="two-sided rule of the mid-p test (default double; the exact test's p is the same under both)",
+    )
     parser.add_argument("--confidence", type=PROBABILITY, default=0.95, help="bootstrap interval level (default 0.95)")
-    parser.add_argument("--n-resamples", type=RESAMPLES, default=10_000, help=f"bootstrap resamples, 100 to {MAX_RESAMPLES:,} (default 10000)")
-    parser.add_argument("--bootstrap-interval", choices=("percentile", "bca", "studentized"), default="percentile",
-                        help="bootstrap interval (default percentile)")
+    parser.add_argument(
+        "--n-resamples",
+        type=RESAMPLES,
+        default=10_000,
+        help=f"bootstrap resamples, 100 to {MAX_RESAMPLES:,} (default 10000)",
+    )
+    parser.add_argument(
+        "--bootstrap-interval",
+        choices=("percentile", "bca", "studentized"),
+        default="percentile",
+        help="bootstrap interval (default percentile)",
+    )
     parser.add_argument("--seed", type=SEED, default=0, help="bootstrap seed (default 0; same seed, same output)")
     parser.add_argument("--scores", choices=("auto", "binary", "graded"), default="auto", help=SCORE_KIND_HELP)
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per variant")
@@ -52,8 +65,12 @@ def run(arguments) -> str:
     from llm_power_verified.inference.graded import paired_t_test, wilcoxon_signed_rank
     from llm_power_verified.inference.mcnemar import binary_counts, mcnemar_all
 
-    options = dict(n_resamples=arguments.n_resamples, confidence=arguments.confidence,
-                   interval=arguments.bootstrap_interval, seed=arguments.seed)
+    options = dict(
+        n_resamples=arguments.n_resamples,
+        confidence=arguments.confidence,
+        interval=arguments.bootstrap_interval,
+        seed=arguments.seed,
+    )
     rows = []
     header = ""
     if arguments.files:
@@ -68,8 +85,18 @@ def run(arguments) -> str:
             _both, b, c, _ = binary_counts(scores_a, scores_b)
             n = matrix.n_items
         else:
-            for name, result in (("paired-t", paired_t_test(scores_a, scores_b)), ("wilcoxon", wilcoxon_signed_rank(scores_a, scores_b))):
-                rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue, "log_pvalue": result.log_pvalue})
+            for name, result in (
+                ("paired-t", paired_t_test(scores_a, scores_b)),
+                ("wilcoxon", wilcoxon_signed_rank(scores_a, scores_b)),
+            ):
+                rows.append(
+                    {
+                        "method": name,
+                        "statistic": result.statistic,
+                        "pvalue": result.pvalue,
+                        "log_pvalue": result.log_pvalue,
+                    }
+                )
             boot = paired_bootstrap(scores_a, scores_b, **options)
             header = f"graded scores, n = {matrix.n_items}, mean difference = {boot.estimate:.6g}"
         header_notes = "".join(f"\nnote: {terminal_text(note)}" for note in matrix.notes)
@@ -82,10 +109,20 @@ def run(arguments) -> str:
             raise CommandError(f"--b {b} plus --c {c} exceed --n {n}; the discordant counts are part of the n items")
     if binary:
         for name, result in mcnemar_all(b, c, arguments.two_sided_rule).items():
-            rows.append({"method": name, "statistic": result.statistic, "pvalue": result.pvalue,
-                         "log_pvalue": result.log_pvalue, "b": int(b), "c": int(c)})
+            rows.append(
+                {
+                    "method": name,
+                    "statistic": result.statistic,
+                    "pvalue": result.pvalue,
+                    "log_pvalue": result.log_pvalue,
+                    "b": int(b),
+                    "c": int(c),
+                }
+            )
         boot = paired_bootstrap_counts(b, c, n, **options) if n is not None else None
-        header = f"binary scores: b = {b}, c = {c}" + (f", n = {n}" if n is not None else " (give --n for the bootstrap)")
+        header = f"binary scores: b = {b}, c = {c}" + (
+            f", n = {n}" if n is not None else " (give --n for the bootstrap)"
+        )
     header += header_notes
     if boot is not None:
         rows.append(_bootstrap_row(boot, arguments.seed))
@@ -97,9 +134,17 @@ def run(arguments) -> str:
 def _bootstrap_row(boot, seed: int) -> dict:
     """The bootstrap's row of the report: its estimate, p-value (and log), interval and resampling settings."""
     log_p = math.log(boot.pvalue) if boot.pvalue > 0 else -math.inf
-    return {"method": f"bootstrap-{boot.interval}", "statistic": boot.estimate, "pvalue": boot.pvalue,
-            "log_pvalue": log_p, "ci_low": boot.ci_low, "ci_high": boot.ci_high,
-            "confidence": boot.confidence, "n_resamples": boot.n_resamples, "seed": seed}
+    return {
+        "method": f"bootstrap-{boot.interval}",
+        "statistic": boot.estimate,
+        "pvalue": boot.pvalue,
+        "log_pvalue": log_p,
+        "ci_low": boot.ci_low,
+        "ci_high": boot.ci_high,
+        "confidence": boot.confidence,
+        "n_resamples": boot.n_resamples,
+        "seed": seed,
+    }
 
 
 def _text_report(header: str, rows: list[dict], with_bootstrap: bool) -> str:
@@ -109,8 +154,13 @@ def _text_report(header: str, rows: list[dict], with_bootstrap: bool) -> str:
         note = ""
         if "ci_low" in row:
             note = f"{row['confidence']:.0%} CI [{row['ci_low']:.6g}, {row['ci_high']:.6g}], B = {row['n_resamples']}"
-        lines.append(f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  {note}".rstrip())
+        lines.append(
+            f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  {note}".rstrip()
+        )
     if with_bootstrap:
-        lines += ["", "bootstrap p-value: min(1, 2(k + 1)/(B + 1)), k the smaller of #{D* <= 0} and #{D* >= 0}",
-                  "over the B resampled differences: never 0 (at least 2/(B + 1))"]
+        lines += [
+            "",
+            "bootstrap p-value: min(1, 2(k + 1)/(B + 1)), k the smaller of #{D* <= 0} and #{D* >= 0}",
+            "over the B resampled differences: never 0 (at least 2/(B + 1))",
+        ]
     return "\n".join(lines)

@@ -36,8 +36,18 @@ from llm_power_verified.cli.value_types import (
 from llm_power_verified.contract import CORRECTIONS, FAMILIES, FORMATS, PAIR_LISTS
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
-__all__ = ["ACCURACY_FORMATS", "Given", "alpha_power_options", "anytime_options", "compute_options",
-           "family_options", "format_options", "given", "marginal_options", "output_options"]
+__all__ = [
+    "ACCURACY_FORMATS",
+    "Given",
+    "alpha_power_options",
+    "anytime_options",
+    "compute_options",
+    "family_options",
+    "format_options",
+    "given",
+    "marginal_options",
+    "output_options",
+]
 
 #: The accuracies-only audit writes every format but Parquet (its pair table is small).
 ACCURACY_FORMATS = tuple(name for name in FORMATS if name != "parquet")
@@ -65,7 +75,9 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
 
 
 @docfill(returns="parent_parser")
-def marginal_options(defaults: tuple[float, float, float] | None = None, *, required: bool = False) -> argparse.ArgumentParser:
+def marginal_options(
+    defaults: tuple[float, float, float] | None = None, *, required: bool = False
+) -> argparse.ArgumentParser:
     """--p-a --p-b --rho: the two accuracies and the correlation of one comparison.
 
     Parameters
@@ -78,10 +90,27 @@ def marginal_options(defaults: tuple[float, float, float] | None = None, *, requ
     group = argparse.ArgumentParser(add_help=False)
     p_a, p_b, rho = defaults or (None, None, None)
     suffix = (lambda value: f" (default {value:g})") if defaults else (lambda value: "")
-    group.add_argument("--p-a", type=PROBABILITY, default=p_a, required=required, help="accuracy of model A, in (0, 1)" + suffix(p_a or 0))
-    group.add_argument("--p-b", type=PROBABILITY, default=p_b, required=required, help="accuracy of model B, in (0, 1)" + suffix(p_b or 0))
-    group.add_argument("--rho", type=CORRELATION, default=rho, required=required,
-                       help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0))
+    group.add_argument(
+        "--p-a",
+        type=PROBABILITY,
+        default=p_a,
+        required=required,
+        help="accuracy of model A, in (0, 1)" + suffix(p_a or 0),
+    )
+    group.add_argument(
+        "--p-b",
+        type=PROBABILITY,
+        default=p_b,
+        required=required,
+        help="accuracy of model B, in (0, 1)" + suffix(p_b or 0),
+    )
+    group.add_argument(
+        "--rho",
+        type=CORRELATION,
+        default=rho,
+        required=required,
+        help="correlation of the per-item 0/1 scores, in [-1, 1]" + suffix(rho or 0),
+    )
     return group
 
 
@@ -97,9 +126,12 @@ def format_options(choices: tuple[str, ...], default: str) -> argparse.ArgumentP
         The format without --format.
     """
     group = argparse.ArgumentParser(add_help=False)
-    group.add_argument("--format", choices=choices, default=default, action=_FormatOrJson,
-                       help=f"output format (default {default})")
-    group.add_argument("--json", action=_FormatOrJson, nargs=0, default=False, help="same as --format json (not with --format)")
+    group.add_argument(
+        "--format", choices=choices, default=default, action=_FormatOrJson, help=f"output format (default {default})"
+    )
+    group.add_argument(
+        "--json", action=_FormatOrJson, nargs=0, default=False, help="same as --format json (not with --format)"
+    )
     return group
 
 
@@ -119,21 +151,40 @@ class _FormatOrJson(argparse.Action):
 def compute_options() -> argparse.ArgumentParser:
     """Resamples, their seed, the progress bar and where the blocks of pairs are computed."""
     parent, group = _parent("computation")
-    group.add_argument("--n-resamples", type=AUDIT_RESAMPLES, default=500,
-                       help=f"bootstrap resamples per pair: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 500)")
-    group.add_argument("--n-cluster-resamples", type=AUDIT_RESAMPLES, default=1000, action=Given,
-                       help=f"cluster bootstrap resamples: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 1000; "
-                            "only with clusters)")
-    group.add_argument("--n-rank-resamples", type=AUDIT_RESAMPLES, default=0,
-                       help=f"item resamples for a bootstrap rank interval per model: 0 (skip) or {MIN_RESAMPLES} to "
-                            f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown")
+    group.add_argument(
+        "--n-resamples",
+        type=AUDIT_RESAMPLES,
+        default=500,
+        help=f"bootstrap resamples per pair: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 500)",
+    )
+    group.add_argument(
+        "--n-cluster-resamples",
+        type=AUDIT_RESAMPLES,
+        default=1000,
+        action=Given,
+        help=f"cluster bootstrap resamples: 0 (skip) or {MIN_RESAMPLES} to {MAX_AUDIT_RESAMPLES:,} (default 1000; "
+        "only with clusters)",
+    )
+    group.add_argument(
+        "--n-rank-resamples",
+        type=AUDIT_RESAMPLES,
+        default=0,
+        help=f"item resamples for a bootstrap rank interval per model: 0 (skip) or {MIN_RESAMPLES} to "
+        f"{MAX_AUDIT_RESAMPLES:,}; the Holm rank interval is always shown",
+    )
     group.add_argument("--seed", type=SEED, default=0, help="seed of every resample (default 0)")
-    group.add_argument("--scheduler", metavar="ADDRESS",
-                       help="compute the blocks of pairs on an existing Dask cluster (tcp://host:8786, as 'dask scheduler' prints; "
-                            "needs the dask extra on the client and the workers)")
-    group.add_argument("--workers", type=POSITIVE_COUNT,
-                       help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra; "
-                            "at most the CPUs available, or 4 if fewer); the results do not depend on it")
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="compute the blocks of pairs on an existing Dask cluster (tcp://host:8786, as 'dask scheduler' prints; "
+        "needs the dask extra on the client and the workers)",
+    )
+    group.add_argument(
+        "--workers",
+        type=POSITIVE_COUNT,
+        help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra; "
+        "at most the CPUs available, or 4 if fewer); the results do not depend on it",
+    )
     group.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     return parent
 
@@ -149,32 +200,62 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
     """
     parent, group = _parent("report")
     if per_item:
-        group.add_argument("--format", choices=FORMATS, default="table",
-                           help="report format: table, markdown, html (one self-contained page with sortable tables and figures); "
-                                "machine formats with every pair, written block by block: json (the whole report), jsonl and csv "
-                                "(the pair table), parquet (the pair table with the rest of the report in its metadata; needs --out; "
-                                "the only format that never holds the pair table in memory, for audits of thousands of models)")
+        group.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="table",
+            help="report format: table, markdown, html (one self-contained page with sortable tables and figures); "
+            "machine formats with every pair, written block by block: json (the whole report), jsonl and csv "
+            "(the pair table), parquet (the pair table with the rest of the report in its metadata; needs --out; "
+            "the only format that never holds the pair table in memory, for audits of thousands of models)",
+        )
     else:
-        group.add_argument("--format", choices=ACCURACY_FORMATS, default="table",
-                           help="report format: table, markdown, html (one self-contained page); json (the whole report), "
-                                "jsonl and csv (the pair table)")
-    group.add_argument("--out", type=output_path,
-                       help="write the report to this file (atomically; never over an input); a name ending in a "
-                            "format's suffix (.json .jsonl .csv .parquet .html .md) must match --format, any other "
-                            "name takes any format")
-    group.add_argument("--pairs", choices=PAIR_LISTS, default=PAIR_LISTS[0],
-                       help=("pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
-                             "the machine formats always hold every pair") if per_item else
-                            ("pairs listed by table, markdown and html: the adjacent pairs, every pair, or none; "
-                             "the machine formats always hold every pair"))
-    group.add_argument("--width", type=WIDTH, help="terminal report width (default: the terminal's, or 100 when not a terminal)")
+        group.add_argument(
+            "--format",
+            choices=ACCURACY_FORMATS,
+            default="table",
+            help="report format: table, markdown, html (one self-contained page); json (the whole report), "
+            "jsonl and csv (the pair table)",
+        )
+    group.add_argument(
+        "--out",
+        type=output_path,
+        help="write the report to this file (atomically; never over an input); a name ending in a "
+        "format's suffix (.json .jsonl .csv .parquet .html .md) must match --format, any other "
+        "name takes any format",
+    )
+    group.add_argument(
+        "--pairs",
+        choices=PAIR_LISTS,
+        default=PAIR_LISTS[0],
+        help=(
+            "pairs listed by table, markdown and html: the 200 (html: 5,000) closest in rank, every pair, or none; "
+            "the machine formats always hold every pair"
+        )
+        if per_item
+        else (
+            "pairs listed by table, markdown and html: the adjacent pairs, every pair, or none; "
+            "the machine formats always hold every pair"
+        ),
+    )
+    group.add_argument(
+        "--width", type=WIDTH, help="terminal report width (default: the terminal's, or 100 when not a terminal)"
+    )
     if per_item:
-        group.add_argument("--columns", type=column_list, help=f"pair-table columns, comma-separated (from: {', '.join(COLUMN_CHOICES)})")
+        group.add_argument(
+            "--columns",
+            type=column_list,
+            help=f"pair-table columns, comma-separated (from: {', '.join(COLUMN_CHOICES)})",
+        )
         group.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
-        group.add_argument("--plot", metavar="DIR_OR_IMAGE", type=plot_path,
-                           help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
-                                "a .png/.svg/.pdf file gets the resolution plot (another image suffix such as .jpg is "
-                                "refused; a path without one is a folder; needs the plots extra)")
+        group.add_argument(
+            "--plot",
+            metavar="DIR_OR_IMAGE",
+            type=plot_path,
+            help="save the figures: a folder gets resolution, efficiency and forest plots as PNG and SVG; "
+            "a .png/.svg/.pdf file gets the resolution plot (another image suffix such as .jpg is "
+            "refused; a path without one is a folder; needs the plots extra)",
+        )
     return parent
 
 
@@ -188,14 +269,26 @@ def family_options(modes: tuple[str, ...]) -> argparse.ArgumentParser:
         The --mode choices; the first is the default.
     """
     parent, group = _parent("pairs and multiplicity")
-    group.add_argument("--mode", choices=modes, default=modes[0],
-                       help="which pairs to report" + ("" if "reference" in modes else "; they are the declared family too "
-                                                       "(adjacent: K - 1 pairs, all: K (K - 1) / 2)"))
+    group.add_argument(
+        "--mode",
+        choices=modes,
+        default=modes[0],
+        help="which pairs to report"
+        + (
+            ""
+            if "reference" in modes
+            else "; they are the declared family too (adjacent: K - 1 pairs, all: K (K - 1) / 2)"
+        ),
+    )
     if "reference" in modes:
         group.add_argument("--reference", help="reference model for --mode reference")
         group.add_argument("--family", choices=FAMILIES, help="declared multiplicity family (default: the mode)")
-    group.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
-                       help="the declared family's correction behind the 'significant' verdict")
+    group.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default=CORRECTIONS[0],
+        help="the declared family's correction behind the 'significant' verdict",
+    )
     return parent
 
 
@@ -241,14 +334,31 @@ class _ImpliesAnytime(argparse.Action):
 def anytime_options() -> argparse.ArgumentParser:
     """--anytime and the monitored test's settings (each of which implies --anytime)."""
     parent, group = _parent("monitored test")
-    group.add_argument("--anytime", action="store_true",
-                       help="add the monitored test's stopping N (expected and --quantile), from the exact distribution of "
-                            "the discordant sequence")
-    group.add_argument("--mixture", choices=("grid", "beta", "two-point"), default="grid", action=_ImpliesAnytime,
-                       help="the e-process mixture (implies --anytime)")
-    group.add_argument("--quantile", type=PROBABILITY, default=0.9, action=_ImpliesAnytime,
-                       help="the stopping-N quantile (implies --anytime)")
-    group.add_argument("--horizon", type=HORIZON, action=_ImpliesAnytime,
-                       help="discordant items followed, in [100, 500,000] (above 200,000 the distribution is simulated from 4,000 "
-                            "paths; implies --anytime)")
+    group.add_argument(
+        "--anytime",
+        action="store_true",
+        help="add the monitored test's stopping N (expected and --quantile), from the exact distribution of "
+        "the discordant sequence",
+    )
+    group.add_argument(
+        "--mixture",
+        choices=("grid", "beta", "two-point"),
+        default="grid",
+        action=_ImpliesAnytime,
+        help="the e-process mixture (implies --anytime)",
+    )
+    group.add_argument(
+        "--quantile",
+        type=PROBABILITY,
+        default=0.9,
+        action=_ImpliesAnytime,
+        help="the stopping-N quantile (implies --anytime)",
+    )
+    group.add_argument(
+        "--horizon",
+        type=HORIZON,
+        action=_ImpliesAnytime,
+        help="discordant items followed, in [100, 500,000] (above 200,000 the distribution is simulated from 4,000 "
+        "paths; implies --anytime)",
+    )
     return parent

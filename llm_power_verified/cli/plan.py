@@ -40,7 +40,9 @@ def _icc(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{error} ({ICC_RANGE_REASON})") from None
 
 
-def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True) -> argparse.ArgumentParser:
+def _options(
+    *, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True
+) -> argparse.ArgumentParser:
     """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply.
 
     A saved report is planned with the correction it was written with, so ``plan report`` has no --correction.
@@ -49,10 +51,18 @@ def _options(*, top: bool, cluster_sizes: str | None, rho: str | None = None, co
     if top:
         parent.add_argument("--top", type=TOP, help="plan for the adjacent pairs among the top K models (default: all)")
     if correction:
-        parent.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
-                            help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)")
+        parent.add_argument(
+            "--correction",
+            choices=CORRECTIONS,
+            default=CORRECTIONS[0],
+            help="the family's correction (Holm and BH are planned at alpha/m, the level that guarantees the power)",
+        )
     if cluster_sizes:
-        parent.add_argument("--cluster-sizes", type=size_list, help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)")
+        parent.add_argument(
+            "--cluster-sizes",
+            type=size_list,
+            help=f"items per cluster to tabulate ({cluster_sizes}; default 1,2,5,...,1000)",
+        )
     if rho:
         parent.add_argument("--rho", type=number(low=-1, high=1), help=rho)
     parent.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,34 +87,68 @@ def add_parser(commands) -> None:
             "more that is."
         ),
     )
-    sources = parser.add_subparsers(dest="source", metavar="SOURCE", required=True, parser_class=Parser,
-                                    help="what the plan starts from")
+    sources = parser.add_subparsers(
+        dest="source", metavar="SOURCE", required=True, parser_class=Parser, help="what the plan starts from"
+    )
     gap = sources.add_parser(
-        "gap", parents=[marginal_options(required=True), alpha_power_options(), anytime_options(),
-                        _options(top=False, cluster_sizes="needs --icc")],
+        "gap",
+        parents=[
+            marginal_options(required=True),
+            alpha_power_options(),
+            anytime_options(),
+            _options(top=False, cluster_sizes="needs --icc"),
+        ],
         help="one gap --p-a --p-b --rho: the items that resolve it",
-        description="The items that resolve one gap at a correlation, in a declared family of --family-size comparisons.")
+        description="The items that resolve one gap at a correlation, in a declared family of --family-size comparisons.",
+    )
     gap.add_argument("--family-size", type=SIZE, default=1, help="comparisons in the declared family")
-    gap.add_argument("--icc", type=_icc, help="intra-cluster correlation of the differences, in [0, 1], for the cluster trade-off")
+    gap.add_argument(
+        "--icc", type=_icc, help="intra-cluster correlation of the differences, in [0, 1], for the cluster trade-off"
+    )
     items = sources.add_parser(
-        "items", parents=[input_options(required=True), alpha_power_options(), anytime_options(),
-                          _options(top=True, cluster_sizes="needs --cluster-column")],
+        "items",
+        parents=[
+            input_options(required=True),
+            alpha_power_options(),
+            anytime_options(),
+            _options(top=True, cluster_sizes="needs --cluster-column"),
+        ],
         help="per-item results INPUT...: the items that resolve every adjacent pair",
-        description="Plan from an audit of per-item results, read exactly as audit reads them (without resamples).")
+        description="Plan from an audit of per-item results, read exactly as audit reads them (without resamples).",
+    )
     items.set_defaults(rho=None)  # measured from the items, never assumed
     accuracies = sources.add_parser(
-        "accuracies", parents=[accuracy_options(), alpha_power_options(), anytime_options(),
-                               _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO)],
+        "accuracies",
+        parents=[
+            accuracy_options(),
+            alpha_power_options(),
+            anytime_options(),
+            _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO),
+        ],
         help="one accuracy per model FILE: the items that resolve every adjacent pair",
-        description=("Plan from an audit of accuracies only, read as audit-accuracies reads them: at each pair's smallest "
-                     "and largest admissible rho, and at an assumed --rho."))
+        description=(
+            "Plan from an audit of accuracies only, read as audit-accuracies reads them: at each pair's smallest "
+            "and largest admissible rho, and at an assumed --rho."
+        ),
+    )
     accuracies.set_defaults(cluster_sizes=None)  # accuracies have no clusters
     report = sources.add_parser(
-        "report", parents=[anytime_options(), _options(top=True, cluster_sizes="needs a report with clusters",
-                                                        rho=_ASSUMED_RHO + "; accuracies-only reports", correction=False)],
+        "report",
+        parents=[
+            anytime_options(),
+            _options(
+                top=True,
+                cluster_sizes="needs a report with clusters",
+                rho=_ASSUMED_RHO + "; accuracies-only reports",
+                correction=False,
+            ),
+        ],
         help="a saved audit report JSON: the items that resolve every adjacent pair",
-        description=("Plan from a report saved by audit --format json or audit-accuracies --format json, at its alpha, power "
-                     "and correction (its settings.correction)."))
+        description=(
+            "Plan from a report saved by audit --format json or audit-accuracies --format json, at its alpha, power "
+            "and correction (its settings.correction)."
+        ),
+    )
     report.set_defaults(correction=None)  # the report's own
     report.add_argument("report", metavar="JSON", help="the saved report")
 
@@ -134,27 +178,40 @@ def _audit(arguments):
         from llm_power_verified.leaderboard.audit import audit_leaderboard
 
         source = read_matrix(arguments)
-        audit = audit_leaderboard(source, "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0,
-                                  n_cluster_resamples=0)
+        audit = audit_leaderboard(
+            source, "adjacent", alpha=arguments.alpha, power=arguments.power, n_resamples=0, n_cluster_resamples=0
+        )
     return AuditFigures.of(audit), tuple(source.notes)
 
 
 def _stopping(arguments, p_a: float, p_b: float, rho: float, alpha: float) -> dict:
     from llm_power_verified.sequential.stopping import stopping_time
 
-    return stopping_time(p_a, p_b, rho, alpha=alpha, mixture=arguments.mixture, quantile=arguments.quantile,
-                         horizon=arguments.horizon).to_dict()
+    return stopping_time(
+        p_a, p_b, rho, alpha=alpha, mixture=arguments.mixture, quantile=arguments.quantile, horizon=arguments.horizon
+    ).to_dict()
 
 
 def _gap(arguments) -> tuple[dict, list[str]]:
     from llm_power_verified.plan import cluster_tradeoff, plan_gap
 
-    plan = plan_gap(arguments.p_a, arguments.p_b, arguments.rho, alpha=arguments.alpha, power=arguments.power,
-                    family_size=arguments.family_size, correction=arguments.correction)
+    plan = plan_gap(
+        arguments.p_a,
+        arguments.p_b,
+        arguments.rho,
+        alpha=arguments.alpha,
+        power=arguments.power,
+        family_size=arguments.family_size,
+        correction=arguments.correction,
+    )
     document = {"plan": plan.to_dict()}
-    lines = [(f"gap {plan.p_a:g} - {plan.p_b:g} at rho {plan.rho:g}: sigma_D^2 = {plan.variance:.6g}; family of {plan.family_size}, "
-             f"level {plan.level:.4g} ({plan.level_reason})"),
-             f"items that resolve it: {plan.items:,.0f} (N* = {plan.required_n:.6g}; {plan.required_n_at_alpha:.6g} at alpha itself)"]
+    lines = [
+        (
+            f"gap {plan.p_a:g} - {plan.p_b:g} at rho {plan.rho:g}: sigma_D^2 = {plan.variance:.6g}; family of {plan.family_size}, "
+            f"level {plan.level:.4g} ({plan.level_reason})"
+        ),
+        f"items that resolve it: {plan.items:,.0f} (N* = {plan.required_n:.6g}; {plan.required_n_at_alpha:.6g} at alpha itself)",
+    ]
     if arguments.icc is not None:
         table = cluster_tradeoff(plan.required_n, arguments.icc, arguments.cluster_sizes)
         document["clusters"] = table.to_dict(orient="records")
@@ -163,9 +220,20 @@ def _gap(arguments) -> tuple[dict, list[str]]:
 
 
 def _tradeoff(table) -> str:
-    rows = [{"m": int(row.items_per_cluster), "de": float(row.design_effect), "items": f"{int(row.items):,}",
-             "clusters": f"{int(row.clusters):,}"} for row in table.itertuples()]
-    return render_rows(rows, [("m", "items per cluster"), ("de", "design effect"), ("items", "items"), ("clusters", "clusters")], "table")
+    rows = [
+        {
+            "m": int(row.items_per_cluster),
+            "de": float(row.design_effect),
+            "items": f"{int(row.items):,}",
+            "clusters": f"{int(row.clusters):,}",
+        }
+        for row in table.itertuples()
+    ]
+    return render_rows(
+        rows,
+        [("m", "items per cluster"), ("de", "design effect"), ("items", "items"), ("clusters", "clusters")],
+        "table",
+    )
 
 
 def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]:
@@ -174,16 +242,25 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     figures, input_notes = _audit(arguments)
     plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
     whose = " (the report's settings.correction)" if arguments.source == "report" else ""
-    lines = [f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction {plan.correction}{whose}, "
-             f"level {plan.level:.4g} ({plan.level_reason})",
-             f"benchmark now: {plan.n_items:,} items"]
+    lines = [
+        f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction {plan.correction}{whose}, "
+        f"level {plan.level:.4g} ({plan.level_reason})",
+        f"benchmark now: {plan.n_items:,} items",
+    ]
     for scenario, required in plan.required_n.items():
         more = plan.more_items[scenario]
-        label = {"observed": "at the observed rho-hat", "clustered": "with the observed clusters (design effect)",
-                 "rho_min": "at each pair's smallest admissible rho (worst case)", "rho_max": "at each pair's largest admissible rho (best case)",
-                 "assumed": f"ASSUMING rho = {rho}"}[scenario]
-        lines.append(f"  {label}: N = {required:,.0f} items resolve every one; " +
-                     ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind") + f" (limiting pair: {plan.limiting[scenario]})")
+        label = {
+            "observed": "at the observed rho-hat",
+            "clustered": "with the observed clusters (design effect)",
+            "rho_min": "at each pair's smallest admissible rho (worst case)",
+            "rho_max": "at each pair's largest admissible rho (best case)",
+            "assumed": f"ASSUMING rho = {rho}",
+        }[scenario]
+        lines.append(
+            f"  {label}: N = {required:,.0f} items resolve every one; "
+            + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
+            + f" (limiting pair: {plan.limiting[scenario]})"
+        )
     lines += [f"note: {note}" for note in (*input_notes, *plan.notes)]
     document = {"plan": plan.to_dict(), "input_notes": list(input_notes)}
     if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:
@@ -205,14 +282,27 @@ def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
     weighted_size = figures.weighted_cluster_size or figures.mean_cluster_size
     sizes = sorted(set(arguments.cluster_sizes or DEFAULT_SIZES) | {max(round(weighted_size), 1)})
     icc = float(row["icc"])
-    table = cluster_tradeoff(float(limiting["required_n_observed"]), max(icc, 0.0), sizes)  # a negative estimate counts as 0
-    document["clusters"] = {"pair": plan.limiting["clustered"], "icc": icc, "icc_planned": max(icc, 0.0),
-                            "mean_cluster_size": figures.mean_cluster_size, "weighted_cluster_size": weighted_size,
-                            "table": table.to_dict(orient="records")}
+    table = cluster_tradeoff(
+        float(limiting["required_n_observed"]), max(icc, 0.0), sizes
+    )  # a negative estimate counts as 0
+    document["clusters"] = {
+        "pair": plan.limiting["clustered"],
+        "icc": icc,
+        "icc_planned": max(icc, 0.0),
+        "mean_cluster_size": figures.mean_cluster_size,
+        "weighted_cluster_size": weighted_size,
+        "table": table.to_dict(orient="records"),
+    }
     counted = ", counted as 0 as the paper counts a negative ICC," if icc < 0 else ""
-    return ["", (f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now {figures.n_clusters} "
-                f"clusters of {figures.mean_cluster_size:.0f} items on average, {weighted_size:.0f} size-weighted (sum m^2/N, "
-                f"the design effect's m)):"), _tradeoff(table)]
+    return [
+        "",
+        (
+            f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now {figures.n_clusters} "
+            f"clusters of {figures.mean_cluster_size:.0f} items on average, {weighted_size:.0f} size-weighted (sum m^2/N, "
+            f"the design effect's m)):"
+        ),
+        _tradeoff(table),
+    ]
 
 
 def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, float, float]:
@@ -244,10 +334,19 @@ def run(arguments) -> str:
         level, why = _monitored_level(alpha, document["plan"]["family_size"], document["plan"]["correction"])
         stopping = _stopping(arguments, p_a, p_b, rho, level)  # its "alpha" is the level used
         document["anytime"] = stopping
-        se = f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})" if stopping["method"] == "simulation" else ""
-        lines += ["", (f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs {p_b:g} "
-                      f"at rho {rho:g}, {stopping['method']}{se}:"),
-                  _stopping_line(stopping, arguments.quantile)]
+        se = (
+            f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})"
+            if stopping["method"] == "simulation"
+            else ""
+        )
+        lines += [
+            "",
+            (
+                f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs {p_b:g} "
+                f"at rho {rho:g}, {stopping['method']}{se}:"
+            ),
+            _stopping_line(stopping, arguments.quantile),
+        ]
     return json_text(document) if arguments.json else "\n".join(lines)
 
 
@@ -260,17 +359,24 @@ def _monitored_level(alpha: float, family_size: int, correction: str) -> tuple[f
     """
     if correction == "none" or family_size == 1:
         return alpha, "1/alpha, each comparison at alpha" + (" (correction none)" if family_size > 1 else "")
-    return alpha / family_size, (f"m/alpha, Bonferroni on the e-values over the family of {family_size}, valid under any "
-                                 "dependence")
+    return alpha / family_size, (
+        f"m/alpha, Bonferroni on the e-values over the family of {family_size}, valid under any dependence"
+    )
 
 
 def _stopping_line(stopping: dict, quantile: float) -> str:
     crossed = stopping["probability_crossed"]
     where = f"P(crossing within {stopping['horizon']:,} discordant items) = {crossed:.6f}"
     if crossed < 1 - 1e-6:
-        mean = (f"some runs do not cross within the horizon, so the expected stopping N is beyond it (a larger --horizon shows "
-                f"more); mean {stopping['expected_n']:,.0f} among the runs that cross within it")
+        mean = (
+            f"some runs do not cross within the horizon, so the expected stopping N is beyond it (a larger --horizon shows "
+            f"more); mean {stopping['expected_n']:,.0f} among the runs that cross within it"
+        )
     else:
         mean = f"expected stopping N {stopping['expected_n']:,.0f}"
     value = stopping["quantile_n"]
-    return f"  {mean}; {quantile:g} quantile " + ("never reached" if value == float("inf") else f"{value:,.0f}") + f"; {where}"
+    return (
+        f"  {mean}; {quantile:g} quantile "
+        + ("never reached" if value == float("inf") else f"{value:,.0f}")
+        + f"; {where}"
+    )

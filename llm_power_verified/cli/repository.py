@@ -45,7 +45,9 @@ def repository_module(name: str) -> ModuleType:
             raise CommandError(f"{name} could not import {error.name!r}: {error}") from None
     checkout = Path(__file__).resolve().parents[2]
     if not (checkout / top / "__init__.py").is_file():
-        raise CommandError(f"this command needs the repository checkout: {top}/ is not installed with the package "
-                           f"(clone the repository and run it there, or pip install -e the checkout)")
+        raise CommandError(
+            f"this command needs the repository checkout: {top}/ is not installed with the package "
+            f"(clone the repository and run it there, or pip install -e the checkout)"
+        )
     sys.path.insert(0, str(checkout))
     return importlib.import_module(name)

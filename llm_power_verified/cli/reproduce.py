@@ -20,9 +20,14 @@ def add_parser(commands) -> None:
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
         description="Each row: location, quantity or claim, stated inputs, printed, computed, relative difference, verdict, reason.",
     )
-    parser.add_argument("--paper", choices=("all", "main", "embedding", "sample-size"), default="all", help="which source paper to reproduce: main (Resolution Diagnostics for Paired LLM Evaluation, arXiv 2605.30315), "
-                             "embedding (How Many Test Pairs Do You Need?), sample-size (Power Analysis for Pairwise Model "
-                             "Comparisons on Reasoning Benchmarks), or all")
+    parser.add_argument(
+        "--paper",
+        choices=("all", "main", "embedding", "sample-size"),
+        default="all",
+        help="which source paper to reproduce: main (Resolution Diagnostics for Paired LLM Evaluation, arXiv 2605.30315), "
+        "embedding (How Many Test Pairs Do You Need?), sample-size (Power Analysis for Pairwise Model "
+        "Comparisons on Reasoning Benchmarks), or all",
+    )
 
 
 @docfill("arguments", returns="cli_report")
@@ -39,12 +44,18 @@ def run(arguments) -> str:
     agreeing = sum(row.verdict == "agrees" for row in claims)
     differing = sum(row.verdict == "differs" for row in claims)
     checks = len(rows) - len(claims)
-    lines = [f"{agreeing} of {len(claims)} printed values and claims follow from their stated inputs; {differing} differ; "
-             f"{len(claims) - agreeing - differing} cannot be recomputed from what the paper states"
-             + (f"; {checks} further rows are this package's own checks" if checks else ""), "",
-             "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"{agreeing} of {len(claims)} printed values and claims follow from their stated inputs; {differing} differ; "
+        f"{len(claims) - agreeing - differing} cannot be recomputed from what the paper states"
+        + (f"; {checks} further rows are this package's own checks" if checks else ""),
+        "",
+        "| paper | location | quantity | printed | computed | rel. diff. | verdict | reason |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"
         computed = f"{row.computed:.6g}" if math.isfinite(row.computed) else "-"
-        lines.append(f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | {row.verdict} | {row.reason} |")
+        lines.append(
+            f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | {row.verdict} | {row.reason} |"
+        )
     return "\n".join(lines)

@@ -21,8 +21,19 @@ from llm_power_verified.io.output import whole_writer
 from llm_power_verified.io.output_paths import names_descriptor
 from llm_power_verified.io.standard_output import write_stdout
 
-__all__ = ["detach_stdout", "flush_stdout", "print_note", "print_report", "progress_bar", "standard_streams",
-           "stdout_failed", "terminal_width", "write_report_chunks", "writes_to_stdout", "wrote"]
+__all__ = [
+    "detach_stdout",
+    "flush_stdout",
+    "print_note",
+    "print_report",
+    "progress_bar",
+    "standard_streams",
+    "stdout_failed",
+    "terminal_width",
+    "write_report_chunks",
+    "writes_to_stdout",
+    "wrote",
+]
 
 
 def _closed(number: int) -> bool:
@@ -71,13 +82,19 @@ def standard_streams() -> Iterator[None]:
             if getattr(sys, name) is None:
                 setattr(sys, name, open(number, "w" if number else "r", closefd=False))  # noqa: SIM115 - the process's stream
     if sys.stdout is None or _closed(1):
-        raise CommandError("standard output is closed (>&-): the report has nowhere to go; nothing was done "
-                           "(redirect it to a file or to /dev/null)")
+        raise CommandError(
+            "standard output is closed (>&-): the report has nowhere to go; nothing was done "
+            "(redirect it to a file or to /dev/null)"
+        )
     original = sys.stdout
     if original is sys.__stdout__:
         original.flush()
-        sys.stdout = io.TextIOWrapper(whole_writer(original.fileno(), closefd=False), encoding=original.encoding,
-                                      errors="backslashreplace", line_buffering=original.line_buffering)
+        sys.stdout = io.TextIOWrapper(
+            whole_writer(original.fileno(), closefd=False),
+            encoding=original.encoding,
+            errors="backslashreplace",
+            line_buffering=original.line_buffering,
+        )
     try:
         try:
             yield
@@ -127,8 +144,10 @@ def stdout_failed(what: str, error: OSError) -> OutputError:
         The error to raise: what failed, why, and the remedy (free the device, redirect, or ``--out FILE``).
     """
     detach_stdout()
-    return OutputError(f"could not write {what} to standard output: {error.strerror or error}; "
-                       "free the device or redirect standard output (> FILE), or use --out FILE where the command has it")
+    return OutputError(
+        f"could not write {what} to standard output: {error.strerror or error}; "
+        "free the device or redirect standard output (> FILE), or use --out FILE where the command has it"
+    )
 
 
 def print_report(text: str) -> None:
@@ -289,8 +308,11 @@ def progress_bar(*, quiet: bool) -> Iterator[Callable[[str], None]]:
     # Lazy: tqdm costs 0.05 s at import, which `--help` does not need.
     from tqdm import tqdm
 
-    bar = tqdm(total=None, unit=" step", delay=1.0, leave=False, file=sys.stderr, disable=quiet or not sys.stderr.isatty())
+    bar = tqdm(
+        total=None, unit=" step", delay=1.0, leave=False, file=sys.stderr, disable=quiet or not sys.stderr.isatty()
+    )
     try:
+
         def advance(message: str) -> None:
             bar.set_description_str(message, refresh=False)
             bar.update(1)

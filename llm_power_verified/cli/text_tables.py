@@ -54,6 +54,7 @@ def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -
     str
         The table.
     """
+
     def cell(value):
         if value is None:
             return "-"
@@ -66,4 +67,8 @@ def render_rows(rows: list[dict], columns: list[tuple[str, str]], output: str) -
     # Lazy: the renderer's escaping imports numpy (0.1 s) through the results module, which `--help` does not need.
     from llm_power_verified.report.table import grid
 
-    return grid([title for _, title in columns], [[cell(row.get(key)) for key, _ in columns] for row in rows], output == "markdown")
+    return grid(
+        [title for _, title in columns],
+        [[cell(row.get(key)) for key, _ in columns] for row in rows],
+        output == "markdown",
+    )

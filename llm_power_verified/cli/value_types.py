@@ -17,9 +17,30 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
-__all__ = ["ALPHA", "AUDIT_RESAMPLES", "CHECKPOINTS", "CORRELATION", "COUNT", "HORIZON", "MAX_AUDIT_RESAMPLES", "MIN_RESAMPLES", "PLOT_SUFFIXES", "POSITIVE",
-           "POSITIVE_COUNT", "PROBABILITY", "RESAMPLES", "SEED", "SIZE", "WIDTH", "column_list", "number", "output_path",
-           "plot_path", "separated", "size_list"]
+__all__ = [
+    "ALPHA",
+    "AUDIT_RESAMPLES",
+    "CHECKPOINTS",
+    "CORRELATION",
+    "COUNT",
+    "HORIZON",
+    "MAX_AUDIT_RESAMPLES",
+    "MIN_RESAMPLES",
+    "PLOT_SUFFIXES",
+    "POSITIVE",
+    "POSITIVE_COUNT",
+    "PROBABILITY",
+    "RESAMPLES",
+    "SEED",
+    "SIZE",
+    "WIDTH",
+    "column_list",
+    "number",
+    "output_path",
+    "plot_path",
+    "separated",
+    "size_list",
+]
 
 #: Digits beyond which a whole number written with an exponent (1e400) is not expanded: it is out of every range.
 _DIGITS = 40
@@ -42,11 +63,14 @@ def _whole_number(text: str) -> int | None:
 
 def _range(integer: bool, low=None, high=None, low_open: bool = False, high_open: bool = False) -> str:
     """The range of :func:`number`'s limits as its docstring shows it, "[1, 1,000]" or "(0, 1)"."""
+
     def show(bound, infinite: str) -> str:
         return infinite if bound is None else f"{bound:,}" if integer else f"{bound:g}"
 
-    return (f"{'(' if low_open or low is None else '['}{show(low, '-inf')}, "
-            f"{show(high, 'inf')}{')' if high_open or high is None else ']'}")
+    return (
+        f"{'(' if low_open or low is None else '['}{show(low, '-inf')}, "
+        f"{show(high, 'inf')}{')' if high_open or high is None else ']'}"
+    )
 
 
 _TYPE_DOC = """{summary}: {kind} in {bounds}.
@@ -120,22 +144,33 @@ def number(*, integer: bool = False, summary: str = "A number", **limits) -> Cal
                 message = f"{message.rpartition('; got ')[0]}; got {shown}"
             raise argparse.ArgumentTypeError(message) from None
 
-    parse.__doc__ = _TYPE_DOC.format(summary=summary, kind="a whole number" if integer else "a finite number",
-                                     bounds=_range(integer, **limits), type="int" if integer else "float")
+    parse.__doc__ = _TYPE_DOC.format(
+        summary=summary,
+        kind="a whole number" if integer else "a finite number",
+        bounds=_range(integer, **limits),
+        type="int" if integer else "float",
+    )
     return parse
 
 
-PROBABILITY = number(low=0, high=1, low_open=True, high_open=True,
-                     summary="A probability (--alpha, --power, --p-a, --p-b, --quantile)")
+PROBABILITY = number(
+    low=0, high=1, low_open=True, high_open=True, summary="A probability (--alpha, --power, --p-a, --p-b, --quantile)"
+)
 CORRELATION = number(low=-1, high=1, summary="A correlation (--rho)")
-COUNT = number(integer=True, low=0, high=MAX_COUNT, summary="A count of items (--b, --c), at most the contract's MAX_COUNT")
+COUNT = number(
+    integer=True, low=0, high=MAX_COUNT, summary="A count of items (--b, --c), at most the contract's MAX_COUNT"
+)
 SIZE = number(integer=True, low=1, high=MAX_COUNT, summary="A number of items (--n), at most the contract's MAX_COUNT")
 POSITIVE = number(low=0, low_open=True, summary="A positive number")
 SEED = number(integer=True, low=0, high=2**63 - 1, summary="The seed of every resample (--seed)")
 #: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
 MAX_AUDIT_RESAMPLES = 100_000
-RESAMPLES = number(integer=True, low=100, high=MAX_RESAMPLES,
-                   summary="The paired test's bootstrap resamples, at most the contract's MAX_RESAMPLES")
+RESAMPLES = number(
+    integer=True,
+    low=100,
+    high=MAX_RESAMPLES,
+    summary="The paired test's bootstrap resamples, at most the contract's MAX_RESAMPLES",
+)
 #: Fewest resamples of a bootstrap interval or percentile (as the paired test's --n-resamples): fewer give an
 #: interval from a handful of draws.
 MIN_RESAMPLES = 100
@@ -165,16 +200,26 @@ def AUDIT_RESAMPLES(text: str) -> int:
     try:
         return _SOME_RESAMPLES(text)
     except argparse.ArgumentTypeError as error:
-        raise argparse.ArgumentTypeError(f"must be 0 (none) or {str(error).removeprefix('must be ')}".replace("; got", " (fewer give intervals and "
-                                         "percentiles from a handful of draws); got", 1)) from None
+        raise argparse.ArgumentTypeError(
+            f"must be 0 (none) or {str(error).removeprefix('must be ')}".replace(
+                "; got", " (fewer give intervals and percentiles from a handful of draws); got", 1
+            )
+        ) from None
+
+
 CHECKPOINTS = number(integer=True, low=1, high=1_000_000, summary="The monitor's checkpoints")
 POSITIVE_COUNT = number(integer=True, low=1, high=1024, summary="The local processes of --workers")
-WIDTH = number(integer=True, low=60, high=1000,
-               summary="--width (a terminal report narrower than 60 columns cannot hold the pair table's names and "
-                       "verdicts)")
+WIDTH = number(
+    integer=True,
+    low=60,
+    high=1000,
+    summary="--width (a terminal report narrower than 60 columns cannot hold the pair table's names and verdicts)",
+)
 
 
-def _deferred(module: str, name: str, make: Callable[[float], Callable[[str], float | int]], doc: str) -> Callable[[str], float | int]:
+def _deferred(
+    module: str, name: str, make: Callable[[float], Callable[[str], float | int]], doc: str
+) -> Callable[[str], float | int]:
     """A type whose limit is ``module.name``, a constant of the numerical code, imported at the first value parsed.
 
     The command line's range is then the one the computation keeps, stated in one place, and ``--help`` still
@@ -192,17 +237,30 @@ def _deferred(module: str, name: str, make: Callable[[float], Callable[[str], fl
 
 #: --alpha: the e-process boundaries divide by alpha^2 (sequential.confidence.MIN_ALPHA), so every command takes
 #: the same (0, 1) level from that floor on.
-ALPHA = _deferred("llm_power_verified.sequential.confidence", "MIN_ALPHA",
-                  lambda floor: number(low=floor, high=1, high_open=True),
-                  _TYPE_DOC.format(summary="The significance level (--alpha)", kind="a finite number",
-                                   bounds="[sequential.confidence.MIN_ALPHA = 1e-100, 1)", type="float"))
+ALPHA = _deferred(
+    "llm_power_verified.sequential.confidence",
+    "MIN_ALPHA",
+    lambda floor: number(low=floor, high=1, high_open=True),
+    _TYPE_DOC.format(
+        summary="The significance level (--alpha)",
+        kind="a finite number",
+        bounds="[sequential.confidence.MIN_ALPHA = 1e-100, 1)",
+        type="float",
+    ),
+)
 #: --horizon: above EXACT_HORIZON the stopping N is simulated from SIMULATIONS paths of at most MAX_SIMULATED_STEPS
 #: steps in all (sequential.stopping), so the longest horizon is MAX_HORIZON.
-HORIZON = _deferred("llm_power_verified.sequential.stopping", "MAX_HORIZON",
-                    lambda longest: number(integer=True, low=100, high=longest),
-                    _TYPE_DOC.format(summary="--horizon, the discordant items the monitored test follows",
-                                     kind="a whole number", type="int",
-                                     bounds="[100, sequential.stopping.MAX_HORIZON = 2e9 / 4,000 simulated paths]"))
+HORIZON = _deferred(
+    "llm_power_verified.sequential.stopping",
+    "MAX_HORIZON",
+    lambda longest: number(integer=True, low=100, high=longest),
+    _TYPE_DOC.format(
+        summary="--horizon, the discordant items the monitored test follows",
+        kind="a whole number",
+        type="int",
+        bounds="[100, sequential.stopping.MAX_HORIZON = 2e9 / 4,000 simulated paths]",
+    ),
+)
 
 
 @docfill("option_text")
@@ -261,11 +319,14 @@ def separated(text: str, what: str) -> list[str]:
     elements = [element.strip() for element in text.split(",")]
     for position, element in enumerate(elements, 1):
         if not element:
-            raise argparse.ArgumentTypeError(f"element {position} of {text[:60]!r} is empty; give the {what} separated by "
-                                             "single commas")
-        if element in elements[:position - 1]:
-            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
-                                             f"{elements.index(element) + 1}; give each once")
+            raise argparse.ArgumentTypeError(
+                f"element {position} of {text[:60]!r} is empty; give the {what} separated by single commas"
+            )
+        if element in elements[: position - 1]:
+            raise argparse.ArgumentTypeError(
+                f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
+                f"{elements.index(element) + 1}; give each once"
+            )
     return elements
 
 
@@ -291,11 +352,15 @@ def size_list(text: str) -> list[int]:
     for position, element in enumerate(separated(text, "sizes"), 1):
         size = _whole_number(element)
         if size is None or not 1 <= size <= MAX_COUNT:
-            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} is not a whole "
-                                             "number >= 1; give cluster sizes separated by commas")
+            raise argparse.ArgumentTypeError(
+                f"element {position} ({element[:40]!r}) of {text[:60]!r} is not a whole "
+                "number >= 1; give cluster sizes separated by commas"
+            )
         if size in sizes:
-            raise argparse.ArgumentTypeError(f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
-                                             f"{sizes.index(size) + 1}; give each size once")
+            raise argparse.ArgumentTypeError(
+                f"element {position} ({element[:40]!r}) of {text[:60]!r} repeats element "
+                f"{sizes.index(size) + 1}; give each size once"
+            )
         sizes.append(size)
     return sizes
 
@@ -321,16 +386,33 @@ def output_path(text: str) -> str:
         For an empty value.
     """
     if not text:
-        raise argparse.ArgumentTypeError("must be a path (a file name, or a folder where the option takes one); "
-                                         "got an empty value ''")
+        raise argparse.ArgumentTypeError(
+            "must be a path (a file name, or a folder where the option takes one); got an empty value ''"
+        )
     return text
 
 
 #: The image files --plot writes on its own (the audit's resolution figure); any other --plot path is a folder.
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 #: Image suffixes of formats the audit's --plot does not write: a path ending so is refused, not made a folder.
-_OTHER_IMAGES = (".jpg", ".jpeg", ".gif", ".tif", ".tiff", ".webp", ".bmp", ".eps", ".ps", ".svgz", ".pgf", ".raw",
-                 ".rgba", ".heic", ".avif", ".ico")
+_OTHER_IMAGES = (
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".tif",
+    ".tiff",
+    ".webp",
+    ".bmp",
+    ".eps",
+    ".ps",
+    ".svgz",
+    ".pgf",
+    ".raw",
+    ".rgba",
+    ".heic",
+    ".avif",
+    ".ico",
+)
 
 
 @docfill("option_text")
@@ -354,6 +436,8 @@ def plot_path(text: str) -> str:
     """
     suffix = PurePath(output_path(text)).suffix.lower()
     if suffix in _OTHER_IMAGES:
-        raise argparse.ArgumentTypeError(f"{text[:80]!r} is a {suffix} image, which the audit's figures are not written "
-                                         "as: name a .png, .svg or .pdf file, or a folder (no suffix)")
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is a {suffix} image, which the audit's figures are not written "
+            "as: name a .png, .svg or .pdf file, or a folder (no suffix)"
+        )
     return text

@@ -13,37 +13,112 @@ _ASSUMED = "ASSUMED: "
 
 #: The accuracies-only audit's own pair columns, after the ones it shares with the per-item audits.
 ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
-    *declare("a", "float", [
-        ("rho_min", "smallest correlation the two accuracies allow (paper Eq. 8)"),
-        ("rho_max", "largest correlation the two accuracies allow (paper Eq. 7)"),
-        ("required_n_rho_min", "the most items the gap could need (N* at rho_min)", 4, "N* at rho_min"),
-        ("required_n_rho_max", "the fewest items the gap could need (N* at rho_max)", 4, "N* at rho_max"),
-        ("q_rho_min", "N / N* at rho_min"), ("q_rho_max", "N / N* at rho_max"),
-        ("agreement_min", "share of items the models agree on at rho_min"), ("agreement_max", "the same at rho_max")]),
-    *declare("a", "verdict", [("verdict", "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, "
-                                           "at alpha")]),
-    *declare("a", "float", [
-        ("rho_critical", "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has no "
-                         "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every one, or "
-                         "unresolved at every one)", 4, "rho_c"),
-        ("agreement_critical", "for 'depends on rho': the smallest share of items the two models must agree on (both right or both "
-                               "wrong) for the gap to be resolved", 4, "agree >="),
-        ("level_strict", "strictest per-comparison level the correction can use"), ("level_lenient", "most lenient one")]),
-    *declare("a", "verdict", [("verdict_family", "the verdict under the declared correction: it holds at every level in "
-                                                  "[level_strict, level_lenient]; 'depends on p-value order' when it is unresolved at "
-                                                  "every rho at the strict level but not at the lenient one", None, "verdict ({correction})")]),
-    *declare("a", "float", [
-        ("rho_critical_family", "rho_c at level_strict; 'none' (null) outside [rho_min, rho_max]: at level_strict the gap is resolved "
-                                "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family unresolved "
-                                "or depends on p-value order)"),
-        ("agreement_critical_family", "agreement share at rho_critical_family")]),
-    *declare("a", "float", [
-        ("rho_assumed_low", _ASSUMED + "the assumed rho (or range) within the admissible interval"),
-        ("rho_assumed_high", _ASSUMED + "upper end of that range"), ("required_n_assumed", _ASSUMED + "N* at rho_assumed_low"),
-        ("q_assumed", _ASSUMED + "N / required_n_assumed", 4, "q (assumed)")], when="assumption"),
-    *declare("a", "verdict", [
-        ("verdict_assumed", _ASSUMED + "the verdict over the assumed rho (range); 'not admissible' when the assumption lies outside "
-                            "the interval", None, "verdict (assumed)"),
-        ("verdict_assumed_family", _ASSUMED + "the same under the declared correction (Holm and BH levels from Wald p-values at one "
-                                   "assumed rho)", None, "{correction} (assumed)")], when="assumption"),
+    *declare(
+        "a",
+        "float",
+        [
+            ("rho_min", "smallest correlation the two accuracies allow (paper Eq. 8)"),
+            ("rho_max", "largest correlation the two accuracies allow (paper Eq. 7)"),
+            ("required_n_rho_min", "the most items the gap could need (N* at rho_min)", 4, "N* at rho_min"),
+            ("required_n_rho_max", "the fewest items the gap could need (N* at rho_max)", 4, "N* at rho_max"),
+            ("q_rho_min", "N / N* at rho_min"),
+            ("q_rho_max", "N / N* at rho_max"),
+            ("agreement_min", "share of items the models agree on at rho_min"),
+            ("agreement_max", "the same at rho_max"),
+        ],
+    ),
+    *declare(
+        "a",
+        "verdict",
+        [
+            (
+                "verdict",
+                "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, "
+                "at alpha",
+            )
+        ],
+    ),
+    *declare(
+        "a",
+        "float",
+        [
+            (
+                "rho_critical",
+                "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has no "
+                "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every one, or "
+                "unresolved at every one)",
+                4,
+                "rho_c",
+            ),
+            (
+                "agreement_critical",
+                "for 'depends on rho': the smallest share of items the two models must agree on (both right or both "
+                "wrong) for the gap to be resolved",
+                4,
+                "agree >=",
+            ),
+            ("level_strict", "strictest per-comparison level the correction can use"),
+            ("level_lenient", "most lenient one"),
+        ],
+    ),
+    *declare(
+        "a",
+        "verdict",
+        [
+            (
+                "verdict_family",
+                "the verdict under the declared correction: it holds at every level in "
+                "[level_strict, level_lenient]; 'depends on p-value order' when it is unresolved at "
+                "every rho at the strict level but not at the lenient one",
+                None,
+                "verdict ({correction})",
+            )
+        ],
+    ),
+    *declare(
+        "a",
+        "float",
+        [
+            (
+                "rho_critical_family",
+                "rho_c at level_strict; 'none' (null) outside [rho_min, rho_max]: at level_strict the gap is resolved "
+                "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family unresolved "
+                "or depends on p-value order)",
+            ),
+            ("agreement_critical_family", "agreement share at rho_critical_family"),
+        ],
+    ),
+    *declare(
+        "a",
+        "float",
+        [
+            ("rho_assumed_low", _ASSUMED + "the assumed rho (or range) within the admissible interval"),
+            ("rho_assumed_high", _ASSUMED + "upper end of that range"),
+            ("required_n_assumed", _ASSUMED + "N* at rho_assumed_low"),
+            ("q_assumed", _ASSUMED + "N / required_n_assumed", 4, "q (assumed)"),
+        ],
+        when="assumption",
+    ),
+    *declare(
+        "a",
+        "verdict",
+        [
+            (
+                "verdict_assumed",
+                _ASSUMED
+                + "the verdict over the assumed rho (range); 'not admissible' when the assumption lies outside "
+                "the interval",
+                None,
+                "verdict (assumed)",
+            ),
+            (
+                "verdict_assumed_family",
+                _ASSUMED + "the same under the declared correction (Holm and BH levels from Wald p-values at one "
+                "assumed rho)",
+                None,
+                "{correction} (assumed)",
+            ),
+        ],
+        when="assumption",
+    ),
 )

@@ -17,8 +17,19 @@ from llm_power_verified.contract.accuracy_pair_columns import ACCURACY_PAIR_COLU
 from llm_power_verified.contract.column_record import AUDITS, KINDS, WHEN, Column, declare
 from llm_power_verified.contract.item_pair_columns import ITEM_PAIR_COLUMNS
 
-__all__ = ["AUDITS", "KINDS", "MODEL_COLUMNS", "PAIR_COLUMNS", "WHEN", "Column", "column", "legend", "model_columns", "ordered",
-           "pair_columns"]
+__all__ = [
+    "AUDITS",
+    "KINDS",
+    "MODEL_COLUMNS",
+    "PAIR_COLUMNS",
+    "WHEN",
+    "Column",
+    "column",
+    "legend",
+    "model_columns",
+    "ordered",
+    "pair_columns",
+]
 
 #: Every pair column, in machine-format order.
 PAIR_COLUMNS: tuple[Column, ...] = ITEM_PAIR_COLUMNS + ACCURACY_PAIR_COLUMNS
@@ -27,20 +38,60 @@ MODEL_COLUMNS: tuple[Column, ...] = (
     *declare("bga", "int", [("rank", "position by mean score; equal means are ordered by name")]),
     *declare("bg", "text", [("key", "short name used in the pair table when the names are long")], when="text-tables"),
     *declare("bga", "text", [("model", "model name")]),
-    *declare("bg", "float", [("mean_score", "accuracy (mean score) over the N items", 4, "mean score"),
-                              ("ci_low", "interval of the mean score at 1 - alpha (Wilson for 0/1 scores, Student t for graded), low end"),
-                              ("ci_high", "high end")]),
-    *declare("bg", "int", [("rank_low", "best rank consistent with the data: 1 + models significantly better (Holm over all pairs)"),
-                            ("rank_high", "worst rank: K - models significantly worse (Holm over all pairs)")]),
-    *declare("bg", "text", [("letters", "models sharing a letter are not significantly different (Holm over all pairs)")]),
-    *declare("bg", "int", [("rank_boot_low", "bootstrap rank interval (items resampled), alpha/2 quantile of the rank; no family-wise "
-                                              "guarantee"), ("rank_boot_high", "its 1 - alpha/2 quantile")], when="rank-bootstrap"),
-    *declare("bg", "int", [("tier", "adjacent-break tier (secondary view): a new tier after each resolved adjacent pair; it chains")],
-              when="tiers"),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("mean_score", "accuracy (mean score) over the N items", 4, "mean score"),
+            (
+                "ci_low",
+                "interval of the mean score at 1 - alpha (Wilson for 0/1 scores, Student t for graded), low end",
+            ),
+            ("ci_high", "high end"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "int",
+        [
+            ("rank_low", "best rank consistent with the data: 1 + models significantly better (Holm over all pairs)"),
+            ("rank_high", "worst rank: K - models significantly worse (Holm over all pairs)"),
+        ],
+    ),
+    *declare(
+        "bg", "text", [("letters", "models sharing a letter are not significantly different (Holm over all pairs)")]
+    ),
+    *declare(
+        "bg",
+        "int",
+        [
+            (
+                "rank_boot_low",
+                "bootstrap rank interval (items resampled), alpha/2 quantile of the rank; no family-wise guarantee",
+            ),
+            ("rank_boot_high", "its 1 - alpha/2 quantile"),
+        ],
+        when="rank-bootstrap",
+    ),
+    *declare(
+        "bg",
+        "int",
+        [("tier", "adjacent-break tier (secondary view): a new tier after each resolved adjacent pair; it chains")],
+        when="tiers",
+    ),
     *declare("a", "float", [("accuracy", "the printed accuracy as a fraction, whatever the scale it was read on", 6)]),
     *declare("a", "text", [("printed", "the accuracy as the input printed it")]),
-    *declare("a", "int", [("count_low", "fewest correct items k (of N) with k / N rounding to the printed accuracy at its printed digits"),
-                           ("count_high", "most such k; none when count_low > count_high (the accuracy and N do not belong together)")]),
+    *declare(
+        "a",
+        "int",
+        [
+            (
+                "count_low",
+                "fewest correct items k (of N) with k / N rounding to the printed accuracy at its printed digits",
+            ),
+            ("count_high", "most such k; none when count_low > count_high (the accuracy and N do not belong together)"),
+        ],
+    ),
     *declare("a", "bool", [("consistent", "some whole count k out of N rounds to the printed accuracy")]),
     *declare("a", "int", [("line", "the input line the model was read from")]),
 )

@@ -52,19 +52,42 @@ _N_MODELS = Field("n_models", "int", "K, the number of models", minimum=2)
 SETTINGS = {
     "binary+graded": (
         Field("mode", "choice", "which pairs are reported", MODES),
-        Field("family", "choice", "the declared multiplicity family", FAMILIES), _FAMILY_SIZE, _ALPHA, _POWER,
+        Field("family", "choice", "the declared multiplicity family", FAMILIES),
+        _FAMILY_SIZE,
+        _ALPHA,
+        _POWER,
         Field("seed", "int", "seed of every resampling", minimum=0),
-        Field("n_resamples", "int", "paired-bootstrap resamples (0: none)", minimum=0), _CORRECTION),
+        Field("n_resamples", "int", "paired-bootstrap resamples (0: none)", minimum=0),
+        _CORRECTION,
+    ),
     "accuracies": (
-        Field("mode", "choice", "which pairs are reported (and the family)", ACCURACY_MODES), _FAMILY_SIZE, _ALPHA, _POWER, _CORRECTION,
-        Field("assumption", "text", "the assumed correlation (an assumption, not a measurement); null without one", nullable=True)),
+        Field("mode", "choice", "which pairs are reported (and the family)", ACCURACY_MODES),
+        _FAMILY_SIZE,
+        _ALPHA,
+        _POWER,
+        _CORRECTION,
+        Field(
+            "assumption",
+            "text",
+            "the assumed correlation (an assumption, not a measurement); null without one",
+            nullable=True,
+        ),
+    ),
 }
 
 #: ``data``: what the audit was given.
 DATA = {
-    "binary+graded": (_N_ITEMS, _N_MODELS, Field("binary", "bool", "0/1 scores (false: graded scores)"),
-                      Field("clustered", "bool", "the items have clusters")),
-    "accuracies": (_N_ITEMS, _N_MODELS, Field("scale", "choice", "the scale the accuracies were read on", ("percent", "fraction")),
-                   Field("scale_reason", "text", "why that scale"),
-                   Field("consistent", "bool", "every printed accuracy is some whole count k out of N")),
+    "binary+graded": (
+        _N_ITEMS,
+        _N_MODELS,
+        Field("binary", "bool", "0/1 scores (false: graded scores)"),
+        Field("clustered", "bool", "the items have clusters"),
+    ),
+    "accuracies": (
+        _N_ITEMS,
+        _N_MODELS,
+        Field("scale", "choice", "the scale the accuracies were read on", ("percent", "fraction")),
+        Field("scale_reason", "text", "why that scale"),
+        Field("consistent", "bool", "every printed accuracy is some whole count k out of N"),
+    ),
 }

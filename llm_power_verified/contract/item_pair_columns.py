@@ -15,69 +15,249 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
     *declare("bga", "text", [("model_a", "higher-ranked model (or the reference)"), ("model_b", "the other model")]),
     *declare("bga", "int", [("rank_a", "rank of A"), ("rank_b", "rank of B")]),
     *declare("bga", "bool", [("adjacent", "the two models are next in the ranking: abs(rank_a - rank_b) = 1")]),
-    *declare("bga", "float", [("delta", "gap: mean score of A minus B"), ("p_a", "accuracy (mean score) of A"),
-                               ("p_b", "accuracy of B")]),
-    *declare("b", "int", [("a", "items both solve"), ("b", "items only A solves"), ("c", "items only B solves"),
-                           ("d", "items neither solves")]),
+    *declare(
+        "bga",
+        "float",
+        [("delta", "gap: mean score of A minus B"), ("p_a", "accuracy (mean score) of A"), ("p_b", "accuracy of B")],
+    ),
+    *declare(
+        "b",
+        "int",
+        [
+            ("a", "items both solve"),
+            ("b", "items only A solves"),
+            ("c", "items only B solves"),
+            ("d", "items neither solves"),
+        ],
+    ),
     *declare("bg", "float", [("rho", "correlation of the per-item scores (phi for 0/1)", 3)]),
-    *declare("b", "float", [("p_chi2", "McNemar chi-square p"), ("p_exact", "exact McNemar p (unadjusted)", 3),
-                             ("log_p_exact", "its natural log"), ("p_midp", "McNemar mid-p", 3, "p mid-p")]),
-    *declare("g", "float", [("variance_a", "variance of A's scores"), ("variance_b", "variance of B's scores"),
-                             ("t", "paired t statistic (graded)", 3), ("p_t", "paired t p (graded, unadjusted)", 3),
-                             ("log_p_t", "its natural log")]),
-    *declare("bg", "float", [("variance", "sigma_D^2, the variance of the per-item difference"),
-                              ("required_n", "N* (paper Eq. 6; Eq. 3 for graded)", 4, "N*")]),
+    *declare(
+        "b",
+        "float",
+        [
+            ("p_chi2", "McNemar chi-square p"),
+            ("p_exact", "exact McNemar p (unadjusted)", 3),
+            ("log_p_exact", "its natural log"),
+            ("p_midp", "McNemar mid-p", 3, "p mid-p"),
+        ],
+    ),
+    *declare(
+        "g",
+        "float",
+        [
+            ("variance_a", "variance of A's scores"),
+            ("variance_b", "variance of B's scores"),
+            ("t", "paired t statistic (graded)", 3),
+            ("p_t", "paired t p (graded, unadjusted)", 3),
+            ("log_p_t", "its natural log"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("variance", "sigma_D^2, the variance of the per-item difference"),
+            ("required_n", "N* (paper Eq. 6; Eq. 3 for graded)", 4, "N*"),
+        ],
+    ),
     *declare("b", "float", [("required_n_connor", "Connor's (1987) N")]),
-    *declare("bg", "float", [("mde", "minimum detectable effect at N (paper Eq. 4); n/a (JSON null) where the plug-in variance is 0: the "
-                                              "same difference on every item, so no detectable gap to state", 3, "MDE")]),
-    *declare("bg", "float", [
-        ("boot_ci_low", "paired bootstrap interval of the gap at 1 - alpha, low"), ("boot_ci_high", "high"),
-        ("p_bootstrap", "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "
-                        "resamples on the smaller side of 0 (Davison & Hinkley 1997, Eq. 4.11): never 0, at least 2 / (B + 1)")],
-        when="bootstrap"),
-    *declare("b", "float", [("required_n_p05", "bootstrap 5th percentile of N* (finite where a resampled gap is not 0, even when N* is inf)"),
-                             ("required_n_p95", "95th percentile")], when="bootstrap"),
-    *declare("bg", "float", [("required_n_rho_minus", "N* at rho - 0.10 (clamped to the admissible interval)"),
-                              ("required_n_rho_plus", "N* at rho + 0.10")]),
-    *declare("b", "float", [("shortcut_n", "(1 - rho) K/h^2 shortcut (paper Lemma 1)"),
-                             ("shortcut_ratio", "shortcut / N*, about 1/2", 3, "n_h/N*")]),
+    *declare(
+        "bg",
+        "float",
+        [
+            (
+                "mde",
+                "minimum detectable effect at N (paper Eq. 4); n/a (JSON null) where the plug-in variance is 0: the "
+                "same difference on every item, so no detectable gap to state",
+                3,
+                "MDE",
+            )
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("boot_ci_low", "paired bootstrap interval of the gap at 1 - alpha, low"),
+            ("boot_ci_high", "high"),
+            (
+                "p_bootstrap",
+                "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "
+                "resamples on the smaller side of 0 (Davison & Hinkley 1997, Eq. 4.11): never 0, at least 2 / (B + 1)",
+            ),
+        ],
+        when="bootstrap",
+    ),
+    *declare(
+        "b",
+        "float",
+        [
+            (
+                "required_n_p05",
+                "bootstrap 5th percentile of N* (finite where a resampled gap is not 0, even when N* is inf)",
+            ),
+            ("required_n_p95", "95th percentile"),
+        ],
+        when="bootstrap",
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("required_n_rho_minus", "N* at rho - 0.10 (clamped to the admissible interval)"),
+            ("required_n_rho_plus", "N* at rho + 0.10"),
+        ],
+    ),
+    *declare(
+        "b",
+        "float",
+        [
+            ("shortcut_n", "(1 - rho) K/h^2 shortcut (paper Lemma 1)"),
+            ("shortcut_ratio", "shortcut / N*, about 1/2", 3, "n_h/N*"),
+        ],
+    ),
     *declare("bg", "float", [("unpaired_n", "unpaired per-arm N"), ("efficiency_gain", "unpaired N / paired N*")]),
     *declare("bga", "int", [("n", "N, the number of paired items", 4, "N")]),
     *declare("bg", "float", [("q", "resolution ratio N / N*", 3)]),
-    *declare("bg", "float", [("z_wald", "Wald z of the observed gap, delta / sqrt(variance / N); q at the observed gap is "
-                                         "z_wald^2 / (z_{1-alpha/2} + z_{1-beta})^2, a re-expression of this statistic", 3, "z")]),
-    *declare("bg", "bool", [("resolved", VERDICT_RULES["resolved"]), ("resolved_rho_minus", "N >= N* at rho - 0.10"),
-                             ("resolved_rho_plus", "N >= N* at rho + 0.10")]),
-    *declare("bg", "float", [
-        ("log_e", "log e-value at N: the grid-mixture e-process at the final counts (0/1 scores), the hedged betting e-process "
-                  "over the items in id order (graded)"),
-        ("p_anytime_at_n", "min(1, 1/e_N): the e-value's p at N (a monitored run's min(1, 1/sup e_t) can only be smaller)", 3)]),
-    *declare("b", "float", [("required_n_anytime", "N_av, the anytime-valid required N (boundary definition)", 4, "N_av"),
-                             ("q_anytime", "N / N_av"), ("anytime_inflation", "N_av / N*", 3)]),
+    *declare(
+        "bg",
+        "float",
+        [
+            (
+                "z_wald",
+                "Wald z of the observed gap, delta / sqrt(variance / N); q at the observed gap is "
+                "z_wald^2 / (z_{1-alpha/2} + z_{1-beta})^2, a re-expression of this statistic",
+                3,
+                "z",
+            )
+        ],
+    ),
+    *declare(
+        "bg",
+        "bool",
+        [
+            ("resolved", VERDICT_RULES["resolved"]),
+            ("resolved_rho_minus", "N >= N* at rho - 0.10"),
+            ("resolved_rho_plus", "N >= N* at rho + 0.10"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            (
+                "log_e",
+                "log e-value at N: the grid-mixture e-process at the final counts (0/1 scores), the hedged betting e-process "
+                "over the items in id order (graded)",
+            ),
+            (
+                "p_anytime_at_n",
+                "min(1, 1/e_N): the e-value's p at N (a monitored run's min(1, 1/sup e_t) can only be smaller)",
+                3,
+            ),
+        ],
+    ),
+    *declare(
+        "b",
+        "float",
+        [
+            ("required_n_anytime", "N_av, the anytime-valid required N (boundary definition)", 4, "N_av"),
+            ("q_anytime", "N / N_av"),
+            ("anytime_inflation", "N_av / N*", 3),
+        ],
+    ),
     *declare("b", "bool", [("resolved_anytime", VERDICT_RULES["resolved_anytime"])]),
-    *declare("bg", "float", [("p_bonferroni", "Bonferroni-adjusted p over the declared family"), ("p_sidak", "Sidak-adjusted p"),
-                              ("p_holm", "Holm-adjusted p"), ("p_bh", "Benjamini-Hochberg-adjusted p")]),
-    *declare("bg", "bool", [("rejected_e_bh", "e-BH rejection over the declared family"),
-                             ("rejected_bh", "BH rejection over the declared family")]),
-    *declare("bg", "float", [("required_n_bonferroni", "N* x Bonferroni inflation"), ("required_n_holm", "N* x Holm step inflation: level alpha / (m - k + 1) at the pair's step k in the observed "
-                                                                                        "p-value order, which holds only if steps 1 .. k - 1 all reject (required_n_bonferroni's alpha / m is "
-                                                                                        "the level guaranteed in advance)")]),
-    *declare("bg", "bool", [("resolved_bonferroni", "q >= Bonferroni inflation"), ("resolved_holm", "q >= Holm step inflation (conditional on the earlier steps rejecting, as required_n_holm)"),
-                             ("resolved_bh", "q >= BH inflation")]),
-    *declare("bg", "float", [("p_adjusted", "the arbiter's p after the declared correction (the one behind 'significant')", 3, "p adj")]),
-    *declare("bg", "decision", [("significant", VERDICT_RULES["significant"], None, "signif."),
-                                 ("significant_anytime", VERDICT_RULES["significant_anytime"], None, "anytime")]),
-    *declare("bg", "float", [("icc", "ICC of the per-item difference over the clusters", 3, "ICC(D)"),
-                              ("design_effect", "1 + (m_w - 1) max(ICC, 0), m_w = sum m_g^2 / N the size-weighted cluster size", 3, "DE"),
-                              ("required_n_cluster", "N* x design effect", 4, "N* cluster")], when="clusters"),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("p_bonferroni", "Bonferroni-adjusted p over the declared family"),
+            ("p_sidak", "Sidak-adjusted p"),
+            ("p_holm", "Holm-adjusted p"),
+            ("p_bh", "Benjamini-Hochberg-adjusted p"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "bool",
+        [
+            ("rejected_e_bh", "e-BH rejection over the declared family"),
+            ("rejected_bh", "BH rejection over the declared family"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("required_n_bonferroni", "N* x Bonferroni inflation"),
+            (
+                "required_n_holm",
+                "N* x Holm step inflation: level alpha / (m - k + 1) at the pair's step k in the observed "
+                "p-value order, which holds only if steps 1 .. k - 1 all reject (required_n_bonferroni's alpha / m is "
+                "the level guaranteed in advance)",
+            ),
+        ],
+    ),
+    *declare(
+        "bg",
+        "bool",
+        [
+            ("resolved_bonferroni", "q >= Bonferroni inflation"),
+            (
+                "resolved_holm",
+                "q >= Holm step inflation (conditional on the earlier steps rejecting, as required_n_holm)",
+            ),
+            ("resolved_bh", "q >= BH inflation"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [("p_adjusted", "the arbiter's p after the declared correction (the one behind 'significant')", 3, "p adj")],
+    ),
+    *declare(
+        "bg",
+        "decision",
+        [
+            ("significant", VERDICT_RULES["significant"], None, "signif."),
+            ("significant_anytime", VERDICT_RULES["significant_anytime"], None, "anytime"),
+        ],
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("icc", "ICC of the per-item difference over the clusters", 3, "ICC(D)"),
+            ("design_effect", "1 + (m_w - 1) max(ICC, 0), m_w = sum m_g^2 / N the size-weighted cluster size", 3, "DE"),
+            ("required_n_cluster", "N* x design effect", 4, "N* cluster"),
+        ],
+        when="clusters",
+    ),
     *declare("bg", "bool", [("resolved_cluster", VERDICT_RULES["resolved_cluster"])], when="clusters"),
-    *declare("bg", "float", [
-        ("icc_p05", "cluster-bootstrap 5th percentile of the ICC"), ("icc_p95", "95th percentile"),
-        ("design_effect_p05", "cluster-bootstrap 5th percentile of the design effect"), ("design_effect_p95", "95th percentile"),
-        ("required_n_cluster_p05", "cluster-bootstrap 5th percentile of N* x DE"), ("required_n_cluster_p95", "95th percentile"),
-        ("probability_unresolved_cluster", "share of cluster resamples in which the pair is unresolved")], when="cluster-bootstrap"),
-    *declare("bg", "float", [("p_cluster", "the arbiter's p with z / sqrt(design effect), before the declared correction")],
-              when="clusters"),
-    *declare("bg", "decision", [("significant_clustered", VERDICT_RULES["significant_clustered"], None, "signif. clusters")],
-              when="clusters"),
+    *declare(
+        "bg",
+        "float",
+        [
+            ("icc_p05", "cluster-bootstrap 5th percentile of the ICC"),
+            ("icc_p95", "95th percentile"),
+            ("design_effect_p05", "cluster-bootstrap 5th percentile of the design effect"),
+            ("design_effect_p95", "95th percentile"),
+            ("required_n_cluster_p05", "cluster-bootstrap 5th percentile of N* x DE"),
+            ("required_n_cluster_p95", "95th percentile"),
+            ("probability_unresolved_cluster", "share of cluster resamples in which the pair is unresolved"),
+        ],
+        when="cluster-bootstrap",
+    ),
+    *declare(
+        "bg",
+        "float",
+        [("p_cluster", "the arbiter's p with z / sqrt(design effect), before the declared correction")],
+        when="clusters",
+    ),
+    *declare(
+        "bg",
+        "decision",
+        [("significant_clustered", VERDICT_RULES["significant_clustered"], None, "signif. clusters")],
+        when="clusters",
+    ),
 )

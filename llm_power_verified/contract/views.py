@@ -12,8 +12,18 @@ from dataclasses import dataclass
 
 from llm_power_verified.contract.columns import column
 
-__all__ = ["ACCURACIES_VIEW", "ASSUMED_VIEW", "BINARY_VIEW", "COLUMN_CHOICES", "COMPOSITES", "DROP_ORDER", "GRADED_VIEW",
-           "MIXED_PAIRS_VIEW", "Composite", "header"]
+__all__ = [
+    "ACCURACIES_VIEW",
+    "ASSUMED_VIEW",
+    "BINARY_VIEW",
+    "COLUMN_CHOICES",
+    "COMPOSITES",
+    "DROP_ORDER",
+    "GRADED_VIEW",
+    "MIXED_PAIRS_VIEW",
+    "Composite",
+    "header",
+]
 
 
 @dataclass(frozen=True)
@@ -38,35 +48,116 @@ class Composite:
     meaning: str
 
 
-COMPOSITES = {item.name: item for item in (
-    Composite("boot_ci", "boot CI", ("boot_ci_low", "boot_ci_high"), "paired bootstrap interval of the gap at 1 - alpha"),
-    Composite("required_n_interval", "N* 5-95%", ("required_n_p05", "required_n_p95"),
-              "bootstrap 5th-95th percentiles of N* (finite where a resampled gap is not 0, even when N* is inf)"),
-    Composite("rho_interval", "admissible rho", ("rho_min", "rho_max"),
-              "[rho_min, rho_max]: the correlations the two accuracies allow (paper Eqs. 7-8)"),
-    Composite("required_n_range", "N* over it", ("required_n_rho_max", "required_n_rho_min"),
-              "N* at rho_max to N* at rho_min: the fewest and the most items the gap could need"),
-)}
+COMPOSITES = {
+    item.name: item
+    for item in (
+        Composite(
+            "boot_ci", "boot CI", ("boot_ci_low", "boot_ci_high"), "paired bootstrap interval of the gap at 1 - alpha"
+        ),
+        Composite(
+            "required_n_interval",
+            "N* 5-95%",
+            ("required_n_p05", "required_n_p95"),
+            "bootstrap 5th-95th percentiles of N* (finite where a resampled gap is not 0, even when N* is inf)",
+        ),
+        Composite(
+            "rho_interval",
+            "admissible rho",
+            ("rho_min", "rho_max"),
+            "[rho_min, rho_max]: the correlations the two accuracies allow (paper Eqs. 7-8)",
+        ),
+        Composite(
+            "required_n_range",
+            "N* over it",
+            ("required_n_rho_max", "required_n_rho_min"),
+            "N* at rho_max to N* at rho_min: the fewest and the most items the gap could need",
+        ),
+    )
+}
 
 #: The per-item pair table of 0/1 scores, in order of importance.
-BINARY_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime", "required_n", "mde",
-               "rho", "b", "c", "p_exact", "p_midp", "boot_ci", "required_n_interval", "shortcut_ratio")
+BINARY_VIEW = (
+    "delta",
+    "p_adjusted",
+    "significant",
+    "q",
+    "resolved",
+    "significant_clustered",
+    "significant_anytime",
+    "required_n",
+    "mde",
+    "rho",
+    "b",
+    "c",
+    "p_exact",
+    "p_midp",
+    "boot_ci",
+    "required_n_interval",
+    "shortcut_ratio",
+)
 #: The per-item pair table of graded scores.
-GRADED_VIEW = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "required_n", "mde", "rho", "t", "p_t",
-               "boot_ci")
+GRADED_VIEW = (
+    "delta",
+    "p_adjusted",
+    "significant",
+    "q",
+    "resolved",
+    "significant_clustered",
+    "required_n",
+    "mde",
+    "rho",
+    "t",
+    "p_t",
+    "boot_ci",
+)
 #: What ``--columns`` offers: every column of either per-item view, in order of importance.
-COLUMN_CHOICES = ("delta", "p_adjusted", "significant", "q", "resolved", "significant_clustered", "significant_anytime", "required_n",
-                  "mde", "rho", "b", "c", "p_exact", "p_midp", "t", "p_t", "boot_ci", "required_n_interval", "shortcut_ratio")
+COLUMN_CHOICES = (
+    "delta",
+    "p_adjusted",
+    "significant",
+    "q",
+    "resolved",
+    "significant_clustered",
+    "significant_anytime",
+    "required_n",
+    "mde",
+    "rho",
+    "b",
+    "c",
+    "p_exact",
+    "p_midp",
+    "t",
+    "p_t",
+    "boot_ci",
+    "required_n_interval",
+    "shortcut_ratio",
+)
 #: The accuracies-only pair table (Markdown and HTML; the terminal folds the intervals into the composites).
-ACCURACIES_VIEW = ("delta", "rho_min", "rho_max", "required_n_rho_min", "required_n_rho_max", "verdict", "rho_critical",
-                   "agreement_critical", "verdict_family")
+ACCURACIES_VIEW = (
+    "delta",
+    "rho_min",
+    "rho_max",
+    "required_n_rho_min",
+    "required_n_rho_max",
+    "verdict",
+    "rho_critical",
+    "agreement_critical",
+    "verdict_family",
+)
 #: Added to it with an assumed correlation.
 ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
 #: Shown first after the two models when the listed pairs are not all adjacent (--mode all or reference, --pairs all):
 #: which pairs are next in the ranking (the family of --family adjacent).  A listing of adjacent pairs only omits it.
 MIXED_PAIRS_VIEW = ("adjacent",)
 #: The accuracies-only terminal's columns dropped first when the pair table is wider than the terminal (the least needed first).
-DROP_ORDER = ("rho_interval", "required_n_range", "q_assumed", "verdict_assumed_family", "agreement_critical", "verdict_family")
+DROP_ORDER = (
+    "rho_interval",
+    "required_n_range",
+    "q_assumed",
+    "verdict_assumed_family",
+    "agreement_critical",
+    "verdict_family",
+)
 
 
 def header(name: str) -> str:

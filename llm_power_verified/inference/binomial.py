@@ -162,7 +162,9 @@ def log_pmf_half(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     inner = (k > 0) & (k < n)
     ki, ni = k[inner], n[inner]
     mean = ni / 2
-    lc = stirling_error(ni) - stirling_error(ki) - stirling_error(ni - ki) - deviance(ki, mean) - deviance(ni - ki, mean)
+    lc = (
+        stirling_error(ni) - stirling_error(ki) - stirling_error(ni - ki) - deviance(ki, mean) - deviance(ni - ki, mean)
+    )
     lf = _LOG_2PI + np.log(ki) + np.log1p(-ki / ni)
     out = np.array(out, copy=True)
     out[inner] = lc - 0.5 * lf

@@ -27,7 +27,14 @@ from llm_power_verified.contract import MAX_RESAMPLES
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 
-__all__ = ["BootstrapResult", "ideal_bootstrap_below", "ideal_bootstrap_contains_zero", "paired_bootstrap", "paired_bootstrap_counts", "percentile_pvalue"]
+__all__ = [
+    "BootstrapResult",
+    "ideal_bootstrap_below",
+    "ideal_bootstrap_contains_zero",
+    "paired_bootstrap",
+    "paired_bootstrap_counts",
+    "percentile_pvalue",
+]
 
 INTERVALS = ("percentile", "bca", "studentized")
 _CHUNK_VALUES = 4_000_000
@@ -152,21 +159,31 @@ def _interval(interval, replicates, estimate, confidence, standard_errors=None, 
             return float(estimate), float(estimate)
         usable = standard_errors > 0
         if not usable.any():
-            raise ArgumentError("no bootstrap resample has a positive standard error, so the studentized interval is "
-                             "undefined; use interval='percentile' (--bootstrap-interval percentile)")
+            raise ArgumentError(
+                "no bootstrap resample has a positive standard error, so the studentized interval is "
+                "undefined; use interval='percentile' (--bootstrap-interval percentile)"
+            )
         t = (replicates[usable] - estimate) / standard_errors[usable]
         t_low, t_high = np.quantile(t, tails)
         low, high = estimate - t_high * observed_se, estimate - t_low * observed_se
     return float(low), float(high)
 
 
-def _summarise(interval, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife) -> BootstrapResult:
+def _summarise(
+    interval, replicates, estimate, confidence, n_items, standard_errors, observed_se, jackknife
+) -> BootstrapResult:
     """Interval, percentile-test p-value and standard error of a set of bootstrap replicates."""
     low, high = _interval(interval, replicates, estimate, confidence, standard_errors, observed_se, jackknife)
     return BootstrapResult(
-        estimate=float(estimate), ci_low=low, ci_high=high, pvalue=percentile_pvalue(replicates),
-        standard_error=float(np.std(replicates, ddof=1)), interval=interval, confidence=confidence,
-        n_resamples=int(replicates.size), n_items=n_items,
+        estimate=float(estimate),
+        ci_low=low,
+        ci_high=high,
+        pvalue=percentile_pvalue(replicates),
+        standard_error=float(np.std(replicates, ddof=1)),
+        interval=interval,
+        confidence=confidence,
+        n_resamples=int(replicates.size),
+        n_items=n_items,
     )
 
 
@@ -217,7 +234,10 @@ def paired_bootstrap_counts(
     (-0.020478, 0.026451, 0.80212)
     """
     _check_options(n_resamples, confidence, interval)
-    b_value, c_value, n_value = (float(check_count(name, value, minimum=minimum)) for name, value, minimum in (("b", b, 0), ("c", c, 0), ("n", n, 1)))
+    b_value, c_value, n_value = (
+        float(check_count(name, value, minimum=minimum))
+        for name, value, minimum in (("b", b, 0), ("c", c, 0), ("n", n, 1))
+    )
     if b_value + c_value > n_value:
         raise ArgumentError(f"b + c must not exceed n; got b = {b_value:g}, c = {c_value:g}, n = {n_value:g}")
     generator = _generator(rng, seed)

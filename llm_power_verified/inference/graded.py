@@ -31,7 +31,13 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.binomial import log_t_survival
 from llm_power_verified.results import Result
 
-__all__ = ["GradedTestResult", "batched_paired_t_pvalues", "batched_wilcoxon_pvalues", "paired_t_test", "wilcoxon_signed_rank"]
+__all__ = [
+    "GradedTestResult",
+    "batched_paired_t_pvalues",
+    "batched_wilcoxon_pvalues",
+    "paired_t_test",
+    "wilcoxon_signed_rank",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -153,7 +159,14 @@ def wilcoxon_signed_rank(scores_a: Any, scores_b: Any) -> GradedTestResult:
         return GradedTestResult(0.0, 1.0, 0.0, "wilcoxon", a.size, 0.0)
     result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
     pvalue = float(result.pvalue)
-    return GradedTestResult(float(result.statistic), pvalue, math.log(pvalue) if pvalue > 0 else -math.inf, "wilcoxon", a.size, float(differences.mean()))
+    return GradedTestResult(
+        float(result.statistic),
+        pvalue,
+        math.log(pvalue) if pvalue > 0 else -math.inf,
+        "wilcoxon",
+        a.size,
+        float(differences.mean()),
+    )
 
 
 def _batched_differences(differences: Any) -> np.ndarray:
@@ -209,7 +222,7 @@ def _signed_rank_null_cdf(n: int) -> np.ndarray:
     counts[0] = 1.0
     top = 0
     for rank in range(1, n + 1):  # exact integer counts up to 2^50 are exact in float64
-        counts[rank:top + rank + 1] += counts[:top + 1].copy()
+        counts[rank : top + rank + 1] += counts[: top + 1].copy()
         top += rank
     return np.cumsum(counts) / 2.0**n
 
@@ -276,7 +289,9 @@ def wilcoxon_rows(array: np.ndarray) -> np.ndarray:
         first = np.flatnonzero(starts)
         sizes = np.diff(np.append(first, values.size)).astype(float)
         nonzero = values[first] != 0
-        tie_term[tied] = np.bincount(first[nonzero] // n, weights=sizes[nonzero] ** 3 - sizes[nonzero], minlength=int(tied.sum()))
+        tie_term[tied] = np.bincount(
+            first[nonzero] // n, weights=sizes[nonzero] ** 3 - sizes[nonzero], minlength=int(tied.sum())
+        )
     pvalue = np.ones(rows)
     exact = (n <= 50) & (zeros == 0) & ~tied
     if exact.any():

@@ -135,8 +135,14 @@ def _whole(count: np.ndarray) -> int | np.ndarray:
 def _result(statistic, log_p, method, b, c, alternative="two-sided", two_sided_rule=None) -> McNemarResult:
     log_p = np.minimum(log_p, 0.0)
     return McNemarResult(
-        statistic=finish(statistic), pvalue=finish(np.exp(log_p)), log_pvalue=finish(log_p), method=method,
-        b=_whole(b), c=_whole(c), alternative=alternative, two_sided_rule=two_sided_rule,
+        statistic=finish(statistic),
+        pvalue=finish(np.exp(log_p)),
+        log_pvalue=finish(log_p),
+        method=method,
+        b=_whole(b),
+        c=_whole(c),
+        alternative=alternative,
+        two_sided_rule=two_sided_rule,
     )
 
 
@@ -276,7 +282,9 @@ def mcnemar_midp(b: Any, c: Any, two_sided_rule: str = "double", alternative: st
             log_p = log_upper + np.log1p(-0.5 * np.exp(log_pmf - log_upper))
         return _result(favour, np.where(favour + against > 0, log_p, 0.0), "mid-p", b, c, alternative)
     smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
-    return _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule), "mid-p", b, c, two_sided_rule=two_sided_rule)
+    return _result(
+        smaller, _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule), "mid-p", b, c, two_sided_rule=two_sided_rule
+    )
 
 
 def _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule: str) -> np.ndarray:
@@ -313,8 +321,10 @@ def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
     b, c = _counts(b, c)
     smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
     log_exact = np.where(total > 0, _LOG_2 + log_tail, 0.0)
-    return (_result(smaller, log_exact, "exact", b, c),
-            _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, "double"), "mid-p", b, c, two_sided_rule="double"))
+    return (
+        _result(smaller, log_exact, "exact", b, c),
+        _result(smaller, _log_midp(b, c, total, log_tail, log_pmf, "double"), "mid-p", b, c, two_sided_rule="double"),
+    )
 
 
 @docfill("counts", "two_sided_rule", "alternative", returns="mcnemar")
@@ -357,7 +367,9 @@ def mcnemar_test(
 
 
 @docfill("counts", "two_sided_rule", "alternative")
-def mcnemar_all(b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided") -> dict[str, McNemarResult]:
+def mcnemar_all(
+    b: Any, c: Any, two_sided_rule: str = "double", alternative: str = "two-sided"
+) -> dict[str, McNemarResult]:
     """Every variant at once, keyed by method name.
 
     Returns

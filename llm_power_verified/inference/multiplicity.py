@@ -23,7 +23,11 @@ _INFLATIONS = {"bonferroni": _multiplicity.bonferroni_inflation, "sidak": _multi
 
 
 def required_n_inflation(
-    family_size: Any, alpha: Any = 0.05, power: Any = 0.8, correction: str = "bonferroni", alternative: str = "two-sided"
+    family_size: Any,
+    alpha: Any = 0.05,
+    power: Any = 0.8,
+    correction: str = "bonferroni",
+    alternative: str = "two-sided",
 ) -> float | np.ndarray:
     r"""Factor by which N* grows when each of m comparisons is tested at a corrected level.
 
@@ -155,7 +159,9 @@ def _step(p: np.ndarray, correction: str) -> np.ndarray:
     return out
 
 
-def inflation_at_level(corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def inflation_at_level(
+    corrected_alpha, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""N*(corrected_alpha) / N*(alpha): the factor for any per-comparison level.
 
     Used for Holm (alpha / (m - k + 1) at step k) and Benjamini-Hochberg
@@ -240,8 +246,10 @@ def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> 
         return float(alpha)
     level = float(-np.expm1(np.log1p(-alpha) / family_size)) if correction == "sidak" else alpha / family_size
     if level == 0 and alpha > 0:
-        raise ArgumentError(f"alpha {alpha:.3g} shared among a family of {family_size:,} ({correction}) is a level below the "
-                            f"smallest double (4.9e-324), which double precision cannot hold; give alpha >= {family_size * 5e-324:.2g}")
+        raise ArgumentError(
+            f"alpha {alpha:.3g} shared among a family of {family_size:,} ({correction}) is a level below the "
+            f"smallest double (4.9e-324), which double precision cannot hold; give alpha >= {family_size * 5e-324:.2g}"
+        )
     return level
 
 

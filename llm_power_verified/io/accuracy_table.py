@@ -101,18 +101,23 @@ class AccuracyTable(Result):
         return self.count_low <= self.count_high
 
 
-def _decimal(text: str, where: str, column: str, allowed: str = "accuracies are numbers such as 0.7303 or 73.03") -> Decimal:
+def _decimal(
+    text: str, where: str, column: str, allowed: str = "accuracies are numbers such as 0.7303 or 73.03"
+) -> Decimal:
     """The exact decimal a text spells under the number rule (module notes), or a refusal naming the place."""
     if not FINITE_NUMBER.fullmatch(text):
-        raise InputError(f"{where}: {column} {describe_value(text)} is not a number; {allowed} (ASCII digits, no underscores)")
+        raise InputError(
+            f"{where}: {column} {describe_value(text)} is not a number; {allowed} (ASCII digits, no underscores)"
+        )
     try:
         return Decimal(text.strip(" \t"))
     except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
         raise InputError(f"{where}: {column} {describe_value(text)} is not a number; {allowed}") from None
 
 
-def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray,
-           missing: str = "every model needs its accuracy") -> list[str]:
+def _texts(
+    frame: pd.DataFrame, column: str, source: str, lines: np.ndarray, missing: str = "every model needs its accuracy"
+) -> list[str]:
     texts = []
     for row, value in enumerate(frame[column].tolist()):
         where = f"{source}, line {lines[row]}"
@@ -123,7 +128,13 @@ def _texts(frame: pd.DataFrame, column: str, source: str, lines: np.ndarray,
         if not isinstance(value, (str, int, float, np.integer, np.floating)):
             raise InputError(f"{where}: {column} {describe_value(value)} is not a number")
         # A float read from Parquet or JSON has no printed text; its shortest repr is the printed value.
-        texts.append(value.strip(" \t") if isinstance(value, str) else repr(float(value)) if isinstance(value, (float, np.floating)) else str(value))
+        texts.append(
+            value.strip(" \t")
+            if isinstance(value, str)
+            else repr(float(value))
+            if isinstance(value, (float, np.floating))
+            else str(value)
+        )
     return texts
 
 
@@ -132,8 +143,10 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
     signs = [text.endswith("%") for text in texts]
     if any(signs) and not all(signs):
         row = signs.index(not signs[0])
-        raise InputError(f"{where[row]}: {column} {texts[row]!r} {'has' if signs[row] else 'lacks'} a % sign that "
-                         f"{texts[0]!r} on the first row {'lacks' if signs[row] else 'has'}; write every accuracy the same way")
+        raise InputError(
+            f"{where[row]}: {column} {texts[row]!r} {'has' if signs[row] else 'lacks'} a % sign that "
+            f"{texts[0]!r} on the first row {'lacks' if signs[row] else 'has'}; write every accuracy the same way"
+        )
     if scale != "auto":
         return scale, f"as --accuracy-scale {scale} says"
     largest, median = max(values), sorted(values)[len(values) // 2]  # the upper median (the middle value, or above it)
@@ -145,27 +158,37 @@ def _scale(texts: list[str], values: list[Decimal], column: str, scale: str, whe
         small = [row for row, value in enumerate(values) if value <= 1]
         if len(small) == len(values):
             row = values.index(largest)
-            raise InputError(f"{where[row]}: {column} {texts[row]} is the largest accuracy and every one lies in [0, 1] although "
-                             f"the column is named {column!r}: fractions, or percentages all under 1%? Force one reading with "
-                             "--accuracy-scale percent|fraction")
+            raise InputError(
+                f"{where[row]}: {column} {texts[row]} is the largest accuracy and every one lies in [0, 1] although "
+                f"the column is named {column!r}: fractions, or percentages all under 1%? Force one reading with "
+                "--accuracy-scale percent|fraction"
+            )
         if small:
             row = small[0]
-            raise InputError(f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median {median}; the "
-                             f"column is named {column!r}); fix the row, or force one reading with --accuracy-scale percent|fraction")
+            raise InputError(
+                f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median {median}; the "
+                f"column is named {column!r}); fix the row, or force one reading with --accuracy-scale percent|fraction"
+            )
         return "percent", f"the column is named {column!r} ({seen}); --accuracy-scale fraction reads them otherwise"
     if largest > 1:
         small = [row for row, value in enumerate(values) if value <= 1]
         if small and median > 10:
             row = small[0]
-            raise InputError(f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median "
-                             f"{median}); fix the row, or force one reading with --accuracy-scale percent|fraction")
+            raise InputError(
+                f"{where[row]}: {column} {texts[row]} looks like a fraction among percentages (median "
+                f"{median}); fix the row, or force one reading with --accuracy-scale percent|fraction"
+            )
         if median <= 1:  # most look like fractions: a stray value, or percentages under 1%? Only the user knows.
             row = values.index(largest)
-            raise InputError(f"{where[row]}: {column} {texts[row]} exceeds 1 while most accuracies are at most 1 (median "
-                             f"{median}): a fraction table with a stray value, or percentages mostly under 1%? Fix the row, or "
-                             "force one reading with --accuracy-scale percent|fraction")
-        return "percent", (f"the median accuracy, {median}, and the largest, {largest}, exceed 1; "
-                           "--accuracy-scale fraction reads them otherwise")
+            raise InputError(
+                f"{where[row]}: {column} {texts[row]} exceeds 1 while most accuracies are at most 1 (median "
+                f"{median}): a fraction table with a stray value, or percentages mostly under 1%? Fix the row, or "
+                "force one reading with --accuracy-scale percent|fraction"
+            )
+        return "percent", (
+            f"the median accuracy, {median}, and the largest, {largest}, exceed 1; "
+            "--accuracy-scale fraction reads them otherwise"
+        )
     return "fraction", f"every accuracy lies in [0, 1] ({seen}); --accuracy-scale percent reads them as percentages"
 
 
@@ -185,26 +208,44 @@ def _counts(values: list[Decimal], factor: Decimal, n: int) -> tuple[np.ndarray,
 
 def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: str, lines: np.ndarray) -> int:
     if n_column in frame.columns:
-        texts = _texts(frame, n_column, source, lines, "give every row the benchmark size, or leave the column out and give --n N")
-        sizes = [_decimal(text, f"{source}, line {lines[row]}", n_column, "the benchmark size is a whole number such as 400")
-                 for row, text in enumerate(texts)]
+        texts = _texts(
+            frame, n_column, source, lines, "give every row the benchmark size, or leave the column out and give --n N"
+        )
+        sizes = [
+            _decimal(text, f"{source}, line {lines[row]}", n_column, "the benchmark size is a whole number such as 400")
+            for row, text in enumerate(texts)
+        ]
         for row, size in enumerate(sizes):
             if size != size.to_integral_value() or size < 1 or size > MAX_COUNT:
-                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} is not a whole number of items "
-                                 f"from 1 to {MAX_COUNT:,}")
+                raise InputError(
+                    f"{source}, line {lines[row]}: {n_column} {texts[row]} is not a whole number of items "
+                    f"from 1 to {MAX_COUNT:,}"
+                )
             if size != sizes[0]:
-                raise InputError(f"{source}, line {lines[row]}: {n_column} {texts[row]} differs from {texts[0]} on line {lines[0]}; "
-                                 "a paired comparison needs every model scored on the same items; split the table by benchmark size")
+                raise InputError(
+                    f"{source}, line {lines[row]}: {n_column} {texts[row]} differs from {texts[0]} on line {lines[0]}; "
+                    "a paired comparison needs every model scored on the same items; split the table by benchmark size"
+                )
         if n is not None and int(sizes[0]) != n:
             raise InputError(f"{source}: --n {n} contradicts the {n_column} column ({texts[0]}); give one of them")
         return int(sizes[0])
     if n is None:
-        raise InputError(f"{source}: no {n_column!r} column and no benchmark size; give it with --n N (the number of items)")
+        raise InputError(
+            f"{source}: no {n_column!r} column and no benchmark size; give it with --n N (the number of items)"
+        )
     return n
 
 
-def read_accuracies(source, *, n: int | None = None, model_column: str = "model", accuracy_column: str = "accuracy",
-                    n_column: str = "n", scale: str = "auto", approximate: bool = False) -> AccuracyTable:
+def read_accuracies(
+    source,
+    *,
+    n: int | None = None,
+    model_column: str = "model",
+    accuracy_column: str = "accuracy",
+    n_column: str = "n",
+    scale: str = "auto",
+    approximate: bool = False,
+) -> AccuracyTable:
     """Read a (model, accuracy[, n]) table from CSV/TSV, Parquet, JSON Lines or a DataFrame.
 
     Parameters
@@ -268,31 +309,46 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
         name = str(Path(source))
     for column, flag in ((model_column, "--model-column"), (accuracy_column, "--accuracy-column")):
         if column not in frame.columns:
-            raise InputError(f"{name}: no {column!r} column (columns: {', '.join(map(str, frame.columns))}); name it with {flag}")
+            raise InputError(
+                f"{name}: no {column!r} column (columns: {', '.join(map(str, frame.columns))}); name it with {flag}"
+            )
     if len(frame) < 2:
         raise InputError(f"{name}: {len(frame)} model(s); a comparison needs at least two")
     where = [f"{name}, line {line}" for line in lines]
-    codes, names = label_codes(frame[model_column], name, lines, model_column, "a model name", text=lambda value: str(value).strip(),
-                               missing=lambda value: isinstance(value, str) and value.strip().lower() in ("nan", "none"))
+    codes, names = label_codes(
+        frame[model_column],
+        name,
+        lines,
+        model_column,
+        "a model name",
+        text=lambda value: str(value).strip(),
+        missing=lambda value: isinstance(value, str) and value.strip().lower() in ("nan", "none"),
+    )
     if (codes < 0).any():
         raise InputError(f"{where[int(np.argmax(codes < 0))]}: the model name is missing")
     models = [names[code] for code in codes]
     repeat = first_repeat(models)
     if repeat is not None:
-        raise InputError(f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model")
+        raise InputError(
+            f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model"
+        )
     alike = same_name_repeat(models)
     if alike is not None:
         first, second, how = alike
-        raise InputError(f"{where[second]}: model {models[second]!r} and {models[first]!r} (line {lines[first]}) are the same name "
-                         f"once {how}; one row per model, spelled one way")
+        raise InputError(
+            f"{where[second]}: model {models[second]!r} and {models[first]!r} (line {lines[first]}) are the same name "
+            f"once {how}; one row per model, spelled one way"
+        )
     texts = _texts(frame, accuracy_column, name, lines)
     values = [_decimal(text.removesuffix("%"), where[row], accuracy_column) for row, text in enumerate(texts)]
     chosen, reason = _scale(texts, values, accuracy_column, scale, where)
     top = Decimal(100) if chosen == "percent" else Decimal(1)
     for row, value in enumerate(values):
         if not 0 < value < top:
-            raise InputError(f"{where[row]}: {accuracy_column} {texts[row]} read as {'a percentage' if chosen == 'percent' else 'a fraction'} "
-                             f"must lie strictly between 0 and {top}; an accuracy of 0 or all items leaves no per-item variance to pair")
+            raise InputError(
+                f"{where[row]}: {accuracy_column} {texts[row]} read as {'a percentage' if chosen == 'percent' else 'a fraction'} "
+                f"must lie strictly between 0 and {top}; an accuracy of 0 or all items leaves no per-item variance to pair"
+            )
     size = _benchmark_size(frame, n_column, n, name, lines)
     low, high = _counts(values, top, size)
     notes = [f"accuracies read as {'percentages' if chosen == 'percent' else 'fractions'}: {reason}"]
@@ -300,13 +356,30 @@ def read_accuracies(source, *, n: int | None = None, model_column: str = "model"
     if bad.size and not approximate:
         row = int(bad[0])
         others = f"; {bad.size} of {len(models)} accuracies are not" if bad.size > 1 else ""
-        raise InputError(f"{where[row]}: {accuracy_column} {texts[row]} is not k/{size:,} for any whole k at its printed digits "
-                         f"(N = {size:,}{others}); check N (the {n_column!r} column or --n) or the accuracies, or pass "
-                         "--approximate-accuracies if they are averages or were rounded elsewhere")
+        raise InputError(
+            f"{where[row]}: {accuracy_column} {texts[row]} is not k/{size:,} for any whole k at its printed digits "
+            f"(N = {size:,}{others}); check N (the {n_column!r} column or --n) or the accuracies, or pass "
+            "--approximate-accuracies if they are averages or were rounded elsewhere"
+        )
     if bad.size:
-        listed = ", ".join(f"{models[k]} ({texts[k]})" for k in bad[:5]) + (f" and {bad.size - 5} more" if bad.size > 5 else "")
-        notes.append(f"inputs inconsistent: {bad.size} of {len(models)} printed accuracies are not k/{size:,} for any whole k "
-                     f"at their printed digits: {listed}; accepted as approximate (--approximate-accuracies)")
+        listed = ", ".join(f"{models[k]} ({texts[k]})" for k in bad[:5]) + (
+            f" and {bad.size - 5} more" if bad.size > 5 else ""
+        )
+        notes.append(
+            f"inputs inconsistent: {bad.size} of {len(models)} printed accuracies are not k/{size:,} for any whole k "
+            f"at their printed digits: {listed}; accepted as approximate (--approximate-accuracies)"
+        )
     accuracy = np.asarray([float(value / top) for value in values])
-    return AccuracyTable(models=tuple(models), accuracy=accuracy, printed=tuple(texts), n=size, scale=chosen, scale_reason=reason,
-                         lines=tuple(int(line) for line in lines), count_low=low, count_high=high, source=name, notes=tuple(notes))
+    return AccuracyTable(
+        models=tuple(models),
+        accuracy=accuracy,
+        printed=tuple(texts),
+        n=size,
+        scale=chosen,
+        scale_reason=reason,
+        lines=tuple(int(line) for line in lines),
+        count_low=low,
+        count_high=high,
+        source=name,
+        notes=tuple(notes),
+    )

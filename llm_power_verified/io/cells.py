@@ -36,8 +36,19 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.io.errors import InputError, describe_value
 
-__all__ = ["EXACT_FLOATS", "FINITE_NUMBER", "MISSING_TEXT", "is_missing_label", "item_text", "label_codes", "number_cells",
-           "number_matrix", "read_number", "row_place", "text_problem"]
+__all__ = [
+    "EXACT_FLOATS",
+    "FINITE_NUMBER",
+    "MISSING_TEXT",
+    "is_missing_label",
+    "item_text",
+    "label_codes",
+    "number_cells",
+    "number_matrix",
+    "read_number",
+    "row_place",
+    "text_problem",
+]
 
 #: Texts read as a missing value, in any case and with blanks around them ignored (an empty score
 #: cell, a missing cluster label).
@@ -211,8 +222,13 @@ def number_cells(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 @docfill("source_name")
-def number_matrix(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Sequence[str],
-             text_hint: Callable[[str, object], str] | None = None) -> np.ndarray:
+def number_matrix(
+    raw: pd.DataFrame,
+    source: str,
+    lines: np.ndarray,
+    columns: Sequence[str],
+    text_hint: Callable[[str, object], str] | None = None,
+) -> np.ndarray:
     """Every cell of the score columns as a float: missing cells become NaN, anything else not a number is refused.
 
     Parameters
@@ -252,12 +268,16 @@ def number_matrix(raw: pd.DataFrame, source: str, lines: np.ndarray, columns: Se
             row = int(np.argmax(bad))
             example = values.iloc[row]
             if not isinstance(example, str):
-                raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, not a "
-                                 "number; scores are numbers in [0, 1]")
+                raise InputError(
+                    f"{source}: {row_place(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, not a "
+                    "number; scores are numbers in [0, 1]"
+                )
             if text_hint is not None and bad.sum() > (len(values) - int((np.isnan(parsed) & ~bad).sum())) / 2:
                 raise InputError(f"{source}: {text_hint(column, example)}")
-            raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: {describe_value(example)} is not a number; "
-                             "scores are numbers in [0, 1] written like 0, 1 or 0.25 (an empty cell is a missing score)")
+            raise InputError(
+                f"{source}: {row_place(lines, row)}, column {column!r}: {describe_value(example)} is not a number; "
+                "scores are numbers in [0, 1] written like 0, 1 or 0.25 (an empty cell is a missing score)"
+            )
         result[:, k] = parsed
     return result
 
@@ -300,8 +320,16 @@ def _shown(value: object) -> str:
 
 
 @docfill("source_name")
-def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, *,
-                text: Callable[[object], str] = item_text, missing: Callable[[object], bool] | None = None) -> tuple[np.ndarray, list[str]]:
+def label_codes(
+    values: pd.Series,
+    source: str,
+    lines: np.ndarray,
+    column: str,
+    what: str,
+    *,
+    text: Callable[[object], str] = item_text,
+    missing: Callable[[object], bool] | None = None,
+) -> tuple[np.ndarray, list[str]]:
     """The code of each row and the distinct texts of an id, name or label column.
 
     Parameters
@@ -341,15 +369,24 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
     >>> codes.tolist(), names
     ([0, 1, 1, -1, 0], ['t1', '1'])
     """
+
     def refuse(code_row: int, value: object, problem: str) -> None:
-        raise InputError(f"{source}: {row_place(lines, code_row)}, column {column!r}: {_shown(value)} {problem}; "
-                         "item ids, model names and cluster labels are text or numbers")
+        raise InputError(
+            f"{source}: {row_place(lines, code_row)}, column {column!r}: {_shown(value)} {problem}; "
+            "item ids, model names and cluster labels are text or numbers"
+        )
 
     try:
         raw_codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # an unhashable value: a JSON list or object
-        row, value = next(((row, value) for row, value in enumerate(values.tolist()) if not isinstance(value, (*_SCALARS, type(None)))),
-                          (0, values.iloc[0]))
+        row, value = next(
+            (
+                (row, value)
+                for row, value in enumerate(values.tolist())
+                if not isinstance(value, (*_SCALARS, type(None)))
+            ),
+            (0, values.iloc[0]),
+        )
         refuse(row, value, f"is {_kind(value)}, not {what}")
     names: list[str | None] = []
     for code, value in enumerate(uniques):
@@ -366,5 +403,3 @@ def label_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, 
     # Distinct values may share a text (1 and "1"): codes are renumbered per text, through the small table of values.
     per_value, distinct = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=True)
     return np.append(per_value, -1).astype(np.int64)[raw_codes], [str(name) for name in distinct]
-
-

@@ -82,10 +82,19 @@ def input_kind(paths: Sequence[Path]) -> str:
         if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
             raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
     for path in paths:
-        stream = not path.is_file() or str(path.absolute()).startswith(("/dev/", "/proc/"))  # /dev/stdin may be a file's link
-        if len(paths) == 1 and not path.is_dir() and stream and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
-            raise InputError(f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
-                             "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)")
+        stream = not path.is_file() or str(path.absolute()).startswith(
+            ("/dev/", "/proc/")
+        )  # /dev/stdin may be a file's link
+        if (
+            len(paths) == 1
+            and not path.is_dir()
+            and stream
+            and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES)
+        ):
+            raise InputError(
+                f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
+                "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)"
+            )
     if all(path.is_dir() for path in paths):
         return "lm-eval"
     if any(path.is_dir() for path in paths):
@@ -96,15 +105,21 @@ def input_kind(paths: Sequence[Path]) -> str:
     if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
         return "table"
     if any(name.endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES) for name in names):
-        raise InputError(f"cannot mix these inputs ({', '.join(map(str, paths))}): give one table file, Inspect logs "
-                         "(.eval/.json), lm-eval folders, or two plain score files")
+        raise InputError(
+            f"cannot mix these inputs ({', '.join(map(str, paths))}): give one table file, Inspect logs "
+            "(.eval/.json), lm-eval folders, or two plain score files"
+        )
     if len(paths) == 2:
         return "score-files"
     if len(paths) == 1:
-        raise InputError(f"{paths[0]}: unknown input format; name a table .csv, .tsv, .parquet or .jsonl (optionally .gz), "
-                         "give Inspect logs (.eval/.json) or lm-eval folders, or two plain score files (one number per line)")
-    raise InputError(f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
-                     "several models go in one table (.csv, .parquet, .jsonl)")
+        raise InputError(
+            f"{paths[0]}: unknown input format; name a table .csv, .tsv, .parquet or .jsonl (optionally .gz), "
+            "give Inspect logs (.eval/.json) or lm-eval folders, or two plain score files (one number per line)"
+        )
+    raise InputError(
+        f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
+        "several models go in one table (.csv, .parquet, .jsonl)"
+    )
 
 
 def refuse_twins(paths: Sequence[Path]) -> None:
@@ -124,7 +139,9 @@ def refuse_twins(paths: Sequence[Path]) -> None:
         twin = next((earlier for earlier in paths[:later] if _same(earlier, path)), None)
         if twin is not None:
             shown = str(path) if str(path) == str(twin) else f"{path} (the same as {twin})"
-            raise InputError(f"{shown} is given twice: give each input once (a model compared with itself tells nothing)")
+            raise InputError(
+                f"{shown} is given twice: give each input once (a model compared with itself tells nothing)"
+            )
 
 
 def _same(first: Path, second: Path) -> bool:
@@ -134,13 +151,32 @@ def _same(first: Path, second: Path) -> bool:
         return False
 
 
-@docfill("item_column", "cluster_column", "long_columns", "on_missing", "score_kind", "missing_cluster",
-         returns="score_matrix")
-def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
-                model_column: str = "model", score_column: str = "score", on_missing: str = "error",
-                score_kind: str = "auto", missing_cluster: str = "error", task: str | None = None,
-                metric: str | None = None, filter: str | None = None, scorer: str | None = None,
-                epochs: str = "first", names: Sequence[str] | None = None) -> ScoreMatrix:
+@docfill(
+    "item_column",
+    "cluster_column",
+    "long_columns",
+    "on_missing",
+    "score_kind",
+    "missing_cluster",
+    returns="score_matrix",
+)
+def read_scores(
+    source,
+    *,
+    item_column: str = DEFAULT_ITEM_COLUMN,
+    cluster_column: str | None = None,
+    model_column: str = "model",
+    score_column: str = "score",
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    missing_cluster: str = "error",
+    task: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,
+    scorer: str | None = None,
+    epochs: str = "first",
+    names: Sequence[str] | None = None,
+) -> ScoreMatrix:
     """Read any supported input into a validated score matrix.
 
     Parameters
@@ -197,40 +233,92 @@ def read_scores(source, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_colum
         return source
     if isinstance(source, pd.DataFrame):
         if model_column in source.columns and score_column in source.columns:
-            return from_long(source, item_column=item_column, model_column=model_column, score_column=score_column,
-                             cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind,
-                             missing_cluster=missing_cluster, source="DataFrame")
-        return from_wide(source, item_column=item_column, cluster_column=cluster_column, on_missing=on_missing,
-                         score_kind=score_kind, missing_cluster=missing_cluster, source="DataFrame")
+            return from_long(
+                source,
+                item_column=item_column,
+                model_column=model_column,
+                score_column=score_column,
+                cluster_column=cluster_column,
+                on_missing=on_missing,
+                score_kind=score_kind,
+                missing_cluster=missing_cluster,
+                source="DataFrame",
+            )
+        return from_wide(
+            source,
+            item_column=item_column,
+            cluster_column=cluster_column,
+            on_missing=on_missing,
+            score_kind=score_kind,
+            missing_cluster=missing_cluster,
+            source="DataFrame",
+        )
     if isinstance(source, np.ndarray):
         return from_array(source, models=names, score_kind=score_kind, source="array")
     paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
     kind = input_kind(paths)
-    _refuse_unused(kind, {"task": task, "metric": metric, "filter": filter, "scorer": scorer,
-                          "epochs": None if epochs == "first" else epochs, "cluster_column": cluster_column,
-                          "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
-                          "model_column": None if model_column == "model" else model_column,
-                          "score_column": None if score_column == "score" else score_column})
+    _refuse_unused(
+        kind,
+        {
+            "task": task,
+            "metric": metric,
+            "filter": filter,
+            "scorer": scorer,
+            "epochs": None if epochs == "first" else epochs,
+            "cluster_column": cluster_column,
+            "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
+            "model_column": None if model_column == "model" else model_column,
+            "score_column": None if score_column == "score" else score_column,
+        },
+    )
     if kind == "lm-eval":
         if not task or not metric:
             missing = " and ".join(f"--{name}" for name, value in (("task", task), ("metric", metric)) if not value)
             raise InputError(f"lm-eval folders need --task and --metric (task=, metric= in Python); missing: {missing}")
-        return read_lm_eval(paths, task=task, metric=metric, filter=filter, on_missing=on_missing, names=names,
-                            score_kind=score_kind, missing_cluster=missing_cluster)
+        return read_lm_eval(
+            paths,
+            task=task,
+            metric=metric,
+            filter=filter,
+            on_missing=on_missing,
+            names=names,
+            score_kind=score_kind,
+            missing_cluster=missing_cluster,
+        )
     if kind == "inspect":
         return read_inspect(paths, scorer=scorer, epochs=epochs, on_missing=on_missing, score_kind=score_kind)
     if kind == "table":
-        return read_table(paths[0], item_column=item_column, cluster_column=cluster_column, on_missing=on_missing,
-                          score_kind=score_kind, missing_cluster=missing_cluster, model_column=model_column,
-                          score_column=score_column)
+        return read_table(
+            paths[0],
+            item_column=item_column,
+            cluster_column=cluster_column,
+            on_missing=on_missing,
+            score_kind=score_kind,
+            missing_cluster=missing_cluster,
+            model_column=model_column,
+            score_column=score_column,
+        )
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
 
 
 #: The input kinds each reader option applies to; an option given for another kind would be ignored, so it is refused.
-_APPLIES_TO = {"task": ("lm-eval",), "metric": ("lm-eval",), "filter": ("lm-eval",), "scorer": ("inspect",),
-               "epochs": ("inspect",), "cluster_column": ("table",), "item_column": ("table",),
-               "model_column": ("table",), "score_column": ("table",)}
-_KIND_NAMES = {"lm-eval": "lm-eval folders", "inspect": "Inspect logs", "table": "a table file", "score-files": "two score files"}
+_APPLIES_TO = {
+    "task": ("lm-eval",),
+    "metric": ("lm-eval",),
+    "filter": ("lm-eval",),
+    "scorer": ("inspect",),
+    "epochs": ("inspect",),
+    "cluster_column": ("table",),
+    "item_column": ("table",),
+    "model_column": ("table",),
+    "score_column": ("table",),
+}
+_KIND_NAMES = {
+    "lm-eval": "lm-eval folders",
+    "inspect": "Inspect logs",
+    "table": "a table file",
+    "score-files": "two score files",
+}
 
 
 def _refuse_unused(kind: str, given: dict) -> None:
@@ -238,5 +326,7 @@ def _refuse_unused(kind: str, given: dict) -> None:
     for name, value in given.items():
         if value is not None and kind not in _APPLIES_TO[name]:
             readers = " or ".join(_KIND_NAMES[other] for other in _APPLIES_TO[name])
-            raise InputError(f"--{name.replace('_', '-')} {value!r} applies to {readers}; INPUT is {_KIND_NAMES[kind]}, "
-                             f"so it would be ignored: leave it out")
+            raise InputError(
+                f"--{name.replace('_', '-')} {value!r} applies to {readers}; INPUT is {_KIND_NAMES[kind]}, "
+                f"so it would be ignored: leave it out"
+            )

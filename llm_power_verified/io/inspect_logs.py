@@ -79,11 +79,15 @@ def _sample(record: Any, where: str) -> _Sample:
     if isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)):
         raise InputError(f"{where}: sample id is {describe_value(sample_id)}; expected a string or whole number")
     if isinstance(sample_id, str) and len(sample_id) > MAX_ID_CHARACTERS:
-        raise InputError(f"{where}: sample id {describe_value(sample_id)} has {len(sample_id):,} characters "
-                         f"(at most {MAX_ID_CHARACTERS:,}); an id names a sample, it is not the sample")
+        raise InputError(
+            f"{where}: sample id {describe_value(sample_id)} has {len(sample_id):,} characters "
+            f"(at most {MAX_ID_CHARACTERS:,}); an id names a sample, it is not the sample"
+        )
     epoch = record.get("epoch", 1)
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
-        raise InputError(f"{where}: sample {sample_id!r} has epoch {describe_value(epoch)}; expected a whole number >= 1")
+        raise InputError(
+            f"{where}: sample {sample_id!r} has epoch {describe_value(epoch)}; expected a whole number >= 1"
+        )
     scores = record.get("scores")
     if scores is None:
         scores = {}
@@ -91,7 +95,9 @@ def _sample(record: Any, where: str) -> _Sample:
         raise InputError(f"{where}: sample {sample_id!r} has 'scores' {describe_value(scores)}, not an object")
     # Keep only the values: a score's explanation and metadata can be large.
     values = {name: score.get("value") if isinstance(score, dict) else score for name, score in scores.items()}
-    return _Sample(where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()}, _content(record))
+    return _Sample(
+        where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()}, _content(record)
+    )
 
 
 def _content(record: dict) -> tuple[str, str] | None:
@@ -102,14 +108,23 @@ def _content(record: dict) -> tuple[str, str] | None:
     text, target = record.get("input"), record.get("target")
     if not isinstance(text, str):
         return None
-    start = [text[:1000], *(value[:1000] if isinstance(value, str) else value
-                            for value in (target if isinstance(target, list) else [target]))]
+    start = [
+        text[:1000],
+        *(
+            value[:1000] if isinstance(value, str) else value
+            for value in (target if isinstance(target, list) else [target])
+        ),
+    ]
     digest = hashlib.sha256(json.dumps(start, default=str).encode("utf-8", "surrogatepass")).hexdigest()
     return digest[:16], describe_value(text, 60)
 
 
 def _model(header: Any, where: str) -> str:
-    model = header.get("eval", {}).get("model") if isinstance(header, dict) and isinstance(header.get("eval"), dict) else None
+    model = (
+        header.get("eval", {}).get("model")
+        if isinstance(header, dict) and isinstance(header.get("eval"), dict)
+        else None
+    )
     if not isinstance(model, str) or not model:
         raise InputError(f"{where}: no 'eval.model' (got {describe_value(model)}); not an Inspect log header")
     return model
@@ -127,7 +142,9 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
         log = parse_json(read_input_bytes(path, MAX_MEMBER_BYTES), str(path))
         samples = log.get("samples") if isinstance(log, dict) else None
         if not isinstance(samples, list):
-            raise InputError(f"{path}: no 'samples' list (got {describe_value(samples)}); was the log written with samples?")
+            raise InputError(
+                f"{path}: no 'samples' list (got {describe_value(samples)}); was the log written with samples?"
+            )
         return _model(log, str(path)), _samples(samples, f"{path}, samples")
     check_input_kind(path)
     try:
@@ -138,12 +155,19 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
         names = archive.namelist()
         repeated = [name for name, count in Counter(names).items() if count > 1]
         if repeated:
-            raise InputError(f"{path}: member {repeated[0]!r} appears {names.count(repeated[0])} times in the archive "
-                             "(a damaged or tampered log: which copy is the log is unknown)")
-        total = sum(info.file_size for info in archive.infolist() if info.filename in ("header.json", "summaries.json")
-                    or info.filename.startswith("samples/"))
+            raise InputError(
+                f"{path}: member {repeated[0]!r} appears {names.count(repeated[0])} times in the archive "
+                "(a damaged or tampered log: which copy is the log is unknown)"
+            )
+        total = sum(
+            info.file_size
+            for info in archive.infolist()
+            if info.filename in ("header.json", "summaries.json") or info.filename.startswith("samples/")
+        )
         if total > MAX_LOG_BYTES:
-            raise InputError(f"{path}: its members declare {total:,} bytes, over the {MAX_LOG_BYTES:,}-byte limit per log")
+            raise InputError(
+                f"{path}: its members declare {total:,} bytes, over the {MAX_LOG_BYTES:,}-byte limit per log"
+            )
 
         def member(name: str) -> Any:
             return parse_json(read_zip_member(archive, path, name), f"{path}, member {name!r}")
@@ -151,7 +175,9 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
         model = _model(member("header.json"), f"{path}, member 'header.json'")
         if "summaries.json" in names:
             return model, _samples(member("summaries.json"), f"{path}, member 'summaries.json'")
-        return model, [_sample(member(name), f"{path}, member {name!r}") for name in names if name.startswith("samples/")]
+        return model, [
+            _sample(member(name), f"{path}, member {name!r}") for name in names if name.startswith("samples/")
+        ]
 
 
 def _score_value(value: Any, where: str) -> float:
@@ -179,15 +205,19 @@ def _by_sample(path: Path, samples: list[_Sample]) -> tuple[dict[str, dict[int, 
     for sample in samples:
         epochs = table.setdefault(str(sample.id), {})
         if sample.epoch in epochs:
-            raise AlignmentError(f"{sample.where}: sample {sample.id!r} epoch {sample.epoch} appears twice in one log "
-                                 f"(also at {epochs[sample.epoch].where}); a log holds each (sample, epoch) once")
+            raise AlignmentError(
+                f"{sample.where}: sample {sample.id!r} epoch {sample.epoch} appears twice in one log "
+                f"(also at {epochs[sample.epoch].where}); a log holds each (sample, epoch) once"
+            )
         epochs[sample.epoch] = sample
     every = sorted({epoch for epochs in table.values() for epoch in epochs})
     for item, epochs in table.items():
         if len(epochs) != len(every):
             lacking = next(epoch for epoch in every if epoch not in epochs)
-            raise AlignmentError(f"{path}: sample {item!r} has no epoch {lacking} (its epochs: {_epoch_list(sorted(epochs))}; "
-                                 f"the log's: {_epoch_list(every)}); every sample needs the same epochs, each once")
+            raise AlignmentError(
+                f"{path}: sample {item!r} has no epoch {lacking} (its epochs: {_epoch_list(sorted(epochs))}; "
+                f"the log's: {_epoch_list(every)}); every sample needs the same epochs, each once"
+            )
     return table, every
 
 
@@ -197,14 +227,22 @@ def _same_sample(asked: dict, sample: _Sample, model: str) -> None:
     if first[0] is None:
         asked[str(sample.id)] = (sample.content, model, sample.where)
     elif sample.content is not None and sample.content[0] != first[0][0]:
-        raise AlignmentError(f"{sample.where}: sample {sample.id!r} asks {sample.content[1]} but {first[1]}'s sample "
-                             f"{sample.id!r} ({first[2]}) asks {first[0][1]} (or their targets differ): the logs did not "
-                             "score the same samples (another dataset version or subset); re-run the models on one dataset")
+        raise AlignmentError(
+            f"{sample.where}: sample {sample.id!r} asks {sample.content[1]} but {first[1]}'s sample "
+            f"{sample.id!r} ({first[2]}) asks {first[0][1]} (or their targets differ): the logs did not "
+            "score the same samples (another dataset version or subset); re-run the models on one dataset"
+        )
 
 
 @docfill("on_missing", "score_kind", returns="score_matrix")
-def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epochs: str = "first", on_missing: str = "error",
-                 score_kind: str = "auto") -> ScoreMatrix:
+def read_inspect(
+    paths: Iterable[str | Path],
+    *,
+    scorer: str | None = None,
+    epochs: str = "first",
+    on_missing: str = "error",
+    score_kind: str = "auto",
+) -> ScoreMatrix:
     """Read Inspect ``.eval`` or ``.json`` logs, one model per file (``eval.model``).
 
     Parameters
@@ -268,11 +306,18 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
         kept = every[:1] if epochs == "first" else every
         if len(every) > 1:
             if epochs == "error":
-                raise AlignmentError(f"{path}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
-                                     "choose --epochs first or mean")
-            notes.append(f"{model}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
-                         + (f"kept epoch {kept[0]} of each sample" if epochs == "first"
-                            else f"averaged all {len(kept)} of each sample (scores are graded)"))
+                raise AlignmentError(
+                    f"{path}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
+                    "choose --epochs first or mean"
+                )
+            notes.append(
+                f"{model}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
+                + (
+                    f"kept epoch {kept[0]} of each sample"
+                    if epochs == "first"
+                    else f"averaged all {len(kept)} of each sample (scores are graded)"
+                )
+            )
             averaged |= epochs == "mean"
         elif every and every[0] != 1:
             notes.append(f"{model}: one epoch per sample, epoch {every[0]}")
@@ -294,5 +339,14 @@ def read_inspect(paths: Iterable[str | Path], *, scorer: str | None = None, epoc
     lines = long.pop("line").to_numpy(dtype=object)
     # Averaging epochs was asked for: the scores are graded by request, not by a silent switch.
     kind = "graded" if averaged and score_kind == "auto" else score_kind
-    return from_long(long, item_column="item", model_column="model", score_column="score", on_missing=on_missing,
-                     score_kind=kind, source="inspect logs", lines=lines, notes=notes)
+    return from_long(
+        long,
+        item_column="item",
+        model_column="model",
+        score_column="score",
+        on_missing=on_missing,
+        score_kind=kind,
+        source="inspect logs",
+        lines=lines,
+        notes=notes,
+    )

@@ -81,8 +81,10 @@ def _check_text(text: str, where: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise InputError(f"{where}: a lone surrogate {text[error.start]!r} (U+{ord(text[error.start]):04X}) is not text; "
-                         "the file holds a damaged \\u escape") from None
+        raise InputError(
+            f"{where}: a lone surrogate {text[error.start]!r} (U+{ord(text[error.start]):04X}) is not text; "
+            "the file holds a damaged \\u escape"
+        ) from None
 
 
 def _surrogate_free(value: Any, where: str) -> None:
@@ -142,26 +144,32 @@ def parse_json(data: str | bytes, where: str, *, line_numbers: bool = True) -> A
         values = data.count("[") + data.count("{") + data.count(",") + data.count(":")
     estimate = size + BYTES_PER_VALUE * values
     if estimate > MAX_BUILT_BYTES:
-        raise InputError(f"{where}: {size:,} bytes of JSON with {values:,} values would take about {estimate / 2**20:,.0f} MiB "
-                         f"to read, over the {MAX_BUILT_BYTES >> 20:,} MiB limit; split the file")
+        raise InputError(
+            f"{where}: {size:,} bytes of JSON with {values:,} values would take about {estimate / 2**20:,.0f} MiB "
+            f"to read, over the {MAX_BUILT_BYTES >> 20:,} MiB limit; split the file"
+        )
     if raw is not None:
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as error:
             line = raw[: error.start].count(b"\n") + 1
-            raise InputError(f"{where}, line {line}: byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8") from None
+            raise InputError(
+                f"{where}, line {line}: byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8"
+            ) from None
     else:
         text = data[1:] if data.startswith("\ufeff") else data
     try:
-        value = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float,
-                           parse_constant=_constant)
+        value = json.loads(
+            text, object_pairs_hook=_object, parse_int=_integer, parse_float=_float, parse_constant=_constant
+        )
     except _Refusal as refusal:
         raise InputError(f"{where}: {refusal}") from None
     except json.JSONDecodeError as error:
         place = f" at line {error.lineno}, column {error.colno}" if line_numbers else f" at column {error.colno}"
         raise InputError(f"{where}: not valid JSON ({error.msg}{place})") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply to read (more than about {sys.getrecursionlimit()} levels)") from None
+        raise InputError(
+            f"{where}: JSON nested too deeply to read (more than about {sys.getrecursionlimit()} levels)"
+        ) from None
     _surrogate_free(value, where)
     return value
-

@@ -76,10 +76,14 @@ def _lm_eval_files(folder: Path, task: str) -> list[tuple[str, Path]]:
                 raise InputError(f"{results}: 'group_subtasks' is not an object")
             subtasks = groups.get(task, subtasks)
         if not isinstance(subtasks, list) or not all(isinstance(name, str) for name in subtasks):
-            raise InputError(f"{folder}: group {task!r} lists its subtasks as {describe_value(subtasks)}, not a list of names")
+            raise InputError(
+                f"{folder}: group {task!r} lists its subtasks as {describe_value(subtasks)}, not a list of names"
+            )
         if not subtasks:
             available = ", ".join(sorted(by_task)) or "none"
-            raise AlignmentError(f"{folder}: no samples file for task {task!r} (tasks with samples: {available}); check --task")
+            raise AlignmentError(
+                f"{folder}: no samples file for task {task!r} (tasks with samples: {available}); check --task"
+            )
         tasks = list(subtasks)
     files = []
     for name in tasks:
@@ -129,15 +133,26 @@ def _records(path: Path, metric: str) -> tuple[list[_Line], str]:
             record = parse_json(line, f"{path}, line {number}", line_numbers=False)
         except InputError as error:
             cut = number == len(lines) and ": not valid JSON" in str(error)
-            raise InputError(f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}") from None
+            raise InputError(
+                f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}"
+            ) from None
         if not isinstance(record, dict):
             raise InputError(f"{path}, line {number}: a JSON {type(record).__name__} where a sample object is expected")
         value, doc_hash = record.get(metric, _MISSING), record.get("doc_hash")
         if doc_hash is not None and not (isinstance(doc_hash, str) and 0 < len(doc_hash) <= 128):
-            raise InputError(f"{path}, line {number}: doc_hash is {describe_value(doc_hash)}; lm-eval writes a hex digest")
-        records.append(_Line(number, str(record.get("filter", "none")), kept_value(record.get("doc_id")),
-                             value if value is _MISSING else kept_value(value),
-                             "" if value is not _MISSING else describe_value(record.get("metrics"), 200), doc_hash))
+            raise InputError(
+                f"{path}, line {number}: doc_hash is {describe_value(doc_hash)}; lm-eval writes a hex digest"
+            )
+        records.append(
+            _Line(
+                number,
+                str(record.get("filter", "none")),
+                kept_value(record.get("doc_id")),
+                value if value is _MISSING else kept_value(value),
+                "" if value is not _MISSING else describe_value(record.get("metrics"), 200),
+                doc_hash,
+            )
+        )
         lines[number - 1] = ""  # the line's text is no longer needed
     return records, digest
 
@@ -147,7 +162,9 @@ def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
         return float(value)
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)
-    raise InputError(f"{path}, line {number}: metric {metric!r} is {describe_value(value)}; a per-item metric is a finite number")
+    raise InputError(
+        f"{path}, line {number}: metric {metric!r} is {describe_value(value)}; a per-item metric is a finite number"
+    )
 
 
 def _short(digest: str) -> str:
@@ -166,12 +183,18 @@ def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str
     if model is None and document.get("model_name") is None:
         return None
     shots = document.get("n-shot") if isinstance(document.get("n-shot"), dict) else {}
-    settings = {"model": model, "model_args": arguments, "model_name": document.get("model_name"),
-                "n-shot": {name: shots.get(name) for name, _ in files},
-                **{key: config.get(key) for key in ("gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
-                **{key: document.get(key) for key in ("system_instruction", "chat_template", "fewshot_as_multiturn")}}
+    settings = {
+        "model": model,
+        "model_args": arguments,
+        "model_name": document.get("model_name"),
+        "n-shot": {name: shots.get(name) for name, _ in files},
+        **{key: config.get(key) for key in ("gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
+        **{key: document.get(key) for key in ("system_instruction", "chat_template", "fewshot_as_multiturn")},
+    }
     shown = f"{model}" + (f" ({describe_value(arguments, 120)})" if arguments not in (None, "", {}) else "")
-    return (shown if model is not None else str(document.get("model_name"))), json.dumps(settings, sort_keys=True, default=str)
+    return (shown if model is not None else str(document.get("model_name"))), json.dumps(
+        settings, sort_keys=True, default=str
+    )
 
 
 @dataclass
@@ -189,19 +212,23 @@ class _Seen:
     def same_filter(self, subtask: str, chosen: str, path: Path) -> None:
         first = self.filters.setdefault(subtask, (chosen, path))
         if first[0] != chosen:
-            raise AlignmentError(f"{path} holds task {subtask!r} under filter {chosen!r} but {first[1]} under filter "
-                                 f"{first[0]!r}: the models were scored differently; re-run them under one filter, or "
-                                 "choose one both files hold with --filter")
+            raise AlignmentError(
+                f"{path} holds task {subtask!r} under filter {chosen!r} but {first[1]} under filter "
+                f"{first[0]!r}: the models were scored differently; re-run them under one filter, or "
+                "choose one both files hold with --filter"
+            )
 
     def same_item(self, subtask: str, doc_id: int, doc_hash: str | None, model: str, path: Path, number: int) -> None:
         first = self.items.setdefault((subtask, doc_id), (doc_hash, model, path.name, number))
         if first[0] is None:
             self.items[(subtask, doc_id)] = (doc_hash, model, path.name, number)
         elif doc_hash is not None and doc_hash != first[0]:
-            raise AlignmentError(f"{path}, line {number}: task {subtask!r} doc_id {doc_id} has doc_hash {_short(doc_hash)} "
-                                 f"but {first[1]}'s doc_id {doc_id} ({first[2]}, line {first[3]}) has {_short(first[0])}: "
-                                 "the runs did not score the same items (another dataset version, order or subset); "
-                                 "re-run the models on one dataset")
+            raise AlignmentError(
+                f"{path}, line {number}: task {subtask!r} doc_id {doc_id} has doc_hash {_short(doc_hash)} "
+                f"but {first[1]}'s doc_id {doc_id} ({first[2]}, line {first[3]}) has {_short(first[0])}: "
+                "the runs did not score the same items (another dataset version, order or subset); "
+                "re-run the models on one dataset"
+            )
 
     def hashed(self, path: Path, present: bool) -> None:
         self.files += 1
@@ -213,32 +240,54 @@ class _Seen:
         if identity is None:
             self.unnamed.append(folder.name)
         elif identity[1] in self.runs:
-            raise AlignmentError(f"{folder.name} and {self.runs[identity[1]]} are both runs of model {identity[0]} with the "
-                                 "same settings (their results files say so); keep one of them")
+            raise AlignmentError(
+                f"{folder.name} and {self.runs[identity[1]]} are both runs of model {identity[0]} with the "
+                "same settings (their results files say so); keep one of them"
+            )
         else:
             self.runs[identity[1]] = folder.name
         if digests in self.copies:
-            raise AlignmentError(f"{folder} and {self.copies[digests]} hold byte-identical samples files: both are the "
-                                 "same run; keep one of them")
+            raise AlignmentError(
+                f"{folder} and {self.copies[digests]} hold byte-identical samples files: both are the "
+                "same run; keep one of them"
+            )
         self.copies[digests] = folder
 
     def notes(self) -> list[str]:
         notes = []
         if self.unhashed:
-            listed = ", ".join(self.unhashed[:3]) + (f" and {len(self.unhashed) - 3:,} more" if len(self.unhashed) > 3 else "")
-            which = "no samples file" if len(self.unhashed) == self.files else f"{len(self.unhashed):,} of {self.files:,} samples files ({listed})"
-            notes.append(f"{which} carr{'ies' if which.startswith('no') else 'y no'} doc_hash (older lm-eval): "
-                         "those items are matched by doc_id alone, not checked to be the same documents")
+            listed = ", ".join(self.unhashed[:3]) + (
+                f" and {len(self.unhashed) - 3:,} more" if len(self.unhashed) > 3 else ""
+            )
+            which = (
+                "no samples file"
+                if len(self.unhashed) == self.files
+                else f"{len(self.unhashed):,} of {self.files:,} samples files ({listed})"
+            )
+            notes.append(
+                f"{which} carr{'ies' if which.startswith('no') else 'y no'} doc_hash (older lm-eval): "
+                "those items are matched by doc_id alone, not checked to be the same documents"
+            )
         if self.unnamed:
-            notes.append(f"no results file naming the model beside the samples of {', '.join(self.unnamed)}: "
-                         "not checked to be runs of different models")
+            notes.append(
+                f"no results file naming the model beside the samples of {', '.join(self.unnamed)}: "
+                "not checked to be runs of different models"
+            )
         return notes
 
 
 @docfill("on_missing", "score_kind", "missing_cluster", returns="score_matrix")
-def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filter: str | None = None,
-                 on_missing: str = "error", names: Iterable[str] | None = None, score_kind: str = "auto",
-                 missing_cluster: str = "error") -> ScoreMatrix:
+def read_lm_eval(
+    folders: Iterable[str | Path],
+    *,
+    task: str,
+    metric: str,
+    filter: str | None = None,
+    on_missing: str = "error",
+    names: Iterable[str] | None = None,
+    score_kind: str = "auto",
+    missing_cluster: str = "error",
+) -> ScoreMatrix:
     r"""Read lm-evaluation-harness ``--log_samples`` folders, one per model.
 
     Parameters
@@ -312,11 +361,17 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
                     continue
                 number, doc_id = record.number, record.doc_id
                 if isinstance(doc_id, bool) or not isinstance(doc_id, int):
-                    raise InputError(f"{path}, line {number}: doc_id is {describe_value(doc_id)}; lm-eval writes a whole number")
+                    raise InputError(
+                        f"{path}, line {number}: doc_id is {describe_value(doc_id)}; lm-eval writes a whole number"
+                    )
                 if record.value is _MISSING:
-                    raise AlignmentError(f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check --metric")
+                    raise AlignmentError(
+                        f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check --metric"
+                    )
                 if doc_id in lines:
-                    raise AlignmentError(f"{path}: doc_id {doc_id} appears twice for filter {wanted!r} (lines {lines[doc_id]} and {number})")
+                    raise AlignmentError(
+                        f"{path}: doc_id {doc_id} appears twice for filter {wanted!r} (lines {lines[doc_id]} and {number})"
+                    )
                 lines[doc_id] = number
                 seen.same_item(subtask, doc_id, record.doc_hash, model, path, number)
                 rows["item"].append(f"{subtask}:{doc_id}")
@@ -328,21 +383,42 @@ def read_lm_eval(folders: Iterable[str | Path], *, task: str, metric: str, filte
         seen.another_run(folder, files, tuple(digests))
     long = pd.DataFrame(rows)
     used = sorted({chosen for chosen, _ in seen.filters.values()})
-    notes = [f"lm-eval task {task!r}, metric {metric!r}, filter{'s' if len(used) > 1 else ''} {', '.join(map(repr, used))}"
-             + ("" if filter else " (the only one in the samples files)") + "; items keyed by (task, doc_id)", *seen.notes()]
+    notes = [
+        f"lm-eval task {task!r}, metric {metric!r}, filter{'s' if len(used) > 1 else ''} {', '.join(map(repr, used))}"
+        + ("" if filter else " (the only one in the samples files)")
+        + "; items keyed by (task, doc_id)",
+        *seen.notes(),
+    ]
     if grouped:
         notes.append("group task: subtasks are the item clusters")
     return _from_rows(long, grouped, on_missing, score_kind, missing_cluster, f"lm-eval {task}", notes)
 
 
-def _from_rows(long: pd.DataFrame, grouped: bool, on_missing: str, score_kind: str, missing_cluster: str, source: str,
-               notes: list[str]) -> ScoreMatrix:
+def _from_rows(
+    long: pd.DataFrame,
+    grouped: bool,
+    on_missing: str,
+    score_kind: str,
+    missing_cluster: str,
+    source: str,
+    notes: list[str],
+) -> ScoreMatrix:
     """A long frame of (item, model, score, cluster, line) rows from a harness, through the common checks."""
     if long.empty:
         raise AlignmentError(f"{source}: no per-item results found")
     lines = long.pop("line").to_numpy(dtype=object)
     if not grouped:
         long = long.drop(columns="cluster")
-    return from_long(long, item_column="item", model_column="model", score_column="score",
-                     cluster_column="cluster" if grouped else None, on_missing=on_missing, score_kind=score_kind,
-                     missing_cluster=missing_cluster, source=source, lines=lines, notes=notes)
+    return from_long(
+        long,
+        item_column="item",
+        model_column="model",
+        score_column="score",
+        cluster_column="cluster" if grouped else None,
+        on_missing=on_missing,
+        score_kind=score_kind,
+        missing_cluster=missing_cluster,
+        source=source,
+        lines=lines,
+        notes=notes,
+    )

@@ -95,9 +95,13 @@ class ScoreMatrix(Result):
         """Structural checks for a matrix built directly (the readers apply every rule in :func:`build_matrix`)."""
         scores = self.scores
         if not isinstance(scores, np.ndarray) or scores.ndim != 2 or scores.dtype != np.float64:
-            raise TypeError("ScoreMatrix.scores must be a 2-D float64 ndarray; build one with from_array() or read_scores()")
+            raise TypeError(
+                "ScoreMatrix.scores must be a 2-D float64 ndarray; build one with from_array() or read_scores()"
+            )
         if scores.shape != (len(self.item_ids), len(self.models)):
-            raise InputError(f"scores have shape {scores.shape} for {len(self.item_ids)} item ids and {len(self.models)} models")
+            raise InputError(
+                f"scores have shape {scores.shape} for {len(self.item_ids)} item ids and {len(self.models)} models"
+            )
         _check_names("model", self.models, self.source or "ScoreMatrix", "pass distinct model names")
         if len(set(self.item_ids)) != len(self.item_ids):
             _check_names("item id", self.item_ids, self.source or "ScoreMatrix", "item ids must name each item once")
@@ -131,8 +135,10 @@ class ScoreMatrix(Result):
 
     def __repr__(self) -> str:
         clusters = "no clusters" if self.clusters is None else f"{len(set(self.clusters))} clusters"
-        return (f"ScoreMatrix({self.n_items} items x {self.n_models} models, {self.score_kind}, {clusters}, "
-                f"source={self.source!r})")
+        return (
+            f"ScoreMatrix({self.n_items} items x {self.n_models} models, {self.score_kind}, {clusters}, "
+            f"source={self.source!r})"
+        )
 
 
 def _default_locator(models: Sequence[str], item_ids: Sequence[str]) -> Locator:
@@ -146,17 +152,24 @@ def _check_names(kind: str, names: Sequence[str], source: str, fix: str) -> None
         if not name.strip():
             raise InputError(f"{source}: {kind} {position + 1} has an empty name ({describe_value(name)}); {fix}")
     if text_problem("".join(names)) is not None:  # one pass over all names; the loop finds which
-        position, name, problem = next((position, name, text_problem(name)) for position, name in enumerate(names) if text_problem(name))
-        raise InputError(f"{source}: {kind} {position + 1} ({describe_value(name)}) {problem}; names, item ids and "
-                         "cluster labels must be text")
+        position, name, problem = next(
+            (position, name, text_problem(name)) for position, name in enumerate(names) if text_problem(name)
+        )
+        raise InputError(
+            f"{source}: {kind} {position + 1} ({describe_value(name)}) {problem}; names, item ids and "
+            "cluster labels must be text"
+        )
     repeat = first_repeat(names)
     if repeat is not None:
-        raise InputError(f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "
-                         f"{kind}s must be unique; {fix}")
+        raise InputError(
+            f"{source}: {kind} {names[repeat[0]]!r} appears twice (positions {repeat[0] + 1} and {repeat[1] + 1}); "
+            f"{kind}s must be unique; {fix}"
+        )
 
 
-def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str],
-                      source: str) -> tuple[tuple[str, ...] | None, np.ndarray | None, list[str]]:
+def _resolve_clusters(
+    clusters: Sequence[object] | None, missing_cluster: str, item_ids: Sequence[str], source: str
+) -> tuple[tuple[str, ...] | None, np.ndarray | None, list[str]]:
     """(labels, keep mask or None, notes)."""
     if clusters is None:
         return None, None, []
@@ -167,19 +180,29 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
     for index, (label, text) in enumerate(zip(clusters, labels, strict=True)):
         if missing[index]:
             continue
-        problem = (None if isinstance(label, (str, int, float, np.generic)) else f"is a {type(label).__name__}, not a label")
+        problem = (
+            None if isinstance(label, (str, int, float, np.generic)) else f"is a {type(label).__name__}, not a label"
+        )
         problem = problem or text_problem(text)
         if problem is not None:
-            raise InputError(f"{source}: the cluster label of item {item_ids[index]!r} ({describe_value(label)}) {problem}; "
-                             "cluster labels are text or numbers")
+            raise InputError(
+                f"{source}: the cluster label of item {item_ids[index]!r} ({describe_value(label)}) {problem}; "
+                "cluster labels are text or numbers"
+            )
     if not missing.any():
         return tuple(labels), None, []
     first = int(np.argmax(missing))
     if missing_cluster == "error":
-        raise InputError(f"{source}: item {item_ids[first]!r} has no cluster label ({int(missing.sum())} items lack one); "
-                         "pass --missing-cluster drop to leave those items out, or --missing-cluster own to make each its own cluster")
+        raise InputError(
+            f"{source}: item {item_ids[first]!r} has no cluster label ({int(missing.sum())} items lack one); "
+            "pass --missing-cluster drop to leave those items out, or --missing-cluster own to make each its own cluster"
+        )
     if missing_cluster == "drop":
-        return tuple(labels), ~missing, [f"dropped {int(missing.sum())} items without a cluster label (--missing-cluster drop)"]
+        return (
+            tuple(labels),
+            ~missing,
+            [f"dropped {int(missing.sum())} items without a cluster label (--missing-cluster drop)"],
+        )
     used = set(labels)
     for index in np.flatnonzero(missing):
         label = f"(unlabelled) {item_ids[index]}"
@@ -187,13 +210,27 @@ def _resolve_clusters(clusters: Sequence[object] | None, missing_cluster: str, i
             label += "'"
         labels[index] = label
         used.add(label)
-    return tuple(labels), None, [f"{int(missing.sum())} items without a cluster label are clusters of their own (--missing-cluster own)"]
+    return (
+        tuple(labels),
+        None,
+        [f"{int(missing.sum())} items without a cluster label are clusters of their own (--missing-cluster own)"],
+    )
 
 
 @docfill("score_kind", "score_range", "missing_cluster", "source_name", returns="score_matrix")
-def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[str], *, clusters: Sequence[object] | None = None,
-                 score_kind: str = "auto", score_range: tuple[float, float] | None = (0.0, 1.0), missing_cluster: str = "error",
-                 source: str = "", notes: Sequence[str] = (), locate: Locator | None = None) -> ScoreMatrix:
+def build_matrix(
+    scores: np.ndarray,
+    models: Sequence[str],
+    item_ids: Sequence[str],
+    *,
+    clusters: Sequence[object] | None = None,
+    score_kind: str = "auto",
+    score_range: tuple[float, float] | None = (0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "",
+    notes: Sequence[str] = (),
+    locate: Locator | None = None,
+) -> ScoreMatrix:
     """Validate an aligned (items x models) matrix under the module rules and wrap it.
 
     Parameters
@@ -241,11 +278,15 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
     scores = np.asarray(scores, dtype=np.float64)
     models, item_ids = [str(m) if isinstance(m, (str, np.str_)) else m for m in models], [str(i) for i in item_ids]
     if scores.ndim != 2 or scores.shape != (len(item_ids), len(models)):
-        raise InputError(f"{source}: scores have shape {scores.shape}; expected (items, models) = ({len(item_ids)}, {len(models)})")
+        raise InputError(
+            f"{source}: scores have shape {scores.shape}; expected (items, models) = ({len(item_ids)}, {len(models)})"
+        )
     _check_names("model", models, source, "pass distinct model names")
     _check_names("item id", item_ids, source, "item ids must name each item once")
     if len(models) < 2:
-        raise AlignmentError(f"{source}: only {len(models)} model ({', '.join(map(repr, models))}); a paired comparison needs at least two")
+        raise AlignmentError(
+            f"{source}: only {len(models)} model ({', '.join(map(repr, models))}); a paired comparison needs at least two"
+        )
     if not item_ids:
         raise AlignmentError(f"{source}: no items")
     locate = locate or _default_locator(models, item_ids)
@@ -263,12 +304,21 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
             column = scores[:, model]
             # A column of distinct whole numbers is most likely item ids under a name the reader did not expect.
             distinct = bool(np.all(column == np.round(column))) and len(np.unique(column)) == len(column)
-            named = any(word in str(models[model]).lower() for word in ("id", "item", "index", "question", "doc", "sample"))
-            ids = distinct and (named or (len(column) >= 3 and int(((column < low) | (column > high)).sum()) * 2 > len(column)))
-            hint = (f"; if model {models[model]!r} is the item id column, name it with --item-column {models[model]}"
-                    if ids else "")
-            raise InputError(f"{source}: {locate(item, model)} has score {shown_score(scores[item, model])}, outside [{low:g}, {high:g}] "
-                             f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]{hint}")
+            named = any(
+                word in str(models[model]).lower() for word in ("id", "item", "index", "question", "doc", "sample")
+            )
+            ids = distinct and (
+                named or (len(column) >= 3 and int(((column < low) | (column > high)).sum()) * 2 > len(column))
+            )
+            hint = (
+                f"; if model {models[model]!r} is the item id column, name it with --item-column {models[model]}"
+                if ids
+                else ""
+            )
+            raise InputError(
+                f"{source}: {locate(item, model)} has score {shown_score(scores[item, model])}, outside [{low:g}, {high:g}] "
+                f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]{hint}"
+            )
     elif score_kind != "graded":
         raise ArgumentError("score_range=None (real-valued scores) needs score_kind='graded'")
     labels, keep, cluster_notes = _resolve_clusters(clusters, missing_cluster, item_ids, source)
@@ -283,15 +333,27 @@ def build_matrix(scores: np.ndarray, models: Sequence[str], item_ids: Sequence[s
     notes = list(notes) + cluster_notes + kind_notes
     spread = scores.max(axis=0) - scores.min(axis=0)
     for column in np.flatnonzero(spread == 0):
-        notes.append(f"model {models[column]!r} scores {scores[0, column]:g} on every item: its correlation with any other "
-                     "model is undefined; its pairs show rho as undefined and leave the rho-dependent columns empty")
-    return ScoreMatrix(np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes))
+        notes.append(
+            f"model {models[column]!r} scores {scores[0, column]:g} on every item: its correlation with any other "
+            "model is undefined; its pairs show rho as undefined and leave the rho-dependent columns empty"
+        )
+    return ScoreMatrix(
+        np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes)
+    )
 
 
 @docfill("score_kind", "score_range", "missing_cluster", returns="score_matrix")
-def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequence[str] | None = None,
-               clusters: Sequence[object] | None = None, score_kind: str = "auto", score_range=(0.0, 1.0),
-               missing_cluster: str = "error", source: str = "array") -> ScoreMatrix:
+def from_array(
+    scores,
+    *,
+    models: Sequence[str] | None = None,
+    item_ids: Sequence[str] | None = None,
+    clusters: Sequence[object] | None = None,
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "array",
+) -> ScoreMatrix:
     """Score matrix from an (items x models) array.
 
     Parameters
@@ -336,9 +398,13 @@ def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequenc
     try:
         array = np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(f"{source}: scores must be a 2-D array of numbers (items x models); got {type(scores).__name__}") from None
+        raise InputError(
+            f"{source}: scores must be a 2-D array of numbers (items x models); got {type(scores).__name__}"
+        ) from None
     if array.ndim != 2:
-        raise InputError(f"{source}: scores must be 2-D (items x models); got {array.ndim} dimension(s) of shape {array.shape}")
+        raise InputError(
+            f"{source}: scores must be 2-D (items x models); got {array.ndim} dimension(s) of shape {array.shape}"
+        )
     models = list(models) if models is not None else [f"model{k}" for k in range(array.shape[1])]
     items = list(item_ids) if item_ids is not None else [str(i) for i in range(array.shape[0])]
     if len(models) != array.shape[1]:
@@ -347,5 +413,13 @@ def from_array(scores, *, models: Sequence[str] | None = None, item_ids: Sequenc
         raise InputError(f"{source}: {len(items)} item ids for {array.shape[0]} rows")
     if clusters is not None and len(clusters) != array.shape[0]:
         raise InputError(f"{source}: {len(clusters)} cluster labels for {array.shape[0]} items")
-    return build_matrix(array, models, items, clusters=clusters, score_kind=score_kind, score_range=score_range,
-                        missing_cluster=missing_cluster, source=source)
+    return build_matrix(
+        array,
+        models,
+        items,
+        clusters=clusters,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        source=source,
+    )

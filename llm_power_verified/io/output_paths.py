@@ -24,7 +24,6 @@ __all__ = ["SHIPPED_DATA", "check_outputs", "descriptor_status", "names_descript
 SHIPPED_DATA = Path(os.path.realpath(Path(__file__).parents[1] / "data"))
 
 
-
 def _same(a: Path, b: Path) -> bool:
     try:
         return a.exists() and b.exists() and os.path.samefile(a, b)
@@ -145,8 +144,10 @@ def refusal(path: Path, target: Path, status: os.stat_result | None) -> str | No
     if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
         return "is a socket or block device; it cannot receive a report"
     if stat.S_ISREG(mode) and (not mode & 0o222 or not os.access(target, os.W_OK)):
-        return (f"is read-only (mode {stat.S_IMODE(mode):04o}); it is not replaced: make it writable "
-                f"(chmod u+w {path}) or choose another path")
+        return (
+            f"is read-only (mode {stat.S_IMODE(mode):04o}); it is not replaced: make it writable "
+            f"(chmod u+w {path}) or choose another path"
+        )
     return None
 
 
@@ -228,12 +229,19 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
         if number is not None:
             status = descriptor_status(number, f"{label} {path}")
             opened = Path(f"/dev/fd/{number}")  # compared with the inputs only, never written by this name
-            given = next((given for given, source in resolved_inputs if stat.S_ISREG(status.st_mode) and _same(opened, source)), None)
+            given = next(
+                (given for given, source in resolved_inputs if stat.S_ISREG(status.st_mode) and _same(opened, source)),
+                None,
+            )
             if given is not None:
-                raise OutputError(f"{label} {path} would write into the input {given} (descriptor {number}); choose another output")
+                raise OutputError(
+                    f"{label} {path} would write into the input {given} (descriptor {number}); choose another output"
+                )
             key = (status.st_dev, status.st_ino)
             if key in streams:
-                raise OutputError(f"{label} {path} and {streams[key]} write to one stream; give each output its own path")
+                raise OutputError(
+                    f"{label} {path} and {streams[key]} write to one stream; give each output its own path"
+                )
             streams[key] = label
             targets[label] = path
             continue
@@ -254,5 +262,3 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
             raise OutputError(f"{label} {path}: the folder {target.parent} does not exist")
         targets[label] = target
     return targets
-
-

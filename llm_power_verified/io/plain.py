@@ -78,16 +78,22 @@ def read_score_file(path: str | Path) -> tuple[np.ndarray, str | None]:
     for number, line in enumerate(lines, start=1):
         field = line.strip(" \t")
         if not field:
-            raise InputError(f"{path}, line {number}: blank line; the files are aligned by line, so every line must hold "
-                             "one score (remove the line, or write the missing score)")
+            raise InputError(
+                f"{path}, line {number}: blank line; the files are aligned by line, so every line must hold "
+                "one score (remove the line, or write the missing score)"
+            )
         value = math.nan if field.lower().lstrip("+-") == "nan" else read_number(field)
         if value is None:
             if number == 1 and not _NUMBER_LIKE.match(field) and text_problem(field) is None:
                 header = field
                 continue
-            more = " (one number per line; this line has several fields)" if any(sep in field for sep in ",;\t ") else ""
-            raise InputError(f"{path}, line {number}: {describe_value(field)} is not a number{more}; scores are written "
-                             "like 0, 1 or 0.25 (ASCII digits, no underscores)") from None
+            more = (
+                " (one number per line; this line has several fields)" if any(sep in field for sep in ",;\t ") else ""
+            )
+            raise InputError(
+                f"{path}, line {number}: {describe_value(field)} is not a number{more}; scores are written "
+                "like 0, 1 or 0.25 (ASCII digits, no underscores)"
+            ) from None
         if not math.isfinite(value):
             raise InputError(f"{path}, line {number}: {describe_value(field)} is not a finite number")
         values[count] = value
@@ -127,10 +133,16 @@ def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str 
     paths: Sequence[Path] = (Path(path_a), Path(path_b))
     (scores_a, header_a), (scores_b, header_b) = (read_score_file(path) for path in paths)
     if scores_a.size != scores_b.size:
-        raise InputError(f"{paths[0]} holds {scores_a.size} scores and {paths[1]} holds {scores_b.size}; "
-                         "the two files must be aligned item by item")
+        raise InputError(
+            f"{paths[0]} holds {scores_a.size} scores and {paths[1]} holds {scores_b.size}; "
+            "the two files must be aligned item by item"
+        )
     offsets = [2 if header else 1 for header in (header_a, header_b)]
-    notes = [f"{path}: first line {header!r} read as a header" for path, header in zip(paths, (header_a, header_b), strict=True) if header]
+    notes = [
+        f"{path}: first line {header!r} read as a header"
+        for path, header in zip(paths, (header_a, header_b), strict=True)
+        if header
+    ]
     names = [str(path) for path in paths]
     if names[0] == names[1]:
         names = [f"{names[0]} (A)", f"{names[1]} (B)"]
@@ -138,5 +150,12 @@ def read_score_files(path_a: str | Path, path_b: str | Path, *, score_kind: str 
     def locate(item: int, model: int) -> str:
         return f"{paths[model]}, line {item + offsets[model]}"
 
-    return build_matrix(np.column_stack([scores_a, scores_b]), names, [str(i + 1) for i in range(scores_a.size)],
-                        score_kind=score_kind, source=f"{paths[0]} and {paths[1]}", notes=notes, locate=locate)
+    return build_matrix(
+        np.column_stack([scores_a, scores_b]),
+        names,
+        [str(i + 1) for i in range(scores_a.size)],
+        score_kind=score_kind,
+        source=f"{paths[0]} and {paths[1]}",
+        notes=notes,
+        locate=locate,
+    )

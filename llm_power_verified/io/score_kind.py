@@ -80,7 +80,9 @@ def stray_bound(n_items: int) -> float:
 
 
 @docfill("score_kind")
-def resolve_score_kind(scores: np.ndarray, score_kind: str, locate: Callable[[int, int], str], source: str) -> tuple[bool, list[str]]:
+def resolve_score_kind(
+    scores: np.ndarray, score_kind: str, locate: Callable[[int, int], str], source: str
+) -> tuple[bool, list[str]]:
     """Whether a matrix is binary under the requested score kind, and the note that says so; never a silent switch.
 
     Parameters
@@ -117,14 +119,18 @@ def resolve_score_kind(scores: np.ndarray, score_kind: str, locate: Callable[[in
     stray = (scores != 0) & (scores != 1)
     if not stray.any():
         if score_kind == "graded":
-            return False, ["every score is 0 or 1 but --scores graded was asked for: graded methods (paired t) are used"]
+            return False, [
+                "every score is 0 or 1 but --scores graded was asked for: graded methods (paired t) are used"
+            ]
         return True, []
     count = int(stray.sum())
     item, model = (int(i) for i in np.argwhere(stray)[0])
     first = f"{locate(item, model)} has score {shown_score(scores[item, model])}"
     if score_kind == "binary":
-        raise InputError(f"{source}: {first}; binary scores must be 0 or 1 "
-                         f"({count} scores are not); pass --scores graded (score_kind='graded') for graded scores")
+        raise InputError(
+            f"{source}: {first}; binary scores must be 0 or 1 "
+            f"({count} scores are not); pass --scores graded (score_kind='graded') for graded scores"
+        )
     if score_kind == "graded":
         return False, []
     models = int(stray.any(axis=0).sum())
@@ -134,5 +140,6 @@ def resolve_score_kind(scores: np.ndarray, score_kind: str, locate: Callable[[in
             f"{source}: {first} but the other scores are 0 or 1 ({count} of {stray.size:,} are not, in {models} "
             f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {scores.shape[0]:,} items) = {bound:g} read as "
             "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, "
-            "or --scores binary to refuse anything but 0/1")
+            "or --scores binary to refuse anything but 0/1"
+        )
     return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]

@@ -54,5 +54,7 @@ def write_stdout(chunks: Iterable[bytes], remedy: str = "write to a file") -> No
     except BrokenPipeError:
         raise
     except OSError as error:
-        raise OutputError(f"could not write the report (stopped after {written:,} bytes) to standard output: "
-                          f"{error.strerror or error}; free the device or redirect standard output (> FILE), or {remedy}") from None
+        raise OutputError(
+            f"could not write the report (stopped after {written:,} bytes) to standard output: "
+            f"{error.strerror or error}; free the device or redirect standard output (> FILE), or {remedy}"
+        ) from None

@@ -21,7 +21,14 @@ import pandas as pd
 from llm_power_verified.io.cells import row_place
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 
-__all__ = ["common_items", "item_clusters", "lacking_per_model", "refuse_unlabelled_items", "same_name_repeat", "score_grid"]
+__all__ = [
+    "common_items",
+    "item_clusters",
+    "lacking_per_model",
+    "refuse_unlabelled_items",
+    "same_name_repeat",
+    "score_grid",
+]
 
 
 def lacking_per_model(absent: np.ndarray, models: Sequence[str]) -> str:
@@ -42,8 +49,15 @@ def lacking_per_model(absent: np.ndarray, models: Sequence[str]) -> str:
     return ", ".join(f"{models[k]!r} lacks {int(absent[:, k].sum())}" for k in range(len(models)) if absent[:, k].any())
 
 
-def score_grid(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, item_names: Sequence[str],
-               model_names: Sequence[str], source: str, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def score_grid(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    values: np.ndarray,
+    item_names: Sequence[str],
+    model_names: Sequence[str],
+    source: str,
+    lines: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """The items-by-models grid of a long table's scores, and the table row each score came from.
 
     Parameters
@@ -77,16 +91,19 @@ def score_grid(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, item_name
     repeated = np.flatnonzero(flat[order][1:] == flat[order][:-1])
     if repeated.size:
         first, second = sorted((int(order[repeated[0]]), int(order[repeated[0] + 1])))
-        raise AlignmentError(f"{source}: model {model_names[cols[first]]!r} has two results for item {item_names[rows[first]]!r} "
-                             f"({row_place(lines, first)} and {row_place(lines, second)}); item ids must be unique per model")
+        raise AlignmentError(
+            f"{source}: model {model_names[cols[first]]!r} has two results for item {item_names[rows[first]]!r} "
+            f"({row_place(lines, first)} and {row_place(lines, second)}); item ids must be unique per model"
+        )
     position[rows, cols] = np.arange(rows.size)
     scores = np.full(position.shape, np.nan)
     scores[rows, cols] = values
     return position, scores
 
 
-def common_items(position: np.ndarray, item_names: Sequence[str], model_names: Sequence[str], on_missing: str,
-                 source: str) -> tuple[np.ndarray, str | None]:
+def common_items(
+    position: np.ndarray, item_names: Sequence[str], model_names: Sequence[str], on_missing: str, source: str
+) -> tuple[np.ndarray, str | None]:
     """The items every model has, with the note saying what was dropped (``on_missing="intersect"``).
 
     Parameters
@@ -122,15 +139,27 @@ def common_items(position: np.ndarray, item_names: Sequence[str], model_names: S
         raise AlignmentError(f"{source}: the models have no item in common ({description})")
     if on_missing == "error":
         item, model = (int(i) for i in np.argwhere(absent)[0])
-        raise AlignmentError(f"{source}: items missing for some models ({description} of {len(item_names)}; e.g. "
-                             f"{model_names[model]!r} has no item {item_names[item]!r}); use --on-missing intersect "
-                             f"(on_missing='intersect') to keep the {int(keep.sum())} common items")
+        raise AlignmentError(
+            f"{source}: items missing for some models ({description} of {len(item_names)}; e.g. "
+            f"{model_names[model]!r} has no item {item_names[item]!r}); use --on-missing intersect "
+            f"(on_missing='intersect') to keep the {int(keep.sum())} common items"
+        )
     dropped = int((~keep).sum())
-    return keep, f"kept the {int(keep.sum())} items every model has; dropped {dropped} ({description}) (--on-missing intersect)"
+    return (
+        keep,
+        f"kept the {int(keep.sum())} items every model has; dropped {dropped} ({description}) (--on-missing intersect)",
+    )
 
 
-def item_clusters(raw: pd.Series, rows: np.ndarray, label_code: np.ndarray, label_names: Sequence[str],
-                  item_names: Sequence[str], source: str, lines: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+def item_clusters(
+    raw: pd.Series,
+    rows: np.ndarray,
+    label_code: np.ndarray,
+    label_names: Sequence[str],
+    item_names: Sequence[str],
+    source: str,
+    lines: np.ndarray,
+) -> tuple[list[str | None], np.ndarray]:
     """One cluster label per item of a long table, from the rows of that item.
 
     Parameters
@@ -170,13 +199,21 @@ def item_clusters(raw: pd.Series, rows: np.ndarray, label_code: np.ndarray, labe
         row = int(conflict[0])
         earlier = int(label_code[first_row[rows[row]]])
         shown = describe_value(label_names[earlier]) if earlier >= 0 else "no label"
-        raise AlignmentError(f"{source}: {row_place(lines, row)}: item {item_names[rows[row]]!r} has cluster "
-                             f"{describe_value(raw.iloc[row])} here and {shown} in an earlier row; an item has one cluster")
+        raise AlignmentError(
+            f"{source}: {row_place(lines, row)}: item {item_names[rows[row]]!r} has cluster "
+            f"{describe_value(raw.iloc[row])} here and {shown} in an earlier row; an item has one cluster"
+        )
     return [label_names[code] if code >= 0 else None for code in label_code[first_row]], first_row
 
 
-def refuse_unlabelled_items(clusters: list[str | None] | None, missing_cluster: str, names: Sequence[str], lines,
-                            column: str | None, source: str) -> None:
+def refuse_unlabelled_items(
+    clusters: list[str | None] | None,
+    missing_cluster: str,
+    names: Sequence[str],
+    lines,
+    column: str | None,
+    source: str,
+) -> None:
     """With ``missing_cluster="error"``, refuse the first item without a cluster label, naming its line.
 
     Parameters
@@ -203,9 +240,11 @@ def refuse_unlabelled_items(clusters: list[str | None] | None, missing_cluster: 
         return
     row = next(row for row, label in enumerate(clusters) if label is None)
     lacking = sum(label is None for label in clusters)
-    raise InputError(f"{source}: {row_place(lines, row)}, column {column!r}: item {names[row]!r} has no cluster label (empty, or a "
-                     f"missing-value text such as NA; {lacking} items lack one); pass --missing-cluster drop to leave those "
-                     "items out, or --missing-cluster own to make each its own cluster")
+    raise InputError(
+        f"{source}: {row_place(lines, row)}, column {column!r}: item {names[row]!r} has no cluster label (empty, or a "
+        f"missing-value text such as NA; {lacking} items lack one); pass --missing-cluster drop to leave those "
+        "items out, or --missing-cluster own to make each its own cluster"
+    )
 
 
 def same_name_repeat(names: Sequence[str]) -> tuple[int, int, str] | None:

@@ -69,12 +69,14 @@ def _raw(path: Path, separator: str = "") -> bytes:
             str(view[start:end], "utf-8")
         except UnicodeDecodeError as error:
             line = raw.count(b"\n", 0, start + error.start) + 1
-            raise InputError(f"{path}, line {line}: byte {raw[start + error.start]:#04x} is not UTF-8; save the file as UTF-8") from None
+            raise InputError(
+                f"{path}, line {line}: byte {raw[start + error.start]:#04x} is not UTF-8; save the file as UTF-8"
+            ) from None
         start = end
     nul = raw.find(b"\x00")
     if nul >= 0:
         ends = raw.count(b"\n", 0, nul) + raw.count(b"\r", 0, nul) - raw.count(b"\r\n", 0, nul)
-        line = (ends + (raw[nul - 1:nul] not in (b"\n", b"\r"))) if nul else 1
+        line = (ends + (raw[nul - 1 : nul] not in (b"\n", b"\r"))) if nul else 1
         raise InputError(f"{path}, line {line or 1}: a NUL character; the file is binary or damaged, not a text table")
     if len(raw.strip()) < 64 and not raw.decode("utf-8").strip():
         raise InputError(f"{path}: the file is empty")
@@ -82,8 +84,10 @@ def _raw(path: Path, separator: str = "") -> bytes:
         first = min((found for found in (raw.find(b"\n"), raw.find(b"\r")) if found >= 0), default=len(raw))
         columns = raw.count(separator.encode(), 0, first) + 1
         if columns > MAX_COLUMNS:
-            raise InputError(f"{path}, line 1: {columns:,} columns in the header, more than the {MAX_COLUMNS:,} a table may have; "
-                             "is the separator right? (a wider table is better written long: item_id, model, score)")
+            raise InputError(
+                f"{path}, line 1: {columns:,} columns in the header, more than the {MAX_COLUMNS:,} a table may have; "
+                "is the separator right? (a wider table is better written long: item_id, model, score)"
+            )
     return raw
 
 
@@ -92,8 +96,15 @@ def _lf(raw: bytes) -> bytes:
     return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
 
 
-def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank: np.ndarray, id_column: str | None,
-             starts: np.ndarray) -> np.ndarray:
+def _records(
+    path: Path,
+    kind: str,
+    header: list[str],
+    fields: np.ndarray,
+    blank: np.ndarray,
+    id_column: str | None,
+    starts: np.ndarray,
+) -> np.ndarray:
     """Positions of the data records among all records, after the rules on blank lines and field counts.
 
     ``fields``, ``blank`` and ``starts`` (the physical line where each begins) describe every record,
@@ -107,18 +118,23 @@ def _records(path: Path, kind: str, header: list[str], fields: np.ndarray, blank
     check_columns(pd.DataFrame(columns=range(len(header))).set_axis(header, axis=1), str(path))
     blank, fields, starts = blank[1:], fields[1:], starts[1:]
     if blank.any() and (id_column is None or id_column not in header):
-        raise InputError(f"{path}, line {starts[int(np.argmax(blank))]}: blank line inside a table without an item column; its "
-                         "rows are aligned by position, so a blank line would shift them; remove it (or add an item_id column)")
+        raise InputError(
+            f"{path}, line {starts[int(np.argmax(blank))]}: blank line inside a table without an item column; its "
+            "rows are aligned by position, so a blank line would shift them; remove it (or add an item_id column)"
+        )
     wrong = ~blank & (fields != len(header))
     if wrong.any():
         row = int(np.argmax(wrong))
-        raise InputError(f"{path}, line {starts[row]}: {int(fields[row])} fields where the header has {len(header)}; not a "
-                         f"readable {kind} table (every line needs one field per column; an empty field is a missing value)")
+        raise InputError(
+            f"{path}, line {starts[row]}: {int(fields[row])} fields where the header has {len(header)}; not a "
+            f"readable {kind} table (every line needs one field per column; an empty field is a missing value)"
+        )
     return np.flatnonzero(~blank) + 1
 
 
-def _unquoted_csv(path: Path, raw: bytes, separator: str, kind: str, text_columns: frozenset[str],
-                  id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+def _unquoted_csv(
+    path: Path, raw: bytes, separator: str, kind: str, text_columns: frozenset[str], id_column: str | None
+) -> tuple[pd.DataFrame, np.ndarray]:
     """A CSV/TSV without quote characters: lines are records; pandas' C parser reads the fields."""
     data = np.frombuffer(raw, dtype=np.uint8)
     newlines = np.flatnonzero(data == 10)
@@ -129,22 +145,40 @@ def _unquoted_csv(path: Path, raw: bytes, separator: str, kind: str, text_column
     fields = np.diff(before_end, prepend=0) + 1
     blank = ends == starts
     for line in np.flatnonzero((fields == 1) & ~blank):  # one field: blank if only spaces and tabs
-        blank[line] = not raw[starts[line]:ends[line]].strip(b" \t")
-    header = [name.strip() for name in raw[starts[0]:ends[0]].decode("utf-8").split(separator)] if not blank[0] else []
+        blank[line] = not raw[starts[line] : ends[line]].strip(b" \t")
+    header = (
+        [name.strip() for name in raw[starts[0] : ends[0]].decode("utf-8").split(separator)] if not blank[0] else []
+    )
     records = _records(path, kind, header, fields, blank, id_column, np.arange(1, ends.size + 1))
     lines = records + 1
-    body = b"\n".join(raw[starts[record]:ends[record]] for record in records) if blank[1:].any() else raw[ends[0] + 1:]
+    body = (
+        b"\n".join(raw[starts[record] : ends[record]] for record in records) if blank[1:].any() else raw[ends[0] + 1 :]
+    )
     textual = {position: str for position, name in enumerate(header) if name in text_columns}
-    missing = sorted(MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT})
-    common = dict(sep=separator, header=None, names=range(len(header)), keep_default_na=False, skip_blank_lines=False,
-                  quoting=csv.QUOTE_NONE, encoding="utf-8")
+    missing = sorted(
+        MISSING_TEXT | {value.upper() for value in MISSING_TEXT} | {value.title() for value in MISSING_TEXT}
+    )
+    common = dict(
+        sep=separator,
+        header=None,
+        names=range(len(header)),
+        keep_default_na=False,
+        skip_blank_lines=False,
+        quoting=csv.QUOTE_NONE,
+        encoding="utf-8",
+    )
     try:
         # One list of missing texts for all columns (a dict of one per column cost 7 kB a column: 700 MB at 100,000 columns);
         # the few text columns are read again on their own, where no text means missing.
         data_frame = pd.read_csv(_stdio.BytesIO(body), dtype=textual, na_values=missing, **common, **EXACT_FLOATS)
         if textual:
-            texts = pd.read_csv(_stdio.BytesIO(body), usecols=sorted(textual), dtype=str, na_values={position: [] for position in textual},
-                                **common)
+            texts = pd.read_csv(
+                _stdio.BytesIO(body),
+                usecols=sorted(textual),
+                dtype=str,
+                na_values={position: [] for position in textual},
+                **common,
+            )
             for position in textual:
                 data_frame[position] = texts[position]
     except pd.errors.EmptyDataError:
@@ -153,17 +187,23 @@ def _unquoted_csv(path: Path, raw: bytes, separator: str, kind: str, text_column
         raise InputError(f"{path}: not a readable {kind} table ({' '.join(str(error).split())})") from None
     for position, name in enumerate(header):
         if position not in textual and pd.api.types.is_bool_dtype(data_frame[position].dtype):
-            raise InputError(f"{path}, line {lines[0]}, column {name!r}: true/false text ({data_frame[position].iloc[0]}) is not a "
-                             "number; write the scores as 1 and 0")
+            raise InputError(
+                f"{path}, line {lines[0]}, column {name!r}: true/false text ({data_frame[position].iloc[0]}) is not a "
+                "number; write the scores as 1 and 0"
+            )
     data_frame.columns = pd.Index(header, dtype=object)
     return data_frame, lines
 
 
-def _quoted_csv(path: Path, raw: bytes, separator: str, kind: str, id_column: str | None) -> tuple[pd.DataFrame, np.ndarray]:
+def _quoted_csv(
+    path: Path, raw: bytes, separator: str, kind: str, id_column: str | None
+) -> tuple[pd.DataFrame, np.ndarray]:
     """A CSV/TSV with quote characters: the ``csv`` module reads records (strict quoting) and where each starts."""
     # newline="": lines split at LF, CRLF and CR with their ends kept, so that a CR inside a quoted cell stays.
     # The bytes are decoded as they are read, never held whole as text.
-    reader = csv.reader(_stdio.TextIOWrapper(_stdio.BytesIO(raw), encoding="utf-8", newline=""), delimiter=separator, strict=True)
+    reader = csv.reader(
+        _stdio.TextIOWrapper(_stdio.BytesIO(raw), encoding="utf-8", newline=""), delimiter=separator, strict=True
+    )
     rows, starts, previous = [], [], 0
     try:
         for row in reader:
@@ -173,7 +213,9 @@ def _quoted_csv(path: Path, raw: bytes, separator: str, kind: str, id_column: st
     except csv.Error as error:
         raise InputError(f"{path}, line {previous + 1}: not a readable {kind} table ({error})") from None
     fields = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
-    blank = np.fromiter((len(row) == 0 or (len(row) == 1 and not row[0].strip(" \t")) for row in rows), dtype=bool, count=len(rows))
+    blank = np.fromiter(
+        (len(row) == 0 or (len(row) == 1 and not row[0].strip(" \t")) for row in rows), dtype=bool, count=len(rows)
+    )
     header = [name.strip() for name in rows[0]] if not blank[0] else []
     starts = np.asarray(starts, dtype=np.int64)
     records = _records(path, kind, header, fields, blank, id_column, starts)
@@ -181,18 +223,21 @@ def _quoted_csv(path: Path, raw: bytes, separator: str, kind: str, id_column: st
     return frame, starts[records]
 
 
-def _read_csv(path: Path, separator: str, text_columns: frozenset[str] = frozenset(),
-              id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+def _read_csv(
+    path: Path, separator: str, text_columns: frozenset[str] = frozenset(), id_column: str | None = None
+) -> tuple[pd.DataFrame, np.ndarray]:
     """The table and the physical line of each row (see the module notes)."""
     raw = _raw(path, separator)
     kind = "TSV" if separator == "\t" else "CSV"
     # A header split by the other separator reads as one column holding them: say so, rather than "no 'model' column".
     # Only an unquoted header line: a quoted name may hold a tab or a comma.
-    first = raw[:min(raw.find(byte) % (len(raw) + 1) for byte in (b"\n", b"\r"))]
+    first = raw[: min(raw.find(byte) % (len(raw) + 1) for byte in (b"\n", b"\r"))]
     other, suffix, own = (b"\t", ".tsv", "commas") if kind == "CSV" else (b",", ".csv", "tabs")
     if b'"' not in first and other in first and (kind == "CSV" or separator.encode() not in first):
-        raise InputError(f"{path}, line 1: the header is separated by {'tabs' if kind == 'CSV' else 'commas'} "
-                         f"({describe_value(first.decode('utf-8'))}); name the file {suffix}, or separate the columns with {own}")
+        raise InputError(
+            f"{path}, line 1: the header is separated by {'tabs' if kind == 'CSV' else 'commas'} "
+            f"({describe_value(first.decode('utf-8'))}); name the file {suffix}, or separate the columns with {own}"
+        )
     if b'"' in raw:
         return _quoted_csv(path, raw, separator, kind, id_column)
     return _unquoted_csv(path, _lf(raw), separator, kind, text_columns, id_column)
@@ -218,8 +263,10 @@ def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame,
         raise InputError(f"{path}: the file is empty")
     frame = pd.DataFrame.from_records(records)
     if blank and (id_column is None or id_column not in frame.columns):
-        raise InputError(f"{path}, line {blank[0]}: blank line in JSON Lines without an item column; its records are aligned "
-                         "by position, so a blank line would shift them; remove it")
+        raise InputError(
+            f"{path}, line {blank[0]}: blank line in JSON Lines without an item column; its records are aligned "
+            "by position, so a blank line would shift them; remove it"
+        )
     return frame, np.asarray(lines, dtype=np.int64)
 
 
@@ -228,12 +275,16 @@ def _check_parquet_size(path: Path, metadata) -> None:
     cells = metadata.num_rows * metadata.num_columns
     unpacked = sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
     if cells > MAX_PARQUET_CELLS or unpacked > MAX_PARQUET_BYTES:
-        raise InputError(f"{path}: {metadata.num_rows:,} rows x {metadata.num_columns:,} columns ({unpacked:,} bytes uncompressed), "
-                         f"more than the {MAX_PARQUET_CELLS:,} cells or {MAX_PARQUET_BYTES:,} bytes read whole; split the table into "
-                         "smaller files")
+        raise InputError(
+            f"{path}: {metadata.num_rows:,} rows x {metadata.num_columns:,} columns ({unpacked:,} bytes uncompressed), "
+            f"more than the {MAX_PARQUET_CELLS:,} cells or {MAX_PARQUET_BYTES:,} bytes read whole; split the table into "
+            "smaller files"
+        )
 
 
-def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+def read_frame(
+    path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None
+) -> tuple[pd.DataFrame, np.ndarray]:
     r"""A table file read into a frame, with the physical line of each row.
 
     Parameters
@@ -280,7 +331,9 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: st
             # Optional dependency (extra parquet): imported where it is used, so the package works without it.
             import pyarrow.parquet as parquet
         except ImportError as error:
-            raise InputError(f"{path}: reading Parquet needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'") from None
+            raise InputError(
+                f"{path}: reading Parquet needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'"
+            ) from None
         try:
             names = parquet.read_schema(path).names
             if len(set(names)) != len(names):
@@ -301,11 +354,28 @@ def read_frame(path: str | Path, text_columns: Iterable[str] = (), id_column: st
     raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .csv.gz, .parquet or .jsonl)")
 
 
-@docfill("item_column", "cluster_column", "on_missing", "score_kind", "score_range", "missing_cluster",
-         "long_columns", returns="score_matrix")
-def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
-               on_missing: str = "error", score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
-               model_column: str = "model", score_column: str = "score") -> ScoreMatrix:
+@docfill(
+    "item_column",
+    "cluster_column",
+    "on_missing",
+    "score_kind",
+    "score_range",
+    "missing_cluster",
+    "long_columns",
+    returns="score_matrix",
+)
+def read_table(
+    path: str | Path,
+    *,
+    item_column: str = DEFAULT_ITEM_COLUMN,
+    cluster_column: str | None = None,
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    model_column: str = "model",
+    score_column: str = "score",
+) -> ScoreMatrix:
     """Read a wide or long score table from CSV/TSV, Parquet or JSON Lines.
 
     Parameters
@@ -335,14 +405,28 @@ def read_table(path: str | Path, *, item_column: str = DEFAULT_ITEM_COLUMN, clus
     """
     path = Path(path)
     frame, lines = read_frame(path, {name for name in (item_column, cluster_column, model_column) if name}, item_column)
-    options = dict(cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, score_range=score_range,
-                   missing_cluster=missing_cluster, source=str(path), lines=lines)
+    options = dict(
+        cluster_column=cluster_column,
+        on_missing=on_missing,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        source=str(path),
+        lines=lines,
+    )
     if model_column in frame.columns and score_column in frame.columns:
-        return from_long(frame, item_column=item_column, model_column=model_column, score_column=score_column, **options)
+        return from_long(
+            frame, item_column=item_column, model_column=model_column, score_column=score_column, **options
+        )
     # A long table's column names given but absent: the table reads as wide, and the names would be ignored in silence.
-    for given, default, option in ((model_column, "model", "--model-column"), (score_column, "score", "--score-column")):
+    for given, default, option in (
+        (model_column, "model", "--model-column"),
+        (score_column, "score", "--score-column"),
+    ):
         if given != default and given not in frame.columns:
-            raise InputError(f"{path}: {option} {given!r} applies to long tables (item, model, score); the table has no "
-                             f"such column, so it is read as wide and the option would be ignored: leave it out, or name "
-                             "the column it has")
+            raise InputError(
+                f"{path}: {option} {given!r} applies to long tables (item, model, score); the table has no "
+                f"such column, so it is read as wide and the option would be ignored: leave it out, or name "
+                "the column it has"
+            )
     return from_wide(frame, item_column=item_column, **options)

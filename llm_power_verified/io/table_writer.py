@@ -67,15 +67,21 @@ def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") 
     if layout == "wide":
         reserved = {DEFAULT_ITEM_COLUMN, "cluster"} & set(matrix.models)
         if reserved:
-            raise InputError(f"a model is named {sorted(reserved)[0]!r}, a reserved column of the wide layout; use layout='long'")
+            raise InputError(
+                f"a model is named {sorted(reserved)[0]!r}, a reserved column of the wide layout; use layout='long'"
+            )
         frame = pd.DataFrame(matrix.scores, columns=list(matrix.models))
         frame.insert(0, DEFAULT_ITEM_COLUMN, list(matrix.item_ids))
         if matrix.clusters is not None:
             frame["cluster"] = list(matrix.clusters)
     else:
-        frame = pd.DataFrame({DEFAULT_ITEM_COLUMN: np.repeat(np.asarray(matrix.item_ids, dtype=object), matrix.n_models),
-                              "model": np.tile(np.asarray(matrix.models, dtype=object), matrix.n_items),
-                              "score": matrix.scores.reshape(-1)})
+        frame = pd.DataFrame(
+            {
+                DEFAULT_ITEM_COLUMN: np.repeat(np.asarray(matrix.item_ids, dtype=object), matrix.n_models),
+                "model": np.tile(np.asarray(matrix.models, dtype=object), matrix.n_items),
+                "score": matrix.scores.reshape(-1),
+            }
+        )
         if matrix.clusters is not None:
             frame["cluster"] = np.repeat(np.asarray(matrix.clusters, dtype=object), matrix.n_models)
     path = Path(path)
@@ -85,13 +91,17 @@ def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") 
         frame.to_parquet(buffer, index=False)
         data = buffer.getvalue()
     elif name.endswith(".jsonl"):
-        data = "".join(json.dumps(record, allow_nan=False) + "\n" for record in frame.to_dict(orient="records")).encode()
+        data = "".join(
+            json.dumps(record, allow_nan=False) + "\n" for record in frame.to_dict(orient="records")
+        ).encode()
     elif name.endswith((".csv", ".tsv")):
         # The csv writer quotes a cell holding LF but not one holding a lone CR, which readers take for a line end:
         # then every text cell is quoted.
         texts = [*matrix.models, *matrix.item_ids, *(matrix.clusters or ())]
         quoting = csv.QUOTE_NONNUMERIC if any("\r" in text for text in texts) else csv.QUOTE_MINIMAL
-        data = frame.to_csv(index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g", quoting=quoting).encode()
+        data = frame.to_csv(
+            index=False, sep="\t" if name.endswith(".tsv") else ",", float_format="%.17g", quoting=quoting
+        ).encode()
     else:
         raise InputError(f"{path}: unknown table format (expected .csv, .tsv, .parquet or .jsonl)")
     write_bytes(path, data)

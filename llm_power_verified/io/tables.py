@@ -77,22 +77,35 @@ def check_columns(frame: object, source: str) -> pd.DataFrame:
     for position, name in enumerate(columns):
         problem = text_problem(name)
         if problem is not None:
-            raise InputError(f"{source}: column {position + 1} of the header ({describe_value(name)}) {problem}; "
-                             "names, item ids and cluster labels must be text")
+            raise InputError(
+                f"{source}: column {position + 1} of the header ({describe_value(name)}) {problem}; "
+                "names, item ids and cluster labels must be text"
+            )
     repeat = first_repeat(columns)
     if repeat is not None:
-        raise InputError(f"{source}: column {columns[repeat[0]]!r} appears twice (columns {repeat[0] + 1} and {repeat[1] + 1}); "
-                         "every model (and the item and cluster columns) must have one column")
+        raise InputError(
+            f"{source}: column {columns[repeat[0]]!r} appears twice (columns {repeat[0] + 1} and {repeat[1] + 1}); "
+            "every model (and the item and cluster columns) must have one column"
+        )
     alike = same_name_repeat(columns)
     if alike is not None:
         first, second, how = alike
-        raise InputError(f"{source}: columns {first + 1} ({columns[first]!r}) and {second + 1} ({columns[second]!r}) are the same "
-                         f"name once {how}; every model (and the item and cluster columns) must have one column, spelled one way")
+        raise InputError(
+            f"{source}: columns {first + 1} ({columns[first]!r}) and {second + 1} ({columns[second]!r}) are the same "
+            f"name once {how}; every model (and the item and cluster columns) must have one column, spelled one way"
+        )
     return frame
 
 
-def _required_codes(values: pd.Series, source: str, lines: np.ndarray, column: str, what: str, empty: str,
-                    text: Callable[[object], str] = item_text) -> tuple[np.ndarray, list[str]]:
+def _required_codes(
+    values: pd.Series,
+    source: str,
+    lines: np.ndarray,
+    column: str,
+    what: str,
+    empty: str,
+    text: Callable[[object], str] = item_text,
+) -> tuple[np.ndarray, list[str]]:
     codes, names = label_codes(values, source, lines, column, what, text=text)
     if (codes < 0).any():
         raise InputError(f"{source}: {row_place(lines, int(np.argmax(codes < 0)))}, column {column!r}: {empty}")
@@ -100,26 +113,40 @@ def _required_codes(values: pd.Series, source: str, lines: np.ndarray, column: s
 
 
 def _item_ids(values: pd.Series, source: str, lines: np.ndarray, column: str) -> list[str]:
-    codes, names = _required_codes(values, source, lines, column, "an item id", "the item id is empty; every item needs an id")
+    codes, names = _required_codes(
+        values, source, lines, column, "an item id", "the item id is empty; every item needs an id"
+    )
     return [names[code] for code in codes]
 
 
 def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
     repeat = first_repeat(ids)
     if repeat is not None:
-        raise InputError(f"{source}: item id {ids[repeat[0]]!r} appears twice ({row_place(lines, repeat[0])} and {row_place(lines, repeat[1])}); "
-                         "item ids must be unique")
+        raise InputError(
+            f"{source}: item id {ids[repeat[0]]!r} appears twice ({row_place(lines, repeat[0])} and {row_place(lines, repeat[1])}); "
+            "item ids must be unique"
+        )
 
 
-def _wide_columns(frame: pd.DataFrame, item_column: str | None, cluster_column: str | None, models: Iterable[str] | None,
-                  source: str, lines: np.ndarray) -> tuple[list[str], str | None, list[str]]:
+def _wide_columns(
+    frame: pd.DataFrame,
+    item_column: str | None,
+    cluster_column: str | None,
+    models: Iterable[str] | None,
+    source: str,
+    lines: np.ndarray,
+) -> tuple[list[str], str | None, list[str]]:
     """A wide table's header checked: its item ids (by row number without an item column), item and model columns."""
     if cluster_column is not None and cluster_column not in frame.columns:
-        raise InputError(f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column")
+        raise InputError(
+            f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column"
+        )
     if item_column is not None and item_column in frame.columns:
         items = _item_ids(frame[item_column], source, lines, item_column)
     elif item_column is not None and item_column != DEFAULT_ITEM_COLUMN:
-        raise InputError(f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column")
+        raise InputError(
+            f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column"
+        )
     else:
         items = [str(i) for i in range(len(frame))]
         item_column = None
@@ -133,26 +160,51 @@ def _wide_columns(frame: pd.DataFrame, item_column: str | None, cluster_column: 
     return items, item_column, model_columns
 
 
-def _complete_rows(empty: np.ndarray, items: Sequence[str], model_columns: Sequence[str], on_missing: str, source: str,
-                   lines: np.ndarray) -> np.ndarray:
+def _complete_rows(
+    empty: np.ndarray,
+    items: Sequence[str],
+    model_columns: Sequence[str],
+    on_missing: str,
+    source: str,
+    lines: np.ndarray,
+) -> np.ndarray:
     """The rows of a wide table with a score for every model; a blank cell is refused with ``on_missing="error"``."""
     row, column = (int(i) for i in np.argwhere(empty)[0])
     if on_missing == "error":
         where = "is blank" if empty[row].all() else f"has no score for model {model_columns[column]!r}"
-        raise AlignmentError(f"{source}: {row_place(lines, row)} (item {items[row]!r}) {where}; "
-                             "use --on-missing intersect (on_missing='intersect') to keep the items every model has")
+        raise AlignmentError(
+            f"{source}: {row_place(lines, row)} (item {items[row]!r}) {where}; "
+            "use --on-missing intersect (on_missing='intersect') to keep the items every model has"
+        )
     keep = ~empty.any(axis=1)
     if not keep.any():
         raise AlignmentError(f"{source}: the models have no item in common")
     return keep
 
 
-@docfill("cluster_column", "on_missing", "score_kind", "score_range", "missing_cluster", "source_name", "lines",
-         returns="score_matrix")
-def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COLUMN, cluster_column: str | None = None,
-              models: Iterable[str] | None = None, on_missing: str = "error", score_kind: str = "auto",
-              score_range=(0.0, 1.0), missing_cluster: str = "error", source: str = "wide table",
-              lines: np.ndarray | None = None) -> ScoreMatrix:
+@docfill(
+    "cluster_column",
+    "on_missing",
+    "score_kind",
+    "score_range",
+    "missing_cluster",
+    "source_name",
+    "lines",
+    returns="score_matrix",
+)
+def from_wide(
+    frame: pd.DataFrame,
+    *,
+    item_column: str | None = DEFAULT_ITEM_COLUMN,
+    cluster_column: str | None = None,
+    models: Iterable[str] | None = None,
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "wide table",
+    lines: np.ndarray | None = None,
+) -> ScoreMatrix:
     """Score matrix from a wide table: one row per item, one column per model.
 
     Parameters
@@ -197,24 +249,31 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
 
     def text_hint(name: str, example: object) -> str:
         """Why a text column is not scores, and the flags that would read it as ids or labels."""
-        hint = (f"if it names the items, pass --item-column {name}; " if item_column is None else "") + \
-            f"if it holds cluster labels, pass --cluster-column {name}"
+        hint = (
+            f"if it names the items, pass --item-column {name}; " if item_column is None else ""
+        ) + f"if it holds cluster labels, pass --cluster-column {name}"
         return f"column {name!r} holds text (e.g. {describe_value(example)}), not scores; {hint}"
 
     if models is None and item_column is None and len(frame):
-        notes.append(f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)")
+        notes.append(
+            f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)"
+        )
     _duplicate_items(items, source, lines)
     scores = number_matrix(frame[model_columns], source, lines, model_columns, text_hint if models is None else None)
     empty = np.isnan(scores)
     items_array = np.asarray(items, dtype=object)
     clusters = None
     if cluster_column is not None:
-        codes, labels = label_codes(frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label)
+        codes, labels = label_codes(
+            frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label
+        )
         clusters = [labels[code] if code >= 0 else None for code in codes]
     if empty.any():
         keep = _complete_rows(empty, items, model_columns, on_missing, source, lines)
-        notes.append(f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} "
-                     f"({lacking_per_model(empty, model_columns)}) (--on-missing intersect)")
+        notes.append(
+            f"kept the {int(keep.sum())} items every model has; dropped {int((~keep).sum())} "
+            f"({lacking_per_model(empty, model_columns)}) (--on-missing intersect)"
+        )
         scores, items_array, lines = scores[keep], items_array[keep], lines[keep]
         if clusters is not None:
             clusters = [label for label, kept in zip(clusters, keep, strict=True) if kept]
@@ -224,8 +283,18 @@ def from_wide(frame: pd.DataFrame, *, item_column: str | None = DEFAULT_ITEM_COL
     def locate(item: int, model: int) -> str:
         return f"{row_place(lines, item)}, column {model_columns[model]!r} (item {names[item]!r})"
 
-    return build_matrix(scores, model_columns, names, clusters=clusters, score_kind=score_kind, score_range=score_range,
-                        missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
+    return build_matrix(
+        scores,
+        model_columns,
+        names,
+        clusters=clusters,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        source=source,
+        notes=notes,
+        locate=locate,
+    )
 
 
 def _check_long_columns(frame: pd.DataFrame, flags: dict[str, str], source: str) -> None:
@@ -237,12 +306,33 @@ def _check_long_columns(frame: pd.DataFrame, flags: dict[str, str], source: str)
         raise AlignmentError(f"{source}: no per-item results found")
 
 
-@docfill("item_column", "long_columns", "cluster_column", "on_missing", "score_kind", "score_range",
-         "missing_cluster", "source_name", "lines", returns="score_matrix")
-def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, model_column: str = "model",
-              score_column: str = "score", cluster_column: str | None = None, on_missing: str = "error",
-              score_kind: str = "auto", score_range=(0.0, 1.0), missing_cluster: str = "error",
-              source: str = "long table", lines: np.ndarray | None = None, notes: Sequence[str] = ()) -> ScoreMatrix:
+@docfill(
+    "item_column",
+    "long_columns",
+    "cluster_column",
+    "on_missing",
+    "score_kind",
+    "score_range",
+    "missing_cluster",
+    "source_name",
+    "lines",
+    returns="score_matrix",
+)
+def from_long(
+    frame: pd.DataFrame,
+    *,
+    item_column: str = DEFAULT_ITEM_COLUMN,
+    model_column: str = "model",
+    score_column: str = "score",
+    cluster_column: str | None = None,
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "long table",
+    lines: np.ndarray | None = None,
+    notes: Sequence[str] = (),
+) -> ScoreMatrix:
     """Score matrix from a long table: one row per (item, model).
 
     Parameters
@@ -281,35 +371,58 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     """
     _check_on_missing(on_missing)
     frame = check_columns(frame, source).rename(columns=str)
-    _check_long_columns(frame, {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column",
-                                **({cluster_column: "--cluster-column"} if cluster_column else {})}, source)
+    _check_long_columns(
+        frame,
+        {
+            item_column: "--item-column",
+            model_column: "--model-column",
+            score_column: "--score-column",
+            **({cluster_column: "--cluster-column"} if cluster_column else {}),
+        },
+        source,
+    )
     lines = np.arange(2, len(frame) + 2) if lines is None else lines
-    rows, item_names = _required_codes(frame[item_column], source, lines, item_column, "an item id",
-                                       "the item id is empty; every item needs an id")
+    rows, item_names = _required_codes(
+        frame[item_column], source, lines, item_column, "an item id", "the item id is empty; every item needs an id"
+    )
     # Blanks around a model name dropped, as around a wide table's header names ('m1 ' is 'm1').
-    cols, model_names = _required_codes(frame[model_column], source, lines, model_column, "a model name", "the model name is empty",
-                                        lambda value: str(value).strip())
+    cols, model_names = _required_codes(
+        frame[model_column],
+        source,
+        lines,
+        model_column,
+        "a model name",
+        "the model name is empty",
+        lambda value: str(value).strip(),
+    )
     alike = same_name_repeat(model_names)
     if alike is not None:
         first, second, how = (int(np.argmax(cols == alike[0])), int(np.argmax(cols == alike[1])), alike[2])
-        raise InputError(f"{source}: {row_place(lines, second)}, column {model_column!r}: model {model_names[alike[1]]!r} and "
-                         f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model one way")
+        raise InputError(
+            f"{source}: {row_place(lines, second)}, column {model_column!r}: model {model_names[alike[1]]!r} and "
+            f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model one way"
+        )
     if cluster_column:
-        label_code, label_names = label_codes(frame[cluster_column], source, lines, cluster_column, "a cluster label",
-                                              missing=is_missing_label)
+        label_code, label_names = label_codes(
+            frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label
+        )
     values = number_matrix(frame[[score_column]], source, lines, [score_column])[:, 0]
     missing_score = np.isnan(values)
     if missing_score.any():
         row = int(np.argmax(missing_score))
-        raise InputError(f"{source}: {row_place(lines, row)}: model {model_names[cols[row]]!r} has no score for item "
-                         f"{item_names[rows[row]]!r}; in a long table leave the row out instead")
+        raise InputError(
+            f"{source}: {row_place(lines, row)}: model {model_names[cols[row]]!r} has no score for item "
+            f"{item_names[rows[row]]!r}; in a long table leave the row out instead"
+        )
     position, scores = score_grid(rows, cols, values, item_names, model_names, source, lines)
     keep_items, note = common_items(position, item_names, model_names, on_missing, source)
     notes = list(notes) if note is None else [*notes, note]
     kept_names = [name for name, kept in zip(item_names, keep_items, strict=True) if kept]
     clusters = None
     if cluster_column:
-        labels, first_row = item_clusters(frame[cluster_column], rows, label_code, label_names, item_names, source, lines)
+        labels, first_row = item_clusters(
+            frame[cluster_column], rows, label_code, label_names, item_names, source, lines
+        )
         clusters = [label for label, kept in zip(labels, keep_items, strict=True) if kept]
         kept_places = [row_place(lines, row) for row, kept in zip(first_row, keep_items, strict=True) if kept]
         refuse_unlabelled_items(clusters, missing_cluster, kept_names, kept_places, cluster_column, source)
@@ -318,5 +431,15 @@ def from_long(frame: pd.DataFrame, *, item_column: str = DEFAULT_ITEM_COLUMN, mo
     def locate(item: int, model: int) -> str:
         return f"{row_place(lines, kept_rows[item, model])} (model {model_names[model]!r}, item {kept_names[item]!r})"
 
-    return build_matrix(scores[keep_items], model_names, kept_names, clusters=clusters, score_kind=score_kind,
-                        score_range=score_range, missing_cluster=missing_cluster, source=source, notes=notes, locate=locate)
+    return build_matrix(
+        scores[keep_items],
+        model_names,
+        kept_names,
+        clusters=clusters,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        source=source,
+        notes=notes,
+        locate=locate,
+    )

@@ -79,7 +79,9 @@ _WHAT_TO_DO = "split the input into smaller files (a table can also be written a
 
 
 def _too_large(where: str, size: str, limit: int) -> InputError:
-    return InputError(f"{where}: {size} bytes, more than the {limit:,}-byte limit for an input read whole; {_WHAT_TO_DO}")
+    return InputError(
+        f"{where}: {size} bytes, more than the {limit:,}-byte limit for an input read whole; {_WHAT_TO_DO}"
+    )
 
 
 def read_input_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -220,15 +222,16 @@ def inflate_gzip(raw: bytes, where: str, limit: int = MAX_INFLATED_BYTES) -> byt
             while chunk := stream.read(CHUNK_BYTES):
                 total += len(chunk)
                 if total > limit:
-                    raise InputError(f"{where}: inflates to more than {limit:,} bytes (the limit for a gzip input); "
-                                     "decompress it (gunzip) and read the plain file, or write the table as Parquet")
+                    raise InputError(
+                        f"{where}: inflates to more than {limit:,} bytes (the limit for a gzip input); "
+                        "decompress it (gunzip) and read the plain file, or write the table as Parquet"
+                    )
                 chunks.append(chunk)
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(f"{where}: not a readable gzip file ({error})") from None
     data = b"".join(chunks)
     chunks.clear()
     return data
-
 
 
 def read_text(path: Path) -> str:
@@ -293,7 +296,9 @@ def read_raw(path: Path) -> bytes:
         raw = inflate_gzip(raw, str(path))
     lines = max(raw.count(b"\n"), raw.count(b"\r"))  # LF, CRLF or CR line ends
     if lines > MAX_LINES:
-        raise InputError(f"{path}: {lines:,} lines, more than the {MAX_LINES:,} lines of an input read whole; {_WHAT_TO_DO}")
+        raise InputError(
+            f"{path}: {lines:,} lines, more than the {MAX_LINES:,} lines of an input read whole; {_WHAT_TO_DO}"
+        )
     return raw
 
 
@@ -328,7 +333,9 @@ def decode_utf8(raw: bytes, path: Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        raise InputError(f"{path}, line {line}: byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8") from None
+        raise InputError(
+            f"{path}, line {line}: byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8"
+        ) from None
 
 
 class Shown(str):

@@ -33,8 +33,13 @@ __all__ = ["MAX_MEMBER_BYTES", "read_zip_member"]
 MAX_MEMBER_BYTES = 128 << 20
 _ZSTD = 93
 _CHUNK = 1 << 20
-_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "lzma",
-            _ZSTD: "zstd"}
+_METHODS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+    _ZSTD: "zstd",
+}
 
 
 def _compressed(path: Path, info: zipfile.ZipInfo, where: str) -> bytes:
@@ -77,8 +82,10 @@ def _zstd(raw: bytes, info: zipfile.ZipInfo, output: _Output) -> None:
     except zstandard.ZstdError as error:
         raise InputError(f"{output.where}: not a zstd frame ({error})") from None
     if declared > info.file_size:
-        raise InputError(f"{output.where}: the zstd frame declares {declared:,} bytes but the zip directory says {info.file_size:,}; "
-                         "refusing to decompress a damaged or hostile member")
+        raise InputError(
+            f"{output.where}: the zstd frame declares {declared:,} bytes but the zip directory says {info.file_size:,}; "
+            "refusing to decompress a damaged or hostile member"
+        )
     try:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
         while chunk := reader.read(_CHUNK):
@@ -113,7 +120,7 @@ def _lzma(raw: bytes, info: zipfile.ZipInfo, output: _Output) -> None:
         raise InputError(f"{output.where}: damaged LZMA member header")
     (size,) = struct.unpack("<H", raw[2:4])
     declared = b"\xff" * 8 if info.flag_bits & 0x02 else struct.pack("<Q", info.file_size)
-    _stream(lzma.LZMADecompressor(lzma.FORMAT_ALONE), raw[4:4 + size] + declared + raw[4 + size:], output)
+    _stream(lzma.LZMADecompressor(lzma.FORMAT_ALONE), raw[4 : 4 + size] + declared + raw[4 + size :], output)
 
 
 def read_zip_member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
@@ -157,7 +164,9 @@ def read_zip_member(archive: zipfile.ZipFile, path: Path, name: str) -> bytes:
         raise InputError(f"{path}: no member {name!r} in the archive") from None
     where = f"{path}, member {name!r}"
     if info.file_size > MAX_MEMBER_BYTES:
-        raise InputError(f"{where}: declares {info.file_size:,} bytes, over the {MAX_MEMBER_BYTES:,}-byte limit per member")
+        raise InputError(
+            f"{where}: declares {info.file_size:,} bytes, over the {MAX_MEMBER_BYTES:,}-byte limit per member"
+        )
     if info.compress_type not in _METHODS:
         raise InputError(f"{where}: unsupported zip compression method {info.compress_type}")
     if info.flag_bits & 0x01:

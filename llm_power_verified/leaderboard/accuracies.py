@@ -176,41 +176,83 @@ class AccuracyAudit(Result):
         adjacent = self.pairs[self.pairs["adjacent"]]
         depends = adjacent.loc[adjacent["verdict"] == VERDICTS[2], "agreement_critical"]
         agreement = (float(depends.min()), float(depends.max()), float(depends.median())) if len(depends) else None
-        return AccuracyHeadline(n_items=self.table.n, n_models=len(self.table.models), scale=self.table.scale, alpha=self.alpha,
-                                power=self.power, mode=self.mode, family_size=self.family_size, correction=self.correction,
-                                adjacent_pairs=len(adjacent), adjacent=self.adjacent, adjacent_family=self.adjacent_family,
-                                adjacent_assumed=self.adjacent_assumed, assumption=self.assumption, agreement=agreement)
+        return AccuracyHeadline(
+            n_items=self.table.n,
+            n_models=len(self.table.models),
+            scale=self.table.scale,
+            alpha=self.alpha,
+            power=self.power,
+            mode=self.mode,
+            family_size=self.family_size,
+            correction=self.correction,
+            adjacent_pairs=len(adjacent),
+            adjacent=self.adjacent,
+            adjacent_family=self.adjacent_family,
+            adjacent_assumed=self.adjacent_assumed,
+            assumption=self.assumption,
+            agreement=agreement,
+        )
 
     def settings(self) -> dict:
         """The settings the audit ran with (the JSON report's ``settings``)."""
-        return {"mode": self.mode, "family_size": self.family_size, "alpha": self.alpha, "power": self.power,
-                "correction": self.correction, "assumption": self.assumption}
+        return {
+            "mode": self.mode,
+            "family_size": self.family_size,
+            "alpha": self.alpha,
+            "power": self.power,
+            "correction": self.correction,
+            "assumption": self.assumption,
+        }
 
     def data(self) -> dict:
         """What the audit was given (the JSON report's ``data``)."""
         table = self.table
-        return {"n_items": table.n, "n_models": len(table.models), "scale": table.scale, "scale_reason": table.scale_reason,
-                "consistent": bool(table.consistent.all())}
+        return {
+            "n_items": table.n,
+            "n_models": len(table.models),
+            "scale": table.scale,
+            "scale_reason": table.scale_reason,
+            "consistent": bool(table.consistent.all()),
+        }
 
     def sections(self) -> dict[str, object]:
         """The typed summaries by report key: the verdict counts over the adjacent gaps."""
-        return {"verdicts": {"adjacent": self.adjacent, "adjacent_family": self.adjacent_family,
-                             "adjacent_assumed": self.adjacent_assumed}}
+        return {
+            "verdicts": {
+                "adjacent": self.adjacent,
+                "adjacent_family": self.adjacent_family,
+                "adjacent_assumed": self.adjacent_assumed,
+            }
+        }
 
 
 def _ranking(table: AccuracyTable) -> pd.DataFrame:
     # Higher accuracy first; equal accuracies by name, so that the input's row order changes nothing.
     order = sorted(range(len(table.models)), key=lambda k: (-table.accuracy[k], table.models[k]))
-    return pd.DataFrame({
-        "rank": np.arange(1, len(order) + 1), "model": [table.models[k] for k in order],
-        "accuracy": table.accuracy[order], "printed": [table.printed[k] for k in order],
-        "count_low": table.count_low[order], "count_high": table.count_high[order],
-        "consistent": table.consistent[order], "line": [table.lines[k] for k in order]})
+    return pd.DataFrame(
+        {
+            "rank": np.arange(1, len(order) + 1),
+            "model": [table.models[k] for k in order],
+            "accuracy": table.accuracy[order],
+            "printed": [table.printed[k] for k in order],
+            "count_low": table.count_low[order],
+            "count_high": table.count_high[order],
+            "consistent": table.consistent[order],
+            "line": [table.lines[k] for k in order],
+        }
+    )
 
 
-def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: float = 0.05, power: float = 0.8,
-                     correction: str = "holm", rho: float | None = None,
-                     rho_range: tuple[float, float] | None = None) -> AccuracyAudit:
+def audit_accuracies(
+    table: AccuracyTable,
+    mode: str = "adjacent",
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    correction: str = "holm",
+    rho: float | None = None,
+    rho_range: tuple[float, float] | None = None,
+) -> AccuracyAudit:
     """Resolution verdicts for a leaderboard known only by its accuracies and N.
 
     Parameters
@@ -270,29 +312,47 @@ def audit_accuracies(table: AccuracyTable, mode: str = "adjacent", *, alpha: flo
     alpha, power = float(alpha_array), float(power_array)
     if rho is not None and rho_range is not None:
         raise ArgumentError("give rho (--rho) or rho_range (--rho-range LO HI), not both")
-    assumed = (float(rho), float(rho)) if rho is not None else None if rho_range is None else tuple(map(float, rho_range))
+    assumed = (
+        (float(rho), float(rho)) if rho is not None else None if rho_range is None else tuple(map(float, rho_range))
+    )
     if assumed is not None and not (-1 <= assumed[0] <= assumed[1] <= 1):
-        raise ArgumentError(f"the assumed correlation rho (--rho) or rho_range (--rho-range LO HI) must satisfy "
-                            f"-1 <= LO <= HI <= 1; got {assumed}")
+        raise ArgumentError(
+            f"the assumed correlation rho (--rho) or rho_range (--rho-range LO HI) must satisfy "
+            f"-1 <= LO <= HI <= 1; got {assumed}"
+        )
     ranking = _ranking(table)
     pairs = accuracy_pairs(ranking, table.n, mode)
     family_size = len(pairs)
     strict, lenient = add_verdicts(pairs, table.n, correction, alpha, power)
     notes = list(table.notes)
     if correction in ("holm", "bh"):
-        notes.append(f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
-                     f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}]; the family's rho_c "
-                     "(rho_critical_family, in the machine formats) is at alpha/m, the rho_c column at alpha")
+        notes.append(
+            f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
+            f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}]; the family's rho_c "
+            "(rho_critical_family, in the machine formats) is at alpha/m, the rho_c column at alpha"
+        )
     label = None
     if assumed is not None:
         add_assumption(pairs, assumed, correction, alpha, power, strict, lenient)
         label = f"rho = {assumed[0]:g}" if assumed[0] == assumed[1] else f"rho in [{assumed[0]:g}, {assumed[1]:g}]"
         outside = int((pairs["verdict_assumed"] == NOT_ADMISSIBLE).sum())
         if outside:
-            notes.append(f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'")
+            notes.append(
+                f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'"
+            )
     adjacent = pairs[pairs["adjacent"]]
-    return AccuracyAudit(table=table, ranking=ranking, pairs=pairs, mode=mode, correction=correction, family_size=family_size,
-                         alpha=alpha, power=power, assumption=label, adjacent=VerdictCounts.of(adjacent["verdict"]),
-                         adjacent_family=VerdictCounts.of(adjacent["verdict_family"]),
-                         adjacent_assumed=None if assumed is None else VerdictCounts.of(adjacent["verdict_assumed"]),
-                         notes=tuple(notes))
+    return AccuracyAudit(
+        table=table,
+        ranking=ranking,
+        pairs=pairs,
+        mode=mode,
+        correction=correction,
+        family_size=family_size,
+        alpha=alpha,
+        power=power,
+        assumption=label,
+        adjacent=VerdictCounts.of(adjacent["verdict"]),
+        adjacent_family=VerdictCounts.of(adjacent["verdict_family"]),
+        adjacent_assumed=None if assumed is None else VerdictCounts.of(adjacent["verdict_assumed"]),
+        notes=tuple(notes),
+    )

@@ -18,8 +18,17 @@ from llm_power_verified.power.correlation import admissible_rho_interval
 from llm_power_verified.power.critical import agreement_share, critical_correlation
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 
-__all__ = ["NOT_ADMISSIBLE", "VERDICTS", "accuracy_pairs", "add_assumption", "add_critical", "add_verdicts",
-           "family_levels", "required_at_ends", "verdicts_between"]
+__all__ = [
+    "NOT_ADMISSIBLE",
+    "VERDICTS",
+    "accuracy_pairs",
+    "add_assumption",
+    "add_critical",
+    "add_verdicts",
+    "family_levels",
+    "required_at_ends",
+    "verdicts_between",
+]
 
 #: The verdicts of the accuracies (the assumed verdicts add "not admissible").
 VERDICTS = VERDICT_KINDS[:4]
@@ -49,11 +58,21 @@ def accuracy_pairs(ranking: pd.DataFrame, n: int, mode: str) -> pd.DataFrame:
     first, second = (np.arange(size - 1), np.arange(1, size)) if mode == "adjacent" else np.triu_indices(size, 1)
     p_a, p_b = ranking["accuracy"].to_numpy()[first], ranking["accuracy"].to_numpy()[second]
     interval = admissible_rho_interval(p_a, p_b)
-    return pd.DataFrame({
-        "model_a": ranking["model"].to_numpy()[first], "model_b": ranking["model"].to_numpy()[second],
-        "rank_a": first + 1, "rank_b": second + 1, "adjacent": second == first + 1, "p_a": p_a, "p_b": p_b,
-        "delta": p_a - p_b, "n": np.full(first.size, n), "rho_min": np.atleast_1d(interval.low),
-        "rho_max": np.atleast_1d(interval.high)})
+    return pd.DataFrame(
+        {
+            "model_a": ranking["model"].to_numpy()[first],
+            "model_b": ranking["model"].to_numpy()[second],
+            "rank_a": first + 1,
+            "rank_b": second + 1,
+            "adjacent": second == first + 1,
+            "p_a": p_a,
+            "p_b": p_b,
+            "delta": p_a - p_b,
+            "n": np.full(first.size, n),
+            "rho_min": np.atleast_1d(interval.low),
+            "rho_max": np.atleast_1d(interval.high),
+        }
+    )
 
 
 def verdicts_between(required_at_low: np.ndarray, required_at_high: np.ndarray, n: int) -> np.ndarray:
@@ -95,8 +114,14 @@ def family_levels(correction: str, family_size: int, alpha: float) -> tuple[floa
     return strict, (alpha if correction in ("holm", "bh") else strict)
 
 
-def required_at_ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, strict: float | np.ndarray,
-                     lenient: float | np.ndarray, power: float) -> tuple[np.ndarray, np.ndarray]:
+def required_at_ends(
+    pairs: pd.DataFrame,
+    low: np.ndarray,
+    high: np.ndarray,
+    strict: float | np.ndarray,
+    lenient: float | np.ndarray,
+    power: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """N* at the low end of rho (at the strict level) and at the high end (at the lenient level).
 
     Parameters
@@ -116,11 +141,15 @@ def required_at_ends(pairs: pd.DataFrame, low: np.ndarray, high: np.ndarray, str
         N* at the low end and at the high end (Eq. 6).
     """
     p_a, p_b = pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy()
-    return (required_n_paired_binary(p_a, p_b, low, alpha=strict, power=power),
-            required_n_paired_binary(p_a, p_b, high, alpha=lenient, power=power))
+    return (
+        required_n_paired_binary(p_a, p_b, low, alpha=strict, power=power),
+        required_n_paired_binary(p_a, p_b, high, alpha=lenient, power=power),
+    )
 
 
-def add_critical(pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level: float | np.ndarray, power: float) -> None:
+def add_critical(
+    pairs: pd.DataFrame, suffix: str, verdict: np.ndarray, level: float | np.ndarray, power: float
+) -> None:
     """Add the verdict, rho_c at ``level`` and the agreement share it implies to ``pairs`` (in place).
 
     With a range of levels (Holm, BH) a pair can be unresolved at every rho at the strictest level yet resolvable at a
@@ -195,19 +224,30 @@ def _assumed_levels(pairs: pd.DataFrame, correction: str, alpha: float, strict: 
     if correction not in ("holm", "bh"):
         return strict, lenient
     delta, n = pairs["delta"].to_numpy(), pairs["n"].to_numpy()
-    variance = paired_difference_variance(pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy())
+    variance = paired_difference_variance(
+        pairs["p_a"].to_numpy(), pairs["p_b"].to_numpy(), pairs["rho_assumed_low"].to_numpy()
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         pvalues = 2 * ndtr(-np.abs(delta) * np.sqrt(n / variance))
     pvalues = np.where(np.isfinite(pvalues), pvalues, 1.0)
     if correction == "holm":
         level = holm_levels(pvalues, alpha)
     else:
-        level = np.full(pvalues.size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / pvalues.size)
+        level = np.full(
+            pvalues.size, alpha * max(int(np.sum(adjust_pvalues(pvalues, "bh") <= alpha)), 1) / pvalues.size
+        )
     return level, level
 
 
-def add_assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correction: str, alpha: float, power: float,
-                   strict: float, lenient: float) -> None:
+def add_assumption(
+    pairs: pd.DataFrame,
+    rho_range: tuple[float, float],
+    correction: str,
+    alpha: float,
+    power: float,
+    strict: float,
+    lenient: float,
+) -> None:
     """Add the ``*_assumed`` columns of an assumed rho (or range) to ``pairs`` (in place).
 
     Parameters
@@ -226,11 +266,18 @@ def add_assumption(pairs: pd.DataFrame, rho_range: tuple[float, float], correcti
     """
     low, high = np.maximum(rho_range[0], pairs["rho_min"]), np.minimum(rho_range[1], pairs["rho_max"])
     admissible = (low <= high).to_numpy()
-    pairs["rho_assumed_low"], pairs["rho_assumed_high"] = np.where(admissible, low, np.nan), np.where(admissible, high, np.nan)
+    pairs["rho_assumed_low"], pairs["rho_assumed_high"] = (
+        np.where(admissible, low, np.nan),
+        np.where(admissible, high, np.nan),
+    )
     if rho_range[0] == rho_range[1]:
         strict, lenient = _assumed_levels(pairs, correction, alpha, strict, lenient)
-    at_low, at_high = required_at_ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), alpha, alpha, power)
-    family_low, family_high = required_at_ends(pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), strict, lenient, power)
+    at_low, at_high = required_at_ends(
+        pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), alpha, alpha, power
+    )
+    family_low, family_high = required_at_ends(
+        pairs, pairs["rho_assumed_low"].to_numpy(), pairs["rho_assumed_high"].to_numpy(), strict, lenient, power
+    )
     n = int(pairs["n"].iloc[0])
     pairs["required_n_assumed"] = at_low
     pairs["q_assumed"] = np.where(np.isinf(at_low), 0.0, n / at_low)

@@ -52,8 +52,17 @@ from llm_power_verified.leaderboard.summaries import Tiers, resolution_by_gap, v
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
 from llm_power_verified.parallel import Backend, LocalBackend
 
-__all__ = ["FAMILIES", "MODES", "AuditResult", "AuditSettings", "StreamedAudit", "audit_leaderboard", "pair_indices", "rank_models", "stream_audit"]
-
+__all__ = [
+    "FAMILIES",
+    "MODES",
+    "AuditResult",
+    "AuditSettings",
+    "StreamedAudit",
+    "audit_leaderboard",
+    "pair_indices",
+    "rank_models",
+    "stream_audit",
+]
 
 
 def audit_leaderboard(
@@ -151,8 +160,18 @@ def audit_leaderboard(
     >>> result.ranking["model"].tolist(), result.pairs["resolved"].tolist()
     (['x', 'y', 'z'], [False, True])
     """
-    settings = AuditSettings(mode=mode, reference=reference, family=family, alpha=alpha, power=power, n_resamples=n_resamples, seed=seed,
-                             n_cluster_resamples=n_cluster_resamples, correction=correction, n_rank_resamples=n_rank_resamples)
+    settings = AuditSettings(
+        mode=mode,
+        reference=reference,
+        family=family,
+        alpha=alpha,
+        power=power,
+        n_resamples=n_resamples,
+        seed=seed,
+        n_cluster_resamples=n_cluster_resamples,
+        correction=correction,
+        n_rank_resamples=n_rank_resamples,
+    )
     return _run(matrix, settings, progress, backend)
 
 
@@ -213,32 +232,49 @@ def stream_audit(
     (3, 3, 2)
     """
     if matrix.clusters is not None:
-        raise ArgumentError("stream_audit does not take item clusters (the cluster bootstrap needs every pair at once); "
-                            "audit_leaderboard audits them in memory")
-    return _run(matrix, AuditSettings(mode=mode, **{"n_cluster_resamples": 0, **settings}), progress, backend, sink, arrow)
+        raise ArgumentError(
+            "stream_audit does not take item clusters (the cluster bootstrap needs every pair at once); "
+            "audit_leaderboard audits them in memory"
+        )
+    return _run(
+        matrix, AuditSettings(mode=mode, **{"n_cluster_resamples": 0, **settings}), progress, backend, sink, arrow
+    )
 
 
-def _run(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend | None, sink=None,
-         arrow: bool = False) -> AuditResult | StreamedAudit:
+def _run(
+    matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend | None, sink=None, arrow: bool = False
+) -> AuditResult | StreamedAudit:
     """Check the settings and the memory, put the matrix in canonical order, audit."""
     settings = settings.checked(matrix)
     check_audit_memory(matrix.n_models, matrix.n_items, settings.mode, settings.family, streamed=sink is not None)
     return _audit(canonical_order(matrix), settings, progress, backend or LocalBackend(), sink, arrow)
 
 
-def _tiers(ranking: pd.DataFrame, adjacent_rows: pd.DataFrame, mode: str, significant_pairs: int, resolved_pairs: int,
-           n_models: int) -> Tiers:
+def _tiers(
+    ranking: pd.DataFrame,
+    adjacent_rows: pd.DataFrame,
+    mode: str,
+    significant_pairs: int,
+    resolved_pairs: int,
+    n_models: int,
+) -> Tiers:
     """The ranking's tiers and compact letters; each model's adjacent tier goes into ``ranking``'s "tier" column."""
-    tiers = Tiers(adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
-                  letters=dict(zip(ranking["model"], ranking["letters"], strict=True)), procedure=RANKING_PROCEDURE,
-                  significant_pairs=significant_pairs, resolved_pairs=resolved_pairs, total_pairs=n_models * (n_models - 1) // 2)
+    tiers = Tiers(
+        adjacent=adjacent_tiers(ranking["model"].tolist(), adjacent_rows, mode),
+        letters=dict(zip(ranking["model"], ranking["letters"], strict=True)),
+        procedure=RANKING_PROCEDURE,
+        significant_pairs=significant_pairs,
+        resolved_pairs=resolved_pairs,
+        total_pairs=n_models * (n_models - 1) // 2,
+    )
     if tiers.adjacent is not None:
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
     return tiers
 
 
-def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None,
-           arrow: bool = False) -> AuditResult | StreamedAudit:
+def _audit(
+    matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None, arrow: bool = False
+) -> AuditResult | StreamedAudit:
     """The audit proper, on the canonically ordered matrix: pair inputs and all-pairs p-values computed once."""
     mode, family, alpha, power = settings.mode, settings.family, settings.alpha, settings.power
     seed, correction = settings.seed, settings.correction
@@ -247,15 +283,30 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
     first, second = pair_indices(order, mode, reference_index)
     inputs = pair_inputs(matrix, order)
     all_p = all_pairs_pvalues(inputs, order, backend)
-    context = family_context(inputs, order, family, reference_index, alpha, power, all_p, (first, second) if family == mode else None,
-                             backend)
+    context = family_context(
+        inputs,
+        order,
+        family,
+        reference_index,
+        alpha,
+        power,
+        all_p,
+        (first, second) if family == mode else None,
+        backend,
+    )
     family_size = context.multiplicity.family_size
-    block_settings = BlockSettings(alpha=alpha, power=power, n_resamples=settings.n_resamples, seed=seed, correction=correction)
-    tables = pair_blocks(inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block)
+    block_settings = BlockSettings(
+        alpha=alpha, power=power, n_resamples=settings.n_resamples, seed=seed, correction=correction
+    )
+    tables = pair_blocks(
+        inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block
+    )
     notes = list(matrix.notes)
     if not matrix.binary:
-        notes.append("anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
-                     "over the items in id order; the anytime-valid required N (N_av) is defined for 0/1 scores only")
+        notes.append(
+            "anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
+            "over the items in id order; the anytime-valid required N (N_av) is defined for 0/1 scores only"
+        )
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
@@ -265,19 +316,46 @@ def _audit(matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Back
     del all_p
     ranking, significant_pairs = model_table(matrix, order, alpha, holm_all)
     if settings.n_rank_resamples:
-        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(matrix, order, int(settings.n_rank_resamples), seed, alpha)
+        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(
+            matrix, order, int(settings.n_rank_resamples), seed, alpha
+        )
     clusters = None
     if matrix.clusters is not None:
-        pairs, clusters = cluster_diagnostics(matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed)
+        pairs, clusters = cluster_diagnostics(
+            matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed
+        )
         add_cluster_decisions(pairs, matrix.binary, correction, alpha, family_size)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
-    common = dict(matrix=matrix, ranking=ranking, mode=mode, family=family, family_size=family_size, alpha=alpha, power=power, seed=seed,
-                  n_resamples=settings.n_resamples, correction=correction, multiplicity=context.multiplicity, tiers=tiers,
-                  verdicts=verdict_table(pairs, clusters), by_gap=resolution_by_gap(pairs), notes=tuple(note for note in notes if note),
-                  headline=headline_facts(matrix, alpha=alpha, power=power, family=family, family_size=family_size, correction=correction,
-                                          n_clusters=None if clusters is None else clusters.n_clusters, reported=pairs,
-                                          adjacent=adjacent_rows, tiers=tiers))
+    common = dict(
+        matrix=matrix,
+        ranking=ranking,
+        mode=mode,
+        family=family,
+        family_size=family_size,
+        alpha=alpha,
+        power=power,
+        seed=seed,
+        n_resamples=settings.n_resamples,
+        correction=correction,
+        multiplicity=context.multiplicity,
+        tiers=tiers,
+        verdicts=verdict_table(pairs, clusters),
+        by_gap=resolution_by_gap(pairs),
+        notes=tuple(note for note in notes if note),
+        headline=headline_facts(
+            matrix,
+            alpha=alpha,
+            power=power,
+            family=family,
+            family_size=family_size,
+            correction=correction,
+            n_clusters=None if clusters is None else clusters.n_clusters,
+            reported=pairs,
+            adjacent=adjacent_rows,
+            tiers=tiers,
+        ),
+    )
     if sink is not None:
         return StreamedAudit(adjacent=adjacent_rows, pairs_written=len(pairs), **common)
     return AuditResult(pairs=pairs, clusters=clusters, **common)

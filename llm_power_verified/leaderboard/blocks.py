@@ -37,8 +37,20 @@ from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import e_bh, log_e_value
 
-__all__ = ["PAIR_BLOCK", "BlockFamily", "BlockSettings", "FamilyContext", "PairInputs", "all_pairs_pvalues", "arbiter_pvalues", "blocks",
-           "family_context", "family_log_e", "pair_inputs", "triangle_position"]
+__all__ = [
+    "PAIR_BLOCK",
+    "BlockFamily",
+    "BlockSettings",
+    "FamilyContext",
+    "PairInputs",
+    "all_pairs_pvalues",
+    "arbiter_pvalues",
+    "blocks",
+    "family_context",
+    "family_log_e",
+    "pair_inputs",
+    "triangle_position",
+]
 
 #: Pairs per block: bounds a block's memory (about 60 columns x 8 bytes x 20,000 = 10 MB, more with the bootstrap).
 PAIR_BLOCK = 20_000
@@ -118,8 +130,13 @@ class FamilyContext(Result):
         inside = mapped >= 0
         at = mapped[inside]
         return BlockFamily(
-            inside=inside, family_size=self.multiplicity.family_size, bonferroni=self.bonferroni, bh_inflation=self.bh_inflation,
-            pvalues=self.pvalues[at], holm=self.adjusted["holm"][at], bh=self.adjusted["bh"][at],
+            inside=inside,
+            family_size=self.multiplicity.family_size,
+            bonferroni=self.bonferroni,
+            bh_inflation=self.bh_inflation,
+            pvalues=self.pvalues[at],
+            holm=self.adjusted["holm"][at],
+            bh=self.adjusted["bh"][at],
             holm_inflation=self.holm_inflation[at],
             log_e=None if self.log_e is None or not inside.all() else self.log_e[at],
             rejected_e_bh=None if self.rejected_e_bh is None else self.rejected_e_bh[at],
@@ -212,7 +229,9 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
     first, second = pair_indices(order, "all")
     pvalues = np.empty(first.size)
     slices = blocks(first.size)
-    results = (backend or LocalBackend()).map(arbiter_pvalues, [(first[sl], second[sl]) for sl in slices], shared=(inputs,))
+    results = (backend or LocalBackend()).map(
+        arbiter_pvalues, [(first[sl], second[sl]) for sl in slices], shared=(inputs,)
+    )
     for sl, block_p in zip(slices, results, strict=True):
         pvalues[sl] = block_p
     return pvalues
@@ -267,9 +286,17 @@ def family_log_e(inputs: PairInputs, alpha: float, first: np.ndarray, second: np
     return np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
 
 
-def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference_index: int | None, alpha: float,
-                   power: float, all_pvalues: np.ndarray, pairs: tuple[np.ndarray, np.ndarray] | None = None,
-                   backend: Backend | None = None) -> FamilyContext:
+def family_context(
+    inputs: PairInputs,
+    order: np.ndarray,
+    family: str,
+    reference_index: int | None,
+    alpha: float,
+    power: float,
+    all_pvalues: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
+    backend: Backend | None = None,
+) -> FamilyContext:
     """The :class:`FamilyContext` of the declared family.
 
     Parameters
@@ -315,7 +342,9 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     pvalues = all_pvalues if family == "all" else all_pvalues[triangle_position(inputs.rank, first, second)]
     log_e = np.empty(size)
     slices = blocks(size)
-    results = (backend or LocalBackend()).map(family_log_e, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha))
+    results = (backend or LocalBackend()).map(
+        family_log_e, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha)
+    )
     for sl, block_log_e in zip(slices, results, strict=True):
         log_e[sl] = block_log_e
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
@@ -325,22 +354,45 @@ def family_context(inputs: PairInputs, order: np.ndarray, family: str, reference
     position[first, second] = np.arange(size)
     position[second, first] = np.arange(size)
     # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
-    holm_inflation = np.asarray(inflation_at_level(holm_levels(pvalues, alpha), alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
+    holm_inflation = (
+        np.asarray(inflation_at_level(holm_levels(pvalues, alpha), alpha, power), dtype=np.float64).reshape(-1)
+        if size
+        else np.empty(0)
+    )
     rejections = int(np.sum(adjusted["bh"] <= alpha))
     bh_level = alpha * max(rejections, 1) / max(size, 1)
     bonferroni = float(required_n_inflation(max(size, 1), alpha, power))
     sidak = float(required_n_inflation(max(size, 1), alpha, power, correction="sidak"))
     bh_inflation = float(inflation_at_level(bh_level, alpha, power))
     rejected = e_bh(log_e, alpha) if size else np.zeros(0, dtype=bool)
-    inflation = Inflation(bonferroni=bonferroni, sidak=sidak, bh=bh_inflation,
-                          holm="per pair, alpha / (m - k + 1) at step k if steps 1 .. k - 1 all reject; at most the "
-                               "Bonferroni factor")
-    multiplicity = Multiplicity(family=family, family_size=int(size), arbiter="exact McNemar" if inputs.binary else "paired t",
-                                inflation=inflation, bh_rejections=rejections, bh_level=float(bh_level),
-                                e_bh_rejections=int(rejected.sum()))
-    return FamilyContext(position=position, adjusted=adjusted, holm_inflation=holm_inflation, bonferroni=bonferroni,
-                         bh_inflation=bh_inflation, log_e=log_e, rejected_e_bh=rejected, first=first, second=second,
-                         pvalues=pvalues, multiplicity=multiplicity)
+    inflation = Inflation(
+        bonferroni=bonferroni,
+        sidak=sidak,
+        bh=bh_inflation,
+        holm="per pair, alpha / (m - k + 1) at step k if steps 1 .. k - 1 all reject; at most the Bonferroni factor",
+    )
+    multiplicity = Multiplicity(
+        family=family,
+        family_size=int(size),
+        arbiter="exact McNemar" if inputs.binary else "paired t",
+        inflation=inflation,
+        bh_rejections=rejections,
+        bh_level=float(bh_level),
+        e_bh_rejections=int(rejected.sum()),
+    )
+    return FamilyContext(
+        position=position,
+        adjusted=adjusted,
+        holm_inflation=holm_inflation,
+        bonferroni=bonferroni,
+        bh_inflation=bh_inflation,
+        log_e=log_e,
+        rejected_e_bh=rejected,
+        first=first,
+        second=second,
+        pvalues=pvalues,
+        multiplicity=multiplicity,
+    )
 
 
 def blocks(size: int, block: int | None = None) -> list[slice]:

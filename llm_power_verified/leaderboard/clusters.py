@@ -148,7 +148,9 @@ def cluster_diagnostics(
     pairs["required_n_cluster"] = required * effect
     pairs["resolved_cluster"] = pairs["required_n_cluster"] <= matrix.n_items
     rng = np.random.default_rng([seed, 1])
-    bootstrap = _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) if n_resamples else None
+    bootstrap = (
+        _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) if n_resamples else None
+    )
     loco: dict[str, int | None] = {}
     for index, name in enumerate(statistics.names):
         if statistics.names.size < 3:
@@ -163,22 +165,30 @@ def cluster_diagnostics(
     unresolved_clustered = int((~pairs["resolved_cluster"]).sum())
     alternatives = {"given": unresolved_clustered}
     alternatives["random (null check)"], random_icc = unresolved_under_clusters(
-        matrix, first, second, required, rng.permutation(labels), alpha, power)
+        matrix, first, second, required, rng.permutation(labels), alpha, power
+    )
     difficulty = matrix.scores.mean(axis=1)
     quartile = np.searchsorted(np.quantile(difficulty, [0.25, 0.5, 0.75]), difficulty, side="right")
     quartile_median_icc = None
     if np.unique(quartile).size >= 2:
         alternatives["difficulty quartiles"], quartile_icc = unresolved_under_clusters(
-            matrix, first, second, required, quartile, alpha, power)
+            matrix, first, second, required, quartile, alpha, power
+        )
         quartile_median_icc = float(np.median(quartile_icc))
     summary = ClusterSummary(
-        n_clusters=int(statistics.names.size), mean_cluster_size=float(statistics.n.mean()),
+        n_clusters=int(statistics.names.size),
+        mean_cluster_size=float(statistics.n.mean()),
         weighted_cluster_size=float(weighted_size),
         cluster_sizes={str(name): int(size) for name, size in zip(statistics.names, statistics.n, strict=True)},
-        median_icc=float(np.median(icc)), icc_range=(float(np.min(icc)), float(np.max(icc))),
-        unresolved_iid=int((~pairs["resolved"]).sum()), unresolved_clustered=unresolved_clustered, bootstrap=bootstrap,
-        leave_one_cluster_out=loco, difficulty_quartiles_median_icc=quartile_median_icc,
-        random_clusters_median_icc=float(np.median(random_icc)), alternative_definitions=alternatives,
+        median_icc=float(np.median(icc)),
+        icc_range=(float(np.min(icc)), float(np.max(icc))),
+        unresolved_iid=int((~pairs["resolved"]).sum()),
+        unresolved_clustered=unresolved_clustered,
+        bootstrap=bootstrap,
+        leave_one_cluster_out=loco,
+        difficulty_quartiles_median_icc=quartile_median_icc,
+        random_clusters_median_icc=float(np.median(random_icc)),
+        alternative_definitions=alternatives,
     )
     return pairs, summary
 
@@ -198,8 +208,10 @@ def _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, se
     pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = quantiles(boot_required, [0.05, 0.95], axis=0)
     pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
     return ClusterBootstrap(
-        n_resamples=int(n_resamples), seed=(int(seed), 1),
+        n_resamples=int(n_resamples),
+        seed=(int(seed), 1),
         unresolved_count_distribution={str(k): float(v / n_resamples) for k, v in enumerate(counts) if v},
-        unresolved_p05=float(np.quantile(unresolved, 0.05)), unresolved_p95=float(np.quantile(unresolved, 0.95)),
+        unresolved_p05=float(np.quantile(unresolved, 0.05)),
+        unresolved_p95=float(np.quantile(unresolved, 0.95)),
         held_fixed="IID inputs (p_A, p_B, rho-hat, N*) at their full-data values",
     )

@@ -50,7 +50,7 @@ def both_correct_counts(scores: np.ndarray, *, block_rows: int = BLOCK_ROWS) -> 
 def _both_correct(scores: np.ndarray, block_rows: int) -> np.ndarray:
     total = np.zeros((scores.shape[1], scores.shape[1]), dtype=np.int64)
     for start in range(0, scores.shape[0], block_rows):
-        block = scores[start:start + block_rows].astype(np.float32)
+        block = scores[start : start + block_rows].astype(np.float32)
         total += (block.T @ block).astype(np.int64)
     return total
 

@@ -33,7 +33,6 @@ from llm_power_verified.inference.multiplicity import adjust_pvalues
 __all__ = ["CORRECTIONS", "add_cluster_decisions", "add_decision_columns"]
 
 
-
 def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alpha: float) -> None:
     """Add ``p_adjusted``, ``significant`` and ``significant_anytime`` to a pair table, in place.
 
@@ -62,7 +61,9 @@ def add_decision_columns(pairs: pd.DataFrame, binary: bool, correction: str, alp
     # A reported pair outside the declared family (say --mode all with --family adjacent) has no
     # family-level verdict: None (shown "-", JSON null), never a silent "not significant".
     outside = pairs["p_holm"].isna().to_numpy()
-    pairs["significant"] = _within_family(pairs["p_adjusted"].to_numpy() <= alpha, outside if correction != "none" else None)
+    pairs["significant"] = _within_family(
+        pairs["p_adjusted"].to_numpy() <= alpha, outside if correction != "none" else None
+    )
     if "rejected_e_bh" in pairs:
         pairs["significant_anytime"] = _within_family(pairs["rejected_e_bh"].to_numpy(), outside)
 

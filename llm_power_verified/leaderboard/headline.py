@@ -121,11 +121,13 @@ class Headline(Result):
 
     @property
     def score_kind(self) -> str:
-        """"0/1" or "graded"."""
+        """ "0/1" or "graded"."""
         return "0/1" if self.binary else "graded"
 
 
-def smallest_resolvable_gap(matrix: ScoreMatrix, pairs: pd.DataFrame, alpha: float, power: float) -> tuple[float, float, float]:
+def smallest_resolvable_gap(
+    matrix: ScoreMatrix, pairs: pd.DataFrame, alpha: float, power: float
+) -> tuple[float, float, float]:
     """The gap resolved at N, at the median observed rho of the reported pairs.
 
     Parameters
@@ -174,8 +176,19 @@ def _count(frame: pd.DataFrame, column: str) -> VerdictCount:
     return VerdictCount(count=int((values == True).sum()), defined=int(values.notna().sum()))  # noqa: E712 - object columns hold None
 
 
-def headline_facts(matrix: ScoreMatrix, *, alpha: float, power: float, family: str, family_size: int, correction: str,
-                   n_clusters: int | None, reported: pd.DataFrame, adjacent: pd.DataFrame, tiers: Tiers) -> Headline:
+def headline_facts(
+    matrix: ScoreMatrix,
+    *,
+    alpha: float,
+    power: float,
+    family: str,
+    family_size: int,
+    correction: str,
+    n_clusters: int | None,
+    reported: pd.DataFrame,
+    adjacent: pd.DataFrame,
+    tiers: Tiers,
+) -> Headline:
     """The :class:`Headline` of a per-item audit.
 
     Parameters
@@ -216,12 +229,29 @@ def headline_facts(matrix: ScoreMatrix, *, alpha: float, power: float, family: s
     family_required = required * float(inflation_at_level(level, alpha, power))
     whole = required.size and not zero_gap
     return Headline(
-        n_items=matrix.n_items, n_models=matrix.n_models, binary=matrix.binary, n_clusters=n_clusters, alpha=alpha, power=power,
-        family=family, family_size=family_size, correction=correction, adjacent_pairs=len(adjacent),
-        adjacent={column: _count(adjacent, column) for column in ADJACENT_VERDICTS if column in adjacent} if len(adjacent) else {},
-        total_pairs=tiers.total_pairs, significant_pairs=tiers.significant_pairs, resolved_pairs=tiers.resolved_pairs,
-        procedure=tiers.procedure, smallest_resolvable_gap=gap, median_rho=rho, mean_score=mean,
-        required_n_all_adjacent=int(ceil_sample_size(float(required.max()))) if whole else None, zero_gap_pairs=zero_gap,
-        adjacent_family_size=family_pairs, adjacent_family_level=level,
+        n_items=matrix.n_items,
+        n_models=matrix.n_models,
+        binary=matrix.binary,
+        n_clusters=n_clusters,
+        alpha=alpha,
+        power=power,
+        family=family,
+        family_size=family_size,
+        correction=correction,
+        adjacent_pairs=len(adjacent),
+        adjacent={column: _count(adjacent, column) for column in ADJACENT_VERDICTS if column in adjacent}
+        if len(adjacent)
+        else {},
+        total_pairs=tiers.total_pairs,
+        significant_pairs=tiers.significant_pairs,
+        resolved_pairs=tiers.resolved_pairs,
+        procedure=tiers.procedure,
+        smallest_resolvable_gap=gap,
+        median_rho=rho,
+        mean_score=mean,
+        required_n_all_adjacent=int(ceil_sample_size(float(required.max()))) if whole else None,
+        zero_gap_pairs=zero_gap,
+        adjacent_family_size=family_pairs,
+        adjacent_family_level=level,
         required_n_all_adjacent_family=int(ceil_sample_size(float(family_required.max()))) if whole else None,
     )

@@ -68,8 +68,12 @@ def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool
     every = models * (models - 1) // 2
     reported = every if mode == "all" else models - 1
     family_only = every if family == "all" and mode != "all" else 0
-    return (ranking_memory(models) + 24 * models * items + (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported
-            + _FAMILY_PAIR_BYTES * family_only)
+    return (
+        ranking_memory(models)
+        + 24 * models * items
+        + (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported
+        + _FAMILY_PAIR_BYTES * family_only
+    )
 
 
 def memory_budget() -> tuple[int, str]:
@@ -130,6 +134,8 @@ def check_audit_memory(models: int, items: int, mode: str, family: str, streamed
     else:
         most = int((budget / ranking_memory(1)) ** 0.5)
         remedy = f"audit fewer models at once (about {most:,} fit)"
-    raise ArgumentError(f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
-                        f"{budget / 1e9:,.1f} GB this run may use ({reason}): the ranking tests all {models * (models - 1) // 2:,} "
-                        f"pairs, so memory grows as the square of the number of models; {remedy}")
+    raise ArgumentError(
+        f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
+        f"{budget / 1e9:,.1f} GB this run may use ({reason}): the ranking tests all {models * (models - 1) // 2:,} "
+        f"pairs, so memory grows as the square of the number of models; {remedy}"
+    )

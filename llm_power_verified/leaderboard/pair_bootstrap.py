@@ -17,8 +17,14 @@ __all__ = ["bootstrap_pair_cells"]
 
 
 def bootstrap_pair_cells(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int, n_resamples: int, confidence: float,
-    rng: np.random.Generator | tuple[list[np.random.Generator], np.ndarray], required: bool = True,
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    n: int,
+    n_resamples: int,
+    confidence: float,
+    rng: np.random.Generator | tuple[list[np.random.Generator], np.ndarray],
+    required: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*, from multinomial cell resampling.
 

@@ -99,8 +99,10 @@ def pair_inputs(matrix: ScoreMatrix, order: np.ndarray) -> PairInputs:
         a = a.astype(np.int32) if matrix.n_items < 2**31 else a
         return PairInputs(**common, a=a, correct=correct_counts(matrix.scores))
     if matrix.n_items < 2:
-        raise ArgumentError(f"graded scores: {matrix.n_items} item; the variance of the per-item differences needs at least 2 "
-                            "(N - 1 = 0 degrees of freedom), so no paired t, N* or ICC is estimable")
+        raise ArgumentError(
+            f"graded scores: {matrix.n_items} item; the variance of the per-item differences needs at least 2 "
+            "(N - 1 = 0 degrees of freedom), so no paired t, N* or ICC is estimable"
+        )
     scores = matrix.scores
     means = scores.mean(axis=0)
     centred = scores - means

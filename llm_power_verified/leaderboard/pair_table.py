@@ -31,8 +31,9 @@ from llm_power_verified.parallel import Backend
 __all__ = ["pair_block", "pair_block_arrow", "pair_blocks", "stream_blocks"]
 
 
-def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-               family: BlockFamily) -> pd.DataFrame:
+def pair_block(
+    inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray, family: BlockFamily
+) -> pd.DataFrame:
     """Every column of the pair table for one block of pairs.
 
     Parameters
@@ -82,8 +83,9 @@ def pair_block(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, s
     return pairs
 
 
-def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray,
-                     family: BlockFamily) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
+def pair_block_arrow(
+    inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray, family: BlockFamily
+) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
     """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output.
 
     Parameters
@@ -109,7 +111,9 @@ def pair_block_arrow(inputs: PairInputs, settings: BlockSettings, first: np.ndar
 
 
 # The adjusted p-value columns, in the contract's column order (bonferroni, sidak, holm, bh).
-_FAMILY_P = tuple(column.name.removeprefix("p_") for column in PAIR_COLUMNS if column.name.removeprefix("p_") in ADJUSTMENTS)
+_FAMILY_P = tuple(
+    column.name.removeprefix("p_") for column in PAIR_COLUMNS if column.name.removeprefix("p_") in ADJUSTMENTS
+)
 
 
 def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) -> None:
@@ -136,8 +140,20 @@ def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) 
 
 
 #: The columns a streamed audit keeps in memory for its summaries and headline (the rest go to the sink block by block).
-_KEPT = ("delta", "q", "resolved", "resolved_bonferroni", "resolved_holm", "resolved_bh", "resolved_rho_minus", "resolved_rho_plus",
-         "resolved_anytime", "rho", "variance_a", "variance_b")
+_KEPT = (
+    "delta",
+    "q",
+    "resolved",
+    "resolved_bonferroni",
+    "resolved_holm",
+    "resolved_bh",
+    "resolved_rho_minus",
+    "resolved_rho_plus",
+    "resolved_anytime",
+    "rho",
+    "variance_a",
+    "variance_b",
+)
 
 
 def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
@@ -178,8 +194,9 @@ def stream_blocks(tables, sink, size: int) -> tuple[pd.DataFrame, list[pd.DataFr
     return pd.DataFrame(kept, copy=False), adjacent
 
 
-def pair_blocks(inputs, context, settings: BlockSettings, first, second, backend: Backend, progress,
-                task=pair_block) -> Iterator[pd.DataFrame]:
+def pair_blocks(
+    inputs, context, settings: BlockSettings, first, second, backend: Backend, progress, task=pair_block
+) -> Iterator[pd.DataFrame]:
     """The pair table's blocks in order, computed by ``backend`` (the pair inputs and family context sent once).
 
     Parameters

@@ -31,9 +31,16 @@ from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.betting import betting_log_e
 from llm_power_verified.sequential.e_process import log_e_value
 
-__all__ = ["add_anytime_columns", "adjacent_ranks", "binary_pair_columns", "bootstrap_pair_cells", "graded_pair_columns",
-           "pair_indices", "paired_t_columns", "rank_models"]
-
+__all__ = [
+    "add_anytime_columns",
+    "adjacent_ranks",
+    "binary_pair_columns",
+    "bootstrap_pair_cells",
+    "graded_pair_columns",
+    "pair_indices",
+    "paired_t_columns",
+    "rank_models",
+]
 
 
 def rank_models(matrix: ScoreMatrix) -> np.ndarray:
@@ -180,7 +187,9 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     shortcut = np.full(gap.size, np.nan)
     unpaired = np.full(gap.size, np.nan)
     if defined.any():
-        shortcut[defined] = np.asarray(required_n_shortcut(p_a[defined], p_b[defined], rho[defined], alpha, power)).reshape(-1)
+        shortcut[defined] = np.asarray(
+            required_n_shortcut(p_a[defined], p_b[defined], rho[defined], alpha, power)
+        ).reshape(-1)
         unpaired[defined] = np.asarray(required_n_unpaired(p_a[defined], p_b[defined], alpha, power)).reshape(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["shortcut_n"] = shortcut
@@ -255,8 +264,18 @@ def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
     from scipy import stats
 
     log_p = np.log(2.0) + stats.t.logsf(np.abs(t), n - 1)
-    return {"delta": gap, "p_a": means[first], "p_b": means[second], "rho": rho, "variance_a": var_a, "variance_b": var_b,
-            "t": t, "p_t": np.exp(np.minimum(log_p, 0.0)), "log_p_t": np.minimum(log_p, 0.0), "variance": variance}
+    return {
+        "delta": gap,
+        "p_a": means[first],
+        "p_b": means[second],
+        "rho": rho,
+        "variance_a": var_a,
+        "variance_b": var_b,
+        "t": t,
+        "p_t": np.exp(np.minimum(log_p, 0.0)),
+        "log_p_t": np.minimum(log_p, 0.0),
+        "variance": variance,
+    }
 
 
 def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
@@ -325,7 +344,9 @@ def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) ->
     return out
 
 
-def add_anytime_columns(pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None) -> None:
+def add_anytime_columns(
+    pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None
+) -> None:
     """Add the anytime-valid columns of 0/1 scores, in place: the e-value at the observed counts and N_av.
 
     p_anytime_at_n = min(1, 1/e_N) at the final counts; a monitored trajectory's min(1, 1/sup e_t) can only be
@@ -348,7 +369,9 @@ def add_anytime_columns(pairs: pd.DataFrame, n_items: int, alpha: float, power: 
         log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e
     pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
-    pairs["required_n_anytime"] = np.asarray(required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), n_items, alpha, power)).reshape(-1)
+    pairs["required_n_anytime"] = np.asarray(
+        required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), n_items, alpha, power)
+    ).reshape(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, n_items / pairs["required_n_anytime"])
         pairs["anytime_inflation"] = pairs["required_n_anytime"] / pairs["required_n"]

@@ -90,7 +90,7 @@ class PerItemAudit:
 
     @property
     def kind(self) -> str:
-        """"binary" (0/1 scores) or "graded"."""
+        """ "binary" (0/1 scores) or "graded"."""
         return "binary" if self.matrix.binary else "graded"
 
     @property
@@ -100,15 +100,32 @@ class PerItemAudit:
 
     def settings(self) -> dict:
         """The settings the audit ran with (the JSON report's ``settings``)."""
-        return {"mode": self.mode, "family": self.family, "family_size": self.family_size, "alpha": self.alpha, "power": self.power,
-                "seed": self.seed, "n_resamples": self.n_resamples, "correction": self.correction}
+        return {
+            "mode": self.mode,
+            "family": self.family,
+            "family_size": self.family_size,
+            "alpha": self.alpha,
+            "power": self.power,
+            "seed": self.seed,
+            "n_resamples": self.n_resamples,
+            "correction": self.correction,
+        }
 
     def data(self) -> dict:
         """The shape of the data audited (the JSON report's ``data``)."""
-        return {"n_items": self.matrix.n_items, "n_models": self.matrix.n_models, "binary": self.matrix.binary,
-                "clustered": self.matrix.clusters is not None}
+        return {
+            "n_items": self.matrix.n_items,
+            "n_models": self.matrix.n_models,
+            "binary": self.matrix.binary,
+            "clustered": self.matrix.clusters is not None,
+        }
 
     def sections(self) -> dict[str, object]:
         """The typed summaries by report key: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers."""
-        return {"multiplicity": self.multiplicity, "clusters": getattr(self, "clusters", None), "verdicts": self.verdicts,
-                "resolution_by_gap": self.by_gap, "tiers": self.tiers}
+        return {
+            "multiplicity": self.multiplicity,
+            "clusters": getattr(self, "clusters", None),
+            "verdicts": self.verdicts,
+            "resolution_by_gap": self.by_gap,
+            "tiers": self.tiers,
+        }

@@ -45,8 +45,20 @@ from llm_power_verified.leaderboard.blocks import PairInputs
 from llm_power_verified.leaderboard.memory import audit_memory, check_audit_memory, memory_budget, ranking_memory
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 
-__all__ = ["RANKING_PROCEDURE", "audit_memory", "bootstrap_rank_intervals", "check_audit_memory", "holm_all_pairs", "letter_columns", "letters_from_significance", "memory_budget", "model_table", "ranking_memory",
-           "resolved_count", "significance_matrix"]
+__all__ = [
+    "RANKING_PROCEDURE",
+    "audit_memory",
+    "bootstrap_rank_intervals",
+    "check_audit_memory",
+    "holm_all_pairs",
+    "letter_columns",
+    "letters_from_significance",
+    "memory_budget",
+    "model_table",
+    "ranking_memory",
+    "resolved_count",
+    "significance_matrix",
+]
 
 RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
 
@@ -142,7 +154,9 @@ def resolved_count(inputs: PairInputs, alpha: float, power: float) -> int:
         rows = slice(start, min(start + 256, size))
         if inputs.binary:
             band = both[rows].astype(np.int64)
-            required = np.asarray(required_n_from_counts(correct[rows, None] - band, correct[None, :] - band, n, alpha, power))
+            required = np.asarray(
+                required_n_from_counts(correct[rows, None] - band, correct[None, :] - band, n, alpha, power)
+            )
         else:
             variance = np.maximum(variances[rows, None] + variances[None, :] - 2 * covariance[rows], 0.0)
             required = np.asarray(required_n_wald(variance, means[rows, None] - means[None, :], alpha, power))
@@ -300,19 +314,27 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: 
     better = (significant & (position[None, :] < position[:, None])).sum(axis=1)
     worse = (significant & (position[None, :] > position[:, None])).sum(axis=1)
     # Equal means never count as "better": a significant pair always has distinct means, so rank order is safe.
-    table = pd.DataFrame({
-        "rank": position + 1, "model": np.asarray(matrix.models, dtype=object)[order], "mean_score": means,
-        "ci_low": np.asarray(low, dtype=np.float64), "ci_high": np.asarray(high, dtype=np.float64),
-        "rank_low": 1 + better, "rank_high": size - worse, "letters": letters_from_significance(significant),
-    })
+    table = pd.DataFrame(
+        {
+            "rank": position + 1,
+            "model": np.asarray(matrix.models, dtype=object)[order],
+            "mean_score": means,
+            "ci_low": np.asarray(low, dtype=np.float64),
+            "ci_high": np.asarray(high, dtype=np.float64),
+            "rank_low": 1 + better,
+            "rank_high": size - worse,
+            "letters": letters_from_significance(significant),
+        }
+    )
     return table, int(np.triu(significant, k=1).sum())
 
 
 _RANKS = 0x72616E6B  # "rank": the rank bootstrap's stream tag
 
 
-def bootstrap_rank_intervals(matrix: ScoreMatrix, order: np.ndarray, n_resamples: int, seed: int,
-                             alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_rank_intervals(
+    matrix: ScoreMatrix, order: np.ndarray, n_resamples: int, seed: int, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval of each model's rank over item resamples (models in rank order).
 
     Items are resampled with replacement (the same items for every model); in each resample a model's rank is 1 + the

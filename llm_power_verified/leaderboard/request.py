@@ -88,7 +88,15 @@ class AuditRequest:
             The audit without its pair table (the sink had it).
         """
         keywords = self._keywords()
-        return stream_audit(self.matrix, sink, keywords.pop("mode"), progress=self.progress, backend=self.backend, arrow=arrow, **keywords)
+        return stream_audit(
+            self.matrix,
+            sink,
+            keywords.pop("mode"),
+            progress=self.progress,
+            backend=self.backend,
+            arrow=arrow,
+            **keywords,
+        )
 
     def _keywords(self) -> dict:
         return {item.name: getattr(self.settings, item.name) for item in dataclasses.fields(self.settings)}

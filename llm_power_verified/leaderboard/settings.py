@@ -73,26 +73,39 @@ class AuditSettings(Result):
 
     def checked(self, matrix: ScoreMatrix) -> AuditSettings:
         """These settings with every argument checked against ``matrix`` before any work, and the family declared."""
-        family = _check_arguments(matrix, self.mode, self.family, self.alpha, self.power, self.n_resamples, self.n_cluster_resamples,
-                                  self.seed)
+        family = _check_arguments(
+            matrix,
+            self.mode,
+            self.family,
+            self.alpha,
+            self.power,
+            self.n_resamples,
+            self.n_cluster_resamples,
+            self.seed,
+        )
         if self.correction not in CORRECTIONS:
             raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {self.correction!r}")
         check_scalar("n_rank_resamples", self.n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
         if self.mode == "reference" and self.reference not in matrix.models:
             shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
-            raise ArgumentError(f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must "
-                                f"be one of the models {shown}; got {self.reference!r}")
+            raise ArgumentError(
+                f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must "
+                f"be one of the models {shown}; got {self.reference!r}"
+            )
         return dataclasses.replace(self, family=family, n_resamples=int(self.n_resamples))
-
 
 
 def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:
     """Every argument of :func:`audit_leaderboard` checked before any work; returns the declared family."""
     if not isinstance(matrix, ScoreMatrix):
-        raise TypeError(f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
-                        "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)")
+        raise TypeError(
+            f"matrix must be a ScoreMatrix; got {type(matrix).__name__}: build one with "
+            "llm_power_verified.io.read_scores(...) (files, DataFrames) or from_array(...) (arrays)"
+        )
     if matrix.n_items < 2:  # one item has no variance of a difference; later steps would fail on a proportion of 0 or 1
-        raise ArgumentError(f"{matrix.source or 'the score matrix'}: a paired comparison needs at least 2 items; got {matrix.n_items}")
+        raise ArgumentError(
+            f"{matrix.source or 'the score matrix'}: a paired comparison needs at least 2 items; got {matrix.n_items}"
+        )
     if mode not in MODES:
         raise ArgumentError(f"mode must be one of {MODES}; got {mode!r}")
     family = family or mode

@@ -26,10 +26,12 @@ _ITEMS = 0x6974656D  # "item": the item stream's tag, outside the range of the p
 def _words(text: str) -> list[int]:
     """Four 32-bit words of BLAKE2b(text): a stable key (Python's hash() is salted per process)."""
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
 
 
-def pair_streams(seed: int, first_names: Sequence[str], second_names: Sequence[str]) -> tuple[list[np.random.Generator], np.ndarray]:
+def pair_streams(
+    seed: int, first_names: Sequence[str], second_names: Sequence[str]
+) -> tuple[list[np.random.Generator], np.ndarray]:
     """One random generator per pair, keyed by the seed and the two names in sorted order.
 
     Parameters
@@ -138,6 +140,9 @@ def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
         return matrix
     clusters = None if matrix.clusters is None else tuple(np.asarray(matrix.clusters, dtype=object)[rows])
     return dataclasses.replace(
-        matrix, scores=np.ascontiguousarray(matrix.scores[rows][:, columns]), models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
-        item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]), clusters=clusters,
+        matrix,
+        scores=np.ascontiguousarray(matrix.scores[rows][:, columns]),
+        models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
+        item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]),
+        clusters=clusters,
     )

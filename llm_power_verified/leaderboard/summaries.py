@@ -18,8 +18,18 @@ import pandas as pd
 
 from llm_power_verified.results import Result
 
-__all__ = ["GAP_BUCKETS", "ClusterBootstrap", "ClusterSummary", "GapBucket", "Inflation", "Multiplicity", "Tiers", "Verdicts",
-           "resolution_by_gap", "verdict_table"]
+__all__ = [
+    "GAP_BUCKETS",
+    "ClusterBootstrap",
+    "ClusterSummary",
+    "GapBucket",
+    "Inflation",
+    "Multiplicity",
+    "Tiers",
+    "Verdicts",
+    "resolution_by_gap",
+    "verdict_table",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -196,8 +206,13 @@ class Verdicts(Result):
         The reported pairs.
     """
 
-    _keys: ClassVar[dict[str, str]] = {"fixed_n": "fixed-n", "benjamini_hochberg": "benjamini-hochberg", "rho_minus": "rho-0.10",
-                                       "rho_plus": "rho+0.10", "anytime_valid": "anytime-valid"}
+    _keys: ClassVar[dict[str, str]] = {
+        "fixed_n": "fixed-n",
+        "benjamini_hochberg": "benjamini-hochberg",
+        "rho_minus": "rho-0.10",
+        "rho_plus": "rho+0.10",
+        "anytime_valid": "anytime-valid",
+    }
 
     fixed_n: int
     bonferroni: int
@@ -255,9 +270,20 @@ def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
         inside = np.ones(gap.size, bool) if everything else (gap > low) & (gap <= high) if low > 0 else gap <= high
         if not inside.any():
             continue
-        label = "all" if everything else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
-        rows.append(GapBucket(bucket=label, pairs=int(inside.sum()), unresolved=int((~pairs["resolved"].to_numpy()[inside]).sum()),
-                              r_median=float(np.median(ratio[inside])), r_worst=float(np.max(ratio[inside]))))
+        label = (
+            "all"
+            if everything
+            else (f"<= {high:.0%}" if low == 0 else f"> {low:.0%}" if math.isinf(high) else f"{low:.0%}-{high:.0%}")
+        )
+        rows.append(
+            GapBucket(
+                bucket=label,
+                pairs=int(inside.sum()),
+                unresolved=int((~pairs["resolved"].to_numpy()[inside]).sum()),
+                r_median=float(np.median(ratio[inside])),
+                r_worst=float(np.max(ratio[inside])),
+            )
+        )
     return tuple(rows)
 
 
@@ -281,8 +307,11 @@ def verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdi
         return int((~pairs[column].astype(bool)).sum())
 
     return Verdicts(
-        fixed_n=unresolved("resolved"), bonferroni=unresolved("resolved_bonferroni"), holm=unresolved("resolved_holm"),
-        benjamini_hochberg=unresolved("resolved_bh"), rho_minus=unresolved("resolved_rho_minus"),
+        fixed_n=unresolved("resolved"),
+        bonferroni=unresolved("resolved_bonferroni"),
+        holm=unresolved("resolved_holm"),
+        benjamini_hochberg=unresolved("resolved_bh"),
+        rho_minus=unresolved("resolved_rho_minus"),
         rho_plus=unresolved("resolved_rho_plus"),
         clustered=unresolved("resolved_cluster") if clusters is not None else None,
         anytime_valid=unresolved("resolved_anytime") if "resolved_anytime" in pairs else None,

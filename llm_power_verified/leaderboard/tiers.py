@@ -42,7 +42,9 @@ def adjacent_tiers(ranked_models: list[str], pairs: pd.DataFrame, mode: str) -> 
     {'x': 1, 'y': 1, 'z': 2}
     """
     adjacent = pairs[pairs["adjacent"] & (pairs["rank_b"] > pairs["rank_a"])]
-    lookup = {(a, b): bool(r) for a, b, r in zip(adjacent["model_a"], adjacent["model_b"], adjacent["resolved"], strict=True)}
+    lookup = {
+        (a, b): bool(r) for a, b, r in zip(adjacent["model_a"], adjacent["model_b"], adjacent["resolved"], strict=True)
+    }
     tiers, tier = {}, 1
     for position, model in enumerate(ranked_models):
         if position:

@@ -185,19 +185,30 @@ class DaskBackend(Backend):
             # Optional dependency (extra dask): imported where it is used, so the package works without it.
             from dask.distributed import Client, LocalCluster
         except ImportError as error:
-            raise ImportError("the Dask backend needs dask.distributed: pip install 'llm-power-verified[dask]'") from error
+            raise ImportError(
+                "the Dask backend needs dask.distributed: pip install 'llm-power-verified[dask]'"
+            ) from error
         self.cluster = None
         if scheduler:
             if workers is not None:
-                raise ArgumentError("give either a scheduler address (an existing cluster) or a number of workers (a local cluster), not both")
+                raise ArgumentError(
+                    "give either a scheduler address (an existing cluster) or a number of workers (a local cluster), not both"
+                )
             try:
                 self.client = Client(scheduler, timeout="10s")
             except (OSError, ValueError) as error:  # ValueError: a malformed address (say, no port)
-                raise ArgumentError(f"scheduler {scheduler!r}: cannot connect ({error}); give the address 'dask scheduler' printed, "
-                                    "such as tcp://10.0.0.5:8786") from None
+                raise ArgumentError(
+                    f"scheduler {scheduler!r}: cannot connect ({error}); give the address 'dask scheduler' printed, "
+                    "such as tcp://10.0.0.5:8786"
+                ) from None
         else:
-            self.cluster = LocalCluster(n_workers=_check_workers(2 if workers is None else workers), threads_per_worker=1,
-                                        processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+            self.cluster = LocalCluster(
+                n_workers=_check_workers(2 if workers is None else workers),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            )
             self.client = Client(self.cluster)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
 
@@ -263,12 +274,16 @@ def _check_workers(workers: Any) -> int:
         raise ArgumentError(f"workers must be a positive integer; got {workers!r}")
     limit = max_local_workers()
     if workers > limit:
-        raise ArgumentError(f"workers = {workers:,} is more than this machine runs at once: give 1 to {limit} "
-                            f"(its CPUs, or 4 if fewer); a larger run goes to a Dask cluster (scheduler address)")
+        raise ArgumentError(
+            f"workers = {workers:,} is more than this machine runs at once: give 1 to {limit} "
+            f"(its CPUs, or 4 if fewer); a larger run goes to a Dask cluster (scheduler address)"
+        )
     return workers
 
 
-def backend_for(backend: str | Backend | None = None, *, workers: int | None = None, scheduler: str | None = None) -> Backend:
+def backend_for(
+    backend: str | Backend | None = None, *, workers: int | None = None, scheduler: str | None = None
+) -> Backend:
     """A backend from its name (one of ``BACKENDS``) or as given; ``scheduler`` implies Dask.
 
     Parameters

@@ -16,4 +16,12 @@ from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.plan.reports import read_audit_report
 from llm_power_verified.plan.targets import GapPlan, LeaderboardPlan, plan_gap, plan_leaderboard
 
-__all__ = ["AuditFigures", "GapPlan", "LeaderboardPlan", "cluster_tradeoff", "plan_gap", "plan_leaderboard", "read_audit_report"]
+__all__ = [
+    "AuditFigures",
+    "GapPlan",
+    "LeaderboardPlan",
+    "cluster_tradeoff",
+    "plan_gap",
+    "plan_leaderboard",
+    "read_audit_report",
+]

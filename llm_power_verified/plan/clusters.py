@@ -28,8 +28,10 @@ __all__ = ["DEFAULT_SIZES", "ICC_RANGE_REASON", "cluster_tradeoff"]
 
 DEFAULT_SIZES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 #: Why a planned ICC lies in [0, 1] (the refusals of ``cluster_tradeoff`` and of ``plan gap --icc`` say it).
-ICC_RANGE_REASON = ("a planned intra-cluster correlation runs from 0 for independent items to 1; the design effect "
-                    "1 + (m - 1) ICC counts a negative ICC as 0, as paper Section 6.4 does")
+ICC_RANGE_REASON = (
+    "a planned intra-cluster correlation runs from 0 for independent items to 1; the design effect "
+    "1 + (m - 1) ICC counts a negative ICC as 0, as paper Section 6.4 does"
+)
 
 
 def cluster_tradeoff(required_n: float, icc: float, sizes: Sequence[int] | None = None) -> pd.DataFrame:
@@ -75,5 +77,11 @@ def cluster_tradeoff(required_n: float, icc: float, sizes: Sequence[int] | None 
     m = np.asarray(sorted({int(size) for size in sizes}), dtype=np.float64)
     effect = np.asarray(design_effect(m, float(icc)), dtype=np.float64)
     items = np.asarray(ceil_sample_size(required_n * effect), dtype=np.int64)
-    return pd.DataFrame({"items_per_cluster": m.astype(np.int64), "design_effect": effect, "items": items,
-                         "clusters": np.ceil(items / m).astype(np.int64)})
+    return pd.DataFrame(
+        {
+            "items_per_cluster": m.astype(np.int64),
+            "design_effect": effect,
+            "items": items,
+            "clusters": np.ceil(items / m).astype(np.int64),
+        }
+    )

@@ -83,12 +83,32 @@ class AuditFigures(Result):
         if isinstance(audit, AuditFigures):
             return audit
         if isinstance(audit, AccuracyAudit):
-            return cls(audit.pairs, len(audit.ranking), audit.table.n, audit.alpha, audit.power, True, source=audit.table.source,
-                       correction=audit.correction)
+            return cls(
+                audit.pairs,
+                len(audit.ranking),
+                audit.table.n,
+                audit.alpha,
+                audit.power,
+                True,
+                source=audit.table.source,
+                correction=audit.correction,
+            )
         if isinstance(audit, AuditResult):
             clusters = audit.clusters
-            return cls(audit.pairs, len(audit.ranking), audit.matrix.n_items, audit.alpha, audit.power, False,
-                       None if clusters is None else clusters.mean_cluster_size, None if clusters is None else clusters.n_clusters,
-                       audit.matrix.source, audit.matrix.binary, audit.correction,
-                       None if clusters is None else clusters.weighted_cluster_size)
-        raise ArgumentError(f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}")
+            return cls(
+                audit.pairs,
+                len(audit.ranking),
+                audit.matrix.n_items,
+                audit.alpha,
+                audit.power,
+                False,
+                None if clusters is None else clusters.mean_cluster_size,
+                None if clusters is None else clusters.n_clusters,
+                audit.matrix.source,
+                audit.matrix.binary,
+                audit.correction,
+                None if clusters is None else clusters.weighted_cluster_size,
+            )
+        raise ArgumentError(
+            f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}"
+        )

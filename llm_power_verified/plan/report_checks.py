@@ -74,9 +74,11 @@ class _Checker:
         recomputed = np.broadcast_to(np.asarray(recomputed, dtype=np.float64), written.shape)
         for index, (value, expected) in enumerate(zip(written.tolist(), recomputed.tolist(), strict=True)):
             if not _agree(value, expected):
-                raise InputError(f"{self.where(index)}.{key}: the report says {_show(value)}, but recomputed from its own {basis} "
-                                 f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the report "
-                                 f"is damaged or was edited: write it again with {self.writer}")
+                raise InputError(
+                    f"{self.where(index)}.{key}: the report says {_show(value)}, but recomputed from its own {basis} "
+                    f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the report "
+                    f"is damaged or was edited: write it again with {self.writer}"
+                )
 
 
 def _counts(checker: _Checker, pairs: pd.DataFrame) -> tuple[np.ndarray, ...]:
@@ -86,7 +88,9 @@ def _counts(checker: _Checker, pairs: pd.DataFrame) -> tuple[np.ndarray, ...]:
         bad = ~np.isfinite(values) | (values < 0) | (values != np.round(values))
         if bad.any():
             index = int(np.argmax(bad))
-            raise InputError(f"{checker.where(index)}.{key}: {_show(float(values[index]))} is not a count (a whole number >= 0)")
+            raise InputError(
+                f"{checker.where(index)}.{key}: {_show(float(values[index]))} is not a count (a whole number >= 0)"
+            )
         cells.append(values)
     checker.compare("n", cells[0] + cells[1] + cells[2] + cells[3], "cells a + b + c + d")
     return tuple(cells)
@@ -99,7 +103,11 @@ def _binary(checker: _Checker, pairs: pd.DataFrame, n_items: int, alpha: float, 
     checker.compare("p_b", (a + c) / n, "cells (a + c) / n")
     checker.compare("delta", (b - c) / n, "cells (b - c) / n")
     checker.compare("rho", correlation_from_counts(a, b, c, d), "cells' phi coefficient")
-    checker.compare("required_n", required_n_from_counts(b, c, n, alpha, power), f"cells b, c, n at alpha {alpha:g}, power {power:g} (Eq. 6)")
+    checker.compare(
+        "required_n",
+        required_n_from_counts(b, c, n, alpha, power),
+        f"cells b, c, n at alpha {alpha:g}, power {power:g} (Eq. 6)",
+    )
 
 
 def _graded(checker: _Checker, pairs: pd.DataFrame, alpha: float, power: float) -> None:
@@ -107,16 +115,26 @@ def _graded(checker: _Checker, pairs: pd.DataFrame, alpha: float, power: float) 
     variance = pairs["variance"].to_numpy(dtype=np.float64)
     if {"variance_a", "variance_b"} <= set(pairs):
         var_a, var_b = pairs["variance_a"].to_numpy(dtype=np.float64), pairs["variance_b"].to_numpy(dtype=np.float64)
-        rho = np.nan_to_num(pairs["rho"].to_numpy(dtype=np.float64))  # rho is undefined (null) only for a constant model
+        rho = np.nan_to_num(
+            pairs["rho"].to_numpy(dtype=np.float64)
+        )  # rho is undefined (null) only for a constant model
         with np.errstate(invalid="ignore"):
-            checker.compare("variance", np.maximum(var_a + var_b - 2 * rho * np.sqrt(var_a * var_b), 0.0),
-                            "variance_a + variance_b - 2 rho sqrt(variance_a variance_b)")
+            checker.compare(
+                "variance",
+                np.maximum(var_a + var_b - 2 * rho * np.sqrt(var_a * var_b), 0.0),
+                "variance_a + variance_b - 2 rho sqrt(variance_a variance_b)",
+            )
     bad = ~np.isfinite(variance) | (variance < 0)
     if bad.any():
         index = int(np.argmax(bad))
-        raise InputError(f"{checker.where(index)}.variance: {_show(float(variance[index]))} is not a variance (finite, >= 0)")
-    checker.compare("required_n", required_n_wald(variance, pairs["delta"].to_numpy(dtype=np.float64), alpha, power),
-                    f"variance and delta at alpha {alpha:g}, power {power:g} (Eq. 3)")
+        raise InputError(
+            f"{checker.where(index)}.variance: {_show(float(variance[index]))} is not a variance (finite, >= 0)"
+        )
+    checker.compare(
+        "required_n",
+        required_n_wald(variance, pairs["delta"].to_numpy(dtype=np.float64), alpha, power),
+        f"variance and delta at alpha {alpha:g}, power {power:g} (Eq. 3)",
+    )
 
 
 def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, accuracy_key: str) -> None:
@@ -124,14 +142,23 @@ def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, acc
     if not isinstance(ranking, list) or not all(isinstance(row, dict) for row in ranking):
         raise InputError(f"{source}: ranking must be a list of objects (one per model)")
     if len(ranking) != n_models:
-        raise InputError(f"{source}: data.n_models says {n_models} but the ranking lists {len(ranking)} models; "
-                         "the report is damaged or was edited")
+        raise InputError(
+            f"{source}: data.n_models says {n_models} but the ranking lists {len(ranking)} models; "
+            "the report is damaged or was edited"
+        )
     known = {}
     for index, row in enumerate(ranking):
         model, rank, accuracy = row.get("model"), row.get("rank"), row.get(accuracy_key)
-        if not isinstance(model, str) or isinstance(rank, bool) or not isinstance(rank, int) \
-                or isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)):
-            raise InputError(f"{source}, ranking[{index}]: needs a model name, a whole rank and a number {accuracy_key}")
+        if (
+            not isinstance(model, str)
+            or isinstance(rank, bool)
+            or not isinstance(rank, int)
+            or isinstance(accuracy, bool)
+            or not isinstance(accuracy, (int, float))
+        ):
+            raise InputError(
+                f"{source}, ranking[{index}]: needs a model name, a whole rank and a number {accuracy_key}"
+            )
         if model in known:
             raise InputError(f"{source}, ranking[{index}]: model {model!r} is listed twice")
         known[model] = (rank, float(accuracy))
@@ -140,13 +167,26 @@ def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, acc
         missing = ~models.isin(list(known))
         if missing.any():
             index = int(np.argmax(missing.to_numpy()))
-            raise InputError(f"{checker.where(index)}.model_{side}: {models.iloc[index]!r} is not in the report's ranking")
+            raise InputError(
+                f"{checker.where(index)}.model_{side}: {models.iloc[index]!r} is not in the report's ranking"
+            )
         checker.compare(f"rank_{side}", [known[model][0] for model in models], f"ranking's rank of model_{side}")
         checker.compare(f"p_{side}", [known[model][1] for model in models], f"ranking's {accuracy_key} of model_{side}")
 
 
-def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, binary: bool, n_items: int, n_models: int,
-                         alpha: float, power: float, weighted_cluster_size: float | None, source: str) -> None:
+def check_report_figures(
+    pairs: pd.DataFrame,
+    document: dict,
+    *,
+    summary: bool,
+    binary: bool,
+    n_items: int,
+    n_models: int,
+    alpha: float,
+    power: float,
+    weighted_cluster_size: float | None,
+    source: str,
+) -> None:
     """Refuse (``InputError``) a report whose figures disagree with its own counts (see the module notes).
 
     Parameters
@@ -192,9 +232,11 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
     wrong = pairs["adjacent"].to_numpy(dtype=bool) != expected
     if wrong.any():
         index = int(np.argmax(wrong))
-        raise InputError(f"{checker.where(index)}.adjacent: the report says {bool(pairs['adjacent'].iloc[index])}, but its ranks "
-                         f"{int(pairs['rank_a'].iloc[index])} and {int(pairs['rank_b'].iloc[index])} make it {bool(expected[index])} "
-                         f"(adjacent: abs(rank_a - rank_b) = 1); the report is damaged or was edited: write it again with {checker.writer}")
+        raise InputError(
+            f"{checker.where(index)}.adjacent: the report says {bool(pairs['adjacent'].iloc[index])}, but its ranks "
+            f"{int(pairs['rank_a'].iloc[index])} and {int(pairs['rank_b'].iloc[index])} make it {bool(expected[index])} "
+            f"(adjacent: abs(rank_a - rank_b) = 1); the report is damaged or was edited: write it again with {checker.writer}"
+        )
     if "ranking" in document:
         _ranking(checker, pairs, document["ranking"], n_models, "accuracy" if summary else "mean_score")
     if summary:
@@ -206,8 +248,11 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
         for end in ("min", "max"):
             if f"required_n_rho_{end}" in pairs:
                 rho = interval.low if end == "min" else interval.high
-                checker.compare(f"required_n_rho_{end}", required_n_paired_binary(p_a, p_b, rho, alpha, power),
-                                f"accuracies at rho_{end}, alpha {alpha:g}, power {power:g} (Eq. 6)")
+                checker.compare(
+                    f"required_n_rho_{end}",
+                    required_n_paired_binary(p_a, p_b, rho, alpha, power),
+                    f"accuracies at rho_{end}, alpha {alpha:g}, power {power:g} (Eq. 6)",
+                )
         return
     if binary:
         _binary(checker, pairs, n_items, alpha, power)
@@ -215,5 +260,8 @@ def check_report_figures(pairs: pd.DataFrame, document: dict, *, summary: bool, 
         _graded(checker, pairs, alpha, power)
     if weighted_cluster_size is not None and "design_effect" in pairs:
         icc = pairs["icc"].to_numpy(dtype=np.float64) if "icc" in pairs else np.full(len(pairs), np.nan)
-        checker.compare("design_effect", np.where(np.isnan(icc), np.nan, design_effect(weighted_cluster_size, np.nan_to_num(icc))),
-                        f"ICC at the size-weighted cluster size {weighted_cluster_size:g}")
+        checker.compare(
+            "design_effect",
+            np.where(np.isnan(icc), np.nan, design_effect(weighted_cluster_size, np.nan_to_num(icc))),
+            f"ICC at the size-weighted cluster size {weighted_cluster_size:g}",
+        )

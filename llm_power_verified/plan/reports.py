@@ -30,10 +30,15 @@ __all__ = ["read_audit_report"]
 
 _PER_ITEM = SCHEMA_IDS["binary+graded"]
 _SUMMARY = SCHEMA_IDS["accuracies"]
-_NEEDED = {_PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho", "required_n", "n"),
-           _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho_min", "rho_max", "n")}
+_NEEDED = {
+    _PER_ITEM: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho", "required_n", "n"),
+    _SUMMARY: ("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "rho_min", "rho_max", "n"),
+}
 #: The command that writes each kind of report (named when a report must be written again).
-_WRITER = {_PER_ITEM: "llm-power-verified audit --format json", _SUMMARY: "llm-power-verified audit-accuracies --format json"}
+_WRITER = {
+    _PER_ITEM: "llm-power-verified audit --format json",
+    _SUMMARY: "llm-power-verified audit-accuracies --format json",
+}
 #: Keys the self-check needs besides: the cells of 0/1 scores, the variance of graded ones.
 _COUNTS = {True: ("a", "b", "c", "d"), False: ("variance",)}
 #: Keys read when present (and then checked).
@@ -54,7 +59,9 @@ def _field(document: dict, path: tuple[str, ...], source: str):
     value = document
     for key in path:
         if not isinstance(value, dict) or key not in value:
-            raise InputError(f"{source}: the report has no {'.'.join(path)}; is it an audit JSON report of this package?")
+            raise InputError(
+                f"{source}: the report has no {'.'.join(path)}; is it an audit JSON report of this package?"
+            )
         value = value[key]
     return value
 
@@ -104,8 +111,10 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     document = parse_json(read_text(path), source)
     schema = document.get("schema") if isinstance(document, dict) else None
     if schema not in _NEEDED:
-        raise InputError(f"{source}: schema {schema!r} is not an audit report ({_PER_ITEM!r} or {_SUMMARY!r}); "
-                         f"write one with {_WRITER[_PER_ITEM]} (per-item results) or {_WRITER[_SUMMARY]} (one accuracy per model)")
+        raise InputError(
+            f"{source}: schema {schema!r} is not an audit report ({_PER_ITEM!r} or {_SUMMARY!r}); "
+            f"write one with {_WRITER[_PER_ITEM]} (per-item results) or {_WRITER[_SUMMARY]} (one accuracy per model)"
+        )
     summary = schema == _SUMMARY
     n_models, n_items = _whole(document, ("data", "n_models"), source), _whole(document, ("data", "n_items"), source)
     binary = True if summary else _flag(document, ("data", "binary"), source)
@@ -120,15 +129,21 @@ def read_audit_report(path: str | Path) -> AuditFigures:
             raise InputError(f"{where}: not an object")
         missing = [key for key in needed if key not in record]
         if missing:
-            raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table ({_WRITER[schema]} writes it)")
+            raise InputError(
+                f"{where}: no {missing[0]!r}; plans need the full pair table ({_WRITER[schema]} writes it)"
+            )
         for key in ("model_a", "model_b"):
             if not isinstance(record[key], str):
                 raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
         if not isinstance(record["adjacent"], bool):
-            raise InputError(f"{where}.adjacent: {record['adjacent']!r} is not true or false; the report is damaged or was edited: "
-                             f"write it again with {_WRITER[schema]}")
-        row = {key: record[key] if key in ("model_a", "model_b", "adjacent") else _number(record[key], f"{where}.{key}")
-               for key in needed}
+            raise InputError(
+                f"{where}.adjacent: {record['adjacent']!r} is not true or false; the report is damaged or was edited: "
+                f"write it again with {_WRITER[schema]}"
+            )
+        row = {
+            key: record[key] if key in ("model_a", "model_b", "adjacent") else _number(record[key], f"{where}.{key}")
+            for key in needed
+        }
         for key in _OPTIONAL:
             if key in record:
                 row[key] = _number(record[key], f"{where}.{key}")
@@ -140,24 +155,47 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         bad = ~np.isfinite(frame[key]) | (frame[key] != np.round(frame[key])) | (frame[key] < 1)
         if bad.any():
             index = int(np.argmax(bad.to_numpy()))
-            raise InputError(f"{source}, pairs[{index}].{key}: {float(frame[key].iloc[index])!r} is not a rank (a whole number >= 1)")
+            raise InputError(
+                f"{source}, pairs[{index}].{key}: {float(frame[key].iloc[index])!r} is not a rank (a whole number >= 1)"
+            )
         frame[key] = frame[key].astype(int)
     clusters = None if summary else document.get("clusters")
     mean_size = weighted_size = None
     if clusters:
         if isinstance(clusters, dict) and "weighted_cluster_size" not in clusters:
-            raise InputError(f"{source}: the report has no clusters.weighted_cluster_size (the size-weighted cluster size of its "
-                             f"design effects), so it was written by an older version: write the report again with {_WRITER[schema]}")
-        mean_size, weighted_size = (_cluster_size(document, key, source) for key in ("mean_cluster_size", "weighted_cluster_size"))
-    figures = AuditFigures(pairs=frame, n_models=n_models, n_items=n_items,
-                           alpha=_probability(document, ("settings", "alpha"), source),
-                           power=_probability(document, ("settings", "power"), source), accuracies=summary,
-                           mean_cluster_size=mean_size,
-                           n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source), source=source,
-                           binary=binary, correction=_correction(document, source, _WRITER[schema]),
-                           weighted_cluster_size=weighted_size)
-    check_report_figures(frame, document, summary=summary, binary=binary, n_items=figures.n_items, n_models=figures.n_models,
-                         alpha=figures.alpha, power=figures.power, weighted_cluster_size=weighted_size, source=source)
+            raise InputError(
+                f"{source}: the report has no clusters.weighted_cluster_size (the size-weighted cluster size of its "
+                f"design effects), so it was written by an older version: write the report again with {_WRITER[schema]}"
+            )
+        mean_size, weighted_size = (
+            _cluster_size(document, key, source) for key in ("mean_cluster_size", "weighted_cluster_size")
+        )
+    figures = AuditFigures(
+        pairs=frame,
+        n_models=n_models,
+        n_items=n_items,
+        alpha=_probability(document, ("settings", "alpha"), source),
+        power=_probability(document, ("settings", "power"), source),
+        accuracies=summary,
+        mean_cluster_size=mean_size,
+        n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source),
+        source=source,
+        binary=binary,
+        correction=_correction(document, source, _WRITER[schema]),
+        weighted_cluster_size=weighted_size,
+    )
+    check_report_figures(
+        frame,
+        document,
+        summary=summary,
+        binary=binary,
+        n_items=figures.n_items,
+        n_models=figures.n_models,
+        alpha=figures.alpha,
+        power=figures.power,
+        weighted_cluster_size=weighted_size,
+        source=source,
+    )
     return figures
 
 
@@ -187,8 +225,10 @@ def _correction(document: dict, source: str, writer: str) -> str:
     """The correction the report was written with (``settings.correction``): the one its plan uses."""
     value = _field(document, ("settings", "correction"), source)
     if value not in CORRECTIONS:
-        raise InputError(f"{source}: settings.correction {value!r} is not a correction this package writes "
-                         f"({', '.join(CORRECTIONS)}), so the plan cannot tell which to use; write the report again with {writer}")
+        raise InputError(
+            f"{source}: settings.correction {value!r} is not a correction this package writes "
+            f"({', '.join(CORRECTIONS)}), so the plan cannot tell which to use; write the report again with {writer}"
+        )
     return value
 
 

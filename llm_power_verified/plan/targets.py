@@ -34,8 +34,15 @@ from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
-__all__ = ["CORRECTIONS", "AuditFigures", "GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
-
+__all__ = [
+    "CORRECTIONS",
+    "AuditFigures",
+    "GapPlan",
+    "LeaderboardPlan",
+    "plan_gap",
+    "plan_leaderboard",
+    "planning_level",
+]
 
 
 @docfill("correction")
@@ -77,8 +84,10 @@ def planning_level(correction: str, family_size: int, alpha: float) -> tuple[flo
     if correction in ("sidak", "bonferroni"):
         return level, "Sidak: 1 - (1 - alpha)^(1/m)" if correction == "sidak" else "Bonferroni: alpha / m"
     name = "Holm" if correction == "holm" else "BH"
-    return level, (f"{name}: alpha / m, the only level that guarantees the power whatever the other pairs' p-values "
-                   f"({name} may test at up to alpha)")
+    return level, (
+        f"{name}: alpha / m, the only level that guarantees the power whatever the other pairs' p-values "
+        f"({name} may test at up to alpha)"
+    )
 
 
 def _whole(items: float) -> int | float:
@@ -128,8 +137,16 @@ class GapPlan(Result):
 
 
 @docfill("p_a_float", "rho_float", "alpha_float", "power_float", "family_size", "correction")
-def plan_gap(p_a: float, p_b: float, rho: float, *, alpha: float = 0.05, power: float = 0.8, family_size: int = 1,
-             correction: str = "bonferroni") -> GapPlan:
+def plan_gap(
+    p_a: float,
+    p_b: float,
+    rho: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    family_size: int = 1,
+    correction: str = "bonferroni",
+) -> GapPlan:
     """Items that resolve the gap p_a - p_b at correlation rho, tested within a family of ``family_size`` comparisons.
 
     Parameters
@@ -164,10 +181,21 @@ def plan_gap(p_a: float, p_b: float, rho: float, *, alpha: float = 0.05, power: 
     family_size = int(check_count("family_size", family_size, minimum=1))
     level, reason = planning_level(correction, family_size, alpha)
     required = float(required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power))
-    return GapPlan(p_a=float(p_a), p_b=float(p_b), rho=float(rho), alpha=alpha, power=power, family_size=family_size,
-                   correction=correction, level=level, level_reason=reason, variance=float(paired_difference_variance(p_a, p_b, rho)),
-                   required_n=required, items=_whole(ceil_sample_size(required)),
-                   required_n_at_alpha=float(required_n_paired_binary(p_a, p_b, rho, alpha=alpha, power=power)))
+    return GapPlan(
+        p_a=float(p_a),
+        p_b=float(p_b),
+        rho=float(rho),
+        alpha=alpha,
+        power=power,
+        family_size=family_size,
+        correction=correction,
+        level=level,
+        level_reason=reason,
+        variance=float(paired_difference_variance(p_a, p_b, rho)),
+        required_n=required,
+        items=_whole(ceil_sample_size(required)),
+        required_n_at_alpha=float(required_n_paired_binary(p_a, p_b, rho, alpha=alpha, power=power)),
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -246,23 +274,32 @@ def _per_item(rows: pd.DataFrame, inflation: float) -> dict[str, np.ndarray]:
 def _accuracies(rows: pd.DataFrame, level: float, power: float, rho: float | None) -> dict[str, np.ndarray]:
     p_a, p_b = rows["p_a"].to_numpy(dtype=np.float64), rows["p_b"].to_numpy(dtype=np.float64)
     low, high = rows["rho_min"].to_numpy(dtype=np.float64), rows["rho_max"].to_numpy(dtype=np.float64)
-    columns = {"rho_min": required_n_paired_binary(p_a, p_b, low, alpha=level, power=power),
-               "rho_max": required_n_paired_binary(p_a, p_b, high, alpha=level, power=power)}
+    columns = {
+        "rho_min": required_n_paired_binary(p_a, p_b, low, alpha=level, power=power),
+        "rho_max": required_n_paired_binary(p_a, p_b, high, alpha=level, power=power),
+    }
     if rho is not None:
         inside = (low <= rho) & (rho <= high)
         if not inside.all():
             bad = rows.loc[~inside].iloc[0]
             # Every number in full (repr): a rounded bound could read the same as a rho just outside it.
-            raise ArgumentError(f"rho (--rho) {float(rho)!r} is outside the admissible interval of {bad['model_a']} vs "
-                                f"{bad['model_b']}, [{float(bad['rho_min'])!r}, {float(bad['rho_max'])!r}] (paper Eqs. 7-8); "
-                                "choose a --rho inside every planned pair's interval")
+            raise ArgumentError(
+                f"rho (--rho) {float(rho)!r} is outside the admissible interval of {bad['model_a']} vs "
+                f"{bad['model_b']}, [{float(bad['rho_min'])!r}, {float(bad['rho_max'])!r}] (paper Eqs. 7-8); "
+                "choose a --rho inside every planned pair's interval"
+            )
         columns["assumed"] = required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power)
     return {key: np.atleast_1d(value) for key, value in columns.items()}
 
 
 @docfill("correction")
-def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int | None = None, *,
-                     correction: str | None = None, rho: float | None = None) -> LeaderboardPlan:
+def plan_leaderboard(
+    audit: AuditResult | AccuracyAudit | AuditFigures,
+    top: int | None = None,
+    *,
+    correction: str | None = None,
+    rho: float | None = None,
+) -> LeaderboardPlan:
     """Items that resolve every adjacent pair among the ``top`` models (default: all) of an audit.
 
     Parameters
@@ -306,15 +343,19 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
     figures = AuditFigures.of(audit)
     accuracies = figures.accuracies
     if rho is not None and not accuracies:
-        raise ArgumentError("rho (--rho) is for accuracies-only audits; a per-item audit plans at each pair's observed rho-hat: "
-                            "drop --rho")
+        raise ArgumentError(
+            "rho (--rho) is for accuracies-only audits; a per-item audit plans at each pair's observed rho-hat: "
+            "drop --rho"
+        )
     models = figures.n_models
     top = models if top is None else int(check_count("top (--top)", top, minimum=2))
     if top > models:
         raise ArgumentError(f"top (--top) {top} exceeds the audit's {models} models; choose --top from 2 to {models}")
     rows = _adjacent_top(figures.pairs, top)
     if len(rows) != top - 1:
-        raise ArgumentError(f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all")
+        raise ArgumentError(
+            f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all"
+        )
     family_size = top - 1
     correction = figures.correction if correction is None else correction
     level, reason = planning_level(correction, family_size, figures.alpha)
@@ -332,8 +373,23 @@ def plan_leaderboard(audit: AuditResult | AccuracyAudit | AuditFigures, top: int
         required[scenario] = _whole(ceil_sample_size(values[worst]))
         more[scenario] = max(required[scenario] - int(n_items), 0) if math.isfinite(required[scenario]) else math.inf
         limiting[scenario] = f"{table['model_a'].iloc[worst]} vs {table['model_b'].iloc[worst]}"
-    notes = ["items 'of the same kind': each pair keeps its observed accuracies, rho and (clustered) ICC and cluster size"]
+    notes = [
+        "items 'of the same kind': each pair keeps its observed accuracies, rho and (clustered) ICC and cluster size"
+    ]
     if accuracies:
-        notes = ["accuracies only: rho_min is the worst case (the most items), rho_max the best; 'assumed' is an assumption"]
-    return LeaderboardPlan(n_items=int(n_items), top=top, family_size=family_size, correction=correction, level=level,
-                           level_reason=reason, pairs=table, required_n=required, more_items=more, limiting=limiting, notes=tuple(notes))
+        notes = [
+            "accuracies only: rho_min is the worst case (the most items), rho_max the best; 'assumed' is an assumption"
+        ]
+    return LeaderboardPlan(
+        n_items=int(n_items),
+        top=top,
+        family_size=family_size,
+        correction=correction,
+        level=level,
+        level_reason=reason,
+        pairs=table,
+        required_n=required,
+        more_items=more,
+        limiting=limiting,
+        notes=tuple(notes),
+    )

@@ -26,7 +26,9 @@ def _validate(cluster_size: Any, icc: Any, truncate_negative_icc: bool):
     cluster_size = as_array("cluster_size", cluster_size)
     bad = ~np.isnan(cluster_size) & ~((cluster_size >= 1) & np.isfinite(cluster_size))
     if bad.any():
-        raise ArgumentError(f"cluster_size must be a finite number >= 1; got {cluster_size[bad].flat[0]:g}{describe_index(bad)}")
+        raise ArgumentError(
+            f"cluster_size must be a finite number >= 1; got {cluster_size[bad].flat[0]:g}{describe_index(bad)}"
+        )
     icc = check_in_open_interval("icc", icc, -1.0, 1.0 + 1e-12)
     if truncate_negative_icc:
         icc = np.where(icc < 0, 0.0, icc)
@@ -82,7 +84,9 @@ def design_effect(cluster_size: Any, icc: Any, truncate_negative_icc: bool = Tru
     return finish(effect)
 
 
-def cluster_adjusted_required_n(required_n: Any, cluster_size: Any, icc: Any, truncate_negative_icc: bool = True) -> float | np.ndarray:
+def cluster_adjusted_required_n(
+    required_n: Any, cluster_size: Any, icc: Any, truncate_negative_icc: bool = True
+) -> float | np.ndarray:
     """The IID N* multiplied by the design effect (paper Section 6.4).
 
     Parameters
@@ -158,7 +162,9 @@ class ClusterStatistics:
         squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]
         return total, squares
 
-    def icc(self, first: np.ndarray, second: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def icc(
+        self, first: np.ndarray, second: np.ndarray, weights: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One-way ANOVA ICC of D for each pair, and the size-weighted cluster size of the design effect.
 
         ``weights`` (clusters,) or (replicates, clusters) counts how often each
@@ -237,8 +243,10 @@ def icc_oneway(values, labels) -> float:
     totals = np.bincount(index, weights=values)
     size, groups = values.size, names.size
     if groups < 2 or size == groups:
-        raise ArgumentError(f"icc_oneway: {groups} group(s) of {size} values; the ICC needs at least two groups and a group of "
-                            "two or more values (between- and within-group variation)")
+        raise ArgumentError(
+            f"icc_oneway: {groups} group(s) of {size} values; the ICC needs at least two groups and a group of "
+            "two or more values (between- and within-group variation)"
+        )
     between = np.sum(totals**2 / n) - values.sum() ** 2 / size
     within = np.sum(values**2) - np.sum(totals**2 / n)
     msb, msw = between / (groups - 1), within / (size - groups)

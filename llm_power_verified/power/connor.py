@@ -22,7 +22,9 @@ __all__ = ["required_n_connor", "required_n_connor_from_counts"]
 
 
 @docfill("p_a", "rho", "alpha", "power", "alternative", returns="required_n_connor", derivation="connor")
-def required_n_connor(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_connor(
+    p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Connor's (1987) required N for McNemar's test at marginals p_a, p_b and correlation rho.
 
     Notes
@@ -57,7 +59,9 @@ def _connor_from_cells(only_a, only_b, delta, alpha, power, alternative):
 
 
 @docfill("counts", "n_table", "alpha", "power", "alternative", returns="required_n_connor", derivation="connor")
-def required_n_connor_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_connor_from_counts(
+    b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Connor's required N with the discordance probabilities estimated by b/n and c/n.
 
     This is the paper's "discordance-form McNemar required-N" (Appendix J,

@@ -61,7 +61,9 @@ TOOL_CONVENTIONS = {
 }
 
 
-def required_n_unpaired(p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two-sided", variance: str = "unpooled") -> float | np.ndarray:
+def required_n_unpaired(
+    p_a, p_b, alpha=0.05, power=0.8, alternative: str = "two-sided", variance: str = "unpooled"
+) -> float | np.ndarray:
     """Per-arm sample size of an independent two-proportion comparison.
 
     Parameters
@@ -227,7 +229,9 @@ def rounding(value: float, claimed: float) -> str | None:
     return None
 
 
-def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8) -> CalculatorAudit:
+def audit_claimed_n(
+    p_a: float, p_b: float, rho: float, claimed_n: float, alpha: float = 0.05, power: float = 0.8
+) -> CalculatorAudit:
     """Say which calculator convention produced ``claimed_n`` and how it compares with N*.
 
     Parameters
@@ -266,21 +270,34 @@ def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha:
     >>> audit.matches, round(audit.factor, 2)
     (('shortcut',), 2.0)
     """
-    if isinstance(claimed_n, bool) or not (isinstance(claimed_n, (int, float, np.integer, np.floating)) and claimed_n > 0 and math.isfinite(claimed_n)):
+    if isinstance(claimed_n, bool) or not (
+        isinstance(claimed_n, (int, float, np.integer, np.floating)) and claimed_n > 0 and math.isfinite(claimed_n)
+    ):
         raise ArgumentError(f"claimed_n must be a positive number; got {claimed_n!r}")
     values = convention_values(p_a, p_b, rho, alpha, power)
     required = values["paired"]
     matches = tuple(name for name, value in values.items() if matches_convention(value, float(claimed_n)))
-    closest = min(values, key=lambda name: abs(math.log(claimed_n / values[name])) if values[name] > 0 and math.isfinite(values[name]) else math.inf)
+    closest = min(
+        values,
+        key=lambda name: (
+            abs(math.log(claimed_n / values[name])) if values[name] > 0 and math.isfinite(values[name]) else math.inf
+        ),
+    )
     factor = required / float(claimed_n)
     integer = math.ceil(required * (1 - 1e-12)) if math.isfinite(required) else math.inf
     multiple = float(claimed_n) / required if required > 0 else math.inf
-    doubled = () if matches else tuple(name for name, value in values.items() if matches_convention(2 * value, float(claimed_n)))
+    doubled = (
+        ()
+        if matches
+        else tuple(name for name, value in values.items() if matches_convention(2 * value, float(claimed_n)))
+    )
     if "paired" in matches:
         others = [name for name in matches if name != "paired"]
         also = f"; it also matches {', '.join(others)}, which here lands within rounding of N*" if others else ""
-        verdict = (f"{claimed_n:g} agrees with the correct paired N* = {required:.2f} ({rounding(required, float(claimed_n))}; "
-                   f"the integer requirement is {integer} items){also}.")
+        verdict = (
+            f"{claimed_n:g} agrees with the correct paired N* = {required:.2f} ({rounding(required, float(claimed_n))}; "
+            f"the integer requirement is {integer} items){also}."
+        )
     elif matches:
         kind = "too small: N* is " + f"{factor:.3g} x the claim" if factor > 1 else "larger than needed"
         verdict = (
@@ -298,6 +315,13 @@ def audit_claimed_n(p_a: float, p_b: float, rho: float, claimed_n: float, alpha:
             f"it is {multiple:.3g} x the correct paired N* ({integer} items)."
         )
     return CalculatorAudit(
-        claimed_n=float(claimed_n), required_n=required, required_n_integer=integer, factor=factor,
-        matches=matches, closest=closest, verdict=verdict, values=values, doubled=doubled,
+        claimed_n=float(claimed_n),
+        required_n=required,
+        required_n_integer=integer,
+        factor=factor,
+        matches=matches,
+        closest=closest,
+        verdict=verdict,
+        values=values,
+        doubled=doubled,
     )

@@ -29,8 +29,9 @@ __all__ = ["agreement_share", "critical_correlation"]
 _ALTERNATIVES = ("two-sided", "larger", "smaller")
 
 
-def critical_correlation(p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8,
-                         alternative: str = "two-sided") -> float | np.ndarray:
+def critical_correlation(
+    p_a: Any, p_b: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""The correlation rho_c at which N*(rho) = N: the gap is resolved at ``n`` items iff rho >= rho_c.
 
     Parameters

@@ -106,7 +106,15 @@ def _at_n(n, variance, delta, required, alpha, power, alternative):
 
 
 @docfill("alpha_float", "power_float", "alternative", derivation="paired_variance")
-def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, n: int | None = None, alternative: str = "two-sided") -> PairedBinaryDesign:
+def design_paired_binary(
+    p_a: float,
+    p_b: float,
+    rho: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n: int | None = None,
+    alternative: str = "two-sided",
+) -> PairedBinaryDesign:
     """Design figures from accuracies and correlation.
 
     Parameters
@@ -147,7 +155,12 @@ def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05
     (0.3273001, 1027.576, 1028.0)
     """
     # A report is about one design: NaN or infinity is an error here, not the vectorised functions' "missing".
-    for name, value, low, high in (("p_a", p_a, 0, 1), ("p_b", p_b, 0, 1), ("alpha", alpha, 0, 1), ("power", power, 0, 1)):
+    for name, value, low, high in (
+        ("p_a", p_a, 0, 1),
+        ("p_b", p_b, 0, 1),
+        ("alpha", alpha, 0, 1),
+        ("power", power, 0, 1),
+    ):
         check_scalar(name, value, low=low, high=high, low_open=True, high_open=True)
     check_scalar("rho", rho, low=-1, high=1)
     variance = float(paired_difference_variance(p_a, p_b, rho))
@@ -162,13 +175,26 @@ def design_paired_binary(p_a: float, p_b: float, rho: float, alpha: float = 0.05
         _check_n(n)
     mde, q, achieved = _at_n(n, variance, delta, required, alpha, power, alternative)
     return PairedBinaryDesign(
-        p_a=float(p_a), p_b=float(p_b), rho=float(rho), delta=delta, alpha=float(alpha), power=float(power),
-        alternative=alternative, variance=variance, required_n=required,
+        p_a=float(p_a),
+        p_b=float(p_b),
+        rho=float(rho),
+        delta=delta,
+        alpha=float(alpha),
+        power=float(power),
+        alternative=alternative,
+        variance=variance,
+        required_n=required,
         required_n_integer=float(ceil_sample_size(required)),
         required_n_connor=float(required_n_connor(p_a, p_b, rho, alpha, power, alternative)),
-        rho_min=float(interval.low), rho_max=float(interval.high), shortcut_n=shortcut,
-        shortcut_ratio=ratio, shortcut_constant=constant, n=None if n is None else int(n),
-        mde=mde, resolution_ratio=q, power_at_n=achieved,
+        rho_min=float(interval.low),
+        rho_max=float(interval.high),
+        shortcut_n=shortcut,
+        shortcut_ratio=ratio,
+        shortcut_constant=constant,
+        n=None if n is None else int(n),
+        mde=mde,
+        resolution_ratio=q,
+        power_at_n=achieved,
     )
 
 
@@ -185,7 +211,15 @@ def _check_n(n) -> None:
 
 
 @docfill("counts_int", "n_int", "alpha_float", "power_float", "alternative", derivation="paired_variance")
-def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: float = 0.05, power: float = 0.8, alternative: str = "two-sided") -> PairedBinaryDesign:
+def design_from_counts(
+    b: int,
+    c: int,
+    n: int,
+    a: int | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+) -> PairedBinaryDesign:
     """Design figures from an observed paired table.
 
     N*, the variance, q and the MDE need only (b, c, n).  The marginals, rho-hat and
@@ -251,9 +285,25 @@ def design_from_counts(b: int, c: int, n: int, a: int | None = None, alpha: floa
             ratio = float(shortcut_ratio(p_a, p_b, rho))
         constant = _constant_or_none(0.5 * (p_a + p_b), rho)
     return PairedBinaryDesign(
-        p_a=p_a, p_b=p_b, rho=rho, delta=delta, alpha=float(alpha), power=float(power), alternative=alternative,
-        variance=variance, required_n=required, required_n_integer=float(ceil_sample_size(required)),
-        required_n_connor=connor, rho_min=rho_min, rho_max=rho_max, shortcut_n=shortcut,
-        shortcut_ratio=ratio, shortcut_constant=constant, n=int(n), mde=mde, resolution_ratio=q,
-        power_at_n=achieved, counts={"a": a, "b": int(b), "c": int(c), "n": int(n)},
+        p_a=p_a,
+        p_b=p_b,
+        rho=rho,
+        delta=delta,
+        alpha=float(alpha),
+        power=float(power),
+        alternative=alternative,
+        variance=variance,
+        required_n=required,
+        required_n_integer=float(ceil_sample_size(required)),
+        required_n_connor=connor,
+        rho_min=rho_min,
+        rho_max=rho_max,
+        shortcut_n=shortcut,
+        shortcut_ratio=ratio,
+        shortcut_constant=constant,
+        n=int(n),
+        mde=mde,
+        resolution_ratio=q,
+        power_at_n=achieved,
+        counts={"a": a, "b": int(b), "c": int(c), "n": int(n)},
     )

@@ -115,7 +115,9 @@ def _cells(p_a, p_b, rho):
     return float(np.maximum(p_a - both, 0.0)), float(np.maximum(p_b - both, 0.0))
 
 
-def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float = 0.05, method: str = "exact") -> float:
+def power_mcnemar_exact(
+    n: int, p_a: float, p_b: float, rho: float, alpha: float = 0.05, method: str = "exact"
+) -> float:
     """Exact unconditional power of a McNemar variant with n paired items.
 
     Parameters
@@ -165,7 +167,9 @@ def power_mcnemar_exact(n: int, p_a: float, p_b: float, rho: float, alpha: float
     return power_exact_at_cells(int(n), only_a, only_b, float(alpha_array), method)
 
 
-def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, method: str = "exact") -> int:
+def required_n_mcnemar_exact(
+    p_a: float, p_b: float, rho: float, alpha: float = 0.05, power: float = 0.8, method: str = "exact"
+) -> int:
     """Smallest n whose exact power reaches the target, for a McNemar variant.
 
     Search: from Connor's approximation, double n until the power reaches the
@@ -240,7 +244,9 @@ def required_n_mcnemar_exact(p_a: float, p_b: float, rho: float, alpha: float = 
     return high
 
 
-def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS) -> pd.DataFrame:
+def sample_size_table(
+    p_a_values, p_b_values, rho_values, alpha: float = 0.05, power: float = 0.8, methods=VARIANTS
+) -> pd.DataFrame:
     """Exact required n of each variant beside Connor (1987) and Eq. 6, over a grid.
 
     Inadmissible (p_a, p_b, rho) combinations and p_a = p_b are skipped.
@@ -289,7 +295,13 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
                     eq6 = float(required_n_paired_binary(pa, pb, rho, alpha, power))
                 except ValueError:
                     continue
-                row = {"p_a": pa, "p_b": pb, "rho": rho, "eq6": eq6, "connor": float(required_n_connor(pa, pb, rho, alpha, power))}
+                row = {
+                    "p_a": pa,
+                    "p_b": pb,
+                    "rho": rho,
+                    "eq6": eq6,
+                    "connor": float(required_n_connor(pa, pb, rho, alpha, power)),
+                }
                 for method in methods:
                     row[method] = required_n_mcnemar_exact(pa, pb, rho, alpha, power, method)
                 rows.append(row)
@@ -298,6 +310,3 @@ def sample_size_table(p_a_values, p_b_values, rho_values, alpha: float = 0.05, p
     import pandas as pd
 
     return pd.DataFrame(rows)
-
-
-

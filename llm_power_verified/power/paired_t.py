@@ -35,7 +35,9 @@ def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> fl
     return float(stats.nct.sf(critical, df, noncentrality))
 
 
-def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
+def power_paired_t(
+    n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Exact power of the paired t-test with n pairs (noncentral t; n may be fractional).
 
     Parameters
@@ -88,7 +90,14 @@ def power_paired_t(n: Any, mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, alte
     return finish(out)
 
 
-def required_n_paired_t(mean_diff: Any, sd_diff: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", method: str = "exact") -> float | np.ndarray:
+def required_n_paired_t(
+    mean_diff: Any,
+    sd_diff: Any,
+    alpha: Any = 0.05,
+    power: Any = 0.8,
+    alternative: str = "two-sided",
+    method: str = "exact",
+) -> float | np.ndarray:
     """Unrounded number of pairs a paired t-test needs to reach the target power.
 
     Parameters

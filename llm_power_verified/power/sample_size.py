@@ -182,7 +182,9 @@ def paired_difference_variance_from_counts(b: Any, c: Any, n: Any) -> float | np
 
 
 @docfill("variance", "delta", "alpha", "power", "alternative", returns="required_n", derivation="wald")
-def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_wald(
+    variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Unrounded required N* for a normal-theory (Wald) test of a mean difference.
 
     Notes
@@ -209,7 +211,9 @@ def required_n_wald(variance: Any, delta: Any, alpha: Any = 0.05, power: Any = 0
     return finish(infinite_where_undetectable(required, delta, alternative))
 
 
-def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_paired_binary(
+    p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Unrounded paired sample size N* to detect p_a - p_b at the target power.
 
     Parameters
@@ -254,7 +258,9 @@ def required_n_paired_binary(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, po
 
 
 @docfill("counts", "n_table", "alpha", "power", "alternative", returns="required_n", derivation="observed_table")
-def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_from_counts(
+    b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Unrounded N* at an observed paired table (b only-A items, c only-B items, n in all).
 
     Notes
@@ -282,7 +288,9 @@ def required_n_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any
 
 
 @docfill("counts", "n_table", "alpha", "power", "alternative", returns="ratio", derivation="observed_table")
-def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def resolution_ratio_from_counts(
+    b: Any, c: Any, n: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Resolution ratio q = n / N* at an observed table; q >= 1 means resolved.
 
     Notes
@@ -308,7 +316,9 @@ def resolution_ratio_from_counts(b: Any, c: Any, n: Any, alpha: Any = 0.05, powe
 
 
 @docfill("n", "variance", "alpha", "power", "alternative", returns="mde", derivation="wald")
-def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def minimum_detectable_effect(
+    n: Any, variance: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Smallest absolute gap a Wald test on n paired items detects at the target power.
 
     Notes
@@ -334,7 +344,9 @@ def minimum_detectable_effect(n: Any, variance: Any, alpha: Any = 0.05, power: A
 
 
 @docfill("n", "p_a", "rho", "alpha", "power", "alternative", returns="mde", derivation="wald")
-def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def minimum_detectable_effect_paired_binary(
+    n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Eq. 4 with sigma_D evaluated at the given (p_a, p_b, rho) (the plug-in MDE).
 
     The variance is held at the stated marginals rather than re-solved for the
@@ -361,7 +373,9 @@ def minimum_detectable_effect_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any
 
 
 @docfill("n", "p_a", "rho", "alpha", "power", "alternative", returns="ratio", derivation="wald")
-def resolution_ratio(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def resolution_ratio(
+    n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Resolution ratio q = N / N*(p_a - p_b) (paper Definition 1).
 
     q equals T_N^2 / (z_{1-alpha/2} + z_{1-beta})^2 with T_N the Wald statistic

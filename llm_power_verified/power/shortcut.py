@@ -36,7 +36,10 @@ __all__ = [
     "shortcut_ratio_series",
 ]
 
-_CONVENTIONS = {"one-sample": _arcsine.required_n_arcsine_one_sample, "two-sample": _arcsine.required_n_arcsine_two_sample}
+_CONVENTIONS = {
+    "one-sample": _arcsine.required_n_arcsine_one_sample,
+    "two-sample": _arcsine.required_n_arcsine_two_sample,
+}
 
 
 @docfill("p_a", returns="cohens_h", derivation="arcsine")
@@ -68,7 +71,14 @@ def cohens_h(p_a: Any, p_b: Any) -> float | np.ndarray:
 
 
 @docfill("p_a", "alpha", "power", "alternative", "convention", returns="per_arm_n", derivation="arcsine")
-def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided", convention: str = "two-sample") -> float | np.ndarray:
+def required_n_arcsine(
+    p_a: Any,
+    p_b: Any,
+    alpha: Any = 0.05,
+    power: Any = 0.8,
+    alternative: str = "two-sided",
+    convention: str = "two-sample",
+) -> float | np.ndarray:
     """Unrounded per-arm sample size of the arcsine (Cohen's h) test.
 
     Notes
@@ -98,7 +108,9 @@ def required_n_arcsine(p_a: Any, p_b: Any, alpha: Any = 0.05, power: Any = 0.8, 
 
 
 @docfill("p_a", "rho", "alpha", "power", "alternative", returns="shortcut_n", derivation="arcsine")
-def required_n_shortcut(p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided") -> float | np.ndarray:
+def required_n_shortcut(
+    p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, power: Any = 0.8, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """The shortcut n_h = (1 - rho) K / h^2 of paper Eq. 9 (not a valid paired N).
 
     Notes
@@ -284,8 +296,7 @@ def delta_star(p: float, rho: float, epsilon: float) -> DeltaStar:
         """Distance of rho inside its admissible interval at p +/- gap/2 (negative outside)."""
         upper, lower = p_value + gap / 2, p_value - gap / 2
         return np.minimum(
-            _bounds.rho_upper_bound(upper, lower) - rho_value,
-            rho_value - _bounds.rho_lower_bound(upper, lower),
+            _bounds.rho_upper_bound(upper, lower) - rho_value, rho_value - _bounds.rho_lower_bound(upper, lower)
         )
 
     def deviation(gap):

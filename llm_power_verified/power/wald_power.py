@@ -21,7 +21,9 @@ __all__ = ["power_paired_binary", "power_wald"]
 
 
 @docfill("n", "variance", "delta", "alpha", "alternative", returns="power", derivation="wald")
-def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
+def power_wald(
+    n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative: str = "two-sided"
+) -> float | np.ndarray:
     r"""Exact power of the normal-theory Wald test (both tails when two-sided).
 
     Notes
@@ -56,7 +58,9 @@ def power_wald(n: Any, variance: Any, delta: Any, alpha: Any = 0.05, alternative
 
 
 @docfill("n", "p_a", "rho", "alpha", "alternative", returns="power", derivation="wald")
-def power_paired_binary(n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, alternative: str = "two-sided") -> float | np.ndarray:
+def power_paired_binary(
+    n: Any, p_a: Any, p_b: Any, rho: Any, alpha: Any = 0.05, alternative: str = "two-sided"
+) -> float | np.ndarray:
     """Exact Wald power at n paired items for Bernoulli marginals p_a, p_b and correlation rho.
 
     Notes

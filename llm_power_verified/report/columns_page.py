@@ -40,26 +40,60 @@ def columns_page(header: str = "GENERATED from llm_power_verified/contract; do n
     str
         The reStructuredText page.
     """
-    lines = [f".. {header}", "", "Report columns", "==============", "",
-             "Every column of the audits' tables, from the declarations in ``llm_power_verified/contract``.",
-             "Digits are the significant digits of the text tables; a range bounds a column's numbers (the JSON schemas "
-             "check it; a float may also be null, or infinite at an open end).", ""]
+    lines = [
+        f".. {header}",
+        "",
+        "Report columns",
+        "==============",
+        "",
+        "Every column of the audits' tables, from the declarations in ``llm_power_verified/contract``.",
+        "Digits are the significant digits of the text tables; a range bounds a column's numbers (the JSON schemas "
+        "check it; a float may also be null, or infinite at an open end).",
+        "",
+    ]
 
     def table(title: str, columns: tuple[Column, ...]) -> None:
-        lines.extend([title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", "   :widths: 18 46 8 6 10 12", "",
-                      "   * - column", "     - meaning", "     - type", "     - digits", "     - range", "     - present"])
+        lines.extend(
+            [
+                title,
+                "-" * len(title),
+                "",
+                ".. list-table::",
+                "   :header-rows: 1",
+                "   :widths: 18 46 8 6 10 12",
+                "",
+                "   * - column",
+                "     - meaning",
+                "     - type",
+                "     - digits",
+                "     - range",
+                "     - present",
+            ]
+        )
         for item in columns:
-            lines.extend([f"   * - ``{item.name}``", f"     - {_rst(item.meaning)}", f"     - {item.kind}",
-                          f"     - {_NOT_NUMERIC if item.digits is None else item.digits}", f"     - {_rst(_shown_range(item.range)) if item.kind in ('int', 'float') else _NOT_NUMERIC}",
-                          f"     - {_rst(WHEN[item.when]) if item.when else 'always'}"])
+            lines.extend(
+                [
+                    f"   * - ``{item.name}``",
+                    f"     - {_rst(item.meaning)}",
+                    f"     - {item.kind}",
+                    f"     - {_NOT_NUMERIC if item.digits is None else item.digits}",
+                    f"     - {_rst(_shown_range(item.range)) if item.kind in ('int', 'float') else _NOT_NUMERIC}",
+                    f"     - {_rst(WHEN[item.when]) if item.when else 'always'}",
+                ]
+            )
         lines.append("")
 
-    for kind, title in (("binary", "Pairs: per-item audit, 0/1 scores"), ("graded", "Pairs: per-item audit, graded scores"),
-                        ("accuracies", "Pairs: accuracies-only audit")):
+    for kind, title in (
+        ("binary", "Pairs: per-item audit, 0/1 scores"),
+        ("graded", "Pairs: per-item audit, graded scores"),
+        ("accuracies", "Pairs: accuracies-only audit"),
+    ):
         table(title, pair_columns(kind))
     table("Models: per-item audit", tuple(item for item in MODEL_COLUMNS if item.audits & {"binary", "graded"}))
     table("Models: accuracies-only audit", model_columns("accuracies"))
     lines.extend(["Composite cells of the text tables", "----------------------------------", ""])
     for item in COMPOSITES.values():
-        lines.append(f"- ``{item.name}`` ({_rst(item.header)}; from {', '.join(f'``{part}``' for part in item.parts)}): {_rst(item.meaning)}")
+        lines.append(
+            f"- ``{item.name}`` ({_rst(item.header)}; from {', '.join(f'``{part}``' for part in item.parts)}): {_rst(item.meaning)}"
+        )
     return "\n".join(lines) + "\n"

@@ -51,7 +51,9 @@ def _view(audit, output: str, view: dict) -> dict:
     if isinstance(view["width"], bool) or not isinstance(view["width"], int) or view["width"] < 1:
         raise ArgumentError(f"width must be a whole number of columns >= 1; got {view['width']!r}")
     if view["columns"] is not None and getattr(audit, "kind", None) == "accuracies":
-        raise ArgumentError("columns chooses per-item pair columns; an accuracies-only report fits its columns to the width")
+        raise ArgumentError(
+            "columns chooses per-item pair columns; an accuracies-only report fits its columns to the width"
+        )
     return view
 
 
@@ -97,7 +99,9 @@ def render(audit, format: str = "table", **view) -> str:
         return b"".join(machine.chunks(audit, format)).decode("utf-8")
     if format == "html":
         return html_report(audit, figures=view["figures"], pairs=view["pairs"])
-    return text_report(audit, format, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"])
+    return text_report(
+        audit, format, width=view["width"], columns=view["columns"], wide=view["wide"], pairs=view["pairs"]
+    )
 
 
 def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:

@@ -19,7 +19,7 @@ __all__ = ["accuracy_lines", "headline", "headline_lines"]
 
 
 def _count(facts: Headline, column: str) -> str:
-    """"k/m": k pairs with the verdict out of the m for which it is defined (None outside the declared family)."""
+    """ "k/m": k pairs with the verdict out of the m for which it is defined (None outside the declared family)."""
     count = facts.adjacent.get(column)
     return "n/a" if count is None else f"{count.count}/{count.defined}"
 
@@ -27,8 +27,10 @@ def _count(facts: Headline, column: str) -> str:
 def _resolved_meaning(facts: Headline) -> str:
     """What "resolved" is at the observed gap: a threshold on the Wald statistic, each pair at alpha."""
     threshold = NormalDist().inv_cdf(1 - facts.alpha / 2) + NormalDist().inv_cdf(facts.power)
-    return (f"q = N / N* at the observed gap is z_Wald^2 / (z_(1-alpha/2) + z_power)^2, so 'resolved' is |z_Wald| >= "
-            f"{threshold:.3f} at alpha {facts.alpha:g} for each pair, no multiplicity.")
+    return (
+        f"q = N / N* at the observed gap is z_Wald^2 / (z_(1-alpha/2) + z_power)^2, so 'resolved' is |z_Wald| >= "
+        f"{threshold:.3f} at alpha {facts.alpha:g} for each pair, no multiplicity."
+    )
 
 
 def _every_adjacent(facts: Headline) -> str:
@@ -62,44 +64,61 @@ def headline_lines(facts: Headline) -> list[str]:
         The lines.
     """
     clusters = f", {plural(facts.n_clusters, 'item cluster')}" if facts.n_clusters is not None else ""
-    lines = [f"{facts.n_items:,} items x {facts.n_models} models, {facts.score_kind} scores{clusters}; "
-             f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size}), "
-             f"correction {facts.correction}."]
+    lines = [
+        f"{facts.n_items:,} items x {facts.n_models} models, {facts.score_kind} scores{clusters}; "
+        f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size}), "
+        f"correction {facts.correction}."
+    ]
     if facts.adjacent_pairs:
         extras = []
         if "significant_clustered" in facts.adjacent:
             extras.append(f"significant with clusters {_count(facts, 'significant_clustered')}")
         if "significant_anytime" in facts.adjacent:
             extras.append(f"significant anytime-valid (e-BH) {_count(facts, 'significant_anytime')}")
-        lines.append(f"Adjacent gaps: significant {_count(facts, 'significant')}, resolved (q >= 1, each pair at alpha) "
-                     f"{_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + ".")
+        lines.append(
+            f"Adjacent gaps: significant {_count(facts, 'significant')}, resolved (q >= 1, each pair at alpha) "
+            f"{_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + "."
+        )
         if "resolved" in facts.adjacent:
             lines.append(_resolved_meaning(facts))
     every = "The one pair" if facts.total_pairs == 1 else f"All {facts.total_pairs:,} pairs"
-    lines.append(f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), "
-                 f"resolved {facts.resolved_pairs:,}.")
+    lines.append(
+        f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved {facts.resolved_pairs:,}."
+    )
     gap, rho, mean = facts.smallest_resolvable_gap, facts.median_rho, facts.mean_score
     if gap == 0.0:  # a plug-in variance of 0: every model scores every item alike, which states no detectable gap
-        lines.append("Smallest gap this benchmark resolves: n/a (the plug-in variance of a difference is 0 at the median "
-                     f"observed rho {rho:.2f} and mean score {mean:.3f}).")
+        lines.append(
+            "Smallest gap this benchmark resolves: n/a (the plug-in variance of a difference is 0 at the median "
+            f"observed rho {rho:.2f} and mean score {mean:.3f})."
+        )
     elif gap < 1.0:
-        lines.append(f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
+        lines.append(
+            f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f})."
+        )
     else:  # scores lie in [0, 1], so no gap between two mean scores exceeds 1
-        lines.append(f"No gap is resolvable with {facts.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, the "
-                     f"largest possible gap (at the median observed rho {rho:.2f} and mean score {mean:.3f}).")
+        lines.append(
+            f"No gap is resolvable with {facts.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, the "
+            f"largest possible gap (at the median observed rho {rho:.2f} and mean score {mean:.3f})."
+        )
     if facts.adjacent_pairs:
         if facts.zero_gap_pairs:
-            lines.append(f"No N resolves every adjacent gap: {plural(facts.zero_gap_pairs, 'adjacent pair')} "
-                         f"{'has' if facts.zero_gap_pairs == 1 else 'have'} a gap of 0.")
+            lines.append(
+                f"No N resolves every adjacent gap: {plural(facts.zero_gap_pairs, 'adjacent pair')} "
+                f"{'has' if facts.zero_gap_pairs == 1 else 'have'} a gap of 0."
+            )
         else:
             lines.append(f"N that would resolve every adjacent gap: {_every_adjacent(facts)} (now {facts.n_items:,}).")
     return lines
 
 
 def _counts(counts: VerdictCounts, total: int) -> str:
-    text = (f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
-            f"depends on rho {counts.depends_on_rho}/{total}")
-    return text + (f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else "")
+    text = (
+        f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
+        f"depends on rho {counts.depends_on_rho}/{total}"
+    )
+    return text + (
+        f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else ""
+    )
 
 
 def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
@@ -116,19 +135,29 @@ def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
         The lines (plain text).
     """
     adjacent = facts.adjacent_pairs
-    lines = [(f"{facts.n_models} models, N = {facts.n_items:,} items, accuracies only (read as "
-             f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power {facts.power:g}; "
-             f"family '{facts.mode}' (m = {facts.family_size:,}), correction {facts.correction}."),
-             f"Adjacent gaps: {_counts(facts.adjacent, adjacent)}.",
-             f"Under {facts.correction}: {_counts(facts.adjacent_family, adjacent)}."]
+    lines = [
+        (
+            f"{facts.n_models} models, N = {facts.n_items:,} items, accuracies only (read as "
+            f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power {facts.power:g}; "
+            f"family '{facts.mode}' (m = {facts.family_size:,}), correction {facts.correction}."
+        ),
+        f"Adjacent gaps: {_counts(facts.adjacent, adjacent)}.",
+        f"Under {facts.correction}: {_counts(facts.adjacent_family, adjacent)}.",
+    ]
     if facts.agreement is not None:
         low, high, median = facts.agreement
-        lines.append(f"The 'depends on rho' gaps need the two models to agree on {fmt(low)} to {fmt(high)} of the items (median "
-                     f"{fmt(median)}); per-item results would settle them.")
+        lines.append(
+            f"The 'depends on rho' gaps need the two models to agree on {fmt(low)} to {fmt(high)} of the items (median "
+            f"{fmt(median)}); per-item results would settle them."
+        )
     if facts.adjacent_assumed is not None:
         counts = facts.adjacent_assumed
-        lines.append(f"ASSUMING {facts.assumption} (an assumption, not a measurement): resolved {counts.resolved}/{adjacent}, "
-                     f"unresolved {counts.unresolved}/{adjacent}" + (f", depends {counts.depends_on_rho}/{adjacent}" if counts.depends_on_rho else "") + ".")
+        lines.append(
+            f"ASSUMING {facts.assumption} (an assumption, not a measurement): resolved {counts.resolved}/{adjacent}, "
+            f"unresolved {counts.unresolved}/{adjacent}"
+            + (f", depends {counts.depends_on_rho}/{adjacent}" if counts.depends_on_rho else "")
+            + "."
+        )
     return lines
 
 

@@ -137,8 +137,10 @@ def sortable_table(identifier: str, headers: list[tuple[str, str]], rows: list[l
             attribute = "" if value is None else f' data-value="{html.escape(_value(value))}"'
             cells.append(f'<td class="{classes}"{attribute}>{_text(text)}</td>')
         body.append(f'<tr class="{identifier[:-1]}">' + "".join(cells) + "</tr>")
-    return (f'<table class="sortable" id="{identifier}"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+    return (
+        f'<table class="sortable" id="{identifier}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
@@ -173,41 +175,91 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
     True
     """
     per_item = audit.kind != "accuracies"
-    title = f"Resolution audit: {audit.source}" if per_item else f"Resolution audit from accuracies only: {audit.source}"
+    title = (
+        f"Resolution audit: {audit.source}" if per_item else f"Resolution audit from accuracies only: {audit.source}"
+    )
     shown = shown_pairs(audit, pairs, HTML_ROW_LIMIT)
-    legend_entries = list(_item_legend(audit).items()) if per_item else [(label(audit, c), meaning(audit, c)) for c in accuracy_view(audit)]
-    parts = ['<section id="headline"><ul>' + "".join(f"<li>{_text(line)}</li>" for line in headline(audit)) + "</ul>"
-             + "".join(f"<p>note: {_text(note)}</p>" for note in audit.notes) + "</section>",
-             '<section id="legend"><h2>Legend</h2><dl>'
-             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend_entries) + "</dl></section>",
-             "<h2>Models</h2>", _item_models(audit) if per_item else _accuracy_models(audit), "<h2>Pairs</h2>"]
+    legend_entries = (
+        list(_item_legend(audit).items())
+        if per_item
+        else [(label(audit, c), meaning(audit, c)) for c in accuracy_view(audit)]
+    )
+    parts = [
+        '<section id="headline"><ul>'
+        + "".join(f"<li>{_text(line)}</li>" for line in headline(audit))
+        + "</ul>"
+        + "".join(f"<p>note: {_text(note)}</p>" for note in audit.notes)
+        + "</section>",
+        '<section id="legend"><h2>Legend</h2><dl>'
+        + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in legend_entries)
+        + "</dl></section>",
+        "<h2>Models</h2>",
+        _item_models(audit) if per_item else _accuracy_models(audit),
+        "<h2>Pairs</h2>",
+    ]
     if per_item:  # how many of the pairs are listed (an empty line when all are)
-        parts.append(f"<p>{len(shown):,} pairs closest in rank of {len(audit.pairs):,} (--pairs all lists every pair); "
-                     "the machine formats have all.</p>" if len(shown) < len(audit.pairs) else "")
+        parts.append(
+            f"<p>{len(shown):,} pairs closest in rank of {len(audit.pairs):,} (--pairs all lists every pair); "
+            "the machine formats have all.</p>"
+            if len(shown) < len(audit.pairs)
+            else ""
+        )
     # A listing that mixes adjacent pairs with others says which are which, as the text tables do.
     columns = with_adjacent(shown, _item_columns(audit) if per_item else accuracy_view(audit))
     headers = [(c, PAIR_VIEW.get(c, c.replace("_", " ")) if per_item else label(audit, c)) for c in columns]
     headers = [("model_a", "model a" if per_item else "A"), ("model_b", "model b" if per_item else "B"), *headers]
-    rows = [[(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns] for _, row in shown.iterrows()]
+    rows = [
+        [(str(row["model_a"]), None), (str(row["model_b"]), None)] + [_cell(audit, row, c) for c in columns]
+        for _, row in shown.iterrows()
+    ]
     parts.append(f'<div class="scroll">{sortable_table("pairs", headers, rows)}</div>')
     if per_item:
         parts += _figures(audit) if figures else []
-        parts += ["<h2>Details</h2>", "<pre>" + html.escape(terminal_lines("\n".join(details(audit, shown_pairs(audit, pairs))))) + "</pre>"]
+        parts += [
+            "<h2>Details</h2>",
+            "<pre>" + html.escape(terminal_lines("\n".join(details(audit, shown_pairs(audit, pairs))))) + "</pre>",
+        ]
     return html_page(title, parts)
 
 
 def _item_legend(audit) -> dict[str, str]:
     """The per-item page's legend: the verdict rules, the pair columns shown, the model columns."""
-    return {**VERDICT_RULES, **legend(c for c in PAIR_VIEW if c in audit.pairs),
-            **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()}}
+    return {
+        **VERDICT_RULES,
+        **legend(c for c in PAIR_VIEW if c in audit.pairs),
+        **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()},
+    }
 
 
 def _item_models(audit) -> str:
     ranking = audit.ranking
-    columns = [c for c in ("rank", "model", "mean_score", "ci_low", "ci_high", "rank_low", "rank_high", "rank_boot_low",
-                           "rank_boot_high", "letters", "tier") if c in ranking]
-    rows = [[(fmt(row[c]) if c not in ("model", "letters") else str(row[c]), None if c in ("model", "letters") else row[c])
-             for c in columns] for _, row in ranking.iterrows()]
+    columns = [
+        c
+        for c in (
+            "rank",
+            "model",
+            "mean_score",
+            "ci_low",
+            "ci_high",
+            "rank_low",
+            "rank_high",
+            "rank_boot_low",
+            "rank_boot_high",
+            "letters",
+            "tier",
+        )
+        if c in ranking
+    ]
+    rows = [
+        [
+            (
+                fmt(row[c]) if c not in ("model", "letters") else str(row[c]),
+                None if c in ("model", "letters") else row[c],
+            )
+            for c in columns
+        ]
+        for _, row in ranking.iterrows()
+    ]
     return sortable_table("models", [(c, c.replace("_", " ")) for c in columns], rows)
 
 
@@ -248,10 +300,16 @@ def html_page(title: str, parts: list[str]) -> str:
     str
         The page.
     """
-    head = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-            ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
-            'script-src \'unsafe-inline\'; img-src data:">'),
-            f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>", f"<h1>{_text(title)}</h1>"]
+    head = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        (
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+            "script-src 'unsafe-inline'; img-src data:\">"
+        ),
+        f"<title>{_text(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_text(title)}</h1>",
+    ]
     return "\n".join(head + parts + [f"<script>{_SCRIPT}</script></body></html>"]) + "\n"
 
 
@@ -260,5 +318,7 @@ def _figures(result) -> list[str]:
         drawn = svg_figures(result)
     except ArgumentError:
         return ["<h2>Figures</h2>", "<p>figures need matplotlib: pip install 'llm-power-verified[plots]'</p>"]
-    svg = [figure[figure.index("<svg"):] for figure in drawn.values()]
-    return ["<h2>Figures</h2>"] + [f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg, strict=True)]
+    svg = [figure[figure.index("<svg") :] for figure in drawn.values()]
+    return ["<h2>Figures</h2>"] + [
+        f'<figure id="figure-{name}">{body}</figure>' for name, body in zip(drawn, svg, strict=True)
+    ]

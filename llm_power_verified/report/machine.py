@@ -43,8 +43,18 @@ from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import document
 from llm_power_verified.report.sections import ChecklistTally, checklist
 
-__all__ = ["METADATA_KEY", "ParquetSink", "chunks", "csv_chunks", "json_chunks", "jsonl_chunks", "pair_records", "parquet_blocks",
-           "read_audit_metadata", "write_parquet"]
+__all__ = [
+    "METADATA_KEY",
+    "ParquetSink",
+    "chunks",
+    "csv_chunks",
+    "json_chunks",
+    "jsonl_chunks",
+    "pair_records",
+    "parquet_blocks",
+    "read_audit_metadata",
+    "write_parquet",
+]
 
 #: The Parquet key-value metadata key holding the report without its pairs.
 METADATA_KEY = b"llm-power-verified"
@@ -88,7 +98,7 @@ def pair_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _frames(pairs: pd.DataFrame) -> Iterator[pd.DataFrame]:
     for start in range(0, len(pairs), PAIR_BLOCK):
-        yield pairs.iloc[start:start + PAIR_BLOCK]
+        yield pairs.iloc[start : start + PAIR_BLOCK]
 
 
 def json_chunks(document: dict, pairs: pd.DataFrame) -> Iterator[bytes]:
@@ -308,6 +318,7 @@ def parquet_blocks(audit) -> Callable[[ParquetSink], object]:
     callable
         ``produce(sink)``, which returns ``audit``.
     """
+
     def produce(sink: ParquetSink) -> object:
         for frame in _frames(reported_pairs(audit.pairs)):
             sink(frame)
@@ -363,5 +374,7 @@ def read_audit_metadata(path: str | Path) -> dict:
         raise ArgumentError(f"{path}: not an llm-power-verified audit (no {METADATA_KEY.decode()} metadata)")
     document = parse_json(metadata[METADATA_KEY], f"{path}, metadata {METADATA_KEY.decode()}")
     if not isinstance(document, dict):
-        raise InputError(f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected")
+        raise InputError(
+            f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected"
+        )
     return document

@@ -26,7 +26,15 @@ from llm_power_verified.io.output import write_bytes
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.sequential.e_process import EProcessPath
 
-__all__ = ["FIGURES", "figure_bytes", "plot_resolution", "plot_trajectory", "save_figure", "svg_figures", "write_figures"]
+__all__ = [
+    "FIGURES",
+    "figure_bytes",
+    "plot_resolution",
+    "plot_trajectory",
+    "save_figure",
+    "svg_figures",
+    "write_figures",
+]
 
 FIGURES = ("resolution", "efficiency", "forest")
 _LABEL = 28
@@ -49,7 +57,7 @@ def _pyplot():
 
 
 def _short(name: str) -> str:
-    return name if len(name) <= _LABEL else name[: _LABEL // 2 - 1] + "..." + name[-(_LABEL - _LABEL // 2 - 2):]
+    return name if len(name) <= _LABEL else name[: _LABEL // 2 - 1] + "..." + name[-(_LABEL - _LABEL // 2 - 2) :]
 
 
 def figure_bytes(figure, kind: str) -> bytes:
@@ -104,7 +112,9 @@ def _resolution(result: AuditResult):
     axis.set_yticks(range(len(labels)), labels, fontsize=7)
     axis.set_xlabel("r = N* / N  (r > 1: unresolved; a gap of 0 is drawn at the right edge)")
     shown = "" if len(result.pairs) <= _MOST_PAIRS else f", the {_MOST_PAIRS} with the smallest q"
-    axis.set_title(f"Resolution per pair ({int((~result.pairs['resolved']).sum())} of {len(result.pairs)} unresolved{shown})")
+    axis.set_title(
+        f"Resolution per pair ({int((~result.pairs['resolved']).sum())} of {len(result.pairs)} unresolved{shown})"
+    )
     figure.tight_layout()
     return figure
 
@@ -116,7 +126,9 @@ def _efficiency(result: AuditResult):
     figure, axis = plt.subplots(figsize=(6, 4.5))
     axis.scatter(rho, gain, facecolors="none", edgecolors="tab:blue", label="unpaired N / paired N*")
     finite = rho[np.isfinite(rho)]
-    curve = np.linspace(max(finite.min(), -0.5), min(finite.max(), 0.99), 200) if finite.size else np.linspace(0, 0.9, 200)
+    curve = (
+        np.linspace(max(finite.min(), -0.5), min(finite.max(), 0.99), 200) if finite.size else np.linspace(0, 0.9, 200)
+    )
     axis.plot(curve, 1 / (1 - curve), linestyle="--", color="black", label="1 / (1 - rho)")
     axis.set_xlabel("rho (correlation of the two models' per-item scores)")
     axis.set_ylabel("efficiency gain of the paired design")
@@ -132,10 +144,20 @@ def _forest(result: AuditResult):
     rows = np.arange(len(ranking))
     figure, axis = plt.subplots(figsize=(8, 1.5 + 0.25 * len(ranking)))
     means = ranking["mean_score"].to_numpy()
-    axis.errorbar(means, rows, xerr=[means - ranking["ci_low"].to_numpy(), ranking["ci_high"].to_numpy() - means],
-                  fmt="o", color="tab:blue", capsize=2)
-    labels = [f"{_short(model)}  [{low}, {high}]  {letters}" for model, low, high, letters
-              in zip(ranking["model"], ranking["rank_low"], ranking["rank_high"], ranking["letters"], strict=True)]
+    axis.errorbar(
+        means,
+        rows,
+        xerr=[means - ranking["ci_low"].to_numpy(), ranking["ci_high"].to_numpy() - means],
+        fmt="o",
+        color="tab:blue",
+        capsize=2,
+    )
+    labels = [
+        f"{_short(model)}  [{low}, {high}]  {letters}"
+        for model, low, high, letters in zip(
+            ranking["model"], ranking["rank_low"], ranking["rank_high"], ranking["letters"], strict=True
+        )
+    ]
     axis.set_yticks(rows, labels, fontsize=7)
     axis.set_xlabel(f"mean score with its {1 - result.alpha:.0%} interval")
     axis.set_title("Models: score interval, [rank interval] and letters (Holm over all pairs)")
@@ -182,8 +204,10 @@ def svg_figures(result: AuditResult) -> dict[str, str]:
     dict of str to str
         Figure name ("resolution", "forest", "efficiency") -> SVG text.
     """
-    return {name: figure_bytes(draw(result), "svg").decode("utf-8")
-            for name, draw in (("resolution", _resolution), ("forest", _forest), ("efficiency", _efficiency))}
+    return {
+        name: figure_bytes(draw(result), "svg").decode("utf-8")
+        for name, draw in (("resolution", _resolution), ("forest", _forest), ("efficiency", _efficiency))
+    }
 
 
 def plot_resolution(result: AuditResult, path: str | Path) -> None:

@@ -20,18 +20,92 @@ __all__ = ["SCHEMA", "document", "report_legend"]
 SCHEMA = SCHEMA_IDS["binary+graded"]
 
 #: The per-item model legend's entries, in the JSON report's order.
-_MODEL_LEGEND = ("rank", "key", "mean_score", "ci_low", "ci_high", "rank_low", "rank_high", "letters", "rank_boot_low", "rank_boot_high",
-                 "tier")
+_MODEL_LEGEND = (
+    "rank",
+    "key",
+    "mean_score",
+    "ci_low",
+    "ci_high",
+    "rank_low",
+    "rank_high",
+    "letters",
+    "rank_boot_low",
+    "rank_boot_high",
+    "tier",
+)
 #: The per-item pair legend's order (the JSON report's: the goldens hold it), then the verdicts.
 _PAIR_LEGEND = (
-    "model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "a", "b", "c", "d", "rho", "p_chi2", "p_exact", "log_p_exact",
-    "p_midp", "t", "p_t", "log_p_t", "variance_a", "variance_b", "boot_ci_low", "boot_ci_high", "p_bootstrap", "variance", "required_n",
-    "required_n_connor", "n", "required_n_p05", "required_n_p95", "mde", "q", "required_n_rho_minus", "required_n_rho_plus",
-    "resolved_rho_minus", "resolved_rho_plus", "shortcut_n", "shortcut_ratio", "unpaired_n", "efficiency_gain", "p_bonferroni",
-    "p_sidak", "p_holm", "p_bh", "p_adjusted", "required_n_bonferroni", "required_n_holm", "resolved_bonferroni", "resolved_holm",
-    "resolved_bh", "log_e", "p_anytime_at_n", "required_n_anytime", "q_anytime", "anytime_inflation", "rejected_e_bh", "rejected_bh",
-    "icc", "design_effect", "required_n_cluster", "p_cluster", "icc_p05", "icc_p95", "design_effect_p05", "design_effect_p95",
-    "required_n_cluster_p05", "required_n_cluster_p95", "probability_unresolved_cluster", *VERDICT_RULES)
+    "model_a",
+    "model_b",
+    "rank_a",
+    "rank_b",
+    "adjacent",
+    "delta",
+    "p_a",
+    "p_b",
+    "a",
+    "b",
+    "c",
+    "d",
+    "rho",
+    "p_chi2",
+    "p_exact",
+    "log_p_exact",
+    "p_midp",
+    "t",
+    "p_t",
+    "log_p_t",
+    "variance_a",
+    "variance_b",
+    "boot_ci_low",
+    "boot_ci_high",
+    "p_bootstrap",
+    "variance",
+    "required_n",
+    "required_n_connor",
+    "n",
+    "required_n_p05",
+    "required_n_p95",
+    "mde",
+    "q",
+    "required_n_rho_minus",
+    "required_n_rho_plus",
+    "resolved_rho_minus",
+    "resolved_rho_plus",
+    "shortcut_n",
+    "shortcut_ratio",
+    "unpaired_n",
+    "efficiency_gain",
+    "p_bonferroni",
+    "p_sidak",
+    "p_holm",
+    "p_bh",
+    "p_adjusted",
+    "required_n_bonferroni",
+    "required_n_holm",
+    "resolved_bonferroni",
+    "resolved_holm",
+    "resolved_bh",
+    "log_e",
+    "p_anytime_at_n",
+    "required_n_anytime",
+    "q_anytime",
+    "anytime_inflation",
+    "rejected_e_bh",
+    "rejected_bh",
+    "icc",
+    "design_effect",
+    "required_n_cluster",
+    "p_cluster",
+    "icc_p05",
+    "icc_p95",
+    "design_effect_p05",
+    "design_effect_p95",
+    "required_n_cluster_p05",
+    "required_n_cluster_p95",
+    "probability_unresolved_cluster",
+    *VERDICT_RULES,
+)
 #: The accuracies-only gap: the printed accuracies' difference.
 ACCURACY_DELTA = "p_a - p_b, the printed gap (model_a is ranked above model_b)"
 
@@ -54,9 +128,16 @@ def report_legend(audit) -> dict:
     present = set(audit.pairs.columns)
     if audit.kind == "accuracies":
         own = ["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]
-        return {name: ACCURACY_DELTA if name == "delta" else meaning for name, meaning in legend(own).items() if name in present}
-    return {"verdicts": VERDICT_RULES, "models": legend(_MODEL_LEGEND),
-            "pairs": legend(name for name in _PAIR_LEGEND if name in present)}
+        return {
+            name: ACCURACY_DELTA if name == "delta" else meaning
+            for name, meaning in legend(own).items()
+            if name in present
+        }
+    return {
+        "verdicts": VERDICT_RULES,
+        "models": legend(_MODEL_LEGEND),
+        "pairs": legend(name for name in _PAIR_LEGEND if name in present),
+    }
 
 
 def document(audit) -> dict:
@@ -87,8 +168,15 @@ def document(audit) -> dict:
     ('llm-power-verified/audit/2', 'adjacent')
     """
     accuracies = audit.kind == "accuracies"
-    parts = {"schema": SCHEMA_IDS["accuracies" if accuracies else "binary+graded"], "source": audit.source, "headline": headline(audit),
-             "legend": report_legend(audit), "notes": list(audit.notes), "settings": audit.settings(), "data": audit.data()}
+    parts = {
+        "schema": SCHEMA_IDS["accuracies" if accuracies else "binary+graded"],
+        "source": audit.source,
+        "headline": headline(audit),
+        "legend": report_legend(audit),
+        "notes": list(audit.notes),
+        "settings": audit.settings(),
+        "data": audit.data(),
+    }
     if hasattr(audit, "pairs_written"):
         parts["pairs_written"] = audit.pairs_written
     parts["ranking"] = audit.ranking.to_dict(orient="records")
@@ -96,4 +184,3 @@ def document(audit) -> dict:
     if not accuracies and not hasattr(audit, "pairs_written"):
         parts["checklist"] = checklist(audit)
     return json_ready(parts)
-

@@ -52,8 +52,14 @@ _REPORT = Path(__file__).resolve().parent
 SCHEMA_FILES = {"binary+graded": "audit.schema.json", "accuracies": "audit_accuracies.schema.json"}
 _DOCS_PAGE = Path("docs") / "source" / "reference" / "columns.rst"
 _FLOAT = {"oneOf": [{"type": "number"}, {"enum": ["inf", "-inf"]}, {"type": "null"}]}
-_KIND = {"text": {"type": "string"}, "int": {"type": "integer"}, "float": _FLOAT, "bool": {"type": "boolean"},
-         "decision": {"type": ["boolean", "null"]}, "verdict": {"enum": list(VERDICT_KINDS)}}
+_KIND = {
+    "text": {"type": "string"},
+    "int": {"type": "integer"},
+    "float": _FLOAT,
+    "bool": {"type": "boolean"},
+    "decision": {"type": ["boolean", "null"]},
+    "verdict": {"enum": list(VERDICT_KINDS)},
+}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _AUDITS = {"binary+graded": ("binary", "graded"), "accuracies": ("accuracies",)}
 
@@ -81,8 +87,12 @@ def _required(columns: tuple[Column, ...], kinds: tuple[str, ...]) -> list[str]:
 
 def _table(columns: tuple[Column, ...], kinds: tuple[str, ...], minimum: int = 0) -> dict:
     """An array of records with these columns; required are those always present in every audit of ``kinds``."""
-    rows = {"type": "object", "required": _required(columns, kinds), "properties": {item.name: _column(item) for item in columns},
-            "additionalProperties": False}
+    rows = {
+        "type": "object",
+        "required": _required(columns, kinds),
+        "properties": {item.name: _column(item) for item in columns},
+        "additionalProperties": False,
+    }
     return {"type": "array", **({"minItems": minimum} if minimum else {}), "items": rows}
 
 
@@ -92,10 +102,19 @@ def _by_score_kind(schema: dict) -> None:
     for kind, binary in (("binary", True), ("graded", False)):
         members = {}
         for member, declared in (("ranking", MODEL_COLUMNS), ("pairs", PAIR_COLUMNS)):
-            extra = [name for name in _required(declared, (kind,)) if name not in schema["properties"][member]["items"]["required"]]
+            extra = [
+                name
+                for name in _required(declared, (kind,))
+                if name not in schema["properties"][member]["items"]["required"]
+            ]
             if extra:
                 members[member] = {"items": {"required": extra}}
-        rules.append({"if": {"properties": {"data": {"properties": {"binary": {"const": binary}}}}}, "then": {"properties": members}})
+        rules.append(
+            {
+                "if": {"properties": {"data": {"properties": {"binary": {"const": binary}}}}},
+                "then": {"properties": members},
+            }
+        )
     schema["allOf"] = rules
 
 
@@ -119,8 +138,12 @@ def _field(item: Field) -> dict:
 
 
 def _object(fields: tuple[Field, ...]) -> dict:
-    return {"type": "object", "required": [item.name for item in fields], "properties": {item.name: _field(item) for item in fields},
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "required": [item.name for item in fields],
+        "properties": {item.name: _field(item) for item in fields},
+        "additionalProperties": False,
+    }
 
 
 def _typed(hint) -> dict:
@@ -136,7 +159,12 @@ def _typed(hint) -> dict:
     if origin in (list, tuple) and (origin is list or arguments[-1] is Ellipsis):
         return {"type": "array", "items": _typed(arguments[0])}
     if origin is tuple:
-        return {"type": "array", "prefixItems": [_typed(a) for a in arguments], "minItems": len(arguments), "maxItems": len(arguments)}
+        return {
+            "type": "array",
+            "prefixItems": [_typed(a) for a in arguments],
+            "minItems": len(arguments),
+            "maxItems": len(arguments),
+        }
     return {int: {"type": "integer"}, float: _FLOAT, str: {"type": "string"}, bool: {"type": "boolean"}}[hint]
 
 
@@ -144,23 +172,40 @@ def _result(cls) -> dict:
     """A result dataclass as its ``to_dict()``: every field, under its JSON key."""
     hints = typing.get_type_hints(cls)
     keys = {item.name: cls._keys.get(item.name, item.name) for item in dataclasses.fields(cls)}
-    return {"type": "object", "required": list(keys.values()), "properties": {key: _typed(hints[name]) for name, key in keys.items()},
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "required": list(keys.values()),
+        "properties": {key: _typed(hints[name]) for name, key in keys.items()},
+        "additionalProperties": False,
+    }
 
 
 def _document(audit: str, title: str, description: str, members: dict, models: int) -> dict:
     kinds = _AUDITS[audit]
     properties = {
-        "schema": {"const": SCHEMA_IDS[audit]}, "source": {"type": "string"}, "headline": {**_STRINGS, "minItems": 3}, **members,
-        "notes": _STRINGS, "settings": _object(SETTINGS[audit]), "data": _object(DATA[audit]),
+        "schema": {"const": SCHEMA_IDS[audit]},
+        "source": {"type": "string"},
+        "headline": {**_STRINGS, "minItems": 3},
+        **members,
+        "notes": _STRINGS,
+        "settings": _object(SETTINGS[audit]),
+        "data": _object(DATA[audit]),
     }
     ranking = tuple(item for item in _merged(kinds, MODEL_COLUMNS) if item.when != "text-tables")
     properties["ranking"] = _table(ranking, kinds, models)
     properties["pairs"] = _table(_merged(kinds, PAIR_COLUMNS), kinds)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"https://{SCHEMA_IDS[audit]}", "$comment": _HEADER,
-            "title": title, "description": description + " Infinities are the strings \"inf\"/\"-inf\"; undefined values are null. "
-            "Every key is declared: a key not listed here is not of this schema version.", "type": "object",
-            "required": list(properties), "properties": properties, "additionalProperties": False}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://{SCHEMA_IDS[audit]}",
+        "$comment": _HEADER,
+        "title": title,
+        "description": description + ' Infinities are the strings "inf"/"-inf"; undefined values are null. '
+        "Every key is declared: a key not listed here is not of this schema version.",
+        "type": "object",
+        "required": list(properties),
+        "properties": properties,
+        "additionalProperties": False,
+    }
 
 
 def audit_schema(audit: str) -> dict:
@@ -184,29 +229,58 @@ def audit_schema(audit: str) -> dict:
     """
     if audit == "accuracies":
         hints = typing.get_type_hints(AccuracyAudit)
-        verdicts = {"type": "object", "required": ["adjacent", "adjacent_family", "adjacent_assumed"],
-                    "properties": {name: _typed(hints[name]) for name in ("adjacent", "adjacent_family", "adjacent_assumed")}}
+        verdicts = {
+            "type": "object",
+            "required": ["adjacent", "adjacent_family", "adjacent_assumed"],
+            "properties": {name: _typed(hints[name]) for name in ("adjacent", "adjacent_family", "adjacent_assumed")},
+        }
         legend = {"type": "object", "additionalProperties": {"type": "string"}}
         verdicts["additionalProperties"] = False
-        return _document(audit, "llm-power-verified accuracies-only audit report",
-                         "The JSON report of an audit of printed accuracies (`--format json`).",
-                         {"legend": legend, "verdicts": verdicts}, 2)
+        return _document(
+            audit,
+            "llm-power-verified accuracies-only audit report",
+            "The JSON report of an audit of printed accuracies (`--format json`).",
+            {"legend": legend, "verdicts": verdicts},
+            2,
+        )
     if audit != "binary+graded":
         raise ValueError(f"audit must be one of {tuple(SCHEMA_IDS)}; got {audit!r}")
     texts = {"type": "object", "additionalProperties": {"type": "string"}}
-    legend = {"type": "object", "required": ["verdicts", "models", "pairs"],
-              "properties": {"verdicts": texts, "models": texts, "pairs": texts}, "additionalProperties": False}
-    schema = _document(audit, "llm-power-verified audit report", "The JSON report of `llm-power-verified audit --format json`.",
-                       {"legend": legend}, 2)
-    check = {"type": "object", "required": ["quantity", "value", "why"],
-             "properties": {key: {"type": "string"} for key in ("quantity", "value", "why")}, "additionalProperties": False}
-    schema["properties"].update({
-        "multiplicity": _result(Multiplicity), "clusters": {"anyOf": [_result(ClusterSummary), {"type": "null"}]},
-        "verdicts": _result(Verdicts), "resolution_by_gap": {"type": "array", "items": _result(GapBucket)},
-        "tiers": _result(Tiers), "checklist": {"type": "array", "items": check}})
+    legend = {
+        "type": "object",
+        "required": ["verdicts", "models", "pairs"],
+        "properties": {"verdicts": texts, "models": texts, "pairs": texts},
+        "additionalProperties": False,
+    }
+    schema = _document(
+        audit,
+        "llm-power-verified audit report",
+        "The JSON report of `llm-power-verified audit --format json`.",
+        {"legend": legend},
+        2,
+    )
+    check = {
+        "type": "object",
+        "required": ["quantity", "value", "why"],
+        "properties": {key: {"type": "string"} for key in ("quantity", "value", "why")},
+        "additionalProperties": False,
+    }
+    schema["properties"].update(
+        {
+            "multiplicity": _result(Multiplicity),
+            "clusters": {"anyOf": [_result(ClusterSummary), {"type": "null"}]},
+            "verdicts": _result(Verdicts),
+            "resolution_by_gap": {"type": "array", "items": _result(GapBucket)},
+            "tiers": _result(Tiers),
+            "checklist": {"type": "array", "items": check},
+        }
+    )
     schema["required"] = list(schema["properties"])
     schema["properties"]["pairs_written"] = {  # optional: only a streamed audit's (Parquet) metadata has it
-        "type": "integer", "minimum": 0, "description": "rows of the pair table written, for a streamed audit (Parquet)"}
+        "type": "integer",
+        "minimum": 0,
+        "description": "rows of the pair table written, for a streamed audit (Parquet)",
+    }
     _by_score_kind(schema)
     return schema
 
@@ -224,7 +298,10 @@ def generated_files(root: Path | None = None) -> dict[Path, str]:
     dict of Path to str
         Path -> text.
     """
-    files = {_REPORT / name: json.dumps(audit_schema(audit), indent=2, ensure_ascii=False) + "\n" for audit, name in SCHEMA_FILES.items()}
+    files = {
+        _REPORT / name: json.dumps(audit_schema(audit), indent=2, ensure_ascii=False) + "\n"
+        for audit, name in SCHEMA_FILES.items()
+    }
     root = _REPORT.parents[1] if root is None else root
     if (root / "docs" / "source").is_dir():
         files[root / _DOCS_PAGE] = columns_page(_HEADER)
@@ -273,8 +350,10 @@ def _committed(path: Path, *, damaged_is_stale: bool) -> str:
     except UnicodeDecodeError as error:
         if damaged_is_stale:
             return ""
-        raise OutputError(f"{path}: byte 0x{data[error.start]:02x} at offset {error.start:,} is not UTF-8: the generated "
-                          "file is damaged; run `llm-power-verified contract regenerate`") from None
+        raise OutputError(
+            f"{path}: byte 0x{data[error.start]:02x} at offset {error.start:,} is not UTF-8: the generated "
+            "file is damaged; run `llm-power-verified contract regenerate`"
+        ) from None
 
 
 def check(files: dict[Path, str] | None = None) -> str:
@@ -294,8 +373,14 @@ def check(files: dict[Path, str] | None = None) -> str:
     for path, text in (generated_files() if files is None else files).items():
         committed = _committed(path, damaged_is_stale=False)
         if committed != text:
-            chunks.extend(difflib.unified_diff(committed.splitlines(keepends=True), text.splitlines(keepends=True),
-                                               fromfile=f"committed/{path.name}", tofile=f"regenerated/{path.name}"))
+            chunks.extend(
+                difflib.unified_diff(
+                    committed.splitlines(keepends=True),
+                    text.splitlines(keepends=True),
+                    fromfile=f"committed/{path.name}",
+                    tofile=f"regenerated/{path.name}",
+                )
+            )
     return "".join(chunks)
 
 
@@ -317,14 +402,21 @@ def main(argv: list[str] | None = None) -> int:
     OutputError
         A generated file's place holds a folder, a file that cannot be read, or (``--check``) one that is not UTF-8.
     """
-    parser = argparse.ArgumentParser(prog=COMMAND, description="Regenerate the JSON schemas and columns.rst from the contract.")
-    parser.add_argument("--check", action="store_true", help="do not write; print a diff and exit 1 if a committed file is stale")
+    parser = argparse.ArgumentParser(
+        prog=COMMAND, description="Regenerate the JSON schemas and columns.rst from the contract."
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; print a diff and exit 1 if a committed file is stale"
+    )
     if parser.parse_args(argv).check:
         diff = check()
         if diff:
             sys.stdout.write(diff)
-            print("llm-power-verified: the generated schemas or columns.rst are stale; run `llm-power-verified contract "
-                  f"regenerate` (or `{COMMAND}`)", file=sys.stderr)
+            print(
+                "llm-power-verified: the generated schemas or columns.rst are stale; run `llm-power-verified contract "
+                f"regenerate` (or `{COMMAND}`)",
+                file=sys.stderr,
+            )
             return 1
         print("the generated schemas and columns.rst are up to date")
         return 0

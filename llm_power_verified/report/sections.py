@@ -43,23 +43,56 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
     if audit.kind == "accuracies":
         return []
     lines = ["", f"{head}Resolution by gap (r = N*/N; r > 1 is unresolved)"]
-    lines.append(grid(["|delta|", "pairs", "unresolved", "r median", "r worst"],
-                      [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in audit.by_gap], markdown))
+    lines.append(
+        grid(
+            ["|delta|", "pairs", "unresolved", "r median", "r worst"],
+            [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in audit.by_gap],
+            markdown,
+        )
+    )
     lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs})"]
-    lines.append(grid(["procedure", "unresolved"], [[_PROCEDURES.get(name, name), "n/a" if value is None else str(value)]
-                                                    for name, value in audit.verdicts.to_dict().items() if name != "pairs"], markdown))
-    lines += [""] * markdown + [_holm_steps(audit)]  # Markdown: a blank line ends the table (GFM reads a next line as a row)
+    lines.append(
+        grid(
+            ["procedure", "unresolved"],
+            [
+                [_PROCEDURES.get(name, name), "n/a" if value is None else str(value)]
+                for name, value in audit.verdicts.to_dict().items()
+                if name != "pairs"
+            ],
+            markdown,
+        )
+    )
+    lines += [""] * markdown + [
+        _holm_steps(audit)
+    ]  # Markdown: a blank line ends the table (GFM reads a next line as a row)
     lines += ["", f"{head}Multiplicity", _multiplicity(audit)]
     if "resolved_anytime" in audit.pairs and len(listed):
         lines += ["", f"{head}Anytime-valid (grid-mixture e-process at N)"]
-        rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["log_e"], 4), fmt(r["p_anytime_at_n"], 3), item_count(r["required_n_anytime"]),
-                 fmt(r["anytime_inflation"], 3), "yes" if r["resolved_anytime"] else "no"]
-                for _, r in listed.iterrows()]
-        lines.append(grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown))
+        rows = [
+            [
+                keys[r["model_a"]],
+                keys[r["model_b"]],
+                fmt(r["log_e"], 4),
+                fmt(r["p_anytime_at_n"], 3),
+                item_count(r["required_n_anytime"]),
+                fmt(r["anytime_inflation"], 3),
+                "yes" if r["resolved_anytime"] else "no",
+            ]
+            for _, r in listed.iterrows()
+        ]
+        lines.append(
+            grid(["A", "B", "log e_N", "p anytime at N", "N_av", "N_av/N*", "resolved anytime"], rows, markdown)
+        )
     lines += _clusters(audit, listed, keys, head, markdown)
     lines += ["", f"{head}Reporting checklist (paper Appendix I)"]
     if markdown:
-        lines.append(grid(["quantity", "this audit", "why"], [[c["quantity"], c["value"], c["why"]] for c in checklist(audit)], markdown))
+        lines.append(
+            grid(
+                ["quantity", "this audit", "why"],
+                [[c["quantity"], c["value"], c["why"]] for c in checklist(audit)],
+                markdown,
+            )
+        )
     else:
         lines += [f"{c['quantity']}: {terminal_text(c['value'])} ({c['why']})" for c in checklist(audit)]
     return lines
@@ -86,16 +119,24 @@ def details(audit, listed: pd.DataFrame) -> list[str]:
 
 #: What each row of "Unresolved pairs across procedures" counts: the pairs whose N exceeds that procedure's N*
 #: (the JSON report's ``verdicts`` keys are the names on the left).
-_PROCEDURES = {"fixed-n": "fixed-n (N < N*, each pair at alpha)", "bonferroni": "bonferroni (N < N* at alpha/m)",
-               "holm": "holm (N < N* at alpha/(m-k+1), step k)", "benjamini-hochberg": "benjamini-hochberg (N < N* at alpha R/m)",
-               "rho-0.10": "rho-0.10 (N < N* at rho - 0.10)", "rho+0.10": "rho+0.10 (N < N* at rho + 0.10)",
-               "clustered": "clustered (N < N* x design effect)", "anytime-valid": "anytime-valid (N < N_av)"}
+_PROCEDURES = {
+    "fixed-n": "fixed-n (N < N*, each pair at alpha)",
+    "bonferroni": "bonferroni (N < N* at alpha/m)",
+    "holm": "holm (N < N* at alpha/(m-k+1), step k)",
+    "benjamini-hochberg": "benjamini-hochberg (N < N* at alpha R/m)",
+    "rho-0.10": "rho-0.10 (N < N* at rho - 0.10)",
+    "rho+0.10": "rho+0.10 (N < N* at rho + 0.10)",
+    "clustered": "clustered (N < N* x design effect)",
+    "anytime-valid": "anytime-valid (N < N_av)",
+}
 
 
 def _holm_steps(audit) -> str:
     """What the holm row's level is: conditional on the earlier steps rejecting; which pairs Holm never reached here."""
-    text = ("holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it at "
-            "only if steps 1 to k-1 all reject (conditional; bonferroni's alpha/m is the level guaranteed in advance)")
+    text = (
+        "holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it at "
+        "only if steps 1 to k-1 all reject (conditional; bonferroni's alpha/m is the level guaranteed in advance)"
+    )
     pairs = audit.pairs
     raw = next((name for name in ("p_exact", "p_t") if name in pairs), None)
     if "p_holm" not in pairs or raw is None:
@@ -107,17 +148,25 @@ def _holm_steps(audit) -> str:
     stop = len(family) - len(waiting) + 1
     names = [f"{a} vs {b}" for a, b in zip(waiting["model_a"].iloc[1:], waiting["model_b"].iloc[1:], strict=True)]
     past = ", ".join(names) if len(names) <= 5 else f"{len(names)} pairs"
-    return (text + f"; Holm stopped at step {stop} of {len(family)} here, so {plural(len(names), 'pair')} past it "
-            f"({past}) {'is' if len(names) == 1 else 'are'} counted at a level Holm did not reach.")
+    return (
+        text + f"; Holm stopped at step {stop} of {len(family)} here, so {plural(len(names), 'pair')} past it "
+        f"({past}) {'is' if len(names) == 1 else 'are'} counted at a level Holm did not reach."
+    )
 
 
 def _multiplicity(audit) -> str:
     multiplicity = audit.multiplicity
-    e_bh = f"; e-BH: {plural(multiplicity.e_bh_rejections, 'rejection')}" if multiplicity.e_bh_rejections is not None else ""
-    return (f"family '{multiplicity.family}' of {plural(multiplicity.family_size, 'comparison')}, arbiter {multiplicity.arbiter}, "
-            f"correction {audit.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
-            f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} "
-            f"({plural(multiplicity.bh_rejections, 'BH rejection')}); Holm per step{e_bh}")
+    e_bh = (
+        f"; e-BH: {plural(multiplicity.e_bh_rejections, 'rejection')}"
+        if multiplicity.e_bh_rejections is not None
+        else ""
+    )
+    return (
+        f"family '{multiplicity.family}' of {plural(multiplicity.family_size, 'comparison')}, arbiter {multiplicity.arbiter}, "
+        f"correction {audit.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
+        f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} "
+        f"({plural(multiplicity.bh_rejections, 'BH rejection')}); Holm per step{e_bh}"
+    )
 
 
 def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
@@ -125,22 +174,39 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
     clusters = audit.clusters
     if clusters is None:
         return []
-    lines = ["", f"{head}Clusters",
-             f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}, size-weighted sum m^2/N "
-             f"{clusters.weighted_cluster_size:.1f} (the design effect's m); median ICC(D) {clusters.median_icc:.4g} "
-             f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
-             f"{clusters.unresolved_clustered} clustered"]
+    lines = [
+        "",
+        f"{head}Clusters",
+        f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}, size-weighted sum m^2/N "
+        f"{clusters.weighted_cluster_size:.1f} (the design effect's m); median ICC(D) {clusters.median_icc:.4g} "
+        f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
+        f"{clusters.unresolved_clustered} clustered",
+    ]
     if clusters.bootstrap is not None:
         distribution = ", ".join(f"{k}: {v:.1%}" for k, v in clusters.bootstrap.unresolved_count_distribution.items())
         lines.append(f"cluster bootstrap (B = {clusters.bootstrap.n_resamples}): unresolved count {distribution}")
     loco = clusters.leave_one_cluster_out
     if all(count is None for count in loco.values()):
-        lines.append("leave one cluster out: not estimable (with one cluster left, the ICC has no between-cluster variance)")
+        lines.append(
+            "leave one cluster out: not estimable (with one cluster left, the ICC has no between-cluster variance)"
+        )
     else:
         lines.append("leave one cluster out: " + ", ".join(f"{name} {count}" for name, count in loco.items()))
-    lines.append("other cluster definitions: " + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items()))
-    rows = [[keys[r["model_a"]], keys[r["model_b"]], fmt(r["icc"], 3), fmt(r["design_effect"], 3), item_count(r["required_n_cluster"]),
-             "resolved" if r["resolved_cluster"] else "UNRESOLVED"] for _, r in listed.iterrows()]
+    lines.append(
+        "other cluster definitions: "
+        + ", ".join(f"{name} {count}" for name, count in clusters.alternative_definitions.items())
+    )
+    rows = [
+        [
+            keys[r["model_a"]],
+            keys[r["model_b"]],
+            fmt(r["icc"], 3),
+            fmt(r["design_effect"], 3),
+            item_count(r["required_n_cluster"]),
+            "resolved" if r["resolved_cluster"] else "UNRESOLVED",
+        ]
+        for _, r in listed.iterrows()
+    ]
     lines.append(grid(["A", "B", "ICC(D)", "DE", "N* cluster", "verdict"], rows, markdown))
     return lines
 
@@ -186,8 +252,12 @@ def _median_mde(mde: pd.Series) -> str:
     """
     defined = mde[mde > 0]
     zero = len(mde) - len(defined)
-    text = (f"median of the pairs' own MDEs {defined.median():.4g} ({plural(len(defined), 'pair')}; Eq. 4, each at its own "
-            "variance)" if len(defined) else "n/a")
+    text = (
+        f"median of the pairs' own MDEs {defined.median():.4g} ({plural(len(defined), 'pair')}; Eq. 4, each at its own "
+        "variance)"
+        if len(defined)
+        else "n/a"
+    )
     return text + (f"; n/a for {plural(zero, 'pair')} with a plug-in variance of 0" if zero else "")
 
 
@@ -220,20 +290,36 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
     bootstrap = tally.column("required_n_p05")
     if bootstrap is not None:
         robust = int((bootstrap > matrix.n_items).sum())
-        interval = f"B = {audit.n_resamples} bootstrap; {plural(robust, 'pair')} robustly unresolved (5th percentile > N)"
+        interval = (
+            f"B = {audit.n_resamples} bootstrap; {plural(robust, 'pair')} robustly unresolved (5th percentile > N)"
+        )
     else:
         interval = "not computed (n_resamples = 0)"
     gaps, count, resolved = tally.column("delta").abs(), tally.pairs, int(tally.column("resolved").sum())
     return [
-        {"quantity": "delta-hat", "value": f"{plural(count, 'gap')}, |delta| from {gaps.min():.4g} to {gaps.max():.4g}", "why": "headline effect"},
+        {
+            "quantity": "delta-hat",
+            "value": f"{plural(count, 'gap')}, |delta| from {gaps.min():.4g} to {gaps.max():.4g}",
+            "why": "headline effect",
+        },
         {"quantity": "paired test", "value": arbiters, "why": "matches the metric"},
         {"quantity": "N", "value": f"{matrix.n_items} paired items", "why": "budget"},
         {"quantity": "delta_MDE", "value": _median_mde(tally.column("mde")), "why": "current-N resolution"},
-        {"quantity": "q = N/N*", "value": f"{resolved} of {plural(count, 'pair')} {'has' if resolved == 1 else 'have'} q >= 1",
-         "why": "gap supported when q >= 1"},
+        {
+            "quantity": "q = N/N*",
+            "value": f"{resolved} of {plural(count, 'pair')} {'has' if resolved == 1 else 'have'} q >= 1",
+            "why": "gap supported when q >= 1",
+        },
         {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
-        {"quantity": "multiplicity", "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
-         f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {plural(audit.multiplicity.bh_rejections, 'rejection')}", "why": "family-level claims"},
-        {"quantity": "per-item raw matrix", "value": f"{matrix.n_items} x {matrix.n_models} scores from {matrix.source}",
-         "why": "third-party check"},
+        {
+            "quantity": "multiplicity",
+            "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
+            f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {plural(audit.multiplicity.bh_rejections, 'rejection')}",
+            "why": "family-level claims",
+        },
+        {
+            "quantity": "per-item raw matrix",
+            "value": f"{matrix.n_items} x {matrix.n_models} scores from {matrix.source}",
+            "why": "third-party check",
+        },
     ]

@@ -85,8 +85,14 @@ def column_width(label: str, cells: Iterable[str]) -> int:
     return max([len(label), *(len(text) for text in cells)])
 
 
-def fitted(columns: Sequence[str], widths: dict[str, int], fixed: Sequence[int], width: int, drop_order: Sequence[str],
-           keep: int = 0) -> list[str]:
+def fitted(
+    columns: Sequence[str],
+    widths: dict[str, int],
+    fixed: Sequence[int],
+    width: int,
+    drop_order: Sequence[str],
+    keep: int = 0,
+) -> list[str]:
     """The columns kept for a table of at most ``width`` characters (see the module notes).
 
     Parameters
@@ -128,8 +134,15 @@ def fitted(columns: Sequence[str], widths: dict[str, int], fixed: Sequence[int],
     return chosen
 
 
-def text_report(audit, output: str = "table", *, width: int = 100, columns: list[str] | None = None, wide: bool = False,
-                pairs: str = "top") -> str:
+def text_report(
+    audit,
+    output: str = "table",
+    *,
+    width: int = 100,
+    columns: list[str] | None = None,
+    wide: bool = False,
+    pairs: str = "top",
+) -> str:
     """An audit as the terminal table or Markdown (the dispatcher has checked the options).
 
     Parameters
@@ -171,7 +184,9 @@ def text_report(audit, output: str = "table", *, width: int = 100, columns: list
     # prose is escaped for its format and wraps at the width.
     prose = terminal_text if accuracies or not markdown else markdown_text
     bullet = "- " if markdown and accuracies else ""
-    title = f"{'# ' if markdown else ''}Resolution audit from accuracies only" if accuracies else f"{head}Resolution audit"
+    title = (
+        f"{'# ' if markdown else ''}Resolution audit from accuracies only" if accuracies else f"{head}Resolution audit"
+    )
     lines = [f"{title}: {prose(audit.source)}", ""]
     lines += [bullet + prose(line) for line in headline(audit)]
     lines += [f"note: {prose(note)}" for note in audit.notes]
@@ -181,18 +196,25 @@ def text_report(audit, output: str = "table", *, width: int = 100, columns: list
     if accuracies:
         table, view = _accuracy_pairs(audit, listed, markdown, width, pairs)
     else:
-        table, view = _item_pairs(audit, listed, _item_view(audit, columns), keys, markdown, None if markdown or wide else width - 2,
-                                  pairs)
+        table, view = _item_pairs(
+            audit, listed, _item_view(audit, columns), keys, markdown, None if markdown or wide else width - 2, pairs
+        )
         dropped = _not_shown(audit, columns)
         if "mde" in view and (~(listed["mde"] > 0)).any():
-            dropped = (dropped + " " if dropped else "") + ("(MDE n/a: the difference is the same on every item (no item on "
-                                                            "which the two differ, or all discordant one way), so the plug-in "
-                                                            "variance is 0 and states no detectable gap)")
+            dropped = (dropped + " " if dropped else "") + (
+                "(MDE n/a: the difference is the same on every item (no item on "
+                "which the two differ, or all discordant one way), so the plug-in "
+                "variance is 0 and states no detectable gap)"
+            )
         table = table[:1] + ([dropped] if dropped else []) + table[1:]
     lines += [*(["", head + table[0]] if table else []), *table[1:]]
     lines += text_sections(audit, listed, keys, head, markdown)
     entries = _legend(audit, view, markdown)
-    lines += ["", f"{head}Legend", *[f"{'- ' if markdown else ''}{prose(name)}: {prose(text)}" for name, text in entries]]
+    lines += [
+        "",
+        f"{head}Legend",
+        *[f"{'- ' if markdown else ''}{prose(name)}: {prose(text)}" for name, text in entries],
+    ]
     if not (accuracies or markdown or wide):
         lines = [_wrap(line, width) for line in lines]  # prose wraps; the tables (one string each) were fitted above
     return "\n".join(lines) + "\n"
@@ -213,17 +235,25 @@ def _keys(audit, whole: bool) -> dict[str, str]:
     return {name: f"M{rank}" for name, rank in zip(names, audit.ranking["rank"], strict=True)}
 
 
-def _fit(shown: pd.DataFrame, names: list[list[str]], view: list[str], labels: Callable[[str], str], width: int | None,
-         drop_order: Sequence[str], keep: int) -> tuple[list[str], list[list[str]]]:
+def _fit(
+    shown: pd.DataFrame,
+    names: list[list[str]],
+    view: list[str],
+    labels: Callable[[str], str],
+    width: int | None,
+    drop_order: Sequence[str],
+    keep: int,
+) -> tuple[list[str], list[list[str]]]:
     """The columns kept (all when ``width`` is None) and the pair rows: the two ``names`` cells, then the kept columns' cells."""
     records = [row for _, row in shown.iterrows()]
     cells = {name: [cell(row, name) for row in records] for name in view}
     chosen = list(view)
     if width is not None:
         fixed = [column_width(header, (name[index] for name in names)) for index, header in enumerate(("A", "B"))]
-        chosen = fitted(view, {name: column_width(labels(name), cells[name]) for name in view}, fixed, width, drop_order, keep)
+        chosen = fitted(
+            view, {name: column_width(labels(name), cells[name]) for name in view}, fixed, width, drop_order, keep
+        )
     return chosen, [name + [cells[column][index] for column in chosen] for index, name in enumerate(names)]
-
 
 
 def _item_view(audit, columns: list[str] | None) -> list[str]:
@@ -260,20 +290,25 @@ def _available(pairs: pd.DataFrame, name: str) -> bool:
     return (COMPOSITES[name].parts[0] if name in COMPOSITES else name) in pairs
 
 
-def _item_pairs(audit, shown: pd.DataFrame, view: list[str], keys: dict[str, str], markdown: bool, width: int | None,
-                listed: str) -> tuple[list[str], list[str]]:
+def _item_pairs(
+    audit, shown: pd.DataFrame, view: list[str], keys: dict[str, str], markdown: bool, width: int | None, listed: str
+) -> tuple[list[str], list[str]]:
     """The per-item pair section (heading first) and the columns it shows: cut to ``width`` in order of importance."""
     total = len(audit.pairs)
     if listed == "none":
         return ["Pairs", f"({total:,} pairs not listed (--pairs none); the machine formats have all)"], view
     lines = ["Pairs"]
     if len(shown) < total:
-        lines.append(f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats have all)")
+        lines.append(
+            f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats have all)"
+        )
     names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"], strict=True)]
     view = with_adjacent(shown, view)
     chosen, rows = _fit(shown, names, view, _item_label, width, view[::-1], 4)
     if len(chosen) < len(view):
-        lines.append(f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)")
+        lines.append(
+            f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)"
+        )
     lines.append(grid(["A", "B"] + [_item_label(name) for name in chosen], rows, markdown))
     return lines, chosen
 
@@ -298,9 +333,15 @@ def _accuracy_pairs(audit, shown: pd.DataFrame, markdown: bool, width: int, list
         names = [[str(a), str(b)] for a, b in zip(shown["model_a"], shown["model_b"], strict=True)]
     else:
         names = [[f"#{a}", f"#{b}"] for a, b in zip(shown["rank_a"], shown["rank_b"], strict=True)]
-    chosen, rows = _fit(shown, names, columns, lambda name: label(audit, name), None if markdown else width, DROP_ORDER, 0)
+    chosen, rows = _fit(
+        shown, names, columns, lambda name: label(audit, name), None if markdown else width, DROP_ORDER, 0
+    )
     dropped = len(columns) - len(chosen)
-    more = f" ({dropped} more column{'s' if dropped > 1 else ''} with a wider --width or --format markdown)" if dropped else ""
+    more = (
+        f" ({dropped} more column{'s' if dropped > 1 else ''} with a wider --width or --format markdown)"
+        if dropped
+        else ""
+    )
     heading = "Pairs" + ("" if listed == "all" else " (adjacent; --pairs all lists every pair)") + more
     return [heading, grid(["A", "B"] + [label(audit, name) for name in chosen], rows, markdown)], chosen
 
@@ -315,7 +356,10 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
     rows = []
     for _, row in ranking.iterrows():
         cells = [str(row["rank"])] + ([keys[row["model"]]] if keyed else []) + [row["model"]]
-        cells += [f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]", f"[{row['rank_low']}, {row['rank_high']}]"]
+        cells += [
+            f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
+            f"[{row['rank_low']}, {row['rank_high']}]",
+        ]
         cells += [f"[{row['rank_boot_low']}, {row['rank_boot_high']}]"] if booted else []
         rows.append(cells + [row["letters"]] + ([str(row["tier"])] if tiered else []))
     headers = ["rank"] + (["key"] if keyed else []) + ["model", "mean score [interval]", "rank interval"]
@@ -326,21 +370,30 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
         room = max(12, width - others)
         for cells in rows:
             if len(cells[at]) > room:
-                cells[at] = cells[at][: room // 2 - 1] + "..." + cells[at][-(room - room // 2 - 2):]
+                cells[at] = cells[at][: room // 2 - 1] + "..." + cells[at][-(room - room // 2 - 2) :]
     return headers, rows
 
 
 def _legend(audit, view: list[str], markdown: bool) -> list[tuple[str, str]]:
     """(name, meaning) for every verdict rule present and every column shown, once per report."""
     if audit.kind == "accuracies":
-        return ([] if markdown else [("A, B", "the models' ranks in the model table (adjacent pairs: ranks that differ by 1)")]) + [(label(audit, name), meaning(audit, name))
-                                                                                            for name in view]
+        return (
+            []
+            if markdown
+            else [("A, B", "the models' ranks in the model table (adjacent pairs: ranks that differ by 1)")]
+        ) + [(label(audit, name), meaning(audit, name)) for name in view]
     model = legend(("ci_low", "rank_low", "rank_high", "letters", "rank_boot_low", "rank_boot_high", "tier"))
     entries = [(name, rule) for name, rule in VERDICT_RULES.items() if name in audit.pairs]
-    entries += [(f"{_item_label(name)} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else column(name).meaning)
-                for name in view if name not in VERDICT_RULES]
-    entries += [("mean score [interval]", model["ci_low"].removesuffix(", low end")),
-                ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"), ("letters", model["letters"])]
+    entries += [
+        (f"{_item_label(name)} ({name})", COMPOSITES[name].meaning if name in COMPOSITES else column(name).meaning)
+        for name in view
+        if name not in VERDICT_RULES
+    ]
+    entries += [
+        ("mean score [interval]", model["ci_low"].removesuffix(", low end")),
+        ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"),
+        ("letters", model["letters"]),
+    ]
     if "rank_boot_low" in audit.ranking:
         entries.append(("bootstrap ranks", f"{model['rank_boot_low']}; {model['rank_boot_high']}"))
     if "tier" in audit.ranking:

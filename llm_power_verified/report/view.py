@@ -27,7 +27,16 @@ from llm_power_verified.contract import (
 from llm_power_verified.report.cells import reported_pairs
 from llm_power_verified.report.report_data import report_legend
 
-__all__ = ["PAIR_VIEW", "ROW_LIMIT", "accuracy_models", "accuracy_view", "label", "meaning", "shown_pairs", "with_adjacent"]
+__all__ = [
+    "PAIR_VIEW",
+    "ROW_LIMIT",
+    "accuracy_models",
+    "accuracy_view",
+    "label",
+    "meaning",
+    "shown_pairs",
+    "with_adjacent",
+]
 
 #: Pair rows the text formats list with ``pairs="top"`` (the closest in rank); the machine formats have all.
 ROW_LIMIT = 200
@@ -165,5 +174,14 @@ def accuracy_models(audit) -> tuple[list[str], list[list[str]]]:
     for _, row in audit.ranking.iterrows():
         low, high = int(row["count_low"]), int(row["count_high"])
         counts = "none: inconsistent" if low > high else f"{low:,}" if low == high else f"{low:,} to {high:,}"
-        rows.append([str(row["rank"]), str(row["model"]), f"{row['accuracy']:.6g}", str(row["printed"]), counts, str(row["line"])])
+        rows.append(
+            [
+                str(row["rank"]),
+                str(row["model"]),
+                f"{row['accuracy']:.6g}",
+                str(row["printed"]),
+                counts,
+                str(row["line"]),
+            ]
+        )
     return headers, rows

@@ -14,8 +14,18 @@ from dataclasses import dataclass
 
 from llm_power_verified.results import Result
 
-__all__ = ["EMBEDDING", "MAIN", "PAPERS", "SAMPLE_SIZE", "SUMMARY", "Paper", "Printed", "ReproductionRow", "holds_claim",
-           "missing_claim"]
+__all__ = [
+    "EMBEDDING",
+    "MAIN",
+    "PAPERS",
+    "SAMPLE_SIZE",
+    "SUMMARY",
+    "Paper",
+    "Printed",
+    "ReproductionRow",
+    "holds_claim",
+    "missing_claim",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -52,7 +62,9 @@ class Paper(Result):
 MAIN = Paper("main", "Resolution Diagnostics for Paired LLM Evaluation", "2605.30315")
 #: The one-page summary of the main paper; its claims are reported with ``--paper main``.
 SUMMARY = Paper("main", "Resolution Diagnostics for Paired LLM Evaluation, one-page summary", "2605.30315")
-EMBEDDING = Paper("embedding", "How Many Test Pairs Do You Need? Statistical Power Analysis for Embedding Model Comparisons")
+EMBEDDING = Paper(
+    "embedding", "How Many Test Pairs Do You Need? Statistical Power Analysis for Embedding Model Comparisons"
+)
 SAMPLE_SIZE = Paper("sample-size", "Power Analysis for Pairwise Model Comparisons on Reasoning Benchmarks")
 #: The papers in report order, one per ``--paper`` choice.
 PAPERS = (MAIN, EMBEDDING, SAMPLE_SIZE)
@@ -152,8 +164,15 @@ class ReproductionRow(Result):
     claim: bool = True  # False: a check this package adds, not a printed claim
 
 
-def holds_claim(paper: Paper, location: str, claim: str, printed: str, check: Callable[[], tuple[bool, str]], inputs: str,
-                value: Callable[[], float] = lambda: math.nan) -> Printed:
+def holds_claim(
+    paper: Paper,
+    location: str,
+    claim: str,
+    printed: str,
+    check: Callable[[], tuple[bool, str]],
+    inputs: str,
+    value: Callable[[], float] = lambda: math.nan,
+) -> Printed:
     """A claimed direction or count, checked as stated: ``check`` says whether it holds and what was found.
 
     Parameters

@@ -31,7 +31,21 @@ from llm_power_verified.power import (
 )
 from llm_power_verified.reproduce.records import MAIN, Printed
 
-__all__ = ["DE_PRINTED", "ICC", "MEAN_SIZE", "N_MMLU", "count_unresolved", "lemma_rows", "required_at_counts", "second_accuracy", "table_1_rows", "table_3_rows", "table_7_rows", "table_11_rows", "tables_6_7_rows"]
+__all__ = [
+    "DE_PRINTED",
+    "ICC",
+    "MEAN_SIZE",
+    "N_MMLU",
+    "count_unresolved",
+    "lemma_rows",
+    "required_at_counts",
+    "second_accuracy",
+    "table_1_rows",
+    "table_3_rows",
+    "table_7_rows",
+    "table_11_rows",
+    "tables_6_7_rows",
+]
 
 
 def table_7_rows() -> tuple[list[dict], list[dict]]:
@@ -50,6 +64,7 @@ N_MMLU = 12032
 ICC = (0.0004, -0.0003, 0.0002, 0.036, 0.0067, 0.012, -0.0002, 0.0010, 0.0029)  # Table 4's printed ICC(D)
 DE_PRINTED = (1.37, 1.00, 1.19, 31.5, 6.74, 11.5, 1.00, 1.88, 3.52)  # Table 4's printed design effects
 MEAN_SIZE = 12032 / 14
+
 
 def second_accuracy(row: dict) -> float:
     """p_B from the printed p_A and the exact gap (b - c)/N: the printed p_B is rounded, the gap is not.
@@ -113,11 +128,30 @@ def _discordance_rows(where: str, row: dict, other_reading: Callable[[], str]) -
     """Eq. 6's N* and the chi-square and exact McNemar p-values of one printed pair, recomputed from its counts."""
     b, c, n = row["b"], row["c"], row["n"]
     inputs = f"b = {b}, c = {c}, N = {n}"
-    rows = [Printed(MAIN, where, "N* (Eq. 6)", f"{row['required_n']:,}", lambda: float(required_n_from_counts(b, c, n)), inputs, "required-n",
-                    other_reading=other_reading)]
+    rows = [
+        Printed(
+            MAIN,
+            where,
+            "N* (Eq. 6)",
+            f"{row['required_n']:,}",
+            lambda: float(required_n_from_counts(b, c, n)),
+            inputs,
+            "required-n",
+            other_reading=other_reading,
+        )
+    ]
     for key, method in (("p_chi2", "chi2"), ("p_exact", "exact")):
-        rows.append(Printed(MAIN, where, f"{method} p-value", row[key], lambda m=method: float(mcnemar_test(b, c, m).pvalue), inputs,
-                            "upper-bound" if row[key].startswith("<") else "value"))
+        rows.append(
+            Printed(
+                MAIN,
+                where,
+                f"{method} p-value",
+                row[key],
+                lambda m=method: float(mcnemar_test(b, c, m).pvalue),
+                inputs,
+                "upper-bound" if row[key].startswith("<") else "value",
+            )
+        )
     return rows
 
 
@@ -129,8 +163,16 @@ def _table_7_values(table_7: list[dict]) -> list[Printed]:
         where = f"Table 7, pair {index} vs {index + 1}"
         rows += _discordance_rows(where, row, lambda b=b, c=c, n=n: _one_fewer(b, c, n))
         both = round(row["p_a"] * n) - b
-        rows.append(Printed(MAIN, where, "rho-hat", f"{row['rho']}", lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
-                            f"b = {b}, c = {c}, N = {n}, a = round(p_A N) - b = {both}"))
+        rows.append(
+            Printed(
+                MAIN,
+                where,
+                "rho-hat",
+                f"{row['rho']}",
+                lambda both=both, b=b, c=c, n=n: float(correlation_from_counts(both, b, c, n - both - b - c)),
+                f"b = {b}, c = {c}, N = {n}, a = round(p_A N) - b = {both}",
+            )
+        )
     return rows
 
 
@@ -139,9 +181,14 @@ def _table_6_values(table_6: list[dict]) -> list[Printed]:
     rows: list[Printed] = []
     for row in table_6:
         b, c, n = row["b"], row["c"], row["n"]
-        rows += _discordance_rows(f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}", row,
-                                  lambda b=b, c=c, n=n: f"rounded to the nearest integer it is "
-                                                        f"{math.floor(float(required_n_from_counts(b, c, n)) + 0.5):,}, as Table 6 rounds")
+        rows += _discordance_rows(
+            f"Table 6, {row['task']} {row['model_a']} vs {row['model_b']}",
+            row,
+            lambda b=b, c=c, n=n: (
+                f"rounded to the nearest integer it is "
+                f"{math.floor(float(required_n_from_counts(b, c, n)) + 0.5):,}, as Table 6 rounds"
+            ),
+        )
     return rows
 
 
@@ -155,12 +202,38 @@ def tables_6_7_rows() -> list[Printed]:
     """
     table_7, table_6 = table_7_rows()
     rows = _table_7_values(table_7) + _table_6_values(table_6)
-    rows.append(Printed(MAIN, "Table 7, N* column (this package's check)", "values reproduced by N = 12,031 and the ceiling (of 9)", "9",
-                        lambda: float(sum(float(ceil_sample_size(required_n_from_counts(r["b"], r["c"], r["n"] - 1))) == r["required_n"] for r in table_7)),
-                        "Table 7 counts with N one fewer than the stated 12,032; at 12,032 the ceiling matches 4 of 9", claim=False))
-    rows.append(Printed(MAIN, "Table 6, N* column (this package's check)", "values reproduced by nearest rounding at the stated N (of 7)", "7",
-                        lambda: float(sum(math.floor(float(required_n_from_counts(r["b"], r["c"], r["n"])) + 0.5) == r["required_n"] for r in table_6)),
-                        "Table 6 counts; the ceiling matches 4 of 7: the two tables round N* differently", claim=False))
+    rows.append(
+        Printed(
+            MAIN,
+            "Table 7, N* column (this package's check)",
+            "values reproduced by N = 12,031 and the ceiling (of 9)",
+            "9",
+            lambda: float(
+                sum(
+                    float(ceil_sample_size(required_n_from_counts(r["b"], r["c"], r["n"] - 1))) == r["required_n"]
+                    for r in table_7
+                )
+            ),
+            "Table 7 counts with N one fewer than the stated 12,032; at 12,032 the ceiling matches 4 of 9",
+            claim=False,
+        )
+    )
+    rows.append(
+        Printed(
+            MAIN,
+            "Table 6, N* column (this package's check)",
+            "values reproduced by nearest rounding at the stated N (of 7)",
+            "7",
+            lambda: float(
+                sum(
+                    math.floor(float(required_n_from_counts(r["b"], r["c"], r["n"])) + 0.5) == r["required_n"]
+                    for r in table_6
+                )
+            ),
+            "Table 6 counts; the ceiling matches 4 of 7: the two tables round N* differently",
+            claim=False,
+        )
+    )
     return rows
 
 
@@ -179,13 +252,49 @@ def lemma_rows() -> list[Printed]:
         One record per printed value.
     """
     rows = [
-        Printed(MAIN, "Section 4, Lemma 1", "C(1/2, rho) for rho = 0.3", "0.3333333333", lambda: float(shortcut_constant(0.5, 0.3)), "p = 1/2, rho = 0.3 (printed as 1/3)"),
-        Printed(MAIN, "Corollary 1", "delta*(0.65, 0.3, 0.05), leading order", "0.43", lambda: delta_star(0.65, 0.3, 0.05).leading_order, "p = 0.65, rho = 0.3, epsilon = 0.05"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.0)", "0.31", lambda: float(shortcut_constant(0.65, 0.0)), "p = 0.65, rho = 0"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.8, 0.5)", "0.80", lambda: float(shortcut_constant(0.8, 0.5)), "p = 0.8, rho = 0.5"),
-        Printed(MAIN, "Appendix A, numerical cross-check", "C(0.65, 0.9)", "0.67", lambda: float(shortcut_constant(0.65, 0.9)), "p = 0.65, rho = 0.9"),
+        Printed(
+            MAIN,
+            "Section 4, Lemma 1",
+            "C(1/2, rho) for rho = 0.3",
+            "0.3333333333",
+            lambda: float(shortcut_constant(0.5, 0.3)),
+            "p = 1/2, rho = 0.3 (printed as 1/3)",
+        ),
+        Printed(
+            MAIN,
+            "Corollary 1",
+            "delta*(0.65, 0.3, 0.05), leading order",
+            "0.43",
+            lambda: delta_star(0.65, 0.3, 0.05).leading_order,
+            "p = 0.65, rho = 0.3, epsilon = 0.05",
+        ),
+        Printed(
+            MAIN,
+            "Appendix A, numerical cross-check",
+            "C(0.65, 0.0)",
+            "0.31",
+            lambda: float(shortcut_constant(0.65, 0.0)),
+            "p = 0.65, rho = 0",
+        ),
+        Printed(
+            MAIN,
+            "Appendix A, numerical cross-check",
+            "C(0.8, 0.5)",
+            "0.80",
+            lambda: float(shortcut_constant(0.8, 0.5)),
+            "p = 0.8, rho = 0.5",
+        ),
+        Printed(
+            MAIN,
+            "Appendix A, numerical cross-check",
+            "C(0.65, 0.9)",
+            "0.67",
+            lambda: float(shortcut_constant(0.65, 0.9)),
+            "p = 0.65, rho = 0.9",
+        ),
     ]
     for delta, bound in ((0.05, "0.0008"), (0.20, "0.014")):
+
         def worst(delta=delta):
             values = []
             for p in (0.5, 0.65, 0.8):
@@ -194,8 +303,18 @@ def lemma_rows() -> list[Printed]:
                         continue  # the paper restricts its claims to admissible rho
                     values.append(abs(float(shortcut_ratio(p + delta / 2, p - delta / 2, rho)) - 0.5))
             return max(values)
-        rows.append(Printed(MAIN, "Section 4, numerical check", f"max |n_h/N* - 1/2| at delta = {delta}", bound, worst,
-                            "grid p in {0.5, 0.65, 0.8}, admissible rho in [0, 0.7] (15 values)", "upper-bound"))
+
+        rows.append(
+            Printed(
+                MAIN,
+                "Section 4, numerical check",
+                f"max |n_h/N* - 1/2| at delta = {delta}",
+                bound,
+                worst,
+                "grid p in {0.5, 0.65, 0.8}, admissible rho in [0, 0.7] (15 values)",
+                "upper-bound",
+            )
+        )
     return rows
 
 
@@ -209,11 +328,51 @@ def table_1_rows() -> list[Printed]:
     """
     inputs = "p_A = 0.65, p_B = 0.60, rho = 0.30, alpha = 0.05, power = 0.80"
     return [
-        Printed(MAIN, "Table 1", "correct N* (Eq. 6)", "1,028", lambda: float(required_n_paired_binary(0.65, 0.60, 0.30)), inputs, "required-n"),
-        Printed(MAIN, "Table 1", "per-arm K/h^2", "736", lambda: float(required_n_arcsine(0.65, 0.60, convention="one-sample")), inputs, "required-n"),
-        Printed(MAIN, "Table 1", "K/h^2 x (1 - rho)", "515", lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="one-sample")), inputs, "required-n"),
-        Printed(MAIN, "Table 1", "statsmodels per-arm 2K/h^2", "1,471", lambda: float(required_n_arcsine(0.65, 0.60, convention="two-sample")), inputs, "required-n"),
-        Printed(MAIN, "Table 1", "2K/h^2 x (1 - rho)", "1,030", lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="two-sample")), inputs, "required-n"),
+        Printed(
+            MAIN,
+            "Table 1",
+            "correct N* (Eq. 6)",
+            "1,028",
+            lambda: float(required_n_paired_binary(0.65, 0.60, 0.30)),
+            inputs,
+            "required-n",
+        ),
+        Printed(
+            MAIN,
+            "Table 1",
+            "per-arm K/h^2",
+            "736",
+            lambda: float(required_n_arcsine(0.65, 0.60, convention="one-sample")),
+            inputs,
+            "required-n",
+        ),
+        Printed(
+            MAIN,
+            "Table 1",
+            "K/h^2 x (1 - rho)",
+            "515",
+            lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="one-sample")),
+            inputs,
+            "required-n",
+        ),
+        Printed(
+            MAIN,
+            "Table 1",
+            "statsmodels per-arm 2K/h^2",
+            "1,471",
+            lambda: float(required_n_arcsine(0.65, 0.60, convention="two-sample")),
+            inputs,
+            "required-n",
+        ),
+        Printed(
+            MAIN,
+            "Table 1",
+            "2K/h^2 x (1 - rho)",
+            "1,030",
+            lambda: float(0.7 * required_n_arcsine(0.65, 0.60, convention="two-sample")),
+            inputs,
+            "required-n",
+        ),
     ]
 
 
@@ -229,8 +388,16 @@ def table_11_rows() -> list[Printed]:
     printed = (".77", ".13", ".10", ".049", ".95", ".28", ".20")  # Table 11's mid-p column, in Table 6's order
     rows = []
     for row, text in zip(table_6, printed, strict=True):
-        rows.append(Printed(MAIN, f"Table 11, {row['task']} {row['model_a']} vs {row['model_b']}", "mid-p p-value", "0" + text,
-                            lambda b=row["b"], c=row["c"]: float(mcnemar_test(b, c, "mid-p").pvalue), f"b = {row['b']}, c = {row['c']}"))
+        rows.append(
+            Printed(
+                MAIN,
+                f"Table 11, {row['task']} {row['model_a']} vs {row['model_b']}",
+                "mid-p p-value",
+                "0" + text,
+                lambda b=row["b"], c=row["c"]: float(mcnemar_test(b, c, "mid-p").pvalue),
+                f"b = {row['b']}, c = {row['c']}",
+            )
+        )
     return rows
 
 
@@ -249,7 +416,10 @@ def table_3_rows() -> list[Printed]:
         gaps.append(abs(row["b"] - row["c"]) / row["n"])
     ratios, gaps = np.array(ratios), np.array(gaps)
     rows = []
-    for label, low, high, values in (("<= 1%", 0.0, 0.01, ("3", "3", "94", "1,892")), ("1%-2%", 0.01, 0.02, ("4", "4", "4.2", "6.8"))):
+    for label, low, high, values in (
+        ("<= 1%", 0.0, 0.01, ("3", "3", "94", "1,892")),
+        ("1%-2%", 0.01, 0.02, ("4", "4", "4.2", "6.8")),
+    ):
         inside = (gaps > low) & (gaps <= high) if low else gaps <= high
         where = f"Table 3, |delta| {label}"
         inputs = "Table 6 counts (the seven |delta| <= 2% pairs)"
@@ -259,6 +429,16 @@ def table_3_rows() -> list[Printed]:
             Printed(MAIN, where, "r = N*/N median", values[2], lambda m=inside: float(np.median(ratios[m])), inputs),
             Printed(MAIN, where, "r = N*/N worst", values[3], lambda m=inside: float(np.max(ratios[m])), inputs),
         ]
-    rows.append(Printed(MAIN, "Table 3", "buckets 2%-5%, 5%-15%, > 15%, all", "-", lambda: math.nan, "", kind="not-reproducible",
-                        reason="needs the 33 other OLL v1 pairs' counts, which the paper does not print"))
+    rows.append(
+        Printed(
+            MAIN,
+            "Table 3",
+            "buckets 2%-5%, 5%-15%, > 15%, all",
+            "-",
+            lambda: math.nan,
+            "",
+            kind="not-reproducible",
+            reason="needs the 33 other OLL v1 pairs' counts, which the paper does not print",
+        )
+    )
     return rows

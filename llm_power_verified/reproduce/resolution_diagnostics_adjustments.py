@@ -37,12 +37,54 @@ def multiplicity_rows() -> list[Printed]:
         One record per printed value.
     """
     return [
-        Printed(MAIN, "Section 6.3", "z_{1 - alpha/(2 m)}, m = 40", "3.227", lambda: float(critical_value(0.05 / 40)), "alpha = 0.05, m = 40"),
-        Printed(MAIN, "Section 6.3", "Bonferroni N* inflation, m = 40", "2.11", lambda: float(required_n_inflation(40)), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 6.3", "Sidak N* inflation, m = 40", "2.10", lambda: float(required_n_inflation(40, correction="sidak")), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 6.2", "Bonferroni N* inflation, m = 45", "2.14", lambda: float(required_n_inflation(45)), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 3", "z_{1-alpha/2} + z_{1-beta}", "2.80", lambda: float(critical_value(0.05) + critical_value(0.2, "larger")), "alpha = 0.05, power = 0.8"),
-        Printed(MAIN, "Section 3 / Table 6", "HellaSwag q = N/N*", "0.5", lambda: float(resolution_ratio_from_counts(295, 249, 10042)), "b = 295, c = 249, N = 10,042 (printed as q ~ 1/2)"),
+        Printed(
+            MAIN,
+            "Section 6.3",
+            "z_{1 - alpha/(2 m)}, m = 40",
+            "3.227",
+            lambda: float(critical_value(0.05 / 40)),
+            "alpha = 0.05, m = 40",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.3",
+            "Bonferroni N* inflation, m = 40",
+            "2.11",
+            lambda: float(required_n_inflation(40)),
+            "alpha = 0.05, power = 0.8",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.3",
+            "Sidak N* inflation, m = 40",
+            "2.10",
+            lambda: float(required_n_inflation(40, correction="sidak")),
+            "alpha = 0.05, power = 0.8",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.2",
+            "Bonferroni N* inflation, m = 45",
+            "2.14",
+            lambda: float(required_n_inflation(45)),
+            "alpha = 0.05, power = 0.8",
+        ),
+        Printed(
+            MAIN,
+            "Section 3",
+            "z_{1-alpha/2} + z_{1-beta}",
+            "2.80",
+            lambda: float(critical_value(0.05) + critical_value(0.2, "larger")),
+            "alpha = 0.05, power = 0.8",
+        ),
+        Printed(
+            MAIN,
+            "Section 3 / Table 6",
+            "HellaSwag q = N/N*",
+            "0.5",
+            lambda: float(resolution_ratio_from_counts(295, 249, 10042)),
+            "b = 295, c = 249, N = 10,042 (printed as q ~ 1/2)",
+        ),
     ]
 
 
@@ -57,12 +99,34 @@ def table_5_rows() -> list[Printed]:
     table_7, _ = table_7_rows()
     required = np.array([float(required_n_from_counts(row["b"], row["c"], row["n"])) for row in table_7])
     return [
-        Printed(MAIN, "Table 5 / Section 6.2", "Bonferroni/Holm unresolved of 9 MMLU-Pro pairs (m = 9)", "4",
-                lambda: float(np.sum(required * float(required_n_inflation(9)) > 12032)), "Table 7 counts, Bonferroni N* inflation at m = 9"),
-        Printed(MAIN, "Table 5", "OLL v1 columns (11/40, 14/40, 14/40)", "-", lambda: math.nan, "", kind="not-reproducible",
-                reason="needs the 40 OLL v1 pairs' counts; the paper prints only the 7 close pairs (Table 6)"),
-        Printed(MAIN, "Table 5", "real-ICC clustered unresolved (MMLU-Pro)", "6", lambda: math.nan, "", kind="not-reproducible",
-                reason="needs the real subject category of each MMLU-Pro item; the shipped example assigns categories at random"),
+        Printed(
+            MAIN,
+            "Table 5 / Section 6.2",
+            "Bonferroni/Holm unresolved of 9 MMLU-Pro pairs (m = 9)",
+            "4",
+            lambda: float(np.sum(required * float(required_n_inflation(9)) > 12032)),
+            "Table 7 counts, Bonferroni N* inflation at m = 9",
+        ),
+        Printed(
+            MAIN,
+            "Table 5",
+            "OLL v1 columns (11/40, 14/40, 14/40)",
+            "-",
+            lambda: math.nan,
+            "",
+            kind="not-reproducible",
+            reason="needs the 40 OLL v1 pairs' counts; the paper prints only the 7 close pairs (Table 6)",
+        ),
+        Printed(
+            MAIN,
+            "Table 5",
+            "real-ICC clustered unresolved (MMLU-Pro)",
+            "6",
+            lambda: math.nan,
+            "",
+            kind="not-reproducible",
+            reason="needs the real subject category of each MMLU-Pro item; the shipped example assigns categories at random",
+        ),
     ]
 
 
@@ -91,17 +155,38 @@ def table_4_rows() -> list[Printed]:
         def spread(f, v=value, h=half):
             return f(v - h), f(v + h)
 
-        rows.append(Printed(MAIN, where, "design effect", de, lambda v=value: effect(v), f"printed ICC = {value}, m-bar = 12,032/14",
-                            input_range=lambda s=spread: s(effect)))
+        rows.append(
+            Printed(
+                MAIN,
+                where,
+                "design effect",
+                de,
+                lambda v=value: effect(v),
+                f"printed ICC = {value}, m-bar = 12,032/14",
+                input_range=lambda s=spread: s(effect),
+            )
+        )
         if cluster_n is not None:
             required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
 
             def adjusted(v, r=required):
                 return float(cluster_adjusted_required_n(r, mean_size, v))
 
-            rows.append(Printed(MAIN, where, "cluster-adjusted N*", cluster_n, lambda v=value, a=adjusted: a(v),
-                                f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC", "required-n", input_range=lambda s=spread, a=adjusted: s(a),
-                                other_reading=lambda v=value, h=half, r=row: one_fewer_range(r, [design_effect(mean_size, v - h), design_effect(mean_size, v + h)])))
+            rows.append(
+                Printed(
+                    MAIN,
+                    where,
+                    "cluster-adjusted N*",
+                    cluster_n,
+                    lambda v=value, a=adjusted: a(v),
+                    f"N* from b = {row['b']}, c = {row['c']} x DE from the printed ICC",
+                    "required-n",
+                    input_range=lambda s=spread, a=adjusted: s(a),
+                    other_reading=lambda v=value, h=half, r=row: one_fewer_range(
+                        r, [design_effect(mean_size, v - h), design_effect(mean_size, v + h)]
+                    ),
+                )
+            )
     return rows
 
 
@@ -114,23 +199,49 @@ def table_9_rows() -> list[Printed]:
         One record per printed value.
     """
     table_7, _ = table_7_rows()
-    printed = [("1.37", "1.00", "1.95", "2,327", "1,697", "3,308"), ("1.00", "1.00", "1.12", "778", "778", "868"),
-               ("1.19", "1.00", "1.64", "40,660", "34,092", "55,765"), ("31.5", "17.4", "40.9", "13,621", "7,546", "17,672"),
-               ("6.74", "3.25", "9.78", "39,009", "18,800", "56,617"), ("11.5", "4.12", "17.7", "31.4M", "11.2M", "48.3M"),
-               ("1.00", "1.00", "1.15", "4,628", "4,628", "5,314"), ("1.88", "1.14", "2.36", "24,632", "14,873", "30,865"),
-               ("3.52", "2.33", "4.08", "1.11M", "0.73M", "1.28M")]
+    printed = [
+        ("1.37", "1.00", "1.95", "2,327", "1,697", "3,308"),
+        ("1.00", "1.00", "1.12", "778", "778", "868"),
+        ("1.19", "1.00", "1.64", "40,660", "34,092", "55,765"),
+        ("31.5", "17.4", "40.9", "13,621", "7,546", "17,672"),
+        ("6.74", "3.25", "9.78", "39,009", "18,800", "56,617"),
+        ("11.5", "4.12", "17.7", "31.4M", "11.2M", "48.3M"),
+        ("1.00", "1.00", "1.15", "4,628", "4,628", "5,314"),
+        ("1.88", "1.14", "2.36", "24,632", "14,873", "30,865"),
+        ("3.52", "2.33", "4.08", "1.11M", "0.73M", "1.28M"),
+    ]
     rows = []
     for index, (row, values) in enumerate(zip(table_7, printed, strict=True), start=1):
         required = float(required_n_from_counts(row["b"], row["c"], row["n"]))
         for label, de, cluster in zip(("point", "5%", "95%"), values[:3], values[3:], strict=True):
-            half = 0.5 * 10 ** -len(de.split(".")[1])  # half a unit of the printed DE; DE = 1 + (m - 1) ICC+ is never below 1
-            rows.append(Printed(MAIN, f"Table 9, pair {index} vs {index + 1}", f"cluster N* ({label})", cluster,
-                                lambda r=required, d=float(de): r * d, f"N* = {required:.1f} from b = {row['b']}, c = {row['c']} x printed DE {de}",
-                                "value" if cluster.endswith("M") else "required-n",
-                                input_range=lambda r=required, d=float(de), h=half: (r * max(1.0, d - h), r * (d + h)),
-                                other_reading=lambda d=float(de), h=half, row=row: one_fewer_range(row, [max(1.0, d - h), d + h])))
-    rows.append(Printed(MAIN, "Table 9", "ICC 5-95% bounds, Pr(unresolved)", "-", lambda: math.nan, "",
-                        kind="not-reproducible", reason="needs the real MMLU-Pro subject categories, which the paper does not print"))
+            half = 0.5 * 10 ** -len(
+                de.split(".")[1]
+            )  # half a unit of the printed DE; DE = 1 + (m - 1) ICC+ is never below 1
+            rows.append(
+                Printed(
+                    MAIN,
+                    f"Table 9, pair {index} vs {index + 1}",
+                    f"cluster N* ({label})",
+                    cluster,
+                    lambda r=required, d=float(de): r * d,
+                    f"N* = {required:.1f} from b = {row['b']}, c = {row['c']} x printed DE {de}",
+                    "value" if cluster.endswith("M") else "required-n",
+                    input_range=lambda r=required, d=float(de), h=half: (r * max(1.0, d - h), r * (d + h)),
+                    other_reading=lambda d=float(de), h=half, row=row: one_fewer_range(row, [max(1.0, d - h), d + h]),
+                )
+            )
+    rows.append(
+        Printed(
+            MAIN,
+            "Table 9",
+            "ICC 5-95% bounds, Pr(unresolved)",
+            "-",
+            lambda: math.nan,
+            "",
+            kind="not-reproducible",
+            reason="needs the real MMLU-Pro subject categories, which the paper does not print",
+        )
+    )
     return rows
 
 
@@ -152,18 +263,45 @@ def anytime_rows() -> list[Printed]:
         return float(np.median(anytime[finite] / np.asarray(required_n_from_counts(b, c, 12032))[finite]))
 
     return [
-        Printed(MAIN, "Section 6.2 / Table 5", "fixed-n unresolved of 9 MMLU-Pro pairs", "4",
-                lambda: float(np.sum(np.asarray(ceil_sample_size(required_n_from_counts(b, c, 12032))) > 12032)), "Table 7 counts"),
-        Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9, by the paper's rule (no rejection: e_N < 1/alpha at the final counts)", "5",
-                lambda: float(np.sum(np.asarray(log_e_value(b, c)) < math.log(20))),
-                "Table 7 counts; grid mixture; Appendix C's rule 'reject the first n with e_n >= 1/alpha', read at n = N (the item order is not printed)",
-                other_reading=lambda: "e_N >= 20 on 5 of 9 pairs: the extra pair 5 vs 6 has e_N = "
-                                    f"{math.exp(float(log_e_value(1680, 1454))):.0f}, so under the paper's rule it is rejected; "
-                                    "the 5 of 9 holds only under an N_av-type definition (next row)"),
-        Printed(MAIN, "Section 6.5 / Table 5", "anytime-valid unresolved of 9, by this package's N_av (first N at which the monitored test has 80% power)", "5",
-                lambda: float(np.sum(np.asarray(required_n_anytime(b, c, 12032)) > 12032)), "Table 7 counts; grid mixture; see required_n_anytime"),
-        Printed(MAIN, "Section 6.5", "anytime N* inflation at N = 12,032, this package's N_av / N*", "2.15", inflation,
-                "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor and not its definition)",
-                other_reading=lambda: f"this package's N_av / N* has median {inflation():.2f} over the 8 pairs with finite N_av; "
-                                    "the paper does not say how its single factor is defined"),
+        Printed(
+            MAIN,
+            "Section 6.2 / Table 5",
+            "fixed-n unresolved of 9 MMLU-Pro pairs",
+            "4",
+            lambda: float(np.sum(np.asarray(ceil_sample_size(required_n_from_counts(b, c, 12032))) > 12032)),
+            "Table 7 counts",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.5 / Table 5",
+            "anytime-valid unresolved of 9, by the paper's rule (no rejection: e_N < 1/alpha at the final counts)",
+            "5",
+            lambda: float(np.sum(np.asarray(log_e_value(b, c)) < math.log(20))),
+            "Table 7 counts; grid mixture; Appendix C's rule 'reject the first n with e_n >= 1/alpha', read at n = N (the item order is not printed)",
+            other_reading=lambda: (
+                "e_N >= 20 on 5 of 9 pairs: the extra pair 5 vs 6 has e_N = "
+                f"{math.exp(float(log_e_value(1680, 1454))):.0f}, so under the paper's rule it is rejected; "
+                "the 5 of 9 holds only under an N_av-type definition (next row)"
+            ),
+        ),
+        Printed(
+            MAIN,
+            "Section 6.5 / Table 5",
+            "anytime-valid unresolved of 9, by this package's N_av (first N at which the monitored test has 80% power)",
+            "5",
+            lambda: float(np.sum(np.asarray(required_n_anytime(b, c, 12032)) > 12032)),
+            "Table 7 counts; grid mixture; see required_n_anytime",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.5",
+            "anytime N* inflation at N = 12,032, this package's N_av / N*",
+            "2.15",
+            inflation,
+            "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor and not its definition)",
+            other_reading=lambda: (
+                f"this package's N_av / N* has median {inflation():.2f} over the 8 pairs with finite N_av; "
+                "the paper does not say how its single factor is defined"
+            ),
+        ),
     ]

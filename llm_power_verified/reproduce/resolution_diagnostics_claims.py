@@ -34,7 +34,14 @@ from llm_power_verified.reproduce.resolution_diagnostics import (
     table_7_rows,
 )
 
-__all__ = ["ALSO_STATED", "TABLE_5_MMLU", "calibration_claims", "introduction_claims", "summary_claims", "tighter_than_fixed_n"]
+__all__ = [
+    "ALSO_STATED",
+    "TABLE_5_MMLU",
+    "calibration_claims",
+    "introduction_claims",
+    "summary_claims",
+    "tighter_than_fixed_n",
+]
 
 
 #: Claims stated in the text that are table values already in the report, and where else they are stated.
@@ -63,8 +70,10 @@ def tighter_than_fixed_n() -> tuple[bool, str]:
     """
     base = TABLE_5_MMLU["fixed-n"]
     same = [name for name, count in TABLE_5_MMLU.items() if name != "fixed-n" and count <= base]
-    return not same, (f"Table 5's MMLU-Pro column: {', '.join(f'{k} {v}/9' for k, v in TABLE_5_MMLU.items())}; "
-                      f"not tighter than fixed-n: {', '.join(same) or 'none'}")
+    return not same, (
+        f"Table 5's MMLU-Pro column: {', '.join(f'{k} {v}/9' for k, v in TABLE_5_MMLU.items())}; "
+        f"not tighter than fixed-n: {', '.join(same) or 'none'}"
+    )
 
 
 def _hellaswag_claims() -> list[Printed]:
@@ -75,15 +84,36 @@ def _hellaswag_claims() -> list[Printed]:
     def bootstrap_ci() -> tuple[bool, str]:
         """Whether the ideal percentile bootstrap interval of the HellaSwag gap contains zero."""
         contains, mass = ideal_bootstrap_contains_zero(hellaswag["b"], hellaswag["c"], hellaswag["n"])
-        return contains, (f"the ideal (B = infinity) percentile interval {'contains' if contains else 'excludes'} 0: "
-                          f"P(D* <= 0) = {mass:.4f} against 0.025")
+        return contains, (
+            f"the ideal (B = infinity) percentile interval {'contains' if contains else 'excludes'} 0: "
+            f"P(D* <= 0) = {mass:.4f} against 0.025"
+        )
 
     return [
-        holds_claim(MAIN, "Section 1", "78.3% vs 77.5% is a 0.8-point gap", "0.8", lambda: (round(78.3 - 77.5, 1) == 0.8, "78.3 - 77.5 = 0.8"), "the two accuracies"),
-        Printed(MAIN, "Section 1 / Appendix E", "HellaSwag gap delta-hat in pp ((b - c)/N)", "0.46", lambda: 100 * (hellaswag["b"] - hellaswag["c"]) / hellaswag["n"],
-                "b = 295, c = 249, N = 10,042"),
-        holds_claim(MAIN, "Section 1", "the paired-bootstrap 95% CI of the HellaSwag gap contains zero", "contains 0", bootstrap_ci,
-               "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its distribution is computed exactly"),
+        holds_claim(
+            MAIN,
+            "Section 1",
+            "78.3% vs 77.5% is a 0.8-point gap",
+            "0.8",
+            lambda: (round(78.3 - 77.5, 1) == 0.8, "78.3 - 77.5 = 0.8"),
+            "the two accuracies",
+        ),
+        Printed(
+            MAIN,
+            "Section 1 / Appendix E",
+            "HellaSwag gap delta-hat in pp ((b - c)/N)",
+            "0.46",
+            lambda: 100 * (hellaswag["b"] - hellaswag["c"]) / hellaswag["n"],
+            "b = 295, c = 249, N = 10,042",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 1",
+            "the paired-bootstrap 95% CI of the HellaSwag gap contains zero",
+            "contains 0",
+            bootstrap_ci,
+            "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its distribution is computed exactly",
+        ),
     ]
 
 
@@ -93,16 +123,40 @@ def _oll_v1_claims() -> list[Printed]:
 
     def close_gain_range() -> tuple[bool, str]:
         """Whether the 7 printed close pairs' paired-vs-unpaired gains lie in the stated range."""
-        gains = [float(required_n_unpaired(r["p_a"], second_accuracy(r)) / required_n_paired_binary(r["p_a"], second_accuracy(r), r["rho"])) for r in table_6]
-        return min(gains) >= 1.33 - 0.005 and max(gains) <= 5.39 + 0.005, f"the 7 Table 6 pairs give {min(gains):.2f} to {max(gains):.2f}"
+        gains = [
+            float(
+                required_n_unpaired(r["p_a"], second_accuracy(r))
+                / required_n_paired_binary(r["p_a"], second_accuracy(r), r["rho"])
+            )
+            for r in table_6
+        ]
+        return min(gains) >= 1.33 - 0.005 and max(
+            gains
+        ) <= 5.39 + 0.005, f"the 7 Table 6 pairs give {min(gains):.2f} to {max(gains):.2f}"
 
     return [
-        missing_claim(MAIN, "Abstract, Sections 1, 6.1", "11 of 40 OLL v1 comparisons unresolved", "11/40",
-                 "needs the counts of all 40 OLL v1 pairs; the paper prints the 7 close pairs only"),
-        missing_claim(MAIN, "Section 1, 2, Figure 1", "paired N* is a median 2.15x smaller than Miller's unpaired N on the 40 OLL v1 pairs (IQR 1.60-2.75)", "2.15",
-                 "needs the 40 OLL v1 pairs"),
-        holds_claim(MAIN, "Section 2", "the paired-vs-unpaired gain lies in [1.33, 5.39] over the OLL v1 pairs (checkable on the 7 printed ones)", "[1.33, 5.39]",
-               close_gain_range, "Table 6 accuracies and rho-hat; unpaired N from Miller's formula"),
+        missing_claim(
+            MAIN,
+            "Abstract, Sections 1, 6.1",
+            "11 of 40 OLL v1 comparisons unresolved",
+            "11/40",
+            "needs the counts of all 40 OLL v1 pairs; the paper prints the 7 close pairs only",
+        ),
+        missing_claim(
+            MAIN,
+            "Section 1, 2, Figure 1",
+            "paired N* is a median 2.15x smaller than Miller's unpaired N on the 40 OLL v1 pairs (IQR 1.60-2.75)",
+            "2.15",
+            "needs the 40 OLL v1 pairs",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 2",
+            "the paired-vs-unpaired gain lies in [1.33, 5.39] over the OLL v1 pairs (checkable on the 7 printed ones)",
+            "[1.33, 5.39]",
+            close_gain_range,
+            "Table 6 accuracies and rho-hat; unpaired N from Miller's formula",
+        ),
     ]
 
 
@@ -116,14 +170,32 @@ def _clustering_claims() -> list[Printed]:
         cluster = iid * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC])
         flips = [i for i in range(9) if iid[i] <= N_MMLU and cluster[i] > 3 * N_MMLU]
         names = ", ".join(f"{i + 1} vs {i + 2} ({cluster[i]:,.0f})" for i in flips)
-        return len(flips) == 2, f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches {cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N"
+        return (
+            len(flips) == 2,
+            f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches {cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N",
+        )
 
     return [
-        holds_claim(MAIN, "Section 1 (contributions)", "under clustering two MMLU-Pro pairs flip from resolved to N* > 3N", "two pairs", cluster_flip,
-               "Table 7 counts x design effects from Table 4's printed ICC (m-bar = 12,032/14)"),
-        Printed(MAIN, "Abstract, Section 1, Table 4", "unresolved of 9 under Table 4's clustering", "6",
-                lambda: float(count_unresolved(required_at_counts(table_7) * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC]), N_MMLU)),
-                "Table 7 counts x design effects from Table 4's printed ICC"),
+        holds_claim(
+            MAIN,
+            "Section 1 (contributions)",
+            "under clustering two MMLU-Pro pairs flip from resolved to N* > 3N",
+            "two pairs",
+            cluster_flip,
+            "Table 7 counts x design effects from Table 4's printed ICC (m-bar = 12,032/14)",
+        ),
+        Printed(
+            MAIN,
+            "Abstract, Section 1, Table 4",
+            "unresolved of 9 under Table 4's clustering",
+            "6",
+            lambda: float(
+                count_unresolved(
+                    required_at_counts(table_7) * np.array([float(design_effect(MEAN_SIZE, v)) for v in ICC]), N_MMLU
+                )
+            ),
+            "Table 7 counts x design effects from Table 4's printed ICC",
+        ),
     ]
 
 
@@ -149,16 +221,43 @@ def calibration_claims() -> list[Printed]:
     se_type_i = math.sqrt(0.05 * 0.95 / 1500) * 100
     se_power = math.sqrt(0.8 * 0.2 / 1500) * 100
     return [
-        holds_claim(MAIN, "Section 5 / Table 2 caption", "the calibration grid has 5 cells", "5",
-               lambda: (3 * 3 == 5, "p in {0.5, 0.7, 0.9} x rho_z in {0, 0.4, 0.8} at n = 500 is 9 cells, not 5"), "Section 5's grid"),
-        Printed(MAIN, "Section 5", "Monte Carlo SE on Type-I at M = 1,500, pp", "~0.6", lambda: se_type_i, "alpha = 0.05"),
-        Printed(MAIN, "Section 5", "Monte Carlo SE on power at M = 1,500, pp", "~1.0", lambda: se_power, "power = 0.80"),
-        holds_claim(MAIN, "Section 5", "all five variants within 1.1 pp of alpha (Table 2's own column)", "1.1",
-               lambda: (max(0.9, 1.1, 0.8, 1.1, 0.9) <= 1.1, "Table 2's max |alpha-hat - alpha|: 0.9, 1.1, 0.8, 1.1, 0.9"), "Table 2 as printed"),
-        holds_claim(MAIN, "Section 5", "exact and continuity-corrected variants are about 3 pp conservative (Table 2's medians)", "~3 pp",
-               lambda: (abs((0.79 - 0.76) * 100 - 3) < 0.5, "median power 0.79 (asymptotic trio) vs 0.76: 3 pp"), "Table 2 as printed"),
-        missing_claim(MAIN, "Section 5, Appendix B, Figure 6", "the bootstrap tracks the paired-t N* within 4-6% on Beta(4, 2) marginals", "4-6%",
-                 "Figure 6's grid of n and the pairing of the Beta(4, 2) scores are not stated"),
+        holds_claim(
+            MAIN,
+            "Section 5 / Table 2 caption",
+            "the calibration grid has 5 cells",
+            "5",
+            lambda: (3 * 3 == 5, "p in {0.5, 0.7, 0.9} x rho_z in {0, 0.4, 0.8} at n = 500 is 9 cells, not 5"),
+            "Section 5's grid",
+        ),
+        Printed(
+            MAIN, "Section 5", "Monte Carlo SE on Type-I at M = 1,500, pp", "~0.6", lambda: se_type_i, "alpha = 0.05"
+        ),
+        Printed(
+            MAIN, "Section 5", "Monte Carlo SE on power at M = 1,500, pp", "~1.0", lambda: se_power, "power = 0.80"
+        ),
+        holds_claim(
+            MAIN,
+            "Section 5",
+            "all five variants within 1.1 pp of alpha (Table 2's own column)",
+            "1.1",
+            lambda: (max(0.9, 1.1, 0.8, 1.1, 0.9) <= 1.1, "Table 2's max |alpha-hat - alpha|: 0.9, 1.1, 0.8, 1.1, 0.9"),
+            "Table 2 as printed",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 5",
+            "exact and continuity-corrected variants are about 3 pp conservative (Table 2's medians)",
+            "~3 pp",
+            lambda: (abs((0.79 - 0.76) * 100 - 3) < 0.5, "median power 0.79 (asymptotic trio) vs 0.76: 3 pp"),
+            "Table 2 as printed",
+        ),
+        missing_claim(
+            MAIN,
+            "Section 5, Appendix B, Figure 6",
+            "the bootstrap tracks the paired-t N* within 4-6% on Beta(4, 2) marginals",
+            "4-6%",
+            "Figure 6's grid of n and the pairing of the Beta(4, 2) scores are not stated",
+        ),
     ]
 
 
@@ -171,12 +270,20 @@ def summary_claims() -> list[Printed]:
         One record per claim.
     """
     return [
-        holds_claim(SUMMARY, "Key findings", "the count rises to 6/9 after multiple comparisons, clustering and anytime-validity", "6/9",
-               _six_of_nine, "the main paper's Table 5"),
+        holds_claim(
+            SUMMARY,
+            "Key findings",
+            "the count rises to 6/9 after multiple comparisons, clustering and anytime-validity",
+            "6/9",
+            _six_of_nine,
+            "the main paper's Table 5",
+        )
     ]
 
 
 def _six_of_nine() -> tuple[bool, str]:
     """The summary's 6/9 'after multiple comparisons, clustering and anytime-validity', against Table 5's own column."""
     counts = {name: TABLE_5_MMLU[name] for name in ("Bonferroni/Holm", "clustered", "anytime-valid")}
-    return all(count == 6 for count in counts.values()), "Table 5: " + ", ".join(f"{k} {v}/9" for k, v in counts.items())
+    return all(count == 6 for count in counts.values()), "Table 5: " + ", ".join(
+        f"{k} {v}/9" for k, v in counts.items()
+    )

@@ -60,7 +60,9 @@ def oll_v1_claims() -> list[Printed]:
         unanimous = 0
         split = []
         for row in table_6:
-            decisions = [mcnemar_test(row["b"], row["c"], method).pvalue <= 0.05 for method in ("chi2", "exact", "mid-p")]
+            decisions = [
+                mcnemar_test(row["b"], row["c"], method).pvalue <= 0.05 for method in ("chi2", "exact", "mid-p")
+            ]
             decisions.append(not ideal_bootstrap_contains_zero(row["b"], row["c"], row["n"])[0])
             if len(set(decisions)) == 1:
                 unanimous += 1
@@ -69,20 +71,73 @@ def oll_v1_claims() -> list[Printed]:
         return unanimous == 6, f"{unanimous} of 7 unanimous; split: {', '.join(split) or 'none'}"
 
     return [
-        holds_claim(MAIN, "Section 6.1", "5 models on 4 tasks give 10 pairs per task, 40 in all", "40", lambda: (math.comb(5, 2) * 4 == 40, "C(5, 2) x 4 = 40"), "5 models, 4 tasks"),
-        holds_claim(MAIN, "Section 6.1 / Table 3", "every pair with |delta| <= 2% is unresolved (checkable on the 7 printed)", "all",
-               lambda: (all(float(required_n_from_counts(r["b"], r["c"], r["n"])) > r["n"] for r in table_6), "N* > N on all 7 Table 6 pairs"), "Table 6 counts"),
-        Printed(MAIN, "Section 6.1", "close pairs whose 5th-percentile N* over item resamples exceeds N (robustly unresolved) of 7", "4",
-                lambda: float(sum(_close_pair_robustness())), "Table 6 counts; B = 500 multinomial item resamples, seed 0", "monte-carlo",
-                tolerance=1.0),
-        holds_claim(MAIN, "Section 6.1 / Table 11", "four arbiters agree on 6 of 7 close pairs; only HellaSwag splits", "6 of 7", arbiters,
-               "Table 6 counts; chi-square, exact, mid-p at 0.05 and the 95% percentile bootstrap CI (B = infinity, exact)"),
-        holds_claim(MAIN, "Section 6.1 / Table 10", "the three prospective pairs span |delta| in [6.3, 10.1] pp", "[6.3, 10.1]",
-               lambda: ((round(100 * min(row[1] for row in TABLE_10), 1), round(100 * max(row[1] for row in TABLE_10), 1)) == (6.3, 10.1),
-                        "Table 10 prints " + ", ".join(f"{100 * row[1]:.1f}" for row in TABLE_10) + " pp"), "Table 10 as printed"),
-        holds_claim(MAIN, "Section 6.1 / one-page summary", "power at N* lands at 0.796-0.827 (Table 10 prints 0.83, 0.80, 0.81)", "0.796-0.827",
-               lambda: (all(0.796 - 0.005 <= v <= 0.827 + 0.005 for v in (0.83, 0.80, 0.81)), "each printed value rounds into the range"), "Table 10 as printed"),
-        missing_claim(MAIN, "Section 6.1", "perturbing rho by +-0.10 moves the OLL v1 count to [9, 12]/40", "[9, 12]", "needs the 40 OLL v1 pairs"),
+        holds_claim(
+            MAIN,
+            "Section 6.1",
+            "5 models on 4 tasks give 10 pairs per task, 40 in all",
+            "40",
+            lambda: (math.comb(5, 2) * 4 == 40, "C(5, 2) x 4 = 40"),
+            "5 models, 4 tasks",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.1 / Table 3",
+            "every pair with |delta| <= 2% is unresolved (checkable on the 7 printed)",
+            "all",
+            lambda: (
+                all(float(required_n_from_counts(r["b"], r["c"], r["n"])) > r["n"] for r in table_6),
+                "N* > N on all 7 Table 6 pairs",
+            ),
+            "Table 6 counts",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.1",
+            "close pairs whose 5th-percentile N* over item resamples exceeds N (robustly unresolved) of 7",
+            "4",
+            lambda: float(sum(_close_pair_robustness())),
+            "Table 6 counts; B = 500 multinomial item resamples, seed 0",
+            "monte-carlo",
+            tolerance=1.0,
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.1 / Table 11",
+            "four arbiters agree on 6 of 7 close pairs; only HellaSwag splits",
+            "6 of 7",
+            arbiters,
+            "Table 6 counts; chi-square, exact, mid-p at 0.05 and the 95% percentile bootstrap CI (B = infinity, exact)",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.1 / Table 10",
+            "the three prospective pairs span |delta| in [6.3, 10.1] pp",
+            "[6.3, 10.1]",
+            lambda: (
+                (round(100 * min(row[1] for row in TABLE_10), 1), round(100 * max(row[1] for row in TABLE_10), 1))
+                == (6.3, 10.1),
+                "Table 10 prints " + ", ".join(f"{100 * row[1]:.1f}" for row in TABLE_10) + " pp",
+            ),
+            "Table 10 as printed",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.1 / one-page summary",
+            "power at N* lands at 0.796-0.827 (Table 10 prints 0.83, 0.80, 0.81)",
+            "0.796-0.827",
+            lambda: (
+                all(0.796 - 0.005 <= v <= 0.827 + 0.005 for v in (0.83, 0.80, 0.81)),
+                "each printed value rounds into the range",
+            ),
+            "Table 10 as printed",
+        ),
+        missing_claim(
+            MAIN,
+            "Section 6.1",
+            "perturbing rho by +-0.10 moves the OLL v1 count to [9, 12]/40",
+            "[9, 12]",
+            "needs the 40 OLL v1 pairs",
+        ),
     ]
 
 
@@ -111,24 +166,59 @@ def _connor_and_family_claims() -> list[Printed]:
 
     def connor_gap() -> float:
         """The largest relative gap between Connor's N* and Eq. 6's over the nine pairs."""
-        return max(abs(float(required_n_connor_from_counts(r["b"], r["c"], r["n"])) / float(required_n_from_counts(r["b"], r["c"], r["n"])) - 1)
-                   for r in table_7)
+        return max(
+            abs(
+                float(required_n_connor_from_counts(r["b"], r["c"], r["n"]))
+                / float(required_n_from_counts(r["b"], r["c"], r["n"]))
+                - 1
+            )
+            for r in table_7
+        )
 
     def four_stand() -> tuple[bool, str]:
         """Whether the four unresolved pairs stay unresolved with N* inflated for m = 45, and which others join them."""
         inflated = required * float(required_n_inflation(45))
         stay = all(inflated[i] > N_MMLU for i in range(9) if required[i] > N_MMLU)
-        new = [f"{i + 1} vs {i + 2} ({required[i]:,.0f} x 2.14 = {inflated[i]:,.0f})" for i in range(9) if required[i] <= N_MMLU < inflated[i]]
-        return stay, f"the four stay unresolved; {'also unresolved under m = 45: ' + ', '.join(new) if new else 'no other pair flips'}"
+        new = [
+            f"{i + 1} vs {i + 2} ({required[i]:,.0f} x 2.14 = {inflated[i]:,.0f})"
+            for i in range(9)
+            if required[i] <= N_MMLU < inflated[i]
+        ]
+        return (
+            stay,
+            f"the four stay unresolved; {'also unresolved under m = 45: ' + ', '.join(new) if new else 'no other pair flips'}",
+        )
 
     return [
-        Printed(MAIN, "Section 6.2, Figure 3", "largest relative gap between Eq. 6 and Connor's discordance-form N* over the 9 pairs (claimed within 1%)", "0.01",
-                connor_gap, "Table 7 counts (b, c, N)", "upper-bound"),
-        holds_claim(MAIN, "Section 6.2", "under m = 45 (N* x 2.14) all four unresolved verdicts stand", "stand", four_stand, "Table 7 counts"),
-        Printed(MAIN, "Section 6.2 (implied)", "unresolved of 9 under the all-pairs family m = 45", "4",
-                lambda: float(np.sum(required * float(required_n_inflation(45)) > N_MMLU)), "Table 7 counts x the Bonferroni inflation at m = 45",
-                other_reading=lambda: f"pair 5 vs 6 also becomes unresolved: {required[4]:,.0f} x {float(required_n_inflation(45)):.2f} = "
-                                    f"{required[4] * float(required_n_inflation(45)):,.0f} > 12,032"),
+        Printed(
+            MAIN,
+            "Section 6.2, Figure 3",
+            "largest relative gap between Eq. 6 and Connor's discordance-form N* over the 9 pairs (claimed within 1%)",
+            "0.01",
+            connor_gap,
+            "Table 7 counts (b, c, N)",
+            "upper-bound",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.2",
+            "under m = 45 (N* x 2.14) all four unresolved verdicts stand",
+            "stand",
+            four_stand,
+            "Table 7 counts",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.2 (implied)",
+            "unresolved of 9 under the all-pairs family m = 45",
+            "4",
+            lambda: float(np.sum(required * float(required_n_inflation(45)) > N_MMLU)),
+            "Table 7 counts x the Bonferroni inflation at m = 45",
+            other_reading=lambda: (
+                f"pair 5 vs 6 also becomes unresolved: {required[4]:,.0f} x {float(required_n_inflation(45)):.2f} = "
+                f"{required[4] * float(required_n_inflation(45)):,.0f} > 12,032"
+            ),
+        ),
     ]
 
 
@@ -138,25 +228,64 @@ def _rho_sensitivity_claims() -> list[Printed]:
     hellaswag = next(r for r in table_6 if r["task"] == "HellaSwag")
     low, high, flipped = _perturbed_counts()
     return [
-        Printed(MAIN, "Section 6.2", "MMLU-Pro unresolved count with rho-hat - 0.10 (lower end of [2, 4])", "2", lambda: float(low),
-                "Table 7 accuracies, rho-hat -+ 0.10 clamped to the admissible interval"),
-        Printed(MAIN, "Section 6.2", "MMLU-Pro unresolved count with rho-hat + 0.10 (upper end of [2, 4])", "4", lambda: float(high),
-                "Table 7 accuracies, rho-hat -+ 0.10 clamped to the admissible interval"),
-        Printed(MAIN, "Section 6.2", "MMLU-Pro pairs whose verdict flips under rho-hat -+ 0.10", "2", lambda: float(len(flipped)),
-                "Table 7 accuracies", other_reading=lambda: f"flipping: {', '.join(flipped)}"),
-        holds_claim(MAIN, "Section 6.2", "the HellaSwag pair becomes resolved at rho-hat + 0.10 = 0.91", "resolved",
-               lambda: ((n := float(required_n_paired_binary(hellaswag["p_a"], second_accuracy(hellaswag), 0.91))) <= hellaswag["n"],
-                        f"N* = {n:,.0f} at rho = 0.91 against N = {hellaswag['n']:,}"), "Table 6 accuracies"),
+        Printed(
+            MAIN,
+            "Section 6.2",
+            "MMLU-Pro unresolved count with rho-hat - 0.10 (lower end of [2, 4])",
+            "2",
+            lambda: float(low),
+            "Table 7 accuracies, rho-hat -+ 0.10 clamped to the admissible interval",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.2",
+            "MMLU-Pro unresolved count with rho-hat + 0.10 (upper end of [2, 4])",
+            "4",
+            lambda: float(high),
+            "Table 7 accuracies, rho-hat -+ 0.10 clamped to the admissible interval",
+        ),
+        Printed(
+            MAIN,
+            "Section 6.2",
+            "MMLU-Pro pairs whose verdict flips under rho-hat -+ 0.10",
+            "2",
+            lambda: float(len(flipped)),
+            "Table 7 accuracies",
+            other_reading=lambda: f"flipping: {', '.join(flipped)}",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.2",
+            "the HellaSwag pair becomes resolved at rho-hat + 0.10 = 0.91",
+            "resolved",
+            lambda: (
+                (n := float(required_n_paired_binary(hellaswag["p_a"], second_accuracy(hellaswag), 0.91)))
+                <= hellaswag["n"],
+                f"N* = {n:,.0f} at rho = 0.91 against N = {hellaswag['n']:,}",
+            ),
+            "Table 6 accuracies",
+        ),
     ]
 
 
 def _table_5_and_frontier_claims() -> list[Printed]:
     """Section 6.2's reading of Table 5, and Appendix D's frontier panel, which is not printed."""
     return [
-        holds_claim(MAIN, "Section 6.2 (Table 5)", "each adjustment strictly tightens the verdict", "strictly",
-               tighter_than_fixed_n, "Table 5 as printed"),
-        missing_claim(MAIN, "Section 6.2, Appendix D", "frontier panel: N = 1,350 of 3,000; shortcut/N* in [0.496, 0.500]", "1,350",
-                 "the panel's per-item scores and accuracies are not printed"),
+        holds_claim(
+            MAIN,
+            "Section 6.2 (Table 5)",
+            "each adjustment strictly tightens the verdict",
+            "strictly",
+            tighter_than_fixed_n,
+            "Table 5 as printed",
+        ),
+        missing_claim(
+            MAIN,
+            "Section 6.2, Appendix D",
+            "frontier panel: N = 1,350 of 3,000; shortcut/N* in [0.496, 0.500]",
+            "1,350",
+            "the panel's per-item scores and accuracies are not printed",
+        ),
     ]
 
 

@@ -31,12 +31,17 @@ def _lemma_1_claims() -> list[Printed]:
                 delta = 0.005
                 ratio = float(shortcut_ratio(p + delta / 2, p - delta / 2, rho))
                 worst = max(worst, abs(abs(ratio - 0.5) / delta**2 / float(shortcut_constant(p, rho)) - 1))
-        return worst < 5e-4, f"|n_h/N* - 1/2| / delta^2 matches C(p, rho) within {worst:.1e} relative at delta = 0.005 (four significant figures: < 5e-4)"
+        return (
+            worst < 5e-4,
+            f"|n_h/N* - 1/2| / delta^2 matches C(p, rho) within {worst:.1e} relative at delta = 0.005 (four significant figures: < 5e-4)",
+        )
 
     def half_independent() -> tuple[bool, str]:
         """Whether C(1/2, rho) is 1/3 at every rho."""
         values = [float(shortcut_constant(0.5, rho)) for rho in np.linspace(-0.5, 0.9, 15)]
-        return max(abs(v - 1 / 3) for v in values) < 1e-12, f"C(1/2, rho) over rho in [-0.5, 0.9]: {min(values):.15f} to {max(values):.15f}"
+        return max(
+            abs(v - 1 / 3) for v in values
+        ) < 1e-12, f"C(1/2, rho) over rho in [-0.5, 0.9]: {min(values):.15f} to {max(values):.15f}"
 
     def expansion() -> tuple[bool, str]:
         """Whether the second difference of h^2 matches the printed H_2."""
@@ -49,13 +54,41 @@ def _lemma_1_claims() -> list[Printed]:
         return worst < 1e-4, f"(h^2 u / delta^2 - 1) / delta^2 at delta = 1e-3 matches H_2 within {worst:.1e} relative"
 
     return [
-        holds_claim(MAIN, "Section 3, footnote 1", "at power 0.8 the lower tail of the exact two-sided power contributes < 1e-3", "< 1e-3",
-               lambda: (float(ndtr(-1.959963984540054 - z)) < 1e-3, f"Phi(-z_a - mu) at mu = {z:.3f}: {float(ndtr(-1.959963984540054 - z)):.2e}"), "alpha = 0.05"),
-        holds_claim(MAIN, "Section 4, Lemma 1", "C(1/2, rho) = 1/3 for every rho (the rho term vanishes at p = 1/2)", "1/3", half_independent, "Eq. 11"),
-        holds_claim(MAIN, "Section 4 and Appendix A, numerical check", "|n_h/N* - 1/2| / delta^2 matches C(p, rho) to four significant figures at small delta",
-               "4 figures", lemma_terms, "p in {0.5, 0.65, 0.8}, rho in {0, 0.3, 0.6}, delta = 0.005"),
-        holds_claim(MAIN, "Section 4, proof sketch", "h^2 = (delta^2/u)(1 + delta^2 H_2 + ...) with H_2 = 1/(12u) + (1 - 2p)^2/(16u^2)", "H_2", expansion,
-               "numerical second difference"),
+        holds_claim(
+            MAIN,
+            "Section 3, footnote 1",
+            "at power 0.8 the lower tail of the exact two-sided power contributes < 1e-3",
+            "< 1e-3",
+            lambda: (
+                float(ndtr(-1.959963984540054 - z)) < 1e-3,
+                f"Phi(-z_a - mu) at mu = {z:.3f}: {float(ndtr(-1.959963984540054 - z)):.2e}",
+            ),
+            "alpha = 0.05",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 4, Lemma 1",
+            "C(1/2, rho) = 1/3 for every rho (the rho term vanishes at p = 1/2)",
+            "1/3",
+            half_independent,
+            "Eq. 11",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 4 and Appendix A, numerical check",
+            "|n_h/N* - 1/2| / delta^2 matches C(p, rho) to four significant figures at small delta",
+            "4 figures",
+            lemma_terms,
+            "p in {0.5, 0.65, 0.8}, rho in {0, 0.3, 0.6}, delta = 0.005",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 4, proof sketch",
+            "h^2 = (delta^2/u)(1 + delta^2 H_2 + ...) with H_2 = 1/(12u) + (1 - 2p)^2/(16u^2)",
+            "H_2",
+            expansion,
+            "numerical second difference",
+        ),
     ]
 
 
@@ -65,19 +98,45 @@ def _appendix_a_claims() -> list[Printed]:
     def grows() -> tuple[bool, str]:
         """Whether C(p, rho) increases with rho and with |1 - 2p| on the printed grid."""
         at = {(p, rho): float(shortcut_constant(p, rho)) for p in (0.5, 0.65, 0.8) for rho in (0.0, 0.3, 0.6, 0.9)}
-        falls = [f"C({p}, {a}) = {at[p, a]:.3f} > C({p}, {b}) = {at[p, b]:.3f}" for p in (0.65, 0.8) for a, b in ((0.0, 0.3), (0.3, 0.6), (0.6, 0.9)) if at[p, b] < at[p, a]]
-        falls += [f"C(0.5, 0) = {at[0.5, 0.0]:.3f} > C(0.65, 0) = {at[0.65, 0.0]:.3f}"] if at[0.65, 0.0] < at[0.5, 0.0] else []
+        falls = [
+            f"C({p}, {a}) = {at[p, a]:.3f} > C({p}, {b}) = {at[p, b]:.3f}"
+            for p in (0.65, 0.8)
+            for a, b in ((0.0, 0.3), (0.3, 0.6), (0.6, 0.9))
+            if at[p, b] < at[p, a]
+        ]
+        falls += (
+            [f"C(0.5, 0) = {at[0.5, 0.0]:.3f} > C(0.65, 0) = {at[0.65, 0.0]:.3f}"]
+            if at[0.65, 0.0] < at[0.5, 0.0]
+            else []
+        )
         return not falls, "; ".join(falls) or "increasing on the grid"
 
     def remainder() -> float:
         """The relative gap between the exact n_h/N* - 1/2 and C delta^2 at (0.8, 0.5, 0.20)."""
         p, rho, delta = 0.8, 0.5, 0.2
-        return abs(float(shortcut_ratio(p + delta / 2, p - delta / 2, rho)) - 0.5) / (float(shortcut_constant(p, rho)) * delta**2) - 1
+        return (
+            abs(float(shortcut_ratio(p + delta / 2, p - delta / 2, rho)) - 0.5)
+            / (float(shortcut_constant(p, rho)) * delta**2)
+            - 1
+        )
 
     return [
-        Printed(MAIN, "Appendix A", "O(delta^4) correction on top of C delta^2 at (p, rho, delta) = (0.8, 0.5, 0.20)", "~0.17", remainder,
-                "exact n_h/N* against Eq. 11 (printed as ~17%)"),
-        holds_claim(MAIN, "Appendix A", "C(p, rho) grows with |1 - 2p| and with rho", "grows", grows, "Eq. 11 on p in {0.5, 0.65, 0.8}, rho in {0, 0.3, 0.6, 0.9}"),
+        Printed(
+            MAIN,
+            "Appendix A",
+            "O(delta^4) correction on top of C delta^2 at (p, rho, delta) = (0.8, 0.5, 0.20)",
+            "~0.17",
+            remainder,
+            "exact n_h/N* against Eq. 11 (printed as ~17%)",
+        ),
+        holds_claim(
+            MAIN,
+            "Appendix A",
+            "C(p, rho) grows with |1 - 2p| and with rho",
+            "grows",
+            grows,
+            "Eq. 11 on p in {0.5, 0.65, 0.8}, rho in {0, 0.3, 0.6, 0.9}",
+        ),
     ]
 
 
@@ -89,7 +148,10 @@ def _printed_pairs_claims() -> list[Printed]:
         """Whether n_h/N* is 1/2 to four decimals on Table 6's 7 close pairs."""
         ratios = [float(shortcut_ratio(r["p_a"], second_accuracy(r), r["rho"])) for r in table_6]
         worst = max(abs(x - 0.5) for x in ratios)
-        return worst < 5e-5, f"n_h/N* on the 7 close pairs (printed p_A and rho-hat, exact gap): {min(ratios):.5f} to {max(ratios):.5f}"
+        return (
+            worst < 5e-5,
+            f"n_h/N* on the 7 close pairs (printed p_A and rho-hat, exact gap): {min(ratios):.5f} to {max(ratios):.5f}",
+        )
 
     def mmlu_ratios() -> tuple[bool, str]:
         """Whether n_h/N* on Table 7's pairs has the printed median and range."""
@@ -98,26 +160,72 @@ def _printed_pairs_claims() -> list[Printed]:
         return round(median(ratios), 3) == 0.5 and round(min(ratios), 3) >= 0.496 and round(max(ratios), 3) <= 0.5, text
 
     return [
-        holds_claim(MAIN, "Section 4", "the 7 close OLL v1 pairs give n_h/N* = 1/2 to four decimals", "0.5000", close_ratios, "Table 6 accuracies and rho-hat"),
-        holds_claim(MAIN, "Section 6.2", "on the MMLU-Pro pairs n_h/N* has median 0.500 and range [0.496, 0.500]", "0.500, [0.496, 0.500]", mmlu_ratios,
-               "Table 7 accuracies and rho-hat"),
-        missing_claim(MAIN, "Section 4", "on the 40 OLL v1 pairs n_h/N* has median 0.5002, IQR [0.4999, 0.5035], range [0.487, 0.562]", "0.5002",
-                 "needs the 40 OLL v1 pairs"),
-        holds_claim(MAIN, "Section 4", "17 of 40 OLL v1 pairs have |delta| <= 5 pp (Table 3)", "17",
-               lambda: (3 + 4 + 10 == 17, "Table 3's buckets <= 1%, 1-2% and 2-5% hold 3 + 4 + 10 = 17 pairs"), "Table 3 as printed"),
-        Printed(MAIN, "Section 4", "largest |delta-hat| of the 9 MMLU-Pro adjacent pairs, pp (claimed <= 7)", "7",
-                lambda: max(100 * abs(r["b"] - r["c"]) / r["n"] for r in table_7), "Table 7 counts", "upper-bound"),
+        holds_claim(
+            MAIN,
+            "Section 4",
+            "the 7 close OLL v1 pairs give n_h/N* = 1/2 to four decimals",
+            "0.5000",
+            close_ratios,
+            "Table 6 accuracies and rho-hat",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 6.2",
+            "on the MMLU-Pro pairs n_h/N* has median 0.500 and range [0.496, 0.500]",
+            "0.500, [0.496, 0.500]",
+            mmlu_ratios,
+            "Table 7 accuracies and rho-hat",
+        ),
+        missing_claim(
+            MAIN,
+            "Section 4",
+            "on the 40 OLL v1 pairs n_h/N* has median 0.5002, IQR [0.4999, 0.5035], range [0.487, 0.562]",
+            "0.5002",
+            "needs the 40 OLL v1 pairs",
+        ),
+        holds_claim(
+            MAIN,
+            "Section 4",
+            "17 of 40 OLL v1 pairs have |delta| <= 5 pp (Table 3)",
+            "17",
+            lambda: (3 + 4 + 10 == 17, "Table 3's buckets <= 1%, 1-2% and 2-5% hold 3 + 4 + 10 = 17 pairs"),
+            "Table 3 as printed",
+        ),
+        Printed(
+            MAIN,
+            "Section 4",
+            "largest |delta-hat| of the 9 MMLU-Pro adjacent pairs, pp (claimed <= 7)",
+            "7",
+            lambda: max(100 * abs(r["b"] - r["c"]) / r["n"] for r in table_7),
+            "Table 7 counts",
+            "upper-bound",
+        ),
     ]
 
 
 def _table_1_claims() -> list[Printed]:
     """Section 4.1's Table 1: the calculators that halve N* once multiplied by (1 - rho)."""
     return [
-        holds_claim(MAIN, "Section 4.1, Table 1", "three of the five calculators give half the correct N* after x (1 - rho)", "3 of 5",
-               lambda: (round(0.7 * float(required_n_arcsine(0.65, 0.6, convention="one-sample")) / float(required_n_paired_binary(0.65, 0.6, 0.3)), 2) == 0.5,
-                        ("Cohen, G*Power and pwr share K/h^2; x 0.7 gives "
-                         f"{0.7 * float(required_n_arcsine(0.65, 0.6, convention='one-sample')) / float(required_n_paired_binary(0.65, 0.6, 0.3)):.3f} N*")),
-               "p_A = 0.65, p_B = 0.60, rho = 0.30"),
+        holds_claim(
+            MAIN,
+            "Section 4.1, Table 1",
+            "three of the five calculators give half the correct N* after x (1 - rho)",
+            "3 of 5",
+            lambda: (
+                round(
+                    0.7
+                    * float(required_n_arcsine(0.65, 0.6, convention="one-sample"))
+                    / float(required_n_paired_binary(0.65, 0.6, 0.3)),
+                    2,
+                )
+                == 0.5,
+                (
+                    "Cohen, G*Power and pwr share K/h^2; x 0.7 gives "
+                    f"{0.7 * float(required_n_arcsine(0.65, 0.6, convention='one-sample')) / float(required_n_paired_binary(0.65, 0.6, 0.3)):.3f} N*"
+                ),
+            ),
+            "p_A = 0.65, p_B = 0.60, rho = 0.30",
+        )
     ]
 
 

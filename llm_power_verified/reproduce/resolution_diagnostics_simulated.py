@@ -37,8 +37,13 @@ def table_2_rows() -> list[Printed]:
     list of Printed
         One record per printed value.
     """
-    printed = {"chi2": ("0.9", "0.79", "5.3"), "exact": ("1.1", "0.76", "10.2"), "mid-p": ("0.8", "0.79", "5.9"),
-               "chi2-corrected": ("1.1", "0.76", "10.6"), "bootstrap": ("0.9", "0.79", "5.2")}
+    printed = {
+        "chi2": ("0.9", "0.79", "5.3"),
+        "exact": ("1.1", "0.76", "10.2"),
+        "mid-p": ("0.8", "0.79", "5.9"),
+        "chi2-corrected": ("1.1", "0.76", "10.6"),
+        "bootstrap": ("0.9", "0.79", "5.2"),
+    }
     type_i_tolerance = 3 * monte_carlo_se(0.05, 1500) * 100
     power_tolerance = 3 * monte_carlo_se(0.8, 1500)
     inputs = "p in {0.5, 0.7, 0.9} x rho_z in {0, 0.4, 0.8}, n = 500, M = 1,500, delta for Connor power 0.80"
@@ -57,9 +62,36 @@ def table_2_rows() -> list[Printed]:
     for method, (type_i, median, deviation) in printed.items():
         where = f"Table 2, {method}"
         entries += [
-            Printed(MAIN, where, "max |alpha-hat - alpha| (pp)", type_i, lambda m=method: summary(m, "type-i"), inputs, "monte-carlo", tolerance=type_i_tolerance),
-            Printed(MAIN, where, "median power under H1", median, lambda m=method: summary(m, "median"), inputs, "monte-carlo", tolerance=power_tolerance),
-            Printed(MAIN, where, "max |power - 0.80| (pp)", deviation, lambda m=method: summary(m, "deviation"), inputs, "monte-carlo", tolerance=power_tolerance * 100),
+            Printed(
+                MAIN,
+                where,
+                "max |alpha-hat - alpha| (pp)",
+                type_i,
+                lambda m=method: summary(m, "type-i"),
+                inputs,
+                "monte-carlo",
+                tolerance=type_i_tolerance,
+            ),
+            Printed(
+                MAIN,
+                where,
+                "median power under H1",
+                median,
+                lambda m=method: summary(m, "median"),
+                inputs,
+                "monte-carlo",
+                tolerance=power_tolerance,
+            ),
+            Printed(
+                MAIN,
+                where,
+                "max |power - 0.80| (pp)",
+                deviation,
+                lambda m=method: summary(m, "deviation"),
+                inputs,
+                "monte-carlo",
+                tolerance=power_tolerance * 100,
+            ),
         ]
     return entries
 
@@ -104,8 +136,10 @@ def solved_accuracy(delta: float, rho: float, required: float) -> float:
 
 def _table_10_reason(delta: float, rho: float, printed: int, known: float | None) -> str:
     high, low = solved_accuracy(delta, rho, printed - 1), solved_accuracy(delta, rho, printed)
-    text = (f"needs p_A, which Table 10 does not print; the ceiling of Eq. 6 is {printed} for p_A in [{low:.4f}, {high:.4f}) "
-            f"at |delta| = {delta}, rho = {rho}")
+    text = (
+        f"needs p_A, which Table 10 does not print; the ceiling of Eq. 6 is {printed} for p_A in [{low:.4f}, {high:.4f}) "
+        f"at |delta| = {delta}, rho = {rho}"
+    )
     if known is not None:
         at_known = float(ceil_sample_size(required_n_paired_binary(known, known - delta, rho)))
         text += f"; Table 6's accuracy of the first-named model, {known}, would give {at_known:,.0f}"
@@ -125,17 +159,35 @@ def table_10_rows() -> list[Printed]:
         where = f"Table 10, {pair}"
         p_a = solved_accuracy(delta, rho, float(required_text) - 0.5)
         inputs = f"|delta| = {delta}, rho = {rho}, p_A = {p_a:.4f} (solved from the printed N*; not stated)"
-        rows.append(Printed(MAIN, where, "N* (Eq. 6)", required_text, lambda: math.nan, inputs, "not-reproducible",
-                            reason=_table_10_reason(delta, rho, int(required_text), known)))
+        rows.append(
+            Printed(
+                MAIN,
+                where,
+                "N* (Eq. 6)",
+                required_text,
+                lambda: math.nan,
+                inputs,
+                "not-reproducible",
+                reason=_table_10_reason(delta, rho, int(required_text), known),
+            )
+        )
         both = float(_variance.joint_success_probability(p_a, p_a - delta, rho))
         only_a, only_b = p_a - both, p_a - delta - both
         for fraction, text in zip((0.8, 1.0, 1.2), powers, strict=True):
             size = math.ceil(fraction * float(required_text))
             expected = power_exact_at_cells(size, only_a, only_b, 0.05, "chi2")
-            rows.append(Printed(MAIN, where, f"empirical McNemar power at {fraction} N* (n = {size})", text,
-                                lambda n=size, a=only_a, b=only_b: power_exact_at_cells(n, a, b, 0.05, "chi2"),
-                                f"{inputs}; exact chi-square power of M = 1,000 bootstrap benchmarks", "monte-carlo",
-                                tolerance=3 * monte_carlo_se(expected, 1000)))
+            rows.append(
+                Printed(
+                    MAIN,
+                    where,
+                    f"empirical McNemar power at {fraction} N* (n = {size})",
+                    text,
+                    lambda n=size, a=only_a, b=only_b: power_exact_at_cells(n, a, b, 0.05, "chi2"),
+                    f"{inputs}; exact chi-square power of M = 1,000 bootstrap benchmarks",
+                    "monte-carlo",
+                    tolerance=3 * monte_carlo_se(expected, 1000),
+                )
+            )
     return rows
 
 
@@ -146,7 +198,11 @@ def _appendix_b_curves() -> tuple[dict, ...]:
     for index, delta in enumerate((0.02, 0.04, 0.08)):
         required = float(required_n_paired_binary(0.65, 0.65 - delta, 0.3))
         sizes = np.unique(np.round(required * np.array([0.7, 0.85, 1.0, 1.15, 1.3])).astype(int))
-        curves.append(bootstrap_power_curve_binary(0.65, 0.65 - delta, 0.3, sizes, n_simulations=1000, n_resamples=1000, seed=100 + index))
+        curves.append(
+            bootstrap_power_curve_binary(
+                0.65, 0.65 - delta, 0.3, sizes, n_simulations=1000, n_resamples=1000, seed=100 + index
+            )
+        )
     return tuple(curves)
 
 
@@ -160,8 +216,15 @@ def appendix_b_rows() -> list[Printed]:
     """
     rows = []
     for index, delta in enumerate((0.02, 0.04, 0.08)):
-        rows.append(Printed(MAIN, "Appendix B, Figure 5", f"|crossing n / N* - 1|, delta = {delta}", "0.05",
-                            lambda i=index: abs(_appendix_b_curves()[i]["crossing_n"] / _appendix_b_curves()[i]["required_n"] - 1),
-                            "p_A = 0.65, rho = 0.3, percentile bootstrap (B = 1,000), 1,000 datasets per n; MC noise on the crossing about 3%",
-                            "upper-bound"))
+        rows.append(
+            Printed(
+                MAIN,
+                "Appendix B, Figure 5",
+                f"|crossing n / N* - 1|, delta = {delta}",
+                "0.05",
+                lambda i=index: abs(_appendix_b_curves()[i]["crossing_n"] / _appendix_b_curves()[i]["required_n"] - 1),
+                "p_A = 0.65, rho = 0.3, percentile bootstrap (B = 1,000), 1,000 datasets per n; MC noise on the crossing about 3%",
+                "upper-bound",
+            )
+        )
     return rows

@@ -25,10 +25,26 @@ __all__ = ["claim_rows", "printed_values", "reproduce"]
 
 def _resolution_diagnostics_rows() -> list[Printed]:
     """The main paper's printed values in report order (tables first, in the order the report has always listed them)."""
-    closed, adjusted, simulated = resolution_diagnostics, resolution_diagnostics_adjustments, resolution_diagnostics_simulated
-    return (closed.table_1_rows() + closed.lemma_rows() + adjusted.multiplicity_rows() + closed.tables_6_7_rows() + closed.table_11_rows()
-            + adjusted.table_4_rows() + adjusted.table_9_rows() + adjusted.anytime_rows() + adjusted.table_5_rows() + closed.table_3_rows()
-            + simulated.table_2_rows() + simulated.table_10_rows() + simulated.appendix_b_rows())
+    closed, adjusted, simulated = (
+        resolution_diagnostics,
+        resolution_diagnostics_adjustments,
+        resolution_diagnostics_simulated,
+    )
+    return (
+        closed.table_1_rows()
+        + closed.lemma_rows()
+        + adjusted.multiplicity_rows()
+        + closed.tables_6_7_rows()
+        + closed.table_11_rows()
+        + adjusted.table_4_rows()
+        + adjusted.table_9_rows()
+        + adjusted.anytime_rows()
+        + adjusted.table_5_rows()
+        + closed.table_3_rows()
+        + simulated.table_2_rows()
+        + simulated.table_10_rows()
+        + simulated.appendix_b_rows()
+    )
 
 
 def claim_rows(paper: str) -> list[Printed]:
@@ -45,17 +61,26 @@ def claim_rows(paper: str) -> list[Printed]:
         The claims, in report order.
     """
     if paper == "main":
-        return (resolution_diagnostics_claims.introduction_claims() + resolution_diagnostics_claims_theory.theory_claims()
-                + resolution_diagnostics_claims.calibration_claims() + resolution_diagnostics_claims_benchmarks.oll_v1_claims()
-                + resolution_diagnostics_claims_benchmarks.mmlu_pro_claims()
-                + resolution_diagnostics_claims_adjustments.multiplicity_and_cluster_claims()
-                + resolution_diagnostics_claims_adjustments.anytime_claims() + resolution_diagnostics_claims.summary_claims())
+        return (
+            resolution_diagnostics_claims.introduction_claims()
+            + resolution_diagnostics_claims_theory.theory_claims()
+            + resolution_diagnostics_claims.calibration_claims()
+            + resolution_diagnostics_claims_benchmarks.oll_v1_claims()
+            + resolution_diagnostics_claims_benchmarks.mmlu_pro_claims()
+            + resolution_diagnostics_claims_adjustments.multiplicity_and_cluster_claims()
+            + resolution_diagnostics_claims_adjustments.anytime_claims()
+            + resolution_diagnostics_claims.summary_claims()
+        )
     if paper == "sample-size":
         return pairwise_power.sample_size_claims()
     return pairs_needed_claims.embedding_claims()
 
 
-_TABLES = {"main": _resolution_diagnostics_rows, "embedding": pairs_needed.embedding_rows, "sample-size": pairwise_power.sample_size_rows}
+_TABLES = {
+    "main": _resolution_diagnostics_rows,
+    "embedding": pairs_needed.embedding_rows,
+    "sample-size": pairwise_power.sample_size_rows,
+}
 
 
 def printed_values(paper: str = "all") -> list[Printed]:
@@ -106,6 +131,18 @@ def reproduce(paper: str = "all") -> list[ReproductionRow]:
     for entry in printed_values(paper):
         computed = math.nan if entry.kind == "not-reproducible" else float(entry.compute())
         relative, verdict, reason = verdict_of(entry, computed)
-        rows.append(ReproductionRow(entry.paper.name, entry.location, entry.quantity, entry.inputs, entry.printed, computed, relative, verdict,
-                                    reason, entry.claim))
+        rows.append(
+            ReproductionRow(
+                entry.paper.name,
+                entry.location,
+                entry.quantity,
+                entry.inputs,
+                entry.printed,
+                computed,
+                relative,
+                verdict,
+                reason,
+                entry.claim,
+            )
+        )
     return rows

@@ -68,7 +68,7 @@ def half_unit(text: str) -> float:
     """
     cleaned, scale = _clean(text)
     exponent = Decimal(cleaned).as_tuple().exponent
-    return 0.5 * 10.0 ** exponent * scale
+    return 0.5 * 10.0**exponent * scale
 
 
 def printed_number(text: str) -> float:
@@ -101,7 +101,11 @@ def _required_n_verdict(entry: Printed, computed: float) -> tuple[float | None, 
     if entry.input_range is not None:
         low, high = (float(ceil_sample_size(value)) for value in sorted(entry.input_range()))
         if low <= number <= high:
-            return relative, "agrees", f"ceiling of N* within the rounding of the printed inputs ({low:,.0f} to {high:,.0f})"
+            return (
+                relative,
+                "agrees",
+                f"ceiling of N* within the rounding of the printed inputs ({low:,.0f} to {high:,.0f})",
+            )
         found = f"the printed inputs allow {low:,.0f} to {high:,.0f} (ceiling)"
     elif number == ceiling:
         return relative, "agrees", f"the ceiling of the computed {computed:,.2f}"
@@ -140,7 +144,11 @@ def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]
     if entry.kind == "range":
         low, high = entry.bounds
         inside = low <= computed <= high
-        return None, "agrees" if inside else "differs", f"computed {computed:.4g} {'inside' if inside else 'outside'} the printed range [{low:g}, {high:g}]"
+        return (
+            None,
+            "agrees" if inside else "differs",
+            f"computed {computed:.4g} {'inside' if inside else 'outside'} the printed range [{low:g}, {high:g}]",
+        )
     number = printed_number(entry.printed)
     relative = abs(computed - number) / abs(number) if number else None
     if entry.kind == "monte-carlo":
@@ -152,13 +160,21 @@ def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]
         if computed <= number:
             return relative, "agrees", f"bound holds: computed {computed:.4g} <= {entry.printed}"
         if computed <= number + half_unit(entry.printed):
-            return relative, "agrees", f"bound holds only within the printed rounding: computed {computed:.4g} vs {entry.printed}"
+            return (
+                relative,
+                "agrees",
+                f"bound holds only within the printed rounding: computed {computed:.4g} vs {entry.printed}",
+            )
         return relative, "differs", f"printed bound {entry.printed} fails: computed {computed:.4g}"
     if entry.kind == "lower-bound":
         if computed >= number:
             return relative, "agrees", f"bound holds: computed {computed:.4g} >= {entry.printed}"
         if computed >= number - half_unit(entry.printed):
-            return relative, "agrees", f"bound holds only within the printed rounding: computed {computed:.4g} vs {entry.printed}"
+            return (
+                relative,
+                "agrees",
+                f"bound holds only within the printed rounding: computed {computed:.4g} vs {entry.printed}",
+            )
         return relative, "differs", f"printed bound {entry.printed} fails: computed {computed:.4g}"
     if abs(computed - number) <= half_unit(entry.printed) * (1 + 1e-9):
         return relative, "agrees", "rounds to the printed digits"
@@ -168,7 +184,11 @@ def verdict_of(entry: Printed, computed: float) -> tuple[float | None, str, str]
         low, high = sorted(entry.input_range())
         if low - half_unit(entry.printed) <= number <= high + half_unit(entry.printed):
             return relative, "agrees", f"within the rounding of the printed inputs (range {low:.4g} to {high:.4g})"
-        return relative, "differs", f"outside the range {low:.4g} to {high:.4g} allowed by the rounding of the printed inputs"
+        return (
+            relative,
+            "differs",
+            f"outside the range {low:.4g} to {high:.4g} allowed by the rounding of the printed inputs",
+        )
     if entry.other_reading is not None:
         return relative, "differs", entry.other_reading()
     ratio = computed / number if number else math.inf

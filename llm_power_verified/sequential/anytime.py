@@ -86,13 +86,22 @@ def simulated_crossings(theta: float, needed: np.ndarray, n_simulations: int, rn
         steps = np.where(rng.random((size, horizon)) < theta, 1, -1).astype(np.int32)
         walk = np.abs(np.cumsum(steps, axis=1))
         hit = walk >= needed[None, :]
-        crossings[start:start + size] = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
+        crossings[start : start + size] = np.where(hit.any(axis=1), np.argmax(hit, axis=1) + 1, np.inf)
     return crossings
 
 
 @docfill("counts_int", "n_int", "alpha_float", "power_float", "mixture", "seed", "prior")
-def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
-                                 n_simulations: int = 2000, seed: int = 0, prior=(1.0, 1.0)) -> dict:
+def required_n_anytime_simulated(
+    b: int,
+    c: int,
+    n: int,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    mixture: str = "grid",
+    n_simulations: int = 2000,
+    seed: int = 0,
+    prior=(1.0, 1.0),
+) -> dict:
     """(1 - beta) quantile of the e-process's first crossing of 1/alpha, in items.
 
     Discordant signs are simulated with P(A wins) = b / (b + c); discordant
@@ -140,18 +149,31 @@ def required_n_anytime_simulated(b: int, c: int, n: int, alpha: float = 0.05, po
     psi = (b + c) / n
     theta = b / (b + c)
     table = threshold_table(float(alpha), mixture, tuple(prior))
-    horizon = int(min(4 * psi * float(required_n_anytime(b, c, n, alpha, power, mixture, prior, table)) + 100, 5_000_000))
+    horizon = int(
+        min(4 * psi * float(required_n_anytime(b, c, n, alpha, power, mixture, prior, table)) + 100, 5_000_000)
+    )
     crossings = simulated_crossings(theta, crossing_boundary(horizon, table), n_simulations, rng)
     items = crossings / psi
-    return {"required_n": float(np.quantile(items, power)), "median_n": float(np.median(items)),
-            "crossed": float(np.mean(np.isfinite(crossings))), "n_simulations": n_simulations, "seed": seed}
-
-
+    return {
+        "required_n": float(np.quantile(items, power)),
+        "median_n": float(np.median(items)),
+        "crossed": float(np.mean(np.isfinite(crossings))),
+        "n_simulations": n_simulations,
+        "seed": seed,
+    }
 
 
 @docfill("alpha_float", "mixture", "seed")
-def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: float, n_simulations: int = 2000, alpha: float = 0.05,
-                                  mixture: str = "grid", seed: int = 0) -> dict:
+def optional_stopping_calibration(
+    n_items: int,
+    looks: int,
+    p10: float,
+    p01: float,
+    n_simulations: int = 2000,
+    alpha: float = 0.05,
+    mixture: str = "grid",
+    seed: int = 0,
+) -> dict:
     """Rejection rates of the e-process and of a peeked fixed-n chi-square test at the same looks.
 
     Paired 0/1 items are simulated with discordant probabilities p10 (A only)
@@ -196,7 +218,11 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     (10, 79)
     """
     rng = np.random.default_rng(seed)
-    cells = rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(n_simulations, n_items)).astype(np.int8) if n_simulations * n_items <= 5_000_000 else None
+    cells = (
+        rng.multinomial(1, [p10, p01, 1 - p10 - p01], size=(n_simulations, n_items)).astype(np.int8)
+        if n_simulations * n_items <= 5_000_000
+        else None
+    )
     if cells is None:
         raise ArgumentError("n_simulations * n_items must be at most 5e6 for this simulation")
     wins = np.cumsum(cells[:, :, 0], axis=1)
@@ -212,5 +238,12 @@ def optional_stopping_calibration(n_items: int, looks: int, p10: float, p01: flo
     for start in range(0, n_items, 500):
         block = slice(start, min(start + 500, n_items))
         every_item |= (np.asarray(log_e_value(wins[:, block], losses[:, block], mixture)) >= target).any(axis=1)
-    return {"looks": int(times.size), "n_simulations": n_simulations, "e_process_at_looks": int(e_reject.sum()),
-            "e_process_any_item": int(every_item.sum()), "peeked_chi2": int(chi_reject.sum()), "alpha": alpha, "seed": seed}
+    return {
+        "looks": int(times.size),
+        "n_simulations": n_simulations,
+        "e_process_at_looks": int(e_reject.sum()),
+        "e_process_any_item": int(every_item.sum()),
+        "peeked_chi2": int(chi_reject.sum()),
+        "alpha": alpha,
+        "seed": seed,
+    }

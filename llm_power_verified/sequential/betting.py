@@ -37,8 +37,15 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 from llm_power_verified.sequential.e_process import first_crossing
 
-__all__ = ["GradedConfidenceSequence", "GradedEProcessPath", "betting_confidence_sequence", "betting_e_process",
-           "betting_log_e", "empirical_bernstein_confidence_sequence", "empirical_bernstein_log_e"]
+__all__ = [
+    "GradedConfidenceSequence",
+    "GradedEProcessPath",
+    "betting_confidence_sequence",
+    "betting_e_process",
+    "betting_log_e",
+    "empirical_bernstein_confidence_sequence",
+    "empirical_bernstein_log_e",
+]
 
 #: Bet truncation: |lambda| <= c / m and c / (1 - m) (hedged capital), |lambda| <= c (empirical Bernstein).
 TRUNCATION = 0.5
@@ -56,8 +63,10 @@ def check_differences(differences: Any) -> np.ndarray:
     bad = ~np.isfinite(values) | (values < -1) | (values > 1)
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), values.shape)
-        raise ArgumentError(f"differences must lie in [-1, 1]; got {float(values[index])!r} at index "
-                            f"{tuple(int(i) for i in index) if values.ndim > 1 else int(index[0])}")
+        raise ArgumentError(
+            f"differences must lie in [-1, 1]; got {float(values[index])!r} at index "
+            f"{tuple(int(i) for i in index) if values.ndim > 1 else int(index[0])}"
+        )
     return values
 
 
@@ -264,7 +273,9 @@ def _refine(x: np.ndarray, bets: np.ndarray, t: int, inside: float, outside: flo
 
 
 @docfill("differences_path", "alpha_float")
-def betting_confidence_sequence(differences: Any, alpha: float = 0.05, refine_at: Any = None) -> GradedConfidenceSequence:
+def betting_confidence_sequence(
+    differences: Any, alpha: float = 0.05, refine_at: Any = None
+) -> GradedConfidenceSequence:
     """Hedged-capital betting confidence sequence for the mean difference (Waudby-Smith and Ramdas 2024, Section 4).
 
     At every t the interval is the hull of the grid means whose capital is

@@ -49,8 +49,11 @@ def _optimal_scale(v: float, alpha: float) -> float:
     # Lazy: scipy.optimize costs 0.5 s at import and the audit, which loads this package, never calls it.
     from scipy.optimize import minimize_scalar
 
-    result = minimize_scalar(lambda log_rho: float(_generated.normal_mixture_boundary(v, math.exp(log_rho), alpha)),
-                             bounds=(math.log(v) - 20, math.log(v) + 5), method="bounded")
+    result = minimize_scalar(
+        lambda log_rho: float(_generated.normal_mixture_boundary(v, math.exp(log_rho), alpha)),
+        bounds=(math.log(v) - 20, math.log(v) + 5),
+        method="bounded",
+    )
     return math.exp(result.x)
 
 

@@ -56,9 +56,11 @@ class Envelope:
 
     def __init__(self, table: ThresholdTable) -> None:
         if table.mixture not in ("grid", "two-point"):
-            raise ArgumentError(f"the anytime-valid required N is computed for the discrete mixtures 'grid' and 'two-point'; "
-                                f"got mixture={table.mixture!r}, whose threshold has no proven lower envelope here "
-                                "(use required_n_anytime_simulated)")
+            raise ArgumentError(
+                f"the anytime-valid required N is computed for the discrete mixtures 'grid' and 'two-point'; "
+                f"got mixture={table.mixture!r}, whose threshold has no proven lower envelope here "
+                "(use required_n_anytime_simulated)"
+            )
         self.table = table
         thetas = GRID if table.mixture == "grid" else TWO_POINT
         upper = thetas[thetas > 0.5]
@@ -68,7 +70,11 @@ class Envelope:
         self.exact = table.nodes[1][:size].copy()
         excess = max(0.0, self.exact[-1] * math.sqrt(size) - self.gamma * size - 2)
         # min over m' >= size of gamma sqrt(m') + excess / sqrt(m'): at m' = size, or at sqrt(m') = sqrt(excess / gamma)
-        tail = self.gamma * math.sqrt(size) + excess / math.sqrt(size) if self.gamma * size >= excess else 2 * math.sqrt(self.gamma * excess)
+        tail = (
+            self.gamma * math.sqrt(size) + excess / math.sqrt(size)
+            if self.gamma * size >= excess
+            else 2 * math.sqrt(self.gamma * excess)
+        )
         self.suffix = np.minimum(np.minimum.accumulate(self.exact[::-1])[::-1], tail)
         self._excess_table = self._excess(np.arange(1, size + 1, dtype=np.float64))
         # (grid, values) swapped as one tuple; nodes are never re-spaced, so a bound does not depend on earlier calls.
@@ -145,7 +151,9 @@ class Envelope:
             for _ in range(5):
                 middle = np.clip(hi - f_hi * (hi - lo) / (f_hi - f_lo), lo, hi)
                 # a root within rounding of an end: try the point four doubles inside it
-                middle = np.where(middle >= hi, hi - 4 * np.spacing(hi), np.where(middle <= lo, lo + 4 * np.spacing(lo), middle))
+                middle = np.where(
+                    middle >= hi, hi - 4 * np.spacing(hi), np.where(middle <= lo, lo + 4 * np.spacing(lo), middle)
+                )
                 middle = np.where((middle <= lo) | (middle >= hi) | ~np.isfinite(middle), (lo + hi) / 2, middle)
                 f_mid = self._log_e(middle, total) - target
                 up = f_mid >= 0
@@ -174,8 +182,9 @@ class Envelope:
             count = np.minimum(np.floor((total + np.sqrt(total) * bound[big]) / 2), total)
             ahead = count > np.floor(total / 2)
             reached = np.zeros(total.shape, dtype=bool)
-            reached[ahead] = np.asarray(log_e_value(count[ahead], total[ahead] - count[ahead], self.table.mixture,
-                                                    self.table.prior)) >= math.log(1 / self.table.alpha)
+            reached[ahead] = np.asarray(
+                log_e_value(count[ahead], total[ahead] - count[ahead], self.table.mixture, self.table.prior)
+            ) >= math.log(1 / self.table.alpha)
             out[big] = reached
         return out
 
@@ -269,8 +278,16 @@ def _leap(bounds: Envelope, m: np.ndarray, psi: np.ndarray, slope: np.ndarray, z
 
 
 @docfill("counts", "n_table", "alpha_float", "prior")
-def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float = 0.8, mixture: str = "grid",
-                       prior=(1.0, 1.0), table: ThresholdTable | None = None) -> float | np.ndarray:
+def required_n_anytime(
+    b: Any,
+    c: Any,
+    n: Any,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    mixture: str = "grid",
+    prior=(1.0, 1.0),
+    table: ThresholdTable | None = None,
+) -> float | np.ndarray:
     """Anytime-valid required N at an observed table: the first N at which the monitored test reaches the power.
 
     Plug-in discordance psi = (b + c)/n, gap delta = (b - c)/n, sigma_D^2 = psi - delta^2
@@ -360,8 +377,9 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
         bound = slope[:, None] * np.sqrt(last) - z_power
         counts = np.minimum(np.floor((window + np.sqrt(window) * np.maximum(bound, 0.0)) / 2), window)
         # Beyond the table, only counts where K can reach the lower bound on k(M) need an e-value.
-        possible = (bound > 0) & ((window <= bounds.m0)
-                                  | (counts >= bounds.smallest_counts(window, m[:, None], bounds.excess(m)[:, None])))
+        possible = (bound > 0) & (
+            (window <= bounds.m0) | (counts >= bounds.smallest_counts(window, m[:, None], bounds.excess(m)[:, None]))
+        )
         meets = _first_meeting(bounds, window, bound, possible)
         hit = meets.any(axis=1)
         end = window[:, -1].copy()
@@ -384,7 +402,9 @@ def required_n_anytime(b: Any, c: Any, n: Any, alpha: float = 0.05, power: float
             result[live[rows]] = start
         live, m = live[~hit], end[~hit] + 1
     else:
-        raise LlmPowerError(f"the anytime-valid required N search did not finish in {_MAX_ROUNDS} rounds "
-                            f"for {live.size} pairs (b, c, n) such as {b.ravel()[live[0]]:.0f}, {c.ravel()[live[0]]:.0f}, {n.ravel()[live[0]]:.0f}")
+        raise LlmPowerError(
+            f"the anytime-valid required N search did not finish in {_MAX_ROUNDS} rounds "
+            f"for {live.size} pairs (b, c, n) such as {b.ravel()[live[0]]:.0f}, {c.ravel()[live[0]]:.0f}, {n.ravel()[live[0]]:.0f}"
+        )
     result[result > LARGEST_N] = np.inf
     return finish(result.reshape(shape))

@@ -47,7 +47,16 @@ from llm_power_verified.inference.binomial import deviance, stirling_error
 from llm_power_verified.inference.cells import as_binary_vector
 from llm_power_verified.results import Result
 
-__all__ = ["MIXTURES", "EProcessPath", "anytime_pvalue", "e_bh", "e_process", "first_crossing", "log_e_real", "log_e_value"]
+__all__ = [
+    "MIXTURES",
+    "EProcessPath",
+    "anytime_pvalue",
+    "e_bh",
+    "e_process",
+    "first_crossing",
+    "log_e_real",
+    "log_e_value",
+]
 
 MIXTURES = ("grid", "beta", "two-point")
 GRID = np.concatenate([np.arange(1, 50), np.arange(51, 100)]) / 100.0
@@ -125,8 +134,15 @@ def _log_beta_plus(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     s = x + y
     half = s / 2
-    return (0.5 * _LOG_2PI + 0.5 * (np.log(s) - np.log(x) - np.log(y)) + deviance(x, half) + deviance(y, half)
-            + stirling_error(x) + stirling_error(y) - stirling_error(s))
+    return (
+        0.5 * _LOG_2PI
+        + 0.5 * (np.log(s) - np.log(x) - np.log(y))
+        + deviance(x, half)
+        + deviance(y, half)
+        + stirling_error(x)
+        + stirling_error(y)
+        - stirling_error(s)
+    )
 
 
 def _log_e_beta(b: np.ndarray, c: np.ndarray, a: float, a2: float) -> np.ndarray:
@@ -276,7 +292,9 @@ def first_crossing(log_e: np.ndarray, alpha: float) -> int | None:
 
 
 @docfill("mixture", "prior", derivation="e_process")
-def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> EProcessPath:
+def e_process(
+    scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)
+) -> EProcessPath:
     """The e-process over two aligned 0/1 score vectors in arrival order.
 
     Parameters
@@ -316,8 +334,14 @@ def e_process(scores_a: Any, scores_b: Any, mixture: str = "grid", prior: tuple[
     losses = np.cumsum((a == 0) & (b_scores == 1))
     log_e = np.asarray(log_e_value(wins, losses, mixture, prior), dtype=np.float64)
     t = np.arange(1, a.size + 1)
-    return EProcessPath(b=wins, c=losses, log_e=log_e, mean_difference=(wins - losses) / t,
-                        running_max_log_e=np.maximum.accumulate(log_e), mixture=mixture)
+    return EProcessPath(
+        b=wins,
+        c=losses,
+        log_e=log_e,
+        mean_difference=(wins - losses) / t,
+        running_max_log_e=np.maximum.accumulate(log_e),
+        mixture=mixture,
+    )
 
 
 def anytime_pvalue(log_e: Any) -> float:
@@ -394,5 +418,3 @@ def e_bh(log_e_values: Any, alpha: float = 0.05) -> np.ndarray:
         largest = int(np.max(np.flatnonzero(passes))) + 1
         rejected[order[:largest]] = True
     return rejected
-
-

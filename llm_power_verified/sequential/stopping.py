@@ -158,8 +158,17 @@ def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_
 
 
 @docfill("alpha_float", "mixture", "seed")
-def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixture: str = "grid", quantile: float = 0.9,
-                  horizon: int | None = None, n_simulations: int = SIMULATIONS, seed: int = 0) -> StoppingTime:
+def stopping_time(
+    p_a: float,
+    p_b: float,
+    rho: float,
+    alpha: float = 0.05,
+    mixture: str = "grid",
+    quantile: float = 0.9,
+    horizon: int | None = None,
+    n_simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> StoppingTime:
     """Expected and ``quantile`` stopping N of the monitored test of a pair with accuracies p_a, p_b and correlation rho.
 
     Parameters
@@ -219,9 +228,11 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
         horizon = int(min(max(2000, 40 * (2.8 / drift) ** 2), EXACT_HORIZON))
     check_scalar("horizon", horizon, low=1, high=MAX_SIMULATED_STEPS // 100, integer=True)
     if horizon > EXACT_HORIZON and not 100 <= n_simulations <= MAX_SIMULATED_STEPS / horizon:
-        raise ArgumentError(f"horizon {horizon:,} is simulated with n_simulations x horizon at most {MAX_SIMULATED_STEPS:,} "
-                            f"steps, so n_simulations must lie in [100, {MAX_SIMULATED_STEPS // horizon:,}]; got "
-                            f"{n_simulations:,} (at {SIMULATIONS:,} paths the horizon is at most {MAX_HORIZON:,})")
+        raise ArgumentError(
+            f"horizon {horizon:,} is simulated with n_simulations x horizon at most {MAX_SIMULATED_STEPS:,} "
+            f"steps, so n_simulations must lie in [100, {MAX_SIMULATED_STEPS // horizon:,}]; got "
+            f"{n_simulations:,} (at {SIMULATIONS:,} paths the horizon is at most {MAX_HORIZON:,})"
+        )
     needed = _boundary(int(horizon), alpha, mixture)
     if horizon <= EXACT_HORIZON:
         probabilities = _exact_discordant(theta, needed)
@@ -229,7 +240,23 @@ def stopping_time(p_a: float, p_b: float, rho: float, alpha: float = 0.05, mixtu
         m = np.arange(1, probabilities.size + 1)
         expected = float(np.sum(m * probabilities) / crossed / psi) if crossed > 0 else math.inf
         value = _items_quantile(probabilities, psi, quantile)
-        return StoppingTime(p10, p01, alpha, mixture, "exact", expected, 0.0, quantile, value, 0.0, crossed, int(horizon))
+        return StoppingTime(
+            p10, p01, alpha, mixture, "exact", expected, 0.0, quantile, value, 0.0, crossed, int(horizon)
+        )
     mean, se, value, value_se, crossed = _simulated(theta, psi, needed, quantile, n_simulations, seed)
-    return StoppingTime(p10, p01, alpha, mixture, "simulation", mean, se, quantile, value, value_se, crossed, int(horizon),
-                        n_simulations, seed)
+    return StoppingTime(
+        p10,
+        p01,
+        alpha,
+        mixture,
+        "simulation",
+        mean,
+        se,
+        quantile,
+        value,
+        value_se,
+        crossed,
+        int(horizon),
+        n_simulations,
+        seed,
+    )

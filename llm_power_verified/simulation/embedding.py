@@ -27,8 +27,15 @@ from llm_power_verified.power.paired_t import power_paired_t
 from llm_power_verified.simulation.grids import monte_carlo_se
 from llm_power_verified.simulation.moments import clipped_normal_difference_moments, latent_pair_moments
 
-__all__ = ["BACKENDS", "EMBEDDING_GRID", "EMBEDDING_MODELS", "RANDOM_NUMBERS", "CopulaBetaQuantile",
-           "embedding_difference_moments", "embedding_power_grid"]
+__all__ = [
+    "BACKENDS",
+    "EMBEDDING_GRID",
+    "EMBEDDING_MODELS",
+    "RANDOM_NUMBERS",
+    "CopulaBetaQuantile",
+    "embedding_difference_moments",
+    "embedding_power_grid",
+]
 
 EMBEDDING_GRID = {
     "sample_sizes": (50, 100, 200, 500, 1000),
@@ -83,8 +90,12 @@ class CopulaBetaQuantile:
         slopes = stats.norm.pdf(z) / stats.beta.pdf(values, a, b) * self.step  # d value / d t, t in [0, 1]
         # cubic in t on each interval, highest power first: value(t) = ((c3 t + c2) t + c1) t + c0
         low, high, slope_low, slope_high = values[:-1], values[1:], slopes[:-1], slopes[1:]
-        self.coefficients = (2 * (low - high) + slope_low + slope_high,
-                             3 * (high - low) - 2 * slope_low - slope_high, slope_low, low)
+        self.coefficients = (
+            2 * (low - high) + slope_low + slope_high,
+            3 * (high - low) - 2 * slope_low - slope_high,
+            slope_low,
+            low,
+        )
 
     def exact(self, z: np.ndarray) -> np.ndarray:
         """SciPy's value; z is clipped to +/-8.5 (probability 2e-17), below which beta.ppf returns NaN."""
@@ -128,7 +139,9 @@ def _embedding_scores(z: np.ndarray, effect: float, model: str) -> tuple[np.ndar
     return _embedding_score(z[..., 0], mean, model), _embedding_score(z[..., 1], mean + effect, model)
 
 
-def embedding_difference_moments(effect: float, correlation: float, model: str, nodes: int = 120) -> tuple[float, float]:
+def embedding_difference_moments(
+    effect: float, correlation: float, model: str, nodes: int = 120
+) -> tuple[float, float]:
     """Mean and SD of D = B - A under the grid's model.
 
     Parameters
@@ -164,12 +177,23 @@ def embedding_difference_moments(effect: float, correlation: float, model: str, 
     mean = EMBEDDING_GRID["base_mean"]
     if model == "normal":
         return clipped_normal_difference_moments(mean, mean + effect, EMBEDDING_GRID["base_sd"], correlation)
-    return latent_pair_moments(lambda z_a, z_b: _embedding_score(z_b, mean + effect, model) - _embedding_score(z_a, mean, model),
-                               correlation, nodes)
+    return latent_pair_moments(
+        lambda z_a, z_b: _embedding_score(z_b, mean + effect, model) - _embedding_score(z_a, mean, model),
+        correlation,
+        nodes,
+    )
 
 
-def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correlation: float, effects, sample_sizes,
-               n_simulations: int, alpha: float, seeds) -> list[dict]:
+def _grid_task(
+    latent: tuple[np.ndarray, np.ndarray] | None,
+    model: str,
+    correlation: float,
+    effects,
+    sample_sizes,
+    n_simulations: int,
+    alpha: float,
+    seeds,
+) -> list[dict]:
     """Every (effect, n) cell of one (model, correlation): common latent normals, or a fresh draw per cell."""
     mean = EMBEDDING_GRID["base_mean"]
     rows = []
@@ -187,26 +211,46 @@ def _grid_task(latent: tuple[np.ndarray, np.ndarray] | None, model: str, correla
             if latent is None:
                 rng = np.random.default_rng(seeds[effect_index][size_index])
                 first, second = rng.standard_normal((2, n_simulations, n))
-                cell = (_embedding_score(correlation * first + scale * second, mean + effect, model)
-                        - _embedding_score(first, mean, model))
+                cell = _embedding_score(correlation * first + scale * second, mean + effect, model) - _embedding_score(
+                    first, mean, model
+                )
             else:
                 cell = difference[:, :n] if n < largest else difference
             t_power = float(np.mean(paired_t_rows(cell) < alpha))
             w_power = float(np.mean(np.nan_to_num(wilcoxon_rows(cell), nan=1.0) < alpha))
             analytic = float(power_paired_t(n, moment_mean, moment_sd, alpha)) if moment_sd > 0 else float("nan")
             se = monte_carlo_se(analytic, n_simulations)
-            rows.append({"model": model, "n": n, "effect": effect, "correlation": correlation,
-                         "t_test_power": t_power, "wilcoxon_power": w_power, "analytic_t_power": analytic,
-                         "mean_difference": moment_mean, "sd_difference": moment_sd, "mc_se": se,
-                         "t_test_z": (t_power - analytic) / se})
+            rows.append(
+                {
+                    "model": model,
+                    "n": n,
+                    "effect": effect,
+                    "correlation": correlation,
+                    "t_test_power": t_power,
+                    "wilcoxon_power": w_power,
+                    "analytic_t_power": analytic,
+                    "mean_difference": moment_mean,
+                    "sd_difference": moment_sd,
+                    "mc_se": se,
+                    "t_test_z": (t_power - analytic) / se,
+                }
+            )
     return rows
 
 
 @docfill("seed", "alpha_float")
-def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float = 0.05, models=EMBEDDING_MODELS,
-                         sample_sizes=EMBEDDING_GRID["sample_sizes"], effects=EMBEDDING_GRID["effects"],
-                         correlations=EMBEDDING_GRID["correlations"], random_numbers: str = "common",
-                         workers: int = 1, backend: str | Backend = "threads") -> list[dict]:
+def embedding_power_grid(
+    n_simulations: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    models=EMBEDDING_MODELS,
+    sample_sizes=EMBEDDING_GRID["sample_sizes"],
+    effects=EMBEDDING_GRID["effects"],
+    correlations=EMBEDDING_GRID["correlations"],
+    random_numbers: str = "common",
+    workers: int = 1,
+    backend: str | Backend = "threads",
+) -> list[dict]:
     """Power of the paired t-test and the Wilcoxon signed-rank test over the grid of "How Many Test Pairs Do You Need?".
 
     Parameters
@@ -286,8 +330,10 @@ def embedding_power_grid(n_simulations: int = 1000, seed: int = 0, alpha: float 
         seeds = [None] * len(blocks)
     else:
         seeds = [[child.spawn(len(sample_sizes)) for child in block.spawn(len(effects))] for block in children]
-    tasks = [(model, correlation, tuple(effects), sample_sizes, int(n_simulations), alpha, seeds[index])
-             for index, (model, correlation) in enumerate(blocks)]
+    tasks = [
+        (model, correlation, tuple(effects), sample_sizes, int(n_simulations), alpha, seeds[index])
+        for index, (model, correlation) in enumerate(blocks)
+    ]
     if isinstance(backend, Backend):
         results = list(backend.map(_grid_task, tasks, shared=(latent,)))
     else:

@@ -30,8 +30,14 @@ from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.power.connor import required_n_connor
 from llm_power_verified.results import Result
 
-__all__ = ["CopulaCells", "calibration_table_2", "copula_cells", "monte_carlo_se", "simulate_binary_counts",
-           "simulate_graded"]
+__all__ = [
+    "CopulaCells",
+    "calibration_table_2",
+    "copula_cells",
+    "monte_carlo_se",
+    "simulate_binary_counts",
+    "simulate_graded",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,7 +108,11 @@ def copula_cells(p_a: float, p_b: float, rho_z: float) -> CopulaCells:
     if not -1 < rho_z < 1:
         raise ArgumentError(f"rho_z must lie in (-1, 1); got {rho_z!r}")
     z_a, z_b = stats.norm.ppf(p_a), stats.norm.ppf(p_b)
-    both = float(stats.multivariate_normal(mean=[0, 0], cov=[[1, rho_z], [rho_z, 1]]).cdf([z_a, z_b])) if rho_z else p_a * p_b
+    both = (
+        float(stats.multivariate_normal(mean=[0, 0], cov=[[1, rho_z], [rho_z, 1]]).cdf([z_a, z_b]))
+        if rho_z
+        else p_a * p_b
+    )
     both = min(max(both, max(0.0, p_a + p_b - 1)), min(p_a, p_b))
     rho = float(_variance.phi_coefficient(both, p_a - both, p_b - both, 1 - p_a - p_b + both))
     return CopulaCells(both, p_a - both, p_b - both, 1 - p_a - p_b + both, rho)
@@ -139,8 +149,17 @@ def simulate_binary_counts(n: int, cells: CopulaCells, n_simulations: int, rng: 
 
 
 @docfill("rng")
-def simulate_graded(n: int, mean_a: float, mean_b: float, rho_z: float, n_simulations: int, rng: np.random.Generator,
-                    model: str = "normal", sd: float = 0.15, beta_shape: tuple[float, float] = (4.0, 2.0)) -> np.ndarray:
+def simulate_graded(
+    n: int,
+    mean_a: float,
+    mean_b: float,
+    rho_z: float,
+    n_simulations: int,
+    rng: np.random.Generator,
+    model: str = "normal",
+    sd: float = 0.15,
+    beta_shape: tuple[float, float] = (4.0, 2.0),
+) -> np.ndarray:
     """Simulated graded scores in [0, 1] of two models on n paired items.
 
     Parameters
@@ -205,16 +224,28 @@ def _effect_for_connor_power(p: float, rho_z: float, n: int, alpha: float, power
     return delta, copula_cells(p + delta / 2, p - delta / 2, rho_z)
 
 
-def _bootstrap_rejections(counts: np.ndarray, n: int, alpha: float, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def _bootstrap_rejections(
+    counts: np.ndarray, n: int, alpha: float, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Percentile paired bootstrap (Definition 2) for every replicate: reject when 0 is outside the interval."""
-    low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], n, n_resamples, 1 - alpha, rng, required=False)
+    low, high, _, _, _ = bootstrap_pair_cells(
+        counts[:, 0], counts[:, 1], counts[:, 2], n, n_resamples, 1 - alpha, rng, required=False
+    )
     return (low > 0) | (high < 0)
 
 
 @docfill("n_simulations", "alpha_float", "power_float", "n_resamples", "seed")
-def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n: int = 500, n_simulations: int = 1500,
-                        alpha: float = 0.05, power: float = 0.8, n_resamples: int = 1000, seed: int = 0,
-                        backend: Backend | None = None) -> list[dict]:
+def calibration_table_2(
+    p_values=(0.5, 0.7, 0.9),
+    rho_values=(0.0, 0.4, 0.8),
+    n: int = 500,
+    n_simulations: int = 1500,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    backend: Backend | None = None,
+) -> list[dict]:
     """Type-I error and power of five paired-binary tests on the paper's Table 2 grid.
 
     Parameters
@@ -261,8 +292,16 @@ def calibration_table_2(p_values=(0.5, 0.7, 0.9), rho_values=(0.0, 0.4, 0.8), n:
     return [row for rows in results for row in rows]
 
 
-def _calibration_cell(n: int, n_simulations: int, alpha: float, power: float, n_resamples: int, p: float, rho_z: float,
-                      seed: np.random.SeedSequence) -> list[dict]:
+def _calibration_cell(
+    n: int,
+    n_simulations: int,
+    alpha: float,
+    power: float,
+    n_resamples: int,
+    p: float,
+    rho_z: float,
+    seed: np.random.SeedSequence,
+) -> list[dict]:
     """The H0 and H1 rows of one (p, rho_z) cell of :func:`calibration_table_2`, from the cell's own seed."""
     rng = np.random.default_rng(seed)
     methods = ("chi2", "exact", "mid-p", "chi2-corrected")
@@ -271,7 +310,13 @@ def _calibration_cell(n: int, n_simulations: int, alpha: float, power: float, n_
     rows = []
     for hypothesis, cells in (("H0", null), ("H1", alternative)):
         counts = simulate_binary_counts(n, cells, n_simulations, rng)
-        row = {"p": p, "rho_z": rho_z, "rho": cells.rho, "hypothesis": hypothesis, "delta": 0.0 if hypothesis == "H0" else delta}
+        row = {
+            "p": p,
+            "rho_z": rho_z,
+            "rho": cells.rho,
+            "hypothesis": hypothesis,
+            "delta": 0.0 if hypothesis == "H0" else delta,
+        }
         for method in methods:
             rejected = np.asarray(mcnemar_test(counts[:, 1], counts[:, 2], method).pvalue) <= alpha
             row[method] = float(rejected.mean())

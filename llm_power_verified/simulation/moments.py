@@ -61,12 +61,18 @@ def _censored_normal_moments(mean, sd) -> tuple[np.ndarray, np.ndarray]:
     above = stats.norm.sf(high)
     density_low, density_high = stats.norm.pdf(low), stats.norm.pdf(high)
     first = mean * inside + sd * (density_low - density_high) + above
-    second = (mean**2 * inside + 2 * mean * sd * (density_low - density_high)
-              + sd**2 * (inside + low * density_low - high * density_high) + above)
+    second = (
+        mean**2 * inside
+        + 2 * mean * sd * (density_low - density_high)
+        + sd**2 * (inside + low * density_low - high * density_high)
+        + above
+    )
     return first, second
 
 
-def clipped_normal_difference_moments(mean_a: float, mean_b: float, sd: float, correlation: float) -> tuple[float, float]:
+def clipped_normal_difference_moments(
+    mean_a: float, mean_b: float, sd: float, correlation: float
+) -> tuple[float, float]:
     """Mean and SD of D = clip(mean_b + sd z_b, 0, 1) - clip(mean_a + sd z_a, 0, 1), corr(z_a, z_b) = ``correlation``.
 
     Parameters

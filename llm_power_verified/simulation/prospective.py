@@ -39,7 +39,12 @@ from llm_power_verified.results import Result
 from llm_power_verified.simulation.grids import monte_carlo_se, simulate_graded
 from llm_power_verified.simulation.moments import latent_pair_moments
 
-__all__ = ["ProspectiveValidation", "bootstrap_power_curve_binary", "bootstrap_power_curve_graded", "prospective_validation"]
+__all__ = [
+    "ProspectiveValidation",
+    "bootstrap_power_curve_binary",
+    "bootstrap_power_curve_graded",
+    "prospective_validation",
+]
 
 METHODS = ("chi2", "exact", "mid-p", "chi2-corrected")
 
@@ -83,9 +88,19 @@ def _check_trials_alpha(n_simulations: int, alpha: float) -> None:
 
 
 @docfill("scores", "n_simulations", "alpha_float", "power_float", "seed")
-def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts: Any = None, fractions=(0.8, 1.0, 1.2),
-                           n_simulations: int = 1000, alpha: float = 0.05, power: float = 0.8, method: str = "chi2",
-                           replace: bool = True, seed: int = 0) -> ProspectiveValidation:
+def prospective_validation(
+    scores_a: Any = None,
+    scores_b: Any = None,
+    *,
+    counts: Any = None,
+    fractions=(0.8, 1.0, 1.2),
+    n_simulations: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    method: str = "chi2",
+    replace: bool = True,
+    seed: int = 0,
+) -> ProspectiveValidation:
     """Empirical McNemar power at fractions of the pair's own N* (the paper's Table 10 protocol).
 
     Parameters
@@ -163,16 +178,28 @@ def prospective_validation(scores_a: Any = None, scores_b: Any = None, *, counts
             n_resamples = rng.multinomial(size, probabilities, size=int(n_simulations))
         else:
             if size > n:
-                raise ArgumentError(f"fraction {fraction} x N* = {size} items exceeds the pair's {n} items; use replace=True")
+                raise ArgumentError(
+                    f"fraction {fraction} x N* = {size} items exceeds the pair's {n} items; use replace=True"
+                )
             n_resamples = rng.multivariate_hypergeometric(np.array(cells), size, size=int(n_simulations))
         pvalues = np.asarray(mcnemar_test(n_resamples[:, 1], n_resamples[:, 2], method).pvalue)
         empirical = float(np.mean(pvalues <= alpha))
         expected = power_exact_at_cells(size, only_a / n, only_b / n, alpha, method)
         se = monte_carlo_se(expected, int(n_simulations))
-        rows.append({"fraction": float(fraction), "n": size, "empirical_power": empirical, "exact_power": expected,
-                     "mc_se": se, "z": (empirical - expected) / se})
+        rows.append(
+            {
+                "fraction": float(fraction),
+                "n": size,
+                "empirical_power": empirical,
+                "exact_power": expected,
+                "mc_se": se,
+                "z": (empirical - expected) / se,
+            }
+        )
     rho = float(correlation_from_counts(both, only_a, only_b, neither))
-    return ProspectiveValidation(cells, (both + only_a) / n, (both + only_b) / n, rho, required, method, int(n_simulations), rows)
+    return ProspectiveValidation(
+        cells, (both + only_a) / n, (both + only_b) / n, rho, required, method, int(n_simulations), rows
+    )
 
 
 def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
@@ -190,15 +217,30 @@ def _crossing(sizes: np.ndarray, powers: np.ndarray, target: float) -> float:
 
 def _check_sizes(sizes) -> np.ndarray:
     array = np.asarray(sizes)
-    if array.ndim != 1 or array.size < 2 or np.any(array != np.round(array)) or np.any(array < 2) or np.any(np.diff(array) <= 0):
+    if (
+        array.ndim != 1
+        or array.size < 2
+        or np.any(array != np.round(array))
+        or np.any(array < 2)
+        or np.any(np.diff(array) <= 0)
+    ):
         raise ArgumentError(f"sizes must be increasing whole numbers >= 2 (at least two); got {sizes!r}")
     return array.astype(np.int64)
 
 
-@docfill("p_a_float", "rho_float", "sizes", "n_simulations", "n_resamples", "alpha_float",
-         "power_float", "seed")
-def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n_simulations: int = 1000, n_resamples: int = 1000,
-                                 alpha: float = 0.05, power: float = 0.8, seed: int = 0) -> dict:
+@docfill("p_a_float", "rho_float", "sizes", "n_simulations", "n_resamples", "alpha_float", "power_float", "seed")
+def bootstrap_power_curve_binary(
+    p_a: float,
+    p_b: float,
+    rho: float,
+    sizes,
+    *,
+    n_simulations: int = 1000,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int = 0,
+) -> dict:
     """Power of the percentile paired bootstrap (Definition 2) against n for a paired-Bernoulli population.
 
     Parameters
@@ -248,24 +290,41 @@ def bootstrap_power_curve_binary(p_a: float, p_b: float, rho: float, sizes, *, n
     powers = []
     for n in sizes:
         counts = rng.multinomial(int(n), probabilities / probabilities.sum(), size=int(n_simulations))
-        low, high, _, _, _ = bootstrap_pair_cells(counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(n_resamples), 1 - alpha, rng, required=False)
+        low, high, _, _, _ = bootstrap_pair_cells(
+            counts[:, 0], counts[:, 1], counts[:, 2], int(n), int(n_resamples), 1 - alpha, rng, required=False
+        )
         powers.append(float(np.mean((low > 0) | (high < 0))))
     powers = np.array(powers)
-    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
-            "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),
-            "reference": "Eq. 6 N*"}
+    return {
+        "sizes": sizes.tolist(),
+        "powers": powers.tolist(),
+        "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
+        "crossing_n": _crossing(sizes, powers, power),
+        "required_n": float(required_n_paired_binary(p_a, p_b, rho, alpha, power)),
+        "reference": "Eq. 6 N*",
+    }
 
 
-def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model: str = "beta", sd: float = 0.15,
-                              beta_shape: tuple[float, float] = (4.0, 2.0), nodes: int = 120) -> tuple[float, float]:
+def graded_difference_moments(
+    mean_a: float,
+    mean_b: float,
+    rho_z: float,
+    model: str = "beta",
+    sd: float = 0.15,
+    beta_shape: tuple[float, float] = (4.0, 2.0),
+    nodes: int = 120,
+) -> tuple[float, float]:
     """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model (quadrature)."""
+
     def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)
 
     if model == "normal":
+
         def difference(z_a, z_b):
             return np.clip(mean_a + sd * z_a, 0, 1) - np.clip(mean_b + sd * z_b, 0, 1)
     elif model == "beta":
+
         def difference(z_a, z_b):
             return np.clip(beta_score(z_a), 0, 1) - np.clip(beta_score(z_b) - (mean_a - mean_b), 0, 1)
     else:
@@ -274,9 +333,20 @@ def graded_difference_moments(mean_a: float, mean_b: float, rho_z: float, model:
 
 
 @docfill("sizes", "n_simulations", "n_resamples", "alpha_float", "power_float", "seed")
-def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: str = "beta", beta_shape=(4.0, 2.0),
-                                 n_simulations: int = 400, n_resamples: int = 500, alpha: float = 0.05, power: float = 0.8,
-                                 seed: int = 0, chunk: int = 16) -> dict:
+def bootstrap_power_curve_graded(
+    effect: float,
+    rho_z: float,
+    sizes,
+    *,
+    model: str = "beta",
+    beta_shape=(4.0, 2.0),
+    n_simulations: int = 400,
+    n_resamples: int = 500,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    seed: int = 0,
+    chunk: int = 16,
+) -> dict:
     """Power of the percentile paired bootstrap against n on graded scores (Appendix B's Beta(4, 2) stress test).
 
     Parameters
@@ -335,7 +405,9 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
         rejected = 0
         for start in range(0, int(n_simulations), int(chunk)):
             count = min(int(chunk), int(n_simulations) - start)
-            scores = simulate_graded(int(n), mean_a, mean_a - effect, rho_z, count, rng, model=model, beta_shape=beta_shape)
+            scores = simulate_graded(
+                int(n), mean_a, mean_a - effect, rho_z, count, rng, model=model, beta_shape=beta_shape
+            )
             difference = (scores[..., 0] - scores[..., 1]).astype(np.float32)
             index = rng.integers(0, int(n), size=(count, int(n_resamples), int(n)))
             means = np.take_along_axis(difference[:, None, :], index, axis=2).mean(axis=2)
@@ -344,6 +416,13 @@ def bootstrap_power_curve_graded(effect: float, rho_z: float, sizes, *, model: s
         powers.append(rejected / n_simulations)
     powers = np.array(powers)
     mean, spread = graded_difference_moments(mean_a, mean_a - effect, rho_z, model, beta_shape=beta_shape)
-    return {"sizes": sizes.tolist(), "powers": powers.tolist(), "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
-            "crossing_n": _crossing(sizes, powers, power), "required_n": float(required_n_paired_t(mean, spread, alpha, power)),
-            "reference": "paired-t N (noncentral t)", "mean_difference": mean, "sd_difference": spread}
+    return {
+        "sizes": sizes.tolist(),
+        "powers": powers.tolist(),
+        "mc_se": np.sqrt(powers * (1 - powers) / n_simulations).tolist(),
+        "crossing_n": _crossing(sizes, powers, power),
+        "required_n": float(required_n_paired_t(mean, spread, alpha, power)),
+        "reference": "paired-t N (noncentral t)",
+        "mean_difference": mean,
+        "sd_difference": spread,
+    }

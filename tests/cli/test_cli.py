@@ -11,9 +11,27 @@ import pytest
 from llm_power_verified.cli import main
 
 JSON_KEYS = {
-    "p_a", "p_b", "rho", "delta", "alpha", "power", "alternative", "variance", "required_n",
-    "required_n_integer", "required_n_connor", "rho_min", "rho_max", "shortcut_n",
-    "shortcut_ratio", "shortcut_constant", "n", "mde", "resolution_ratio", "power_at_n", "counts",
+    "p_a",
+    "p_b",
+    "rho",
+    "delta",
+    "alpha",
+    "power",
+    "alternative",
+    "variance",
+    "required_n",
+    "required_n_integer",
+    "required_n_connor",
+    "rho_min",
+    "rho_max",
+    "shortcut_n",
+    "shortcut_ratio",
+    "shortcut_constant",
+    "n",
+    "mde",
+    "resolution_ratio",
+    "power_at_n",
+    "counts",
 }
 
 
@@ -53,7 +71,9 @@ def test_zero_gap_json_uses_inf_string(capsys):
     ],
 )
 def test_errors_are_one_line_and_exit_2(arguments, fragment):
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -129,7 +149,12 @@ def test_test_command_file_errors(tmp_path, contents_a, contents_b, fragment):
     file_a, file_b = tmp_path / "a.txt", tmp_path / "b.txt"
     file_a.write_text(contents_a)
     file_b.write_text(contents_b)
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "test", str(file_a), str(file_b)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", "test", str(file_a), str(file_b)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert fragment in result.stderr and "Traceback" not in result.stderr
 
@@ -156,8 +181,12 @@ def _wide_csv(path, models=6, items=400, seed=1):
 )
 def test_audit_scale_options_refuse_bad_use_in_one_line(tmp_path, extra, fragment):
     table = _wide_csv(tmp_path / "scores.csv")
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", *extra],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", *extra],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and fragment in result.stderr, result.stderr
 
@@ -169,14 +198,33 @@ def test_audit_parquet_and_jsonl_hold_every_pair(tmp_path, capsys):
 
     table = _wide_csv(tmp_path / "scores.csv")
     out = tmp_path / "pairs.parquet"
-    assert main(["audit", str(table), "--mode", "all", "--format", "parquet", "--out", str(out), "--quiet", "--n-resamples", "0"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                str(table),
+                "--mode",
+                "all",
+                "--format",
+                "parquet",
+                "--out",
+                str(out),
+                "--quiet",
+                "--n-resamples",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.startswith(f"wrote {out}: 15 pairs")
     frame = pd.read_parquet(out)
     assert len(frame) == 15 and read_audit_metadata(out)["pairs_written"] == 15
     assert main(["audit", str(table), "--mode", "all", "--format", "jsonl", "--quiet", "--n-resamples", "0"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["model_a"], r["model_b"]) for r in records] == list(zip(frame["model_a"], frame["model_b"], strict=True))
-    assert [r["required_n"] for r in records] == [value if value != float("inf") else "inf" for value in frame["required_n"]]
+    assert [r["required_n"] for r in records] == [
+        value if value != float("inf") else "inf" for value in frame["required_n"]
+    ]
 
 
 def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys):
@@ -184,8 +232,27 @@ def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys)
     table = _wide_csv(tmp_path / "scores.csv")
     assert main(["audit", str(table), "--mode", "all", "--format", "csv", "--quiet", "--n-resamples", "100"]) == 0
     local = capsys.readouterr().out
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--mode", "all", "--format", "csv",
-                             "--quiet", "--n-resamples", "100", "--workers", "2"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llm_power_verified.cli",
+            "audit",
+            str(table),
+            "--mode",
+            "all",
+            "--format",
+            "csv",
+            "--quiet",
+            "--n-resamples",
+            "100",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert result.stdout == local
 
@@ -202,9 +269,25 @@ def test_audit_of_one_item_is_refused_naming_the_file_and_the_count(tmp_path, ca
     table = tmp_path / "one.csv"
     table.write_text("id,a,b,c\nq1,1,0,1\n")
     reference = ["--reference", "a"] if mode == "reference" else []  # refused with another mode: it would be ignored
-    status = main(["audit", str(table), "--item-column", "id", "--mode", mode, *reference, "--format", output,
-                   "--out", str(tmp_path / "report"), "--quiet"])
+    status = main(
+        [
+            "audit",
+            str(table),
+            "--item-column",
+            "id",
+            "--mode",
+            mode,
+            *reference,
+            "--format",
+            output,
+            "--out",
+            str(tmp_path / "report"),
+            "--quiet",
+        ]
+    )
     error = capsys.readouterr().err
     assert status == 2
-    assert error.splitlines() == [f"llm-power-verified: error: {table}: a paired comparison needs at least 2 items; got 1"]
+    assert error.splitlines() == [
+        f"llm-power-verified: error: {table}: a paired comparison needs at least 2 items; got 1"
+    ]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["one.csv"]

@@ -37,10 +37,41 @@ COMMANDS = {
     "audit_json": ["audit", "--format", "json", *FAST_AUDIT],
     "audit_csv": ["audit", "--format", "csv", *FAST_AUDIT],
     "audit_jsonl": ["audit", "--format", "jsonl", *FAST_AUDIT],
-    "audit_all_json": ["audit", "--mode", "all", "--format", "json", "--n-resamples", "100", "--n-cluster-resamples", "100", "--seed", "3"],
-    "audit_reference_markdown": ["audit", "--mode", "reference", "--reference", "Qwen2.5-72B", "--format", "markdown", *FAST_AUDIT],
-    "audit_lm_eval_group": ["audit", str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"), str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-b"),
-                            "--task", "arith_mc_by_subject", "--metric", "acc", "--format", "markdown", *FAST_AUDIT],
+    "audit_all_json": [
+        "audit",
+        "--mode",
+        "all",
+        "--format",
+        "json",
+        "--n-resamples",
+        "100",
+        "--n-cluster-resamples",
+        "100",
+        "--seed",
+        "3",
+    ],
+    "audit_reference_markdown": [
+        "audit",
+        "--mode",
+        "reference",
+        "--reference",
+        "Qwen2.5-72B",
+        "--format",
+        "markdown",
+        *FAST_AUDIT,
+    ],
+    "audit_lm_eval_group": [
+        "audit",
+        str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"),
+        str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-b"),
+        "--task",
+        "arith_mc_by_subject",
+        "--metric",
+        "acc",
+        "--format",
+        "markdown",
+        *FAST_AUDIT,
+    ],
     "design_marginals": ["design", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.30", "--n", "1000"],
     "design_counts_json": ["design", "--b", "295", "--c", "249", "--n", "10042", "--a", "8000", "--json"],
     "test_counts_json": ["test", "--b", "295", "--c", "249", "--n", "10042", "--json"],
@@ -49,14 +80,69 @@ COMMANDS = {
     "monitor_table": ["monitor", "{a}", "{b}", "--mixture", "beta"],
     "test_files_table": ["test", "{a}", "{b}", "--n-resamples", "2000"],
     "audit_calculator": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "515"],
-    "audit_calculator_tool_json": ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--tool", "pwr.2p.test", "--tool-output", "1471", "--json"],
+    "audit_calculator_tool_json": [
+        "audit-calculator",
+        "--p-a",
+        "0.65",
+        "--p-b",
+        "0.6",
+        "--rho",
+        "0.3",
+        "--tool",
+        "pwr.2p.test",
+        "--tool-output",
+        "1471",
+        "--json",
+    ],
     "reproduce_sample_size": ["reproduce", "--paper", "sample-size"],
     "audit_accuracies_table": ["audit-accuracies", str(ACCURACIES)],
-    "audit_accuracies_assumed_markdown": ["audit-accuracies", str(ACCURACIES), "--rho-range", "0.3", "0.6", "--format", "markdown",
-                                          "--correction", "bonferroni"],
-    "audit_accuracies_html": ["audit-accuracies", str(ACCURACIES), "--format", "html", "--rho", "0.5", "--pairs", "all"],
-    "plan_gap": ["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime"],
-    "plan_accuracies": ["plan", "accuracies", str(ACCURACIES), "--top", "6", "--rho", "0.5", "--correction", "bonferroni"],
+    "audit_accuracies_assumed_markdown": [
+        "audit-accuracies",
+        str(ACCURACIES),
+        "--rho-range",
+        "0.3",
+        "0.6",
+        "--format",
+        "markdown",
+        "--correction",
+        "bonferroni",
+    ],
+    "audit_accuracies_html": [
+        "audit-accuracies",
+        str(ACCURACIES),
+        "--format",
+        "html",
+        "--rho",
+        "0.5",
+        "--pairs",
+        "all",
+    ],
+    "plan_gap": [
+        "plan",
+        "gap",
+        "--p-a",
+        "0.65",
+        "--p-b",
+        "0.6",
+        "--rho",
+        "0.3",
+        "--family-size",
+        "9",
+        "--icc",
+        "0.036",
+        "--anytime",
+    ],
+    "plan_accuracies": [
+        "plan",
+        "accuracies",
+        str(ACCURACIES),
+        "--top",
+        "6",
+        "--rho",
+        "0.5",
+        "--correction",
+        "bonferroni",
+    ],
     "monitor_graded": ["monitor", "{graded_a}", "{graded_b}", "--checkpoints", "8"],
 }
 
@@ -71,9 +157,15 @@ def _score_files(folder: Path) -> dict[str, str]:
         paths[key] = str(path)
     # Graded scores from a fixed arithmetic sequence (no random generator, so no library version can move them):
     # A's score is frac(k phi); B's is A's less 0.02 plus a bounded wobble frac(k sqrt 2) - 1/2 scaled by 0.2, clipped.
-    for key, formula in (("graded_a", lambda k: (k * 0.6180339887498949) % 1.0),
-                         ("graded_b", lambda k: min(1.0, max(0.0, (k * 0.6180339887498949) % 1.0 - 0.02
-                                                         + 0.2 * ((k * 1.4142135623730951) % 1.0 - 0.5))))):
+    for key, formula in (
+        ("graded_a", lambda k: (k * 0.6180339887498949) % 1.0),
+        (
+            "graded_b",
+            lambda k: min(
+                1.0, max(0.0, (k * 0.6180339887498949) % 1.0 - 0.02 + 0.2 * ((k * 1.4142135623730951) % 1.0 - 0.5))
+            ),
+        ),
+    ):
         path = folder / f"{key}.txt"
         path.write_text("".join(f"{formula(k):.4f}\n" for k in range(1, 3001)))
         paths[key] = str(path)
@@ -88,7 +180,11 @@ def run(name: str, folder: Path) -> str:
         status = main(arguments)
     text = f"exit {status}\n{out.getvalue()}"
     # Paths of temporary files and of this checkout are not part of the output's meaning.
-    return text.replace(str(folder), "<tmp>").replace(str(FIXTURES), "<fixtures>").replace(str(ACCURACIES.parents[2]), "<checkout>")
+    return (
+        text.replace(str(folder), "<tmp>")
+        .replace(str(FIXTURES), "<fixtures>")
+        .replace(str(ACCURACIES.parents[2]), "<checkout>")
+    )
 
 
 def kind_of(name: str) -> str:
@@ -141,9 +237,17 @@ def test_golden_files_have_commands():
 
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.cli.test_golden", description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"goldens to check or write (default: all): {', '.join(sorted(COMMANDS))}")
-    parser.add_argument("--update", action="store_true",
-                        help="rewrite the goldens that no longer match (and every NAME given, even if it matches)")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"goldens to check or write (default: all): {', '.join(sorted(COMMANDS))}",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite the goldens that no longer match (and every NAME given, even if it matches)",
+    )
     options = parser.parse_args(argv)
     unknown = sorted(set(options.names) - set(COMMANDS))
     if unknown:

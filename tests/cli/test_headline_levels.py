@@ -37,8 +37,11 @@ def test_the_headline_family_figure_is_what_plan_report_prints(tmp_path, correct
     assert status == 0
     status, text, _ = _cli(["audit", *common])
     assert status == 0
-    line = re.search(r"N that would resolve every adjacent gap: ([\d,]+) items with each pair at alpha 0\.05; ([\d,]+) at "
-                     r"(.+?) \((Bonferroni|Sidak) over the 9 adjacent pairs", _flat(text))
+    line = re.search(
+        r"N that would resolve every adjacent gap: ([\d,]+) items with each pair at alpha 0\.05; ([\d,]+) at "
+        r"(.+?) \((Bonferroni|Sidak) over the 9 adjacent pairs",
+        _flat(text),
+    )
     assert line is not None, _flat(text)
     status, plan, _ = _cli(["plan", "report", str(report)])
     assert status == 0
@@ -58,10 +61,14 @@ def test_the_headline_says_what_each_count_counts():
     assert "'resolved' is |z_Wald| >= 2.802 at alpha 0.05" in flat
 
 
-@pytest.mark.parametrize("inputs", [[], ["--task", "arith_mc", "--metric", "acc"]], ids=["clusters-in-memory", "streamed"])
+@pytest.mark.parametrize(
+    "inputs", [[], ["--task", "arith_mc", "--metric", "acc"]], ids=["clusters-in-memory", "streamed"]
+)
 def test_parquet_prints_the_same_headline_streamed_or_in_memory(tmp_path, inputs):
     pytest.importorskip("pyarrow")
-    folders = sorted(str(path) for path in (Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "hashlm").glob("model-*"))
+    folders = sorted(
+        str(path) for path in (Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "hashlm").glob("model-*")
+    )
     argv = ["audit", *(folders if inputs else []), *inputs, "--n-resamples", "0", "--n-cluster-resamples", "0"]
     status, text, _ = _cli([*argv, "--format", "parquet", "--out", str(tmp_path / "audit.parquet")])
     assert status == 0

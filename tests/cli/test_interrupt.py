@@ -58,8 +58,20 @@ def _run(where: str, *arguments: str) -> subprocess.CompletedProcess:
 def test_sigint_ends_with_one_line_status_130_and_no_output_file(tmp_path, where):
     table = _table(tmp_path)
     out = tmp_path / "report.json"
-    finished = _run(where, "audit", str(table), "--item-column", "id", "--n-resamples", "200", "--quiet",
-                    "--format", "json", "--out", str(out))
+    finished = _run(
+        where,
+        "audit",
+        str(table),
+        "--item-column",
+        "id",
+        "--n-resamples",
+        "200",
+        "--quiet",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    )
     assert finished.returncode == 128 + signal.SIGINT, finished.stderr
     assert finished.stderr.splitlines() == ["llm-power-verified: interrupted"], finished.stderr
     assert finished.stdout == ""
@@ -68,7 +80,9 @@ def test_sigint_ends_with_one_line_status_130_and_no_output_file(tmp_path, where
 
 def test_sigint_while_writing_to_standard_output_ends_the_same_way(tmp_path):
     table = _table(tmp_path)
-    finished = _run("write", "audit", str(table), "--item-column", "id", "--n-resamples", "200", "--quiet", "--format", "json")
+    finished = _run(
+        "write", "audit", str(table), "--item-column", "id", "--n-resamples", "200", "--quiet", "--format", "json"
+    )
     assert finished.returncode == 130, finished.stderr
     assert finished.stderr.splitlines() == ["llm-power-verified: interrupted"], finished.stderr
     assert "Traceback" not in finished.stderr
@@ -78,7 +92,19 @@ def test_the_patched_child_runs_to_the_end_without_the_signal(tmp_path):
     """The control: the same child with no step patched writes the report (so the tests above test the signal)."""
     table = _table(tmp_path)
     out = tmp_path / "report.json"
-    finished = _run("none", "audit", str(table), "--item-column", "id", "--n-resamples", "200", "--quiet",
-                    "--format", "json", "--out", str(out))
+    finished = _run(
+        "none",
+        "audit",
+        str(table),
+        "--item-column",
+        "id",
+        "--n-resamples",
+        "200",
+        "--quiet",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    )
     assert finished.returncode == 0, finished.stderr
     assert out.stat().st_size > 0

@@ -38,7 +38,9 @@ def test_the_fixtures_are_there():
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_plan_items_limits_at_the_pair_the_audit_finds_hardest(source):
     inputs, options = SOURCES[source]
-    status, out, err = _cli(["audit", *inputs, *options, "--format", "json", "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet"])
+    status, out, err = _cli(
+        ["audit", *inputs, *options, "--format", "json", "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet"]
+    )
     assert (status, err) == (0, ""), err
     adjacent = [pair for pair in json.loads(out)["pairs"] if abs(pair["rank_a"] - pair["rank_b"]) == 1]
     assert len(adjacent) == 2
@@ -54,8 +56,10 @@ def test_plan_items_limits_at_the_pair_the_audit_finds_hardest(source):
 def test_plan_items_takes_the_lm_eval_options_and_asks_for_them_as_audit_does():
     for command in (["audit"], ["plan", "items"]):
         status, _, err = _cli([*command, *LM_EVAL])
-        assert status == 2 and err == ("llm-power-verified: error: lm-eval folders need --task and --metric (task=, metric= in "
-                                       "Python); missing: --task and --metric\n")
+        assert status == 2 and err == (
+            "llm-power-verified: error: lm-eval folders need --task and --metric (task=, metric= in "
+            "Python); missing: --task and --metric\n"
+        )
     status, out, err = _cli(["plan", "items", *LM_EVAL, "--task", "arith_mc", "--metric", "acc"])
     assert (status, err) == (0, "") and "unrecognized" not in out
     assert "benchmark now: 200 items" in out
@@ -64,7 +68,10 @@ def test_plan_items_takes_the_lm_eval_options_and_asks_for_them_as_audit_does():
 def test_plan_items_reads_inspect_epochs_as_audit_does():
     """--epochs is an input option: 'error' refuses the two-epoch log in both commands, with the same line."""
     epochs = [str(next((FIXTURES / "inspect" / "eval_epochs2").glob("*.eval"))), INSPECT[1]]
-    lines = {tuple(command): _cli([*command, *epochs, "--epochs", "error", "--on-missing", "intersect"]) for command in (["audit"], ["plan", "items"])}
+    lines = {
+        tuple(command): _cli([*command, *epochs, "--epochs", "error", "--on-missing", "intersect"])
+        for command in (["audit"], ["plan", "items"])
+    }
     (audit_status, _, audit_err), (plan_status, _, plan_err) = lines.values()
     assert audit_status == plan_status == 2 and audit_err == plan_err and audit_err.count("\n") == 1
 
@@ -76,15 +83,21 @@ def test_plan_report_monitors_at_the_level_the_report_was_audited_at(tmp_path):
     """
     report = tmp_path / "r.json"
     accuracies = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
-    assert _cli(["audit-accuracies", str(accuracies), "--alpha", "0.01", "--format", "json", "--out", str(report)])[0] == 0
-    status, out, err = _cli(["plan", "report", str(report), "--rho", "0.5", "--top", "3", "--anytime", "--horizon", "1000"])
+    assert (
+        _cli(["audit-accuracies", str(accuracies), "--alpha", "0.01", "--format", "json", "--out", str(report)])[0] == 0
+    )
+    status, out, err = _cli(
+        ["plan", "report", str(report), "--rho", "0.5", "--top", "3", "--anytime", "--horizon", "1000"]
+    )
     assert (status, err) == (0, ""), err
     assert "stop at e >= 200: m/alpha" in out
     status, _, err = _cli(["plan", "report", str(report), "--alpha", "0.05"])
     assert status == 2 and "unrecognized arguments: --alpha 0.05" in err
 
 
-@pytest.mark.parametrize("extra", [["--scorer", "x"], ["--epochs", "mean"], ["--cluster-column", "subject"], ["--item-column", "id"]])
+@pytest.mark.parametrize(
+    "extra", [["--scorer", "x"], ["--epochs", "mean"], ["--cluster-column", "subject"], ["--item-column", "id"]]
+)
 def test_an_option_the_input_does_not_read_is_refused_not_ignored(extra):
     """A reader option of another input kind would be ignored: both commands refuse it in one line naming the option."""
     for command in (["audit"], ["plan", "items"]):

@@ -27,12 +27,15 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize(("options", "level", "threshold"), [
-    (["--family-size", "9"], 0.05 / 9, "e >= 180: m/alpha, Bonferroni on the e-values over the family of 9"),
-    (["--family-size", "45", "--correction", "bonferroni"], 0.05 / 45, "e >= 900: m/alpha"),
-    (["--family-size", "9", "--correction", "none"], 0.05, "e >= 20: 1/alpha"),
-    ([], 0.05, "e >= 20: 1/alpha, each comparison at alpha"),
-])
+@pytest.mark.parametrize(
+    ("options", "level", "threshold"),
+    [
+        (["--family-size", "9"], 0.05 / 9, "e >= 180: m/alpha, Bonferroni on the e-values over the family of 9"),
+        (["--family-size", "45", "--correction", "bonferroni"], 0.05 / 45, "e >= 900: m/alpha"),
+        (["--family-size", "9", "--correction", "none"], 0.05, "e >= 20: 1/alpha"),
+        ([], 0.05, "e >= 20: 1/alpha, each comparison at alpha"),
+    ],
+)
 def test_the_monitored_test_stops_at_the_family_level(options, level, threshold):
     status, text, _ = _cli([*GAP, *options])
     assert status == 0 and threshold in text
@@ -51,7 +54,10 @@ def test_a_bigger_family_monitors_longer():
 
 def test_plan_report_monitors_at_the_reports_family_level(tmp_path):
     report = tmp_path / "audit.json"
-    assert _cli(["audit", "--n-resamples", "0", "--n-cluster-resamples", "0", "--format", "json", "--out", str(report)])[0] == 0
+    assert (
+        _cli(["audit", "--n-resamples", "0", "--n-cluster-resamples", "0", "--format", "json", "--out", str(report)])[0]
+        == 0
+    )
     status, out, _ = _cli(["plan", "report", str(report), "--anytime", "--json"])
     document = json.loads(out)
     assert status == 0 and document["plan"]["family_size"] == 9

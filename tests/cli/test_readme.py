@@ -48,15 +48,27 @@ from llm_power_verified.io import write_table
 CHECKOUT = Path(__file__).resolve().parents[2]
 DOCS = CHECKOUT / "docs" / "source"
 #: The hand-written pages whose blocks run (the API pages and columns.rst are generated, without runnable blocks).
-DOC_PAGES = sorted([DOCS / "index.rst", DOCS / "verification.rst", *(DOCS / "guide").glob("*.rst"),
-                    *(DOCS / "reference" / name for name in ("cli.rst", "glossary.rst", "conventions.rst"))])
+DOC_PAGES = sorted(
+    [
+        DOCS / "index.rst",
+        DOCS / "verification.rst",
+        *(DOCS / "guide").glob("*.rst"),
+        *(DOCS / "reference" / name for name in ("cli.rst", "glossary.rst", "conventions.rst")),
+    ]
+)
 
 # Statements of the guide's Python tour that take minutes (measured on two cores: 45 s, 17 s and about 5 minutes).
-MINUTES_LONG = ('calibration_table_2(seed=0)', 'embedding_power_grid(n_simulations=1000, seed=0, workers=2)',
-                'rows = reproduce("all")')
-NOT_RUN = {"install": re.compile(r"\bpip install\b"), "the test suite itself": re.compile(r"^python -m pytest\b"),
-           "the documentation build (tests/docs builds it)": re.compile(r"^python -m sphinx\b"),
-           "rewrites the committed generated code (--check verifies it)": re.compile(r"^python -m derivations$")}
+MINUTES_LONG = (
+    "calibration_table_2(seed=0)",
+    "embedding_power_grid(n_simulations=1000, seed=0, workers=2)",
+    'rows = reproduce("all")',
+)
+NOT_RUN = {
+    "install": re.compile(r"\bpip install\b"),
+    "the test suite itself": re.compile(r"^python -m pytest\b"),
+    "the documentation build (tests/docs builds it)": re.compile(r"^python -m sphinx\b"),
+    "rewrites the committed generated code (--check verifies it)": re.compile(r"^python -m derivations$"),
+}
 
 
 @dataclass(frozen=True)
@@ -72,12 +84,17 @@ class Block:
 
 def _markdown_blocks(path: Path) -> list[Block]:
     text = path.read_text()
-    return [Block(f"{path.name}:{text[:match.start()].count(chr(10)) + 1}", match.group(1), match.group(2))
-            for match in re.finditer(r"^```(python|bash|text)\n(.*?)^```", text, re.S | re.M)]
+    return [
+        Block(f"{path.name}:{text[: match.start()].count(chr(10)) + 1}", match.group(1), match.group(2))
+        for match in re.finditer(r"^```(python|bash|text)\n(.*?)^```", text, re.S | re.M)
+    ]
 
 
-RST_BLOCK = re.compile(r"((?:^\.\. (?:skip|slow)-test: .*\n\n?)*)^\.\. code-block:: (python|bash|text)\n"
-                       r"(?:   :[\w-]+:.*\n)*\n((?:(?:   .*)?\n)+)", re.M)
+RST_BLOCK = re.compile(
+    r"((?:^\.\. (?:skip|slow)-test: .*\n\n?)*)^\.\. code-block:: (python|bash|text)\n"
+    r"(?:   :[\w-]+:.*\n)*\n((?:(?:   .*)?\n)+)",
+    re.M,
+)
 
 
 def _rst_blocks(path: Path) -> list[Block]:
@@ -85,8 +102,15 @@ def _rst_blocks(path: Path) -> list[Block]:
     blocks = []
     for match in RST_BLOCK.finditer(text):
         marks = dict(re.findall(r"^\.\. (skip|slow)-test: (.*)$", match.group(1), re.M))
-        blocks.append(Block(f"{path.relative_to(DOCS)}:{text[:match.start(2)].count(chr(10)) + 1}", match.group(2),
-                            textwrap.dedent(match.group(3)).strip("\n") + "\n", marks.get("skip"), marks.get("slow")))
+        blocks.append(
+            Block(
+                f"{path.relative_to(DOCS)}:{text[: match.start(2)].count(chr(10)) + 1}",
+                match.group(2),
+                textwrap.dedent(match.group(3)).strip("\n") + "\n",
+                marks.get("skip"),
+                marks.get("slow"),
+            )
+        )
     return blocks
 
 
@@ -129,14 +153,20 @@ def _rename_cluster_column(text: str) -> str:
 def _run_script(folder: Path, name: str, code: str, timeout: float) -> subprocess.CompletedProcess:
     script = folder / name
     script.write_text(code)
-    environment = {**os.environ, "PYTHONPATH": str(CHECKOUT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   "MPLBACKEND": "Agg"}
+    environment = {
+        **os.environ,
+        "PYTHONPATH": str(CHECKOUT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "MPLBACKEND": "Agg",
+    }
     try:
-        return subprocess.run([sys.executable, name], cwd=folder, env=environment, capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(
+            [sys.executable, name], cwd=folder, env=environment, capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired as error:
-        raise AssertionError(f"{name} did not finish within {timeout:.0f} s (a Dask script without its main guard "
-                             f"hangs like this)\n{error.stdout}\n{error.stderr}") from None
+        raise AssertionError(
+            f"{name} did not finish within {timeout:.0f} s (a Dask script without its main guard "
+            f"hangs like this)\n{error.stdout}\n{error.stderr}"
+        ) from None
 
 
 def _without(block: str, statements: tuple[str, ...]) -> str:
@@ -147,7 +177,9 @@ def _without(block: str, statements: tuple[str, ...]) -> str:
             lines[node.lineno - 1] = "pass  # " + lines[node.lineno - 1]
     text = "\n".join(lines)
     for statement in statements:
-        assert f"pass  # {statement}" in text, f"the guide's Python tour no longer has {statement!r}: update MINUTES_LONG"
+        assert f"pass  # {statement}" in text, (
+            f"the guide's Python tour no longer has {statement!r}: update MINUTES_LONG"
+        )
     return text
 
 
@@ -197,13 +229,26 @@ def test_readme_report_excerpt_is_what_the_command_prints(capsys):
 
 
 # The audits the "Reading the report" page quotes: the main job, and the MMLU-Pro fixture with its subjects as clusters.
-REPORT_GUIDE_AUDITS = (["audit"], ["audit", str(CHECKOUT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"),
-                                   "--cluster-column", "category", "--n-resamples", "0"])
+REPORT_GUIDE_AUDITS = (
+    ["audit"],
+    [
+        "audit",
+        str(CHECKOUT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"),
+        "--cluster-column",
+        "category",
+        "--n-resamples",
+        "0",
+    ],
+)
 
 
 def test_report_guide_quotes_what_the_command_prints(capsys):
     """Each excerpt of the "Reading the report" page is printed, line by line in order, by one of the audits it quotes."""
-    excerpts = [block for block in DOC_BLOCKS if block.where.startswith("guide/reading-the-report.rst") and block.language == "text"]
+    excerpts = [
+        block
+        for block in DOC_BLOCKS
+        if block.where.startswith("guide/reading-the-report.rst") and block.language == "text"
+    ]
     assert len(excerpts) >= 7, [block.where for block in excerpts]
     outputs = []
     for argv in REPORT_GUIDE_AUDITS:
@@ -230,8 +275,10 @@ TOUR = next(block for block in DOC_BLOCKS if _is_tour(block))
 @pytest.mark.parametrize("block", [_marked(TOUR, TOUR)])
 def test_python_tour_runs_as_written_but_for_the_minutes_long_statements(tmp_path, block):
     _prepare(tmp_path)
-    _check(_run_script(tmp_path, "tour.py", _without(block.code, MINUTES_LONG), timeout=600),
-           f"the Python tour at {block.where}")
+    _check(
+        _run_script(tmp_path, "tour.py", _without(block.code, MINUTES_LONG), timeout=600),
+        f"the Python tour at {block.where}",
+    )
     assert (tmp_path / "pairs.parquet").stat().st_size > 0
 
 
@@ -288,7 +335,9 @@ def test_shell_command_exits_zero(command, tmp_path):
         assert out.getvalue().strip() or "--out" in words, f"{command} printed nothing"
     elif words[:2] == ["python", "-m"]:
         result = subprocess.run([sys.executable, *words[1:]], cwd=CHECKOUT, capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, f"{command} exited {result.returncode}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        assert result.returncode == 0, (
+            f"{command} exited {result.returncode}:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )
     else:
         raise AssertionError(f"{command!r} is a command this test does not know how to run: add it here")
 
@@ -297,8 +346,10 @@ def test_every_shell_command_is_run_or_skipped_for_a_stated_reason():
     """The skip list matches only what it names (an install, the suite, the docs build, the regeneration)."""
     commands = [command for _, command in _shell_commands()]
     skipped = [command for command in commands if _skip_reason(command)]
-    assert all(command.startswith(("python -m pip install", "python -m pytest", "python -m sphinx",
-                                   "python -m derivations")) for command in skipped), skipped
+    assert all(
+        command.startswith(("python -m pip install", "python -m pytest", "python -m sphinx", "python -m derivations"))
+        for command in skipped
+    ), skipped
     assert len(skipped) < len(commands)
     marked = [block for block in BLOCKS if block.skip]
     assert all(block.skip.strip() for block in marked), "a skip-test comment gives its reason"

@@ -42,8 +42,14 @@ def _environment() -> dict[str, str]:
 def _shell(script: str, cwd: Path) -> subprocess.CompletedProcess:
     """``script`` run by sh, where ``$CLI`` is the command line (so that redirections are the shell's own)."""
     command = " ".join(shlex.quote(part) for part in COMMAND)
-    return subprocess.run(["sh", "-c", f"CLI={shlex.quote(command)}; {script}"], capture_output=True, text=True, timeout=300,
-                          cwd=cwd, env=_environment())
+    return subprocess.run(
+        ["sh", "-c", f"CLI={shlex.quote(command)}; {script}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=_environment(),
+    )
 
 
 def _one_line_error(stderr: str) -> str:
@@ -66,13 +72,21 @@ def _fingerprint(path: Path) -> tuple:
 
 # --------------------------------------------------------------------------- a reader that goes away
 @POSIX
-@pytest.mark.parametrize("arguments", [DESIGN, ["audit", "{table}", "--format", "csv", *QUICK],
-                                       ["audit", "{table}", "--format", "json", "--out", "/dev/stdout", *QUICK]],
-                         ids=["text", "machine chunks", "out /dev/stdout"])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        DESIGN,
+        ["audit", "{table}", "--format", "csv", *QUICK],
+        ["audit", "{table}", "--format", "json", "--out", "/dev/stdout", *QUICK],
+    ],
+    ids=["text", "machine chunks", "out /dev/stdout"],
+)
 def test_a_closed_pipe_ends_quietly_with_the_shell_status(table, arguments):
     """The read end is closed before the command writes: every write fails with EPIPE, deterministically."""
     arguments = [part.replace("{table}", str(table)) for part in arguments]
-    with subprocess.Popen([*COMMAND, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment()) as process:
+    with subprocess.Popen(
+        [*COMMAND, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment()
+    ) as process:
         process.stdout.close()
         errors = process.stderr.read()
         process.wait(timeout=300)
@@ -85,7 +99,9 @@ def test_head_reading_one_line_of_a_long_output_ends_it_quietly(tmp_path):
     lines = "".join(f"{(i * 7) % 3 == 0:d}\n" for i in range(4000))
     (tmp_path / "a.txt").write_text(lines)
     (tmp_path / "b.txt").write_text("".join(f"{(i * 5) % 4 == 0:d}\n" for i in range(4000)))
-    result = _shell('{ $CLI monitor a.txt b.txt --checkpoints 4000 2>errors.txt; echo $? > status.txt; } | head -1', tmp_path)
+    result = _shell(
+        "{ $CLI monitor a.txt b.txt --checkpoints 4000 2>errors.txt; echo $? > status.txt; } | head -1", tmp_path
+    )
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 1
     assert (tmp_path / "status.txt").read_text().strip() == str(BROKEN_PIPE)
     assert (tmp_path / "errors.txt").read_text() == ""
@@ -93,10 +109,15 @@ def test_head_reading_one_line_of_a_long_output_ends_it_quietly(tmp_path):
 
 # --------------------------------------------------------------------------- a full device, a closed stdout
 @FULL
-@pytest.mark.parametrize("arguments, what", [(DESIGN, "could not write the output (17 lines) to standard output"),
-                                             (["audit", "{table}", "--format", "csv", *QUICK], "could not write the report"),
-                                             (["--help"], "could not write the help (or version) text"),
-                                             (["audit", "{table}", "--out", "/dev/stdout", *QUICK], "cannot write /dev/stdout")])
+@pytest.mark.parametrize(
+    "arguments, what",
+    [
+        (DESIGN, "could not write the output (17 lines) to standard output"),
+        (["audit", "{table}", "--format", "csv", *QUICK], "could not write the report"),
+        (["--help"], "could not write the help (or version) text"),
+        (["audit", "{table}", "--out", "/dev/stdout", *QUICK], "cannot write /dev/stdout"),
+    ],
+)
 def test_a_full_device_is_one_line_naming_what_was_not_written(tmp_path, table, arguments, what):
     arguments = " ".join(shlex.quote(part.replace("{table}", str(table))) for part in arguments)
     result = _shell(f"$CLI {arguments} > /dev/full", tmp_path)
@@ -107,7 +128,9 @@ def test_a_full_device_is_one_line_naming_what_was_not_written(tmp_path, table, 
 @POSIX
 def test_a_closed_stdout_is_refused_before_any_work(tmp_path, table):
     out = tmp_path / "report.md"
-    result = _shell(f"$CLI audit {shlex.quote(str(table))} --out {shlex.quote(str(out))} {' '.join(QUICK)} >&-", tmp_path)
+    result = _shell(
+        f"$CLI audit {shlex.quote(str(table))} --out {shlex.quote(str(out))} {' '.join(QUICK)} >&-", tmp_path
+    )
     assert result.returncode == 2 and "standard output is closed" in _one_line_error(result.stderr)
     assert not out.exists() and sorted(path.name for path in tmp_path.iterdir()) == ["scores.csv"]
     result = _shell(f"$CLI {' '.join(DESIGN)} >&-", tmp_path)
@@ -134,7 +157,11 @@ def test_out_dev_stdout_appends_to_a_log_opened_for_appending(tmp_path, table):
     assert text.startswith("earlier line\nmodel_a,model_b,") and log.stat().st_ino == inode
     assert "wrote" not in text and len(text.splitlines()) == 1 + 1 + 2  # the old line, the header, two adjacent pairs
     result = _shell(f"$CLI audit scores.csv --format csv --out /dev/fd/3 {' '.join(QUICK)} 3>> run.log", tmp_path)
-    assert result.returncode == 0 and result.stdout == "wrote /dev/fd/3\n" and log.read_text() == text + text.split("\n", 1)[1]
+    assert (
+        result.returncode == 0
+        and result.stdout == "wrote /dev/fd/3\n"
+        and log.read_text() == text + text.split("\n", 1)[1]
+    )
     assert log.stat().st_ino == inode
 
 
@@ -163,7 +190,9 @@ def test_descriptor_names_are_read_without_resolving_them(tmp_path):
     assert names_descriptor(f"/proc/{os.getpid()}/fd/7") == 7 and names_descriptor("/proc/self/fd/5") == 5
     assert names_descriptor(tmp_path / "link") == 1 and names_descriptor(tmp_path / "plain.txt") is None
     assert names_descriptor("/proc/1/fd/1") is None or os.getpid() == 1  # another process's descriptor is a file name
-    assert writes_to_stdout("/dev/stdout") and not writes_to_stdout(tmp_path / "plain.txt") and not writes_to_stdout(None)
+    assert (
+        writes_to_stdout("/dev/stdout") and not writes_to_stdout(tmp_path / "plain.txt") and not writes_to_stdout(None)
+    )
 
 
 # --------------------------------------------------------------------------- files, links, FIFOs
@@ -172,8 +201,13 @@ def test_a_read_only_out_is_refused_and_left_alone(tmp_path, table):
     target.write_text("previous report\n")
     target.chmod(0o444)
     before = _fingerprint(target)
-    result = subprocess.run([*COMMAND, "audit", str(table), "--out", str(target), *QUICK], capture_output=True, text=True,
-                            timeout=300, env=_environment())
+    result = subprocess.run(
+        [*COMMAND, "audit", str(table), "--out", str(target), *QUICK],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_environment(),
+    )
     line = _one_line_error(result.stderr)
     assert result.returncode == 2 and str(target) in line and "read-only (mode 0444)" in line and "chmod u+w" in line
     assert _fingerprint(target) == before
@@ -186,8 +220,13 @@ def test_a_symlink_out_writes_its_target_and_stays_a_link(tmp_path, table):
     target = tmp_path / "real.md"
     target.write_text("old\n")
     (tmp_path / "link.md").symlink_to("real.md")
-    result = subprocess.run([*COMMAND, "audit", str(table), "--format", "markdown", "--out", str(tmp_path / "link.md"), *QUICK],
-                            capture_output=True, text=True, timeout=300, env=_environment())
+    result = subprocess.run(
+        [*COMMAND, "audit", str(table), "--format", "markdown", "--out", str(tmp_path / "link.md"), *QUICK],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_environment(),
+    )
     assert result.returncode == 0 and result.stdout == f"wrote {tmp_path / 'link.md'}\n"
     assert (tmp_path / "link.md").is_symlink() and target.read_text().startswith("## Resolution audit: ")
 
@@ -199,11 +238,19 @@ def test_a_fifo_out_is_written_directly(tmp_path, table):
     received = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
     reader.start()
-    result = subprocess.run([*COMMAND, "audit", str(table), "--format", "csv", "--out", str(fifo), *QUICK], capture_output=True,
-                            text=True, timeout=300, env=_environment())
+    result = subprocess.run(
+        [*COMMAND, "audit", str(table), "--format", "csv", "--out", str(fifo), *QUICK],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_environment(),
+    )
     reader.join(timeout=60)
     assert result.returncode == 0 and received and received[0].startswith(b"model_a,model_b,")
-    assert stat.S_ISFIFO(fifo.stat().st_mode) and sorted(path.name for path in tmp_path.iterdir()) == ["pipe", "scores.csv"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and sorted(path.name for path in tmp_path.iterdir()) == [
+        "pipe",
+        "scores.csv",
+    ]
 
 
 # --------------------------------------------------------------------------- the shipped data, nothing made early
@@ -211,8 +258,14 @@ def test_the_shipped_data_is_never_an_output(tmp_path):
     shipped = SHIPPED_DATA / "mmlu_pro_top10.csv.gz"
     before = _fingerprint(shipped)
     for out in (["--out", str(shipped)], ["--plot", str(SHIPPED_DATA)], ["--out", str(SHIPPED_DATA / "new.md")]):
-        result = subprocess.run([*COMMAND, "audit", *out, *QUICK], capture_output=True, text=True, timeout=300,
-                                env=_environment(), cwd=tmp_path)
+        result = subprocess.run(
+            [*COMMAND, "audit", *out, *QUICK],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_environment(),
+            cwd=tmp_path,
+        )
         assert result.returncode == 2 and "shipped data" in _one_line_error(result.stderr)
     (tmp_path / "link.gz").symlink_to(shipped)
     with pytest.raises(OutputError, match="shipped data"):
@@ -222,7 +275,13 @@ def test_the_shipped_data_is_never_an_output(tmp_path):
 
 def test_plot_folder_is_not_made_before_the_input_is_read(tmp_path):
     (tmp_path / "bad.csv").write_text("item_id,a,b\nq1,1,0\nq2,0,x\n")
-    result = subprocess.run([*COMMAND, "audit", "bad.csv", "--plot", "figures", *QUICK], capture_output=True, text=True,
-                            timeout=300, env=_environment(), cwd=tmp_path)
+    result = subprocess.run(
+        [*COMMAND, "audit", "bad.csv", "--plot", "figures", *QUICK],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_environment(),
+        cwd=tmp_path,
+    )
     assert result.returncode == 2 and "'x'" in _one_line_error(result.stderr)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.csv"]

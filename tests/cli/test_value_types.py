@@ -13,9 +13,20 @@ from llm_power_verified.cli.main import build_parser, main
 from llm_power_verified.cli.value_types import SIZE, number, output_path
 
 #: Every integer type of the command line; 100 lies in each one's range.
-INTEGER_TYPES = {name: getattr(value_types, name) for name in
-                 ("COUNT", "SIZE", "SEED", "RESAMPLES", "AUDIT_RESAMPLES", "CHECKPOINTS", "POSITIVE_COUNT", "WIDTH",
-                  "HORIZON")}
+INTEGER_TYPES = {
+    name: getattr(value_types, name)
+    for name in (
+        "COUNT",
+        "SIZE",
+        "SEED",
+        "RESAMPLES",
+        "AUDIT_RESAMPLES",
+        "CHECKPOINTS",
+        "POSITIVE_COUNT",
+        "WIDTH",
+        "HORIZON",
+    )
+}
 
 
 @pytest.mark.parametrize("text", ["1000", "1e3", "1E3", "+1e3", "1000.0", "1.000e3", " 1000 ", "10000e-1"])
@@ -30,20 +41,23 @@ def test_every_integer_type_takes_scientific_notation(name):
     assert [parse(text) for text in ("100", "1e2", "100.0")] == [100, 100, 100]
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("1.5", "'1.5'"),            # not a whole number
-    ("1e400", "'1e400'"),        # beyond the float range: shown as typed, not as inf
-    ("nan", "'nan'"),
-    ("inf", "'inf'"),
-    ("-inf", "'-inf'"),
-    ("1e-3", "'1e-3'"),
-    ("1000.0000000000000000001", "'1000.0000000000000000001'"),  # a float would round it to 1000
-    ("1e4", "'1e4'"),            # whole, out of range: shown as typed
-    ("1001", "1001"),            # out of range, written plainly
-    ("0", "0"),
-    ("abc", "'abc'"),
-    ("0x10", "'0x10'"),
-])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("1.5", "'1.5'"),  # not a whole number
+        ("1e400", "'1e400'"),  # beyond the float range: shown as typed, not as inf
+        ("nan", "'nan'"),
+        ("inf", "'inf'"),
+        ("-inf", "'-inf'"),
+        ("1e-3", "'1e-3'"),
+        ("1000.0000000000000000001", "'1000.0000000000000000001'"),  # a float would round it to 1000
+        ("1e4", "'1e4'"),  # whole, out of range: shown as typed
+        ("1001", "1001"),  # out of range, written plainly
+        ("0", "0"),
+        ("abc", "'abc'"),
+        ("0x10", "'0x10'"),
+    ],
+)
 def test_anything_else_is_refused_with_the_range_and_the_value(text, shown):
     with pytest.raises(argparse.ArgumentTypeError) as refused:
         number(integer=True, low=1, high=1000)(text)
@@ -68,21 +82,42 @@ def test_design_reads_scientific_counts_as_the_plain_ones(capsys):
     assert scientific == capsys.readouterr().out and "n = 1000" in scientific
 
 
-@pytest.mark.parametrize("arguments, line", [
-    (["design", "--b", "1.5", "--c", "2", "--n", "100"],
-     "argument --b: must be a whole number in [0, 9,007,199,254,740,992]; got '1.5'"),
-    (["audit-accuracies", "table.csv", "--n", "1e400"],
-     "argument --n: must be a whole number in [1, 9,007,199,254,740,992]; got '1e400'"),
-    (["audit", "--seed", "nan"], "argument --seed: must be a whole number in [0, 9,223,372,036,854,775,807]; got 'nan'"),
-    (["audit", "--width", "inf"], "argument --width: must be a whole number in [60, 1,000]; got 'inf'"),
-    (["audit", "--workers", "2e3"], "argument --workers: must be a whole number in [1, 1,024]; got '2e3'"),
-    (["audit", "--n-resamples", "1e6"], "argument --n-resamples: must be 0 (none) or a whole number in [100, 100,000] (fewer "
-                                           "give intervals and percentiles from a handful of draws); got '1e6'"),
-    (["audit", "--out", ""], "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''"),
-    (["audit", "--plot", ""], "argument --plot: must be a path (a file name, or a folder where the option takes one); got an empty value ''"),
-    (["audit-accuracies", "table.csv", "--out", ""],
-     "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''"),
-])
+@pytest.mark.parametrize(
+    "arguments, line",
+    [
+        (
+            ["design", "--b", "1.5", "--c", "2", "--n", "100"],
+            "argument --b: must be a whole number in [0, 9,007,199,254,740,992]; got '1.5'",
+        ),
+        (
+            ["audit-accuracies", "table.csv", "--n", "1e400"],
+            "argument --n: must be a whole number in [1, 9,007,199,254,740,992]; got '1e400'",
+        ),
+        (
+            ["audit", "--seed", "nan"],
+            "argument --seed: must be a whole number in [0, 9,223,372,036,854,775,807]; got 'nan'",
+        ),
+        (["audit", "--width", "inf"], "argument --width: must be a whole number in [60, 1,000]; got 'inf'"),
+        (["audit", "--workers", "2e3"], "argument --workers: must be a whole number in [1, 1,024]; got '2e3'"),
+        (
+            ["audit", "--n-resamples", "1e6"],
+            "argument --n-resamples: must be 0 (none) or a whole number in [100, 100,000] (fewer "
+            "give intervals and percentiles from a handful of draws); got '1e6'",
+        ),
+        (
+            ["audit", "--out", ""],
+            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+        ),
+        (
+            ["audit", "--plot", ""],
+            "argument --plot: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+        ),
+        (
+            ["audit-accuracies", "table.csv", "--out", ""],
+            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+        ),
+    ],
+)
 def test_refusals_are_one_line_naming_the_option(arguments, line, capsys):
     assert main(arguments) == 2
     captured = capsys.readouterr()

@@ -23,19 +23,34 @@ ACCURACIES = Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"
 
 def _graded(**options):
     rng = np.random.default_rng(2)
-    return lpv.audit_leaderboard(lpv.from_array(rng.beta(4, 2, size=(300, 4)), models=["w", "x", "y", "z"]), "all", **options)
+    return lpv.audit_leaderboard(
+        lpv.from_array(rng.beta(4, 2, size=(300, 4)), models=["w", "x", "y", "z"]), "all", **options
+    )
 
 
 #: (name, audit kind, settings that turn on each ``when``, the audit): every presence condition on and off at least once.
 CASES = {
-    "binary, clusters, every bootstrap": ("binary", {"bootstrap", "clusters", "cluster-bootstrap", "rank-bootstrap", "tiers"},
-                                          lambda: lpv.audit_leaderboard(shipped_example(), "all", n_resamples=100, n_cluster_resamples=50,
-                                                                        n_rank_resamples=50)),
-    "binary, reference, no resamples": ("binary", {"clusters"}, lambda: lpv.audit_leaderboard(
-        shipped_example(), "reference", reference="Arcee-Blitz", n_resamples=0, n_cluster_resamples=0)),
+    "binary, clusters, every bootstrap": (
+        "binary",
+        {"bootstrap", "clusters", "cluster-bootstrap", "rank-bootstrap", "tiers"},
+        lambda: lpv.audit_leaderboard(
+            shipped_example(), "all", n_resamples=100, n_cluster_resamples=50, n_rank_resamples=50
+        ),
+    ),
+    "binary, reference, no resamples": (
+        "binary",
+        {"clusters"},
+        lambda: lpv.audit_leaderboard(
+            shipped_example(), "reference", reference="Arcee-Blitz", n_resamples=0, n_cluster_resamples=0
+        ),
+    ),
     "graded with bootstrap": ("graded", {"bootstrap", "tiers"}, lambda: _graded(n_resamples=50)),
     "graded, no resamples": ("graded", {"tiers"}, lambda: _graded(n_resamples=0)),
-    "accuracies, assumed rho": ("accuracies", {"assumption"}, lambda: audit_accuracies(read_accuracies(ACCURACIES), rho_range=(0.3, 0.6))),
+    "accuracies, assumed rho": (
+        "accuracies",
+        {"assumption"},
+        lambda: audit_accuracies(read_accuracies(ACCURACIES), rho_range=(0.3, 0.6)),
+    ),
     "accuracies": ("accuracies", set(), lambda: audit_accuracies(read_accuracies(ACCURACIES), "all")),
 }
 
@@ -70,15 +85,24 @@ def test_every_column_an_audit_writes_is_declared_for_it_with_its_presence(audit
             if item.when == "text-tables":
                 continue  # the text tables' model key: checked in test_no_declaration_goes_unused
             expected = item.when is None or item.when in on
-            assert (item.name in names) == expected, f"{case}: {item.name} (when {item.when}) present {item.name in names}"
+            assert (item.name in names) == expected, (
+                f"{case}: {item.name} (when {item.when}) present {item.name in names}"
+            )
         for name, values in zip(names, (table[column] for column in table.columns), strict=True):
-            assert contract.column(name).kind in _kind(values), f"{case}: {name} holds {values.dtype}, declared {contract.column(name).kind}"
+            assert contract.column(name).kind in _kind(values), (
+                f"{case}: {name} holds {values.dtype}, declared {contract.column(name).kind}"
+            )
 
 
 def test_no_declaration_goes_unused(audits):
     written = {name for _, _, audit in audits.values() for table in (audit.pairs, audit.ranking) for name in table}
-    long_names = lpv.from_array(np.eye(3, dtype=float).repeat(20, axis=0), models=[f"organisation/a-long-model-name-{i}" for i in range(3)])
-    assert "key" in render(lpv.audit_leaderboard(long_names, n_resamples=0), "table").split("\nModels\n")[1].splitlines()[0]
+    long_names = lpv.from_array(
+        np.eye(3, dtype=float).repeat(20, axis=0), models=[f"organisation/a-long-model-name-{i}" for i in range(3)]
+    )
+    assert (
+        "key"
+        in render(lpv.audit_leaderboard(long_names, n_resamples=0), "table").split("\nModels\n")[1].splitlines()[0]
+    )
     written |= {"key"}  # key: the text tables' model key, checked just above
     unused = [item.name for item in contract.PAIR_COLUMNS + contract.MODEL_COLUMNS if item.name not in written]
     assert not unused, f"declared but written by no audit: {unused}"
@@ -107,12 +131,22 @@ def test_declarations_are_well_formed():
 
 def test_views_name_declared_columns():
     composites = contract.COMPOSITES
-    for name in contract.BINARY_VIEW + contract.GRADED_VIEW + contract.ACCURACIES_VIEW + contract.ASSUMED_VIEW + contract.DROP_ORDER:
+    for name in (
+        contract.BINARY_VIEW
+        + contract.GRADED_VIEW
+        + contract.ACCURACIES_VIEW
+        + contract.ASSUMED_VIEW
+        + contract.DROP_ORDER
+    ):
         assert name in composites or contract.column(name)
     for composite in composites.values():
         assert all(contract.column(part) for part in composite.parts)
     assert set(contract.COLUMN_CHOICES) == set(contract.BINARY_VIEW) | set(contract.GRADED_VIEW)
-    assert [contract.header(name) for name in ("p_adjusted", "boot_ci", "rho_interval")] == ["p adj", "boot CI", "admissible rho"]
+    assert [contract.header(name) for name in ("p_adjusted", "boot_ci", "rho_interval")] == [
+        "p adj",
+        "boot CI",
+        "admissible rho",
+    ]
 
 
 def test_helpers_order_and_define():

@@ -20,8 +20,9 @@ def test_regenerated_files_equal_the_committed_ones(tmp_path):
     fresh = {tmp_path / path.name: text for path, text in files.items()}
     assert sorted(schemas.regenerate(fresh)) == sorted(fresh)
     for path in files:
-        assert (tmp_path / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), \
+        assert (tmp_path / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), (
             f"{path} is stale: run python -m llm_power_verified.report.schemas"
+        )
     assert schemas.regenerate(fresh) == []  # nothing left to write
     assert schemas.check() == "" and schemas.main(["--check"]) == 0
 
@@ -38,7 +39,10 @@ def test_the_schemas_are_valid_and_declare_every_pair_column():
 
 
 def test_an_edited_meaning_makes_the_check_fail(monkeypatch, capsys):
-    edited = tuple(dataclasses.replace(item, meaning="an edited meaning") if item.name == "q" else item for item in columns.PAIR_COLUMNS)
+    edited = tuple(
+        dataclasses.replace(item, meaning="an edited meaning") if item.name == "q" else item
+        for item in columns.PAIR_COLUMNS
+    )
     monkeypatch.setattr(columns, "PAIR_COLUMNS", edited)
     monkeypatch.setattr(schemas, "PAIR_COLUMNS", edited)
     lines = schemas.check().splitlines()
@@ -52,5 +56,7 @@ def test_an_edited_meaning_makes_the_check_fail(monkeypatch, capsys):
 def test_columns_page_is_clean_restructuredtext():
     docutils_core = pytest.importorskip("docutils.core")
     warnings = io.StringIO()
-    docutils_core.publish_doctree(schemas.columns_page(), settings_overrides={"warning_stream": warnings, "report_level": 1})
+    docutils_core.publish_doctree(
+        schemas.columns_page(), settings_overrides={"warning_stream": warnings, "report_level": 1}
+    )
     assert warnings.getvalue() == ""

@@ -33,14 +33,23 @@ def _graded() -> dict:
     scores = np.clip(rng.random((300, 1)) + rng.normal(0, 0.2, (300, 4)) + [0.1, 0.05, 0.0, -0.1], 0, 1)
     clusters = np.repeat(np.arange(12), 25)
     matrix = from_array(scores, models=["w", "x", "y", "z"], clusters=clusters)
-    return json.loads(render(lpv.audit_leaderboard(matrix, "all", n_resamples=40, n_cluster_resamples=30, n_rank_resamples=30), "json"))
+    return json.loads(
+        render(
+            lpv.audit_leaderboard(matrix, "all", n_resamples=40, n_cluster_resamples=30, n_rank_resamples=30), "json"
+        )
+    )
 
 
 @pytest.fixture(scope="module")
 def reports() -> dict[str, dict]:
-    binary = lpv.audit_leaderboard(shipped_example(), "all", n_resamples=40, n_cluster_resamples=30, n_rank_resamples=30)
-    return {"binary": json.loads(render(binary, "json")), "graded": _graded(),
-            "accuracies": json.loads(render(audit_accuracies(read_accuracies(ACCURACIES), mode="all", rho=0.5), "json"))}
+    binary = lpv.audit_leaderboard(
+        shipped_example(), "all", n_resamples=40, n_cluster_resamples=30, n_rank_resamples=30
+    )
+    return {
+        "binary": json.loads(render(binary, "json")),
+        "graded": _graded(),
+        "accuracies": json.loads(render(audit_accuracies(read_accuracies(ACCURACIES), mode="all", rho=0.5), "json")),
+    }
 
 
 def _schema(kind: str) -> dict:
@@ -64,29 +73,32 @@ def _bad(document: dict, edit) -> dict:
     return damaged
 
 
-@pytest.mark.parametrize("kind, edit", [
-    ("binary", lambda d: d["pairs"][0].update(p_exact=1.5)),  # a p-value above 1
-    ("binary", lambda d: d["pairs"][0].update(p_adjusted="inf")),  # a bounded column has no infinity
-    ("binary", lambda d: d["pairs"][0].update(b=-1)),  # a negative count
-    ("binary", lambda d: d["pairs"][0].update(b=2.5)),  # a count that is not whole
-    ("binary", lambda d: d["pairs"][0].update(rho=-1.01)),
-    ("binary", lambda d: d["pairs"][0].update(design_effect=0.9)),
-    ("binary", lambda d: d["pairs"][0].update(log_p_exact=0.1)),
-    ("binary", lambda d: d["pairs"][0].update(made_up=1)),  # an undeclared pair key
-    ("binary", lambda d: d["ranking"][0].update(rank=0)),
-    ("binary", lambda d: d["ranking"][0].update(extra="x")),  # an undeclared model key
-    ("binary", lambda d: d.update(extra=1)),  # an undeclared top-level key
-    ("binary", lambda d: d["settings"].update(extra=1)),
-    ("binary", lambda d: d.pop("checklist")),  # a missing required key
-    ("binary", lambda d: d["checklist"][0].update(extra="x")),
-    ("binary", lambda d: d["multiplicity"].update(extra=1)),
-    ("graded", lambda d: d["pairs"][0].update(p_t=-0.1)),
-    ("graded", lambda d: d["pairs"][0].update(variance=-1e-9)),
-    ("accuracies", lambda d: d["pairs"][0].update(agreement_min=1.2)),
-    ("accuracies", lambda d: d["pairs"][0].update(required_n_rho_min="-inf")),
-    ("accuracies", lambda d: d["ranking"][0].update(accuracy=62.8)),  # a percentage where a fraction belongs
-    ("accuracies", lambda d: d["verdicts"].update(extra=1)),
-])
+@pytest.mark.parametrize(
+    "kind, edit",
+    [
+        ("binary", lambda d: d["pairs"][0].update(p_exact=1.5)),  # a p-value above 1
+        ("binary", lambda d: d["pairs"][0].update(p_adjusted="inf")),  # a bounded column has no infinity
+        ("binary", lambda d: d["pairs"][0].update(b=-1)),  # a negative count
+        ("binary", lambda d: d["pairs"][0].update(b=2.5)),  # a count that is not whole
+        ("binary", lambda d: d["pairs"][0].update(rho=-1.01)),
+        ("binary", lambda d: d["pairs"][0].update(design_effect=0.9)),
+        ("binary", lambda d: d["pairs"][0].update(log_p_exact=0.1)),
+        ("binary", lambda d: d["pairs"][0].update(made_up=1)),  # an undeclared pair key
+        ("binary", lambda d: d["ranking"][0].update(rank=0)),
+        ("binary", lambda d: d["ranking"][0].update(extra="x")),  # an undeclared model key
+        ("binary", lambda d: d.update(extra=1)),  # an undeclared top-level key
+        ("binary", lambda d: d["settings"].update(extra=1)),
+        ("binary", lambda d: d.pop("checklist")),  # a missing required key
+        ("binary", lambda d: d["checklist"][0].update(extra="x")),
+        ("binary", lambda d: d["multiplicity"].update(extra=1)),
+        ("graded", lambda d: d["pairs"][0].update(p_t=-0.1)),
+        ("graded", lambda d: d["pairs"][0].update(variance=-1e-9)),
+        ("accuracies", lambda d: d["pairs"][0].update(agreement_min=1.2)),
+        ("accuracies", lambda d: d["pairs"][0].update(required_n_rho_min="-inf")),
+        ("accuracies", lambda d: d["ranking"][0].update(accuracy=62.8)),  # a percentage where a fraction belongs
+        ("accuracies", lambda d: d["verdicts"].update(extra=1)),
+    ],
+)
 def test_a_value_out_of_its_range_or_an_undeclared_or_missing_key_is_refused(reports, kind, edit):
     VALIDATOR(_schema(kind)).validate(reports[kind])  # intact first
     with pytest.raises(jsonschema.ValidationError):

@@ -26,8 +26,11 @@ def _entries(page: Path) -> set[str]:
 
 
 def test_every_room_has_an_api_page():
-    rooms = {f"llm_power_verified.{info.name}" for info in pkgutil.iter_modules(llm_power_verified.__path__)
-             if not info.name.startswith("_")}
+    rooms = {
+        f"llm_power_verified.{info.name}"
+        for info in pkgutil.iter_modules(llm_power_verified.__path__)
+        if not info.name.startswith("_")
+    }
     documented = set().union(*(_entries(page) for page in (REFERENCE / "api").glob("*.rst")))
     assert {"llm_power_verified.cli", "llm_power_verified.parallel", "llm_power_verified.errors"} <= rooms
     assert sorted(rooms - documented) == []

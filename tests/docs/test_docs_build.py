@@ -24,9 +24,24 @@ def test_the_documentation_builds_without_a_warning(tmp_path):
     source = tmp_path / "source"
     shutil.copytree(SOURCE, source, ignore=shutil.ignore_patterns("generated", "__pycache__"))
     build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html", str(source),
-         str(tmp_path / "html")],
-        capture_output=True, text=True, timeout=900, check=False)
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-n",
+            "-q",
+            "-b",
+            "html",
+            str(source),
+            str(tmp_path / "html"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     problems = [line for line in build.stderr.splitlines() if "WARNING" in line or "ERROR" in line]
     assert build.returncode == 0 and not problems, build.stderr[-5000:]
     assert (tmp_path / "html" / "reference" / "cli.html").is_file()

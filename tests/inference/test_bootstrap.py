@@ -19,7 +19,9 @@ def test_same_seed_same_output(method):
     assert first != paired_bootstrap_counts(120, 90, 1000, interval=method, seed=8)
     scores_a = np.random.default_rng(0).beta(4, 2, 300)
     scores_b = scores_a - 0.01 + np.random.default_rng(1).normal(0, 0.05, 300)
-    assert paired_bootstrap(scores_a, scores_b, interval=method, seed=3) == paired_bootstrap(scores_a, scores_b, interval=method, seed=3)
+    assert paired_bootstrap(scores_a, scores_b, interval=method, seed=3) == paired_bootstrap(
+        scores_a, scores_b, interval=method, seed=3
+    )
 
 
 def test_binary_vectors_use_the_counts():
@@ -47,7 +49,9 @@ def _coverage(method: str, datasets: int, seed: int) -> int:
     truth = probabilities[0] - probabilities[1]
     covered = 0
     for counts in rng.multinomial(300, probabilities, size=datasets):
-        result = paired_bootstrap_counts(int(counts[0]), int(counts[1]), 300, n_resamples=2000, interval=method, rng=rng)
+        result = paired_bootstrap_counts(
+            int(counts[0]), int(counts[1]), 300, n_resamples=2000, interval=method, rng=rng
+        )
         covered += result.ci_low <= truth <= result.ci_high
     return covered
 

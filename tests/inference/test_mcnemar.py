@@ -315,7 +315,9 @@ def test_midp_is_the_exact_test_less_the_observed_probability(b, c):
     exact_two = min(1.0, 2 * stats.binom.cdf(k, n, 0.5))
     assert mcnemar_midp(b, c).pvalue == pytest.approx(exact_two - stats.binom.pmf(k, n, 0.5), rel=1e-12)
     upper = stats.binom.sf(b - 1, n, 0.5)
-    assert mcnemar_midp(b, c, alternative="larger").pvalue == pytest.approx(upper - stats.binom.pmf(b, n, 0.5) / 2, rel=1e-12)
+    assert mcnemar_midp(b, c, alternative="larger").pvalue == pytest.approx(
+        upper - stats.binom.pmf(b, n, 0.5) / 2, rel=1e-12
+    )
 
 
 def _documented_bound(total: int, log_p: float) -> float:

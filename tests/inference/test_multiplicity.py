@@ -11,7 +11,9 @@ import llm_power_verified as lpv
 
 def test_inflation_is_ratio_of_required_n_at_corrected_alpha():
     for m in (1, 9, 40, 45, 1000):
-        direct = lpv.required_n_paired_binary(0.7, 0.68, 0.5, alpha=0.05 / m) / lpv.required_n_paired_binary(0.7, 0.68, 0.5)
+        direct = lpv.required_n_paired_binary(0.7, 0.68, 0.5, alpha=0.05 / m) / lpv.required_n_paired_binary(
+            0.7, 0.68, 0.5
+        )
         assert lpv.required_n_inflation(m) == pytest.approx(direct, rel=1e-12)
 
 
@@ -35,7 +37,9 @@ def test_sidak_is_slightly_below_bonferroni_and_monotone():
     assert round(float(sidak[3]), 2) == 2.10
 
 
-@pytest.mark.parametrize("method, name", [("bonferroni", "bonferroni"), ("sidak", "sidak"), ("holm", "holm"), ("bh", "fdr_bh")])
+@pytest.mark.parametrize(
+    "method, name", [("bonferroni", "bonferroni"), ("sidak", "sidak"), ("holm", "holm"), ("bh", "fdr_bh")]
+)
 def test_adjustments_agree_with_statsmodels_and_stay_quiet_at_one(method, name):
     import warnings
 

@@ -55,8 +55,14 @@ PEAK_MIB = 1024
 
 def run_limited(arguments: list[str]) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    result = subprocess.run([sys.executable, "-c", LIMITED, json.dumps(arguments)], capture_output=True, text=True, timeout=300, env=env,
-                            cwd=Path(__file__).parents[2])
+    result = subprocess.run(
+        [sys.executable, "-c", LIMITED, json.dumps(arguments)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=Path(__file__).parents[2],
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -99,8 +105,14 @@ HEADER = zstd_member("header.json", b'{"eval": {"model": "m/x"}}')
 
 def clean_log(path: Path, model: str) -> Path:
     samples = [{"id": f"q{i}", "epoch": 1, "scores": {"s": {"value": "C" if i % 3 else "I"}}} for i in range(30)]
-    path.write_bytes(zip_archive([zstd_member("header.json", json.dumps({"eval": {"model": model}}).encode()),
-                                  zstd_member("summaries.json", json.dumps(samples).encode())]))
+    path.write_bytes(
+        zip_archive(
+            [
+                zstd_member("header.json", json.dumps({"eval": {"model": model}}).encode()),
+                zstd_member("summaries.json", json.dumps(samples).encode()),
+            ]
+        )
+    )
     return path
 
 
@@ -111,8 +123,10 @@ def test_zstd_nested_lists_under_the_member_limit(tmp_path):
     bomb = tmp_path / "bomb.eval"
     bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
     assert bomb.stat().st_size < 64 << 10 and size < MAX_MEMBER_BYTES
-    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
-                                   ["bomb.eval, member 'summaries.json'", "MiB limit"])
+    report = refused_within_memory(
+        ["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+        ["bomb.eval, member 'summaries.json'", "MiB limit"],
+    )
     print("zstd nested lists:", report["peak_mib"], "MiB")
 
 
@@ -120,8 +134,10 @@ def test_zstd_member_over_the_limit(tmp_path):
     frame, crc, size = zstd_stream(b"[]," * (1 << 18), 200)
     bomb = tmp_path / "big.eval"
     bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
-    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
-                                   ["big.eval, member 'summaries.json'", f"over the {MAX_MEMBER_BYTES:,}-byte limit per member"])
+    report = refused_within_memory(
+        ["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+        ["big.eval, member 'summaries.json'", f"over the {MAX_MEMBER_BYTES:,}-byte limit per member"],
+    )
     print("zstd member over the limit:", report["peak_mib"], "MiB")
 
 
@@ -130,8 +146,10 @@ def test_bzip2_member_that_lies_about_its_size(tmp_path):
     payload = bz2.compress(bytes(1 << 30))
     bomb = tmp_path / "bz.eval"
     bomb.write_bytes(zip_archive([HEADER, ("summaries.json", 12, payload, 0, 4096)]))
-    report = refused_within_memory(["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
-                                   ["bz.eval, member 'summaries.json': decompresses to more than its declared 4,096 bytes"])
+    report = refused_within_memory(
+        ["audit", str(bomb), str(clean_log(tmp_path / "y.eval", "m/y"))],
+        ["bz.eval, member 'summaries.json': decompresses to more than its declared 4,096 bytes"],
+    )
     assert report["peak_mib"] < 400, report
     print("bzip2 bomb:", report["peak_mib"], "MiB")
 
@@ -140,11 +158,15 @@ def test_gzip_bomb_csv(tmp_path):
     """About 2 MiB of gzip inflating to 1.5 GiB of CSV: refused at the inflation limit."""
     rows = b"x,0,1\n" * (1 << 20)
     compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-    parts = [compressor.compress(b"item_id,a,b\n")] + [compressor.compress(rows) for _ in range(256)] + [compressor.flush()]
+    parts = (
+        [compressor.compress(b"item_id,a,b\n")] + [compressor.compress(rows) for _ in range(256)] + [compressor.flush()]
+    )
     bomb = tmp_path / "scores.csv.gz"
     bomb.write_bytes(b"".join(parts))
     assert bomb.stat().st_size < 3 << 20
-    report = refused_within_memory(["audit", str(bomb)], ["scores.csv.gz: inflates to more than", f"{MAX_INFLATED_BYTES:,} bytes"])
+    report = refused_within_memory(
+        ["audit", str(bomb)], ["scores.csv.gz: inflates to more than", f"{MAX_INFLATED_BYTES:,} bytes"]
+    )
     print("gzip bomb:", report["peak_mib"], "MiB")
 
 
@@ -180,7 +202,9 @@ HOSTILE_LINES = [
 ]
 
 
-@pytest.mark.parametrize("line, fragment", [case[1:] for case in HOSTILE_LINES], ids=[case[0] for case in HOSTILE_LINES])
+@pytest.mark.parametrize(
+    "line, fragment", [case[1:] for case in HOSTILE_LINES], ids=[case[0] for case in HOSTILE_LINES]
+)
 def test_lm_eval_line(tmp_path, capsys, line, fragment):
     refused(_lm_eval(tmp_path, line), ["samples_t_2026-01-01T00-00-00.000000.jsonl, line 4", fragment], capsys)
 
@@ -194,14 +218,22 @@ HOSTILE_SUMMARIES = [
 ]
 
 
-@pytest.mark.parametrize("content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES])
+@pytest.mark.parametrize(
+    "content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES]
+)
 def test_inspect_eval_member(tmp_path, capsys, content, fragment):
     path = tmp_path / "x.eval"
     path.write_bytes(zip_archive([HEADER, zstd_member("summaries.json", content)]))
-    refused(["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))], ["x.eval, member 'summaries.json'", fragment], capsys)
+    refused(
+        ["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))],
+        ["x.eval, member 'summaries.json'", fragment],
+        capsys,
+    )
 
 
-@pytest.mark.parametrize("content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES])
+@pytest.mark.parametrize(
+    "content, fragment", [case[1:] for case in HOSTILE_SUMMARIES], ids=[case[0] for case in HOSTILE_SUMMARIES]
+)
 def test_inspect_json_log(tmp_path, capsys, content, fragment):
     path = tmp_path / "x.json"
     path.write_bytes(b'{"eval": {"model": "m/x"}, "samples": ' + content + b"}")
@@ -229,29 +261,41 @@ def test_parquet_metadata_with_nan_is_refused(tmp_path):
 # --------------------------------------------------------------------------- shapes and workers
 def test_a_sample_id_the_size_of_the_member(tmp_path):
     """One sample whose id is a 120 MiB string (a 12 KiB log): refused by the id's length, within the memory bound."""
-    frame, crc, size = zstd_stream(b"a" * (1 << 20), 120, prefix=b'[{"id": "', suffix=b'", "scores": {"s": {"value": 1}}}]')
+    frame, crc, size = zstd_stream(
+        b"a" * (1 << 20), 120, prefix=b'[{"id": "', suffix=b'", "scores": {"s": {"value": 1}}}]'
+    )
     path = tmp_path / "long.eval"
     path.write_bytes(zip_archive([HEADER, ("summaries.json", 93, frame, crc, size)]))
-    report = refused_within_memory(["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))],
-                                   ["long.eval, member 'summaries.json'[0]: sample id", "has 125,829,120 characters (at most 4,096)"])
+    report = refused_within_memory(
+        ["audit", str(path), str(clean_log(tmp_path / "y.eval", "m/y"))],
+        ["long.eval, member 'summaries.json'[0]: sample id", "has 125,829,120 characters (at most 4,096)"],
+    )
     print("120 MiB sample id:", report["peak_mib"], "MiB")
 
 
 def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
     """20,000 models x 3 items (a 120 KB CSV): the all-pairs ranking would need about 19 GB; refused at once."""
     rng = np.random.default_rng(1)
-    lines = ["item_id,model,score"] + [f"q{i},m{k:05d},{int(v)}" for k in range(20_000) for i, v in enumerate(rng.random(3) < 0.5)]
+    lines = ["item_id,model,score"] + [
+        f"q{i},m{k:05d},{int(v)}" for k in range(20_000) for i, v in enumerate(rng.random(3) < 0.5)
+    ]
     path = tmp_path / "long.csv"
     path.write_text("\n".join(lines) + "\n")
-    report = refused_within_memory(["audit", str(path), "--mode", "adjacent", "--n-resamples", "0"],
-                                   ["auditing 20,000 models x 3 items (mode adjacent) needs about 19.2 GB", "fit"])
+    report = refused_within_memory(
+        ["audit", str(path), "--mode", "adjacent", "--n-resamples", "0"],
+        ["auditing 20,000 models x 3 items (mode adjacent) needs about 19.2 GB", "fit"],
+    )
     print("20,000 models:", report["peak_mib"], "MiB")
 
 
 def test_workers_are_capped(tmp_path, capsys):
     path = tmp_path / "scores.csv"
     path.write_text("item_id,a,b\n" + "".join(f"q{i},{i % 2},{i % 3 // 2}\n" for i in range(50)))
-    refused(["audit", str(path), "--workers", "1000"], ["workers = 1,000 is more than this machine runs at once: give 1 to"], capsys)
+    refused(
+        ["audit", str(path), "--workers", "1000"],
+        ["workers = 1,000 is more than this machine runs at once: give 1 to"],
+        capsys,
+    )
 
 
 # --------------------------------------------------------------------------- whole-file reads: size, kind, pipes
@@ -262,14 +306,17 @@ def _sparse(path: Path, head: bytes, size: int = 8 << 30) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("name, head, command", [
-    ("big.csv", b"item_id,m0,m1\nq1,1,0\n", ["audit", "{}"]),
-    ("big.jsonl", b"", ["audit", "{}"]),
-    ("big.txt", b"1\n0\n", ["test", "{a}", "{}"]),
-    ("big.csv", b"model,accuracy,n\n", ["audit-accuracies", "{}"]),
-    ("big.json", b'{"schema": ', ["plan", "report", "{}"]),
-    ("big.json", b'{"eval": ', ["audit", "{}", "{a_log}"]),
-])
+@pytest.mark.parametrize(
+    "name, head, command",
+    [
+        ("big.csv", b"item_id,m0,m1\nq1,1,0\n", ["audit", "{}"]),
+        ("big.jsonl", b"", ["audit", "{}"]),
+        ("big.txt", b"1\n0\n", ["test", "{a}", "{}"]),
+        ("big.csv", b"model,accuracy,n\n", ["audit-accuracies", "{}"]),
+        ("big.json", b'{"schema": ', ["plan", "report", "{}"]),
+        ("big.json", b'{"eval": ', ["audit", "{}", "{a_log}"]),
+    ],
+)
 def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command):
     """An 8 GiB file (a short header, then zeros) is refused by its size before a byte is read, naming size and limit."""
     path = _sparse(tmp_path / name, head)
@@ -280,13 +327,23 @@ def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command)
     print(name, report["peak_mib"], "MiB")
 
 
-@pytest.mark.parametrize("command", [["audit", "{link}"], ["test", "{a}", "{link_txt}"], ["test", "{a}", "/dev/urandom"],
-                                     ["monitor", "{a}", "/dev/zero"], ["plan", "report", "/dev/zero"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "{link}"],
+        ["test", "{a}", "{link_txt}"],
+        ["test", "{a}", "/dev/urandom"],
+        ["monitor", "{a}", "/dev/zero"],
+        ["plan", "report", "/dev/zero"],
+    ],
+)
 def test_a_device_is_refused_before_it_is_opened(tmp_path, capsys, command):
     (tmp_path / "w.csv").symlink_to("/dev/zero")
     (tmp_path / "z.txt").symlink_to("/dev/zero")
     (tmp_path / "a.txt").write_text("1\n0\n")
-    arguments = [part.format(link=tmp_path / "w.csv", link_txt=tmp_path / "z.txt", a=tmp_path / "a.txt") for part in command]
+    arguments = [
+        part.format(link=tmp_path / "w.csv", link_txt=tmp_path / "z.txt", a=tmp_path / "a.txt") for part in command
+    ]
     named = {"{link}": "w.csv", "{link_txt}": "z.txt"}.get(command[-1], command[-1])
     refused(arguments, [f"{named}: a device, not a file"], capsys)
 
@@ -319,13 +376,17 @@ def test_a_header_of_fifteen_million_columns_is_refused_before_it_is_split(tmp_p
     """A 30 MB first line of ``,m`` (15 million columns) was split by pandas until 1.1 GB ran out."""
     path = tmp_path / "wide.csv"
     path.write_text("a" + ",m" * 15_000_000 + "\n")
-    report = refused_within_memory(["audit", str(path)], ["wide.csv, line 1: 15,000,001 columns in the header, more than the 100,000"])
+    report = refused_within_memory(
+        ["audit", str(path)], ["wide.csv, line 1: 15,000,001 columns in the header, more than the 100,000"]
+    )
     print("15M columns:", report["peak_mib"], "MiB")
 
 
 def test_non_ascii_csv_reads_as_bytes(tmp_path):
     path = tmp_path / "w.csv"
-    path.write_text("item_id,modèle_a,modèle_b\n" + "".join(f"é{i},{i % 2},{i % 3 // 2}\n" for i in range(30)), encoding="utf-8")
+    path.write_text(
+        "item_id,modèle_a,modèle_b\n" + "".join(f"é{i},{i % 2},{i % 3 // 2}\n" for i in range(30)), encoding="utf-8"
+    )
     assert read_table(path).models == ("modèle_a", "modèle_b")
 
 
@@ -344,7 +405,13 @@ def test_standard_input_is_refused_naming_it(tmp_path):
     """``audit /dev/stdin < w.csv``: the format cannot be told from the name."""
     (tmp_path / "w.csv").write_text("m0,m1\n1,0\n")
     with open(tmp_path / "w.csv", "rb") as stdin:
-        result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "/dev/stdin"], stdin=stdin, capture_output=True,
-                                text=True, timeout=120, cwd=Path(__file__).parents[2])
+        result = subprocess.run(
+            [sys.executable, "-m", "llm_power_verified.cli", "audit", "/dev/stdin"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).parents[2],
+        )
     assert result.returncode == 2
     assert "/dev/stdin: a pipe or device (standard input?), whose format cannot be told from its name" in result.stderr

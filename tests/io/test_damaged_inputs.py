@@ -51,13 +51,22 @@ from tests.support.damaged import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-FLAGS = {"score_kind": "--scores", "missing_cluster": "--missing-cluster", "on_missing": "--on-missing",
-         "item_column": "--item-column", "cluster_column": "--cluster-column"}
+FLAGS = {
+    "score_kind": "--scores",
+    "missing_cluster": "--missing-cluster",
+    "on_missing": "--on-missing",
+    "item_column": "--item-column",
+    "cluster_column": "--cluster-column",
+}
 
 
 def _by_item(matrix: ScoreMatrix) -> dict:
     """The matrix as {(item, model): score} plus clusters and kind: equal iff the same data, whatever the order."""
-    cells = {(item, model): matrix.scores[i, k] for i, item in enumerate(matrix.item_ids) for k, model in enumerate(matrix.models)}
+    cells = {
+        (item, model): matrix.scores[i, k]
+        for i, item in enumerate(matrix.item_ids)
+        for k, model in enumerate(matrix.models)
+    }
     clusters = None if matrix.clusters is None else dict(zip(matrix.item_ids, matrix.clusters, strict=True))
     return {"cells": cells, "clusters": clusters, "binary": matrix.binary, "models": sorted(matrix.models)}
 
@@ -79,7 +88,11 @@ def _check(expect, read, clean: ScoreMatrix, cli_arguments: list[str] | None, ca
             read(options)
         assert expect.fragment in " ".join(str(error.value).split()), str(error.value)
         if cli_arguments is not None:
-            _cli_refuses(cli_arguments + [part for key, value in options.items() for part in (FLAGS[key], value)], expect.fragment, capsys)
+            _cli_refuses(
+                cli_arguments + [part for key, value in options.items() for part in (FLAGS[key], value)],
+                expect.fragment,
+                capsys,
+            )
         return "refused"
     matrix = read(options)
     if isinstance(expect, Same):
@@ -119,7 +132,10 @@ def test_long_csv(tmp_path, capsys, name, mutate, expect):
     path.write_bytes(mutate(long_csv().encode()))
     clean = read_scores(clean_path, cluster_column="topic")
     cli = ["audit", str(path), "--cluster-column", "topic", "--n-resamples", "0", "--n-cluster-resamples", "0"]
-    _count("long CSV", _check(expect, lambda options: read_scores(path, cluster_column="topic", **options), clean, cli, capsys))
+    _count(
+        "long CSV",
+        _check(expect, lambda options: read_scores(path, cluster_column="topic", **options), clean, cli, capsys),
+    )
 
 
 @pytest.mark.parametrize("name, mutate, expect", JSONL, ids=[case[0] for case in JSONL])
@@ -164,7 +180,15 @@ def test_plain_score_files(tmp_path, capsys, name, mutate, expect):
 
     def read(options):
         matrix = read_score_files(path_a, path_b, **options)
-        return ScoreMatrix(matrix.scores, ("clean_a.txt", "clean_b.txt"), matrix.item_ids, None, matrix.binary, matrix.source, matrix.notes)
+        return ScoreMatrix(
+            matrix.scores,
+            ("clean_a.txt", "clean_b.txt"),
+            matrix.item_ids,
+            None,
+            matrix.binary,
+            matrix.source,
+            matrix.notes,
+        )
 
     clean = ScoreMatrix(clean.scores, ("clean_a.txt", "clean_b.txt"), clean.item_ids, None, clean.binary)
     _count("plain score files", _check(expect, read, clean, ["test", str(path_a), str(path_b)], capsys))
@@ -203,7 +227,12 @@ def test_lm_eval_samples_files(tmp_path, capsys, name, mutate, expect):
     samples = next(folders[0].glob("samples_arith_mc_*.jsonl"))
     samples.write_text(mutate(samples.read_text()))
     cli = ["audit", *map(str, folders), "--task", "arith_mc", "--metric", "acc", "--n-resamples", "0"]
-    _count("lm-eval folders", _check(expect, lambda options: read_lm_eval(folders, task="arith_mc", metric="acc", **options), clean, cli, capsys))
+    _count(
+        "lm-eval folders",
+        _check(
+            expect, lambda options: read_lm_eval(folders, task="arith_mc", metric="acc", **options), clean, cli, capsys
+        ),
+    )
 
 
 def test_lm_eval_damaged_results_file(tmp_path, capsys):
@@ -215,7 +244,9 @@ def test_lm_eval_damaged_results_file(tmp_path, capsys):
     results.write_text(results.read_text()[:200])
     with pytest.raises(InputError, match=r"results_.*json: not valid JSON .* at line "):
         read_lm_eval(folders, task="arith_mc_by_subject", metric="acc")
-    _cli_refuses(["audit", *map(str, folders), "--task", "arith_mc_by_subject", "--metric", "acc"], "not valid JSON", capsys)
+    _cli_refuses(
+        ["audit", *map(str, folders), "--task", "arith_mc_by_subject", "--metric", "acc"], "not valid JSON", capsys
+    )
     _count("lm-eval folders", "refused")
 
 
@@ -251,25 +282,81 @@ def _inspect_cases():
 
     stored_bad_crc = ("summaries.json", 0, summary, 12345, len(summary))
     return [
-        ("CRC mismatch in a zstd member", archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, crc=12345))), Refused("CRC-32 mismatch")),
-        ("flipped byte in compressed data", archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, frame=bytes(flipped)))), Refused("member 'summaries.json'")),
-        ("frame declares 3 GB", archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, frame=frame_declaring(3 << 30, summary)))),
-         Refused("the zstd frame declares 3,221,225,472 bytes but the zip directory says")),
-        ("directory declares 3 GB", archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, declared_size=3 << 30))),
-         Refused("over the 134,217,728-byte limit per member")),
-        ("decompresses past its declared size", archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, declared_size=len(summary) - 10,
-                                                                                                   frame=zstandard.ZstdCompressor(write_content_size=False).compress(summary)))),
-         Refused("decompresses to more than its declared")),
-        ("unsupported compression method", archive(_replace(log, "summaries.json", ("summaries.json", 99, summary, 0, len(summary)))),
-         Refused("unsupported zip compression method 99")),
-        ("stored member with a bad CRC", archive(_replace(log, "summaries.json", stored_bad_crc)), Refused("damaged member")),
+        (
+            "CRC mismatch in a zstd member",
+            archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, crc=12345))),
+            Refused("CRC-32 mismatch"),
+        ),
+        (
+            "flipped byte in compressed data",
+            archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, frame=bytes(flipped)))),
+            Refused("member 'summaries.json'"),
+        ),
+        (
+            "frame declares 3 GB",
+            archive(
+                _replace(
+                    log,
+                    "summaries.json",
+                    zstd_member("summaries.json", summary, frame=frame_declaring(3 << 30, summary)),
+                )
+            ),
+            Refused("the zstd frame declares 3,221,225,472 bytes but the zip directory says"),
+        ),
+        (
+            "directory declares 3 GB",
+            archive(_replace(log, "summaries.json", zstd_member("summaries.json", summary, declared_size=3 << 30))),
+            Refused("over the 134,217,728-byte limit per member"),
+        ),
+        (
+            "decompresses past its declared size",
+            archive(
+                _replace(
+                    log,
+                    "summaries.json",
+                    zstd_member(
+                        "summaries.json",
+                        summary,
+                        declared_size=len(summary) - 10,
+                        frame=zstandard.ZstdCompressor(write_content_size=False).compress(summary),
+                    ),
+                )
+            ),
+            Refused("decompresses to more than its declared"),
+        ),
+        (
+            "unsupported compression method",
+            archive(_replace(log, "summaries.json", ("summaries.json", 99, summary, 0, len(summary)))),
+            Refused("unsupported zip compression method 99"),
+        ),
+        (
+            "stored member with a bad CRC",
+            archive(_replace(log, "summaries.json", stored_bad_crc)),
+            Refused("damaged member"),
+        ),
         ("no header.json", archive([zstd_member("summaries.json", summary)]), Refused("no member 'header.json'")),
         ("header without eval.model", logged(**{"header.json": b'{"eval": {}}'}), Refused("no 'eval.model'")),
-        ("summaries not a list", logged(**{"summaries.json": b'{"a": 1}'}), Refused("where a list of samples is expected")),
+        (
+            "summaries not a list",
+            logged(**{"summaries.json": b'{"a": 1}'}),
+            Refused("where a list of samples is expected"),
+        ),
         ("summaries not JSON", logged(**{"summaries.json": summary[:-7]}), Refused("not valid JSON")),
-        ("sample without an id", logged(**{"summaries.json": json.dumps(no_id).encode()}), Refused("sample id is None")),
-        ("unknown score letter", logged(**{"summaries.json": json.dumps(letter).encode()}), Refused("score 'X' is not a number or one of C/I/P/N")),
-        ("truncated archive", lambda: eval_bytes(log)[: len(eval_bytes(log)) // 2], Refused("not a readable .eval archive")),
+        (
+            "sample without an id",
+            logged(**{"summaries.json": json.dumps(no_id).encode()}),
+            Refused("sample id is None"),
+        ),
+        (
+            "unknown score letter",
+            logged(**{"summaries.json": json.dumps(letter).encode()}),
+            Refused("score 'X' is not a number or one of C/I/P/N"),
+        ),
+        (
+            "truncated archive",
+            lambda: eval_bytes(log)[: len(eval_bytes(log)) // 2],
+            Refused("not a readable .eval archive"),
+        ),
         ("not a zip", lambda: b"not a zip at all", Refused("not a readable .eval archive")),
         ("samples in another order", logged(**{"summaries.json": json.dumps(shuffled).encode()}), Same()),
     ]
@@ -288,7 +375,9 @@ def test_inspect_eval(tmp_path, capsys, name, build, expect):
     path_x.write_bytes(build())
     clean = read_inspect([clean_x, clean_y])
     cli = ["audit", str(path_x), str(path_y), "--n-resamples", "0"]
-    _count("Inspect .eval", _check(expect, lambda options: read_inspect([path_x, path_y], **options), clean, cli, capsys))
+    _count(
+        "Inspect .eval", _check(expect, lambda options: read_inspect([path_x, path_y], **options), clean, cli, capsys)
+    )
 
 
 def test_genuine_eval_with_a_flipped_byte_is_refused(tmp_path, capsys):
@@ -296,7 +385,9 @@ def test_genuine_eval_with_a_flipped_byte_is_refused(tmp_path, capsys):
     with zipfile.ZipFile(source[0]) as archive:
         info = archive.getinfo("summaries.json")
     data = bytearray(source[0].read_bytes())
-    name_length, extra_length = np.frombuffer(bytes(data[info.header_offset + 26: info.header_offset + 30]), dtype="<u2")
+    name_length, extra_length = np.frombuffer(
+        bytes(data[info.header_offset + 26 : info.header_offset + 30]), dtype="<u2"
+    )
     start = info.header_offset + 30 + int(name_length) + int(extra_length)
     data[start + info.compress_size // 2] ^= 0x01
     damaged = tmp_path / source[0].name
@@ -355,8 +446,13 @@ print((status("VmHWM") - before) // 1024)
 
 def test_zstd_bomb_is_refused_with_bounded_memory(tmp_path):
     """A member that inflates to 1 GiB while the directory says 4 KiB stops after one chunk."""
-    result = subprocess.run([sys.executable, "-c", BOMB, str(tmp_path / "bomb.eval"), str(Path(__file__).parents[2])],
-                            capture_output=True, text=True, timeout=300, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", BOMB, str(tmp_path / "bomb.eval"), str(Path(__file__).parents[2])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     message, grown_mb = result.stdout.strip().splitlines()
     assert "decompresses to more than its declared 4,096 bytes" in message
     assert int(grown_mb) < 100, f"memory grew by {grown_mb} MB while reading the bomb"
@@ -367,8 +463,12 @@ def test_zstd_bomb_is_refused_with_bounded_memory(tmp_path):
 MUTATIONS = st.one_of(
     st.tuples(st.just("blank"), st.integers(1, 40)),
     st.tuples(st.just("duplicate"), st.integers(1, 40)),
-    st.tuples(st.just("cell"), st.integers(1, 40), st.integers(1, 3),
-              st.sampled_from(["", "x", "2", "-1", "nan", "inf", "0.5", "1e400", " ", "1.0.0", "+", "--1"])),
+    st.tuples(
+        st.just("cell"),
+        st.integers(1, 40),
+        st.integers(1, 3),
+        st.sampled_from(["", "x", "2", "-1", "nan", "inf", "0.5", "1e400", " ", "1.0.0", "+", "--1"]),
+    ),
     st.tuples(st.just("truncate"), st.integers(0, 10_000)),
     st.tuples(st.just("permute"), st.permutations(list(range(40)))),
     st.tuples(st.just("bom")),
@@ -404,7 +504,11 @@ def test_random_damage_is_refused_or_read_exactly(tmp_path_factory, mutation):
         if kept[-1] == "":
             kept.pop()
         # A cut at a line end leaves a shorter valid table (indistinguishable from one); any other cut must be refused.
-        whole = len(kept) > 1 and kept[0] == lines[0] and all(len(row.split(",")) == 4 and all(row.split(",")) for row in kept[1:])
+        whole = (
+            len(kept) > 1
+            and kept[0] == lines[0]
+            and all(len(row.split(",")) == 4 and all(row.split(",")) for row in kept[1:])
+        )
         expected_rows = list(range(len(kept) - 1)) if whole else None
     elif kind == "bom":
         data = b"\xef\xbb\xbf" + data
@@ -418,7 +522,11 @@ def test_random_damage_is_refused_or_read_exactly(tmp_path_factory, mutation):
         assert str(path) in str(error) and "\n" not in str(error)
         return
     assert expected_rows is not None, f"{mutation} was read instead of refused"
-    clean = read_scores(pd.DataFrame(scores[expected_rows], columns=["m0", "m1", "m2"]).assign(item_id=[f"q{i:03d}" for i in expected_rows]))
+    clean = read_scores(
+        pd.DataFrame(scores[expected_rows], columns=["m0", "m1", "m2"]).assign(
+            item_id=[f"q{i:03d}" for i in expected_rows]
+        )
+    )
     assert _by_item(matrix) == _by_item(clean)
 
 

@@ -22,11 +22,23 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 #: Every character that may not reach a terminal or a Markdown file raw (the rule of io.output).
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 HOSTILE_CHARACTERS = {
-    "right-to-left override": "\u202e", "left-to-right override": "\u202d", "right-to-left embedding": "\u202b",
-    "pop directional formatting": "\u202c", "left-to-right mark": "\u200e", "right-to-left mark": "\u200f",
-    "arabic letter mark": "\u061c", "left-to-right isolate": "\u2066", "first strong isolate": "\u2068",
-    "pop directional isolate": "\u2069", "line separator": "\u2028", "paragraph separator": "\u2029",
-    "escape (C0)": "\x1b", "NUL (C0)": "\x00", "delete": "\x7f", "next line (C1)": "\x85", "CSI (C1)": "\x9b",
+    "right-to-left override": "\u202e",
+    "left-to-right override": "\u202d",
+    "right-to-left embedding": "\u202b",
+    "pop directional formatting": "\u202c",
+    "left-to-right mark": "\u200e",
+    "right-to-left mark": "\u200f",
+    "arabic letter mark": "\u061c",
+    "left-to-right isolate": "\u2066",
+    "first strong isolate": "\u2068",
+    "pop directional isolate": "\u2069",
+    "line separator": "\u2028",
+    "paragraph separator": "\u2029",
+    "escape (C0)": "\x1b",
+    "NUL (C0)": "\x00",
+    "delete": "\x7f",
+    "next line (C1)": "\x85",
+    "CSI (C1)": "\x9b",
     "lone surrogate": "\ud800",
 }
 
@@ -48,9 +60,21 @@ def test_ordinary_text_is_unchanged_and_whole_texts_keep_their_lines():
     assert markdown_text("a|b\nc<d>\u2028") == "a\\|b<br>c&lt;d&gt;\\u2028"
 
 
-@pytest.mark.parametrize("cell, expected", [("=SUM(A1)", "'=SUM(A1)"), ("+1", "'+1"), ("-cmd", "'-cmd"), ("@x", "'@x"),
-                                            ("\tx", "'\tx"), ("\rx", "'\rx"), ("\x00x", "'\x00x"), ("gpt-4", "gpt-4"),
-                                            ("1-2", "1-2"), (" =x", " =x")])
+@pytest.mark.parametrize(
+    "cell, expected",
+    [
+        ("=SUM(A1)", "'=SUM(A1)"),
+        ("+1", "'+1"),
+        ("-cmd", "'-cmd"),
+        ("@x", "'@x"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("\x00x", "'\x00x"),
+        ("gpt-4", "gpt-4"),
+        ("1-2", "1-2"),
+        (" =x", " =x"),
+    ],
+)
 def test_csv_cells_that_a_spreadsheet_would_run_get_a_quote(cell, expected):
     assert csv_text(cell) == expected
 
@@ -70,7 +94,9 @@ def _hostile_result():
     rng = np.random.default_rng(7)
     scores = (rng.random((120, len(NAMES))) < np.linspace(0.8, 0.4, len(NAMES))).astype(float)
     clusters = [f"k\u202e{i % 4}" for i in range(120)]
-    return audit_leaderboard(from_array(scores, models=NAMES, clusters=clusters), "all", n_resamples=0, n_cluster_resamples=0)
+    return audit_leaderboard(
+        from_array(scores, models=NAMES, clusters=clusters), "all", n_resamples=0, n_cluster_resamples=0
+    )
 
 
 def test_html_shows_hostile_names_as_escapes():
@@ -90,16 +116,26 @@ def test_machine_formats_keep_names_exactly():
 
 
 def _cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPOSITORY), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return subprocess.run([sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, timeout=300,
-                          cwd=cwd, env=environment)
+    environment = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPOSITORY), *filter(None, [os.environ.get("PYTHONPATH")])])
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", *arguments],
+        capture_output=True,
+        timeout=300,
+        cwd=cwd,
+        env=environment,
+    )
 
 
 @pytest.fixture
 def hostile_table(tmp_path: Path) -> Path:
     rng = np.random.default_rng(11)
     header = "item_id,cluster," + ",".join(f'"{name}"' if "," in name or "'" in name else name for name in NAMES)
-    rows = [f"q{i},k\u202e{i % 3}," + ",".join(str(int(rng.random() < 0.3 + 0.1 * j)) for j in range(len(NAMES))) for i in range(60)]
+    rows = [
+        f"q{i},k\u202e{i % 3}," + ",".join(str(int(rng.random() < 0.3 + 0.1 * j)) for j in range(len(NAMES)))
+        for i in range(60)
+    ]
     path = tmp_path / "hostile.csv"
     path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
     return path
@@ -107,7 +143,17 @@ def hostile_table(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("output", ["table", "markdown", "html"])
 def test_cli_reports_of_hostile_names_and_labels_carry_no_raw_character(tmp_path, hostile_table, output):
-    common = [hostile_table.name, "--cluster-column", "cluster", "--format", output, "--n-resamples", "0", "--n-cluster-resamples", "0"]
+    common = [
+        hostile_table.name,
+        "--cluster-column",
+        "cluster",
+        "--format",
+        output,
+        "--n-resamples",
+        "0",
+        "--n-cluster-resamples",
+        "0",
+    ]
     printed = _cli("audit", *common, cwd=tmp_path)
     assert printed.returncode == 0, printed.stderr
     text = printed.stdout.decode("utf-8")

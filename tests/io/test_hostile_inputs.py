@@ -67,8 +67,11 @@ class Outcome:
 
     @property
     def reproducer(self) -> str:
-        command = self.case.shell.replace("{cli}", "python -m llm_power_verified.cli") if self.case.shell else \
-            "python -m llm_power_verified.cli " + shlex.join(self.case.argv)
+        command = (
+            self.case.shell.replace("{cli}", "python -m llm_power_verified.cli")
+            if self.case.shell
+            else "python -m llm_power_verified.cli " + shlex.join(self.case.argv)
+        )
         return f"python -m tests.io.test_hostile_inputs --case {shlex.quote(self.case.id)}  # runs: {command}"
 
 
@@ -76,6 +79,7 @@ def _limits(memory: int) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
@@ -128,8 +132,16 @@ def _execute(case: Case, folder: Path) -> tuple[int | None, str, str, float]:
         env.pop(name, None)
     command = ["bash", "-c", case.shell.replace("{cli}", shlex.join(CLI))] if case.shell else [*CLI, *case.argv]
     started = time.monotonic()
-    process = subprocess.Popen(command, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, preexec_fn=_limits(case.memory), start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_limits(case.memory),
+        start_new_session=True,
+    )
     try:
         stdout, stderr = process.communicate(timeout=case.timeout)
         status = process.returncode
@@ -143,7 +155,9 @@ def _execute(case: Case, folder: Path) -> tuple[int | None, str, str, float]:
     return status, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"), time.monotonic() - started
 
 
-def classify(case: Case, status: int | None, stdout: str, stderr: str, folder: Path, changed: list[str]) -> tuple[str, str]:
+def classify(
+    case: Case, status: int | None, stdout: str, stderr: str, folder: Path, changed: list[str]
+) -> tuple[str, str]:
     """The ending of one run, and a line saying what happened."""
     lines = [line for line in stderr.splitlines() if line.strip()]
     first = lines[0] if lines else ""
@@ -154,7 +168,11 @@ def classify(case: Case, status: int | None, stdout: str, stderr: str, folder: P
     if "Traceback (most recent call last)" in stderr or "Exception ignored" in stderr:
         return "traceback", lines[-1] if lines else first
     clean_refusal = status == 2 and len(lines) == 1 and first.startswith(PREFIX)
-    allowed = [path for path in changed if any(path == w or (w.endswith("/") and (path + "/").startswith(w)) for w in case.writes)]
+    allowed = [
+        path
+        for path in changed
+        if any(path == w or (w.endswith("/") and (path + "/").startswith(w)) for w in case.writes)
+    ]
     if changed and (status != 0 or len(allowed) < len(changed)):
         return "unsafe write", f"changed {', '.join(sorted(changed))} (exit {status})"
     if "Warning" in stderr:
@@ -164,7 +182,13 @@ def classify(case: Case, status: int | None, stdout: str, stderr: str, folder: P
         if status in expect.statuses and not lines:
             return "read right", ""
         return ("warning" if lines else "silently wrong"), first or f"exit status {status}"
-    read, refusal = (expect, None) if isinstance(expect, Read) else (None, expect) if isinstance(expect, Refused) else (expect.read, expect.refused)
+    read, refusal = (
+        (expect, None)
+        if isinstance(expect, Read)
+        else (None, expect)
+        if isinstance(expect, Refused)
+        else (expect.read, expect.refused)
+    )
     if status == 0:
         if lines:
             return "warning", first
@@ -178,7 +202,10 @@ def classify(case: Case, status: int | None, stdout: str, stderr: str, folder: P
         if not clean_refusal:
             return "misleading refusal", f"{len(lines)} lines on stderr: {first}"
         if RAW_CONTROL.search(first):
-            return "misleading refusal", f"raw control or bidi character {RAW_CONTROL.search(first).group(0)!r} in: {first!r}"
+            return (
+                "misleading refusal",
+                f"raw control or bidi character {RAW_CONTROL.search(first).group(0)!r} in: {first!r}",
+            )
         if any(fragment in first for fragment in refusal.fragments):
             return "refused cleanly", first
         return "misleading refusal", f"{first}  [expected a mention of {' or '.join(map(repr, refusal.fragments))}]"
@@ -221,7 +248,11 @@ def report(outcomes: list[Outcome]) -> str:
     rows = [header, "-" * len(header)]
     for family in [*families, "total"]:
         cells = [sum(v for (f, e), v in counts.items() if e == ending and family in (f, "total")) for ending in shown]
-        rows.append(f"{family:<{width}}  " + "  ".join(f"{cell:>{max(len(e), 4)}}" for cell, e in zip(cells, shown, strict=True)) + f"  {sum(cells):>5}")
+        rows.append(
+            f"{family:<{width}}  "
+            + "  ".join(f"{cell:>{max(len(e), 4)}}" for cell, e in zip(cells, shown, strict=True))
+            + f"  {sum(cells):>5}"
+        )
     bad = [outcome for outcome in outcomes if outcome.ending not in GOOD]
     rows += ["", f"{len(bad)} cases did not end cleanly, by ending:"]
     for ending in ENDINGS[2:]:
@@ -241,7 +272,11 @@ CASES = all_cases()
 
 def _param(case: Case, quick: bool):
     """One case per family runs by default (:func:`representatives`); all with --run-slow or in CI."""
-    marks = [pytest.mark.xfail(strict=False, reason=f"issue 24: {KNOWN_FAILING[case.id]}")] if case.id in KNOWN_FAILING else []
+    marks = (
+        [pytest.mark.xfail(strict=False, reason=f"issue 24: {KNOWN_FAILING[case.id]}")]
+        if case.id in KNOWN_FAILING
+        else []
+    )
     return pytest.param(case, id=case.id, marks=marks if quick else [*marks, pytest.mark.slow])
 
 
@@ -266,9 +301,14 @@ def _params(cases: list[Case]) -> list:
 @pytest.fixture(scope="session")
 def hostile_outcomes(request) -> dict[str, Outcome]:
     """Runs the selected cases two at a time, once; HOSTILE_REPORT=FILE also writes the report there."""
-    selected = [item.callspec.params["case"] for item in request.session.items
-                if getattr(item, "callspec", None) is not None and "case" in item.callspec.params
-                and item.originalname == "test_hostile_input" and not item.get_closest_marker("skip")]
+    selected = [
+        item.callspec.params["case"]
+        for item in request.session.items
+        if getattr(item, "callspec", None) is not None
+        and "case" in item.callspec.params
+        and item.originalname == "test_hostile_input"
+        and not item.get_closest_marker("skip")
+    ]
     outcomes = run_all(selected)
     if os.environ.get("HOSTILE_REPORT"):
         Path(os.environ["HOSTILE_REPORT"]).write_text(report(outcomes))
@@ -285,7 +325,9 @@ def test_corpus_is_broad():
     """The corpus covers many families, and both good endings are expected somewhere."""
     families = Counter(case.family for case in CASES)
     assert len(families) >= 20 and len(CASES) >= 200, families
-    assert any(isinstance(case.expect, Refused) for case in CASES) and any(isinstance(case.expect, (Read, Either)) for case in CASES)
+    assert any(isinstance(case.expect, Refused) for case in CASES) and any(
+        isinstance(case.expect, (Read, Either)) for case in CASES
+    )
 
 
 def test_classifier_names_each_ending(tmp_path):

@@ -73,9 +73,15 @@ def test_fixture_notes_and_values_tell_the_truth():
     first = read_inspect([epochs_file, other], on_missing="intersect")
     mean = read_inspect([epochs_file, other], epochs="mean", on_missing="intersect")
     assert "mockllm/model-a: 2 epochs per sample (epochs 1, 2); kept epoch 1 of each sample" in first.notes
-    assert "mockllm/model-a: 2 epochs per sample (epochs 1, 2); averaged all 2 of each sample (scores are graded)" in mean.notes
+    assert (
+        "mockllm/model-a: 2 epochs per sample (epochs 1, 2); averaged all 2 of each sample (scores are graded)"
+        in mean.notes
+    )
     column = first.models.index("mockllm/model-a")
-    for matrix, expected in ((first, lambda item: truth[item, 1]), (mean, lambda item: (truth[item, 1] + truth[item, 2]) / 2)):
+    for matrix, expected in (
+        (first, lambda item: truth[item, 1]),
+        (mean, lambda item: (truth[item, 1] + truth[item, 2]) / 2),
+    ):
         got = {item: matrix.scores[row, column] for row, item in enumerate(matrix.item_ids)}
         assert sorted(got) == ids
         # Exact: the scores are 0, 0.5 and 1, whose mean of two is exact in binary floating point.
@@ -108,7 +114,9 @@ def test_a_sample_lacking_an_epoch_isrefused(tmp_path, capsys, mode):
     paths = _pair(tmp_path, samples)
     with pytest.raises(AlignmentError, match="sample 'q07' has no epoch 2"):
         read_inspect(paths, epochs=mode)
-    refused(["audit", *paths, "--epochs", mode, "--n-resamples", "0"], ["x.eval", "sample 'q07' has no epoch 2"], capsys)
+    refused(
+        ["audit", *paths, "--epochs", mode, "--n-resamples", "0"], ["x.eval", "sample 'q07' has no epoch 2"], capsys
+    )
 
 
 @pytest.mark.parametrize("mode", ["first", "mean"])
@@ -116,8 +124,11 @@ def test_a_repeated_sample_epoch_isrefused(tmp_path, capsys, mode):
     samples, _ = _epochs(20, [1, 2])
     samples.append(dict(samples[5]))
     paths = _pair(tmp_path, samples)
-    refused(["audit", *paths, "--epochs", mode, "--n-resamples", "0"],
-             ["x.eval, member 'summaries.json'[40]", "sample 'q02' epoch 2 appears twice"], capsys)
+    refused(
+        ["audit", *paths, "--epochs", mode, "--n-resamples", "0"],
+        ["x.eval, member 'summaries.json'[40]", "sample 'q02' epoch 2 appears twice"],
+        capsys,
+    )
 
 
 def test_an_id_repeated_as_number_and_text_isrefused(tmp_path, capsys):
@@ -130,7 +141,9 @@ def test_an_id_repeated_as_number_and_text_isrefused(tmp_path, capsys):
 
 def test_error_mode_names_the_epochs(tmp_path, capsys):
     samples, _ = _epochs(20, [1, 2])
-    refused(["audit", *_pair(tmp_path, samples), "--epochs", "error"], ["x.eval: 2 epochs per sample (epochs 1, 2)"], capsys)
+    refused(
+        ["audit", *_pair(tmp_path, samples), "--epochs", "error"], ["x.eval: 2 epochs per sample (epochs 1, 2)"], capsys
+    )
 
 
 @pytest.mark.parametrize("sample_id", [[1], {"a": 1}, 1.5, True])
@@ -144,9 +157,16 @@ def test_an_id_that_is_not_text_or_a_whole_number_isrefused(tmp_path, capsys, sa
 def test_a_repeated_member_name_isrefused(tmp_path, capsys):
     samples, _ = _epochs(20, [1])
     header = json.dumps({"eval": {"model": "m/x"}}).encode()
-    flipped = [dict(s, scores={"match": {"value": "I" if s["scores"]["match"]["value"] == "C" else "C"}}) for s in samples]
-    archive = zip_archive([zstd_member("header.json", header), zstd_member("summaries.json", json.dumps(samples).encode()),
-                           zstd_member("summaries.json", json.dumps(flipped).encode())])
+    flipped = [
+        dict(s, scores={"match": {"value": "I" if s["scores"]["match"]["value"] == "C" else "C"}}) for s in samples
+    ]
+    archive = zip_archive(
+        [
+            zstd_member("header.json", header),
+            zstd_member("summaries.json", json.dumps(samples).encode()),
+            zstd_member("summaries.json", json.dumps(flipped).encode()),
+        ]
+    )
     paths = _pair(tmp_path, samples)
     Path(paths[0]).write_bytes(archive)
     with pytest.raises(InputError, match=re.escape("member 'summaries.json' appears 2 times")):

@@ -34,7 +34,12 @@ def _expected(set_name: str) -> dict:
 
 def _table(matrix, first: str, second: str) -> dict:
     x, y = matrix.scores[:, matrix.models.index(first)], matrix.scores[:, matrix.models.index(second)]
-    return {"both": int(np.sum(x * y)), "b": int(np.sum(x * (1 - y))), "c": int(np.sum((1 - x) * y)), "neither": int(np.sum((1 - x) * (1 - y)))}
+    return {
+        "both": int(np.sum(x * y)),
+        "b": int(np.sum(x * (1 - y))),
+        "c": int(np.sum((1 - x) * y)),
+        "neither": int(np.sum((1 - x) * (1 - y))),
+    }
 
 
 def _check_against(matrix, set_name: str, rename=lambda name: name):
@@ -78,7 +83,13 @@ def test_lm_eval_group_task_keys_on_task_and_doc_id():
     grouped = read_lm_eval(folders, task="arith_mc_by_subject", metric="acc")
     assert grouped.n_items == 200 and len(set(grouped.clusters)) == 5
     assert _table(grouped, "model-a", "model-b") == {"both": 84, "b": 31, "c": 45, "neither": 40}
-    subjects = {"addition": (4, 10), "division": (11, 6), "multiplication": (5, 9), "remainder": (5, 9), "subtraction": (6, 11)}
+    subjects = {
+        "addition": (4, 10),
+        "division": (11, 6),
+        "multiplication": (5, 9),
+        "remainder": (5, 9),
+        "subtraction": (6, 11),
+    }
     x, y = grouped.scores[:, 0], grouped.scores[:, 1]
     labels = np.array(grouped.clusters)
     for subject, (b, c) in subjects.items():
@@ -112,13 +123,25 @@ def test_inspect_epochs_and_json():
     with pytest.raises(AlignmentError, match="both logs of model 'mockllm/model-a'"):
         read_inspect([epochs_file, json_file])
     with pytest.raises(AlignmentError, match="2 epochs per sample"):
-        read_inspect([epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], epochs="error", on_missing="intersect")
-    first = read_inspect([epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect")
-    assert first.n_items == 50 and first.scores[:, 0].sum() == 31 and any("kept epoch 1" in note for note in first.notes)
-    mean = read_inspect([epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], epochs="mean", on_missing="intersect")
+        read_inspect(
+            [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]],
+            epochs="error",
+            on_missing="intersect",
+        )
+    first = read_inspect(
+        [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect"
+    )
+    assert (
+        first.n_items == 50 and first.scores[:, 0].sum() == 31 and any("kept epoch 1" in note for note in first.notes)
+    )
+    mean = read_inspect(
+        [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], epochs="mean", on_missing="intersect"
+    )
     values = mean.scores[:, 0]
     assert not mean.binary and sorted(Counter_values(values)) == [(0.0, 11), (0.5, 24), (1.0, 15)]
-    json_matrix = read_inspect([json_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect")
+    json_matrix = read_inspect(
+        [json_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect"
+    )
     assert json_matrix.n_items == 20 and json_matrix.scores[:, 0].sum() == 10
     full_a = read_inspect([model_a, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]])
     first_twenty = [full_a.item_ids.index(item) for item in json_matrix.item_ids]
@@ -155,9 +178,21 @@ def _long(rows):
     "rows, kwargs, fragment",
     [
         ([("1", "a", 1), ("2", "a", 0), ("1", "b", 0)], {}, "'b' lacks 1 of 2; e.g. 'b' has no item '2'"),
-        ([("1", "a", 1), ("1", "a", 0), ("1", "b", 0), ("2", "a", 1), ("2", "b", 1)], {}, "model 'a' has two results for item '1' (line 2 and line 3)"),
-        ([("1", "a", float("nan")), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "line 2: model 'a' has no score for item '1'"),
-        ([("1", "a", 1.5), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)], {}, "line 2 (model 'a', item '1') has score 1.5, outside [0, 1]"),
+        (
+            [("1", "a", 1), ("1", "a", 0), ("1", "b", 0), ("2", "a", 1), ("2", "b", 1)],
+            {},
+            "model 'a' has two results for item '1' (line 2 and line 3)",
+        ),
+        (
+            [("1", "a", float("nan")), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)],
+            {},
+            "line 2: model 'a' has no score for item '1'",
+        ),
+        (
+            [("1", "a", 1.5), ("2", "a", 0), ("1", "b", 0), ("2", "b", 1)],
+            {},
+            "line 2 (model 'a', item '1') has score 1.5, outside [0, 1]",
+        ),
         ([("1", "a", 1), ("2", "a", 0)], {}, "only 1 model ('a')"),
         ([("1", "a", 1), ("2", "b", 0)], {"on_missing": "intersect"}, "no item in common"),
     ],
@@ -175,6 +210,8 @@ def test_constant_model_is_kept_with_a_note():
 
 
 def test_intersect_reports_counts():
-    matrix = from_long(_long([("1", "a", 1), ("2", "a", 0), ("3", "a", 1), ("1", "b", 0), ("2", "b", 1)]), on_missing="intersect")
+    matrix = from_long(
+        _long([("1", "a", 1), ("2", "a", 0), ("3", "a", 1), ("1", "b", 0), ("2", "b", 1)]), on_missing="intersect"
+    )
     assert matrix.item_ids == ("1", "2")
     assert "dropped 1" in matrix.notes[0] and "'b' lacks 1" in matrix.notes[0]

@@ -65,8 +65,13 @@ def test_rotated_doc_ids_are_refused(tmp_path, capsys):
     # F1: without the check model-c vs model-b read as 91, 50, 38, 21 instead of 103, 38, 26, 33.
     folders = _copy(tmp_path, "hashlm")
     _edit(_samples(folders[1]), _rotate)
-    message = _refused(folders, "arith_mc", "acc", "line 1: task 'arith_mc' doc_id 1 has doc_hash 9182b92cbfdd... "
-                       "but model-a's doc_id 1", capsys)
+    message = _refused(
+        folders,
+        "arith_mc",
+        "acc",
+        "line 1: task 'arith_mc' doc_id 1 has doc_hash 9182b92cbfdd... but model-a's doc_id 1",
+        capsys,
+    )
     assert "_2026-11-21T16-05-01.312851.jsonl, line 1:" in message and "model-b" in message
     assert "the runs did not score the same items" in message
 
@@ -79,20 +84,34 @@ def test_another_document_under_the_same_id_is_refused(tmp_path, capsys):
         records[3]["doc_hash"] = "0" * 64
 
     _edit(_samples(folders[1]), replace)
-    _refused(folders, "arith_mc", "acc", "line 4: task 'arith_mc' doc_id 3 has doc_hash 000000000000... but model-a's "
-             "doc_id 3 (samples_arith_mc_2026-11-21T16-04-38.378533.jsonl, line 4) has 54f871797d96...", capsys)
+    _refused(
+        folders,
+        "arith_mc",
+        "acc",
+        "line 4: task 'arith_mc' doc_id 3 has doc_hash 000000000000... but model-a's "
+        "doc_id 3 (samples_arith_mc_2026-11-21T16-04-38.378533.jsonl, line 4) has 54f871797d96...",
+        capsys,
+    )
 
 
 def test_swapped_subject_files_of_a_group_are_refused(tmp_path, capsys):
     # F14: each doc's doc.subject contradicts its file's task; the hashes differ under the same (subtask, doc_id).
     folders = _copy(tmp_path, "hashlm_by_subject", ("model-a", "model-b"))
-    addition, multiplication = _samples(folders[1], "arith_mc_addition"), _samples(folders[1], "arith_mc_multiplication")
+    addition, multiplication = (
+        _samples(folders[1], "arith_mc_addition"),
+        _samples(folders[1], "arith_mc_multiplication"),
+    )
     swap = folders[1] / "swap"
     addition.rename(swap)
     multiplication.rename(addition)
     swap.rename(multiplication)
-    _refused(folders, "arith_mc_by_subject", "acc", "task 'arith_mc_addition' doc_id 0 has doc_hash 2d18973c06b5... "
-             "but model-a's doc_id 0", capsys)
+    _refused(
+        folders,
+        "arith_mc_by_subject",
+        "acc",
+        "task 'arith_mc_addition' doc_id 0 has doc_hash 2d18973c06b5... but model-a's doc_id 0",
+        capsys,
+    )
 
 
 def test_models_under_different_filters_are_refused(tmp_path, capsys):
@@ -109,8 +128,13 @@ def test_a_copied_folder_is_refused(tmp_path, capsys):
     folders = _copy(tmp_path, "hashlm", ("model-a", "model-b"))
     shutil.copytree(folders[0], tmp_path / "model-c")
     folders.append(tmp_path / "model-c")
-    _refused(folders, "arith_mc", "acc", "model-c and model-a are both runs of model hashlm ({'pretrained': 'model-a'",
-             capsys)
+    _refused(
+        folders,
+        "arith_mc",
+        "acc",
+        "model-c and model-a are both runs of model hashlm ({'pretrained': 'model-a'",
+        capsys,
+    )
     for results in folders[2].glob("results_*.json"):
         results.unlink()
     _refused(folders, "arith_mc", "acc", "model-a hold byte-identical samples files: both are the same run", capsys)
@@ -147,10 +171,12 @@ def test_missing_results_file_and_doc_hash_are_noted(tmp_path):
     assert "no samples file carries doc_hash" in " ".join(read_lm_eval(folders, task="arith_mc", metric="acc").notes)
 
 
-GENUINE = [("lm_eval dummy arith_mc acc", "dummy", "arith_mc", "acc", None),
-           ("lm_eval hashlm arith_mc acc", "hashlm", "arith_mc", "acc", None),
-           ("lm_eval hashlm arith_gen exact_match filter=strict-match", "hashlm", "arith_gen", "exact_match", "strict-match"),
-           ("lm_eval hashlm arith_mc_by_subject acc", "hashlm_by_subject", "arith_mc_by_subject", "acc", None)]
+GENUINE = [
+    ("lm_eval dummy arith_mc acc", "dummy", "arith_mc", "acc", None),
+    ("lm_eval hashlm arith_mc acc", "hashlm", "arith_mc", "acc", None),
+    ("lm_eval hashlm arith_gen exact_match filter=strict-match", "hashlm", "arith_gen", "exact_match", "strict-match"),
+    ("lm_eval hashlm arith_mc_by_subject acc", "hashlm_by_subject", "arith_mc_by_subject", "acc", None),
+]
 
 
 @pytest.mark.parametrize("name, fixture, task, metric, chosen", GENUINE, ids=[case[0] for case in GENUINE])
@@ -175,8 +201,11 @@ def test_inspect_sample_with_another_input_is_refused(tmp_path, capsys):
     assert read_inspect(paths).n_items == 20
     log["samples"][2]["input"] = "What is 2 + 2?"
     paths[1].write_text(json.dumps(log))
-    with pytest.raises(InputError, match=r"b.json, samples\[2\]: sample '\S+' asks 'What is 2 \+ 2\?' but mockllm/model-a's "
-                       r"sample .* the logs did not score the same samples") as error:
+    with pytest.raises(
+        InputError,
+        match=r"b.json, samples\[2\]: sample '\S+' asks 'What is 2 \+ 2\?' but mockllm/model-a's "
+        r"sample .* the logs did not score the same samples",
+    ) as error:
         read_inspect(paths)
     assert "\n" not in str(error.value)
     assert main(["audit", *map(str, paths), "--n-resamples", "0", "--quiet"]) == 2

@@ -17,7 +17,13 @@ from llm_power_verified.io import OutputError, check_outputs, write_text
 
 
 def _cli(*arguments: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def test_symlink_is_followed_and_stays_a_link(tmp_path):
@@ -50,9 +56,13 @@ def test_full_device_is_an_error_and_is_not_replaced():
 
 
 def test_new_files_follow_the_umask_and_existing_keep_their_mode(tmp_path):
-    script = ("import os, sys; os.umask(0o027); from llm_power_verified.io import write_text; "
-              "write_text(sys.argv[1], 'x'); print(oct(os.stat(sys.argv[1]).st_mode & 0o777))")
-    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "new.txt")], capture_output=True, text=True, check=True)
+    script = (
+        "import os, sys; os.umask(0o027); from llm_power_verified.io import write_text; "
+        "write_text(sys.argv[1], 'x'); print(oct(os.stat(sys.argv[1]).st_mode & 0o777))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "new.txt")], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "0o640"
     existing = tmp_path / "existing.txt"
     existing.write_text("old")
@@ -79,7 +89,9 @@ output.write_bytes(sys.argv[1], b"x" * 1000)
 def test_signal_during_a_write_leaves_no_temporary_file(tmp_path, number):
     target = tmp_path / "report.md"
     target.write_text("previous report")
-    with subprocess.Popen([sys.executable, "-c", SLOW_WRITE, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        [sys.executable, "-c", SLOW_WRITE, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
         assert process.stdout.readline().strip() == "writing"
         assert any(path.name.endswith(".tmp") for path in tmp_path.iterdir())
         process.send_signal(number)
@@ -91,8 +103,12 @@ def test_signal_during_a_write_leaves_no_temporary_file(tmp_path, number):
 def test_an_ignored_sigint_stays_ignored_and_the_write_completes(tmp_path):
     target = tmp_path / "report.md"
     target.write_text("previous report")
-    script = SLOW_WRITE.replace("signal.default_int_handler", "signal.SIG_IGN").replace("time.sleep(60)", "time.sleep(2); real_fsync(fd)")
-    with subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+    script = SLOW_WRITE.replace("signal.default_int_handler", "signal.SIG_IGN").replace(
+        "time.sleep(60)", "time.sleep(2); real_fsync(fd)"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
         assert process.stdout.readline().strip() == "writing"
         process.send_signal(signal.SIGINT)
         _, errors = process.communicate(timeout=60)
@@ -119,5 +135,9 @@ def test_outputs_are_checked_before_any_work(tmp_path):
         check_outputs({"--out": link}, [table])
     started = time.perf_counter()
     result = _cli("audit", str(table), "--out", str(tmp_path / "same.png"), "--plot", str(tmp_path / "same.png"))
-    assert result.returncode == 2 and "name the same file" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert (
+        result.returncode == 2
+        and "name the same file" in result.stderr
+        and len(result.stderr.strip().splitlines()) == 1
+    )
     assert not (tmp_path / "same.png").exists() and time.perf_counter() - started < 60

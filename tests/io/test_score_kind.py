@@ -21,8 +21,15 @@ from llm_power_verified.io import InputError, from_array, read_score_files, read
 from llm_power_verified.io.score_kind import MIN_STRAYS, STRAY_SHARE, stray_bound
 
 
-def pass_at_1_leaderboard(models: int, items: int, *, sampled: int, temperature_zero: int, seed: int,
-                          sampled_fraction_share: float | None = None) -> np.ndarray:
+def pass_at_1_leaderboard(
+    models: int,
+    items: int,
+    *,
+    sampled: int,
+    temperature_zero: int,
+    seed: int,
+    sampled_fraction_share: float | None = None,
+) -> np.ndarray:
     """(items x models) pass@1 scores: ``sampled`` models k/10 at temperature > 0, ``temperature_zero`` models
     k/10 at temperature 0 (a near-deterministic pass probability), the rest one sample (0 or 1)."""
     rng = np.random.default_rng(seed)
@@ -111,7 +118,10 @@ def test_strays_in_several_models_are_still_strays():
     scores = _binary_board()
     scores[3, 1] = 0.5
     scores[200, 30] = 0.25
-    with pytest.raises(InputError, match=r"model 'model1', item '3' has score 0.5 but the other scores are 0 or 1 \(2 of 23,200 are not, in 2 model"):
+    with pytest.raises(
+        InputError,
+        match=r"model 'model1', item '3' has score 0.5 but the other scores are 0 or 1 \(2 of 23,200 are not, in 2 model",
+    ):
         from_array(scores, item_ids=[str(i) for i in range(400)])
 
 

@@ -50,18 +50,45 @@ def _write(path: Path, text: str) -> Path:
 # --------------------------------------------------------------------------- what is a number
 #: (text, value it reads as, or None when refused as not a number).
 NUMBERS = [
-    ("1", 1.0), (" 1", 1.0), ("1\t", 1.0), ("+1", 1.0), ("1.", 1.0), (".5", 0.5), ("0.25", 0.25), ("1e-3", 0.001),
-    ("2.5E-1", 0.25), ("-0", 0.0), ("00.5", 0.5),
-    ("0_1", None), ("1_000", None), ("0x1", None), ("\u0661", None), ("0.\u0665", None), ("TRUE", None), ("false", None),
-    ("\u00a01", None), ("\u22121", None), ("1,0", None), ("0.5%", None), ("1e", None), (".", None), ("+", None),
-    ("1.0.0", None), ("½", None), ("0b1", None), ("1d-1", None),
+    ("1", 1.0),
+    (" 1", 1.0),
+    ("1\t", 1.0),
+    ("+1", 1.0),
+    ("1.", 1.0),
+    (".5", 0.5),
+    ("0.25", 0.25),
+    ("1e-3", 0.001),
+    ("2.5E-1", 0.25),
+    ("-0", 0.0),
+    ("00.5", 0.5),
+    ("0_1", None),
+    ("1_000", None),
+    ("0x1", None),
+    ("\u0661", None),
+    ("0.\u0665", None),
+    ("TRUE", None),
+    ("false", None),
+    ("\u00a01", None),
+    ("\u22121", None),
+    ("1,0", None),
+    ("0.5%", None),
+    ("1e", None),
+    (".", None),
+    ("+", None),
+    ("1.0.0", None),
+    ("½", None),
+    ("0b1", None),
+    ("1d-1", None),
 ]
 
 
 def _wide_with(tmp_path: Path, value: str, separator: str = ",") -> Path:
     rows = [line.split(",") for line in WIDE.strip().split("\n")]
     rows[3][1] = value  # line 4, column 'a'
-    return _write(tmp_path / f"wide.{'tsv' if separator == chr(9) else 'csv'}", "\n".join(separator.join(row) for row in rows) + "\n")
+    return _write(
+        tmp_path / f"wide.{'tsv' if separator == chr(9) else 'csv'}",
+        "\n".join(separator.join(row) for row in rows) + "\n",
+    )
 
 
 @pytest.mark.parametrize("text, value", NUMBERS)
@@ -81,7 +108,11 @@ def test_score_cells_follow_the_number_rule(tmp_path, text, value, separator):
 
 @pytest.mark.parametrize("text, value", NUMBERS)
 def test_text_scores_in_json_lines_follow_the_number_rule(tmp_path, text, value):
-    records = [{"item_id": f"q{i}", "model": model, "score": score} for i in range(4) for model, score in (("a", i % 2), ("b", 1 - i % 2))]
+    records = [
+        {"item_id": f"q{i}", "model": model, "score": score}
+        for i in range(4)
+        for model, score in (("a", i % 2), ("b", 1 - i % 2))
+    ]
     records[4]["score"] = text  # line 5
     path = _write(tmp_path / "long.jsonl", "".join(json.dumps(record) + "\n" for record in records))
     if value is None:
@@ -110,7 +141,9 @@ def test_a_damaged_first_number_is_never_taken_for_a_header(tmp_path, first):
     b = _write(tmp_path / "b.txt", "1\n0\n0\n")
     with pytest.raises(InputError, match=r"a\.txt, line 1: .* is not a (finite )?number"):
         read_score_files(a, b)
-    assert read_score_files(_write(tmp_path / "h.txt", "model_a\n1\n0\n1\n"), _write(tmp_path / "g.txt", "0\n0\n1\n")).notes
+    assert read_score_files(
+        _write(tmp_path / "h.txt", "model_a\n1\n0\n1\n"), _write(tmp_path / "g.txt", "0\n0\n1\n")
+    ).notes
 
 
 @pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-Infinity", "1e400"])
@@ -134,8 +167,21 @@ def test_missing_score_texts(tmp_path, text):
     assert read_scores(_wide_with(tmp_path, text), cluster_column="topic", on_missing="intersect").n_items == 4
 
 
-ACCURACIES = [("0.7303", 0.7303), (" 0.5", 0.5), ("+0.5", 0.5), (".5", 0.5), ("5e-1", 0.5), ("0.5 ", 0.5),
-              ("0_5", None), ("0x1", None), ("0.\u0665", None), ("inf", None), ("nan", None), ("TRUE", None), ("\u00a00.5", None)]
+ACCURACIES = [
+    ("0.7303", 0.7303),
+    (" 0.5", 0.5),
+    ("+0.5", 0.5),
+    (".5", 0.5),
+    ("5e-1", 0.5),
+    ("0.5 ", 0.5),
+    ("0_5", None),
+    ("0x1", None),
+    ("0.\u0665", None),
+    ("inf", None),
+    ("nan", None),
+    ("TRUE", None),
+    ("\u00a00.5", None),
+]
 
 
 @pytest.mark.parametrize("text, value", ACCURACIES)
@@ -149,12 +195,27 @@ def test_accuracies_follow_the_number_rule(tmp_path, text, value):
         assert read_accuracies(path).accuracy[1] == pytest.approx(value, rel=1e-15)  # Decimal -> float: one rounding
 
 
-@pytest.mark.parametrize("text, n", [("400", 400), ("400.0", 400), ("4e2", 400), ("+400", 400), ("1_000", None), ("0x190", None),
-                                     ("\u0664\u0660\u0660", None), ("400.5", None), ("0", None), (str(2**53 + 1), None)])
+@pytest.mark.parametrize(
+    "text, n",
+    [
+        ("400", 400),
+        ("400.0", 400),
+        ("4e2", 400),
+        ("+400", 400),
+        ("1_000", None),
+        ("0x190", None),
+        ("\u0664\u0660\u0660", None),
+        ("400.5", None),
+        ("0", None),
+        (str(2**53 + 1), None),
+    ],
+)
 def test_the_benchmark_size_follows_the_number_rule(tmp_path, text, n):
     path = _write(tmp_path / "acc.csv", f"model,accuracy,n\nA,0.25,{text}\nB,0.5,{text}\n")
     if n is None:
-        with pytest.raises(InputError, match=f"acc.csv, line 2: n .*{text[:4]}.* (is not a number|is not a whole number of items)"):
+        with pytest.raises(
+            InputError, match=f"acc.csv, line 2: n .*{text[:4]}.* (is not a number|is not a whole number of items)"
+        ):
             read_accuracies(path)
         _cli_refuses(["audit-accuracies", str(path)], "acc.csv, line 2: n ")
     else:
@@ -163,7 +224,10 @@ def test_the_benchmark_size_follows_the_number_rule(tmp_path, text, n):
 
 def test_true_false_text_is_not_a_score(tmp_path):
     path = _write(tmp_path / "bool.csv", "item_id,a,b\nq1,TRUE,0\nq2,FALSE,1\nq3,True,1\n")
-    with pytest.raises(InputError, match=r"bool\.csv, line 2, column 'a': true/false text .* is not a number; write the scores as 1 and 0"):
+    with pytest.raises(
+        InputError,
+        match=r"bool\.csv, line 2, column 'a': true/false text .* is not a number; write the scores as 1 and 0",
+    ):
         read_scores(path)
     _cli_refuses(_audit(path), "line 2, column 'a'")
     typed = read_scores(pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [True, False, True], "b": [0, 1, 1]}))
@@ -171,7 +235,10 @@ def test_true_false_text_is_not_a_score(tmp_path):
 
 
 def test_cli_names_file_line_and_value_for_a_bad_number(tmp_path):
-    _cli_refuses(_audit(_wide_with(tmp_path, "0_1"), "--cluster-column", "topic"), "wide.csv: line 4, column 'a': '0_1' is not a number")
+    _cli_refuses(
+        _audit(_wide_with(tmp_path, "0_1"), "--cluster-column", "topic"),
+        "wide.csv: line 4, column 'a': '0_1' is not a number",
+    )
     a = _write(tmp_path / "a.txt", "0\n1\n1_000\n")
     _write(tmp_path / "b.txt", "1\n1\n0\n")
     _cli_refuses(["test", str(a), str(tmp_path / "b.txt")], "a.txt, line 3: '1_000' is not a number")
@@ -183,7 +250,11 @@ def test_line_ends_cr_crlf_lf_read_the_same(tmp_path, end):
     clean = read_scores(_write(tmp_path / "clean.csv", WIDE), cluster_column="topic")
     path = _write(tmp_path / "ends.csv", WIDE.replace("\n", end))
     matrix = read_scores(path, cluster_column="topic")
-    assert matrix.item_ids == clean.item_ids and np.array_equal(matrix.scores, clean.scores) and matrix.clusters == clean.clusters
+    assert (
+        matrix.item_ids == clean.item_ids
+        and np.array_equal(matrix.scores, clean.scores)
+        and matrix.clusters == clean.clusters
+    )
     damaged = _write(tmp_path / "bad.csv", WIDE.replace("q4,0,0", "q4,0,x").replace("\n", end))
     with pytest.raises(InputError, match=re.escape("bad.csv: line 5, column 'b': 'x' is not a number")):
         read_scores(damaged, cluster_column="topic")
@@ -192,9 +263,15 @@ def test_line_ends_cr_crlf_lf_read_the_same(tmp_path, end):
     b = _write(tmp_path / "b.txt", "1\n1\n0\n0\n1\n")
     with pytest.raises(InputError, match=re.escape("a.txt, line 4 has score 0.5")):
         read_score_files(a, b)
-    records = "".join(json.dumps({"item_id": f"q{i}", "model": m, "score": (i + k) % 2}) + end for i in range(3) for k, m in enumerate("ab"))
+    records = "".join(
+        json.dumps({"item_id": f"q{i}", "model": m, "score": (i + k) % 2}) + end
+        for i in range(3)
+        for k, m in enumerate("ab")
+    )
     assert read_scores(_write(tmp_path / "long.jsonl", records)).n_items == 3
-    accuracies = _write(tmp_path / "acc.csv", end.join(["model,accuracy,n", "A,0.25,400", "B,0.5,400", "C,x,400"]) + end)
+    accuracies = _write(
+        tmp_path / "acc.csv", end.join(["model,accuracy,n", "A,0.25,400", "B,0.5,400", "C,x,400"]) + end
+    )
     with pytest.raises(InputError, match=re.escape("acc.csv, line 4: accuracy 'x' is not a number")):
         read_accuracies(accuracies)
 
@@ -251,7 +328,9 @@ def test_blank_lines_in_long_tables_json_lines_and_accuracy_tables(tmp_path):
     assert read_scores(_write(tmp_path / "long.csv", long)).n_items == 2
     with pytest.raises(InputError, match=r"line 6 \(model 'b', item 'q2'\) has score 3"):
         read_scores(_write(tmp_path / "long3.csv", long.replace("q2,b,1", "q2,b,3")))
-    records = [json.dumps({"item_id": f"q{i}", "model": m, "score": (i + k) % 2}) for i in range(3) for k, m in enumerate("ab")]
+    records = [
+        json.dumps({"item_id": f"q{i}", "model": m, "score": (i + k) % 2}) for i in range(3) for k, m in enumerate("ab")
+    ]
     text = "\n".join([*records[:2], "", "  ", *records[2:]]) + "\n\n"
     assert read_scores(_write(tmp_path / "long.jsonl", text)).n_items == 3
     bad = text.replace('"item_id": "q1", "model": "a", "score": 1}', '"item_id": "q1", "model": "a", "score": "one"}')
@@ -263,7 +342,9 @@ def test_blank_lines_in_long_tables_json_lines_and_accuracy_tables(tmp_path):
 
 def test_blank_lines_are_refused_where_rows_align_by_position(tmp_path):
     no_ids = _write(tmp_path / "noid.csv", "a,b\n1,0\n\n0,1\n1,1\n")
-    with pytest.raises(InputError, match=re.escape("noid.csv, line 3: blank line inside a table without an item column")):
+    with pytest.raises(
+        InputError, match=re.escape("noid.csv, line 3: blank line inside a table without an item column")
+    ):
         read_scores(no_ids)
     _cli_refuses(_audit(no_ids), "noid.csv, line 3: blank line")
     wide_jsonl = _write(tmp_path / "wide.jsonl", '{"a": 1, "b": 0}\n\n{"a": 0, "b": 1}\n')
@@ -311,8 +392,10 @@ def test_lone_surrogates_are_refused_by_place(tmp_path):
         read_scores(path)
     _cli_refuses(_audit(path), "surrogate.jsonl, line 2: a lone surrogate")
     # pandas' text dtype cannot hold a lone surrogate at all; an object column can.
-    frame = pd.DataFrame({"item_id": pd.Series(["q1", "q2\ud800", "q3"], dtype=object), "a": [1, 0, 1], "b": [0, 1, 1]},
-                         columns=pd.Index(["item_id", "a", "b"], dtype=object))
+    frame = pd.DataFrame(
+        {"item_id": pd.Series(["q1", "q2\ud800", "q3"], dtype=object), "a": [1, 0, 1], "b": [0, 1, 1]},
+        columns=pd.Index(["item_id", "a", "b"], dtype=object),
+    )
     with pytest.raises(InputError, match=r"line 3, column 'item_id': 'q2\\ud800' holds a lone surrogate U\+D800"):
         read_scores(frame)
     frame = pd.DataFrame([["q1", 1, 0], ["q2", 0, 1]], columns=pd.Index(["item_id", "a", "b\udc80"], dtype=object))
@@ -324,15 +407,22 @@ def test_lone_surrogates_are_refused_by_place(tmp_path):
     assert from_array([[1, 0], [0, 1]], models=["esc\x1b[31m", "tab\t"]).models == ("esc\x1b[31m", "tab\t")
 
 
-@pytest.mark.parametrize("record, column", [
-    ({"item_id": [1, 2], "model": "a", "score": 1}, "item_id"),
-    ({"item_id": {"id": 1}, "model": "a", "score": 1}, "item_id"),
-    ({"item_id": "q9", "model": ["a"], "score": 1}, "model"),
-    ({"item_id": "q9", "model": "a", "score": 1, "topic": ["t"]}, "topic"),
-    ({"item_id": "q9", "model": "a", "score": [1]}, "score"),
-])
+@pytest.mark.parametrize(
+    "record, column",
+    [
+        ({"item_id": [1, 2], "model": "a", "score": 1}, "item_id"),
+        ({"item_id": {"id": 1}, "model": "a", "score": 1}, "item_id"),
+        ({"item_id": "q9", "model": ["a"], "score": 1}, "model"),
+        ({"item_id": "q9", "model": "a", "score": 1, "topic": ["t"]}, "topic"),
+        ({"item_id": "q9", "model": "a", "score": [1]}, "score"),
+    ],
+)
 def test_ids_that_are_json_lists_or_objects_are_refused_in_one_line(tmp_path, record, column):
-    records = [{"item_id": f"q{i}", "model": m, "score": (i + k) % 2, "topic": "t"} for i in range(3) for k, m in enumerate("ab")]
+    records = [
+        {"item_id": f"q{i}", "model": m, "score": (i + k) % 2, "topic": "t"}
+        for i in range(3)
+        for k, m in enumerate("ab")
+    ]
     records.insert(2, {"topic": "t", **record})
     path = _write(tmp_path / "ids.jsonl", "".join(json.dumps(r) + "\n" for r in records))
     with pytest.raises(InputError, match=f"ids.jsonl: line 3, column '{column}': .* is an? (list|object), not"):
@@ -345,7 +435,9 @@ def test_parquet_cells_that_are_lists(tmp_path):
     pd.DataFrame({"item_id": [[1], [2], [3]], "a": [1, 0, 1], "b": [0, 1, 1]}).to_parquet(tmp_path / "ids.parquet")
     with pytest.raises(InputError, match=r"ids.parquet: line 1, column 'item_id': \[1\] is a list, not an item id"):
         read_scores(tmp_path / "ids.parquet")
-    pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [[1], [0], [1]], "b": [0, 1, 1]}).to_parquet(tmp_path / "scores.parquet")
+    pd.DataFrame({"item_id": ["q1", "q2", "q3"], "a": [[1], [0], [1]], "b": [0, 1, 1]}).to_parquet(
+        tmp_path / "scores.parquet"
+    )
     with pytest.raises(InputError, match=r"scores.parquet: line 1, column 'a': \[1\] is a list, not a number"):
         read_scores(tmp_path / "scores.parquet")
 
@@ -361,13 +453,21 @@ def test_missing_value_texts_are_missing_cluster_labels(tmp_path, label):
     rows = WIDE.split("\n")
     rows[3] = f"q3,1,1,{label}"
     path = _write(tmp_path / "labels.csv", "\n".join(rows))
-    with pytest.raises(InputError, match=re.escape("labels.csv: line 4, column 'topic': item 'q3' has no cluster label")):
+    with pytest.raises(
+        InputError, match=re.escape("labels.csv: line 4, column 'topic': item 'q3' has no cluster label")
+    ):
         read_scores(path, cluster_column="topic")
-    _cli_refuses(_audit(path, "--cluster-column", "topic"), "line 4, column 'topic': item 'q3' has no cluster label", "--missing-cluster")
+    _cli_refuses(
+        _audit(path, "--cluster-column", "topic"),
+        "line 4, column 'topic': item 'q3' has no cluster label",
+        "--missing-cluster",
+    )
     dropped = read_scores(path, cluster_column="topic", missing_cluster="drop")
     assert "q3" not in dropped.item_ids and set(dropped.clusters) == {"t1", "t2"}
     own = read_scores(path, cluster_column="topic", missing_cluster="own")
-    assert len(set(own.clusters)) == 3 and not any(label.strip().lower() in ("na", "nan", "null", "none", "n/a") for label in own.clusters if label)
+    assert len(set(own.clusters)) == 3 and not any(
+        label.strip().lower() in ("na", "nan", "null", "none", "n/a") for label in own.clusters if label
+    )
 
 
 def test_missing_cluster_labels_in_long_tables_and_json_lines(tmp_path):
@@ -375,14 +475,22 @@ def test_missing_cluster_labels_in_long_tables_and_json_lines(tmp_path):
     with pytest.raises(InputError, match="line 4, column 'topic': item 'q2' has no cluster label"):
         read_scores(_write(tmp_path / "long.csv", long), cluster_column="topic")
     mixed = long.replace("q2,b,1,NA", "q2,b,1,")  # NA and empty: both missing, so no conflict
-    assert read_scores(_write(tmp_path / "mixed.csv", mixed), cluster_column="topic", missing_cluster="drop").n_items == 2
+    assert (
+        read_scores(_write(tmp_path / "mixed.csv", mixed), cluster_column="topic", missing_cluster="drop").n_items == 2
+    )
     conflict = long.replace("q2,b,1,NA", "q2,b,1,t3")
     with pytest.raises(InputError, match="item 'q2' has cluster 't3' here and no label in an earlier row"):
         read_scores(_write(tmp_path / "conflict.csv", conflict), cluster_column="topic")
-    records = [{"item_id": "q1", "model": "a", "score": 1, "topic": None}, {"item_id": "q1", "model": "b", "score": 0, "topic": None},
-               {"item_id": "q2", "model": "a", "score": 0, "topic": "t"}, {"item_id": "q2", "model": "b", "score": 1, "topic": "t"}]
+    records = [
+        {"item_id": "q1", "model": "a", "score": 1, "topic": None},
+        {"item_id": "q1", "model": "b", "score": 0, "topic": None},
+        {"item_id": "q2", "model": "a", "score": 0, "topic": "t"},
+        {"item_id": "q2", "model": "b", "score": 1, "topic": "t"},
+    ]
     path = _write(tmp_path / "labels.jsonl", "".join(json.dumps(record) + "\n" for record in records))
-    with pytest.raises(InputError, match=re.escape("labels.jsonl: line 1, column 'topic': item 'q1' has no cluster label")):
+    with pytest.raises(
+        InputError, match=re.escape("labels.jsonl: line 1, column 'topic': item 'q1' has no cluster label")
+    ):
         read_scores(path, cluster_column="topic")
     assert read_scores(path, cluster_column="topic", missing_cluster="own").n_items == 2
 
@@ -392,7 +500,10 @@ JSON_DAMAGE = {
     "NaN": ('{"item_id": "q1", "model": "a", "score": NaN}', "NaN is not a JSON value"),
     "overflow": ('{"item_id": "q1", "model": "a", "score": 1e999}', "the number 1e999 overflows to infinity"),
     "5,000 digits": ('{"item_id": "q1", "model": "a", "score": ' + "9" * 5000 + "}", "an integer of 5,000 digits"),
-    "100,000 deep": ('{"item_id": "q1", "model": "a", "score": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply"),
+    "100,000 deep": (
+        '{"item_id": "q1", "model": "a", "score": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "JSON nested too deeply",
+    ),
     "cut short": ('{"item_id": "q1", "model": "a", "score": 1', "not valid JSON"),
 }
 

@@ -80,7 +80,9 @@ def per_item():
     matrix = read_scores(SCORES, cluster_column="category")
     audit = lpv.audit_leaderboard(matrix, mode="adjacent", n_resamples=0, n_cluster_resamples=0)
     accuracy = matrix.scores.mean(axis=0)
-    frame = pd.DataFrame({"model": list(matrix.models), "accuracy": [repr(float(value)) for value in accuracy], "n": matrix.n_items})
+    frame = pd.DataFrame(
+        {"model": list(matrix.models), "accuracy": [repr(float(value)) for value in accuracy], "n": matrix.n_items}
+    )
     return audit, audit_accuracies(read_accuracies(frame), correction="none")
 
 
@@ -112,7 +114,10 @@ def test_verdict_counts_and_order_invariance():
     audit = audit_accuracies(table)
     kinds = audit.pairs.loc[audit.pairs["adjacent"], "verdict"].value_counts().to_dict()
     assert (audit.adjacent.resolved, audit.adjacent.unresolved, audit.adjacent.depends_on_rho) == (
-        kinds.get("resolved", 0), kinds.get("unresolved", 0), kinds.get("depends on rho", 0))
+        kinds.get("resolved", 0),
+        kinds.get("unresolved", 0),
+        kinds.get("depends on rho", 0),
+    )
     shuffled = pd.read_csv(ACCURACIES, dtype=str).sample(frac=1, random_state=3)
     again = audit_accuracies(read_accuracies(shuffled))
     pd.testing.assert_frame_equal(audit.pairs, again.pairs)
@@ -126,7 +131,11 @@ def test_assumed_rho_matches_eq6_and_holm_levels():
     np.testing.assert_allclose(pairs["required_n_assumed"], required, rtol=1e-14)
     assert ((pairs["verdict_assumed"] == "resolved") == (table.n >= required)).all()
     # Holm at one assumed rho: step k (ascending Wald p) at alpha / (m - k + 1); recomputed here from the z statistics.
-    z = np.abs(pairs["delta"]) * np.sqrt(table.n) / np.sqrt(lpv.paired_difference_variance(pairs["p_a"], pairs["p_b"], 0.45))
+    z = (
+        np.abs(pairs["delta"])
+        * np.sqrt(table.n)
+        / np.sqrt(lpv.paired_difference_variance(pairs["p_a"], pairs["p_b"], 0.45))
+    )
     order = np.argsort(-z.to_numpy(), kind="stable")
     level = np.empty(len(z))
     level[order] = 0.05 / (len(z) - np.arange(len(z)))
@@ -140,12 +149,15 @@ def _write(tmp_path, text, name="board.csv"):
     return path
 
 
-@pytest.mark.parametrize("text, scale", [
-    ("model,accuracy\na,0.71\nb,0.70\n", "fraction"),
-    ("model,accuracy\na,71.0\nb,70.0\n", "percent"),
-    ("model,accuracy\na,71%\nb,0.5%\n", "percent"),
-    ("model,acc_pct\na,90\nb,80\n", "percent"),
-])
+@pytest.mark.parametrize(
+    "text, scale",
+    [
+        ("model,accuracy\na,0.71\nb,0.70\n", "fraction"),
+        ("model,accuracy\na,71.0\nb,70.0\n", "percent"),
+        ("model,accuracy\na,71%\nb,0.5%\n", "percent"),
+        ("model,acc_pct\na,90\nb,80\n", "percent"),
+    ],
+)
 def test_scale_is_read_and_said(tmp_path, text, scale):
     column = "acc_pct" if "acc_pct" in text else "accuracy"
     table = read_accuracies(_write(tmp_path, text), n=1000, accuracy_column=column)
@@ -153,19 +165,30 @@ def test_scale_is_read_and_said(tmp_path, text, scale):
     assert table.notes[0].startswith(f"accuracies read as {'percentages' if scale == 'percent' else 'fractions'}")
 
 
-@pytest.mark.parametrize("text, options, message", [
-    ("model,accuracy\na,71\nb,0.70\nc,69\n", {}, "line 3: accuracy 0.70 looks like a fraction among percentages"),
-    ("model,accuracy\na,0.5\nb,0.7\nc,0.9\nd,1.5\ne,0.6\n", {}, "line 5: accuracy 1.5 exceeds 1 while most accuracies are at most 1"),
-    ("model,accuracy\na,71%\nb,70\n", {}, "line 3: accuracy '70' lacks a % sign"),
-    ("model,accuracy\na,0.7\nb,0.6\n", {}, "no 'n' column and no benchmark size; give it with --n N"),
-    ("model,accuracy,n\na,0.7,100\nb,0.6,90\n", {}, "line 3: n 90 differs from 100 on line 2"),
-    ("model,accuracy\na,0.7\na,0.6\n", {"n": 10}, "line 3: model 'a' appears twice"),
-    ("model,accuracy\na,0.7\nb,x\n", {"n": 10}, "line 3: accuracy 'x' is not a number"),
-    ("model,accuracy\na,0.7\nb,0\n", {"n": 10}, "line 3: accuracy 0 read as a fraction must lie strictly between 0 and 1"),
-    ("model,accuracy\na,0.7\nb,\n", {"n": 10}, "line 3: accuracy is missing"),
-    ("model,score\na,0.7\nb,0.6\n", {"n": 10}, "no 'accuracy' column"),
-    ("model,accuracy\na,0.7\n", {"n": 10}, "1 model(s); a comparison needs at least two"),
-])
+@pytest.mark.parametrize(
+    "text, options, message",
+    [
+        ("model,accuracy\na,71\nb,0.70\nc,69\n", {}, "line 3: accuracy 0.70 looks like a fraction among percentages"),
+        (
+            "model,accuracy\na,0.5\nb,0.7\nc,0.9\nd,1.5\ne,0.6\n",
+            {},
+            "line 5: accuracy 1.5 exceeds 1 while most accuracies are at most 1",
+        ),
+        ("model,accuracy\na,71%\nb,70\n", {}, "line 3: accuracy '70' lacks a % sign"),
+        ("model,accuracy\na,0.7\nb,0.6\n", {}, "no 'n' column and no benchmark size; give it with --n N"),
+        ("model,accuracy,n\na,0.7,100\nb,0.6,90\n", {}, "line 3: n 90 differs from 100 on line 2"),
+        ("model,accuracy\na,0.7\na,0.6\n", {"n": 10}, "line 3: model 'a' appears twice"),
+        ("model,accuracy\na,0.7\nb,x\n", {"n": 10}, "line 3: accuracy 'x' is not a number"),
+        (
+            "model,accuracy\na,0.7\nb,0\n",
+            {"n": 10},
+            "line 3: accuracy 0 read as a fraction must lie strictly between 0 and 1",
+        ),
+        ("model,accuracy\na,0.7\nb,\n", {"n": 10}, "line 3: accuracy is missing"),
+        ("model,score\na,0.7\nb,0.6\n", {"n": 10}, "no 'accuracy' column"),
+        ("model,accuracy\na,0.7\n", {"n": 10}, "1 model(s); a comparison needs at least two"),
+    ],
+)
 def test_bad_tables_are_refused_by_line(tmp_path, text, options, message):
     with pytest.raises(InputError, match=None) as error:
         read_accuracies(_write(tmp_path, text), **options)
@@ -176,14 +199,18 @@ def test_inconsistent_n_is_refused_unless_declared_approximate(tmp_path):
     path = _write(tmp_path, "model,accuracy\na,73.03\nb,70.00\n")
     with pytest.raises(InputError) as error:
         read_accuracies(path, n=100)
-    assert str(error.value).endswith("board.csv, line 2: accuracy 73.03 is not k/100 for any whole k at its printed digits (N = 100); "
-                                     "check N (the 'n' column or --n) or the accuracies, or pass --approximate-accuracies if they "
-                                     "are averages or were rounded elsewhere")
+    assert str(error.value).endswith(
+        "board.csv, line 2: accuracy 73.03 is not k/100 for any whole k at its printed digits (N = 100); "
+        "check N (the 'n' column or --n) or the accuracies, or pass --approximate-accuracies if they "
+        "are averages or were rounded elsewhere"
+    )
     table = read_accuracies(path, n=100, approximate=True)
     assert list(table.consistent) == [False, True]
     text = render(audit_accuracies(table))
-    assert "inputs inconsistent: 1 of 2 printed accuracies are not k/100 for any whole k at their printed digits: a (73.03); " \
-           "accepted as approximate (--approximate-accuracies)" in text
+    assert (
+        "inputs inconsistent: 1 of 2 printed accuracies are not k/100 for any whole k at their printed digits: a (73.03); "
+        "accepted as approximate (--approximate-accuracies)" in text
+    )
     assert "none: inconsistent" in text
 
 
@@ -195,27 +222,57 @@ def test_cli_summary_formats_and_gate(tmp_path, capsys):
     assert main(["audit-accuracies", str(ACCURACIES), "--fail-on", "unresolved"]) == 1
     captured = capsys.readouterr()
     assert "gate failed" in captured.err and "Adjacent gaps: resolved at every admissible rho" in captured.out
-    assert main(["audit-accuracies", str(ACCURACIES), "--rho", "0.5", "--mode", "all", "--format", "csv",
-                 "--out", str(tmp_path / "pairs.csv")]) == 0
+    assert (
+        main(
+            [
+                "audit-accuracies",
+                str(ACCURACIES),
+                "--rho",
+                "0.5",
+                "--mode",
+                "all",
+                "--format",
+                "csv",
+                "--out",
+                str(tmp_path / "pairs.csv"),
+            ]
+        )
+        == 0
+    )
     assert len(pd.read_csv(tmp_path / "pairs.csv")) == 26 * 25 // 2
     page = render(audit_accuracies(read_accuracies(ACCURACIES), rho=0.5), "html")
     assert page.startswith("<!DOCTYPE html>") and "ASSUMING rho = 0.5" in page
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["audit-accuracies", "X", "--cluster-column", "c"], "unrecognized arguments: --cluster-column c"),
-    (["audit-accuracies", "X", "--mode", "reference"], "argument --mode: invalid choice: 'reference' (choose from 'adjacent', 'all')"),
-    (["audit-accuracies", "X", "--rho", "0.1", "--rho-range", "0", "1"], "argument --rho-range: not allowed with argument --rho"),
-    (["audit-accuracies", "X", "--rho-range", "0.5", "0.1"], "argument --rho-range: 0.5 0.1: LO must not exceed HI"),
-    (["audit-accuracies", "X", "--fail-on", "not-significant"], "argument --fail-on: invalid choice: 'not-significant'"),
-    (["audit-accuracies", "X", "--format", "parquet"], "argument --format: invalid choice: 'parquet'"),
-    (["audit", "--rho", "0.3"], "unrecognized arguments: --rho"),
-    (["audit", "--accuracy-scale", "percent"], "unrecognized arguments: --accuracy-scale"),
-    (["audit", "--summary", "X"], "unrecognized arguments: --summary (accuracies only: audit-accuracies FILE)"),
-    (["audit-accuracies", "X", "--n-resamples", "100"], "unrecognized arguments: --n-resamples 100"),
-    (["audit-accuracies", "X", "--on-missing", "intersect"], "unrecognized arguments: --on-missing intersect"),
-    (["audit-accuracies", "X", "--seed", "4"], "unrecognized arguments: --seed 4"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["audit-accuracies", "X", "--cluster-column", "c"], "unrecognized arguments: --cluster-column c"),
+        (
+            ["audit-accuracies", "X", "--mode", "reference"],
+            "argument --mode: invalid choice: 'reference' (choose from 'adjacent', 'all')",
+        ),
+        (
+            ["audit-accuracies", "X", "--rho", "0.1", "--rho-range", "0", "1"],
+            "argument --rho-range: not allowed with argument --rho",
+        ),
+        (
+            ["audit-accuracies", "X", "--rho-range", "0.5", "0.1"],
+            "argument --rho-range: 0.5 0.1: LO must not exceed HI",
+        ),
+        (
+            ["audit-accuracies", "X", "--fail-on", "not-significant"],
+            "argument --fail-on: invalid choice: 'not-significant'",
+        ),
+        (["audit-accuracies", "X", "--format", "parquet"], "argument --format: invalid choice: 'parquet'"),
+        (["audit", "--rho", "0.3"], "unrecognized arguments: --rho"),
+        (["audit", "--accuracy-scale", "percent"], "unrecognized arguments: --accuracy-scale"),
+        (["audit", "--summary", "X"], "unrecognized arguments: --summary (accuracies only: audit-accuracies FILE)"),
+        (["audit-accuracies", "X", "--n-resamples", "100"], "unrecognized arguments: --n-resamples 100"),
+        (["audit-accuracies", "X", "--on-missing", "intersect"], "unrecognized arguments: --on-missing intersect"),
+        (["audit-accuracies", "X", "--seed", "4"], "unrecognized arguments: --seed 4"),
+    ],
+)
 def test_cli_accuracies_offers_only_its_own_options(capsys, arguments, message):
     """audit-accuracies is not offered per-item options, nor audit the accuracies' ones: argparse refuses them in one line."""
     arguments = [str(ACCURACIES) if value == "X" else value for value in arguments]
@@ -241,7 +298,7 @@ def test_terminal_table_fits_its_width_and_says_what_it_dropped():
     audit = audit_accuracies(read_accuracies(ACCURACIES), rho=0.5)
     for width in (80, 100, 120):
         text = render(audit, width=width)
-        table = text[text.index("\nPairs"):text.index("\nLegend")].strip("\n").split("\n")[1:]
+        table = text[text.index("\nPairs") : text.index("\nLegend")].strip("\n").split("\n")[1:]
         assert max(len(line.rstrip()) for line in table) <= width
         assert "more column" in text
     wide = render(audit, width=400)
@@ -256,7 +313,9 @@ def test_assumed_rho_outside_some_intervals_counts_those_pairs_as_never_rejected
     pairs = audit_accuracies(table, correction=correction, rho=0.9).pairs
     outside = (pairs["rho_max"] < 0.9).to_numpy()
     assert outside.sum() == 2 and (pairs.loc[outside, "verdict_assumed_family"] == "not admissible").all()
-    z = np.abs(pairs["delta"]) * np.sqrt(table.n / lpv.paired_difference_variance(pairs["p_a"], pairs["p_b"], np.where(outside, 0.0, 0.9)))
+    z = np.abs(pairs["delta"]) * np.sqrt(
+        table.n / lpv.paired_difference_variance(pairs["p_a"], pairs["p_b"], np.where(outside, 0.0, 0.9))
+    )
     pvalues = np.where(outside, 1.0, 2 * stats.norm.sf(z))
     m = len(pvalues)
     if correction == "holm":
@@ -266,5 +325,7 @@ def test_assumed_rho_outside_some_intervals_counts_those_pairs_as_never_rejected
         ordered = np.sort(pvalues)
         passing = np.flatnonzero(ordered <= 0.05 * np.arange(1, m + 1) / m)
         level = np.full(m, 0.05 * max(passing[-1] + 1 if passing.size else 0, 1) / m)
-    required = lpv.required_n_paired_binary(pairs["p_a"].to_numpy()[~outside], pairs["p_b"].to_numpy()[~outside], 0.9, alpha=level[~outside])
+    required = lpv.required_n_paired_binary(
+        pairs["p_a"].to_numpy()[~outside], pairs["p_b"].to_numpy()[~outside], 0.9, alpha=level[~outside]
+    )
     assert ((pairs.loc[~outside, "verdict_assumed_family"] == "resolved").to_numpy() == (table.n >= required)).all()

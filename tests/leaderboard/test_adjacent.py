@@ -19,7 +19,11 @@ from llm_power_verified.report import render
 def _matrix(models: int = 6, items: int = 1500, seed: int = 5):
     rng = np.random.default_rng(seed)
     latent = rng.normal(size=(items, 1)) + np.linspace(0.5, -0.5, models)[None, :] + rng.normal(size=(items, models))
-    return from_array((latent > 0).astype(float), models=[f"m{k}" for k in range(models)], item_ids=[f"i{k:05d}" for k in range(items)])
+    return from_array(
+        (latent > 0).astype(float),
+        models=[f"m{k}" for k in range(models)],
+        item_ids=[f"i{k:05d}" for k in range(items)],
+    )
 
 
 @pytest.mark.parametrize("mode, reference", [("adjacent", None), ("all", None), ("reference", "m2")])
@@ -32,11 +36,14 @@ def test_adjacent_follows_rank_b_and_marks_neighbours_in_the_ranking(mode, refer
     assert int(pairs["adjacent"].sum()) == (5 if mode != "reference" else 2)
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda record, index: record.pop("adjacent"), "no 'adjacent'"),
-    (lambda record, index: record.update(adjacent="yes"), "'yes' is not true or false"),
-    (lambda record, index: record.update(adjacent=not record["adjacent"]) if index == 0 else None, "make it"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda record, index: record.pop("adjacent"), "no 'adjacent'"),
+        (lambda record, index: record.update(adjacent="yes"), "'yes' is not true or false"),
+        (lambda record, index: record.update(adjacent=not record["adjacent"]) if index == 0 else None, "make it"),
+    ],
+)
 def test_plan_checks_a_saved_reports_adjacent_column_against_its_ranks(tmp_path, damage, message):
     """The saved report's adjacent column must be there and follow its ranks; a plan never guesses it."""
     result = audit_leaderboard(_matrix(), "all", n_resamples=0)

@@ -26,7 +26,12 @@ def _synthetic(models=6, items=800, seed=1, clusters=5, graded=False):
     difficulty = rng.normal(size=items)
     topic = rng.integers(0, clusters, items)
     skill = np.linspace(0.6, -0.2, models)
-    latent = difficulty[:, None] + skill[None, :] + 0.8 * rng.normal(size=(items, models)) + 0.3 * (topic[:, None] == np.arange(models)[None, :] % clusters)
+    latent = (
+        difficulty[:, None]
+        + skill[None, :]
+        + 0.8 * rng.normal(size=(items, models))
+        + 0.3 * (topic[:, None] == np.arange(models)[None, :] % clusters)
+    )
     scores = 1 / (1 + np.exp(-latent)) if graded else (latent > 0).astype(float)
     frame = pd.DataFrame(scores, columns=[f"m{k}" for k in range(models)])
     frame["item_id"] = [f"i{k}" for k in range(items)]
@@ -66,10 +71,16 @@ def test_graded_pairs_match_scipy():
 
 def test_same_seed_same_report():
     matrix = _synthetic()
-    first = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json"))
-    second = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json"))
+    first = json.loads(
+        render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json")
+    )
+    second = json.loads(
+        render(audit_leaderboard(matrix, "adjacent", seed=5, n_resamples=200, n_cluster_resamples=100), "json")
+    )
     assert first == second
-    third = json.loads(render(audit_leaderboard(matrix, "adjacent", seed=6, n_resamples=200, n_cluster_resamples=100), "json"))
+    third = json.loads(
+        render(audit_leaderboard(matrix, "adjacent", seed=6, n_resamples=200, n_cluster_resamples=100), "json")
+    )
     assert third["pairs"] != first["pairs"]
 
 
@@ -94,7 +105,10 @@ def test_cluster_icc_and_leave_one_out_match_direct_computation():
     result = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=200)
     labels = np.array(matrix.clusters)
     for _, row in result.pairs.iterrows():
-        d = matrix.scores[:, matrix.models.index(row["model_a"])] - matrix.scores[:, matrix.models.index(row["model_b"])]
+        d = (
+            matrix.scores[:, matrix.models.index(row["model_a"])]
+            - matrix.scores[:, matrix.models.index(row["model_b"])]
+        )
         assert row["icc"] == pytest.approx(icc_oneway(d, labels), rel=1e-9, abs=1e-12)
         # The design effect's m is the size-weighted cluster size sum m_g^2 / N (the mean only for equal clusters).
         sizes = np.unique(labels, return_counts=True)[1]
@@ -102,8 +116,13 @@ def test_cluster_icc_and_leave_one_out_match_direct_computation():
         assert row["design_effect"] == pytest.approx(1 + (weighted_size - 1) * max(row["icc"], 0.0), rel=1e-12)
     for dropped, count in result.clusters.leave_one_cluster_out.items():
         keep = labels != dropped
-        reduced = from_wide(pd.DataFrame(matrix.scores[keep], columns=matrix.models).assign(item_id=np.array(matrix.item_ids)[keep], topic=labels[keep]),
-                            cluster_column="topic", models=list(matrix.models))
+        reduced = from_wide(
+            pd.DataFrame(matrix.scores[keep], columns=matrix.models).assign(
+                item_id=np.array(matrix.item_ids)[keep], topic=labels[keep]
+            ),
+            cluster_column="topic",
+            models=list(matrix.models),
+        )
         again = audit_leaderboard(reduced, "adjacent", n_resamples=0, n_cluster_resamples=0)
         assert count == int((~again.pairs["resolved_cluster"]).sum())
     distribution = result.clusters.bootstrap.unresolved_count_distribution
@@ -143,7 +162,9 @@ def test_shipped_example_is_regenerated_identically(tmp_path):
 
     build(tmp_path)
     shipped = resources.files("llm_power_verified") / "data"
-    assert gzip.decompress((tmp_path / "mmlu_pro_top10.csv.gz").read_bytes()) == gzip.decompress((shipped / "mmlu_pro_top10.csv.gz").read_bytes())
+    assert gzip.decompress((tmp_path / "mmlu_pro_top10.csv.gz").read_bytes()) == gzip.decompress(
+        (shipped / "mmlu_pro_top10.csv.gz").read_bytes()
+    )
     assert (tmp_path / "paper_appendix_e.json").read_text() == (shipped / "paper_appendix_e.json").read_text()
 
 
@@ -151,7 +172,17 @@ def test_json_document_schema():
     result = audit_leaderboard(_synthetic(), "adjacent", n_resamples=100, n_cluster_resamples=50)
     document = json.loads(render(result, "json"))
     assert document["schema"] == SCHEMA_IDS["binary+graded"]
-    assert set(document) >= {"settings", "data", "ranking", "pairs", "multiplicity", "clusters", "verdicts", "tiers", "checklist"}
+    assert set(document) >= {
+        "settings",
+        "data",
+        "ranking",
+        "pairs",
+        "multiplicity",
+        "clusters",
+        "verdicts",
+        "tiers",
+        "checklist",
+    }
     assert len(document["checklist"]) == 8
     csv_lines = render(result, "csv").strip().splitlines()
     assert len(csv_lines) == len(result.pairs) + 1 and csv_lines[0].startswith("model_a,model_b")
@@ -159,8 +190,23 @@ def test_json_document_schema():
 
 
 def test_cli_audit_default_runs_on_the_shipped_example():
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", "--format", "json", "--n-resamples", "100", "--n-cluster-resamples", "100"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llm_power_verified.cli",
+            "audit",
+            "--format",
+            "json",
+            "--n-resamples",
+            "100",
+            "--n-cluster-resamples",
+            "100",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "shipped example" in result.stderr
     assert json.loads(result.stdout)["verdicts"]["fixed-n"] == 4
@@ -171,10 +217,25 @@ def test_cli_audit_out_is_atomic_and_never_overwrites_input(tmp_path):
     table = tmp_path / "scores.csv"
     frame.to_csv(table, index=False)
     before = table.read_bytes()
-    command = [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--n-resamples", "0", "--n-cluster-resamples", "0"]
+    command = [
+        sys.executable,
+        "-m",
+        "llm_power_verified.cli",
+        "audit",
+        str(table),
+        "--n-resamples",
+        "0",
+        "--n-cluster-resamples",
+        "0",
+    ]
     refused = subprocess.run([*command, "--out", str(table)], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "overwrite an input" in refused.stderr and table.read_bytes() == before
-    written = subprocess.run([*command, "--format", "csv", "--out", str(tmp_path / "report.csv")], capture_output=True, text=True, timeout=120)
+    written = subprocess.run(
+        [*command, "--format", "csv", "--out", str(tmp_path / "report.csv")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert written.returncode == 0 and (tmp_path / "report.csv").read_text().startswith("model_a")
 
 
@@ -187,7 +248,13 @@ def test_cli_audit_out_is_atomic_and_never_overwrites_input(tmp_path):
     ],
 )
 def test_cli_audit_errors(arguments, fragment, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("no INPUT given")]
     assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in result.stderr
@@ -206,4 +273,6 @@ def test_resolution_by_gap_buckets_partition_the_pairs():
     buckets = {row.bucket: row for row in result.by_gap}
     assert buckets["all"].pairs == len(result.pairs)
     assert sum(row.pairs for name, row in buckets.items() if name != "all") == len(result.pairs)
-    assert sum(row.unresolved for name, row in buckets.items() if name != "all") == int((~result.pairs["resolved"]).sum())
+    assert sum(row.unresolved for name, row in buckets.items() if name != "all") == int(
+        (~result.pairs["resolved"]).sum()
+    )

@@ -26,8 +26,15 @@ def test_design_effect_one_gives_significant_pair_by_pair(correction, mode, fami
     for seed in range(3):
         matrix = _clustered_matrix(seed)
         reference = "m5" if mode == "reference" else None
-        pairs = audit_leaderboard(matrix, mode, family=family, reference=reference, correction=correction,
-                                  n_resamples=0, n_cluster_resamples=0).pairs.copy()
+        pairs = audit_leaderboard(
+            matrix,
+            mode,
+            family=family,
+            reference=reference,
+            correction=correction,
+            n_resamples=0,
+            n_cluster_resamples=0,
+        ).pairs.copy()
         pairs["design_effect"] = 1.0
         family_size = int(pairs["p_holm"].notna().sum())
         add_cluster_decisions(pairs, True, correction, 0.05, family_size)
@@ -40,8 +47,13 @@ def test_shipped_like_holm_pair_keeps_significance_at_design_effect_one():
     """The newcomer's case: Holm-significant, DE 1, Bonferroni-insignificant; clustering must not flip it."""
     import pandas as pd
 
-    pairs = pd.DataFrame({"log_p_exact": np.log([0.001, 0.0078, 0.04]), "design_effect": [1.0, 1.0, 1.0],
-                          "p_holm": [0.003, 0.0156, 0.04]})
+    pairs = pd.DataFrame(
+        {
+            "log_p_exact": np.log([0.001, 0.0078, 0.04]),
+            "design_effect": [1.0, 1.0, 1.0],
+            "p_holm": [0.003, 0.0156, 0.04],
+        }
+    )
     add_cluster_decisions(pairs, True, "holm", 0.05, 3)
     assert pairs["significant_clustered"].tolist() == [True, True, True]
     add_cluster_decisions(pairs, True, "bonferroni", 0.05, 3)

@@ -42,7 +42,11 @@ def test_audit_beyond_two_to_the_24_items():
     matrix = from_array(np.column_stack([first, second]).astype(np.float64), models=["a", "b"])
     pairs = audit_leaderboard(matrix, "adjacent", n_resamples=0, n_cluster_resamples=0).pairs
     a, b = matrix.scores[:, 0].astype(bool), matrix.scores[:, 1].astype(bool)
-    only = {"a": int(np.count_nonzero(a & ~b)), "b": int(np.count_nonzero(~a & b)), "both": int(np.count_nonzero(a & b))}
+    only = {
+        "a": int(np.count_nonzero(a & ~b)),
+        "b": int(np.count_nonzero(~a & b)),
+        "both": int(np.count_nonzero(a & b)),
+    }
     row = pairs.iloc[0]
     counts = {row["model_a"]: int(row["b"]), row["model_b"]: int(row["c"])}
     assert counts == {"a": only["a"], "b": only["b"]} and int(row["a"]) == only["both"]

@@ -48,7 +48,7 @@ def _direct(matrix, alpha=0.05):
     significant[first[rejected], second[rejected]] = True
     significant |= significant.T
     better = np.array([significant[k, :k].sum() for k in range(size)])
-    worse = np.array([significant[k, k + 1:].sum() for k in range(size)])
+    worse = np.array([significant[k, k + 1 :].sum() for k in range(size)])
     return order, significant, 1 + better, size - worse
 
 
@@ -100,11 +100,16 @@ def test_permuting_rows_and_columns_gives_the_same_report(graded):
     rows, columns = rng.permutation(matrix.n_items), rng.permutation(matrix.n_models)
     clusters = [f"topic-{i % 5}" for i in range(matrix.n_items)]
     original = lpv.from_array(matrix.scores, models=matrix.models, item_ids=matrix.item_ids, clusters=clusters)
-    shuffled = lpv.from_array(matrix.scores[rows][:, columns], models=[matrix.models[i] for i in columns],
-                              item_ids=[matrix.item_ids[i] for i in rows], clusters=[clusters[i] for i in rows])
+    shuffled = lpv.from_array(
+        matrix.scores[rows][:, columns],
+        models=[matrix.models[i] for i in columns],
+        item_ids=[matrix.item_ids[i] for i in rows],
+        clusters=[clusters[i] for i in rows],
+    )
     options = dict(mode="all", n_resamples=200, n_cluster_resamples=50, n_rank_resamples=200, seed=5)
-    assert _without_source(json.loads(render(lpv.audit_leaderboard(original, **options), "json"))) == \
-        _without_source(json.loads(render(lpv.audit_leaderboard(shuffled, **options), "json")))
+    assert _without_source(json.loads(render(lpv.audit_leaderboard(original, **options), "json"))) == _without_source(
+        json.loads(render(lpv.audit_leaderboard(shuffled, **options), "json"))
+    )
 
 
 @pytest.mark.parametrize("graded", [False, True])

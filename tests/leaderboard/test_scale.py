@@ -90,7 +90,9 @@ def test_streamed_and_in_memory_headlines_agree_in_reference_mode(graded):
 
 def test_streamed_audit_refuses_clusters():
     matrix = _matrix()
-    clustered = from_array(matrix.scores, models=list(matrix.models), clusters=[f"c{k % 9}" for k in range(matrix.n_items)])
+    clustered = from_array(
+        matrix.scores, models=list(matrix.models), clusters=[f"c{k % 9}" for k in range(matrix.n_items)]
+    )
     with pytest.raises(ValueError, match="does not take item clusters"):
         stream_audit(clustered, lambda frame: None, "all")
 

@@ -49,8 +49,14 @@ def test_dask_parquet_is_the_local_parquet(cluster, tmp_path):
 
 @pytest.mark.parametrize("random_numbers", ["common", "independent"])
 def test_dask_grid_is_the_local_grid(cluster, random_numbers):
-    options = dict(n_simulations=40, seed=3, sample_sizes=(20, 50), effects=(0.0, 0.05), correlations=(0.2, 0.6),
-                   random_numbers=random_numbers)
+    options = dict(
+        n_simulations=40,
+        seed=3,
+        sample_sizes=(20, 50),
+        effects=(0.0, 0.05),
+        correlations=(0.2, 0.6),
+        random_numbers=random_numbers,
+    )
     assert embedding_power_grid(backend=cluster, **options) == embedding_power_grid(**options)
 
 
@@ -69,7 +75,11 @@ def test_a_malformed_scheduler_address_is_one_line(tmp_path, address):
     from tests.cli.test_cli import _wide_csv
 
     table = _wide_csv(tmp_path / "scores.csv")
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", "--scheduler", address],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", "audit", str(table), "--quiet", "--scheduler", address],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and f"scheduler {address!r}: cannot connect" in result.stderr, result.stderr

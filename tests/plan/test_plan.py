@@ -55,7 +55,9 @@ def test_cluster_tradeoff_matches_the_design_effect_formula():
     for row in table.itertuples():
         effect = 1 + (row.items_per_cluster - 1) * 0.05
         assert row.design_effect == pytest.approx(effect, rel=1e-15)
-        assert row.items == math.ceil(1027.576 * effect) and row.clusters == math.ceil(row.items / row.items_per_cluster)
+        assert row.items == math.ceil(1027.576 * effect) and row.clusters == math.ceil(
+            row.items / row.items_per_cluster
+        )
     assert cluster_tradeoff(1000, 0, [10])["items"].tolist() == [1000]  # independent items: no inflation
 
 
@@ -105,11 +107,14 @@ def test_an_inadmissible_rho_is_refused_with_the_bound_in_full():
     assert repr(rho) != repr(bound)
 
 
-@pytest.mark.parametrize("arguments, flag", [
-    ({"top": 1}, "top (--top) must be a whole number >= 2"),
-    ({"top": 27}, "top (--top) 27 exceeds the audit's 26 models; choose --top from 2 to 26"),
-    ({"top": 4, "rho": 0.9999}, "rho (--rho) 0.9999 is outside the admissible interval"),
-])
+@pytest.mark.parametrize(
+    "arguments, flag",
+    [
+        ({"top": 1}, "top (--top) must be a whole number >= 2"),
+        ({"top": 27}, "top (--top) 27 exceeds the audit's 26 models; choose --top from 2 to 26"),
+        ({"top": 4, "rho": 0.9999}, "rho (--rho) 0.9999 is outside the admissible interval"),
+    ],
+)
 def test_plan_refusals_name_their_flag(arguments, flag):
     with pytest.raises(ArgumentError) as error:
         plan_leaderboard(_accuracy_audit(), **arguments)
@@ -185,15 +190,39 @@ def test_stopping_time_simulation_beyond_the_exact_horizon_agrees_with_the_exact
 
 
 def test_cli_plan(capsys):
-    assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--family-size", "9", "--icc", "0.036", "--anytime",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "plan",
+                "gap",
+                "--p-a",
+                "0.65",
+                "--p-b",
+                "0.6",
+                "--rho",
+                "0.3",
+                "--family-size",
+                "9",
+                "--icc",
+                "0.036",
+                "--anytime",
+                "--json",
+            ]
+        )
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert document["plan"]["items"] == 1711 and len(document["clusters"]) == 10
     assert document["anytime"]["method"] == "exact"
     # A setting of the monitored test asks for it: the same stopping N as --anytime with that setting.
     assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--quantile", "0.5", "--json"]) == 0
     implied = json.loads(capsys.readouterr().out)["anytime"]
-    assert main(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--anytime", "--quantile", "0.5", "--json"]) == 0
+    assert (
+        main(
+            ["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--anytime", "--quantile", "0.5", "--json"]
+        )
+        == 0
+    )
     assert implied == json.loads(capsys.readouterr().out)["anytime"]
     assert main(["plan", "gap", "--p-a", "0.65"]) == 2
     assert "the following arguments are required: --p-b, --rho" in capsys.readouterr().err
@@ -221,19 +250,22 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
     assert plan_leaderboard(saved, 7, rho=0.4).required_n == plan_leaderboard(summary, 7, rho=0.4).required_n
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d.update(schema="llm-power-verified/audit/1"), "is not an audit report"),
-    (lambda d: d["pairs"][3].pop("required_n"), "pairs[3]: no 'required_n'"),
-    (lambda d: d["pairs"][2].update(delta="0.01"), "pairs[2].delta: '0.01' is not a number"),
-    (lambda d: d.pop("data"), "the report has no data.n_models"),
-    (lambda d: d.update(pairs=[]), "the report has no pairs"),
-    (lambda d: d["settings"].pop("alpha"), "the report has no settings.alpha"),
-    (lambda d: d["settings"].update(power="0.8"), "settings.power: '0.8' is not a number"),
-    (lambda d: d["data"].update(n_items=12032.5), "data.n_items 12032.5 is not a whole number"),
-    (lambda d: d["pairs"][1].update(rank_b=2.5), "pairs[1].rank_b: 2.5 is not a rank"),
-    (lambda d: d["pairs"][0].update(model_a=7), "pairs[0].model_a: 7 is not a model name"),
-    (lambda d: d["data"].update(binary="yes"), "data.binary 'yes' is not true or false"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d.update(schema="llm-power-verified/audit/1"), "is not an audit report"),
+        (lambda d: d["pairs"][3].pop("required_n"), "pairs[3]: no 'required_n'"),
+        (lambda d: d["pairs"][2].update(delta="0.01"), "pairs[2].delta: '0.01' is not a number"),
+        (lambda d: d.pop("data"), "the report has no data.n_models"),
+        (lambda d: d.update(pairs=[]), "the report has no pairs"),
+        (lambda d: d["settings"].pop("alpha"), "the report has no settings.alpha"),
+        (lambda d: d["settings"].update(power="0.8"), "settings.power: '0.8' is not a number"),
+        (lambda d: d["data"].update(n_items=12032.5), "data.n_items 12032.5 is not a whole number"),
+        (lambda d: d["pairs"][1].update(rank_b=2.5), "pairs[1].rank_b: 2.5 is not a rank"),
+        (lambda d: d["pairs"][0].update(model_a=7), "pairs[0].model_a: 7 is not a model name"),
+        (lambda d: d["data"].update(binary="yes"), "data.binary 'yes' is not true or false"),
+    ],
+)
 def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
     from llm_power_verified.io import InputError
     from llm_power_verified.plan import read_audit_report
@@ -255,22 +287,25 @@ def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):
 GAP = ["gap", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3"]
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ([*GAP, "--top", "3"], "unrecognized arguments: --top 3"),
-    ([*GAP, "--n", "100"], "unrecognized arguments: --n 100"),
-    ([*GAP, "--cluster-sizes", "5"], "--cluster-sizes needs --icc"),
-    (["accuracies", "ACC", "--family-size", "3"], "unrecognized arguments: --family-size 3"),
-    (["accuracies", "ACC", "--icc", "0.1"], "unrecognized arguments: --icc 0.1"),
-    (["accuracies", "ACC", "--scores", "graded"], "unrecognized arguments: --scores graded"),
-    (["accuracies", "ACC", "--cluster-sizes", "5"], "unrecognized arguments: --cluster-sizes 5"),
-    (["items", "ACC", "--rho", "0.3"], "unrecognized arguments: --rho"),
-    (["items", "ACC", "--n", "100"], "unrecognized arguments: --n"),
-    (["report", "ACC", "--power", "0.9"], "unrecognized arguments: --power 0.9"),
-    (["--summary", "ACC"], "(accuracies only: plan accuracies FILE)"),
-    (["--from", "ACC"], "(per-item results: plan items INPUT ...)"),
-    (["--report", "ACC"], "(a saved report: plan report JSON)"),
-    (["--p-a", "0.6"], "(one gap: plan gap --p-a P --p-b P --rho R)"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ([*GAP, "--top", "3"], "unrecognized arguments: --top 3"),
+        ([*GAP, "--n", "100"], "unrecognized arguments: --n 100"),
+        ([*GAP, "--cluster-sizes", "5"], "--cluster-sizes needs --icc"),
+        (["accuracies", "ACC", "--family-size", "3"], "unrecognized arguments: --family-size 3"),
+        (["accuracies", "ACC", "--icc", "0.1"], "unrecognized arguments: --icc 0.1"),
+        (["accuracies", "ACC", "--scores", "graded"], "unrecognized arguments: --scores graded"),
+        (["accuracies", "ACC", "--cluster-sizes", "5"], "unrecognized arguments: --cluster-sizes 5"),
+        (["items", "ACC", "--rho", "0.3"], "unrecognized arguments: --rho"),
+        (["items", "ACC", "--n", "100"], "unrecognized arguments: --n"),
+        (["report", "ACC", "--power", "0.9"], "unrecognized arguments: --power 0.9"),
+        (["--summary", "ACC"], "(accuracies only: plan accuracies FILE)"),
+        (["--from", "ACC"], "(per-item results: plan items INPUT ...)"),
+        (["--report", "ACC"], "(a saved report: plan report JSON)"),
+        (["--p-a", "0.6"], "(one gap: plan gap --p-a P --p-b P --rho R)"),
+    ],
+)
 def test_cli_plan_offers_only_the_options_it_uses(capsys, arguments, message):
     """Each source is a subcommand with its own options; another source's option is argparse's one-line error."""
     accuracies = str(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv")

@@ -52,8 +52,20 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     for name, arguments in {
         "per_item": ["audit", "--format", "json", "--n-resamples", "0", "--n-cluster-resamples", "0"],
         "summary": ["audit-accuracies", ACCURACIES, "--format", "json"],
-        "graded": ["audit", _graded_table(folder / "graded.csv"), "--cluster-column", "topic", "--scores", "graded", "--format", "json",
-                   "--n-resamples", "0", "--n-cluster-resamples", "0"],
+        "graded": [
+            "audit",
+            _graded_table(folder / "graded.csv"),
+            "--cluster-column",
+            "topic",
+            "--scores",
+            "graded",
+            "--format",
+            "json",
+            "--n-resamples",
+            "0",
+            "--n-cluster-resamples",
+            "0",
+        ],
     }.items():
         status, out, err = _cli(arguments)
         assert status == 0 and err.count("\n") <= 1, err  # the shipped example's one note at most
@@ -82,26 +94,31 @@ def _scale(key: str, factor: float):
     return lambda pair: pair.update({key: pair[key] * factor})
 
 
-@pytest.mark.parametrize("name, index, edit, key, basis", [
-    ("per_item", 3, _scale("required_n", 1.01), "required_n", "cells b, c, n"),
-    ("per_item", 2, lambda p: p.update(b=p["b"] + 1), "n", "cells a + b + c + d"),
-    ("per_item", 2, lambda p: p.update(b=p["b"] + 1, d=p["d"] - 1), "p_a", "cells (a + b) / n"),
-    ("per_item", 4, lambda p: p.update(c=p["c"] + 1, d=p["d"] - 1), "p_b", "cells (a + c) / n"),
-    ("per_item", 0, lambda p: p.update(rho=0.5), "rho", "phi coefficient"),
-    ("per_item", 1, lambda p: p.update(design_effect=1.2), "design_effect", "size-weighted cluster size"),
-    ("per_item", 1, lambda p: p.update(rank_a=p["rank_a"] + 1, rank_b=p["rank_b"] + 1), "rank_a", "ranking's rank"),
-    ("per_item", 5, lambda p: p.update(n=12000), "n", "data.n_items"),
-    ("per_item", 6, lambda p: p.update(delta=-p["delta"]), "delta", "cells (b - c) / n"),
-    ("summary", 4, lambda p: p.update(rho_min=-0.9), "rho_min", "admissible interval"),
-    ("summary", 2, _scale("rho_max", 0.99), "rho_max", "admissible interval"),
-    ("summary", 0, lambda p: p.update(p_a=0.63), "p_a", "ranking's accuracy"),
-    ("summary", 7, _scale("required_n_rho_min", 2), "required_n_rho_min", "accuracies at rho_min"),
-    ("summary", 3, lambda p: p.update(delta=0.5), "delta", "p_a - p_b"),
-    ("graded", 1, _scale("variance", 1.1), "variance", "variance_a + variance_b"),
-    ("graded", 0, _scale("required_n", 0.9), "required_n", "variance and delta"),
-    ("graded", 1, lambda p: p.update(delta=p["delta"] + 0.01), "delta", "p_a - p_b"),
-])
-def test_a_figure_that_disagrees_with_the_reports_own_counts_is_refused_by_pair_and_key(reports, tmp_path, name, index, edit, key, basis):
+@pytest.mark.parametrize(
+    "name, index, edit, key, basis",
+    [
+        ("per_item", 3, _scale("required_n", 1.01), "required_n", "cells b, c, n"),
+        ("per_item", 2, lambda p: p.update(b=p["b"] + 1), "n", "cells a + b + c + d"),
+        ("per_item", 2, lambda p: p.update(b=p["b"] + 1, d=p["d"] - 1), "p_a", "cells (a + b) / n"),
+        ("per_item", 4, lambda p: p.update(c=p["c"] + 1, d=p["d"] - 1), "p_b", "cells (a + c) / n"),
+        ("per_item", 0, lambda p: p.update(rho=0.5), "rho", "phi coefficient"),
+        ("per_item", 1, lambda p: p.update(design_effect=1.2), "design_effect", "size-weighted cluster size"),
+        ("per_item", 1, lambda p: p.update(rank_a=p["rank_a"] + 1, rank_b=p["rank_b"] + 1), "rank_a", "ranking's rank"),
+        ("per_item", 5, lambda p: p.update(n=12000), "n", "data.n_items"),
+        ("per_item", 6, lambda p: p.update(delta=-p["delta"]), "delta", "cells (b - c) / n"),
+        ("summary", 4, lambda p: p.update(rho_min=-0.9), "rho_min", "admissible interval"),
+        ("summary", 2, _scale("rho_max", 0.99), "rho_max", "admissible interval"),
+        ("summary", 0, lambda p: p.update(p_a=0.63), "p_a", "ranking's accuracy"),
+        ("summary", 7, _scale("required_n_rho_min", 2), "required_n_rho_min", "accuracies at rho_min"),
+        ("summary", 3, lambda p: p.update(delta=0.5), "delta", "p_a - p_b"),
+        ("graded", 1, _scale("variance", 1.1), "variance", "variance_a + variance_b"),
+        ("graded", 0, _scale("required_n", 0.9), "required_n", "variance and delta"),
+        ("graded", 1, lambda p: p.update(delta=p["delta"] + 0.01), "delta", "p_a - p_b"),
+    ],
+)
+def test_a_figure_that_disagrees_with_the_reports_own_counts_is_refused_by_pair_and_key(
+    reports, tmp_path, name, index, edit, key, basis
+):
     written = json.loads(reports[name].read_text())["pairs"][index]
     path = _tampered(reports, tmp_path, name, lambda document: edit(document["pairs"][index]))
     message = _refused(path)
@@ -109,30 +126,73 @@ def test_a_figure_that_disagrees_with_the_reports_own_counts_is_refused_by_pair_
     assert basis in message and "it is " in message
 
 
-@pytest.mark.parametrize("name, edit, fragment", [
-    ("per_item", lambda d: d["data"].update(n_items=d["data"]["n_items"] + 1), "pairs[0] (calme-3.2-78b vs calme-3.1-78b).n: the report says 12032"),
-    ("per_item", lambda d: d["data"].update(n_models=11), "data.n_models says 11 but the ranking lists 10 models"),
-    ("per_item", lambda d: d["ranking"][0].update(mean_score=0.5), ".p_a: the report says 0.7303025265957447, but recomputed from its own ranking"),
-    ("per_item", lambda d: d["clusters"].update(mean_cluster_size=0.5), "clusters.mean_cluster_size 0.5 is not a cluster size"),
-    ("per_item", lambda d: d["clusters"].update(weighted_cluster_size=0.5), "clusters.weighted_cluster_size 0.5 is not a cluster size"),
-    ("per_item", lambda d: d["clusters"].pop("weighted_cluster_size"),
-     "no clusters.weighted_cluster_size (the size-weighted cluster size of its design effects), so it was written by an older "
-     "version: write the report again with llm-power-verified audit --format json"),
-    ("per_item", lambda d: d["pairs"][0].update(a=-1), "pairs[0] (calme-3.2-78b vs calme-3.1-78b).a: -1 is not a count"),
-    ("summary", lambda d: d["data"].update(n_items=1000), "pairs[0] (Meta-Llama-3_1-70B-Instruct vs Meta-Llama-3_1-70B).n"),
-    ("summary", lambda d: d["pairs"][0].update(model_b="nobody"), "model_b: 'nobody' is not in the report's ranking"),
-    ("graded", lambda d: d["pairs"][0].pop("variance"), "pairs[0]: no 'variance'"),
-])
+@pytest.mark.parametrize(
+    "name, edit, fragment",
+    [
+        (
+            "per_item",
+            lambda d: d["data"].update(n_items=d["data"]["n_items"] + 1),
+            "pairs[0] (calme-3.2-78b vs calme-3.1-78b).n: the report says 12032",
+        ),
+        ("per_item", lambda d: d["data"].update(n_models=11), "data.n_models says 11 but the ranking lists 10 models"),
+        (
+            "per_item",
+            lambda d: d["ranking"][0].update(mean_score=0.5),
+            ".p_a: the report says 0.7303025265957447, but recomputed from its own ranking",
+        ),
+        (
+            "per_item",
+            lambda d: d["clusters"].update(mean_cluster_size=0.5),
+            "clusters.mean_cluster_size 0.5 is not a cluster size",
+        ),
+        (
+            "per_item",
+            lambda d: d["clusters"].update(weighted_cluster_size=0.5),
+            "clusters.weighted_cluster_size 0.5 is not a cluster size",
+        ),
+        (
+            "per_item",
+            lambda d: d["clusters"].pop("weighted_cluster_size"),
+            "no clusters.weighted_cluster_size (the size-weighted cluster size of its design effects), so it was written by an older "
+            "version: write the report again with llm-power-verified audit --format json",
+        ),
+        (
+            "per_item",
+            lambda d: d["pairs"][0].update(a=-1),
+            "pairs[0] (calme-3.2-78b vs calme-3.1-78b).a: -1 is not a count",
+        ),
+        (
+            "summary",
+            lambda d: d["data"].update(n_items=1000),
+            "pairs[0] (Meta-Llama-3_1-70B-Instruct vs Meta-Llama-3_1-70B).n",
+        ),
+        (
+            "summary",
+            lambda d: d["pairs"][0].update(model_b="nobody"),
+            "model_b: 'nobody' is not in the report's ranking",
+        ),
+        ("graded", lambda d: d["pairs"][0].pop("variance"), "pairs[0]: no 'variance'"),
+    ],
+)
 def test_sizes_and_ranking_are_checked_against_the_pairs(reports, tmp_path, name, edit, fragment):
     assert fragment in _refused(_tampered(reports, tmp_path, name, edit))
 
 
-@pytest.mark.parametrize("replace, fragment", [
-    (lambda text: text.replace('"n_items": 12032', '"n_items": 12032, "n_items": 12032', 1), "key 'n_items' appears twice in one object"),
-    (lambda text: re.sub(r'"rho": ?[-0-9.e]+', '"rho": NaN', text, count=1), "NaN is not a JSON value"),
-    (lambda text: re.sub(r'"required_n": ?[-0-9.e]+', '"required_n": Infinity', text, count=1), "Infinity is not a JSON value"),
-    (lambda text: text[: len(text) // 2], "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "replace, fragment",
+    [
+        (
+            lambda text: text.replace('"n_items": 12032', '"n_items": 12032, "n_items": 12032', 1),
+            "key 'n_items' appears twice in one object",
+        ),
+        (lambda text: re.sub(r'"rho": ?[-0-9.e]+', '"rho": NaN', text, count=1), "NaN is not a JSON value"),
+        (
+            lambda text: re.sub(r'"required_n": ?[-0-9.e]+', '"required_n": Infinity', text, count=1),
+            "Infinity is not a JSON value",
+        ),
+        (lambda text: text[: len(text) // 2], "not valid JSON"),
+    ],
+)
 def test_repeated_keys_and_non_json_numbers_are_refused(reports, tmp_path, replace, fragment):
     text = reports["per_item"].read_text()
     changed = replace(text)
@@ -146,7 +206,13 @@ def test_the_tolerance_is_relative_and_as_stated(reports, tmp_path):
     # The report's floats round-trip exactly; a change far below the stated tolerance (1e-12 relative: a few ulps more
     # than a recomputation differs by) is not damage and plans; one above it (1e-8) is refused.
     assert RELATIVE_TOLERANCE == 1e-9
-    status, _, err = _cli(["plan", "report", _tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-12)(d["pairs"][3]))])
+    status, _, err = _cli(
+        [
+            "plan",
+            "report",
+            _tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-12)(d["pairs"][3])),
+        ]
+    )
     assert status == 0 and err == ""
     _refused(_tampered(reports, tmp_path, "per_item", lambda d: _scale("required_n", 1 + 1e-8)(d["pairs"][3])))
 
@@ -176,7 +242,9 @@ def test_plan_json_writes_the_pair_plan_as_records(reports, name, top):
     for row in plan["pairs"]:
         assert isinstance(row, dict) and {"model_a", "model_b", "delta"} <= set(row)
         required = [value for key, value in row.items() if key.startswith("required_n_")]
-        assert required and all(value == "inf" or (isinstance(value, float) and math.isfinite(value)) for value in required)
+        assert required and all(
+            value == "inf" or (isinstance(value, float) and math.isfinite(value)) for value in required
+        )
     scenario = "observed" if name != "summary" else "rho_min"
     worst = max(row[f"required_n_{scenario}"] for row in plan["pairs"])
     assert plan["required_n"][scenario] == math.ceil(worst)
@@ -188,8 +256,14 @@ def test_read_audit_report_raises_input_error_naming_the_place(reports, tmp_path
         read_audit_report(path)
 
 
-@pytest.mark.parametrize("correction, reason", [("bonferroni", "Bonferroni: alpha / m"), ("sidak", "Sidak: 1 - (1 - alpha)^(1/m)"),
-                                                ("none", "alpha (no correction)")])
+@pytest.mark.parametrize(
+    "correction, reason",
+    [
+        ("bonferroni", "Bonferroni: alpha / m"),
+        ("sidak", "Sidak: 1 - (1 - alpha)^(1/m)"),
+        ("none", "alpha (no correction)"),
+    ],
+)
 def test_a_report_is_planned_with_the_correction_it_was_written_with(tmp_path, correction, reason):
     path = tmp_path / f"{correction}.json"
     status, out, err = _cli(["audit-accuracies", ACCURACIES, "--format", "json", "--correction", correction])
@@ -208,10 +282,16 @@ def test_plan_report_offers_no_correction_of_its_own(reports):
     assert status == 2 and "unrecognized arguments: --correction" in err
 
 
-@pytest.mark.parametrize("edit, fragment", [
-    (lambda d: d["settings"].update(correction="tukey"), "settings.correction 'tukey' is not a correction this package writes"),
-    (lambda d: d["settings"].pop("correction"), "the report has no settings.correction"),
-])
+@pytest.mark.parametrize(
+    "edit, fragment",
+    [
+        (
+            lambda d: d["settings"].update(correction="tukey"),
+            "settings.correction 'tukey' is not a correction this package writes",
+        ),
+        (lambda d: d["settings"].pop("correction"), "the report has no settings.correction"),
+    ],
+)
 def test_a_report_whose_correction_cannot_be_told_is_refused(reports, tmp_path, edit, fragment):
     for name in ("per_item", "summary"):
         assert fragment in _refused(_tampered(reports, tmp_path, name, edit))

@@ -17,7 +17,9 @@ from crosscheck.r_tools import rscript_path
 from llm_power_verified.cli import main
 from llm_power_verified.power.conventions import CONVENTIONS, audit_claimed_n, convention_values
 
-needs_r = pytest.mark.skipif(rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr")
+needs_r = pytest.mark.skipif(
+    rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr"
+)
 
 
 @given(st.floats(0.1, 0.9), st.floats(0.01, 0.15), st.floats(0.05, 0.95))
@@ -95,10 +97,31 @@ def test_cli_crosscheck_json(capsys):
 
 
 def test_cli_audit_calculator(capsys):
-    assert main(["audit-calculator", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.3", "--claimed-n", "515", "--json"]) == 0
+    assert (
+        main(["audit-calculator", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.3", "--claimed-n", "515", "--json"])
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert document["matches"] == ["shortcut"] and document["required_n_integer"] == 1028
-    assert main(["audit-calculator", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.3", "--tool", "pwr.p.test", "--tool-output", "736", "--json"]) == 0
+    assert (
+        main(
+            [
+                "audit-calculator",
+                "--p-a",
+                "0.65",
+                "--p-b",
+                "0.60",
+                "--rho",
+                "0.3",
+                "--tool",
+                "pwr.p.test",
+                "--tool-output",
+                "736",
+                "--json",
+            ]
+        )
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     assert document["matches"] == ["shortcut"] and "consistent" in document["tool_note"]
 
@@ -106,15 +129,38 @@ def test_cli_audit_calculator(capsys):
 @pytest.mark.parametrize(
     "arguments, fragment",
     [
-        (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.95", "--claimed-n", "500"], "admissible interval"),
-        (["audit-calculator", "--p-a", "1.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "500"], "argument --p-a: must be a finite number in (0, 1); got 1.65"),
-        (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--tool", "gpower", "--tool-output", "5"], "--tool must be one of"),
+        (
+            ["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.95", "--claimed-n", "500"],
+            "admissible interval",
+        ),
+        (
+            ["audit-calculator", "--p-a", "1.65", "--p-b", "0.6", "--rho", "0.3", "--claimed-n", "500"],
+            "argument --p-a: must be a finite number in (0, 1); got 1.65",
+        ),
+        (
+            [
+                "audit-calculator",
+                "--p-a",
+                "0.65",
+                "--p-b",
+                "0.6",
+                "--rho",
+                "0.3",
+                "--tool",
+                "gpower",
+                "--tool-output",
+                "5",
+            ],
+            "--tool must be one of",
+        ),
         (["audit-calculator", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3"], "needs --claimed-n"),
         (["crosscheck", "--rho", "0.99"], "admissible interval"),
     ],
 )
 def test_cli_errors(arguments, fragment):
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", *arguments], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert fragment in result.stderr and "Traceback" not in result.stderr
 
@@ -122,21 +168,43 @@ def test_cli_errors(arguments, fragment):
 def test_cli_crosscheck_without_r_names_the_packages(tmp_path):
     """With no Rscript on PATH the table still prints, and says which Debian packages to install."""
     environment = dict(os.environ, PATH=str(tmp_path))
-    result = subprocess.run([sys.executable, "-m", "llm_power_verified.cli", "crosscheck"], capture_output=True, text=True, timeout=120, env=environment)
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", "crosscheck"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
     assert result.returncode == 0, result.stderr
     assert "r-base-core r-cran-pwr" in result.stdout
 
 
-@pytest.mark.parametrize("claimed, fragments", [
-    (1471, ["matches the two-sample-arcsine", "1.43 x the correct paired N*", "larger than needed"]),
-    (1030, ["agrees with the correct paired N* = 1027.58", "within 0.5% (+2.4 items)", "integer requirement is 1028"]),
-    (1028, ["its ceiling"]),
-    (2056, ["twice the", "paired value", "per-group size reported as the total of two groups", "2 x the correct paired N*"]),
-    (515, ["0.501 x the correct paired N*", "N* is 2 x the claim"]),
-])
+@pytest.mark.parametrize(
+    "claimed, fragments",
+    [
+        (1471, ["matches the two-sample-arcsine", "1.43 x the correct paired N*", "larger than needed"]),
+        (
+            1030,
+            ["agrees with the correct paired N* = 1027.58", "within 0.5% (+2.4 items)", "integer requirement is 1028"],
+        ),
+        (1028, ["its ceiling"]),
+        (
+            2056,
+            [
+                "twice the",
+                "paired value",
+                "per-group size reported as the total of two groups",
+                "2 x the correct paired N*",
+            ],
+        ),
+        (515, ["0.501 x the correct paired N*", "N* is 2 x the claim"]),
+    ],
+)
 def test_calculator_verdicts_say_the_multiple_and_the_rounding(claimed, fragments):
     """Issue 16: the claim as a multiple of N*, which rounding matched, and a doubled per-group figure recognised."""
     audit = lpv.audit_claimed_n(0.65, 0.60, 0.30, claimed)
     for fragment in fragments:
         assert fragment in audit.verdict, audit.verdict
-    assert audit.doubled == (("two-sample-arcsine-x(1-rho)", "unpaired-wald-x(1-rho)", "paired") if claimed == 2056 else ())
+    assert audit.doubled == (
+        ("two-sample-arcsine-x(1-rho)", "unpaired-wald-x(1-rho)", "paired") if claimed == 2056 else ()
+    )

@@ -22,9 +22,13 @@ def test_exact_required_n_matches_statsmodels(effect, alpha, power):
 
 
 @pytest.mark.parametrize("n", [5, 20, 100, 1000])
-@pytest.mark.parametrize("alternative, statsmodels_name", [("two-sided", "two-sided"), ("larger", "larger"), ("smaller", "smaller")])
+@pytest.mark.parametrize(
+    "alternative, statsmodels_name", [("two-sided", "two-sided"), ("larger", "larger"), ("smaller", "smaller")]
+)
 def test_power_matches_statsmodels(n, alternative, statsmodels_name):
-    expected = TTestPower().power(effect_size=0.25 if alternative != "smaller" else -0.25, nobs=n, alpha=0.05, alternative=statsmodels_name)
+    expected = TTestPower().power(
+        effect_size=0.25 if alternative != "smaller" else -0.25, nobs=n, alpha=0.05, alternative=statsmodels_name
+    )
     ours = lpv.power_paired_t(n, 0.25 if alternative != "smaller" else -0.25, 1.0, 0.05, alternative)
     assert ours == pytest.approx(expected, rel=1e-9)
 

@@ -82,7 +82,9 @@ def test_counts_route_equals_marginal_route(p_a, p_b, fraction, n_extra):
 def test_hellaswag_pair_from_paper_table_6():
     """b = 295, c = 249, n = 10042: the paper prints N* = 20,255 and q ~ 1/2; both follow."""
     assert round(lpv.required_n_from_counts(295, 249, 10042)) == 20255
-    assert lpv.resolution_ratio_from_counts(295, 249, 10042) == pytest.approx(10042 / lpv.required_n_from_counts(295, 249, 10042))
+    assert lpv.resolution_ratio_from_counts(295, 249, 10042) == pytest.approx(
+        10042 / lpv.required_n_from_counts(295, 249, 10042)
+    )
 
 
 def test_connor_agrees_with_equation_6_for_small_gaps():
@@ -145,9 +147,18 @@ def test_nan_rule_propagates_elementwise():
         (lambda: lpv.required_n_paired_binary(0.65, [0.6, 0.0], 0.3), ["p_b", "got 0", "index 1"]),
         (lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alpha=1.5), ["alpha", "1.5", "(0, 1)"]),
         (lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, power=0), ["power", "got 0"]),
-        (lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alpha=0.5, power=0.4), ["power must exceed alpha", "0.4", "0.5"]),
-        (lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.95), ["rho", "admissible interval", "[-0.599144689515278, 0.898717034272917]", "0.95"]),
-        (lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alternative="greater"), ["alternative", "'greater'", "'two-sided'"]),
+        (
+            lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alpha=0.5, power=0.4),
+            ["power must exceed alpha", "0.4", "0.5"],
+        ),
+        (
+            lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.95),
+            ["rho", "admissible interval", "[-0.599144689515278, 0.898717034272917]", "0.95"],
+        ),
+        (
+            lambda: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alternative="greater"),
+            ["alternative", "'greater'", "'two-sided'"],
+        ),
         (lambda: lpv.required_n_from_counts(-1, 3, 10), ["b", "whole number", "-1"]),
         (lambda: lpv.required_n_from_counts(2.5, 3, 10), ["b", "whole number", "2.5"]),
         (lambda: lpv.required_n_from_counts(8, 3, 10), ["b + c must not exceed n", "b = 8", "c = 3", "n = 10"]),
@@ -172,7 +183,9 @@ def test_non_numeric_input_is_a_type_error():
 
 def test_rho_a_rounding_error_outside_the_bound_is_clipped():
     high = lpv.admissible_rho_interval(0.65, 0.6).high
-    assert lpv.paired_difference_variance(0.65, 0.6, high * (1 + 1e-14)) == lpv.paired_difference_variance(0.65, 0.6, high)
+    assert lpv.paired_difference_variance(0.65, 0.6, high * (1 + 1e-14)) == lpv.paired_difference_variance(
+        0.65, 0.6, high
+    )
 
 
 def test_ceil_sample_size_rule():

@@ -64,7 +64,9 @@ def test_shortcut_ratio_tends_to_one_half_with_constant_c():
 
 def test_shortcut_ratio_is_independent_of_alpha_and_power():
     for alpha, power in [(0.05, 0.8), (0.01, 0.95), (0.1, 0.5)]:
-        ratio = lpv.required_n_shortcut(0.7, 0.66, 0.4, alpha, power) / lpv.required_n_paired_binary(0.7, 0.66, 0.4, alpha, power)
+        ratio = lpv.required_n_shortcut(0.7, 0.66, 0.4, alpha, power) / lpv.required_n_paired_binary(
+            0.7, 0.66, 0.4, alpha, power
+        )
         assert ratio == pytest.approx(lpv.shortcut_ratio(0.7, 0.66, 0.4), rel=1e-12)
 
 

@@ -22,7 +22,11 @@ def _pair_rows(text: str, markdown: bool) -> tuple[list[str], list[list[str]]]:
     while not lines[start].startswith("| A |" if markdown else "A "):
         start += 1
     end = lines.index("", start)
-    split = (lambda line: [cell.strip() for cell in line.strip("|").split("|")]) if markdown else (lambda line: line.split())
+    split = (
+        (lambda line: [cell.strip() for cell in line.strip("|").split("|")])
+        if markdown
+        else (lambda line: line.split())
+    )
     rows = [split(line) for line in lines[start:end] if not line.startswith("|---")]
     return rows[0], rows[1:]
 
@@ -36,7 +40,11 @@ def test_a_listing_of_every_pair_marks_the_adjacent_ones(output):
     ranks = dict(zip(audit.ranking["model"], audit.ranking["rank"], strict=True))
     marked = {(row[0], row[1]) for row in rows if row[2] == "yes"}
     assert len(rows) == 45 and all(row[2] in ("yes", "no") for row in rows)
-    assert marked == {(a, b) for a, b in zip(audit.pairs["model_a"], audit.pairs["model_b"], strict=True) if abs(ranks[a] - ranks[b]) == 1}
+    assert marked == {
+        (a, b)
+        for a, b in zip(audit.pairs["model_a"], audit.pairs["model_b"], strict=True)
+        if abs(ranks[a] - ranks[b]) == 1
+    }
     assert "adjacent (adjacent): the two models are next in the ranking" in text  # and the legend defines it
 
 

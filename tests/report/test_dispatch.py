@@ -52,11 +52,16 @@ def test_every_text_format_renders_both_audits(request_and_audit, accuracies, fo
 def test_parquet_of_a_request_streams_the_same_rows_as_the_audit_in_memory(tmp_path, request_and_audit):
     request, whole = request_and_audit
     streamed = write(request, "parquet", tmp_path / "audit.parquet")
-    assert streamed.pairs_written == len(whole.pairs)  # the audit returned is the streamed one: only adjacent rows in memory
+    assert streamed.pairs_written == len(
+        whole.pairs
+    )  # the audit returned is the streamed one: only adjacent rows in memory
     assert len(streamed.pairs) == int(whole.pairs["adjacent"].sum()) < len(whole.pairs)
     frame = pd.read_parquet(tmp_path / "audit.parquet")
-    pd.testing.assert_frame_equal(frame[["model_a", "model_b", "required_n"]], whole.pairs[["model_a", "model_b", "required_n"]],
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(
+        frame[["model_a", "model_b", "required_n"]],
+        whole.pairs[["model_a", "model_b", "required_n"]],
+        check_dtype=False,
+    )
     metadata = read_audit_metadata(tmp_path / "audit.parquet")
     assert metadata["pairs_written"] == len(whole.pairs) and metadata["headline"] == document(whole)["headline"]
 
@@ -84,14 +89,17 @@ def test_write_to_standard_output(capsys, accuracies):
     assert capsys.readouterr().out == render(accuracies, "jsonl")
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda audit: render(audit, "yaml"), "format must be one of"),
-    (lambda audit: render(audit, "table", pairs="some"), "pairs must be one of"),
-    (lambda audit: render(audit, "table", width=0), "width must be"),
-    (lambda audit: render(audit, "table", colour=True), "unknown view option 'colour'"),
-    (lambda audit: render(audit, "parquet"), "binary file"),
-    (lambda audit: write(audit, "parquet"), "needs a file"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda audit: render(audit, "yaml"), "format must be one of"),
+        (lambda audit: render(audit, "table", pairs="some"), "pairs must be one of"),
+        (lambda audit: render(audit, "table", width=0), "width must be"),
+        (lambda audit: render(audit, "table", colour=True), "unknown view option 'colour'"),
+        (lambda audit: render(audit, "parquet"), "binary file"),
+        (lambda audit: write(audit, "parquet"), "needs a file"),
+    ],
+)
 def test_view_options_are_checked_once_with_one_line(request_and_audit, call, message):
     with pytest.raises(ArgumentError, match=message):
         call(request_and_audit[1])

@@ -11,7 +11,16 @@ from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.report import render
 
-HOSTILE = ["=HYPERLINK(\"http://x\")", "a|b\nc", "<script>alert(1)</script>", "+1", "-cmd", "@sum", "\tTab", "esc\x1b[31m"]
+HOSTILE = [
+    '=HYPERLINK("http://x")',
+    "a|b\nc",
+    "<script>alert(1)</script>",
+    "+1",
+    "-cmd",
+    "@sum",
+    "\tTab",
+    "esc\x1b[31m",
+]
 
 
 def _hostile_result():

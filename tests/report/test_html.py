@@ -20,7 +20,9 @@ from llm_power_verified.cli.main import main
 from llm_power_verified.examples import shipped_example
 from llm_power_verified.report import render
 
-BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+BROWSER = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 HOSTILE = "<script>document.body.dataset.ready='owned'</script>"
 
 
@@ -34,8 +36,17 @@ def _browser():
 
 def _dom(path, fragment: str = "") -> tuple[str, str]:
     """The rendered DOM after the page's script ran, and the browser's console log."""
-    command = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-               f"--user-data-dir={path.parent / 'profile'}", "--dump-dom", f"{path.as_uri()}{fragment}"]
+    command = [
+        _browser(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--enable-logging=stderr",
+        "--v=0",
+        f"--user-data-dir={path.parent / 'profile'}",
+        "--dump-dom",
+        f"{path.as_uri()}{fragment}",
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout, result.stderr
@@ -61,7 +72,7 @@ def test_page_renders_in_a_browser_with_headline_one_row_per_pair_and_no_script_
     assert "Uncaught" not in log
     assert dom.count('<tr class="pair">') == len(result.pairs) == 10
     assert dom.count('<tr class="model">') == 5
-    headline = dom[dom.index('id="headline"'):dom.index('id="legend"')]
+    headline = dom[dom.index('id="headline"') : dom.index('id="legend"')]
     assert "400 items x 5 models" in headline and "Adjacent gaps" in headline and "All 10 pairs" in headline
     assert dom.index('id="headline"') < dom.index('id="legend"') < dom.index('id="models"')
 
@@ -86,9 +97,13 @@ def test_figures_are_inline_svg():
 
 def test_plot_folder_gets_every_figure_as_png_and_svg(tmp_path, capsys):
     folder = tmp_path / "figures"
-    assert main(["audit", "--n-resamples", "0", "--n-cluster-resamples", "0", "--plot", str(folder), "--format", "json"]) == 0
+    assert (
+        main(["audit", "--n-resamples", "0", "--n-cluster-resamples", "0", "--plot", str(folder), "--format", "json"])
+        == 0
+    )
     assert sorted(path.name for path in folder.iterdir()) == sorted(
-        f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg"))
+        f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")
+    )
     assert (folder / "forest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (folder / "forest.svg").read_text().lstrip().startswith("<?xml")
     capsys.readouterr()
@@ -111,4 +126,4 @@ def test_accuracies_only_page_renders_in_a_browser(tmp_path):
     body = re.search(r"<body[^>]*>", dom).group(0)
     assert 'data-ready="ok"' in body and "data-errors" not in body and "Uncaught" not in log
     assert dom.count('<tr class="pair">') == 2 and dom.count('<tr class="model">') == 3
-    assert "ASSUMING rho = 0.5" in dom[dom.index('id="headline"'):dom.index('id="legend"')]
+    assert "ASSUMING rho = 0.5" in dom[dom.index('id="headline"') : dom.index('id="legend"')]

@@ -16,7 +16,7 @@ ACCURACIES = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data"
 
 def _pairs_table(page: str) -> tuple[list[str], list[list[str]]]:
     """The pair table's column keys and the text of its cells, row by row."""
-    table = page[page.index('id="pairs"'):]
+    table = page[page.index('id="pairs"') :]
     table = table[: table.index("</table>")]
     keys = re.findall(r'<th data-column="([^"]*)"', table)
     rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr class=\"pair\">(.*?)</tr>", table)]

@@ -57,4 +57,6 @@ def test_parquet_of_audits_in_memory_follows_the_schema(tmp_path):
     assert document == json.loads(render(audit, "json"))
     accuracies = audit_accuracies(read_accuracies(ACCURACIES), rho=0.5)
     write(accuracies, "parquet", tmp_path / "accuracies.parquet")
-    jsonschema.validate(_document(tmp_path / "accuracies.parquet"), _schema("accuracies"), cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(
+        _document(tmp_path / "accuracies.parquet"), _schema("accuracies"), cls=jsonschema.Draft202012Validator
+    )

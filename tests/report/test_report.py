@@ -42,21 +42,36 @@ def test_schema_is_a_valid_json_schema():
 
 @pytest.mark.parametrize("mode", ["adjacent", "all", "reference"])
 def test_json_report_follows_its_schema(shipped, mode):
-    result = shipped if mode == "adjacent" else lpv.audit_leaderboard(
-        shipped_example(), mode, reference="Arcee-Blitz" if mode == "reference" else None, n_resamples=50, n_cluster_resamples=20)
+    result = (
+        shipped
+        if mode == "adjacent"
+        else lpv.audit_leaderboard(
+            shipped_example(),
+            mode,
+            reference="Arcee-Blitz" if mode == "reference" else None,
+            n_resamples=50,
+            n_cluster_resamples=20,
+        )
+    )
     jsonschema.validate(_document(result), SCHEMA, cls=jsonschema.Draft202012Validator)
 
 
 def test_graded_json_report_follows_its_schema():
     rng = np.random.default_rng(2)
     matrix = lpv.from_array(rng.beta(4, 2, size=(300, 4)), models=["w", "x", "y", "z"])
-    jsonschema.validate(_document(lpv.audit_leaderboard(matrix, "all", n_resamples=50)), SCHEMA, cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(
+        _document(lpv.audit_leaderboard(matrix, "all", n_resamples=50)), SCHEMA, cls=jsonschema.Draft202012Validator
+    )
 
 
 def test_the_schema_rejects_a_damaged_report(shipped):
     document = _document(shipped)
-    for damage in (lambda d: d.pop("headline"), lambda d: d["pairs"][0].update(significant="yes"),
-                   lambda d: d["settings"].update(correction="fdr"), lambda d: d["ranking"][0].pop("rank_low")):
+    for damage in (
+        lambda d: d.pop("headline"),
+        lambda d: d["pairs"][0].update(significant="yes"),
+        lambda d: d["settings"].update(correction="fdr"),
+        lambda d: d["ranking"][0].pop("rank_low"),
+    ):
         damaged = json.loads(json.dumps(document))
         damage(damaged)
         with pytest.raises(jsonschema.ValidationError):
@@ -68,7 +83,9 @@ def test_terminal_report_fits_100_columns_and_starts_with_the_headline(fixture, 
     result = request.getfixturevalue(fixture)
     lines = render(result, "table", width=100).splitlines()
     assert max(len(line) for line in lines) <= 100, max(lines, key=len)
-    assert lines[0].startswith("Resolution audit:") and lines[2].startswith(f"{result.matrix.n_items:,} items x {result.matrix.n_models} models")
+    assert lines[0].startswith("Resolution audit:") and lines[2].startswith(
+        f"{result.matrix.n_items:,} items x {result.matrix.n_models} models"
+    )
     assert any(line.startswith("Adjacent gaps: significant") for line in lines[3:6])
     assert lines.index("Models") < lines.index("Pairs") < lines.index("Legend")
 
@@ -99,7 +116,9 @@ def test_significant_and_resolved_are_separate_and_can_disagree(shipped):
     pairs = shipped.pairs
     assert (pairs["significant"] == (pairs["p_holm"] <= 0.05)).all()
     assert (pairs["resolved"] == (pairs["q"] >= 1)).all()
-    assert (pairs["significant"] & ~pairs["resolved"]).any()  # significant, yet the benchmark cannot reliably detect such a gap
+    assert (
+        pairs["significant"] & ~pairs["resolved"]
+    ).any()  # significant, yet the benchmark cannot reliably detect such a gap
 
 
 def test_columns_choose_the_pair_table(shipped):
@@ -128,8 +147,12 @@ def test_version_and_help_text_everywhere(capsys):
     assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("llm-power-verified 0.")
     parser = build_parser()
     subparsers = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
-    missing = [f"{name} {'/'.join(action.option_strings) or action.dest}" for name, sub in subparsers.choices.items()
-               for action in sub._actions if not action.help and not isinstance(action, argparse._HelpAction)]
+    missing = [
+        f"{name} {'/'.join(action.option_strings) or action.dest}"
+        for name, sub in subparsers.choices.items()
+        for action in sub._actions
+        if not action.help and not isinstance(action, argparse._HelpAction)
+    ]
     assert not missing, missing
 
 

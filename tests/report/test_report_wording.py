@@ -37,7 +37,10 @@ def test_the_holm_row_says_its_level_is_conditional_and_names_the_steps_holm_nev
     assert status == 0
     # p_exact 0.1354 (model-b vs model-a) then 0.1686: Holm rejects nothing, so step 2 is never reached.
     assert "only if steps 1 to k-1 all reject (conditional" in text
-    assert "Holm stopped at step 1 of 2 here, so 1 pair past it (model-c vs model-b) is counted at a level Holm did not reach" in text
+    assert (
+        "Holm stopped at step 1 of 2 here, so 1 pair past it (model-c vs model-b) is counted at a level Holm did not reach"
+        in text
+    )
 
 
 def test_each_procedure_row_says_what_it_counts():
@@ -56,8 +59,10 @@ def test_the_checklist_names_its_mde_and_only_the_tests_it_ran():
 def test_columns_that_do_not_apply_are_named_with_the_reason():
     status, text, _ = _cli(["audit", *ARITH_MC, "--columns", "boot_ci,p_exact,t,p_t"])
     assert status == 0
-    assert ("(not shown: boot_ci: only with paired-bootstrap resamples (n_resamples > 0); t, p_t: for graded scores only "
-            "(these scores are 0/1))") in text
+    assert (
+        "(not shown: boot_ci: only with paired-bootstrap resamples (n_resamples > 0); t, p_t: for graded scores only "
+        "(these scores are 0/1))"
+    ) in text
 
 
 def test_one_of_a_kind_is_singular():
@@ -72,7 +77,9 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_not_available(tmp_path):
     rng = np.random.default_rng(1)
     first, second = (rng.random(100) < 0.7).astype(int), (rng.random(100) < 0.6).astype(int)
     table = tmp_path / "twins.csv"
-    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(table, index=False)
+    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(
+        table, index=False
+    )
     status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--columns", "delta,mde"])
     assert status == 0
     assert "(MDE n/a: the difference is the same on every item" in text
@@ -89,10 +96,26 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_null_in_the_machine_formats(tmp_
     rng = np.random.default_rng(1)
     first, second = (rng.random(100) < 0.7).astype(int), (rng.random(100) < 0.6).astype(int)
     table = tmp_path / "twins.csv"
-    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(table, index=False)
+    pd.DataFrame({"item": range(100), "model-a": first, "model-a2": first, "model-b": second}).to_csv(
+        table, index=False
+    )
     out = tmp_path / "report.json"
-    status, _, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--n-resamples", "0",
-                         "--format", "json", "--out", str(out)])
+    status, _, _ = _cli(
+        [
+            "audit",
+            str(table),
+            "--item-column",
+            "item",
+            "--mode",
+            "all",
+            "--n-resamples",
+            "0",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     rows = {frozenset((row["model_a"], row["model_b"])): row for row in json.loads(out.read_text())["pairs"]}
     assert rows[frozenset(("model-a", "model-a2"))]["mde"] is None

@@ -68,7 +68,7 @@ def test_quantiles_with_infinite_order_statistics_are_inf_never_a_huge_finite(se
     values[rng.random(size) < rng.uniform(0, 0.1)] = -np.inf
     if seed % 10 == 0:
         values[: size // 2] = -np.inf  # some arrays with no finite value between the infinities
-        values[size // 2:] = np.inf
+        values[size // 2 :] = np.inf
     levels = np.concatenate([[0.0, 0.05, 0.5, 0.95, 1.0], rng.random(10)])
     result = quantiles(values, levels)
     for level, value in zip(levels, result, strict=True):
@@ -99,7 +99,10 @@ def test_bootstrap_interval_of_n_star_prints_inf_from_the_command_line(tmp_path)
     second[np.flatnonzero(first)[:3]] = 0  # 3 discordant items: about 5% of resamples have a gap of 0 (N* = inf)
     third = (rng.random(200) < 0.3).astype(int)
     path = tmp_path / "board.csv"
-    path.write_text("item_id,A,B,C\n" + "".join(f"i{k},{x},{y},{z}\n" for k, (x, y, z) in enumerate(zip(first, second, third, strict=True))))
+    path.write_text(
+        "item_id,A,B,C\n"
+        + "".join(f"i{k},{x},{y},{z}\n" for k, (x, y, z) in enumerate(zip(first, second, third, strict=True)))
+    )
     seen = set()
     for seed in range(16):
         status, out, err = _cli(["audit", path, "--format", "csv", "--n-resamples", "100", "--seed", seed])
@@ -162,14 +165,18 @@ def test_rho_c_outside_the_admissible_interval_is_reported_as_none():
     assert status == 0 and " none " in first_row and "-33" not in out
     status, out, _ = _cli(["audit-accuracies", ACCURACIES, "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert rows[0]["rho_critical"] == "" and all(row["rho_critical"] == "" or -1 <= float(row["rho_critical"]) <= 1 for row in rows)
+    assert rows[0]["rho_critical"] == "" and all(
+        row["rho_critical"] == "" or -1 <= float(row["rho_critical"]) <= 1 for row in rows
+    )
 
 
 # The command line admits alpha down to MIN_ALPHA (1e-100: below it the monitored boundary's alpha^2 underflows, and one
 # floor serves every command); the API's extreme tails down to the smallest double are checked in the next test.
 @pytest.mark.parametrize("alpha", [MIN_ALPHA, 1e-50])
 def test_every_admitted_alpha_gives_a_finite_n_star(alpha):
-    status, out, err = _cli(["design", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", repr(alpha), "--n", "1000", "--json"])
+    status, out, err = _cli(
+        ["design", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", repr(alpha), "--n", "1000", "--json"]
+    )
     assert status == 0 and err == ""
     report = json.loads(out)
     for key in ("required_n", "required_n_connor", "shortcut_n", "mde"):
@@ -189,8 +196,22 @@ def test_n_star_grows_as_alpha_falls_down_to_the_smallest_double():
 
 
 def test_plan_at_the_smallest_admitted_alpha_and_below_it():
-    status, out, err = _cli(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", repr(MIN_ALPHA),
-                             "--family-size", "90"])
+    status, out, err = _cli(
+        [
+            "plan",
+            "gap",
+            "--p-a",
+            "0.65",
+            "--p-b",
+            "0.6",
+            "--rho",
+            "0.3",
+            "--alpha",
+            repr(MIN_ALPHA),
+            "--family-size",
+            "90",
+        ]
+    )
     assert status == 0 and err == "" and "inf" not in out
     status, out, err = _cli(["plan", "gap", "--p-a", "0.65", "--p-b", "0.6", "--rho", "0.3", "--alpha", "5e-324"])
     assert status == 2 and out == "" and err.count("\n") == 1
@@ -210,7 +231,9 @@ def _two_cluster_table(path: Path, graded: bool = False) -> Path:
 @pytest.mark.parametrize("graded", [False, True])
 def test_two_clusters_audit_without_warnings_and_leave_one_out_not_estimable(tmp_path, graded):
     path = _two_cluster_table(tmp_path / "two.csv", graded)
-    common = [path, "--cluster-column", "topic", "--n-resamples", "100", "--n-cluster-resamples", "100"] + (["--scores", "graded"] if graded else [])
+    common = [path, "--cluster-column", "topic", "--n-resamples", "100", "--n-cluster-resamples", "100"] + (
+        ["--scores", "graded"] if graded else []
+    )
     status, out, err = _cli(["audit", *common, "--format", "json"])
     assert status == 0 and err == ""
     clusters = json.loads(out)["clusters"]
@@ -218,7 +241,9 @@ def test_two_clusters_audit_without_warnings_and_leave_one_out_not_estimable(tmp
     assert all(math.isfinite(pair["icc"]) for pair in json.loads(out)["pairs"])
     status, out, err = _cli(["audit", *common])
     assert status == 0 and err == "" and "leave one cluster out: not estimable" in out
-    status, out, err = _cli(["plan", "items", path, "--cluster-column", "topic"] + (["--scores", "graded"] if graded else []))
+    status, out, err = _cli(
+        ["plan", "items", path, "--cluster-column", "topic"] + (["--scores", "graded"] if graded else [])
+    )
     assert status == 0 and err == ""
 
 
@@ -226,8 +251,24 @@ def test_single_item_clusters_and_three_clusters_audit_without_warnings(tmp_path
     rng = np.random.default_rng(8)
     for name, label in (("singletons", lambda k: f"c{k}"), ("three", lambda k: "xyz"[k % 3])):
         path = tmp_path / f"{name}.csv"
-        path.write_text("item_id,topic,A,B\n" + "".join(f"q{k},{label(k)},{int(rng.random() < 0.7)},{int(rng.random() < 0.4)}\n" for k in range(40)))
-        status, out, err = _cli(["audit", path, "--cluster-column", "topic", "--format", "json", "--n-resamples", "100", "--n-cluster-resamples", "100"])
+        path.write_text(
+            "item_id,topic,A,B\n"
+            + "".join(f"q{k},{label(k)},{int(rng.random() < 0.7)},{int(rng.random() < 0.4)}\n" for k in range(40))
+        )
+        status, out, err = _cli(
+            [
+                "audit",
+                path,
+                "--cluster-column",
+                "topic",
+                "--format",
+                "json",
+                "--n-resamples",
+                "100",
+                "--n-cluster-resamples",
+                "100",
+            ]
+        )
         assert status == 0 and err == ""
         loco = json.loads(out)["clusters"]["leave_one_cluster_out"]
         assert all(isinstance(count, int) for count in loco.values())
@@ -260,7 +301,9 @@ def test_tiny_tables_say_no_gap_is_resolvable(tmp_path, capsys):
         header = "item_id,a,b\n" if items == 2 else "item_id,a,b,c\n"
         path = tmp_path / f"t{items}.csv"
         path.write_text(header + rows)
-        status = main(["audit", str(path), "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet", "--format", "json"])
+        status = main(
+            ["audit", str(path), "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet", "--format", "json"]
+        )
         captured = capsys.readouterr()
         assert status == 0 and captured.err == "", captured.err
         assert f"No gap is resolvable with {items} items" in captured.out

@@ -39,7 +39,11 @@ def test_discordance_tables_follow_from_their_counts(rows):
     # stated N) the rows off by one differ, and their reasons name the rounding that does reproduce them
     hellaswag = _find(rows, "Table 6, HellaSwag", "N* (Eq. 6)")
     assert hellaswag.verdict == "differs" and "nearest integer it is 20,255" in hellaswag.reason
-    rounded = [row for row in rows if row.location.startswith(("Table 6", "Table 7")) and row.quantity == "N* (Eq. 6)" and row.verdict != "agrees"]
+    rounded = [
+        row
+        for row in rows
+        if row.location.startswith(("Table 6", "Table 7")) and row.quantity == "N* (Eq. 6)" and row.verdict != "agrees"
+    ]
     assert all(row.relative_difference < 1e-4 for row in rounded)
 
 
@@ -111,18 +115,35 @@ def test_monte_carlo_tables_are_present_with_their_errors(rows):
     table_10 = [row for row in rows if row.location.startswith("Table 10") and "power" in row.quantity]
     assert len(table_10) == 9 and all(row.verdict == "agrees" for row in table_10)
     # Table 10 does not print p_A, so its N* is not determined; the p_A that gives each printed N* is solved and shown
-    assert all(row.verdict == "not reproducible" and "p_A in [" in row.reason
-               for row in rows if row.location.startswith("Table 10") and row.quantity == "N* (Eq. 6)")
+    assert all(
+        row.verdict == "not reproducible" and "p_A in [" in row.reason
+        for row in rows
+        if row.location.startswith("Table 10") and row.quantity == "N* (Eq. 6)"
+    )
 
 
 def test_embedding_paper_rows(rows):
     embedding = [row for row in rows if row.paper == EMBEDDING.name]
     assert len(embedding) > 140
-    cell = next(row for row in embedding if row.quantity == "t-test power, N = 100, rho = 0.5" and row.location == "Section 4.2 table")
+    cell = next(
+        row
+        for row in embedding
+        if row.quantity == "t-test power, N = 100, rho = 0.5" and row.location == "Section 4.2 table"
+    )
     assert cell.verdict == "agrees" and abs(cell.computed - 0.134) < 0.02
-    assert next(row for row in embedding if row.quantity.startswith("power at delta = 0.015, N = 150")).verdict == "differs"
-    assert next(row for row in embedding if row.quantity.startswith("minimum N for 80% power, delta = 0.01, rho = 0.8")).verdict == "differs"
-    assert next(row for row in embedding if row.quantity.startswith("max normal-vs-Beta")).computed == pytest.approx(0.002)
+    assert (
+        next(row for row in embedding if row.quantity.startswith("power at delta = 0.015, N = 150")).verdict
+        == "differs"
+    )
+    assert (
+        next(
+            row for row in embedding if row.quantity.startswith("minimum N for 80% power, delta = 0.01, rho = 0.8")
+        ).verdict
+        == "differs"
+    )
+    assert next(row for row in embedding if row.quantity.startswith("max normal-vs-Beta")).computed == pytest.approx(
+        0.002
+    )
 
 
 def test_cli_reproduce_embedding_json_has_no_nan(capsys):
@@ -156,11 +177,15 @@ def test_required_n_uses_the_ceiling_and_one_printed_number_gets_one_verdict(row
     assert shared[("34,092", round(34094.661468, 6))] == {"differs"}
     assert "N = 12,031" in _find(rows, "Table 7, pair 3 vs 4", "N* (Eq. 6)").reason
     assert _find(rows, "Table 7, N* column", "values reproduced by N = 12,031 and the ceiling (of 9)").computed == 9
-    assert _find(rows, "Table 6, N* column", "values reproduced by nearest rounding at the stated N (of 7)").computed == 7
+    assert (
+        _find(rows, "Table 6, N* column", "values reproduced by nearest rounding at the stated N (of 7)").computed == 7
+    )
 
 
 def test_anytime_counts_under_both_definitions_are_labelled(rows):
-    paper_rule = _find(rows, "Section 6.5 / Table 5", next(r.quantity for r in rows if "by the paper's rule" in r.quantity))
+    paper_rule = _find(
+        rows, "Section 6.5 / Table 5", next(r.quantity for r in rows if "by the paper's rule" in r.quantity)
+    )
     own = _find(rows, "Section 6.5 / Table 5", next(r.quantity for r in rows if "by this package's N_av" in r.quantity))
     assert (paper_rule.computed, paper_rule.verdict) == (4, "differs") and "e_N = 79" in paper_rule.reason
     assert (own.computed, own.verdict) == (5, "agrees")

@@ -150,7 +150,9 @@ def test_graded_audit_uses_betting_e_values_and_e_bh():
     scores = np.clip(base + np.array([0.0, 0.004, 0.03, 0.06]) + 0.1 * rng.standard_normal((1500, 4)), 0, 1)
     # Item ids "0".."1499" sort as text ("0", "1", "10", "100", ...): the audit's declared monitoring order.
     ids = [str(k) for k in range(1500)]
-    result = lpv.audit_leaderboard(from_array(scores, models=["w", "x", "y", "z"], item_ids=ids), mode="all", n_resamples=0)
+    result = lpv.audit_leaderboard(
+        from_array(scores, models=["w", "x", "y", "z"], item_ids=ids), mode="all", n_resamples=0
+    )
     pairs = result.pairs
     index = {name: k for k, name in enumerate(["w", "x", "y", "z"])}
     order = np.argsort(np.asarray(ids, dtype=str), kind="stable")

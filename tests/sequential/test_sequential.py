@@ -88,12 +88,16 @@ def test_symmetry_and_monotonicity():
         values = np.asarray(log_e_value(splits, n - splits, mixture))
         assert np.all(np.diff(values) > 0)
     # an asymmetric Beta prior: swapping the models swaps the prior parameters
-    assert float(log_e_value(30, 10, "beta", (2, 1))) == pytest.approx(float(log_e_value(10, 30, "beta", (1, 2))), abs=1e-12)
+    assert float(log_e_value(30, 10, "beta", (2, 1))) == pytest.approx(
+        float(log_e_value(10, 30, "beta", (1, 2))), abs=1e-12
+    )
 
 
 def test_villes_bound_under_optional_stopping_and_the_peeked_chi2():
     """Under H0 with 40 looks: the e-process stays at or below alpha; a chi-square peeked at the same looks does not."""
-    result = optional_stopping_calibration(n_items=1200, looks=40, p10=0.15, p01=0.15, n_simulations=2000, seed=20261121)
+    result = optional_stopping_calibration(
+        n_items=1200, looks=40, p10=0.15, p01=0.15, n_simulations=2000, seed=20261121
+    )
     n = result["n_simulations"]
     assert binomtest(result["e_process_any_item"], n, 0.05, alternative="greater").pvalue > 0.001
     assert result["e_process_at_looks"] <= result["e_process_any_item"]
@@ -166,7 +170,10 @@ def test_cli_monitor(tmp_path, capsys):
     b = np.where(rng.random(2000) < 0.5, a, (rng.random(2000) < 0.55).astype(int))
     np.savetxt(tmp_path / "a.txt", a, fmt="%d")
     np.savetxt(tmp_path / "b.txt", b, fmt="%d")
-    assert main(["monitor", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--json", "--plot", str(tmp_path / "m.png")]) == 0
+    assert (
+        main(["monitor", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--json", "--plot", str(tmp_path / "m.png")])
+        == 0
+    )
     document = json.loads(capsys.readouterr().out)
     path = e_process(a, b)
     assert document["summary"]["p_anytime_running"] == pytest.approx(anytime_pvalue(path.log_e))

@@ -56,7 +56,9 @@ def test_without_replacement_and_errors():
 
 def test_binary_bootstrap_curve_is_seeded_and_rises():
     first = bootstrap_power_curve_binary(0.65, 0.61, 0.3, [600, 1200, 2400], n_simulations=300, n_resamples=300, seed=4)
-    assert first == bootstrap_power_curve_binary(0.65, 0.61, 0.3, [600, 1200, 2400], n_simulations=300, n_resamples=300, seed=4)
+    assert first == bootstrap_power_curve_binary(
+        0.65, 0.61, 0.3, [600, 1200, 2400], n_simulations=300, n_resamples=300, seed=4
+    )
     assert first["powers"][0] < first["powers"][2]
     assert first["powers"][0] < 0.8 < first["powers"][2] and 600 < first["crossing_n"] < 2400
     with pytest.raises(ValueError, match="sizes must be increasing"):
@@ -69,7 +71,9 @@ def test_binary_bootstrap_crosses_near_eq_6():
     for delta in (0.02, 0.04, 0.08):
         required = float(lpv.required_n_paired_binary(0.65, 0.65 - delta, 0.3))
         sizes = np.unique(np.round(required * np.array([0.7, 0.85, 1.0, 1.15, 1.3])).astype(int))
-        curve = bootstrap_power_curve_binary(0.65, 0.65 - delta, 0.3, sizes, n_simulations=2000, n_resamples=1000, seed=30)
+        curve = bootstrap_power_curve_binary(
+            0.65, 0.65 - delta, 0.3, sizes, n_simulations=2000, n_resamples=1000, seed=30
+        )
         assert abs(curve["crossing_n"] / curve["required_n"] - 1) < 0.1, curve
 
 

@@ -37,7 +37,9 @@ def test_same_seed_same_output():
     graded = simulate_graded(100, 0.7, 0.68, 0.8, 5, np.random.default_rng(1), model="beta")
     assert np.array_equal(graded, simulate_graded(100, 0.7, 0.68, 0.8, 5, np.random.default_rng(1), model="beta"))
     assert graded.min() >= 0 and graded.max() <= 1
-    assert calibration_table_2((0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3) == calibration_table_2((0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3)
+    assert calibration_table_2((0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3) == calibration_table_2(
+        (0.7,), (0.4,), n_simulations=200, n_resamples=200, seed=3
+    )
 
 
 def test_calibration_small_grid():
@@ -94,7 +96,9 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
     """Common random numbers change only the correlation between cells, not any cell's distribution."""
     from llm_power_verified.simulation.embedding import embedding_power_grid
 
-    options = dict(n_simulations=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8))
+    options = dict(
+        n_simulations=2000, seed=8, sample_sizes=(60, 200), effects=(0.0, 0.01, 0.02), correlations=(0.5, 0.8)
+    )
     common = embedding_power_grid(**options)
     independent = embedding_power_grid(random_numbers="independent", **options)
     for first, second in zip(common, independent, strict=True):
@@ -109,7 +113,9 @@ def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
     """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared n_resamples."""
     from llm_power_verified.simulation.embedding import _embedding_scores, embedding_power_grid
 
-    rows = embedding_power_grid(n_simulations=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,))
+    rows = embedding_power_grid(
+        n_simulations=300, seed=4, models=("beta",), sample_sizes=(50, 80), effects=(0.02,), correlations=(0.8,)
+    )
     first, second = np.random.default_rng(4).standard_normal((2, 300, 80))
     z = np.stack([first, 0.8 * first + 0.6 * second], axis=-1)[:, :50]
     a, b = _embedding_scores(z, 0.02, "beta")
@@ -129,16 +135,19 @@ def test_copula_beta_quantile_interpolation_error():
         assert np.max(np.abs(transform(z) - transform.exact(z))) < 1e-10
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(random_numbers="shared"), "random_numbers must be one of"),
-    (dict(backend="spark"), "backend must be one of"),
-    (dict(models=("gamma",)), "models must be one of"),
-    (dict(n_simulations=1), "n_simulations must be an integer"),
-    (dict(workers=0), "workers must be a positive integer"),
-    (dict(sample_sizes=(1,)), "sample_sizes must be integers"),
-    (dict(correlations=(1.0,)), "correlations must lie in"),
-    (dict(alpha=1.5), "alpha must lie in"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(random_numbers="shared"), "random_numbers must be one of"),
+        (dict(backend="spark"), "backend must be one of"),
+        (dict(models=("gamma",)), "models must be one of"),
+        (dict(n_simulations=1), "n_simulations must be an integer"),
+        (dict(workers=0), "workers must be a positive integer"),
+        (dict(sample_sizes=(1,)), "sample_sizes must be integers"),
+        (dict(correlations=(1.0,)), "correlations must lie in"),
+        (dict(alpha=1.5), "alpha must lie in"),
+    ],
+)
 def test_embedding_grid_rejects_bad_input(options, message):
     from llm_power_verified.simulation.embedding import embedding_power_grid
 
@@ -151,11 +160,16 @@ def test_embedding_grid_full():
     from llm_power_verified.simulation.embedding import embedding_power_grid
 
     rows = embedding_power_grid(n_simulations=1000, seed=0)
-    assert all(np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"] for r in rows)
+    assert all(
+        np.isfinite(r["analytic_t_power"]) and abs(r["t_test_power"] - r["analytic_t_power"]) <= 3 * r["mc_se"]
+        for r in rows
+    )
 
 
-@pytest.mark.parametrize("effect, correlation", [(0.05, 0.95), pytest.param(0.0, 0.5, marks=pytest.mark.slow),
-                                                 pytest.param(0.1, 0.8, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "effect, correlation",
+    [(0.05, 0.95), pytest.param(0.0, 0.5, marks=pytest.mark.slow), pytest.param(0.1, 0.8, marks=pytest.mark.slow)],
+)
 def test_clipped_normal_moments_against_two_dimensional_quadrature(effect, correlation):
     """Issue 16: the exact forms against an independent 2-D adaptive quadrature split at every kink, to 1e-10."""
     import math
@@ -175,11 +189,22 @@ def test_clipped_normal_moments_against_two_dimensional_quadrature(effect, corre
             # the kinks of B in w, for this z_a: mean_b + sd (rho z_a + spread w) = 0 or 1
             points = [(edge - mean_b - sd * correlation * z_a) / (sd * spread) for edge in (0.0, 1.0)]
             edges = [-10.0, *sorted(w for w in points if -10 < w < 10), 10.0]
-            return sum(integrate.quad(lambda w: stats.norm.pdf(w) * function(z_a, correlation * z_a + spread * w), low, high,
-                                      epsabs=1e-14, epsrel=1e-12)[0] for low, high in pairwise(edges))
+            return sum(
+                integrate.quad(
+                    lambda w: stats.norm.pdf(w) * function(z_a, correlation * z_a + spread * w),
+                    low,
+                    high,
+                    epsabs=1e-14,
+                    epsrel=1e-12,
+                )[0]
+                for low, high in pairwise(edges)
+            )
+
         edges = [-10.0, *sorted(edge for edge in (-mean_a / sd, (1 - mean_a) / sd) if -10 < edge < 10), 10.0]
-        return sum(integrate.quad(lambda z: stats.norm.pdf(z) * inner(z), low, high, epsabs=1e-14, epsrel=1e-12)[0]
-                   for low, high in pairwise(edges))
+        return sum(
+            integrate.quad(lambda z: stats.norm.pdf(z) * inner(z), low, high, epsabs=1e-14, epsrel=1e-12)[0]
+            for low, high in pairwise(edges)
+        )
 
     def difference(z_a, z_b):
         return clip(mean_b + sd * z_b) - clip(mean_a + sd * z_a)

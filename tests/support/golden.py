@@ -86,7 +86,11 @@ def significant_digits(token: str) -> int:
 
 def is_full_precision(token: str) -> bool:
     """A float token printed in full (repr), as opposed to rounded for reading or an integer."""
-    return ("." in token or "e" in token.lower()) and "," not in token and significant_digits(token) >= FULL_PRECISION_DIGITS
+    return (
+        ("." in token or "e" in token.lower())
+        and "," not in token
+        and significant_digits(token) >= FULL_PRECISION_DIGITS
+    )
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -95,6 +99,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 def _strict_json(text: str, where: str):
     """Parse a document of our own output: repeated keys and NaN/Infinity literals are differences, not values."""
+
     def pairs(items):
         keys = [key for key, _ in items]
         if len(set(keys)) != len(keys):
@@ -122,15 +127,23 @@ def compare_text(expected: str, actual: str, where: str = "text") -> list[str]:
         for (kind, old_token), (_, new_token) in zip(old, new, strict=True):
             if old_token == new_token:
                 continue
-            if kind == "number" and (is_full_precision(old_token) or is_full_precision(new_token)) \
-                    and CSV_NUMBER.fullmatch(new_token) and floats_close(float(old_token), float(new_token)):
+            if (
+                kind == "number"
+                and (is_full_precision(old_token) or is_full_precision(new_token))
+                and CSV_NUMBER.fullmatch(new_token)
+                and floats_close(float(old_token), float(new_token))
+            ):
                 continue
             rule = f"to a relative {REL_TOL:g}" if kind == "number" and is_full_precision(old_token) else "exactly"
-            differences.append(f"{where} line {number}: expected {old_token!r}, got {new_token!r} (compared {rule}) in {new_line!r}")
+            differences.append(
+                f"{where} line {number}: expected {old_token!r}, got {new_token!r} (compared {rule}) in {new_line!r}"
+            )
     if expected.count("\n") != actual.count("\n"):
         differences.append(f"{where}: expected {expected.count(chr(10)) + 1} lines, got {actual.count(chr(10)) + 1}")
     if not differences:
-        tokens_alike = [(k, t) for k, t in _tokens(expected) if k != "space"] == [(k, t) for k, t in _tokens(actual) if k != "space"]
+        tokens_alike = [(k, t) for k, t in _tokens(expected) if k != "space"] == [
+            (k, t) for k, t in _tokens(actual) if k != "space"
+        ]
         if tokens_alike:
             differences.append(f"{where}: the same tokens, but spacing or alignment differs")
     return differences
@@ -139,7 +152,9 @@ def compare_text(expected: str, actual: str, where: str = "text") -> list[str]:
 def compare_json_values(expected, actual, where: str = "$") -> list[str]:
     """The differences between two parsed JSON values (see the module docstring for the rule per type)."""
     if type(expected) is not type(actual):
-        return [f"{where}: expected {type(expected).__name__} {expected!r:.80}, got {type(actual).__name__} {actual!r:.80}"]
+        return [
+            f"{where}: expected {type(expected).__name__} {expected!r:.80}, got {type(actual).__name__} {actual!r:.80}"
+        ]
     if isinstance(expected, dict):
         if list(expected) != list(actual):
             return [f"{where}: expected keys {list(expected)}, got {list(actual)}"]
@@ -147,10 +162,17 @@ def compare_json_values(expected, actual, where: str = "$") -> list[str]:
     if isinstance(expected, list):
         if len(expected) != len(actual):
             return [f"{where}: expected {len(expected)} elements, got {len(actual)}"]
-        return [line for index, (old, new) in enumerate(zip(expected, actual, strict=True))
-                for line in compare_json_values(old, new, f"{where}[{index}]")]
+        return [
+            line
+            for index, (old, new) in enumerate(zip(expected, actual, strict=True))
+            for line in compare_json_values(old, new, f"{where}[{index}]")
+        ]
     if isinstance(expected, float):
-        return [] if floats_close(expected, actual) else [f"{where}: expected {expected!r}, got {actual!r} (relative tolerance {REL_TOL:g})"]
+        return (
+            []
+            if floats_close(expected, actual)
+            else [f"{where}: expected {expected!r}, got {actual!r} (relative tolerance {REL_TOL:g})"]
+        )
     if isinstance(expected, str):
         return compare_text(expected, actual, where)
     return [] if expected == actual else [f"{where}: expected {expected!r}, got {actual!r}"]
@@ -168,8 +190,11 @@ def _compare_jsonl(expected: str, actual: str, where: str) -> list[str]:
     old_lines, new_lines = expected.splitlines(), actual.splitlines()
     if len(old_lines) != len(new_lines):
         return [f"{where}: expected {len(old_lines)} JSON lines, got {len(new_lines)}"]
-    return [line for number, (old, new) in enumerate(zip(old_lines, new_lines, strict=True), start=1)
-            for line in _compare_json(old, new, f"{where} line {number}")]
+    return [
+        line
+        for number, (old, new) in enumerate(zip(old_lines, new_lines, strict=True), start=1)
+        for line in _compare_json(old, new, f"{where} line {number}")
+    ]
 
 
 def _csv_rows(text: str) -> list[list[str]]:
@@ -191,8 +216,11 @@ def _compare_csv(expected: str, actual: str, where: str) -> list[str]:
                 continue
             name = header[column] if column < len(header) else str(column)
             differences.append(f"{where} row {row_number} column {name!r}: expected {old!r}, got {new!r}")
-    if not differences and expected.replace("\r\n", "\n") != actual.replace("\r\n", "\n") and \
-            [row for row in old_rows] == [row for row in new_rows]:
+    if (
+        not differences
+        and expected.replace("\r\n", "\n") != actual.replace("\r\n", "\n")
+        and [row for row in old_rows] == [row for row in new_rows]
+    ):
         differences.append(f"{where}: the same cells, but quoting or line ends differ")
     return differences
 
@@ -202,7 +230,10 @@ def _is_float_cell(cell: str) -> bool:
 
 
 COMPARERS: dict[str, Callable[[str, str, str], list[str]]] = {
-    "json": _compare_json, "jsonl": _compare_jsonl, "csv": _compare_csv, "text": compare_text,
+    "json": _compare_json,
+    "jsonl": _compare_jsonl,
+    "csv": _compare_csv,
+    "text": compare_text,
 }
 
 
@@ -244,7 +275,9 @@ def _map_floats(text: str, kind: str, change: Callable[[int, float], float]) -> 
         return change(next(counter), value)
 
     def text_rule(part: str) -> str:
-        return re.sub(NUMBER, lambda m: repr(moved(float(m.group()))) if is_full_precision(m.group()) else m.group(), part)
+        return re.sub(
+            NUMBER, lambda m: repr(moved(float(m.group()))) if is_full_precision(m.group()) else m.group(), part
+        )
 
     def walk(value):
         if isinstance(value, dict):
@@ -258,8 +291,10 @@ def _map_floats(text: str, kind: str, change: Callable[[int, float], float]) -> 
     if kind == "json":
         result = json.dumps(walk(_strict_json(text, "golden")), indent=2, ensure_ascii=False) + "\n"
     elif kind == "jsonl":
-        result = "".join(json.dumps(walk(_strict_json(line, "golden")), ensure_ascii=False, separators=(",", ":")) + "\n"
-                         for line in text.splitlines())
+        result = "".join(
+            json.dumps(walk(_strict_json(line, "golden")), ensure_ascii=False, separators=(",", ":")) + "\n"
+            for line in text.splitlines()
+        )
     elif kind == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -298,12 +333,18 @@ def mutations(text: str, kind: str) -> Iterator[tuple[str, str]]:
             last = target.group()[-1]
             new = target.group()[:-1] + ("1" if last == "0" else str(int(last) - 1))
             yield f"rounded number {target.group()} -> {new}", _replace(text, target, new)
-    integers = [m for m in re.finditer(NUMBER, text) if re.fullmatch(r"0|[1-9]\d*", m.group()) and _outside_word(text, m)]
+    integers = [
+        m for m in re.finditer(NUMBER, text) if re.fullmatch(r"0|[1-9]\d*", m.group()) and _outside_word(text, m)
+    ]
     if integers:
         target = integers[len(integers) // 2]
         new = str(int(target.group()) + 1)
         yield f"integer {target.group()} -> {new}", _replace(text, target, new)
-    words = [m for m in re.finditer(r"(?<![A-Za-z])[a-z]{4,}(?![A-Za-z])", text) if m.group() not in ("true", "false", "null")]
+    words = [
+        m
+        for m in re.finditer(r"(?<![A-Za-z])[a-z]{4,}(?![A-Za-z])", text)
+        if m.group() not in ("true", "false", "null")
+    ]
     if words:
         target = words[len(words) // 2]
         word = target.group()
@@ -319,4 +360,4 @@ def _outside_word(text: str, match: re.Match) -> bool:
 
 
 def _replace(text: str, match: re.Match, new: str) -> str:
-    return text[:match.start()] + new + text[match.end():]
+    return text[: match.start()] + new + text[match.end() :]

@@ -81,10 +81,14 @@ def test_every_module_sits_in_a_layer_and_imports_only_downward():
         rank = _rank(_room(module))
         for line, target, _, _ in _imports(path, module):
             if target == TOP_LEVEL_EXPORTS:
-                problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports the top-level package; import the room instead")
+                problems.append(
+                    f"{path.relative_to(PACKAGE.parent)}:{line} imports the top-level package; import the room instead"
+                )
                 continue
             if _rank(_room(target)) < rank:
-                problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} ({_room(module)}) imports {target} from a higher layer")
+                problems.append(
+                    f"{path.relative_to(PACKAGE.parent)}:{line} ({_room(module)}) imports {target} from a higher layer"
+                )
     assert not problems, "\n".join(problems)
 
 
@@ -96,7 +100,9 @@ def test_no_private_name_is_imported_across_modules():
                 continue
             for name in names:
                 if name.startswith("_") and not target.startswith("llm_power_verified._generated"):
-                    problems.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports the private name {name} from {target}")
+                    problems.append(
+                        f"{path.relative_to(PACKAGE.parent)}:{line} imports the private name {name} from {target}"
+                    )
     assert not problems, "\n".join(problems)
 
 
@@ -118,7 +124,9 @@ def test_no_import_cycle_between_modules():
         state[node] = 1
         for successor in sorted(graph[node] - packages):
             if state.get(successor) == 1:
-                cycle.extend([*trail[trail.index(successor):], node, successor] if successor in trail else [node, successor])
+                cycle.extend(
+                    [*trail[trail.index(successor) :], node, successor] if successor in trail else [node, successor]
+                )
                 return True
             if state.get(successor) is None and visit(successor, [*trail, node]):
                 return True
@@ -132,13 +140,32 @@ def test_no_import_cycle_between_modules():
 
 
 def test_rooms_are_folders_with_a_public_init():
-    for room in ("power", "inference", "sequential", "leaderboard", "io", "report", "cli", "reproduce", "simulation", "contract"):
+    for room in (
+        "power",
+        "inference",
+        "sequential",
+        "leaderboard",
+        "io",
+        "report",
+        "cli",
+        "reproduce",
+        "simulation",
+        "contract",
+    ):
         init = PACKAGE / room / "__init__.py"
         assert init.exists(), f"{room}/ has no __init__.py"
         tree = ast.parse(init.read_text())
         assert ast.get_docstring(tree), f"{room}/__init__.py has no docstring naming the concept"
     flat = sorted(path.name for path in PACKAGE.glob("*.py"))
-    assert flat == ["__init__.py", "_docstrings.py", "_validation.py", "errors.py", "examples.py", "numeric.py", "results.py"], flat
+    assert flat == [
+        "__init__.py",
+        "_docstrings.py",
+        "_validation.py",
+        "errors.py",
+        "examples.py",
+        "numeric.py",
+        "results.py",
+    ], flat
 
 
 def test_modules_and_functions_stay_small():
@@ -157,7 +184,14 @@ def test_modules_and_functions_stay_small():
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "add_parser":
                 length = node.end_lineno - node.lineno + 1
-                docstring = node.body[0] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) and isinstance(node.body[0].value.value, str) else None
+                docstring = (
+                    node.body[0]
+                    if node.body
+                    and isinstance(node.body[0], ast.Expr)
+                    and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+                    and isinstance(node.body[0].value.value, str)
+                    else None
+                )
                 if docstring is not None:
                     length -= docstring.end_lineno - docstring.lineno + 1
                 if length > 80:
@@ -187,7 +221,9 @@ def test_imports_inside_functions_say_why():
             if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
                 above = lines[node.lineno - 2].strip()
                 if not (above.startswith("# Lazy") or above.startswith("# Optional")):
-                    problems.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports inside a function without a reason")
+                    problems.append(
+                        f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports inside a function without a reason"
+                    )
     assert not problems, "\n".join(problems)
 
 

@@ -17,7 +17,9 @@ from crosscheck.data import r_reference, statsmodels_reference
 from crosscheck.r_tools import rscript_path
 from crosscheck.records import compare
 
-needs_r = pytest.mark.skipif(rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr")
+needs_r = pytest.mark.skipif(
+    rscript_path() is None, reason="Rscript not found: install the Debian packages r-base-core r-cran-pwr"
+)
 
 
 def _both_tails_root(variance: float, effect: float, alpha: float, power: float) -> float:
@@ -37,7 +39,11 @@ def _ours(record) -> dict[str, float]:
             return {"n": _both_tails_root(variance, h, inputs["alpha"], inputs["power"])}
         return {"power": lpv.power_wald(inputs["n"], variance, h, inputs["alpha"])}
     if function == "power.prop.test":
-        return {"n": lpv.required_n_unpaired(inputs["p_a"], inputs["p_b"], inputs["alpha"], inputs["power"], variance="pooled-null")}
+        return {
+            "n": lpv.required_n_unpaired(
+                inputs["p_a"], inputs["p_b"], inputs["alpha"], inputs["power"], variance="pooled-null"
+            )
+        }
     if function == "power.t.test":
         if "n" in record.outputs:
             return {"n": lpv.required_n_paired_t(inputs["effect"], 1.0, inputs["alpha"], inputs["power"])}
@@ -52,7 +58,9 @@ def _ours(record) -> dict[str, float]:
         if inputs.get("exact"):
             result = lpv.mcnemar_exact(inputs["b"], inputs["c"])
             return {"statistic": result.statistic, "pvalue": result.pvalue}
-        result = lpv.mcnemar_chi2(inputs["b"], inputs["c"], continuity=inputs["correct" if "correct" in inputs else "correction"])
+        result = lpv.mcnemar_chi2(
+            inputs["b"], inputs["c"], continuity=inputs["correct" if "correct" in inputs else "correction"]
+        )
         return {"statistic": result.statistic, "pvalue": result.pvalue}
     raise AssertionError(f"no comparison for {function}")
 
@@ -89,14 +97,24 @@ def test_dominant_tail_formulas_sit_just_above_the_tools_both_tail_roots():
     for record in r_reference.RECORDS:
         if record.function in ("pwr.2p.test", "pwr.p.test") and "n" in record.outputs:
             convention = "two-sample" if record.function == "pwr.2p.test" else "one-sample"
-            ours = lpv.required_n_arcsine(record.inputs["p_a"], record.inputs["p_b"], record.inputs["alpha"], record.inputs["power"], convention=convention)
+            ours = lpv.required_n_arcsine(
+                record.inputs["p_a"],
+                record.inputs["p_b"],
+                record.inputs["alpha"],
+                record.inputs["power"],
+                convention=convention,
+            )
             # uniroot's tolerance (1.2e-4 in n) bounds how far R's root may sit above the exact one.
             assert -1.23e-4 <= ours - record.outputs["n"] < 0.05
 
 
 def test_compare_reports_a_changed_value():
     records = list(statsmodels_reference.RECORDS)
-    changed = [records[0].__class__(**{**records[0].__dict__, "outputs": {k: v * (1 + 1e-6) for k, v in records[0].outputs.items()}})]
+    changed = [
+        records[0].__class__(
+            **{**records[0].__dict__, "outputs": {k: v * (1 + 1e-6) for k, v in records[0].outputs.items()}}
+        )
+    ]
     problems = compare(records[:1], changed)
     assert len(problems) == 1 and records[0].key in problems[0]
     assert compare(records[:1], []) == [f"{records[0].key}: no longer produced"]

@@ -59,8 +59,14 @@ def test_regenerate_writes_identical_files(tmp_path, capsys):
 @pytest.mark.slow
 def test_fresh_interpreter_under_another_hash_seed_prints_the_same_code():
     environment = dict(os.environ, PYTHONHASHSEED="12345")
-    result = subprocess.run([sys.executable, "-m", "derivations", "--check"], cwd=ROOT, env=environment,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "derivations", "--check"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -107,7 +113,9 @@ def test_lemma_1_terms_match_the_paper():
     assert sp.simplify(shortcut_series.CONSTANT.subs(p, sp.Rational(1, 2)) - sp.Rational(1, 3)) == 0
 
 
-@pytest.mark.parametrize("p_value, rho_value", [("0.5", "0.3"), ("0.65", "0.3"), ("0.8", "0.5"), ("0.3", "-0.2"), ("0.9", "0.95")])
+@pytest.mark.parametrize(
+    "p_value, rho_value", [("0.5", "0.3"), ("0.65", "0.3"), ("0.8", "0.5"), ("0.3", "-0.2"), ("0.9", "0.95")]
+)
 def test_lemma_1_limit_at_mpmath_precision(p_value, rho_value):
     """(n_h/N* - 1/2)/delta^2 -> c2 and (n_h/N* - 1/2 - c2 delta^2)/delta^4 -> c4 as delta -> 0.
 
@@ -141,7 +149,12 @@ def test_series_matches_exact_ratio_to_order_delta_six():
         errors = []
         for gap in ("0.2", "0.1", "0.05"):
             g = mpmath.mpf(gap)
-            errors.append(abs(exact(mpmath.mpf("0.65") + g / 2, mpmath.mpf("0.65") - g / 2, mpmath.mpf("0.3")) - series(mpmath.mpf("0.65"), mpmath.mpf("0.3"), g)))
+            errors.append(
+                abs(
+                    exact(mpmath.mpf("0.65") + g / 2, mpmath.mpf("0.65") - g / 2, mpmath.mpf("0.3"))
+                    - series(mpmath.mpf("0.65"), mpmath.mpf("0.3"), g)
+                )
+            )
         # Halving delta divides an O(delta^6) error by about 64.
         assert 40 < errors[0] / errors[1] < 90
         assert 40 < errors[1] / errors[2] < 90

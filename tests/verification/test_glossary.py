@@ -20,10 +20,20 @@ from llm_power_verified.results import Result
 
 #: Names the glossary retired, and what replaced them.
 RETIRED = {
-    "n_bootstrap": "n_resamples", "cluster_bootstrap": "n_cluster_resamples", "draws": "n_resamples",
-    "bootstrap_draws": "n_resamples", "replicates": "n_simulations", "trials": "n_simulations",
-    "two_sided": "two_sided_rule or alternative", "n11": "a", "n10": "b", "n01": "c", "n00": "d",
-    "both": "a", "only_a": "b", "only_b": "c",
+    "n_bootstrap": "n_resamples",
+    "cluster_bootstrap": "n_cluster_resamples",
+    "draws": "n_resamples",
+    "bootstrap_draws": "n_resamples",
+    "replicates": "n_simulations",
+    "trials": "n_simulations",
+    "two_sided": "two_sided_rule or alternative",
+    "n11": "a",
+    "n10": "b",
+    "n01": "c",
+    "n00": "d",
+    "both": "a",
+    "only_a": "b",
+    "only_b": "c",
 }
 ALTERNATIVES = ("two-sided", "larger", "smaller")
 
@@ -35,16 +45,23 @@ def _public_objects():
         module = importlib.import_module(info.name)
         for name in getattr(module, "__all__", ()):
             value = getattr(module, name)
-            if getattr(value, "__module__", None) == info.name and (inspect.isfunction(value) or inspect.isclass(value)):
+            if getattr(value, "__module__", None) == info.name and (
+                inspect.isfunction(value) or inspect.isclass(value)
+            ):
                 yield f"{info.name}.{name}", value
 
 
 PUBLIC = dict(_public_objects())
 FUNCTIONS = {name: value for name, value in PUBLIC.items() if inspect.isfunction(value)}
 # The contract's dataclasses (Column, Field, Composite) declare outputs; they are not results a computation returns.
-RESULTS = {name: value for name, value in PUBLIC.items() if inspect.isclass(value) and dataclasses.is_dataclass(value)
-           and not name.startswith("llm_power_verified.contract.")
-           and name != "llm_power_verified.leaderboard.request.AuditRequest"}   # the inputs of an audit not yet run, not a result
+RESULTS = {
+    name: value
+    for name, value in PUBLIC.items()
+    if inspect.isclass(value)
+    and dataclasses.is_dataclass(value)
+    and not name.startswith("llm_power_verified.contract.")
+    and name != "llm_power_verified.leaderboard.request.AuditRequest"
+}  # the inputs of an audit not yet run, not a result
 
 
 def _parameters(value):
@@ -59,10 +76,18 @@ def test_the_survey_sees_the_package():
 
 
 def test_no_public_signature_uses_a_retired_name():
-    problems = [f"{name}({parameter}=): use {RETIRED[parameter]}" for name, value in PUBLIC.items()
-                for parameter in _parameters(value) if parameter in RETIRED]
-    problems += [f"{name}.{field.name}: use {RETIRED[field.name]}" for name, value in RESULTS.items()
-                 for field in dataclasses.fields(value) if field.name in RETIRED]
+    problems = [
+        f"{name}({parameter}=): use {RETIRED[parameter]}"
+        for name, value in PUBLIC.items()
+        for parameter in _parameters(value)
+        if parameter in RETIRED
+    ]
+    problems += [
+        f"{name}.{field.name}: use {RETIRED[field.name]}"
+        for name, value in RESULTS.items()
+        for field in dataclasses.fields(value)
+        if field.name in RETIRED
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -90,7 +115,9 @@ def test_alternative_takes_the_same_three_values_everywhere():
         "mcnemar_exact": lambda alternative: lpv.mcnemar_exact(3, 9, alternative=alternative),
         "mcnemar_midp": lambda alternative: lpv.mcnemar_midp(3, 9, alternative=alternative),
         "mcnemar_chi2": lambda alternative: lpv.mcnemar_chi2(3, 9, alternative=alternative),
-        "required_n_paired_binary": lambda alternative: lpv.required_n_paired_binary(0.65, 0.6, 0.3, alternative=alternative),
+        "required_n_paired_binary": lambda alternative: lpv.required_n_paired_binary(
+            0.65, 0.6, 0.3, alternative=alternative
+        ),
         "required_n_paired_t": lambda alternative: lpv.required_n_paired_t(0.3, 1.0, alternative=alternative),
     }
     for call in calls.values():
@@ -108,15 +135,18 @@ def test_method_names_a_test_variant_only():
     assert "correction" in inspect.signature(lpv.adjust_pvalues).parameters
 
 
-@pytest.mark.parametrize("call, old", [
-    (lambda **k: lpv.mcnemar_midp(5, 5, **k), {"two_sided": "no-more-likely"}),
-    (lambda **k: lpv.mcnemar_exact(3, 9, **k), {"two_sided": "no-more-likely"}),
-    (lambda **k: lpv.correlation_from_counts(**k), {"n11": 40, "n10": 10, "n01": 5, "n00": 45}),
-    (lambda **k: lpv.adjust_pvalues([0.01, 0.2, 0.03], **k), {"method": "bh"}),
-    (lambda **k: lpv.required_n_inflation(10, **k), {"method": "sidak"}),
-    (lambda **k: lpv.paired_bootstrap_counts(30, 20, 200, seed=1, **k), {"method": "bca"}),
-    (lambda **k: lpv.confidence_sequence([1, 0, -1, 1] * 20, **k), {"rho": 50.0}),
-])
+@pytest.mark.parametrize(
+    "call, old",
+    [
+        (lambda **k: lpv.mcnemar_midp(5, 5, **k), {"two_sided": "no-more-likely"}),
+        (lambda **k: lpv.mcnemar_exact(3, 9, **k), {"two_sided": "no-more-likely"}),
+        (lambda **k: lpv.correlation_from_counts(**k), {"n11": 40, "n10": 10, "n01": 5, "n00": 45}),
+        (lambda **k: lpv.adjust_pvalues([0.01, 0.2, 0.03], **k), {"method": "bh"}),
+        (lambda **k: lpv.required_n_inflation(10, **k), {"method": "sidak"}),
+        (lambda **k: lpv.paired_bootstrap_counts(30, 20, 200, seed=1, **k), {"method": "bca"}),
+        (lambda **k: lpv.confidence_sequence([1, 0, -1, 1] * 20, **k), {"rho": 50.0}),
+    ],
+)
 def test_a_retired_name_is_an_unknown_keyword(call, old):
     """0.1.0 was never released: the glossary names are the only ones, with no alias for an old name."""
     with pytest.raises(TypeError, match=f"unexpected keyword argument '{next(iter(old))}'"):
@@ -149,8 +179,15 @@ def test_top_level_functions_carry_formula_source_and_example():
         if inspect.isclass(value):
             continue
         doc = inspect.getdoc(value) or ""
-        problems += [f"{name}: no {section}" for section, marker in (("Notes", "Notes\n-----"), ("References", "References\n----------"),
-                                                                     ("doctest", ">>> ")) if marker not in doc]
+        problems += [
+            f"{name}: no {section}"
+            for section, marker in (
+                ("Notes", "Notes\n-----"),
+                ("References", "References\n----------"),
+                ("doctest", ">>> "),
+            )
+            if marker not in doc
+        ]
     assert not problems, "\n".join(problems)
 
 
@@ -177,9 +214,13 @@ def test_correction_is_always_the_multiplicity_correction():
 
     # None is a default only where it means "the audit's own correction" (a plan made from an audit), never "none".
     inherits = {"llm_power_verified.plan.targets.plan_leaderboard"}
-    problems = [f"{name}: correction = {found.default!r}" for name, value in PUBLIC.items()
-                if (found := _parameters(value).get("correction")) is not None
-                and found.default is not inspect.Parameter.empty and found.default not in CORRECTIONS
-                and not (found.default is None and name in inherits)]
+    problems = [
+        f"{name}: correction = {found.default!r}"
+        for name, value in PUBLIC.items()
+        if (found := _parameters(value).get("correction")) is not None
+        and found.default is not inspect.Parameter.empty
+        and found.default not in CORRECTIONS
+        and not (found.default is None and name in inherits)
+    ]
     assert not problems, "\n".join(problems)
     assert "continuity" in inspect.signature(lpv.mcnemar_chi2).parameters

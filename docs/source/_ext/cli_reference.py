@@ -21,8 +21,9 @@ from sphinx.util.nodes import nested_parse_with_titles
 HELP_WIDTH = 100
 
 
-def commands(parser: argparse.ArgumentParser, path: tuple[str, ...],
-              seen: set[int] | None = None) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...], seen: set[int] | None = None
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     """``parser`` and every parser below it, depth first; an alias (a second name of the same parser) once."""
     seen = set() if seen is None else seen
     seen.add(id(parser))

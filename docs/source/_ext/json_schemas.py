@@ -35,8 +35,15 @@ class JsonSchemas(SphinxDirective):
             text = path.read_text(encoding="utf-8")
             self.env.note_dependency(str(path))
             title = json.loads(text).get("$id", path.name)
-            lines += [title, "-" * len(title), "", f"``llm_power_verified/report/{path.name}``", "",
-                      ".. code-block:: json", ""]
+            lines += [
+                title,
+                "-" * len(title),
+                "",
+                f"``llm_power_verified/report/{path.name}``",
+                "",
+                ".. code-block:: json",
+                "",
+            ]
             lines += [f"   {line}".rstrip() for line in text.splitlines()]
             lines.append("")
         return parsed_sections(self, lines, "json-schemas")
