@@ -121,7 +121,7 @@ class Headline(Result):
 
     @property
     def score_kind(self) -> str:
-        """ "0/1" or "graded"."""
+        """The score kind: "0/1" or "graded"."""
         return "0/1" if self.binary else "graded"
 
 

@@ -90,7 +90,7 @@ class PerItemAudit:
 
     @property
     def kind(self) -> str:
-        """ "binary" (0/1 scores) or "graded"."""
+        """The score kind: "binary" (0/1 scores) or "graded"."""
         return "binary" if self.matrix.binary else "graded"
 
     @property

@@ -967,10 +967,12 @@ def inspect_json_cases() -> list[Case]:
     def case(name, expect, **changes):
         return Case(family, name, audit("a.json", "b.json"), expect, inspect_json_pair(**changes))
 
-    samples = lambda change: [
-        change(i, {"id": f"s{i:03d}", "epoch": 1, "scores": {"choice": {"value": "C" if v else "I"}}})  # noqa: E731
-        for i, v in enumerate(SCORES[:, 0])
-    ]
+    def samples(change):
+        return [
+            change(i, {"id": f"s{i:03d}", "epoch": 1, "scores": {"choice": {"value": "C" if v else "I"}}})
+            for i, v in enumerate(SCORES[:, 0])
+        ]
+
     return [
         case(
             "100,000-deep nesting in stats",
