@@ -113,14 +113,17 @@ def main() -> None:
     print(f"{b.size:,} pairs of {arguments.models} models x {n:,} items")
     print(f"exact first crossing: {exact_time / blocks:.3f} s per {BLOCK:,}-pair block")
     print(
-        f"previous fixed point: {previous_time / blocks:.3f} s per block; ratio exact / previous = {exact_time / previous_time:.2f}"
+        f"previous fixed point: {previous_time / blocks:.3f} s per block; ratio exact / previous = "
+        f"{exact_time / previous_time:.2f}"
     )
     print(
-        f"values that differ: {int(differ.sum()):,} of {int(finite.sum()):,} finite; largest relative difference {relative.max():.3g}, "
+        f"values that differ: {int(differ.sum()):,} of {int(finite.sum()):,} finite; largest relative difference "
+        f"{relative.max():.3g}, "
         f"median {np.median(relative[relative > 0]) if (relative > 0).any() else 0:.3g}"
     )
     print(
-        f"previous below the exact first crossing (an N that does not reach the power): {int(np.sum(previous[finite] < exact[finite])):,}"
+        "previous below the exact first crossing (an N that does not reach the power): "
+        f"{int(np.sum(previous[finite] < exact[finite])):,}"
     )
     print(f"infinite: exact {int(np.sum(~np.isfinite(exact))):,}, previous {int(np.sum(~np.isfinite(previous))):,}")
 

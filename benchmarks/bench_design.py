@@ -62,10 +62,12 @@ def main() -> None:
     loop_seconds = (time.perf_counter() - start) * SIZE / LOOP_SIZE
     assert np.allclose(looped, vectorised[:LOOP_SIZE], rtol=1e-15)
     print(
-        f"vectorised N* over {SIZE:,} inputs: {vector_seconds * 1e3:.1f} ms ({vector_seconds / SIZE * 1e9:.0f} ns per input)"
+        f"vectorised N* over {SIZE:,} inputs: {vector_seconds * 1e3:.1f} ms ({vector_seconds / SIZE * 1e9:.0f} ns per "
+        "input)"
     )
     print(
-        f"scalar loop, scaled to {SIZE:,}: {loop_seconds:.1f} s; ratio loop / vectorised: {loop_seconds / vector_seconds:.0f}x"
+        f"scalar loop, scaled to {SIZE:,}: {loop_seconds:.1f} s; ratio loop / vectorised: "
+        f"{loop_seconds / vector_seconds:.0f}x"
     )
 
 

@@ -114,7 +114,8 @@ def main() -> None:
         outside = sum(abs(row["t_test_z"]) > 3 for row in result if math.isfinite(row["t_test_z"]))
         print(
             f"  {label}: t-test cells beyond 3 MC SE of the analytic power: {outside} of {len(result)}; "
-            f"worst {distance:.2f} SE at {worst['model']} n={worst['n']} effect={worst['effect']} rho={worst['correlation']}"
+            f"worst {distance:.2f} SE at {worst['model']} n={worst['n']} effect={worst['effect']} "
+            f"rho={worst['correlation']}"
         )
 
     if arguments.skip_published:

@@ -7,7 +7,8 @@ Run: python benchmarks/bench_graded_cs.py [--paths 50] [--seed 0]
 
 Paths: paired differences of two graded scores (a shared item effect plus model noise, clipped to [0, 1]) in three
 regimes: Beta(4, 2) marginals through a Gaussian copula (the design of "How Many Test Pairs Do You Need?", latent
-correlation 0.5, gap 0.02); normal scores with sd 0.15, correlation 0.8, gap 0.01 (close models); and a heavy, skewed difference
+correlation 0.5, gap 0.02); normal scores with sd 0.15, correlation 0.8, gap 0.01 (close models); and a heavy, skewed
+difference
 (0.9 with probability 0.1, else -0.1, plus 0.02).  For each, the median over the paths of width(new) / width(Hoeffding)
 at N = 1,000 and 10,000 (each sequence at its own item N, the Hoeffding one tuned to that N as `confidence_sequence`
 does by default), and the rejection rate of 'no difference' under the worst stopping rule on null paths.
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     rng = np.random.default_rng(arguments.seed)
     print(
-        "median width ratio over paths (new / Hoeffding-type normal mixture), and seconds per path of the betting sequence"
+        "median width ratio over paths (new / Hoeffding-type normal mixture), and seconds per path of the betting "
+        "sequence"
     )
     print(f"{'regime':<28} {'N':>6} {'betting':>8} {'emp. Bernstein':>15} {'sd of D':>8} {'s/path':>7}")
     for items in (1000, 10_000):
@@ -77,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     print()
     print(
-        f"type-I error under optional stopping: rejections of 'no difference' at the first e_t >= 20, {arguments.null_paths:,} null "
+        "type-I error under optional stopping: rejections of 'no difference' at the first e_t >= 20, "
+        f"{arguments.null_paths:,} null "
         "paths of 2,000 items (alpha 0.05)"
     )
     for name, differences in _regimes(rng, 2000, arguments.null_paths, gap_scale=0.0).items():

@@ -17,7 +17,8 @@ import time
 
 CASES = {
     "import llm_power_verified": "import llm_power_verified",
-    "from llm_power_verified import required_n_paired_binary": "from llm_power_verified import required_n_paired_binary",
+    "from llm_power_verified import required_n_paired_binary": "from llm_power_verified import "
+    "required_n_paired_binary",
     "from llm_power_verified import mcnemar_exact": "from llm_power_verified import mcnemar_exact",
     "from llm_power_verified import audit_leaderboard": "from llm_power_verified import audit_leaderboard",
 }

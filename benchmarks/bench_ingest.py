@@ -50,7 +50,8 @@ def main() -> None:
             kind = "graded" if "graded" in label else "auto"
             ours = best_of(lambda path=path, kind=kind: read_scores(path, score_kind=kind))
             print(
-                f"{label:12s} {items:,} items x {models} models: pandas.read_csv {floor:.3f} s, read_scores {ours:.3f} s "
+                f"{label:12s} {items:,} items x {models} models: pandas.read_csv {floor:.3f} s, read_scores "
+                f"{ours:.3f} s "
                 f"(ratio {ours / floor:.1f}x the bare parse)"
             )
 

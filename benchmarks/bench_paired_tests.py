@@ -36,7 +36,8 @@ def main() -> None:
     centre = timed(lambda: mcnemar_exact(5_000_000, 5_000_000 - 4000), repeats=21)
     centre_scipy = timed(lambda: binom.cdf(4_996_000, 9_996_000, 0.5), repeats=21)
     print(
-        f"exact McNemar p, b + c = 1e7 near the centre: {centre * 1e3:.3f} ms; scipy.stats.binom.cdf {centre_scipy * 1e3:.3f} ms "
+        f"exact McNemar p, b + c = 1e7 near the centre: {centre * 1e3:.3f} ms; scipy.stats.binom.cdf "
+        f"{centre_scipy * 1e3:.3f} ms "
         f"-> ratio {centre / centre_scipy:.2f} (target <= 2; previous 4.5 ms)"
     )
     b = rng.integers(480_000, 520_000, 10_000)
@@ -53,7 +54,8 @@ def main() -> None:
     audit = timed(lambda: mcnemar_exact(audit_b, audit_c), repeats=9)
     audit_scipy = timed(lambda: binom.cdf(np.minimum(audit_b, audit_c), audit_b + audit_c, 0.5), repeats=9)
     print(
-        f"exact McNemar p, 10^4 audit-like pairs (b, c up to 3,000): {audit * 1e3:.1f} ms; binom.cdf {audit_scipy * 1e3:.1f} ms "
+        f"exact McNemar p, 10^4 audit-like pairs (b, c up to 3,000): {audit * 1e3:.1f} ms; binom.cdf "
+        f"{audit_scipy * 1e3:.1f} ms "
         f"-> ratio {audit / audit_scipy:.2f}"
     )
     start = time.perf_counter()
@@ -67,7 +69,8 @@ def main() -> None:
         repeats=10,
     )
     print(
-        f"paired bootstrap, N = 1e6 binary items, B = 10,000: percentile {boot * 1e3:.2f} ms, BCa {boot_bca * 1e3:.2f} ms"
+        f"paired bootstrap, N = 1e6 binary items, B = 10,000: percentile {boot * 1e3:.2f} ms, BCa "
+        f"{boot_bca * 1e3:.2f} ms"
     )
 
 

@@ -29,7 +29,8 @@ def main() -> None:
         median = float(np.median([row[method] for row in alternative]))
         deviation = max(abs(row[method] - 0.8) for row in alternative) * 100
         print(
-            f"  {method:<15} max |alpha-hat - 0.05| {worst:.1f} pp; power median {median:.3f}, max deviation from 0.80 {deviation:.1f} pp"
+            f"  {method:<15} max |alpha-hat - 0.05| {worst:.1f} pp; power median {median:.3f}, max deviation from "
+            f"0.80 {deviation:.1f} pp"
         )
 
 

@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     SCORES.write_bytes(gzip.compress(buffer.getvalue().encode(), mtime=0))
     ACCURACIES.write_text(table.to_csv(index=False))
     print(
-        f"{scores.shape[1] - 1} models x {len(scores):,} items -> {SCORES.relative_to(ROOT)}, {ACCURACIES.relative_to(ROOT)}"
+        f"{scores.shape[1] - 1} models x {len(scores):,} items -> {SCORES.relative_to(ROOT)}, "
+        f"{ACCURACIES.relative_to(ROOT)}"
     )
     return 0
 

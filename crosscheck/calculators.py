@@ -179,7 +179,8 @@ def paper_discrepancies(rows: list[CalculatorRow]) -> list[str]:
     for row in rows:
         if row.agrees_with_paper is False:
             notes.append(
-                f"{row.tool}: the paper prints per-arm {row.paper_per_arm} (x(1 - rho) = {row.paper_times_one_minus_rho}); "
+                f"{row.tool}: the paper prints per-arm {row.paper_per_arm} (x(1 - rho) = "
+                f"{row.paper_times_one_minus_rho}); "
                 f"the tool returns {row.per_arm:.2f} (x(1 - rho) = {row.times_one_minus_rho:.2f}, "
                 f"{row.ratio_to_required:.3f} of N*), the {row.convention} convention."
             )

@@ -61,7 +61,8 @@ DOCUMENTED = (
             "Faul, Erdfelder, Buchner and Lang (2009), Behavior Research Methods 41, 1149-1160; "
             "G*Power 3.1 manual, z tests for two independent proportions"
         ),
-        formula="pooled variance under H0, unpooled under H1: n = (z_{1-a/2} sqrt(2 pbar qbar) + z_{1-b} sqrt(pA qA + pB qB))^2 / delta^2 per group",
+        formula="pooled variance under H0, unpooled under H1: n = (z_{1-a/2} sqrt(2 pbar qbar) + z_{1-b} sqrt(pA qA + "
+        "pB qB))^2 / delta^2 per group",
         convention="two-proportion-z",
         not_confirmed=(
             "G*Power cannot run here; the output at this case was not observed, and whether the "

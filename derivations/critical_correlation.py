@@ -72,7 +72,8 @@ FUNCTIONS = (
         log_scale=frozenset({"n", "alpha"}),
         integer_args=frozenset({"sides"}),
         well_conditioned=(sp.Abs(RHO_CRITICAL) - sp.Rational(1, 1000),),
-        conditioning_note="V_A + V_B - N delta^2 / K cancels where rho_c crosses zero, where a relative error is meaningless",
+        conditioning_note="V_A + V_B - N delta^2 / K cancels where rho_c crosses zero, where a relative error is "
+        "meaningless",
     ),
     GeneratedFunction(
         name="agreement_share",

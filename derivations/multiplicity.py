@@ -49,9 +49,10 @@ SIDAK = derive_inflation(sidak_level())
 
 _domain = {"family_size": (1.0, 1e6), "alpha": (1e-6, 0.5), "power": (0.5, 1 - 1e-6), "sides": (1, 2)}
 
-# The inflation divides by z_{alpha/sides} + z_{1-power}, which is 0 at alpha/sides = 1/2 and power = 1/2.  Near there the
-# inputs' own rounding (half an ulp of alpha or power, times dz/dp <= 1/phi(0) = 2.5) moves the sum by about 3e-16, so the
-# relative error is about 1e-15 / sum: held to 1e-12 only where the sum is at least 1/100 (a margin of 10 at that edge).
+# The inflation divides by z_{alpha/sides} + z_{1-power}, which is 0 at alpha/sides = 1/2 and power = 1/2. Near there
+# the inputs' own rounding (half an ulp of alpha or power, times dz/dp <= 1/phi(0) = 2.5) moves the sum by about 3e-16,
+# so the relative error is about 1e-15 / sum: held to 1e-12 only where the sum is at least 1/100 (a margin of 10 at that
+# edge).
 _CONDITIONING = (NormalUpperQuantile(alpha / sides) + NormalUpperQuantile(1 - power) - sp.Rational(1, 100),)
 _CONDITIONING_NOTE = (
     "ill-conditioned where z_{alpha/sides} + z_{1-power} is near 0 (alpha/sides and power both near 1/2): "

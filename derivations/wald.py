@@ -149,7 +149,8 @@ FUNCTIONS = (
         name="z_wald",
         args=(variance, delta, n),
         expr=WALD_Z,
-        summary="Wald z of a paired gap, delta / sqrt(variance / n); q there is z^2 / (z_{1-alpha/sides} + z_{1-beta})^2.",
+        summary="Wald z of a paired gap, delta / sqrt(variance / n); q there is z^2 / (z_{1-alpha/sides} + "
+        "z_{1-beta})^2.",
         equations="paper Section 3 (T_N) and Definition 1",
         domain={"variance": (1e-8, 4.0), "delta": (-2.0, 2.0), "n": (1.0, 1e9)},
         log_scale=frozenset({"n", "variance"}),

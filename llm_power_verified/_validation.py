@@ -90,7 +90,8 @@ def check_alpha_power(alpha: Any, power: Any | None = None) -> tuple[np.ndarray,
         a = np.broadcast_to(alpha_array, shape)[bad].flat[0]
         p = np.broadcast_to(power_array, shape)[bad].flat[0]
         raise ArgumentError(
-            f"power must exceed alpha (on the command line: --power above --alpha); got power {p:g} with alpha {a:g}{index}"
+            f"power must exceed alpha (on the command line: --power above --alpha); got power {p:g} with alpha "
+            f"{a:g}{index}"
         )
     return alpha_array, power_array
 

@@ -64,7 +64,8 @@ def run(arguments) -> str | tuple[str, int] | int:
             raise CommandError("--format parquet needs --out FILE (Parquet is a binary file, not terminal output)")
         if arguments.plot:
             raise CommandError(
-                "--plot needs the pair table in memory; --format parquet streams it to the file (plot from another format)"
+                "--plot needs the pair table in memory; --format parquet streams it to the file (plot from another "
+                "format)"
             )
     if arguments.scheduler and arguments.workers:
         raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")

@@ -39,7 +39,8 @@ def add_parser(commands) -> None:
         help="resolution audit of a leaderboard that prints one accuracy per model",
         description=(
             "The audit of a leaderboard without per-item results: one accuracy per model and the benchmark size N.  "
-            "The correlation rho of two models' scores is unknown; the accuracies bound it, and each gap is resolved at "
+            "The correlation rho of two models' scores is unknown; the accuracies bound it, and each gap is resolved "
+            "at "
             "every admissible rho, unresolved at every one, or depends on rho (rho_c: the correlation at which it is "
             "resolved, and the share of items the two models must agree on).  --rho or --rho-range add verdicts at an "
             "assumed correlation, labelled as an assumption.  Per-item results: audit INPUT..."

@@ -63,7 +63,8 @@ def run(arguments) -> str:
         consistent = matches_convention(expected, arguments.tool_output)
         note = (
             f"{arguments.tool} returns the {convention} value, {expected:.2f} here; the given output "
-            f"{arguments.tool_output:g} {'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
+            f"{arguments.tool_output:g} "
+            f"{'is consistent with it' if consistent else 'does NOT match it: check the inputs'}. "
             f"Audited: that output x (1 - rho) = {arguments.tool_output * (1 - arguments.rho):.2f}."
         )
         claimed = arguments.tool_output * (1 - arguments.rho)

@@ -13,7 +13,8 @@ def add_parser(commands) -> None:
     parser = commands.add_parser(
         "contract",
         help="regenerate or check the JSON schemas and columns.rst generated from the output contract",
-        description="The JSON schemas the package ships (and, in a repository checkout, docs/source/reference/columns.rst) are "
+        description="The JSON schemas the package ships (and, in a repository checkout, "
+        "docs/source/reference/columns.rst) are "
         "generated from llm_power_verified/contract; check exits 1 with a diff when a file is stale.",
     )
     parser.add_argument(

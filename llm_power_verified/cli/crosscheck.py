@@ -81,7 +81,8 @@ def run(arguments) -> str:
         ("verdict", "verdict"),
     ]
     text = [
-        f"p_A = {arguments.p_a}, p_B = {arguments.p_b}, rho = {arguments.rho}, alpha = {arguments.alpha}, power = {arguments.power}",
+        f"p_A = {arguments.p_a}, p_B = {arguments.p_b}, rho = {arguments.rho}, alpha = {arguments.alpha}, power = "
+        f"{arguments.power}",
         "",
     ]
     text.append(render_rows(as_dicts(rows), columns, output))

@@ -87,7 +87,8 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
         "--epochs",
         choices=("first", "mean", "error"),
         default="first",
-        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error refuses",
+        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error "
+        "refuses",
     )
     return parent
 

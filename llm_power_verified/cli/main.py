@@ -86,7 +86,8 @@ def build_parser() -> Parser:
     return parser
 
 
-#: Where the options of a command line written for the first drafts of this release went (a hint after argparse's error).
+#: Where the options of a command line written for the first drafts of this release went (a hint after argparse's
+#: error).
 _MOVED = {
     ("audit", "--summary"): "accuracies only: audit-accuracies FILE",
     ("plan", "--summary"): "accuracies only: plan accuracies FILE",

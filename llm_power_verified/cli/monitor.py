@@ -121,8 +121,10 @@ def run(arguments) -> str:
         "",
         (
             f"first crossing: {'item ' + str(first) if first else 'none'}; "
-            f"p_anytime_running = min(1, 1/sup_t e_t) = {summary['p_anytime_running']:.4g} (valid at any stopping time); "
-            f"p_anytime_at_n = min(1, 1/e_N) = {summary['p_anytime_at_n']:.4g} (the audit's value, from the final counts)"
+            f"p_anytime_running = min(1, 1/sup_t e_t) = {summary['p_anytime_running']:.4g} (valid at any stopping "
+            "time); "
+            f"p_anytime_at_n = min(1, 1/e_N) = {summary['p_anytime_at_n']:.4g} (the audit's value, from the final "
+            "counts)"
         ),
     ]
     return "\n".join(lines)

@@ -80,7 +80,8 @@ def add_parser(commands) -> None:
         help="items (and clusters) that resolve a target; stopping N of a monitored test",
         description=(
             "Plan a benchmark.  plan gap: the items that resolve one gap at a correlation, in a declared family, with "
-            "the trade-off between items per cluster and clusters (--icc) and the expected and 90th-percentile stopping "
+            "the trade-off between items per cluster and clusters (--icc) and the expected and 90th-percentile "
+            "stopping "
             "N of the monitored (e-process) test (--anytime).  plan items | accuracies | report: from an audit of "
             "per-item results (read as audit reads them), of accuracies only (as audit-accuracies reads them) or a "
             "saved JSON report, the items that resolve every adjacent pair among the top --top models, and how many "
@@ -99,7 +100,8 @@ def add_parser(commands) -> None:
             _options(top=False, cluster_sizes="needs --icc"),
         ],
         help="one gap --p-a --p-b --rho: the items that resolve it",
-        description="The items that resolve one gap at a correlation, in a declared family of --family-size comparisons.",
+        description="The items that resolve one gap at a correlation, in a declared family of --family-size "
+        "comparisons.",
     )
     gap.add_argument("--family-size", type=SIZE, default=1, help="comparisons in the declared family")
     gap.add_argument(
@@ -161,7 +163,8 @@ def _check_gap(arguments) -> None:
 def _audit(arguments):
     """The audit's figures and the notes of how its input was read.
 
-    The figures come from a saved report, or an audit run now (accuracies only, or per-item without resamples); the notes
+    The figures come from a saved report, or an audit run now (accuracies only, or per-item without resamples); the
+    notes
     (the scale of the accuracies, inconsistent inputs, rows left out) are as audit prints them.
     """
     from llm_power_verified.plan import AuditFigures, read_audit_report
@@ -207,10 +210,12 @@ def _gap(arguments) -> tuple[dict, list[str]]:
     document = {"plan": plan.to_dict()}
     lines = [
         (
-            f"gap {plan.p_a:g} - {plan.p_b:g} at rho {plan.rho:g}: sigma_D^2 = {plan.variance:.6g}; family of {plan.family_size}, "
+            f"gap {plan.p_a:g} - {plan.p_b:g} at rho {plan.rho:g}: sigma_D^2 = {plan.variance:.6g}; family of "
+            f"{plan.family_size}, "
             f"level {plan.level:.4g} ({plan.level_reason})"
         ),
-        f"items that resolve it: {plan.items:,.0f} (N* = {plan.required_n:.6g}; {plan.required_n_at_alpha:.6g} at alpha itself)",
+        f"items that resolve it: {plan.items:,.0f} (N* = {plan.required_n:.6g}; {plan.required_n_at_alpha:.6g} at "
+        "alpha itself)",
     ]
     if arguments.icc is not None:
         table = cluster_tradeoff(plan.required_n, arguments.icc, arguments.cluster_sizes)
@@ -243,7 +248,8 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
     whose = " (the report's settings.correction)" if arguments.source == "report" else ""
     lines = [
-        f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction {plan.correction}{whose}, "
+        f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction "
+        f"{plan.correction}{whose}, "
         f"level {plan.level:.4g} ({plan.level_reason})",
         f"benchmark now: {plan.n_items:,} items",
     ]
@@ -297,8 +303,10 @@ def _clustered_tradeoff(arguments, figures, plan, document: dict) -> list[str]:
     return [
         "",
         (
-            f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now {figures.n_clusters} "
-            f"clusters of {figures.mean_cluster_size:.0f} items on average, {weighted_size:.0f} size-weighted (sum m^2/N, "
+            f"clusters for {plan.limiting['clustered']} at its observed ICC {icc:.4g}{counted} (now "
+            f"{figures.n_clusters} "
+            f"clusters of {figures.mean_cluster_size:.0f} items on average, {weighted_size:.0f} size-weighted (sum "
+            "m^2/N, "
             f"the design effect's m)):"
         ),
         _tradeoff(table),
@@ -342,7 +350,8 @@ def run(arguments) -> str:
         lines += [
             "",
             (
-                f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs {p_b:g} "
+                f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs "
+                f"{p_b:g} "
                 f"at rho {rho:g}, {stopping['method']}{se}:"
             ),
             _stopping_line(stopping, arguments.quantile),
@@ -369,7 +378,8 @@ def _stopping_line(stopping: dict, quantile: float) -> str:
     where = f"P(crossing within {stopping['horizon']:,} discordant items) = {crossed:.6f}"
     if crossed < 1 - 1e-6:
         mean = (
-            f"some runs do not cross within the horizon, so the expected stopping N is beyond it (a larger --horizon shows "
+            "some runs do not cross within the horizon, so the expected stopping N is beyond it (a larger --horizon "
+            "shows "
             f"more); mean {stopping['expected_n']:,.0f} among the runs that cross within it"
         )
     else:

@@ -18,13 +18,15 @@ def add_parser(commands) -> None:
         "reproduce",
         parents=[format_options(("markdown", "json"), "markdown")],
         help="printed numbers of the source papers beside values recomputed from their stated inputs",
-        description="Each row: location, quantity or claim, stated inputs, printed, computed, relative difference, verdict, reason.",
+        description="Each row: location, quantity or claim, stated inputs, printed, computed, relative difference, "
+        "verdict, reason.",
     )
     parser.add_argument(
         "--paper",
         choices=("all", "main", "embedding", "sample-size"),
         default="all",
-        help="which source paper to reproduce: main (Resolution Diagnostics for Paired LLM Evaluation, arXiv 2605.30315), "
+        help="which source paper to reproduce: main (Resolution Diagnostics for Paired LLM Evaluation, arXiv "
+        "2605.30315), "
         "embedding (How Many Test Pairs Do You Need?), sample-size (Power Analysis for Pairwise Model "
         "Comparisons on Reasoning Benchmarks), or all",
     )
@@ -56,6 +58,7 @@ def run(arguments) -> str:
         difference = "-" if row.relative_difference is None else f"{row.relative_difference:.2e}"
         computed = f"{row.computed:.6g}" if math.isfinite(row.computed) else "-"
         lines.append(
-            f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | {row.verdict} | {row.reason} |"
+            f"| {row.paper} | {row.location} | {row.quantity} | {row.printed} | {computed} | {difference} | "
+            f"{row.verdict} | {row.reason} |"
         )
     return "\n".join(lines)

@@ -44,8 +44,10 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
         [
             (
                 "rho_critical",
-                "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has no "
-                "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every one, or "
+                "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has "
+                "no "
+                "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every "
+                "one, or "
                 "unresolved at every one)",
                 4,
                 "rho_c",
@@ -82,7 +84,8 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
             (
                 "rho_critical_family",
                 "rho_c at level_strict; 'none' (null) outside [rho_min, rho_max]: at level_strict the gap is resolved "
-                "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family unresolved "
+                "at every admissible rho (verdict_family resolved) or unresolved at every one (verdict_family "
+                "unresolved "
                 "or depends on p-value order)",
             ),
             ("agreement_critical_family", "agreement share at rho_critical_family"),

@@ -47,14 +47,18 @@ VERDICT_KINDS = ("resolved", "unresolved", "depends on rho", "depends on p-value
 
 #: The verdicts of a per-item pair, each a separate column; printed first in the legend.
 VERDICT_RULES = {
-    "significant": "the arbiter (exact McNemar for 0/1 scores, paired t for graded) after the declared family's correction: "
+    "significant": "the arbiter (exact McNemar for 0/1 scores, paired t for graded) after the declared family's "
+    "correction: "
     "p_adjusted <= alpha (a significance test of the observed gap)",
-    "resolved": "q = N / N* >= 1 (paper Definition 1): N is large enough to detect a gap of the observed size with the target "
+    "resolved": "q = N / N* >= 1 (paper Definition 1): N is large enough to detect a gap of the observed size with "
+    "the target "
     "power (a power statement, not a test; a pair can be significant and unresolved)",
-    "significant_clustered": "the arbiter's z divided by sqrt(design effect) of the item clusters (paper Section 6.4), then "
+    "significant_clustered": "the arbiter's z divided by sqrt(design effect) of the item clusters (paper Section "
+    "6.4), then "
     "the declared family's correction, as for 'significant': p_cluster adjusted <= alpha (equals "
     "'significant' when the design effect is 1)",
-    "significant_anytime": "e-BH over the declared family on the e-values at N (0/1 scores: the grid mixture of paper Appendix C; "
+    "significant_anytime": "e-BH over the declared family on the e-values at N (0/1 scores: the grid mixture of paper "
+    "Appendix C; "
     "graded: the hedged betting e-process over the items in id order): valid however often the table was looked at",
     "resolved_cluster": "N >= N* x design effect (paper Section 6.4)",
     "resolved_anytime": "N >= N_av, the anytime-valid required N (boundary definition)",

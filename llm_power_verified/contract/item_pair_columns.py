@@ -82,7 +82,8 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
             ("boot_ci_high", "high"),
             (
                 "p_bootstrap",
-                "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) with k the "
+                "percentile-bootstrap p (paper Definition 2) over B resamples, counted as min(1, 2 (k + 1) / (B + 1)) "
+                "with k the "
                 "resamples on the smaller side of 0 (Davison & Hinkley 1997, Eq. 4.11): never 0, at least 2 / (B + 1)",
             ),
         ],
@@ -147,7 +148,8 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
         [
             (
                 "log_e",
-                "log e-value at N: the grid-mixture e-process at the final counts (0/1 scores), the hedged betting e-process "
+                "log e-value at N: the grid-mixture e-process at the final counts (0/1 scores), the hedged betting "
+                "e-process "
                 "over the items in id order (graded)",
             ),
             (

@@ -149,7 +149,8 @@ ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
 #: Shown first after the two models when the listed pairs are not all adjacent (--mode all or reference, --pairs all):
 #: which pairs are next in the ranking (the family of --family adjacent).  A listing of adjacent pairs only omits it.
 MIXED_PAIRS_VIEW = ("adjacent",)
-#: The accuracies-only terminal's columns dropped first when the pair table is wider than the terminal (the least needed first).
+#: The accuracies-only terminal's columns dropped first when the pair table is wider than the terminal (the least needed
+#: first).
 DROP_ORDER = (
     "rho_interval",
     "required_n_range",

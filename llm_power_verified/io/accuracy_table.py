@@ -330,7 +330,8 @@ def read_accuracies(
     repeat = first_repeat(models)
     if repeat is not None:
         raise InputError(
-            f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row per model"
+            f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row "
+            "per model"
         )
     alike = same_name_repeat(models)
     if alike is not None:
@@ -346,8 +347,10 @@ def read_accuracies(
     for row, value in enumerate(values):
         if not 0 < value < top:
             raise InputError(
-                f"{where[row]}: {accuracy_column} {texts[row]} read as {'a percentage' if chosen == 'percent' else 'a fraction'} "
-                f"must lie strictly between 0 and {top}; an accuracy of 0 or all items leaves no per-item variance to pair"
+                f"{where[row]}: {accuracy_column} {texts[row]} read as "
+                f"{'a percentage' if chosen == 'percent' else 'a fraction'} "
+                f"must lie strictly between 0 and {top}; an accuracy of 0 or all items leaves no per-item variance to "
+                "pair"
             )
     size = _benchmark_size(frame, n_column, n, name, lines)
     low, high = _counts(values, top, size)

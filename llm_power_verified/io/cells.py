@@ -269,7 +269,8 @@ def number_matrix(
             example = values.iloc[row]
             if not isinstance(example, str):
                 raise InputError(
-                    f"{source}: {row_place(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, not a "
+                    f"{source}: {row_place(lines, row)}, column {column!r}: {_shown(example)} is {_kind(example)}, "
+                    "not a "
                     "number; scores are numbers in [0, 1]"
                 )
             if text_hint is not None and bad.sum() > (len(values) - int((np.isnan(parsed) & ~bad).sum())) / 2:

@@ -54,7 +54,8 @@ def input_kind(paths: Sequence[Path]) -> str:
     Raises
     ------
     InputError
-        No input, a missing path, one given twice, a folder named like a file, a pipe or device whose format a name cannot tell,
+        No input, a missing path, one given twice, a folder named like a file, a pipe or device whose format a name
+        cannot tell,
         folders mixed with files, table or log files mixed with others, one file of unknown format, or more than two
         plain files.
 

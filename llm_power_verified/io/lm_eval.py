@@ -366,11 +366,13 @@ def read_lm_eval(
                     )
                 if record.value is _MISSING:
                     raise AlignmentError(
-                        f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check --metric"
+                        f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check "
+                        "--metric"
                     )
                 if doc_id in lines:
                     raise AlignmentError(
-                        f"{path}: doc_id {doc_id} appears twice for filter {wanted!r} (lines {lines[doc_id]} and {number})"
+                        f"{path}: doc_id {doc_id} appears twice for filter {wanted!r} (lines {lines[doc_id]} and "
+                        f"{number})"
                     )
                 lines[doc_id] = number
                 seen.same_item(subtask, doc_id, record.doc_hash, model, path, number)

@@ -195,7 +195,8 @@ def _resolve_clusters(
     if missing_cluster == "error":
         raise InputError(
             f"{source}: item {item_ids[first]!r} has no cluster label ({int(missing.sum())} items lack one); "
-            "pass --missing-cluster drop to leave those items out, or --missing-cluster own to make each its own cluster"
+            "pass --missing-cluster drop to leave those items out, or --missing-cluster own to make each its own "
+            "cluster"
         )
     if missing_cluster == "drop":
         return (
@@ -285,7 +286,8 @@ def build_matrix(
     _check_names("item id", item_ids, source, "item ids must name each item once")
     if len(models) < 2:
         raise AlignmentError(
-            f"{source}: only {len(models)} model ({', '.join(map(repr, models))}); a paired comparison needs at least two"
+            f"{source}: only {len(models)} model ({', '.join(map(repr, models))}); a paired comparison needs at least "
+            "two"
         )
     if not item_ids:
         raise AlignmentError(f"{source}: no items")
@@ -316,7 +318,8 @@ def build_matrix(
                 else ""
             )
             raise InputError(
-                f"{source}: {locate(item, model)} has score {shown_score(scores[item, model])}, outside [{low:g}, {high:g}] "
+                f"{source}: {locate(item, model)} has score {shown_score(scores[item, model])}, outside [{low:g}, "
+                f"{high:g}] "
                 f"({int(bad.sum())} scores are); scores are accuracies or partial credit in [0, 1]{hint}"
             )
     elif score_kind != "graded":

@@ -168,8 +168,8 @@ def _unquoted_csv(
         encoding="utf-8",
     )
     try:
-        # One list of missing texts for all columns (a dict of one per column cost 7 kB a column: 700 MB at 100,000 columns);
-        # the few text columns are read again on their own, where no text means missing.
+        # One list of missing texts for all columns (a dict of one per column cost 7 kB a column: 700 MB at 100,000
+        # columns); the few text columns are read again on their own, where no text means missing.
         data_frame = pd.read_csv(_stdio.BytesIO(body), dtype=textual, na_values=missing, **common, **EXACT_FLOATS)
         if textual:
             texts = pd.read_csv(
@@ -277,7 +277,8 @@ def _check_parquet_size(path: Path, metadata) -> None:
     if cells > MAX_PARQUET_CELLS or unpacked > MAX_PARQUET_BYTES:
         raise InputError(
             f"{path}: {metadata.num_rows:,} rows x {metadata.num_columns:,} columns ({unpacked:,} bytes uncompressed), "
-            f"more than the {MAX_PARQUET_CELLS:,} cells or {MAX_PARQUET_BYTES:,} bytes read whole; split the table into "
+            f"more than the {MAX_PARQUET_CELLS:,} cells or {MAX_PARQUET_BYTES:,} bytes read whole; split the table "
+            "into "
             "smaller files"
         )
 

@@ -123,7 +123,8 @@ def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None
     repeat = first_repeat(ids)
     if repeat is not None:
         raise InputError(
-            f"{source}: item id {ids[repeat[0]]!r} appears twice ({row_place(lines, repeat[0])} and {row_place(lines, repeat[1])}); "
+            f"{source}: item id {ids[repeat[0]]!r} appears twice ({row_place(lines, repeat[0])} and "
+            f"{row_place(lines, repeat[1])}); "
             "item ids must be unique"
         )
 
@@ -139,7 +140,8 @@ def _wide_columns(
     """A wide table's header checked: its item ids (by row number without an item column), item and model columns."""
     if cluster_column is not None and cluster_column not in frame.columns:
         raise InputError(
-            f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check --cluster-column"
+            f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check "
+            "--cluster-column"
         )
     if item_column is not None and item_column in frame.columns:
         items = _item_ids(frame[item_column], source, lines, item_column)
@@ -400,7 +402,8 @@ def from_long(
         first, second, how = (int(np.argmax(cols == alike[0])), int(np.argmax(cols == alike[1])), alike[2])
         raise InputError(
             f"{source}: {row_place(lines, second)}, column {model_column!r}: model {model_names[alike[1]]!r} and "
-            f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model one way"
+            f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model "
+            "one way"
         )
     if cluster_column:
         label_code, label_names = label_codes(

@@ -83,7 +83,8 @@ def _zstd(raw: bytes, info: zipfile.ZipInfo, output: _Output) -> None:
         raise InputError(f"{output.where}: not a zstd frame ({error})") from None
     if declared > info.file_size:
         raise InputError(
-            f"{output.where}: the zstd frame declares {declared:,} bytes but the zip directory says {info.file_size:,}; "
+            f"{output.where}: the zstd frame declares {declared:,} bytes but the zip directory says "
+            f"{info.file_size:,}; "
             "refusing to decompress a damaged or hostile member"
         )
     try:

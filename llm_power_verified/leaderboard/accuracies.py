@@ -327,7 +327,8 @@ def audit_accuracies(
     notes = list(table.notes)
     if correction in ("holm", "bh"):
         notes.append(
-            f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family verdicts "
+            f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family "
+            "verdicts "
             f"hold for every level in [alpha/m, alpha] = [{strict:.3g}, {lenient:.3g}]; the family's rho_c "
             "(rho_critical_family, in the machine formats) is at alpha/m, the rho_c column at alpha"
         )
@@ -338,7 +339,8 @@ def audit_accuracies(
         outside = int((pairs["verdict_assumed"] == NOT_ADMISSIBLE).sum())
         if outside:
             notes.append(
-                f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict is 'not admissible'"
+                f"assumption {label} lies outside the admissible interval of {outside} pair(s); their assumed verdict "
+                "is 'not admissible'"
             )
     adjacent = pairs[pairs["adjacent"]]
     return AccuracyAudit(

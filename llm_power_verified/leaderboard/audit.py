@@ -124,7 +124,8 @@ def audit_leaderboard(
     ArgumentError
         Fewer than 2 items, an unknown mode, family or correction, mode "reference" without a known reference
         model (or with another family), alpha or power out of 0 < alpha < power < 1, a count out of range, or an
-        audit whose estimated memory exceeds the budget (:func:`~llm_power_verified.leaderboard.ranking.check_audit_memory`).
+        audit whose estimated memory exceeds the budget
+        (:func:`~llm_power_verified.leaderboard.ranking.check_audit_memory`).
 
     Notes
     -----

@@ -12,14 +12,15 @@ from llm_power_verified.errors import ArgumentError
 
 __all__ = ["RANKING_BYTES_PER_CELL", "audit_memory", "check_audit_memory", "memory_budget", "ranking_memory"]
 
-#: Peak bytes per cell of the K x K table that the ranking allocates: the pair counts (int64 and the float32 product), the
-#: all-pairs indices, p-values and Holm's sort, the adjusted-p table and the letters' boolean tables.  Measured 45 at
+#: Peak bytes per cell of the K x K table that the ranking allocates: the pair counts (int64 and the float32 product),
+#: the all-pairs indices, p-values and Holm's sort, the adjusted-p table and the letters' boolean tables. Measured 45 at
 #: K = 4,000 (697 MiB over the interpreter's own, 3 items, adjacent mode); 48 leaves a margin.
 RANKING_BYTES_PER_CELL = 48
 #: Peak bytes per reported pair beyond the ranking: a row of the in-memory pair table (every column) and the columns a
 #: streamed audit keeps; and per pair of an "all" family that the mode does not report (indices, p-values, Holm's sort).
-#: Measured at K = 2,000, mode all, 3 items: 764 and 58 bytes per pair; rounded up (the z_wald column adds 8: 772 < 800).  The streamed audit has since kept
-#: rho (8 bytes) and, graded, the two variances (16) for the headline's smallest resolvable gap: 58 + 24, rounded up to 88.
+#: Measured at K = 2,000, mode all, 3 items: 764 and 58 bytes per pair; rounded up (the z_wald column adds 8: 772 <
+#: 800). The streamed audit has since kept rho (8 bytes) and, graded, the two variances (16) for the headline's smallest
+#: resolvable gap: 58 + 24, rounded up to 88.
 _PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
 
 

@@ -203,7 +203,8 @@ def _stated_mde(n: int, variance: np.ndarray, alpha: float, power: float) -> np.
     """Paper Eq. 4's MDE at N per pair, NaN (JSON null) where the plug-in variance is 0.
 
     With the same difference on every item (no discordant item, or all discordant one way) the plug-in variance is 0
-    and Eq. 4 gives 0, which would read as "any gap is detectable"; an MDE needs a variance under the alternative, which such a pair does not estimate.
+    and Eq. 4 gives 0, which would read as "any gap is detectable"; an MDE needs a variance under the alternative, which
+    such a pair does not estimate.
     """
     mde = np.asarray(minimum_detectable_effect(n, variance, alpha, power), dtype=np.float64).reshape(-1)
     return np.where(np.asarray(variance).reshape(-1) > 0, mde, np.nan)
@@ -323,7 +324,8 @@ def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     return frame
 
 
-#: Pairs per sub-block of the graded e-values: bounds the (pairs x items) arrays of the betting capital (about 8 MB per 100k items).
+#: Pairs per sub-block of the graded e-values: bounds the (pairs x items) arrays of the betting capital (about 8 MB per
+#: 100k items).
 _GRADED_PAIRS = 8
 
 

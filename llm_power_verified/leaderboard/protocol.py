@@ -23,7 +23,8 @@ __all__ = ["Audit", "PerItemAudit"]
 class Audit(Protocol):
     """What a renderer reads of an audit: the protocol every audit implements.
 
-    Its methods ``settings()``, ``data()`` and ``sections()`` give the JSON report's members.  :class:`~llm_power_verified.leaderboard.audit_results.AuditResult`,
+    Its methods ``settings()``, ``data()`` and ``sections()`` give the JSON report's members.
+    :class:`~llm_power_verified.leaderboard.audit_results.AuditResult`,
     :class:`~llm_power_verified.leaderboard.audit_results.StreamedAudit` and
     :class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit` implement it.
 

@@ -38,7 +38,8 @@ class AuditRequest:
     matrix : ScoreMatrix
         The aligned per-item scores.
     settings : AuditSettings
-        What the audit is asked for (:class:`~llm_power_verified.leaderboard.audit.AuditSettings`; default: its defaults).
+        What the audit is asked for (:class:`~llm_power_verified.leaderboard.audit.AuditSettings`; default: its
+        defaults).
     backend : Backend or None
         Where the blocks of pairs are computed (None: this process).
     progress : callable or None

@@ -192,7 +192,8 @@ class DaskBackend(Backend):
         if scheduler:
             if workers is not None:
                 raise ArgumentError(
-                    "give either a scheduler address (an existing cluster) or a number of workers (a local cluster), not both"
+                    "give either a scheduler address (an existing cluster) or a number of workers (a local cluster), "
+                    "not both"
                 )
             try:
                 self.client = Client(scheduler, timeout="10s")

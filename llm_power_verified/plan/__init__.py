@@ -3,7 +3,8 @@
 * :func:`~llm_power_verified.plan.targets.plan_gap`: N for one gap at a given correlation under a declared family
   and correction;
 * :func:`~llm_power_verified.plan.targets.plan_leaderboard`: N (and how many more items) to resolve every adjacent
-  pair among the top k of an audit, per-item (:class:`~llm_power_verified.leaderboard.audit.AuditResult`), accuracies only
+  pair among the top k of an audit, per-item (:class:`~llm_power_verified.leaderboard.audit.AuditResult`), accuracies
+  only
   (:class:`~llm_power_verified.leaderboard.accuracies.AccuracyAudit`) or a saved JSON report
   (:func:`~llm_power_verified.plan.reports.read_audit_report`);
 * :func:`~llm_power_verified.plan.clusters.cluster_tradeoff`: more items per cluster against more clusters at an ICC

@@ -76,7 +76,8 @@ class _Checker:
             if not _agree(value, expected):
                 raise InputError(
                     f"{self.where(index)}.{key}: the report says {_show(value)}, but recomputed from its own {basis} "
-                    f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the report "
+                    f"it is {_show(expected)} (the two must agree within a relative {RELATIVE_TOLERANCE:g}); the "
+                    "report "
                     f"is damaged or was edited: write it again with {self.writer}"
                 )
 
@@ -234,8 +235,10 @@ def check_report_figures(
         index = int(np.argmax(wrong))
         raise InputError(
             f"{checker.where(index)}.adjacent: the report says {bool(pairs['adjacent'].iloc[index])}, but its ranks "
-            f"{int(pairs['rank_a'].iloc[index])} and {int(pairs['rank_b'].iloc[index])} make it {bool(expected[index])} "
-            f"(adjacent: abs(rank_a - rank_b) = 1); the report is damaged or was edited: write it again with {checker.writer}"
+            f"{int(pairs['rank_a'].iloc[index])} and {int(pairs['rank_b'].iloc[index])} make it "
+            f"{bool(expected[index])} "
+            "(adjacent: abs(rank_a - rank_b) = 1); the report is damaged or was edited: write it again with "
+            f"{checker.writer}"
         )
     if "ranking" in document:
         _ranking(checker, pairs, document["ranking"], n_models, "accuracy" if summary else "mean_score")

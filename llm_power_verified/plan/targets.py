@@ -354,7 +354,8 @@ def plan_leaderboard(
     rows = _adjacent_top(figures.pairs, top)
     if len(rows) != top - 1:
         raise ArgumentError(
-            f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode adjacent or all"
+            f"the audit reports {len(rows)} of the {top - 1} adjacent pairs among the top {top}; audit with --mode "
+            "adjacent or all"
         )
     family_size = top - 1
     correction = figures.correction if correction is None else correction

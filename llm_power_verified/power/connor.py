@@ -2,7 +2,8 @@
 
 N = (z_{1-alpha/2} sqrt(psi) + z_{1-beta} sqrt(psi - delta^2))^2 / delta^2 with
 psi = p10 + p01 the discordance probability and delta = p10 - p01: the
-"discordance-form McNemar required-N" Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315) compares with its Equation 6.
+"discordance-form McNemar required-N" Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315) compares with
+its Equation 6.
 """
 
 from __future__ import annotations

@@ -142,7 +142,8 @@ def convention_values(p_a: float, p_b: float, rho: float, alpha: float = 0.05, p
     unpaired Wald K (p_a q_a + p_b q_b)/delta^2 and its (1 - rho) multiple, and the
     paired N* of Equation 6.
 
-    The arcsine values from ``derivations/arcsine.py``, the unpaired Wald from ``derivations/unpaired.py``, N* from ``derivations/wald.py``.
+    The arcsine values from ``derivations/arcsine.py``, the unpaired Wald from ``derivations/unpaired.py``, N* from
+    ``derivations/wald.py``.
 
     References
     ----------
@@ -295,7 +296,8 @@ def audit_claimed_n(
         others = [name for name in matches if name != "paired"]
         also = f"; it also matches {', '.join(others)}, which here lands within rounding of N*" if others else ""
         verdict = (
-            f"{claimed_n:g} agrees with the correct paired N* = {required:.2f} ({rounding(required, float(claimed_n))}; "
+            f"{claimed_n:g} agrees with the correct paired N* = {required:.2f} "
+            f"({rounding(required, float(claimed_n))}; "
             f"the integer requirement is {integer} items){also}."
         )
     elif matches:
@@ -307,7 +309,8 @@ def audit_claimed_n(
     elif doubled:
         verdict = (
             f"{claimed_n:g} is twice the {', '.join(doubled)} value: a per-group size reported as the total of two "
-            f"groups; paired items need no second group; it is {multiple:.3g} x the correct paired N* ({integer} items)."
+            f"groups; paired items need no second group; it is {multiple:.3g} x the correct paired N* ({integer} "
+            "items)."
         )
     else:
         verdict = (

@@ -105,7 +105,8 @@ def agreement_share(p_a: Any, p_b: Any, rho: Any) -> float | np.ndarray:
 
     Notes
     -----
-    p11 + p00 = 1 - p_a - p_b + 2 p11 with p11 = p_a p_b + rho sqrt(p_a q_a p_b q_b) (``derivations/paired_variance.py``, ``joint_success_probability``).
+    p11 + p00 = 1 - p_a - p_b + 2 p11 with p11 = p_a p_b + rho sqrt(p_a q_a p_b q_b)
+    (``derivations/paired_variance.py``, ``joint_success_probability``).
 
     Examples
     --------

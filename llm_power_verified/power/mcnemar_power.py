@@ -63,7 +63,8 @@ def critical_counts(m: Any, alpha: float = 0.05, method: str = "exact") -> np.nd
 
     Notes
     -----
-    k(m) is found by bisection on the variant's own p-value, which grows with min(b, m - b) for fixed m (module notes).  No closed form: nothing here comes from ``derivations/``.
+    k(m) is found by bisection on the variant's own p-value, which grows with min(b, m - b) for fixed m (module notes).
+    No closed form: nothing here comes from ``derivations/``.
 
     Examples
     --------

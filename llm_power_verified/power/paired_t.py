@@ -64,7 +64,8 @@ def power_paired_t(
     T ~ t'(n - 1, sqrt(n) mean_diff / sd_diff).  Matches statsmodels'
     ``TTestPower().power`` (which also sums both tails).
 
-    The noncentral t distribution is scipy's; ``derivations/paired_t.py`` gives the normal approximation and its derivation.
+    The noncentral t distribution is scipy's; ``derivations/paired_t.py`` gives the normal approximation and its
+    derivation.
 
     References
     ----------

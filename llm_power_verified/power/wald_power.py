@@ -1,7 +1,8 @@
 """Power of the paired Wald test at n items: the inverse of the sample-size formulas in :mod:`.sample_size`.
 
 pi_N(delta) = Phi(-z_{1-alpha/2} - mu) + 1 - Phi(z_{1-alpha/2} - mu), mu = abs(delta) sqrt(N) / sigma_D
-(the footnote to Equation 2 of Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315)), or the one tail of a one-sided test.
+(the footnote to Equation 2 of Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315)), or the one tail of
+a one-sided test.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def power_wald(
     delta = check_in_open_interval("delta", delta, -np.inf, np.inf)
     alpha, _ = check_alpha_power(alpha)
     if alternative == "two-sided":
-        # The formula halves alpha itself; a level whose half underflows is taken as twice the tail one_tail_level keeps.
+        # The formula halves alpha itself; a level whose half underflows is taken as twice the tail one_tail_level
+        # keeps.
         result = _wald.power_wald_two_sided(variance, delta, n, 2 * one_tail_level(alpha, alternative)[0])
     else:
         sides_for(alternative)

@@ -1,6 +1,7 @@
 """Rendering an audit: terminal table, Markdown, HTML, JSON, JSON Lines, CSV, Parquet and plots.
 
-:func:`~llm_power_verified.report.dispatch.render` (the report as text) and :func:`~llm_power_verified.report.dispatch.write` (to a file or standard
+:func:`~llm_power_verified.report.dispatch.render` (the report as text) and
+:func:`~llm_power_verified.report.dispatch.write` (to a file or standard
 output, streaming Parquet) are the one place that chooses a format
 (:mod:`.dispatch`); :func:`~llm_power_verified.report.report_data.document` is the JSON report without its pairs.
 The names below are loaded on first use (PEP 562): the CLI's option tables

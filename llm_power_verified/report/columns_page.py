@@ -94,6 +94,7 @@ def columns_page(header: str = "GENERATED from llm_power_verified/contract; do n
     lines.extend(["Composite cells of the text tables", "----------------------------------", ""])
     for item in COMPOSITES.values():
         lines.append(
-            f"- ``{item.name}`` ({_rst(item.header)}; from {', '.join(f'``{part}``' for part in item.parts)}): {_rst(item.meaning)}"
+            f"- ``{item.name}`` ({_rst(item.header)}; from {', '.join(f'``{part}``' for part in item.parts)}): "
+            f"{_rst(item.meaning)}"
         )
     return "\n".join(lines) + "\n"

@@ -114,7 +114,8 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     ----------
     audit : Audit or AuditRequest
         Any audit of the protocol, or a request: written as Parquet, its pair table streams to the file block by
-        block (never in memory; with item clusters it runs in memory); any other format runs it (``AuditRequest.run()``) and renders the result
+        block (never in memory; with item clusters it runs in memory); any other format runs it (``AuditRequest.run()``)
+        and renders the result
         (:class:`~llm_power_verified.leaderboard.request.AuditRequest`).
     format : {"table", "markdown", "html", "json", "jsonl", "csv", "parquet"}
         The format (the contract's ``FORMATS``).

@@ -93,11 +93,13 @@ def headline_lines(facts: Headline) -> list[str]:
         )
     elif gap < 1.0:
         lines.append(
-            f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score {mean:.3f})."
+            f"Smallest gap this benchmark resolves: {gap:.3g} (at the median observed rho {rho:.2f} and mean score "
+            f"{mean:.3f})."
         )
     else:  # scores lie in [0, 1], so no gap between two mean scores exceeds 1
         lines.append(
-            f"No gap is resolvable with {facts.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, the "
+            f"No gap is resolvable with {facts.n_items:,} items: the minimum detectable effect is {gap:.3g}, over 1, "
+            "the "
             f"largest possible gap (at the median observed rho {rho:.2f} and mean score {mean:.3f})."
         )
     if facts.adjacent_pairs:
@@ -113,7 +115,8 @@ def headline_lines(facts: Headline) -> list[str]:
 
 def _counts(counts: VerdictCounts, total: int) -> str:
     text = (
-        f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one {counts.unresolved}/{total}, "
+        f"resolved at every admissible rho {counts.resolved}/{total}, unresolved at every one "
+        f"{counts.unresolved}/{total}, "
         f"depends on rho {counts.depends_on_rho}/{total}"
     )
     return text + (
@@ -138,7 +141,8 @@ def accuracy_lines(facts: AccuracyHeadline) -> list[str]:
     lines = [
         (
             f"{facts.n_models} models, N = {facts.n_items:,} items, accuracies only (read as "
-            f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power {facts.power:g}; "
+            f"{'percentages' if facts.scale == 'percent' else 'fractions'}); alpha {facts.alpha:g}, power "
+            f"{facts.power:g}; "
             f"family '{facts.mode}' (m = {facts.family_size:,}), correction {facts.correction}."
         ),
         f"Adjacent gaps: {_counts(facts.adjacent, adjacent)}.",

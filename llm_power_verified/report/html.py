@@ -155,7 +155,8 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
         The inline SVG figures of a per-item audit in memory (they need the ``plots`` extra; without it they are left
         out, with a note).
     pairs : {"top", "all", "none"}, default "top"
-        "top" lists at most ``HTML_ROW_LIMIT`` pairs of a per-item audit, the closest in rank (an accuracies-only audit's
+        "top" lists at most ``HTML_ROW_LIMIT`` pairs of a per-item audit, the closest in rank (an accuracies-only
+        audit's
         adjacent pairs); "all" every pair; "none" none.
 
     Returns

@@ -286,7 +286,8 @@ def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) ->
     path : str or Path
         The file.
     produce : callable
-        ``produce(sink)`` hands the pair table to ``sink`` (a :class:`ParquetSink`) block by block and returns the audit,
+        ``produce(sink)`` hands the pair table to ``sink`` (a :class:`ParquetSink`) block by block and returns the
+        audit,
         whose :func:`~.report_data.document` goes into the metadata.
 
     Returns
@@ -375,6 +376,7 @@ def read_audit_metadata(path: str | Path) -> dict:
     document = parse_json(metadata[METADATA_KEY], f"{path}, metadata {METADATA_KEY.decode()}")
     if not isinstance(document, dict):
         raise InputError(
-            f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is expected"
+            f"{path}, metadata {METADATA_KEY.decode()}: a JSON {type(document).__name__} where the report object is "
+            "expected"
         )
     return document

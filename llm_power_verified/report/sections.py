@@ -134,7 +134,8 @@ _PROCEDURES = {
 def _holm_steps(audit) -> str:
     """What the holm row's level is: conditional on the earlier steps rejecting; which pairs Holm never reached here."""
     text = (
-        "holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it at "
+        "holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it "
+        "at "
         "only if steps 1 to k-1 all reject (conditional; bonferroni's alpha/m is the level guaranteed in advance)"
     )
     pairs = audit.pairs
@@ -162,7 +163,8 @@ def _multiplicity(audit) -> str:
         else ""
     )
     return (
-        f"family '{multiplicity.family}' of {plural(multiplicity.family_size, 'comparison')}, arbiter {multiplicity.arbiter}, "
+        f"family '{multiplicity.family}' of {plural(multiplicity.family_size, 'comparison')}, arbiter "
+        f"{multiplicity.arbiter}, "
         f"correction {audit.correction}; N* inflation: Bonferroni x{multiplicity.inflation.bonferroni:.4g}, "
         f"Sidak x{multiplicity.inflation.sidak:.4g}, BH x{multiplicity.inflation.bh:.4g} "
         f"({plural(multiplicity.bh_rejections, 'BH rejection')}); Holm per step{e_bh}"
@@ -179,7 +181,8 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
         f"{head}Clusters",
         f"{clusters.n_clusters} clusters, mean size {clusters.mean_cluster_size:.1f}, size-weighted sum m^2/N "
         f"{clusters.weighted_cluster_size:.1f} (the design effect's m); median ICC(D) {clusters.median_icc:.4g} "
-        f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} IID -> "
+        f"(range {clusters.icc_range[0]:.3g} to {clusters.icc_range[1]:.3g}); unresolved {clusters.unresolved_iid} "
+        "IID -> "
         f"{clusters.unresolved_clustered} clustered",
     ]
     if clusters.bootstrap is not None:
@@ -314,7 +317,8 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
         {
             "quantity": "multiplicity",
             "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
-            f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH {plural(audit.multiplicity.bh_rejections, 'rejection')}",
+            f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH "
+            f"{plural(audit.multiplicity.bh_rejections, 'rejection')}",
             "why": "family-level claims",
         },
         {

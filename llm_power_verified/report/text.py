@@ -300,7 +300,8 @@ def _item_pairs(
     lines = ["Pairs"]
     if len(shown) < total:
         lines.append(
-            f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats have all)"
+            f"({len(shown)} pairs closest in rank of {total:,}; --pairs all lists every pair; the machine formats "
+            "have all)"
         )
     names = [[keys[a], keys[b]] for a, b in zip(shown["model_a"], shown["model_b"], strict=True)]
     view = with_adjacent(shown, view)

@@ -37,7 +37,8 @@ def analytic_power(model: str, n: int, effect: float, rho: float) -> float:
     Parameters
     ----------
     model : str
-        The paper's score model (as :func:`llm_power_verified.simulation.embedding.embedding_difference_moments` takes it).
+        The paper's score model (as :func:`llm_power_verified.simulation.embedding.embedding_difference_moments` takes
+        it).
     n : int
         Number of test pairs.
     effect : float

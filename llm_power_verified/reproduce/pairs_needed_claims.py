@@ -24,7 +24,8 @@ def _type_i_ranges() -> tuple[bool, str]:
     holds = found["normal"] == (0.037, 0.061) and found["beta"] == (0.039, 0.061)
     return (
         holds,
-        f"Section 5.1's table: normal {found['normal'][0]} to {found['normal'][1]}, Beta {found['beta'][0]} to {found['beta'][1]}",
+        f"Section 5.1's table: normal {found['normal'][0]} to {found['normal'][1]}, Beta {found['beta'][0]} to "
+        f"{found['beta'][1]}",
     )
 
 
@@ -160,7 +161,8 @@ def _guidance_claims() -> list[Printed]:
                 _embedding_power(500, 0.02, 0.5) >= 0.8
                 and _embedding_power(500, 0.01, 0.5) < 0.8 <= _embedding_power(500, 0.01, 0.8),
                 (
-                    f"{_embedding_power(500, 0.02, 0.5):.3f} at (0.02, 0.5); {_embedding_power(500, 0.01, 0.5):.3f} at (0.01, 0.5); "
+                    f"{_embedding_power(500, 0.02, 0.5):.3f} at (0.02, 0.5); {_embedding_power(500, 0.01, 0.5):.3f} "
+                    "at (0.01, 0.5); "
                     f"{_embedding_power(500, 0.01, 0.8):.3f} at (0.01, 0.8)"
                 ),
             ),

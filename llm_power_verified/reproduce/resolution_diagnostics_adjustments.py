@@ -125,7 +125,8 @@ def table_5_rows() -> list[Printed]:
             lambda: math.nan,
             "",
             kind="not-reproducible",
-            reason="needs the real subject category of each MMLU-Pro item; the shipped example assigns categories at random",
+            reason="needs the real subject category of each MMLU-Pro item; the shipped example assigns categories at "
+            "random",
         ),
     ]
 
@@ -277,7 +278,8 @@ def anytime_rows() -> list[Printed]:
             "anytime-valid unresolved of 9, by the paper's rule (no rejection: e_N < 1/alpha at the final counts)",
             "5",
             lambda: float(np.sum(np.asarray(log_e_value(b, c)) < math.log(20))),
-            "Table 7 counts; grid mixture; Appendix C's rule 'reject the first n with e_n >= 1/alpha', read at n = N (the item order is not printed)",
+            "Table 7 counts; grid mixture; Appendix C's rule 'reject the first n with e_n >= 1/alpha', read at n = N "
+            "(the item order is not printed)",
             other_reading=lambda: (
                 "e_N >= 20 on 5 of 9 pairs: the extra pair 5 vs 6 has e_N = "
                 f"{math.exp(float(log_e_value(1680, 1454))):.0f}, so under the paper's rule it is rejected; "
@@ -298,7 +300,8 @@ def anytime_rows() -> list[Printed]:
             "anytime N* inflation at N = 12,032, this package's N_av / N*",
             "2.15",
             inflation,
-            "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor and not its definition)",
+            "median of N_av / N* over the Table 7 pairs with finite N_av (the paper states one factor and not its "
+            "definition)",
             other_reading=lambda: (
                 f"this package's N_av / N* has median {inflation():.2f} over the 8 pairs with finite N_av; "
                 "the paper does not say how its single factor is defined"

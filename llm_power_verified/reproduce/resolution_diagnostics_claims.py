@@ -46,8 +46,10 @@ __all__ = [
 
 #: Claims stated in the text that are table values already in the report, and where else they are stated.
 ALSO_STATED = {
-    "4 of 9 MMLU-Pro adjacent pairs unresolved": "Abstract, Section 1, Section 6.2, Figure 3, Table 5, one-page summary",
-    "HellaSwag p = 0.049 (chi-square) vs 0.054 (exact), q ~ 1/2": "Abstract, Section 1, Section 3, Table 6, Table 11, one-page summary",
+    "4 of 9 MMLU-Pro adjacent pairs unresolved": "Abstract, Section 1, Section 6.2, Figure 3, Table 5, one-page "
+    "summary",
+    "HellaSwag p = 0.049 (chi-square) vs 0.054 (exact), q ~ 1/2": "Abstract, Section 1, Section 3, Table 6, Table 11, "
+    "one-page summary",
     "correct N* = 1,028; K/h^2 = 736, x (1 - rho) = 515; 2K/h^2 = 1,471, x (1 - rho) = 1,030": "Section 4, Table 1",
     "z_{1-alpha/2} + z_{1-beta} ~ 2.80": "Section 3, one-page summary",
     "C(1/2, rho) = 1/3; delta*(0.65, 0.3, 0.05) ~ 0.43": "Lemma 1, Corollary 1, Appendix A, one-page summary",
@@ -112,7 +114,8 @@ def _hellaswag_claims() -> list[Printed]:
             "the paired-bootstrap 95% CI of the HellaSwag gap contains zero",
             "contains 0",
             bootstrap_ci,
-            "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its distribution is computed exactly",
+            "b = 295, c = 249, N = 10,042; a bootstrap of items is a multinomial draw of the counts, so its "
+            "distribution is computed exactly",
         ),
     ]
 
@@ -172,7 +175,8 @@ def _clustering_claims() -> list[Printed]:
         names = ", ".join(f"{i + 1} vs {i + 2} ({cluster[i]:,.0f})" for i in flips)
         return (
             len(flips) == 2,
-            f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches {cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N",
+            f"{len(flips)} pair(s) go from resolved to N* > 3N = {3 * N_MMLU:,}: {names}; pair 4 vs 5 reaches "
+            f"{cluster[3]:,.0f} = {cluster[3] / N_MMLU:.2f} N",
         )
 
     return [

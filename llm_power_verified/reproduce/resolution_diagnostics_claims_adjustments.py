@@ -153,7 +153,8 @@ def _cluster_robustness_claims() -> list[Printed]:
                         strict=True,
                     )
                 ),
-                "Table 9 prints [0.021, 0.044], [0.0026, 0.0104], [0.004, 0.020]; rounded to 3 decimals they are the text's",
+                "Table 9 prints [0.021, 0.044], [0.0026, 0.0104], [0.004, 0.020]; rounded to 3 decimals they are the "
+                "text's",
             ),
             "Section 6.4 and Table 9 as printed",
         ),
@@ -209,7 +210,8 @@ def anytime_claims() -> list[Printed]:
         value = math.exp(float(log_e_value(pair["b"], pair["c"])))
         return (
             value < 20,
-            f"e_N at b = {pair['b']}, c = {pair['c']} is {value:.0f} >= 1/alpha = 20: by the paper's rule the same data crosses",
+            f"e_N at b = {pair['b']}, c = {pair['c']} is {value:.0f} >= 1/alpha = 20: by the paper's rule the same "
+            "data crosses",
         )
 
     return [

@@ -106,7 +106,8 @@ def oll_v1_claims() -> list[Printed]:
             "four arbiters agree on 6 of 7 close pairs; only HellaSwag splits",
             "6 of 7",
             arbiters,
-            "Table 6 counts; chi-square, exact, mid-p at 0.05 and the 95% percentile bootstrap CI (B = infinity, exact)",
+            "Table 6 counts; chi-square, exact, mid-p at 0.05 and the 95% percentile bootstrap CI (B = infinity, "
+            "exact)",
         ),
         holds_claim(
             MAIN,
@@ -186,7 +187,8 @@ def _connor_and_family_claims() -> list[Printed]:
         ]
         return (
             stay,
-            f"the four stay unresolved; {'also unresolved under m = 45: ' + ', '.join(new) if new else 'no other pair flips'}",
+            "the four stay unresolved; "
+            f"{'also unresolved under m = 45: ' + ', '.join(new) if new else 'no other pair flips'}",
         )
 
     return [

@@ -33,7 +33,8 @@ def _lemma_1_claims() -> list[Printed]:
                 worst = max(worst, abs(abs(ratio - 0.5) / delta**2 / float(shortcut_constant(p, rho)) - 1))
         return (
             worst < 5e-4,
-            f"|n_h/N* - 1/2| / delta^2 matches C(p, rho) within {worst:.1e} relative at delta = 0.005 (four significant figures: < 5e-4)",
+            f"|n_h/N* - 1/2| / delta^2 matches C(p, rho) within {worst:.1e} relative at delta = 0.005 (four "
+            "significant figures: < 5e-4)",
         )
 
     def half_independent() -> tuple[bool, str]:

@@ -137,7 +137,8 @@ def solved_accuracy(delta: float, rho: float, required: float) -> float:
 def _table_10_reason(delta: float, rho: float, printed: int, known: float | None) -> str:
     high, low = solved_accuracy(delta, rho, printed - 1), solved_accuracy(delta, rho, printed)
     text = (
-        f"needs p_A, which Table 10 does not print; the ceiling of Eq. 6 is {printed} for p_A in [{low:.4f}, {high:.4f}) "
+        f"needs p_A, which Table 10 does not print; the ceiling of Eq. 6 is {printed} for p_A in [{low:.4f}, "
+        f"{high:.4f}) "
         f"at |delta| = {delta}, rho = {rho}"
     )
     if known is not None:
@@ -223,7 +224,8 @@ def appendix_b_rows() -> list[Printed]:
                 f"|crossing n / N* - 1|, delta = {delta}",
                 "0.05",
                 lambda i=index: abs(_appendix_b_curves()[i]["crossing_n"] / _appendix_b_curves()[i]["required_n"] - 1),
-                "p_A = 0.65, rho = 0.3, percentile bootstrap (B = 1,000), 1,000 datasets per n; MC noise on the crossing about 3%",
+                "p_A = 0.65, rho = 0.3, percentile bootstrap (B = 1,000), 1,000 datasets per n; MC noise on the "
+                "crossing about 3%",
                 "upper-bound",
             )
         )

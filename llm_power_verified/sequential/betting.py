@@ -327,7 +327,8 @@ def betting_confidence_sequence(
         accepted = log_k[:, 0, :] < threshold
         first = np.argmax(accepted, axis=0)
         last = grid.size - 1 - np.argmax(accepted[::-1], axis=0)
-        # One grid step outward (0 and 1 bound every mean); an empty set cannot occur at the grid's resolution but is kept honest.
+        # One grid step outward (0 and 1 bound every mean); an empty set cannot occur at the grid's resolution but is
+        # kept honest.
         lower[block] = np.where(accepted.any(axis=0), np.concatenate([[0.0], grid])[first], 0.0)
         upper[block] = np.where(accepted.any(axis=0), np.concatenate([grid, [1.0]])[last + 1], 1.0)
     times = [values.size] if refine_at is None else sorted({int(t) for t in np.atleast_1d(refine_at)})

@@ -404,7 +404,8 @@ def required_n_anytime(
     else:
         raise LlmPowerError(
             f"the anytime-valid required N search did not finish in {_MAX_ROUNDS} rounds "
-            f"for {live.size} pairs (b, c, n) such as {b.ravel()[live[0]]:.0f}, {c.ravel()[live[0]]:.0f}, {n.ravel()[live[0]]:.0f}"
+            f"for {live.size} pairs (b, c, n) such as {b.ravel()[live[0]]:.0f}, {c.ravel()[live[0]]:.0f}, "
+            f"{n.ravel()[live[0]]:.0f}"
         )
     result[result > LARGEST_N] = np.inf
     return finish(result.reshape(shape))

@@ -35,7 +35,8 @@ from llm_power_verified.sequential.thresholds import threshold_table
 
 __all__ = ["EXACT_HORIZON", "MAX_HORIZON", "MAX_SIMULATED_STEPS", "SIMULATIONS", "StoppingTime", "stopping_time"]
 
-#: Largest number of discordant items the exact recursion follows (about 6 s at the limit); a longer ``horizon`` is simulated.
+#: Largest number of discordant items the exact recursion follows (about 6 s at the limit); a longer ``horizon`` is
+#: simulated.
 EXACT_HORIZON = 200_000
 #: Most steps (n_simulations x horizon) a simulation holds: about 2 GB of int8 paths, and time in proportion.
 MAX_SIMULATED_STEPS = 2_000_000_000
@@ -150,7 +151,8 @@ def _simulated(theta: float, psi: float, needed: np.ndarray, quantile: float, n_
     se = float(finite.std(ddof=1) / math.sqrt(finite.size)) if finite.size > 1 else math.inf
     ordered = np.sort(items)
     value = float(np.quantile(items, quantile, method="inverted_cdf"))
-    # Order-statistic interval for the quantile (binomial ranks), reported as a standard error (a quarter of its 95% width).
+    # Order-statistic interval for the quantile (binomial ranks), reported as a standard error (a quarter of its 95%
+    # width).
     spread = 1.96 * math.sqrt(n_simulations * quantile * (1 - quantile))
     low = ordered[max(math.floor(n_simulations * quantile - spread), 0)]
     high = ordered[min(math.ceil(n_simulations * quantile + spread), n_simulations - 1)]

@@ -162,7 +162,8 @@ def embedding_difference_moments(
 
     Notes
     -----
-    Exact forms for the clipped normal (:func:`~llm_power_verified.simulation.moments.clipped_normal_difference_moments`);
+    Exact forms for the clipped normal
+    (:func:`~llm_power_verified.simulation.moments.clipped_normal_difference_moments`);
     Gauss-Hermite quadrature over the latent normals for the Beta copula
     (:func:`~llm_power_verified.simulation.moments.latent_pair_moments`; a smooth integrand: 1e-14 against nested
     adaptive quadrature).  No ``derivations/`` module.

@@ -134,7 +134,8 @@ def prospective_validation(
 
     Notes
     -----
-    N* is Eq. 6 at the pair's observed (p_a, p_b, rho) (:func:`~llm_power_verified.power.sample_size.required_n_from_counts`;
+    N* is Eq. 6 at the pair's observed (p_a, p_b, rho)
+    (:func:`~llm_power_verified.power.sample_size.required_n_from_counts`;
     ``derivations/wald.py``).  Drawing with replacement makes the exact unconditional power of the test at the pair's
     proportions the expected value of the empirical power, so ``z`` should be a standard normal draw.
 

@@ -296,7 +296,8 @@ def test_an_out_suffix_that_contradicts_the_format_is_refused(capsys, wide, extr
 
 def test_the_accuracies_audit_checks_out_too(capsys, wide):
     assert refused(capsys, ["audit-accuracies", "acc.csv", "--out", "o.csv"]).endswith(
-        "--out o.csv names a csv file but --format is table (the default): add --format csv, or name the file for table output"
+        "--out o.csv names a csv file but --format is table (the default): add --format csv, or name the file for "
+        "table output"
     )
 
 

@@ -106,15 +106,18 @@ def test_design_reads_scientific_counts_as_the_plain_ones(capsys):
         ),
         (
             ["audit", "--out", ""],
-            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value "
+            "''",
         ),
         (
             ["audit", "--plot", ""],
-            "argument --plot: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+            "argument --plot: must be a path (a file name, or a folder where the option takes one); got an empty "
+            "value ''",
         ),
         (
             ["audit-accuracies", "table.csv", "--out", ""],
-            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value ''",
+            "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value "
+            "''",
         ),
     ],
 )

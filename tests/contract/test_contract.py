@@ -28,7 +28,8 @@ def _graded(**options):
     )
 
 
-#: (name, audit kind, settings that turn on each ``when``, the audit): every presence condition on and off at least once.
+#: (name, audit kind, settings that turn on each ``when``, the audit): every presence condition on and off at least
+#: once.
 CASES = {
     "binary, clusters, every bootstrap": (
         "binary",

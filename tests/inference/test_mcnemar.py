@@ -250,7 +250,8 @@ def test_one_sided_chi2_is_the_signed_normal_tail(b, c):
         assert larger.pvalue == pytest.approx(stats.norm.sf(z), rel=1e-12)
         smaller = mcnemar_chi2(b, c, continuity=correction, alternative="smaller")
         assert smaller.pvalue == pytest.approx(stats.norm.sf((c - b - correction) / math.sqrt(b + c)), rel=1e-12)
-    # Without the correction, the two one-sided p-values of a non-tie sum to 1 and the smaller is half the two-sided one.
+    # Without the correction, the two one-sided p-values of a non-tie sum to 1 and the smaller is half the two-sided
+    # one.
     one = mcnemar_chi2(b, c, alternative="larger").pvalue + mcnemar_chi2(b, c, alternative="smaller").pvalue
     assert one == pytest.approx(1.0, rel=1e-14)
 

@@ -49,7 +49,8 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
 peak_kib = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(json.dumps({"status": status, "err": err.getvalue(), "peak_mib": peak_kib // 1024}))
 """
-#: Peak resident memory allowed for reading a hostile input (the interpreter with numpy, scipy and pandas is about 170 MiB).
+#: Peak resident memory allowed for reading a hostile input (the interpreter with numpy, scipy and pandas is about 170
+#: MiB).
 PEAK_MIB = 1024
 
 

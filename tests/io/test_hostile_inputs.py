@@ -12,7 +12,8 @@ name the cause, or valid input refused).
 
 The selected cases run two at a time once per session (a session fixture);
 each test then checks its own case.  By default one case of each family runs
-(:func:`representatives`; the rest are marked ``slow``: ``--run-slow`` or CI runs all).  ``python -m tests.io.test_hostile_inputs --report FILE``
+(:func:`representatives`; the rest are marked ``slow``: ``--run-slow`` or CI runs all). ``python -m
+tests.io.test_hostile_inputs --report FILE``
 runs the corpus outside pytest and writes a summary table by family and ending
 with a reproducer for every case that did not end cleanly; ``--case TEXT``
 runs the cases whose id contains TEXT and keeps their folders.

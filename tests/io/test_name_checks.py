@@ -77,7 +77,8 @@ def test_same_name_repeat():
         ),
         (
             ("m0", ZWSP),
-            "acc.csv, line 3: model 'm0\\u200b' and 'm0' (line 2) are the same name once format characters (U+200B) are "
+            "acc.csv, line 3: model 'm0\\u200b' and 'm0' (line 2) are the same name once format characters (U+200B) "
+            "are "
             "dropped; one row per model, spelled one way",
         ),
     ],

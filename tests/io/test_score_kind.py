@@ -120,7 +120,8 @@ def test_strays_in_several_models_are_still_strays():
     scores[200, 30] = 0.25
     with pytest.raises(
         InputError,
-        match=r"model 'model1', item '3' has score 0.5 but the other scores are 0 or 1 \(2 of 23,200 are not, in 2 model",
+        match=r"model 'model1', item '3' has score 0.5 but the other scores are 0 or 1 \(2 of 23,200 are not, in 2 "
+        r"model",
     ):
         from_array(scores, item_ids=[str(i) for i in range(400)])
 

@@ -36,19 +36,23 @@ def test_assumed_rho_refusals_name_the_flags(arguments, message):
     [
         (
             "model,accuracy\na,0.71\nb,0.70\nc,0.5\n",
-            "fractions: every accuracy lies in [0, 1] (median 0.70, largest 0.71); --accuracy-scale percent reads them as percentages",
+            "fractions: every accuracy lies in [0, 1] (median 0.70, largest 0.71); --accuracy-scale percent reads "
+            "them as percentages",
         ),
         (
             "model,accuracy\na,71.0\nb,70.0\nc,50\n",
-            "percentages: the median accuracy, 70.0, and the largest, 71.0, exceed 1; --accuracy-scale fraction reads them otherwise",
+            "percentages: the median accuracy, 70.0, and the largest, 71.0, exceed 1; --accuracy-scale fraction reads "
+            "them otherwise",
         ),
         (
             "model,accuracy\na,71%\nb,0.5%\n",
-            "percentages: every accuracy carries a % sign (median 71, largest 71); --accuracy-scale fraction reads them otherwise",
+            "percentages: every accuracy carries a % sign (median 71, largest 71); --accuracy-scale fraction reads "
+            "them otherwise",
         ),
         (
             "model,acc_pct\na,90\nb,80\n",
-            "percentages: the column is named 'acc_pct' (median 90, largest 90); --accuracy-scale fraction reads them otherwise",
+            "percentages: the column is named 'acc_pct' (median 90, largest 90); --accuracy-scale fraction reads them "
+            "otherwise",
         ),
     ],
 )

@@ -40,7 +40,8 @@ def test_critical_correlation_brackets_the_brute_force_crossing(seed):
     n = float(rng.integers(100, 200_000))
     rho_c = float(critical_correlation(p_a, p_b, n, alpha=alpha, power=power))
     grid, resolved = _brute_force(p_a, p_b, n, alpha, power)
-    # N* falls in rho, so the resolved grid points are one upper run; rho_c lies between its first point and the one before.
+    # N* falls in rho, so the resolved grid points are one upper run; rho_c lies between its first point and the one
+    # before.
     assert np.all(np.diff(resolved.astype(int)) >= 0)
     if resolved.all():
         assert rho_c <= grid[0]
@@ -208,7 +209,8 @@ def test_inconsistent_n_is_refused_unless_declared_approximate(tmp_path):
     assert list(table.consistent) == [False, True]
     text = render(audit_accuracies(table))
     assert (
-        "inputs inconsistent: 1 of 2 printed accuracies are not k/100 for any whole k at their printed digits: a (73.03); "
+        "inputs inconsistent: 1 of 2 printed accuracies are not k/100 for any whole k at their printed digits: a "
+        "(73.03); "
         "accepted as approximate (--approximate-accuracies)" in text
     )
     assert "none: inconsistent" in text

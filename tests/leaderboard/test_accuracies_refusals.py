@@ -1,5 +1,6 @@
 """Accuracies tables the reader used to accept quietly or refuse with the wrong words (the attack findings F3, F12, F13):
-a column named as percent whose values say otherwise, accuracies no whole k out of N gives, a missing or true/false n."""
+a column named as percent whose values say otherwise, accuracies no whole k out of N gives, a missing or true/false
+n."""
 
 from __future__ import annotations
 
@@ -80,8 +81,10 @@ def test_the_scale_flag_decides_a_percent_name_with_fractions(tmp_path):
     [
         (
             "model,accuracy,n\nalpha,0.6,1\nbeta,0.5,1\n",
-            "acc.csv, line 2: accuracy 0.6 is not k/1 for any whole k at its printed digits (N = 1; 2 of 2 accuracies are not); "
-            "check N (the 'n' column or --n) or the accuracies, or pass --approximate-accuracies if they are averages or were "
+            "acc.csv, line 2: accuracy 0.6 is not k/1 for any whole k at its printed digits (N = 1; 2 of 2 accuracies "
+            "are not); "
+            "check N (the 'n' column or --n) or the accuracies, or pass --approximate-accuracies if they are averages "
+            "or were "
             "rounded elsewhere",
         ),
         (
@@ -126,7 +129,8 @@ def test_full_precision_floats_of_k_over_n_are_consistent(tmp_path):
         (
             '{"model":"a","accuracy":0.6,"n":1000}\n{"model":"b","accuracy":0.5}\n',
             "acc.jsonl",
-            "acc.jsonl, line 2: n is missing; give every row the benchmark size, or leave the column out and give --n N",
+            "acc.jsonl, line 2: n is missing; give every row the benchmark size, or leave the column out and give --n "
+            "N",
         ),
         # F13: Python's True for JSON's true.
         (

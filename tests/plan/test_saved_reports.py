@@ -153,7 +153,8 @@ def test_a_figure_that_disagrees_with_the_reports_own_counts_is_refused_by_pair_
         (
             "per_item",
             lambda d: d["clusters"].pop("weighted_cluster_size"),
-            "no clusters.weighted_cluster_size (the size-weighted cluster size of its design effects), so it was written by an older "
+            "no clusters.weighted_cluster_size (the size-weighted cluster size of its design effects), so it was "
+            "written by an older "
             "version: write the report again with llm-power-verified audit --format json",
         ),
         (

@@ -38,8 +38,8 @@ def test_the_holm_row_says_its_level_is_conditional_and_names_the_steps_holm_nev
     # p_exact 0.1354 (model-b vs model-a) then 0.1686: Holm rejects nothing, so step 2 is never reached.
     assert "only if steps 1 to k-1 all reject (conditional" in text
     assert (
-        "Holm stopped at step 1 of 2 here, so 1 pair past it (model-c vs model-b) is counted at a level Holm did not reach"
-        in text
+        "Holm stopped at step 1 of 2 here, so 1 pair past it (model-c vs model-b) is counted at a level Holm did not "
+        "reach" in text
     )
 
 
@@ -123,7 +123,8 @@ def test_an_mde_from_a_plug_in_variance_of_0_is_null_in_the_machine_formats(tmp_
 
 
 def test_an_mde_at_a_constant_difference_of_one_sign_is_not_available(tmp_path):
-    # Every item discordant one way (b = N): the plug-in variance (b + c) / N - delta^2 is 0 too, not only when b = c = 0.
+    # Every item discordant one way (b = N): the plug-in variance (b + c) / N - delta^2 is 0 too, not only when b = c =
+    # 0.
     table = tmp_path / "one_way.csv"
     pd.DataFrame({"item": range(50), "model-a": 1, "model-b": 0}).to_csv(table, index=False)
     status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--mode", "all", "--columns", "delta,mde"])

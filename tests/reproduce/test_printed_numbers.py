@@ -181,8 +181,8 @@ def test_every_admitted_alpha_gives_a_finite_n_star(alpha):
     report = json.loads(out)
     for key in ("required_n", "required_n_connor", "shortcut_n", "mde"):
         assert isinstance(report[key], float) and math.isfinite(report[key]), key
-    # N* = sigma^2 (z_{alpha/2} + z_beta)^2 / delta^2 with z from ndtri, the tail kept at the smallest double when alpha/2
-    # underflows (the one-tail rule documented in power.sample_size.one_tail_level); 1e-12: a few roundings.
+    # N* = sigma^2 (z_{alpha/2} + z_beta)^2 / delta^2 with z from ndtri, the tail kept at the smallest double when
+    # alpha/2 underflows (the one-tail rule documented in power.sample_size.one_tail_level); 1e-12: a few roundings.
     tail = max(alpha / 2, SMALLEST)
     expected = paired_difference_variance(0.65, 0.60, 0.30) * (ndtri(tail) + ndtri(0.2)) ** 2 / (0.65 - 0.60) ** 2
     assert report["required_n"] == pytest.approx(expected, rel=1e-12)

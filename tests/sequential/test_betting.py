@@ -65,7 +65,8 @@ def test_betting_confidence_sequence_endpoints_are_where_the_capital_reaches_one
             m = (end + 1) / 2
             assert float(_literal_capital(path[:t], m)) >= threshold - 1e-9
             assert float(_literal_capital(path[:t], m + inward * 1e-6)) < threshold
-    # At every other t the grid hull holds the exact set: the capital at the reported ends is at least 1/alpha (or the end is +/-1).
+    # At every other t the grid hull holds the exact set: the capital at the reported ends is at least 1/alpha (or the
+    # end is +/-1).
     for t in (40, 90, 220):
         for end in (sequence.lower[t - 1], sequence.upper[t - 1]):
             assert abs(end) == 1 or float(_literal_capital(path[:t], (end + 1) / 2)) >= threshold - 1e-9
@@ -93,7 +94,8 @@ def test_empirical_bernstein_matches_a_plain_loop(path):
 def _null_paths(kind, paths, items, rng):
     """Paired differences with mean exactly 0: exchangeable graded scores, or a skewed difference centred exactly."""
     if kind == "exchangeable":
-        # Two graded scores with the same law, correlated 0.6, clipped to [0, 1]: the pair is exchangeable, so D is symmetric.
+        # Two graded scores with the same law, correlated 0.6, clipped to [0, 1]: the pair is exchangeable, so D is
+        # symmetric.
         z = rng.standard_normal((paths, items, 2))
         z[..., 1] = 0.6 * z[..., 0] + 0.8 * z[..., 1]
         scores = np.clip(0.7 + 0.2 * z, 0.0, 1.0)

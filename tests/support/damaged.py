@@ -258,7 +258,8 @@ LONG_CSV = [
         "model cell with a zero-width space",
         _text(lambda t: _cell(t, 5, 1, "m1\u200b")),
         Refused(
-            "line 6, column 'model': model 'm1\\u200b' and 'm1' (line 3) are the same name once format characters (U+200B) are dropped"
+            "line 6, column 'model': model 'm1\\u200b' and 'm1' (line 3) are the same name once format characters "
+            "(U+200B) are dropped"
         ),
     ),
     ("empty score", _text(lambda t: _cell(t, 5, 2, "")), Refused("line 6: model 'm1' has no score for item 'q001'")),

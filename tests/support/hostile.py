@@ -1335,8 +1335,8 @@ def lm_eval_cases() -> list[Case]:
         case(
             "no results file", either(None, "results", "model-a"), {k: v for k, v in folders.items() if k != results_a}
         ),
-        # The results file is read only to find a group task's subtasks (a task with no samples file of its own); for the
-        # plain task arith_mc it is never opened, and the per-item scores come from the samples files alone.
+        # The results file is read only to find a group task's subtasks (a task with no samples file of its own); for
+        # the plain task arith_mc it is never opened, and the per-item scores come from the samples files alone.
         case(
             "NaN literal in the results file",
             Read(None),
@@ -2458,7 +2458,8 @@ def terminal_cases() -> list[Case]:
     ]
 
 
-# --------------------------------------------------------------------------- 23. machine output is strict JSON, plots stay in their folder
+# --------------------------------------------------------------------------- 23. machine output is strict JSON, plots
+# stay in their folder
 def output_cases() -> list[Case]:
     family = "machine output"
     zero_gap = SCORES.copy()

@@ -115,7 +115,8 @@ def test_no_import_cycle_between_modules():
                 if candidate in modules and candidate != module:
                     graph[module].add(candidate)
                     break
-    # Packages' __init__ files re-export their rooms and are imported only from above; leave them out of the module graph.
+    # Packages' __init__ files re-export their rooms and are imported only from above; leave them out of the module
+    # graph.
     packages = {module for module, path in modules.items() if path.name == "__init__.py"}
     state: dict[str, int] = {}
     cycle: list[str] = []
