@@ -84,7 +84,10 @@ def derive_resolution_ratio():
 
 
 def derive_resolution_ratio_wald_identity():
-    """The difference q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero (q at the observed gap is z_wald^2 / K)."""
+    """The difference q - T_N^2 / (z_crit + z_power)^2, which simplifies to zero.
+
+    q at the observed gap is z_wald^2 / K.
+    """
     statistic = derive_wald_z()
     return sp.simplify(derive_resolution_ratio() - statistic**2 / (critical_value + power_quantile) ** 2)
 

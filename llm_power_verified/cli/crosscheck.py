@@ -1,4 +1,7 @@
-"""``llm-power-verified crosscheck``: What each power calculator returns for a paired comparison, and the (1 - rho) shortcut."""
+"""The ``crosscheck`` command: What each power calculator returns for a paired comparison, and the (1 - rho) shortcut.
+
+The command is run as ``llm-power-verified crosscheck``.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Command line: ``llm-power-verified audit | audit-accuracies | design | test | plan | monitor | reproduce | crosscheck | audit-calculator | derivations``.
+"""Command line: the ``llm-power-verified`` program and its commands.
+
+The commands: ``llm-power-verified COMMAND``, COMMAND one of ``audit``, ``audit-accuracies``, ``design``, ``test``,
+``plan``, ``monitor``, ``reproduce``, ``crosscheck``, ``audit-calculator``, ``derivations``.
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
 :mod:`.parents` and reused with argparse ``parents=``.  Errors print one line on stderr and exit

@@ -47,7 +47,10 @@ _DIGITS = 40
 
 
 def _whole_number(text: str) -> int | None:
-    """``text`` as an int when it is one, written plainly (1000) or as an exactly whole number (1e3, 1000.0); else None."""
+    """``text`` as an int when it is one; else None.
+
+    It is one when written plainly (1000) or as an exactly whole number (1e3, 1000.0).
+    """
     try:
         return int(text)
     except ValueError:

@@ -245,7 +245,10 @@ def _lentz(a: np.ndarray, b: np.ndarray, x: float | np.ndarray, tiny: float) -> 
 
 
 def _lentz_step(coefficient: np.ndarray, c: np.ndarray, d: np.ndarray, tiny: float) -> np.ndarray:
-    """One modified-Lentz term: updates the views ``c`` and ``d`` in place and returns the factor d c (no guard if ``tiny`` is 0)."""
+    """One modified-Lentz term: updates the views ``c`` and ``d`` in place and returns the factor d c.
+
+    There is no guard if ``tiny`` is 0.
+    """
     d *= coefficient
     d += 1
     if tiny:

@@ -172,7 +172,10 @@ def _short(digest: str) -> str:
 
 
 def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str] | None:
-    """(model as printed, key of model, model_args and settings) from the run's results file, or None (none, no model)."""
+    """(model as printed, key of model, model_args and settings) from the run's results file, or None.
+
+    None when there is no results file, or no model in it.
+    """
     stamp = _SAMPLES.match(files[0][1].name)["stamp"]
     results = folder / f"results_{stamp}.json"
     document = _load_json(results) if results.is_file() else None

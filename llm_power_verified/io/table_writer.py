@@ -23,7 +23,9 @@ __all__ = ["write_table"]
 
 
 def write_table(matrix: ScoreMatrix, path: str | Path, *, layout: str = "wide") -> None:
-    """Write a score matrix as a table that :func:`~llm_power_verified.io.table_files.read_table` reads back to the same matrix.
+    """Write a score matrix as a table that reads back to the same matrix.
+
+    It is read back by :func:`~llm_power_verified.io.table_files.read_table`.
 
     Parameters
     ----------

@@ -26,7 +26,9 @@ def bootstrap_pair_cells(
     rng: np.random.Generator | tuple[list[np.random.Generator], np.ndarray],
     required: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*, from multinomial cell resampling.
+    """Percentile interval of D-bar, its percentile p-value and the 5-95% interval of N*.
+
+    All three come from multinomial cell resampling.
 
     The four cells are drawn as a chain of binomials: a* ~ Bin(n, p11), b* ~ Bin(n - a*, p10 / (1 - p11)),
     c* ~ Bin(n - a* - b*, p01 / (1 - p11 - p10)).

@@ -122,7 +122,10 @@ class PerItemAudit:
         }
 
     def sections(self) -> dict[str, object]:
-        """The typed summaries by report key: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers."""
+        """The typed summaries by report key.
+
+        The keys: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers.
+        """
         return {
             "multiplicity": self.multiplicity,
             "clusters": getattr(self, "clusters", None),

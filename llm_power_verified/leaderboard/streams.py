@@ -119,7 +119,9 @@ def ranking_order(means: np.ndarray, names: Sequence[str]) -> np.ndarray:
 
 
 def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
-    """The matrix with items sorted by id and models by name, so that no result depends on the input's row or column order.
+    """The matrix with items sorted by id and models by name.
+
+    The order makes no result depend on the input's row or column order.
 
     Sorting the models matters for graded scores too: a BLAS product sums in an order that depends on a column's
     position, so a permuted input would move the last bits of a covariance.

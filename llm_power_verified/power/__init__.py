@@ -1,4 +1,7 @@
-"""Planning a comparison: closed-form sample size, MDE, q and power, the admissible correlation, calculator conventions and the (1 - rho) shortcut, exact McNemar power and N, the paired t, the design effect."""
+"""Planning a comparison: closed-form sample size, MDE, q and power, the admissible correlation, and more.
+
+Also calculator conventions and the (1 - rho) shortcut, exact McNemar power and N, the paired t, the design effect.
+"""
 
 from llm_power_verified.power.clustering import cluster_adjusted_required_n, design_effect
 from llm_power_verified.power.connor import required_n_connor, required_n_connor_from_counts

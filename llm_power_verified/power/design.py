@@ -88,7 +88,10 @@ class PairedBinaryDesign(Result):
     counts: dict | None = None
 
     def to_dict(self) -> dict:
-        """Plain dict with JSON-safe values (the one rule of :func:`llm_power_verified.io.json_ready`: inf is "inf", NaN null)."""
+        """Plain dict with JSON-safe values.
+
+        The values follow the one rule of :func:`llm_power_verified.io.json_ready`: inf is "inf", NaN null.
+        """
         return json_ready(asdict(self))
 
 

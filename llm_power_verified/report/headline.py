@@ -19,7 +19,10 @@ __all__ = ["accuracy_lines", "headline", "headline_lines"]
 
 
 def _count(facts: Headline, column: str) -> str:
-    """The count "k/m": k pairs with the verdict out of the m for which it is defined (None outside the declared family)."""
+    """The count "k/m": k pairs with the verdict out of the m for which it is defined.
+
+    The count is None outside the declared family.
+    """
     count = facts.adjacent.get(column)
     return "n/a" if count is None else f"{count.count}/{count.defined}"
 

@@ -1,4 +1,6 @@
-"""The report's sections after the pair table, for any audit: what each kind of audit says beyond its headline and tables.
+"""The report's sections after the pair table, for any audit.
+
+They hold what each kind of audit says beyond its headline and tables.
 
 A per-item audit: resolution by gap, unresolved pairs across procedures,
 multiplicity, anytime-valid verdicts (when computed), clusters (when the

@@ -244,7 +244,10 @@ def _fit(
     drop_order: Sequence[str],
     keep: int,
 ) -> tuple[list[str], list[list[str]]]:
-    """The columns kept (all when ``width`` is None) and the pair rows: the two ``names`` cells, then the kept columns' cells."""
+    """The columns kept (all when ``width`` is None) and the pair rows.
+
+    A pair row is the two ``names`` cells, then the kept columns' cells.
+    """
     records = [row for _, row in shown.iterrows()]
     cells = {name: [cell(row, name) for row in records] for name in view}
     chosen = list(view)
@@ -270,7 +273,10 @@ _SCORES = {"binary": "0/1", "graded": "graded"}
 
 
 def _not_shown(audit, columns: list[str] | None) -> str | None:
-    """The note naming the ``--columns`` asked for that this audit does not have, and why; None when every one is shown."""
+    """The note naming the ``--columns`` asked for that this audit does not have, and why.
+
+    None when every one is shown.
+    """
     reasons: dict[str, list[str]] = {}
     for name in columns or []:
         if name in PAIR_VIEW and not _available(audit.pairs, name):

@@ -1,4 +1,7 @@
-"""Running the reproduction: every stored printed value and claim recomputed and given a verdict (see :mod:`.verdicts`)."""
+"""Running the reproduction: every stored printed value and claim recomputed and given a verdict.
+
+See :mod:`.verdicts` for the verdicts.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +27,10 @@ __all__ = ["claim_rows", "printed_values", "reproduce"]
 
 
 def _resolution_diagnostics_rows() -> list[Printed]:
-    """The main paper's printed values in report order (tables first, in the order the report has always listed them)."""
+    """The main paper's printed values in report order.
+
+    Tables first, in the order the report has always listed them.
+    """
     closed, adjusted, simulated = (
         resolution_diagnostics,
         resolution_diagnostics_adjustments,
@@ -108,7 +114,9 @@ def printed_values(paper: str = "all") -> list[Printed]:
 
 
 def reproduce(paper: str = "all") -> list[ReproductionRow]:
-    """Recompute every stored printed value and compare (see :mod:`llm_power_verified.reproduce.verdicts` for the rules).
+    """Recompute every stored printed value and compare.
+
+    See :mod:`llm_power_verified.reproduce.verdicts` for the rules.
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""The JSON schemas and columns.rst are generated from the contract: regenerated, they equal the committed files; stale, the check says so."""
+"""The JSON schemas and columns.rst are generated from the contract.
+
+Regenerated, they equal the committed files; stale, the check says so.
+"""
 
 from __future__ import annotations
 

@@ -202,7 +202,10 @@ def test_monitor_refuses_graded_files_declared_binary(tmp_path, capsys):
 
 
 def test_monitor_refuses_a_binary_file_with_a_stray_value(tmp_path, capsys):
-    """--scores auto (the default) reads graded files as graded, but a 0/1 file with one stray value looks like damage."""
+    """A 0/1 file with one stray value looks like damage.
+
+    --scores auto (the default) reads graded files as graded, but not such a file.
+    """
     path_a, path_b = tmp_path / "a.txt", tmp_path / "b.txt"
     path_a.write_text("".join(f"{k % 2}\n" for k in range(99)) + "0.5\n")
     path_b.write_text("".join(f"{(k // 2) % 2}\n" for k in range(100)))

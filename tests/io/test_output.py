@@ -1,4 +1,7 @@
-"""The one writer of output files (symlinks, FIFOs, full devices, modes, signals) and the output paths' checks before any work."""
+"""The one writer of output files and the output paths' checks before any work.
+
+The writer's cases: symlinks, FIFOs, full devices, modes, signals.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Writing a score matrix in each table format and layout, then reading it back, gives the same matrix and the same bytes."""
+"""Writing a score matrix in each table format and layout, then reading it back, gives the same matrix.
+
+Written again, it gives the same bytes.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The ``adjacent`` column (the one rule of "adjacent pair"), the audit protocol and the headline facts computed by the audit."""
+"""The ``adjacent`` column, the audit protocol and the headline facts computed by the audit.
+
+The ``adjacent`` column is the one rule of "adjacent pair".
+"""
 
 from __future__ import annotations
 

@@ -71,7 +71,9 @@ def test_streamed_blocks_are_the_in_memory_rows(monkeypatch, mode, family):
 
 @pytest.mark.parametrize("graded", [False, True])
 def test_streamed_and_in_memory_headlines_agree_in_reference_mode(graded):
-    """The reference ranked in the middle has one neighbour above (rank_b < rank_a) and one below: both are adjacent pairs.
+    """The reference ranked in the middle has one neighbour above and one below: both are adjacent pairs.
+
+    The one above has rank_b < rank_a.
 
     The streamed audit once kept only rank_b - rank_a == 1, so its headline counted one adjacent pair where the
     in-memory

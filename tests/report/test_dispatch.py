@@ -1,4 +1,7 @@
-"""The dispatcher: render/write choose the format for any audit; Parquet streams for a request, and is written for audits in memory."""
+"""The dispatcher: render/write choose the format for any audit.
+
+Parquet streams for a request, and is written for audits in memory.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The report: headline first, every verdict explained, fits the terminal, JSON valid against its schema, CLI conventions."""
+"""The report: headline first, every verdict explained, fits the terminal, JSON valid against its schema.
+
+And the CLI conventions.
+"""
 
 from __future__ import annotations
 

@@ -246,7 +246,10 @@ def test_anytime_n_is_the_first_crossing_found_by_a_scan_over_every_n(alpha, mix
 
 
 def test_anytime_n_lands_inside_the_saw_tooth_where_a_fixed_point_iteration_cycles():
-    """u is saw-toothed, so a sqrt(N) - u(psi N) is not monotone: the answer is the first N that meets it, and no earlier N does."""
+    """u is saw-toothed, so a sqrt(N) - u(psi N) is not monotone: the answer is the first N that meets it.
+
+    No earlier N meets it.
+    """
     from llm_power_verified.sequential.crossing import envelope
 
     bounds = envelope(0.05)
@@ -264,8 +267,11 @@ def test_anytime_n_lands_inside_the_saw_tooth_where_a_fixed_point_iteration_cycl
 
 
 def test_the_envelope_lemmas_hold_where_they_can_be_checked():
-    """Points 1-3 of the Envelope notes, checked on exact thresholds: k steps by 0 or 1, u > gamma sqrt(m), D nondecreasing,
-    and the bound gamma sqrt(m') + D(m) / sqrt(m') <= u(m') for m' >= m."""
+    """Points 1-3 of the Envelope notes, checked on exact thresholds.
+
+    The points: k steps by 0 or 1, u > gamma sqrt(m), D nondecreasing, and the bound gamma sqrt(m') + D(m) / sqrt(m')
+    <= u(m') for m' >= m.
+    """
     from llm_power_verified.sequential.crossing import envelope
     from llm_power_verified.sequential.thresholds import exact_counts
 

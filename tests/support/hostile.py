@@ -791,7 +791,10 @@ def cluster_cases() -> list[Case]:
 
 # --------------------------------------------------------------------------- 6. score kind
 def leaderboard_pass_at_1(items: int = 200, seed: int = 11) -> np.ndarray:
-    """A pass@1 leaderboard: 4 sampled models (k/10 fractions everywhere) and 6 temperature-0 models (0/1, a few fractions)."""
+    """A pass@1 leaderboard: 4 sampled models and 6 temperature-0 models.
+
+    The sampled models score k/10 fractions everywhere; the temperature-0 models score 0/1, with a few fractions.
+    """
     rng = np.random.default_rng(seed)
     difficulty = rng.random(items)
     columns = []

@@ -44,7 +44,10 @@ def test_z_wald_is_odd_in_the_gap(variance, delta, n):
 
 @given(VARIANCES, GAPS, SIZES, st.floats(1e-12, 0.4), st.floats(0.6, 1 - 1e-9), st.sampled_from([1, 2]))
 def test_q_is_the_squared_z_over_the_planning_constant(variance, delta, n, alpha, power, sides):
-    """Definition 1 at an observed gap: q = z_wald^2 / (z_{1-alpha/sides} + z_{1-beta})^2, between generated functions."""
+    """Definition 1 at an observed gap: q = z_wald^2 / (z_{1-alpha/sides} + z_{1-beta})^2.
+
+    Checked between generated functions.
+    """
     constant = (critical_value(alpha, sides) + critical_value(1 - power, 1)) ** 2
     q = resolution_ratio_wald(variance, delta, float(n), alpha, power, sides)
     # rel 1e-13: both sides round the same constant; z squared and q each take a handful of roundings (< 10 ulp).
