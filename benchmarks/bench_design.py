@@ -23,7 +23,10 @@ LOOP_SIZE = 10_000
 
 
 def import_time() -> tuple[float, bool]:
-    code = "import time, sys; t = time.perf_counter(); import llm_power_verified; print(time.perf_counter() - t, 'sympy' in sys.modules)"
+    code = (
+        "import time, sys; t = time.perf_counter(); import llm_power_verified; "
+        "print(time.perf_counter() - t, 'sympy' in sys.modules)"
+    )
     runs = []
     sympy_loaded = False
     for _ in range(5):

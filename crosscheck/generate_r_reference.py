@@ -84,7 +84,10 @@ def _calls():
                 )
     for delta, alpha, power in PAIRED_T:
         # strict = TRUE sums both tails, as power_paired_t does; R's default strict = FALSE counts only the upper one.
-        call = f"power.t.test(delta = {delta!r}, sd = 1, sig.level = {alpha!r}, power = {power!r}, type = 'paired', strict = TRUE)"
+        call = (
+            f"power.t.test(delta = {delta!r}, sd = 1, sig.level = {alpha!r}, power = {power!r}, "
+            "type = 'paired', strict = TRUE)"
+        )
         key = f"power_t_test_n_{delta}_{alpha}_{power}"
         calls[key] = {"n": f"{call}$n"}
         records.append(

@@ -46,7 +46,10 @@ def generate() -> list[ReferenceRecord]:
             "closed form",
         )
         for alpha, power in LEVELS:
-            call = f"NormalIndPower().solve_power(effect_size=proportion_effectsize({p_a!r}, {p_b!r}), alpha={alpha!r}, power={power!r}, ratio=1.0)"
+            call = (
+                f"NormalIndPower().solve_power(effect_size=proportion_effectsize({p_a!r}, {p_b!r}), "
+                f"alpha={alpha!r}, power={power!r}, ratio=1.0)"
+            )
             n = float(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0))
             add(
                 f"normal_ind_power_{p_a}_{p_b}_{alpha}_{power}",

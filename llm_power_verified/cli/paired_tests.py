@@ -155,7 +155,8 @@ def _text_report(header: str, rows: list[dict], with_bootstrap: bool) -> str:
         if "ci_low" in row:
             note = f"{row['confidence']:.0%} CI [{row['ci_low']:.6g}, {row['ci_high']:.6g}], B = {row['n_resamples']}"
         lines.append(
-            f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  {note}".rstrip()
+            f"{row['method']:<22} {row['statistic']:>12.6g} {row['pvalue']:>12.4g} {row['log_pvalue']:>14.6g}  "
+            f"{note}".rstrip()
         )
     if with_bootstrap:
         lines += [

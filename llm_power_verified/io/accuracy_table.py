@@ -294,7 +294,8 @@ def read_accuracies(
     Examples
     --------
     >>> import pandas as pd
-    >>> table = read_accuracies(pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.71", "0.7123"]}), n=400, approximate=True)
+    >>> frame = pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.71", "0.7123"]})
+    >>> table = read_accuracies(frame, n=400, approximate=True)
     >>> table.count_low.tolist(), table.count_high.tolist(), table.consistent.tolist()
     ([282, 285], [286, 284], [True, False])
     """

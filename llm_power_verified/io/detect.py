@@ -223,7 +223,8 @@ def read_scores(
     Examples
     --------
     >>> from importlib.resources import files
-    >>> matrix = read_scores(files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz", cluster_column="random_category")
+    >>> shipped = files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz"
+    >>> matrix = read_scores(shipped, cluster_column="random_category")
     >>> matrix.n_items, matrix.n_models, matrix.score_kind, len(set(matrix.clusters))
     (12032, 10, 'binary', 14)
     >>> import pandas as pd

@@ -18,10 +18,10 @@ class InputError(LlmPowerError, ValueError):
     Examples
     --------
     >>> from llm_power_verified.io import from_array
-    >>> from_array([[1, 0], [0, 2]], models=["a", "b"])
+    >>> from_array([[1, 0], [0, 2]], models=["a", "b"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 2, outside [0, 1] (1 scores are); scores are accuracies or partial credit in [0, 1]
+    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 2, outside [0, 1] (1 scores are); ...
     """
 
 

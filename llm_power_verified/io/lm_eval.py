@@ -329,7 +329,8 @@ def read_lm_eval(
     ...         run.mkdir()
     ...         records = [json.dumps({"doc_id": i, "filter": "none", "acc": s}) + "\n" for i, s in enumerate(scores)]
     ...         _ = (run / "samples_arc_easy_2024-05-01T12-00-00.jsonl").write_text("".join(records))
-    ...     matrix = read_lm_eval([pathlib.Path(folder) / "m1", pathlib.Path(folder) / "m2"], task="arc_easy", metric="acc")
+    ...     runs = [pathlib.Path(folder) / "m1", pathlib.Path(folder) / "m2"]
+    ...     matrix = read_lm_eval(runs, task="arc_easy", metric="acc")
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('arc_easy:0', 'arc_easy:1', 'arc_easy:2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """

@@ -393,10 +393,10 @@ def from_array(
     --------
     >>> from_array([[1, 0], [0, 0], [1, 1]], models=["a", "b"]).n_items
     3
-    >>> from_array([[1, 0], [0, 0.5], [1, 1]], models=["a", "b"])
+    >>> from_array([[1, 0], [0, 0.5], [1, 1]], models=["a", "b"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 0.5 but the other scores are 0 or 1 (1 of 6 are not, in 1 model(s); at most max(2, 5% of 3 items) = 2 read as damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, or --scores binary to refuse anything but 0/1
+    llm_power_verified.io.errors.InputError: array: model 'b', item '1' has score 0.5 but ...
     """
     try:
         array = np.asarray(scores, dtype=np.float64)

@@ -213,10 +213,10 @@ def check_outputs(outputs: Mapping[str, str | Path | None], inputs: Iterable[str
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     scores = pathlib.Path(folder) / "scores.csv"
     ...     _ = scores.write_text("item_id,a,b\n")
-    ...     check_outputs({"--out": scores}, inputs=[scores])
+    ...     check_outputs({"--out": scores}, inputs=[scores])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llm_power_verified.io.errors.OutputError: --out .../scores.csv would overwrite an input (.../scores.csv); choose another output path
+    llm_power_verified.io.errors.OutputError: --out .../scores.csv would overwrite an input (.../scores.csv); choose ...
     """
     resolved_inputs = [(Path(p), Path(os.path.realpath(p))) for p in inputs]
     targets: dict[str, Path] = {}

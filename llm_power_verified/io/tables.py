@@ -65,10 +65,10 @@ def check_columns(frame: object, source: str) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> check_columns(pd.DataFrame([[1, 0]], columns=["a", "a"]), "t.csv")
+    >>> check_columns(pd.DataFrame([[1, 0]], columns=["a", "a"]), "t.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    llm_power_verified.io.errors.InputError: t.csv: column 'a' appears twice (columns 1 and 2); every model (and the item and cluster columns) must have one column
+    llm_power_verified.io.errors.InputError: t.csv: column 'a' appears twice (columns 1 and 2); every model ...
     """
     if not isinstance(frame, pd.DataFrame):
         hint = "; for an array use from_array(scores, models=...)" if isinstance(frame, np.ndarray) else ""

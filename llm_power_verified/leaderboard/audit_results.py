@@ -74,7 +74,7 @@ class AuditResult(PerItemAudit, Result):
     >>> matrix = from_array(np.array([[1, 0], [1, 1], [0, 0], [1, 0]] * 50), models=["a", "b"])
     >>> result = audit_leaderboard(matrix, n_resamples=0)
     >>> result  # doctest: +ELLIPSIS
-    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, pairs=<DataFrame 1 x ...>, ..., by_gap=<2 GapBucket>, headline=<Headline>, notes=())
+    AuditResult(matrix=ScoreMatrix(200 items x 2 models, ...), ranking=<DataFrame 2 x 9>, ...)
     >>> result.verdicts.fixed_n, result.multiplicity.family_size
     (0, 1)
     """

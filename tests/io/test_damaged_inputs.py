@@ -429,7 +429,8 @@ sys.path.insert(0, sys.argv[2])
 from tests.support.damaged import zip_archive, zstd_member
 compressor = zstandard.ZstdCompressor(level=1).compressobj()
 zeros = bytes(1 << 20)
-frame = b"".join(compressor.compress(zeros) for _ in range(1024)) + compressor.flush()  # 1 GiB of zeros, no declared size
+# 1 GiB of zeros, no declared size
+frame = b"".join(compressor.compress(zeros) for _ in range(1024)) + compressor.flush()
 with open(sys.argv[1], "wb") as stream:
     stream.write(zip_archive([zstd_member("header.json", b'{"eval": {"model": "m"}}'),
                               ("summaries.json", 93, frame, 0, 4096)]))
