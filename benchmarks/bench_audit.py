@@ -55,7 +55,10 @@ print(time.perf_counter() - start)
 
 
 def compute_floor(path: Path) -> float:
-    """One float32 Gram product and scipy's vectorised binomial CDF over every pair: the arithmetic an audit cannot skip."""
+    """One float32 Gram product and scipy's vectorised binomial CDF over every pair.
+
+    The arithmetic an audit cannot skip.
+    """
     from scipy.stats import binom
 
     from llm_power_verified.io import read_scores

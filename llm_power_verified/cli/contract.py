@@ -1,4 +1,7 @@
-"""``llm-power-verified contract``: Regenerate or check the JSON schemas and the column reference generated from the contract."""
+"""``llm-power-verified contract``: Regenerate or check the files generated from the contract.
+
+The files are the JSON schemas and the column reference.
+"""
 
 from __future__ import annotations
 

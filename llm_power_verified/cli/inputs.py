@@ -231,7 +231,9 @@ def check_out_format(arguments) -> None:
 
 
 def check_json_report(path) -> None:
-    """Refuse, before reading, a report that ``plan report`` cannot read: it reads the JSON report (audit --format json).
+    """Refuse, before reading, a report that ``plan report`` cannot read.
+
+    ``plan report`` reads the JSON report (audit --format json).
 
     Parameters
     ----------

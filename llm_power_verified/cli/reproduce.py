@@ -1,4 +1,7 @@
-"""``llm-power-verified reproduce``: Printed numbers of the source papers beside values recomputed from their stated inputs."""
+"""``llm-power-verified reproduce``: Printed numbers of the source papers beside values recomputed.
+
+The values are recomputed from the papers' stated inputs.
+"""
 
 from __future__ import annotations
 

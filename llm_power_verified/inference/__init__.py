@@ -1,4 +1,8 @@
-"""Testing a comparison: the McNemar family (chi-square, exact, mid-p) on the binomial tail, the paired bootstrap, graded paired tests, and multiplicity (adjusted p-values, N* inflation)."""
+"""Testing a comparison: the McNemar family, the paired bootstrap, graded paired tests, and multiplicity.
+
+The McNemar family (chi-square, exact, mid-p) is on the binomial tail; multiplicity is adjusted p-values and N*
+inflation.
+"""
 
 from llm_power_verified.inference.bootstrap import (
     BootstrapResult,

@@ -204,7 +204,9 @@ def inflation_at_level(
 
 
 def guaranteed_level(correction: str, family_size: int, alpha: float = 0.05) -> float:
-    """The per-comparison level at which ``correction`` tests every pair of a family of ``family_size``, whatever the p-values.
+    """The per-comparison level at which ``correction`` tests every pair of a family, whatever the p-values.
+
+    The family has ``family_size`` comparisons.
 
     Bonferroni: alpha / m; Sidak: 1 - (1 - alpha)^(1/m) (through expm1/log1p);
     Holm and BH: alpha / m, their first step (they may test a pair at up to

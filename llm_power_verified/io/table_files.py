@@ -271,7 +271,10 @@ def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame,
 
 
 def _check_parquet_size(path: Path, metadata) -> None:
-    """Refuse a Parquet file whose cells (rows x columns) or uncompressed size, from its footer, pass the memory budget."""
+    """Refuse a Parquet file whose cells or uncompressed size, from its footer, pass the memory budget.
+
+    The cells are rows x columns.
+    """
     cells = metadata.num_rows * metadata.num_columns
     unpacked = sum(metadata.row_group(group).total_byte_size for group in range(metadata.num_row_groups))
     if cells > MAX_PARQUET_CELLS or unpacked > MAX_PARQUET_BYTES:

@@ -25,7 +25,9 @@ _PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
 
 
 def ranking_memory(n_models: int) -> int:
-    """Estimated peak bytes of :func:`~llm_power_verified.leaderboard.ranking.model_table` and the all-pairs counts (grows as K^2).
+    """Estimated peak bytes of :func:`~llm_power_verified.leaderboard.ranking.model_table` and the all-pairs counts.
+
+    The estimate grows as K^2.
 
     Parameters
     ----------

@@ -86,7 +86,7 @@ def pair_block(
 def pair_block_arrow(
     inputs: PairInputs, settings: BlockSettings, first: np.ndarray, second: np.ndarray, family: BlockFamily
 ) -> pyarrow.Table:  # noqa: F821 - pyarrow is optional, imported inside
-    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet output.
+    """:func:`pair_block` as a pyarrow Table, converted where the block was computed (a Dask worker), for Parquet.
 
     Parameters
     ----------

@@ -21,7 +21,9 @@ __all__ = ["AuditSettings"]
 
 @dataclass(frozen=True, repr=False)
 class AuditSettings(Result):
-    """What a per-item audit is asked for: the keywords of :func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`.
+    """What a per-item audit is asked for.
+
+    The settings are the keywords of :func:`~llm_power_verified.leaderboard.audit.audit_leaderboard`.
 
     ``checked(matrix)`` returns these settings with every argument checked against the matrix before any work, and
     the family declared (the mode's own when none was); it raises ``ArgumentError`` (``TypeError`` for a matrix that

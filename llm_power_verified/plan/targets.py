@@ -91,13 +91,13 @@ def planning_level(correction: str, family_size: int, alpha: float) -> tuple[flo
 
 
 def _whole(items: float) -> int | float:
-    """An item count as a whole number (int, so that JSON prints 1711, not 1711.0); inf (no N is enough) stays a float."""
+    """An item count as a whole number (int, so JSON prints 1711, not 1711.0); inf (no N is enough) stays a float."""
     return int(items) if math.isfinite(items) else float(items)
 
 
 @dataclass(frozen=True, repr=False)
 class GapPlan(Result):
-    """N for one gap at a given correlation: ``required_n`` (unrounded) at the planning ``level``, ``items`` its ceiling.
+    """N for one gap at a correlation: ``required_n`` (unrounded) at the planning ``level``, ``items`` its ceiling.
 
     Attributes
     ----------

@@ -1,4 +1,6 @@
-"""The one place that chooses a format: :func:`~llm_power_verified.report.dispatch.render` (the report as text) and :func:`~llm_power_verified.report.dispatch.write` (to a file or stdout).
+"""The one place that chooses a format: ``render`` (the report as text) and ``write`` (to a file or stdout).
+
+They are :func:`~llm_power_verified.report.dispatch.render` and :func:`~llm_power_verified.report.dispatch.write`.
 
 ``format`` is one of the contract's ``FORMATS``;
 the view options are checked here, once: ``width`` (the terminal table's

@@ -69,7 +69,10 @@ def _column(item: Column) -> dict:
 
 
 def _bounded(item: Column) -> dict:
-    """A column's value schema, bounded by its declared range: a float keeps null, and "inf"/"-inf" at an open end only."""
+    """A column's value schema, bounded by its declared range.
+
+    A float keeps null, and "inf"/"-inf" at an open end only.
+    """
     if item.range is None:
         return dict(_KIND[item.kind])
     low, high = item.range
@@ -97,7 +100,10 @@ def _table(columns: tuple[Column, ...], kinds: tuple[str, ...], minimum: int = 0
 
 
 def _by_score_kind(schema: dict) -> None:
-    """The per-item report: the columns always present for 0/1 scores (data.binary true) or for graded ones, as if/then."""
+    """The per-item report: the columns always present for 0/1 scores or for graded ones, as if/then.
+
+    0/1 scores are those with data.binary true.
+    """
     rules = []
     for kind, binary in (("binary", True), ("graded", False)):
         members = {}
@@ -147,7 +153,10 @@ def _object(fields: tuple[Field, ...]) -> dict:
 
 
 def _typed(hint) -> dict:
-    """The JSON schema of a value of type ``hint`` as the JSON report writes it (results become objects, tuples arrays)."""
+    """The JSON schema of a value of type ``hint`` as the JSON report writes it.
+
+    Results become objects, tuples arrays.
+    """
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         options = [option for option in arguments if option is not type(None)]

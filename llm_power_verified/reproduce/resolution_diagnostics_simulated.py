@@ -148,7 +148,9 @@ def _table_10_reason(delta: float, rho: float, printed: int, known: float | None
 
 
 def table_10_rows() -> list[Printed]:
-    """N*: not determined (p_A unprinted), with the solved p_A shown; powers: exact power at that solved p_A (they barely move with it).
+    """N*: not determined (p_A unprinted), with the solved p_A shown; powers: exact power at that solved p_A.
+
+    The powers barely move with the solved p_A.
 
     Returns
     -------

@@ -1,4 +1,6 @@
-"""The time-uniform threshold u(m) of the mixture e-process: exact by bisection, a process-wide table, exact counts anywhere.
+"""The time-uniform threshold u(m) of the mixture e-process: exact by bisection, and a process-wide table.
+
+It also gives exact counts anywhere (:func:`exact_counts`, for any whole m).
 
 u(m) is the smallest abs(b - c) / sqrt(m) at which e reaches 1/alpha after m discordant pairs.
 """

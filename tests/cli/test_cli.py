@@ -95,7 +95,10 @@ def test_cli_derivations_check_passes(capsys):
 
 
 def test_readme_commands_run(capsys):
-    """README's main-job command (minus the install) audits the shipped example; its design example prints the figures."""
+    """README's main-job command audits the shipped example; its design example prints the figures.
+
+    The main-job command runs minus the install.
+    """
     import re
     from pathlib import Path
 

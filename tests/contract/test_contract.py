@@ -1,4 +1,7 @@
-"""The contract declares every column the audits write, with the right audits and presence, and nothing they do not write."""
+"""The contract declares every column the audits write, and nothing they do not write.
+
+Each column is declared with the right audits and presence.
+"""
 
 from __future__ import annotations
 

@@ -319,7 +319,10 @@ def _sparse(path: Path, head: bytes, size: int = 8 << 30) -> str:
     ],
 )
 def test_sparse_8_gib_file_is_refused_by_its_size(tmp_path, name, head, command):
-    """An 8 GiB file (a short header, then zeros) is refused by its size before a byte is read, naming size and limit."""
+    """An 8 GiB file is refused by its size before a byte is read, naming size and limit.
+
+    The file is a short header, then zeros.
+    """
     path = _sparse(tmp_path / name, head)
     (tmp_path / "a.txt").write_text("1\n0\n")
     a_log = str(clean_log(tmp_path / "a.json", "m/a")) if "{a_log}" in command else ""

@@ -1,4 +1,6 @@
-"""Held-out hostile inputs: every case of ``tests/support/hostile.py`` runs through the CLI in a subprocess and is classified.
+"""Held-out hostile inputs: every case of ``tests/support/hostile.py`` runs through the CLI and is classified.
+
+The CLI runs in a subprocess.
 
 Each case runs ``python -m llm_power_verified.cli`` (or a bash line around it)
 in its own empty folder, with an address-space limit of 2 GiB and a timeout,
@@ -233,7 +235,10 @@ def run_case(case: Case, keep: Path | None = None) -> Outcome:
 
 
 def run_all(cases: list[Case], workers: int = 2) -> list[Outcome]:
-    """Every case, ``workers`` at a time; the long ones (bombs, sizes) start first so that none runs alone at the end."""
+    """Every case, ``workers`` at a time; the long ones start first so that none runs alone at the end.
+
+    The long ones are the bombs and the sizes.
+    """
     order = sorted(range(len(cases)), key=lambda k: -cases[k].timeout)
     with ThreadPoolExecutor(workers) as pool:
         done = dict(zip(order, pool.map(run_case, [cases[k] for k in order]), strict=True))

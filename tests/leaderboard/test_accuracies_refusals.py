@@ -1,6 +1,8 @@
-"""Accuracies tables the reader used to accept quietly or refuse with the wrong words (the attack findings F3, F12, F13):
-a column named as percent whose values say otherwise, accuracies no whole k out of N gives, a missing or true/false
-n."""
+"""Accuracies tables the reader used to accept quietly or refuse with the wrong words.
+
+These are the attack findings F3, F12, F13: a column named as percent whose values say otherwise, accuracies no whole
+k out of N gives, a missing or true/false n.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The Dask backend on a real ``dask.distributed`` LocalCluster of two worker processes: results bit for bit the local ones.
+"""The Dask backend on a real ``dask.distributed`` LocalCluster: results bit for bit the local ones.
+
+The LocalCluster has two worker processes.
 
 Under CI (``CI`` set) dask must be installed (it is in the test extra) and
 these tests run; elsewhere they are skipped only when dask is missing.

@@ -1,4 +1,7 @@
-"""Text from the inputs (model names) is escaped for each report format: CSV formulas, Markdown, HTML, terminal escapes."""
+"""Text from the inputs is escaped for each report format: CSV formulas, Markdown, HTML, terminal escapes.
+
+The text from the inputs is the model names.
+"""
 
 from __future__ import annotations
 

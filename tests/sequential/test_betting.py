@@ -26,7 +26,10 @@ from llm_power_verified.sequential.betting import (
 
 
 def _literal_capital(differences, m, alpha=0.05, c=0.5, digits=50):
-    """Waudby-Smith and Ramdas (2024), hedged capital with predictable plug-in bets, transcribed item by item in mpmath."""
+    """Waudby-Smith and Ramdas (2024), hedged capital with predictable plug-in bets, transcribed in mpmath.
+
+    The transcription goes item by item.
+    """
     with mpmath.workdps(digits):
         m = mpmath.mpf(m)
         up = down = mpmath.mpf(1)
@@ -107,7 +110,10 @@ def _null_paths(kind, paths, items, rng):
 @pytest.mark.parametrize("kind", ["exchangeable", "skewed"])
 @pytest.mark.parametrize("method", ["betting", "empirical-bernstein"])
 def test_type_one_error_under_optional_stopping(kind, method):
-    """Reject at the first t with e_t >= 1/alpha (the worst stopping rule); the rejection count must not exceed alpha's."""
+    """Reject at the first t with e_t >= 1/alpha; the rejection count must not exceed alpha's.
+
+    Rejecting at the first such t is the worst stopping rule.
+    """
     rng = np.random.default_rng(2026)
     paths, items, alpha = 1000, 2000, 0.05
     differences = _null_paths(kind, paths, items, rng)

@@ -128,7 +128,10 @@ def test_alternative_takes_the_same_three_values_everywhere():
 
 
 def test_method_names_a_test_variant_only():
-    """``method`` picks a test or calculation variant; bootstrap intervals and multiplicity corrections have their own names."""
+    """``method`` picks a test or calculation variant only.
+
+    Bootstrap intervals and multiplicity corrections have their own names.
+    """
     for name in ("paired_bootstrap", "paired_bootstrap_counts", "adjust_pvalues", "required_n_inflation"):
         assert "method" not in inspect.signature(getattr(lpv, name)).parameters, name
     assert "interval" in inspect.signature(lpv.paired_bootstrap).parameters
