@@ -1,4 +1,7 @@
-"""``llm-power-verified audit-calculator``: Which calculator convention produced a sample size, and the correct paired N*."""
+"""``llm-power-verified audit-calculator``: Which calculator convention produced a sample size.
+
+It also gives the correct paired N*.
+"""
 
 from __future__ import annotations
 

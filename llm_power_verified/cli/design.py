@@ -1,4 +1,7 @@
-"""``llm-power-verified design``: N*, MDE, q and power of one paired binary design, from accuracies and rho or from a 2x2 table."""
+"""``llm-power-verified design``: N*, MDE, q and power of one paired binary design.
+
+The design is given by accuracies and rho or by a 2x2 table.
+"""
 
 from __future__ import annotations
 

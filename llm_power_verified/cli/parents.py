@@ -191,7 +191,9 @@ def compute_options() -> argparse.ArgumentParser:
 
 @docfill(returns="parent_parser")
 def output_options(*, per_item: bool) -> argparse.ArgumentParser:
-    """--format, --out, --pairs, --width; with ``per_item`` also --columns, --wide and --plot (the per-item report's view).
+    """--format, --out, --pairs, --width; with ``per_item`` also --columns, --wide and --plot.
+
+    The last three are the per-item report's view.
 
     Parameters
     ----------

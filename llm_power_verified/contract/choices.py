@@ -1,4 +1,6 @@
-"""Every closed list of choices the package offers, declared once: corrections, modes, formats, verdicts, schema ids, limits.
+"""Every closed list of choices the package offers, declared once.
+
+The lists: corrections, modes, formats, verdicts, schema ids, limits.
 
 The CLI's ``choices=``, the API's argument checks, the JSON schemas and the
 legend read these tuples; nothing else types them.  Standard library only, so

@@ -61,7 +61,9 @@ def binary_counts(scores_a: Any, scores_b: Any) -> tuple[int, int, int, int]:
 
 
 def as_binary_vector(name: str, values: Any) -> np.ndarray:
-    """``values`` as a one-dimensional float array of 0s and 1s, or an ArgumentError naming ``name`` and the first bad index.
+    """``values`` as a one-dimensional float array of 0s and 1s, or an ArgumentError.
+
+    The error names ``name`` and the first bad index.
 
     Parameters
     ----------

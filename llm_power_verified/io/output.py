@@ -124,7 +124,10 @@ def whole_writer(descriptor: int, *, closefd: bool = True) -> io.BufferedWriter:
 
 @contextlib.contextmanager
 def _direct(path: Path, opened: int) -> Iterator[BinaryIO]:
-    """Write through ``opened`` (a descriptor this function closes); a broken pipe propagates, other errors are refusals."""
+    """Write through ``opened``, a descriptor this function closes.
+
+    A broken pipe propagates; other errors are refusals.
+    """
     try:
         with whole_writer(opened) as stream:
             yield stream

@@ -1,4 +1,6 @@
-"""Reading an input file: one bounded place for missing files, folders, devices, size, gzip and UTF-8 (with a byte-order mark).
+"""Reading an input file: one bounded place for missing files, folders, devices, size, gzip and UTF-8.
+
+The UTF-8 may start with a byte-order mark.
 
 Every whole-file read of an input goes through :func:`read_input_bytes` (or
 :func:`read_text`, its text form).  It refuses what is neither a regular file

@@ -1,4 +1,6 @@
-"""What every pair of an audit needs from the score matrix, computed once: :class:`~llm_power_verified.leaderboard.pair_inputs.PairInputs`.
+"""What every pair of an audit needs from the score matrix, computed once.
+
+It is held in :class:`~llm_power_verified.leaderboard.pair_inputs.PairInputs`.
 
 The exact all-pairs 2x2 counts (binary scores) or the covariance matrix (graded), so that a block of pairs
 never touches the K x N matrix again (and a Dask worker receives K x K counts once instead of the scores).

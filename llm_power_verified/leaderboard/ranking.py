@@ -64,7 +64,9 @@ RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
 
 
 def significance_matrix(order: np.ndarray, holm_all: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """The K x K significance decisions and adjusted p-values in rank order, from the Holm-adjusted p-values of all pairs.
+    """The K x K significance decisions and adjusted p-values in rank order.
+
+    Both come from the Holm-adjusted p-values of all pairs.
 
     Parameters
     ----------

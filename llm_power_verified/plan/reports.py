@@ -1,4 +1,6 @@
-"""A saved audit report as the input of a plan: ``audit --format json`` (per-item) or ``audit-accuracies --format json``.
+"""A saved audit report as the input of a plan.
+
+The report is ``audit --format json`` (per-item) or ``audit-accuracies --format json``.
 
 Only what the plan needs is read (the pair table's ranks, gaps, requirements or
 accuracies and admissible interval, the sizes and the operating point), with the
@@ -67,7 +69,9 @@ def _field(document: dict, path: tuple[str, ...], source: str):
 
 
 def read_audit_report(path: str | Path) -> AuditFigures:
-    """The :class:`~llm_power_verified.plan.figures.AuditFigures` of a saved JSON audit report (audit/2 or audit-accuracies/1).
+    """The :class:`~llm_power_verified.plan.figures.AuditFigures` of a saved JSON audit report.
+
+    The report is an audit/2 or an audit-accuracies/1 one.
 
     Parameters
     ----------

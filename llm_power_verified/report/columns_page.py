@@ -28,7 +28,9 @@ def _shown_range(bounds: tuple | None) -> str:
 
 
 def columns_page(header: str = "GENERATED from llm_power_verified/contract; do not edit") -> str:
-    """The text of ``columns.rst``: one table per audit (column, meaning, type, digits, when present), then the composites.
+    """The text of ``columns.rst``: one table per audit, then the composites.
+
+    An audit's table has a row per column: the column, its meaning, type, digits and when it is present.
 
     Parameters
     ----------

@@ -1,4 +1,6 @@
-"""The report as data: :func:`~llm_power_verified.report.report_data.document`, the JSON report of any audit without its pairs.
+"""The report as data: the JSON report of any audit without its pairs.
+
+It is made by :func:`~llm_power_verified.report.report_data.document`.
 
 Every machine format writes this document (:mod:`.machine`: JSON around the
 pairs, Parquet in the file's metadata); the text formats show the same

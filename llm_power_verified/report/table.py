@@ -1,4 +1,7 @@
-"""The one text-table renderer: plain columns for the terminal, or a Markdown table; every cell escaped for its format."""
+"""The one text-table renderer: plain columns for the terminal, or a Markdown table.
+
+Every cell is escaped for its format.
+"""
 
 from __future__ import annotations
 

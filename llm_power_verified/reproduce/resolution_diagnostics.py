@@ -1,4 +1,6 @@
-"""Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315): the printed values that follow in closed form from printed counts.
+"""Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315): the printed values in closed form.
+
+These are the printed values that follow in closed form from printed counts.
 
 Table 1's calculators, Lemma 1's constant and its Appendix A cross-check, the
 discordance tables (Tables 6 and 7, from Appendix E's counts) with Table 11's

@@ -1,4 +1,6 @@
-"""Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315): N* adjusted for multiplicity, clustering and anytime validity.
+"""Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315): the adjusted N*.
+
+N* is adjusted for multiplicity, clustering and anytime validity.
 
 Section 6.3's Bonferroni and Sidak inflations, Table 5's adjusted counts,
 Table 4's design effects, Table 9's cluster N* and Section 6.5's anytime-valid

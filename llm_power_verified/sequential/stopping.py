@@ -171,7 +171,9 @@ def stopping_time(
     n_simulations: int = SIMULATIONS,
     seed: int = 0,
 ) -> StoppingTime:
-    """Expected and ``quantile`` stopping N of the monitored test of a pair with accuracies p_a, p_b and correlation rho.
+    """Expected and ``quantile`` stopping N of the monitored test of a pair.
+
+    The pair has accuracies p_a, p_b and correlation rho.
 
     Parameters
     ----------

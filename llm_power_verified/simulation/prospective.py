@@ -315,7 +315,10 @@ def graded_difference_moments(
     beta_shape: tuple[float, float] = (4.0, 2.0),
     nodes: int = 120,
 ) -> tuple[float, float]:
-    """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model (quadrature)."""
+    """Mean and SD of D = A - B under :func:`~llm_power_verified.simulation.grids.simulate_graded`'s model.
+
+    They are computed by quadrature.
+    """
 
     def beta_score(z):  # nodes beyond |z| = 8.5 (weight < 1e-16) are clipped: scipy's beta.ppf is NaN there
         return stats.beta.ppf(stats.norm.cdf(np.clip(z, -8.5, 8.5)), *beta_shape)

@@ -198,7 +198,10 @@ def _marked(block: Block, value):
 
 
 def test_readme_and_docs_have_the_blocks_this_test_runs():
-    """README: the API sample, the two Quick start commands and the report excerpt; the docs: the tour, a Dask script."""
+    """README: the API sample, the two Quick start commands and the report excerpt.
+
+    The docs: the tour, a Dask script.
+    """
     readme_python = [block for block in README_BLOCKS if block.language == "python"]
     assert len(readme_python) == 1 and "audit_leaderboard(" in readme_python[0].code
     assert any("llm-power-verified audit" in block.code for block in README_BLOCKS if block.language == "bash")
@@ -208,7 +211,10 @@ def test_readme_and_docs_have_the_blocks_this_test_runs():
 
 
 def _quoted_in_order(excerpt: list[str], printed: list[str]) -> str | None:
-    """None when every line of ``excerpt`` (but ``...``) is a line of ``printed``, in order; else the first that is not."""
+    """None when every line of ``excerpt`` (but ``...``) is a line of ``printed``, in order.
+
+    Else the first that is not.
+    """
     position = 0
     for line in excerpt:
         if line == "...":
@@ -243,7 +249,10 @@ REPORT_GUIDE_AUDITS = (
 
 
 def test_report_guide_quotes_what_the_command_prints(capsys):
-    """Each excerpt of the "Reading the report" page is printed, line by line in order, by one of the audits it quotes."""
+    """Each excerpt of the "Reading the report" page is printed by one of the audits it quotes.
+
+    It is printed line by line, in order.
+    """
     excerpts = [
         block
         for block in DOC_BLOCKS
@@ -305,7 +314,10 @@ def _skip_reason(command: str) -> str | None:
 
 
 def _parameters(commands: list[tuple[Block, str]]) -> list:
-    """The commands; ``python -m derivations --check`` marked slow: a minute, and tests/verification/test_derivations.py checks it."""
+    """The commands; ``python -m derivations --check`` marked slow.
+
+    It takes a minute, and tests/verification/test_derivations.py checks it.
+    """
     parameters = []
     for block, command in commands:
         parameter = _marked(block, command)

@@ -276,7 +276,10 @@ def test_cli_summary_formats_and_gate(tmp_path, capsys):
     ],
 )
 def test_cli_accuracies_offers_only_its_own_options(capsys, arguments, message):
-    """audit-accuracies is not offered per-item options, nor audit the accuracies' ones: argparse refuses them in one line."""
+    """audit-accuracies is not offered per-item options, nor audit the accuracies' ones.
+
+    argparse refuses them in one line.
+    """
     arguments = [str(ACCURACIES) if value == "X" else value for value in arguments]
     assert main(arguments) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,7 @@
-"""Data flows one way: the all-pairs p-values are computed once and passed down, and the ranking does not depend on the family."""
+"""Data flows one way: the all-pairs p-values are computed once and passed down.
+
+The ranking does not depend on the family.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +37,10 @@ def test_letters_of_an_adjacent_audit_are_those_of_the_all_pairs_family(graded):
 
 @pytest.mark.parametrize("graded", [False, True])
 def test_arbiter_pvalues_do_not_depend_on_the_orientation(graded):
-    """A family pair is read from the all-pairs vector whatever its orientation: the two-sided p-value is symmetric, bit for bit."""
+    """A family pair is read from the all-pairs vector whatever its orientation.
+
+    The two-sided p-value is symmetric, bit for bit.
+    """
     matrix = _matrix(graded)
     order = rank_models(matrix)
     inputs = pair_inputs(matrix, order)
@@ -49,7 +55,10 @@ def test_arbiter_pvalues_do_not_depend_on_the_orientation(graded):
 
 @pytest.mark.parametrize("graded", [False, True])
 def test_resolved_count_reads_the_pair_inputs(graded):
-    """The count of resolved pairs among all of them, from the audit's counts or covariances, equals the all-pairs table's."""
+    """The count of resolved pairs among all of them equals the all-pairs table's.
+
+    It is computed from the audit's counts or covariances.
+    """
     matrix = _matrix(graded, items=3000)
     every_pair = audit_leaderboard(matrix, "all", n_resamples=0)
     order = rank_models(matrix)

@@ -219,7 +219,10 @@ def test_the_ideal_bootstrap_matches_a_long_monte_carlo_bootstrap():
 
 
 def test_the_command_line_offers_each_paper_and_names_it():
-    """--paper's choices are the papers' keys (typed in the CLI so that --help imports no numpy), and its help names each."""
+    """--paper's choices are the papers' keys, and its help names each.
+
+    The keys are typed in the CLI so that --help imports no numpy.
+    """
     import argparse
 
     from llm_power_verified.cli.main import build_parser

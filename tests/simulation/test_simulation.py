@@ -43,7 +43,10 @@ def test_same_seed_same_output():
 
 
 def test_calibration_small_grid():
-    """Under H0 the exact and continuity-corrected tests stay at or below alpha; under H1 chi-square power is near 0.80."""
+    """Under H0 the exact and continuity-corrected tests stay at or below alpha.
+
+    Under H1 chi-square power is near 0.80.
+    """
     rows = calibration_table_2((0.5, 0.8), (0.0, 0.6), n=400, n_simulations=1500, n_resamples=400, seed=20261121)
     for row in rows:
         if row["hypothesis"] == "H0":
@@ -110,7 +113,10 @@ def test_common_and_independent_draws_agree_within_monte_carlo_error():
 
 
 def test_nested_sample_sizes_use_the_first_items_of_each_dataset():
-    """With common random numbers the n = 50 cell equals a direct test of the first 50 items of the shared n_resamples."""
+    """With common random numbers the n = 50 cell equals a direct test of the first 50 items.
+
+    The items are the first 50 of the shared n_resamples.
+    """
     from llm_power_verified.simulation.embedding import _embedding_scores, embedding_power_grid
 
     rows = embedding_power_grid(

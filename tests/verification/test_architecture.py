@@ -229,7 +229,10 @@ def test_imports_inside_functions_say_why():
 
 
 def test_cli_catches_only_the_project_errors():
-    """``main`` turns the project's own errors into one line; a bug (TypeError, KeyError, ...) is not disguised as one."""
+    """``main`` turns the project's own errors into one line.
+
+    A bug (TypeError, KeyError, ...) is not disguised as one.
+    """
     tree = ast.parse((PACKAGE / "cli" / "main.py").read_text())
     caught = [ast.unparse(handler.type) for handler in ast.walk(tree) if isinstance(handler, ast.ExceptHandler)]
     assert caught == ["LlmPowerError"], caught
