@@ -236,6 +236,36 @@ def _benchmark_size(frame: pd.DataFrame, n_column: str, n: int | None, source: s
     return n
 
 
+def _model_names(column: pd.Series, name: str, lines, model_column: str, where: list[str]) -> list[str]:
+    """The model names of the table's rows, each present once and spelled one way, or the refusal naming the line."""
+    codes, names = label_codes(
+        column,
+        name,
+        lines,
+        model_column,
+        "a model name",
+        text=lambda value: str(value).strip(),
+        missing=lambda value: isinstance(value, str) and value.strip().lower() in ("nan", "none"),
+    )
+    if (codes < 0).any():
+        raise InputError(f"{where[int(np.argmax(codes < 0))]}: the model name is missing")
+    models = [names[code] for code in codes]
+    repeat = first_repeat(models)
+    if repeat is not None:
+        raise InputError(
+            f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row "
+            "per model"
+        )
+    alike = same_name_repeat(models)
+    if alike is not None:
+        first, second, how = alike
+        raise InputError(
+            f"{where[second]}: model {models[second]!r} and {models[first]!r} (line {lines[first]}) are the same name "
+            f"once {how}; one row per model, spelled one way"
+        )
+    return models
+
+
 def read_accuracies(
     source,
     *,
@@ -316,31 +346,7 @@ def read_accuracies(
     if len(frame) < 2:
         raise InputError(f"{name}: {len(frame)} model(s); a comparison needs at least two")
     where = [f"{name}, line {line}" for line in lines]
-    codes, names = label_codes(
-        frame[model_column],
-        name,
-        lines,
-        model_column,
-        "a model name",
-        text=lambda value: str(value).strip(),
-        missing=lambda value: isinstance(value, str) and value.strip().lower() in ("nan", "none"),
-    )
-    if (codes < 0).any():
-        raise InputError(f"{where[int(np.argmax(codes < 0))]}: the model name is missing")
-    models = [names[code] for code in codes]
-    repeat = first_repeat(models)
-    if repeat is not None:
-        raise InputError(
-            f"{where[repeat[1]]}: model {models[repeat[1]]!r} appears twice (also line {lines[repeat[0]]}); one row "
-            "per model"
-        )
-    alike = same_name_repeat(models)
-    if alike is not None:
-        first, second, how = alike
-        raise InputError(
-            f"{where[second]}: model {models[second]!r} and {models[first]!r} (line {lines[first]}) are the same name "
-            f"once {how}; one row per model, spelled one way"
-        )
+    models = _model_names(frame[model_column], name, lines, model_column, where)
     texts = _texts(frame, accuracy_column, name, lines)
     values = [_decimal(text.removesuffix("%"), where[row], accuracy_column) for row, text in enumerate(texts)]
     chosen, reason = _scale(texts, values, accuracy_column, scale, where)

@@ -126,33 +126,9 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     pairs = _field(document, ("pairs",), source)
     if not isinstance(pairs, list):
         raise InputError(f"{source}: pairs must be a list")
-    rows = []
-    for index, record in enumerate(pairs):
-        where = f"{source}, pairs[{index}]"
-        if not isinstance(record, dict):
-            raise InputError(f"{where}: not an object")
-        missing = [key for key in needed if key not in record]
-        if missing:
-            raise InputError(
-                f"{where}: no {missing[0]!r}; plans need the full pair table ({_WRITER[schema]} writes it)"
-            )
-        for key in ("model_a", "model_b"):
-            if not isinstance(record[key], str):
-                raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
-        if not isinstance(record["adjacent"], bool):
-            raise InputError(
-                f"{where}.adjacent: {record['adjacent']!r} is not true or false; the report is damaged or was edited: "
-                f"write it again with {_WRITER[schema]}"
-            )
-        row = {
-            key: record[key] if key in ("model_a", "model_b", "adjacent") else _number(record[key], f"{where}.{key}")
-            for key in needed
-        }
-        for key in _OPTIONAL:
-            if key in record:
-                row[key] = _number(record[key], f"{where}.{key}")
-        rows.append(row)
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(
+        [_pair_row(record, f"{source}, pairs[{index}]", needed, schema) for index, record in enumerate(pairs)]
+    )
     if frame.empty:
         raise InputError(f"{source}: the report has no pairs")
     for key in ("rank_a", "rank_b"):
@@ -201,6 +177,31 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         source=source,
     )
     return figures
+
+
+def _pair_row(record, where: str, needed: tuple, schema: str) -> dict:
+    """One pair of a saved report: the fields a plan needs (and the optional ones it holds), each checked."""
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: not an object")
+    missing = [key for key in needed if key not in record]
+    if missing:
+        raise InputError(f"{where}: no {missing[0]!r}; plans need the full pair table ({_WRITER[schema]} writes it)")
+    for key in ("model_a", "model_b"):
+        if not isinstance(record[key], str):
+            raise InputError(f"{where}.{key}: {record[key]!r} is not a model name")
+    if not isinstance(record["adjacent"], bool):
+        raise InputError(
+            f"{where}.adjacent: {record['adjacent']!r} is not true or false; the report is damaged or was edited: "
+            f"write it again with {_WRITER[schema]}"
+        )
+    row = {
+        key: record[key] if key in ("model_a", "model_b", "adjacent") else _number(record[key], f"{where}.{key}")
+        for key in needed
+    }
+    for key in _OPTIONAL:
+        if key in record:
+            row[key] = _number(record[key], f"{where}.{key}")
+    return row
 
 
 def _cluster_size(document: dict, key: str, source: str) -> float:

@@ -170,17 +170,19 @@ def test_rooms_are_folders_with_a_public_init():
 
 
 def test_modules_and_functions_stay_small():
-    """No module over 400 lines, no function body over 80 (argument tables, the CLI's add_parser, excepted).
+    """No module over 450 lines, no function body over 90 (argument tables, the CLI's add_parser, excepted).
 
-    A function's length is counted without its docstring: Notes, References and
-    examples are documentation, not the complexity the limit is about.
+    Lines are counted as ``ruff format`` writes them.  The caps were 400 and 80 in the dense style before the formatter;
+    formatting the package added 17% lines with no change of content (24,972 to 29,324 lines, measured on a copy before
+    the formatter commit), so 450 and 90 hold about the same amount of code.  A function's length is counted without
+    its docstring: Notes, References and examples are documentation, not the complexity the limit is about.
     """
     problems = []
     for path in PACKAGE.rglob("*.py"):
         if "_generated" in path.parts:
             continue
         text = path.read_text()
-        if len(text.splitlines()) > 400:
+        if len(text.splitlines()) > 450:
             problems.append(f"{path.relative_to(PACKAGE.parent)}: {len(text.splitlines())} lines")
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "add_parser":
@@ -195,7 +197,7 @@ def test_modules_and_functions_stay_small():
                 )
                 if docstring is not None:
                     length -= docstring.end_lineno - docstring.lineno + 1
-                if length > 80:
+                if length > 90:
                     problems.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name} is {length} lines")
     assert not problems, "\n".join(problems)
 
