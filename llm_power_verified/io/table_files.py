@@ -403,7 +403,8 @@ def read_table(
     Examples
     --------
     >>> from importlib.resources import files
-    >>> matrix = read_table(files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz", cluster_column="random_category")
+    >>> shipped = files("llm_power_verified") / "data" / "mmlu_pro_top10.csv.gz"
+    >>> matrix = read_table(shipped, cluster_column="random_category")
     >>> matrix.n_items, matrix.models[:2]
     (12032, ('calme-3.2-78b', 'calme-3.1-78b'))
     """

@@ -96,7 +96,8 @@ def table_2_rows() -> list[Printed]:
     return entries
 
 
-TABLE_10 = (  # (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, the first model's accuracy printed in Table 6 or None)
+# (pair, printed |delta|, rho, N*, powers at 0.8, 1.0, 1.2 N*, the first model's accuracy printed in Table 6 or None)
+TABLE_10 = (
     ("HS, Mistral-I / Llama-I", 0.063, 0.68, "193", ("0.71", "0.83", "0.89"), None),
     ("ARC, Llama-3-8B / gemma", 0.078, 0.54, "294", ("0.69", "0.80", "0.88"), 0.5922),
     ("HS, Llama-3-8B / gemma", 0.101, 0.57, "120", ("0.72", "0.81", "0.88"), 0.8202),

@@ -261,7 +261,10 @@ def test_audit_with_a_local_dask_cluster_matches_the_local_run(tmp_path, capsys)
 
 
 def test_help_imports_neither_numpy_nor_tqdm():
-    code = "import sys; from llm_power_verified.cli.main import build_parser; build_parser(); print(sorted(m for m in ('numpy', 'tqdm', 'pandas', 'scipy') if m in sys.modules))"
+    code = (
+        "import sys; from llm_power_verified.cli.main import build_parser; build_parser(); "
+        "print(sorted(m for m in ('numpy', 'tqdm', 'pandas', 'scipy') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
 
