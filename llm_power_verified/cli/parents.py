@@ -298,6 +298,11 @@ class Given(argparse.Action):
     """Stores the value and records that the option was typed (:func:`given`).
 
     An option that cannot apply to the input is refused only when the user gave it, never because of its default.
+
+    Parameters
+    ----------
+    option_strings, dest, nargs, const, default, type, choices, required, help, metavar : object
+        ``argparse.Action``'s own, as ``add_argument`` passes them.
     """
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:

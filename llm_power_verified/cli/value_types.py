@@ -238,8 +238,8 @@ def _deferred(
     return parse
 
 
-#: --alpha: the e-process boundaries divide by alpha^2 (sequential.confidence.MIN_ALPHA), so every command takes
-#: the same (0, 1) level from that floor on.
+# --alpha: the e-process boundaries divide by alpha^2 (sequential.confidence.MIN_ALPHA), so every command takes
+# the same (0, 1) level from that floor on.
 ALPHA = _deferred(
     "llm_power_verified.sequential.confidence",
     "MIN_ALPHA",
@@ -251,8 +251,8 @@ ALPHA = _deferred(
         type="float",
     ),
 )
-#: --horizon: above EXACT_HORIZON the stopping N is simulated from SIMULATIONS paths of at most MAX_SIMULATED_STEPS
-#: steps in all (sequential.stopping), so the longest horizon is MAX_HORIZON.
+# --horizon: above EXACT_HORIZON the stopping N is simulated from SIMULATIONS paths of at most MAX_SIMULATED_STEPS
+# steps in all (sequential.stopping), so the longest horizon is MAX_HORIZON.
 HORIZON = _deferred(
     "llm_power_verified.sequential.stopping",
     "MAX_HORIZON",

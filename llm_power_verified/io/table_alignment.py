@@ -256,7 +256,7 @@ def same_name_repeat(names: Sequence[str]) -> tuple[int, int, str] | None:
     Parameters
     ----------
     names : sequence of str
-        Distinct names (an exact repeat is :func:`first_repeat`'s).
+        Distinct names (an exact repeat is :func:`~llm_power_verified.io.text.first_repeat`'s).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""What a plan needs of an audit, whichever it came from: :class:`AuditFigures`.
+"""What a plan needs of an audit, whichever it came from: the record ``AuditFigures``.
 
 A per-item audit, an accuracies-only audit and a saved JSON report
 (:func:`llm_power_verified.plan.reports.read_audit_report`) all give the same

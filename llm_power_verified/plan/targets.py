@@ -34,15 +34,7 @@ from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
-__all__ = [
-    "CORRECTIONS",
-    "AuditFigures",
-    "GapPlan",
-    "LeaderboardPlan",
-    "plan_gap",
-    "plan_leaderboard",
-    "planning_level",
-]
+__all__ = ["GapPlan", "LeaderboardPlan", "plan_gap", "plan_leaderboard", "planning_level"]
 
 
 @docfill("correction")

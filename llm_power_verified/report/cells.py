@@ -78,7 +78,7 @@ def item_count(value) -> str:
     Returns
     -------
     str
-        The ceiling (:func:`~llm_power_verified._validation.ceil_sample_size`) with thousands separators.
+        The ceiling (``ceil_sample_size`` of ``llm_power_verified._validation``) with thousands separators.
 
     Examples
     --------
@@ -94,12 +94,36 @@ def item_count(value) -> str:
 
 
 def is_item_count(name: str) -> bool:
-    """Whether a pair-table column is a required sample size (printed by :func:`item_count`): N*, N_av and the like."""
+    """Whether a pair-table column is a required sample size (printed by :func:`item_count`): N*, N_av and the like.
+
+    Parameters
+    ----------
+    name : str
+        A pair-table column's name.
+
+    Returns
+    -------
+    bool
+        True for ``required_n`` and its variants, ``shortcut_n`` and ``unpaired_n``.
+    """
     return name.startswith("required_n") or name in ("shortcut_n", "unpaired_n")
 
 
 def plural(count: int, noun: str) -> str:
-    """A count with its noun in the right number: "1 pair", "9 pairs" (nouns whose plural adds an s)."""
+    """A count with its noun in the right number: "1 pair", "9 pairs" (nouns whose plural adds an s).
+
+    Parameters
+    ----------
+    count : int
+        How many.
+    noun : str
+        The noun in the singular.
+
+    Returns
+    -------
+    str
+        The count with thousands separators, then the noun, with an s unless the count is 1.
+    """
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 

@@ -219,7 +219,7 @@ def _clusters(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, mark
 class ChecklistTally:
     """The pair-table figures the checklist needs, gathered block by block.
 
-    A streamed audit never holds its pair table: the Parquet writer hands each block to :meth:`add` as it writes it, so
+    A streamed audit never holds its pair table: the Parquet writer hands each block to ``add`` as it writes it, so
     the checklist covers every pair written, as the JSON report's covers every pair in memory.
 
     Attributes
