@@ -127,7 +127,7 @@ def check_rho_admissible(rho: np.ndarray, low: np.ndarray, high: np.ndarray, *, 
         # In full (repr): rounded, a rho just outside the interval would print as its bound.
         raise ArgumentError(
             f"rho must lie in the admissible interval [{float(lo)!r}, {float(hi)!r}] for these marginals "
-            f"(paper Eqs. 7-8); got {float(value)!r}{index}"
+            f"(paper Eqs. 7-8); got {float(value)!r}{index} (--rho on the command line)"
         )
     return np.clip(rho_b, low_b, high_b)
 

@@ -221,6 +221,11 @@ def check_out_format(arguments) -> None:
         format's (``report.txt``, ``report``) takes any format.
     """
     out, chosen = getattr(arguments, "out", None), getattr(arguments, "format", None)
+    if out and Path(out).suffix.lower() in (".gz", ".bz2", ".xz", ".zst", ".zip"):
+        raise CommandError(
+            f"--out {out}: reports are written uncompressed, so a compressed name would hold plain text; drop "
+            f"{Path(out).suffix} (compress the file afterwards if needed)"
+        )
     named = _SUFFIX_FORMATS.get(Path(out).suffix.lower()) if out and chosen else None
     if named is not None and named != chosen:
         default = " (the default)" if chosen == "table" else ""

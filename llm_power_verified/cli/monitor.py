@@ -15,6 +15,10 @@ from llm_power_verified.io.output import json_text
 __all__ = ["add_parser", "run"]
 
 
+#: The image formats matplotlib writes without extra packages, by suffix (a --plot of another suffix is refused).
+_PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".eps", ".ps")
+
+
 @docfill("commands")
 def add_parser(commands) -> None:
     """Add the ``monitor`` command (its options and help) to ``commands``."""
@@ -63,6 +67,11 @@ def run(arguments) -> str:
     from llm_power_verified.io.detect import refuse_twins
     from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
 
+    if arguments.plot and Path(arguments.plot).suffix.lower() not in _PLOT_SUFFIXES:
+        raise CommandError(
+            f"--plot {arguments.plot}: {Path(arguments.plot).suffix or 'no suffix'} is not an image format the figure "
+            f"is written as; name a {', '.join(_PLOT_SUFFIXES)} file"
+        )
     check_outputs({"--plot": arguments.plot}, arguments.files)
     refuse_twins([Path(name) for name in arguments.files if Path(name).exists()])
     matrix = read_score_files(*arguments.files, score_kind=arguments.scores)

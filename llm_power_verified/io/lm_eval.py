@@ -174,11 +174,17 @@ def _short(digest: str) -> str:
 def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str] | None:
     """(model as printed, key of model, model_args and settings) from the run's results file, or None.
 
-    None when there is no results file, or no model in it.
+    None when there is no results file, no model in it, or a results file this reader does not parse (lm-eval writes
+    NaN for a metric it could not compute): the file is evidence of which run this is, never a source of scores, so
+    it cannot stop a read.  The settings include the tasks' configurations and versions, so that a prompt variant of
+    the same model is a run of its own.
     """
     stamp = _SAMPLES.match(files[0][1].name)["stamp"]
     results = folder / f"results_{stamp}.json"
-    document = _load_json(results) if results.is_file() else None
+    try:
+        document = _load_json(results) if results.is_file() else None
+    except InputError:
+        return None
     if not isinstance(document, dict):
         return None
     config = document.get("config") if isinstance(document.get("config"), dict) else {}
@@ -193,6 +199,11 @@ def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str
         "n-shot": {name: shots.get(name) for name, _ in files},
         **{key: config.get(key) for key in ("gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
         **{key: document.get(key) for key in ("system_instruction", "chat_template", "fewshot_as_multiturn")},
+        **{
+            part: {name: (document.get(part) or {}).get(name) for name, _ in files}
+            for part in ("configs", "versions")
+            if isinstance(document.get(part), dict)
+        },
     }
     shown = f"{model}" + (f" ({describe_value(arguments, 120)})" if arguments not in (None, "", {}) else "")
     return (shown if model is not None else str(document.get("model_name"))), json.dumps(

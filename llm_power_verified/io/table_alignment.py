@@ -247,6 +247,11 @@ def refuse_unlabelled_items(
     )
 
 
+def _name_key(name: str) -> str:
+    """A name as :func:`same_name_repeat` compares it: NFC-normalised, without format characters (category Cf)."""
+    return "".join(char for char in unicodedata.normalize("NFC", name) if unicodedata.category(char) != "Cf")
+
+
 def same_name_repeat(names: Sequence[str]) -> tuple[int, int, str] | None:
     r"""Where two different names first become one once Unicode-normalised (NFC) with format characters dropped.
 
@@ -271,10 +276,9 @@ def same_name_repeat(names: Sequence[str]) -> tuple[int, int, str] | None:
     """
     seen: dict[str, int] = {}
     for position, name in enumerate(names):
-        if name.isascii():  # NFC and the format characters are all outside ASCII
-            seen.setdefault(name, position)
-            continue
-        key = "".join(char for char in unicodedata.normalize("NFC", name) if unicodedata.category(char) != "Cf")
+        # An ASCII name is its own key (NFC and the format characters are outside ASCII), but it is still compared:
+        # "m0\u200b" before "m0" is the same repeat as after it.
+        key = name if name.isascii() else _name_key(name)
         first = seen.setdefault(key, position)
         if first != position and names[first] != name:
             pair = (names[first], name)

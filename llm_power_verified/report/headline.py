@@ -29,7 +29,8 @@ def _count(facts: Headline, column: str) -> str:
 
 def _resolved_meaning(facts: Headline) -> str:
     """What "resolved" is at the observed gap: a threshold on the Wald statistic, each pair at alpha."""
-    threshold = NormalDist().inv_cdf(1 - facts.alpha / 2) + NormalDist().inv_cdf(facts.power)
+    # z_(1-alpha/2) as -z_(alpha/2): 1 - alpha/2 rounds to 1 below alpha ~ 1e-16, where inv_cdf refuses it.
+    threshold = -NormalDist().inv_cdf(facts.alpha / 2) + NormalDist().inv_cdf(facts.power)
     return (
         f"q = N / N* at the observed gap is z_Wald^2 / (z_(1-alpha/2) + z_power)^2, so 'resolved' is |z_Wald| >= "
         f"{threshold:.3f} at alpha {facts.alpha:g} for each pair, no multiplicity."

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from llm_power_verified.io.escaping import terminal_text
+from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.report.cells import fmt, item_count, plural
 from llm_power_verified.report.table import grid
 
@@ -65,7 +65,7 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
         )
     )
     lines += [""] * markdown + [
-        _holm_steps(audit)
+        _holm_steps(audit, keys, markdown_text if markdown else terminal_text)
     ]  # Markdown: a blank line ends the table (GFM reads a next line as a row)
     lines += ["", f"{head}Multiplicity", _multiplicity(audit)]
     if "resolved_anytime" in audit.pairs and len(listed):
@@ -133,8 +133,11 @@ _PROCEDURES = {
 }
 
 
-def _holm_steps(audit) -> str:
-    """What the holm row's level is: conditional on the earlier steps rejecting; which pairs Holm never reached here."""
+def _holm_steps(audit, keys: dict[str, str], escape) -> str:
+    """What the holm row's level is: conditional on the earlier steps rejecting; which pairs Holm never reached here.
+
+    The pairs are named as in the tables (``keys``), escaped for the format (``escape``): names are input.
+    """
     text = (
         "holm: the pair at step k of the observed p-value order is counted at alpha/(m-k+1), the level Holm tests it "
         "at "
@@ -149,7 +152,10 @@ def _holm_steps(audit) -> str:
     if len(waiting) <= 1:
         return text + f"; Holm reached every step here (m = {len(family)})."
     stop = len(family) - len(waiting) + 1
-    names = [f"{a} vs {b}" for a, b in zip(waiting["model_a"].iloc[1:], waiting["model_b"].iloc[1:], strict=True)]
+    names = [
+        f"{escape(keys.get(a, a))} vs {escape(keys.get(b, b))}"
+        for a, b in zip(waiting["model_a"].iloc[1:], waiting["model_b"].iloc[1:], strict=True)
+    ]
     past = ", ".join(names) if len(names) <= 5 else f"{len(names)} pairs"
     return (
         text + f"; Holm stopped at step {stop} of {len(family)} here, so {plural(len(names), 'pair')} past it "

@@ -370,3 +370,32 @@ def test_approximate_accuracies_reads_what_is_otherwise_refused(capsys, tmp_path
     assert "--approximate-accuracies" in line, line
     assert main(["audit-accuracies", str(table), "--approximate-accuracies"]) == 0
     assert "accepted as approximate (--approximate-accuracies)" in capsys.readouterr().out
+
+
+# The re-attack's findings on the new code.
+def test_monitor_plot_with_a_suffix_matplotlib_does_not_write_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text("1\n0\n1\n1\n0\n1\n")
+    (tmp_path / "b.txt").write_text("0\n0\n1\n0\n1\n1\n")
+    line = refused(capsys, ["monitor", "a.txt", "b.txt", "--plot", "m.txt"])  # was a matplotlib traceback
+    assert "--plot m.txt" in line and ".png" in line and not (tmp_path / "m.txt").exists(), line
+
+
+def test_a_compressed_out_name_is_refused(capsys, wide):
+    line = refused(capsys, ["audit", wide, "--item-column", "item_id", "--format", "json", "--out", "r.json.gz"])
+    assert "written uncompressed" in line and "--out r.json.gz" in line, line
+
+
+@pytest.mark.parametrize("alpha", ["1e-20", "1e-100"])
+def test_the_audit_runs_at_a_tiny_admitted_alpha(capsys, wide, alpha):
+    # 1 - alpha/2 rounds to 1 below about 1e-16: the headline's threshold is computed from alpha/2 instead.
+    assert (
+        main(["audit", wide, "--item-column", "item_id", "--alpha", alpha, "--n-resamples", "0", "--width", "1000"])
+        == 0
+    )
+    assert "'resolved' is |z_Wald| >=" in capsys.readouterr().out
+
+
+def test_the_rho_refusal_names_the_flag(capsys):
+    line = refused(capsys, ["plan", "gap", "--p-a", "0.6", "--p-b", "0.5", "--rho", "0.99"])
+    assert "(--rho on the command line)" in line, line

@@ -153,6 +153,21 @@ def test_a_copied_results_file_is_refused_and_other_settings_are_read(tmp_path, 
     settings["n-shot"]["arith_mc"], settings["config"]["random_seed"] = 0, 7  # and so is a run under another seed
     own.write_text(json.dumps(settings))
     assert read_lm_eval(folders, task="arith_mc", metric="acc").n_items == 200
+    # A prompt variant (another task configuration, same model and seeds) is a run of its own too (re-attack finding).
+    settings["config"]["random_seed"] = json.loads(next(folders[0].glob("results_*.json")).read_text())["config"][
+        "random_seed"
+    ]
+    settings.setdefault("configs", {}).setdefault("arith_mc", {})["doc_to_text"] = "Question: {{question}}"
+    own.write_text(json.dumps(settings))
+    assert read_lm_eval(folders, task="arith_mc", metric="acc").n_items == 200
+
+
+def test_a_results_file_with_nan_is_not_a_reason_to_refuse(tmp_path):
+    # lm-eval writes NaN for a metric it could not compute; the results file only says which run this is.
+    folders = _copy(tmp_path, "hashlm")
+    results = next(folders[0].glob("results_*.json"))
+    results.write_text(results.read_text().replace("0.575", "NaN", 1))
+    assert read_lm_eval(folders, task="arith_mc", metric="acc").n_items == 200
 
 
 def test_missing_results_file_and_doc_hash_are_noted(tmp_path):

@@ -181,3 +181,12 @@ def test_a_quoted_header_name_may_hold_a_tab(tmp_path):
     path = tmp_path / "wide.csv"
     path.write_text('item_id,"tab\there",b\nq1,1,0\nq2,0,1\n', encoding="utf-8")
     assert read_scores(path).models == ("tab\there", "b")
+
+
+def test_the_same_name_check_does_not_depend_on_the_order():
+    # Re-attack: the ASCII name first was caught, the ASCII name second was not.
+    from llm_power_verified.io.table_alignment import same_name_repeat
+
+    assert same_name_repeat(["m0\u200b", "m0"]) == (0, 1, "format characters (U+200B) are dropped")
+    assert same_name_repeat(["cafe\u0301", "b", "caf\u00e9"]) == (0, 2, "Unicode-normalised (NFC)")
+    assert same_name_repeat(["m0\u00ad", "m0"]) is not None  # a soft hyphen is a format character too

@@ -137,3 +137,15 @@ def test_design_states_no_mde_at_a_plug_in_variance_of_0():
     for counts in (["--b", "0", "--c", "0"], ["--b", "100", "--c", "0"]):
         status, out, _ = _cli(["design", *counts, "--n", "100", "--json"])
         assert status == 0 and json.loads(out)["mde"] is None
+
+
+def test_the_holm_note_escapes_the_names_it_lists(tmp_path):
+    # Re-attack / hostile corpus: the note naming the pairs past Holm's stop printed names raw.
+    rng = np.random.default_rng(0)
+    rows = {f"m{k}": (rng.random(60) < 0.7 - 0.05 * k).astype(int) for k in range(2)}
+    frame = pd.DataFrame({"item": range(60), "m0": rows["m0"], "a\nb": rows["m1"], "m2": (rng.random(60) < 0.5)})
+    table = tmp_path / "names.csv"
+    frame.astype({"m2": int}).to_csv(table, index=False)
+    for extra in ([], ["--format", "markdown"]):
+        status, text, _ = _cli(["audit", str(table), "--item-column", "item", "--n-resamples", "0", *extra])
+        assert status == 0 and "a\nb" not in text

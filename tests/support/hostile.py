@@ -1857,7 +1857,8 @@ def printed_number_cases() -> list[Case]:
         design(
             "--alpha 1e-300",
             ("--p-a", "0.6", "--p-b", "0.5", "--rho", "0.3", "--alpha", "1e-300", "--json"),
-            Read(json_holds(finite_n, "N* not finite")),
+            # Below 1e-100 (sequential.confidence.MIN_ALPHA, one floor for every command) --alpha is refused by name.
+            refused("--alpha", "1e-100"),
         ),
         design("zero gap prints inf", ("--p-a", "0.5", "--p-b", "0.5", "--rho", "0.3"), Read(huge_double)),
         design(
@@ -2048,7 +2049,11 @@ def warning_cases() -> list[Case]:
             {"a.txt": b"0.25\n", "b.txt": b"0.75\n"},
         ),
         Case(
-            family, "monitor on one file twice", ("monitor", "a.txt", "a.txt"), Read(), {"a.txt": plain(SCORES[:, 0])}
+            family,
+            "monitor on one file twice",
+            ("monitor", "a.txt", "a.txt"),
+            refused("a.txt is given twice"),  # a model compared with itself tells nothing: refused by name
+            {"a.txt": plain(SCORES[:, 0])},
         ),
         Case(
             family,
@@ -2514,7 +2519,7 @@ def output_cases() -> list[Case]:
             family,
             "monitor identical files --json",
             ("monitor", "a.txt", "a.txt", "--json"),
-            Read(strict),
+            refused("a.txt is given twice"),
             {"a.txt": plain(SCORES[:, 0])},
         ),
         Case(
