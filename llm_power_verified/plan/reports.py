@@ -150,6 +150,9 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         mean_size, weighted_size = (
             _cluster_size(document, key, source) for key in ("mean_cluster_size", "weighted_cluster_size")
         )
+    correction = _correction(document, source, _WRITER[schema])
+    if not summary:
+        _check_consistent_settings(pairs, frame, clusters, correction, source, _WRITER[schema])
     figures = AuditFigures(
         pairs=frame,
         n_models=n_models,
@@ -161,7 +164,7 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         n_clusters=None if not clusters else _whole(document, ("clusters", "n_clusters"), source),
         source=source,
         binary=binary,
-        correction=_correction(document, source, _WRITER[schema]),
+        correction=correction,
         weighted_cluster_size=weighted_size,
     )
     check_report_figures(
@@ -177,6 +180,32 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         source=source,
     )
     return figures
+
+
+def _check_consistent_settings(pairs: list, frame: pd.DataFrame, clusters, correction: str, source: str, writer: str):
+    """Refuse a per-item report whose clusters block or correction disagrees with its own pair table.
+
+    Design effects in the pairs go with a clusters block (and no design effect with none); ``p_adjusted`` is the
+    p-value column of ``settings.correction`` (the raw arbiter p for "none"), value for value.  An edit of either
+    changes the plan, so it is refused like every other edited figure.
+    """
+    edited = f"the report is damaged or was edited: write it again with {writer}"
+    if ("design_effect" in frame.columns) != bool(clusters):
+        held = (
+            "have design effects but the report has no clusters block"
+            if clusters is None or not clusters
+            else ("have no design effect but the report has a clusters block")
+        )
+        raise InputError(f"{source}: the pairs {held}; {edited}")
+    column = None if correction == "none" else f"p_{correction}"
+    for index, record in enumerate(pairs):
+        raw = record.get("p_exact", record.get("p_t"))
+        expected = raw if column is None else record.get(column)
+        if "p_adjusted" in record and record["p_adjusted"] != expected and (column is None or column in record):
+            raise InputError(
+                f"{source}, pairs[{index}].p_adjusted: {record['p_adjusted']!r} is not the {correction} p-value "
+                f"({expected!r}) that settings.correction {correction!r} says it is; {edited}"
+            )
 
 
 def _pair_row(record, where: str, needed: tuple, schema: str) -> dict:

@@ -308,3 +308,17 @@ def test_an_observed_negative_icc_is_planned_as_zero_and_says_so(reports):
     assert all(row["design_effect"] == 1.0 for row in clusters["table"])
     status, out, err = _cli(["plan", "report", reports["per_item"]])
     assert "counted as 0 as the paper counts a negative ICC" in out
+
+
+@pytest.mark.parametrize("name", ["per_item", "graded"])
+def test_an_edited_correction_is_refused(reports, tmp_path, name):
+    # Attack F4: settings.correction edited alone changed the plan (466 -> 385 items) without a word.
+    path = _tampered(reports, tmp_path, name, lambda document: document["settings"].update(correction="none"))
+    assert "p_adjusted" in _refused(path) and "settings.correction 'none'" in _refused(path)
+
+
+@pytest.mark.parametrize("name", ["per_item", "graded"])
+def test_a_deleted_clusters_block_is_refused(reports, tmp_path, name):
+    # Re-attack: a clustered report without its clusters block gave another clustered plan (1,013 items for 836).
+    path = _tampered(reports, tmp_path, name, lambda document: document.pop("clusters"))
+    assert "design effects but the report has no clusters block" in _refused(path)
