@@ -17,5 +17,6 @@ def test_a_rho_just_above_the_bound_prints_apart_from_it(step):
     with pytest.raises(ArgumentError) as error:
         lpv.required_n_paired_binary(0.65, 0.6, rho)
     message = str(error.value)
-    assert f", {high!r}] for these marginals" in message and message.endswith(f"got {rho!r}")
+    assert f", {high!r}] for these marginals" in message
+    assert message.endswith(f"got {rho!r} (--rho on the command line)")
     assert repr(rho) != repr(high)
