@@ -110,28 +110,21 @@ GRADED_VIEW = (
     "p_t",
     "boot_ci",
 )
+
+
+def _merged(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    """Both views' columns once each, in either's order: ``second``'s own columns go before its next shared one."""
+    merged = list(first)
+    for position, name in enumerate(second):
+        if name in merged:
+            continue
+        following = next((later for later in second[position + 1 :] if later in merged), None)
+        merged.insert(merged.index(following) if following is not None else len(merged), name)
+    return tuple(merged)
+
+
 #: What ``--columns`` offers: every column of either per-item view, in order of importance.
-COLUMN_CHOICES = (
-    "delta",
-    "p_adjusted",
-    "significant",
-    "q",
-    "resolved",
-    "significant_clustered",
-    "significant_anytime",
-    "required_n",
-    "mde",
-    "rho",
-    "b",
-    "c",
-    "p_exact",
-    "p_midp",
-    "t",
-    "p_t",
-    "boot_ci",
-    "required_n_interval",
-    "shortcut_ratio",
-)
+COLUMN_CHOICES = _merged(BINARY_VIEW, GRADED_VIEW)
 #: The accuracies-only pair table (Markdown and HTML; the terminal folds the intervals into the composites).
 ACCURACIES_VIEW = (
     "delta",

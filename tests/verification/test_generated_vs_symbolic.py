@@ -88,3 +88,28 @@ def test_every_generated_function_is_exported():
         module = importlib.import_module(f"llm_power_verified._generated.{module_name}")
         generated_names |= {f"{module_name}.{name}" for name in module.__all__}
     assert generated_names == set(names)
+
+
+@pytest.mark.parametrize("name, coefficient", [("shortcut_ratio_c2", "C2_U"), ("shortcut_ratio_c4", "C4_U")])
+@pytest.mark.parametrize("point", [(0.7712575555375951, 0.7712575555375951), (0.5, 0.999), (0.3, -0.4)])
+def test_shortcut_coefficients_err_within_their_cancellation_bound(name, coefficient, point):
+    """Outside the well-conditioned region the error is bounded by the cancellation, not by a constant.
+
+    The generated coefficient is a ratio whose numerator sums about ten terms; each term and the sum carry at most
+    about 32 roundings of 2^-53, so the relative error is at most 32 * 2^-53 times the numerator's condition
+    number (sum of the terms' magnitudes over the magnitude of the sum).  The first point is the one where the
+    condition number is 14,425 and an absolute-size criterion had let a 1.2e-12 error through.
+    """
+    from derivations import shortcut_series
+    from llm_power_verified._generated import shortcut_series as generated
+
+    magnitude, numerator = shortcut_series.derive_numerator_magnitude(getattr(shortcut_series, coefficient))
+    symbols = (shortcut_series.p, shortcut_series.rho)
+    condition = float(abs(magnitude.subs(dict(zip(symbols, point, strict=True))))) / float(
+        abs(numerator.subs(dict(zip(symbols, point, strict=True))))
+    )
+    expr = shortcut_series.derive_printed_form(getattr(shortcut_series, coefficient))
+    with mpmath.workdps(DIGITS):
+        exact = mpmath_callable(symbols, expr)(*[mpmath.mpf(value) for value in point])
+    error = relative_error(float(getattr(generated, name)(*point)), exact)
+    assert error <= 32 * 2.0**-53 * max(condition, 1.0)
