@@ -19,6 +19,7 @@ from llm_power_verified.cli.inputs import (
 )
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
+from llm_power_verified.cli.plan_min_effect import SCENARIO_LABELS, min_effect_lines
 from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
@@ -28,6 +29,7 @@ __all__ = ["add_parser", "run"]
 
 TOP = number(integer=True, low=2, high=1_000_000)
 _ICC_RANGE = number(low=0, high=1)
+MIN_EFFECT = number(low=0, low_open=True, summary="A smallest gap of interest (--min-effect)")
 
 
 def _icc(text: str) -> float:
@@ -65,6 +67,14 @@ def _options(
         )
     if rho:
         parent.add_argument("--rho", type=number(low=-1, high=1), help=rho)
+    if top:
+        parent.add_argument(
+            "--min-effect",
+            type=MIN_EFFECT,
+            metavar="DELTA",
+            help="a smallest gap of interest in score units (0.02 = 2 points; in (0, 1) for 0/1 scores): also plan "
+            "the items that resolve a true gap of DELTA in each pair, at its observed discordance, at the same level",
+        )
     parent.add_argument("--json", action="store_true", help="print one JSON object")
     return parent
 
@@ -245,7 +255,9 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     from llm_power_verified.plan import plan_leaderboard
 
     figures, input_notes = _audit(arguments)
-    plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho)
+    plan = plan_leaderboard(
+        figures, arguments.top, correction=arguments.correction, rho=rho, min_effect=arguments.min_effect
+    )
     whose = " (the report's settings.correction)" if arguments.source == "report" else ""
     lines = [
         f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction "
@@ -255,18 +267,14 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     ]
     for scenario, required in plan.required_n.items():
         more = plan.more_items[scenario]
-        label = {
-            "observed": "at the observed rho-hat",
-            "clustered": "with the observed clusters (design effect)",
-            "rho_min": "at each pair's smallest admissible rho (worst case)",
-            "rho_max": "at each pair's largest admissible rho (best case)",
-            "assumed": f"ASSUMING rho = {rho}",
-        }[scenario]
+        label = SCENARIO_LABELS[scenario].format(rho=rho)
         lines.append(
             f"  {label}: N = {required:,.0f} items resolve every one; "
             + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
             + f" (limiting pair: {plan.limiting[scenario]})"
         )
+    if plan.min_effect is not None:
+        lines += min_effect_lines(plan, rho)
     lines += [f"note: {note}" for note in (*input_notes, *plan.notes)]
     document = {"plan": plan.to_dict(), "input_notes": list(input_notes)}
     if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:

@@ -31,6 +31,7 @@ from llm_power_verified.inference.multiplicity import guaranteed_level, inflatio
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.plan.figures import AuditFigures
+from llm_power_verified.plan.min_effect import MIN_EFFECT_NOTES, min_effect_columns, summarize_min_effect, whole_items
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
@@ -80,11 +81,6 @@ def planning_level(correction: str, family_size: int, alpha: float) -> tuple[flo
         f"{name}: alpha / m, the only level that guarantees the power whatever the other pairs' p-values "
         f"({name} may test at up to alpha)"
     )
-
-
-def _whole(items: float) -> int | float:
-    """An item count as a whole number (int, so JSON prints 1711, not 1711.0); inf (no N is enough) stays a float."""
-    return int(items) if math.isfinite(items) else float(items)
 
 
 @dataclass(frozen=True, repr=False)
@@ -185,7 +181,7 @@ def plan_gap(
         level_reason=reason,
         variance=float(paired_difference_variance(p_a, p_b, rho)),
         required_n=required,
-        items=_whole(ceil_sample_size(required)),
+        items=whole_items(ceil_sample_size(required)),
         required_n_at_alpha=float(required_n_paired_binary(p_a, p_b, rho, alpha=alpha, power=power)),
     )
 
@@ -220,6 +216,21 @@ class LeaderboardPlan(Result):
         The pair behind each maximum.
     notes : tuple of str
         What the scenarios assume.
+    min_effect : float or None
+        DELTA, the declared smallest gap of interest, when one was given.  The pair table then also has, per
+        scenario, ``discordance_<scenario>``, ``required_n_min_effect_<scenario>``, ``power_min_effect_<scenario>``
+        (at the audit's N), ``mde_<scenario>`` and ``resolved_now_min_effect_<scenario>``
+        (:mod:`llm_power_verified.plan.min_effect`).
+    required_n_min_effect : dict of str to int or None
+        Per scenario, the items that resolve a true gap of DELTA in every pair where one is possible at its
+        discordance (None when it is possible in none).
+    more_items_min_effect : dict of str to int or None
+        How many items beyond ``n_items`` that is.
+    limiting_min_effect : dict of str to str or None
+        The pair behind each maximum.
+    impossible_min_effect : dict of str to tuple of str
+        Per scenario, the pairs whose discordance is below DELTA (a true gap DELTA needs psi >= DELTA): no N is
+        planned for them, and they are named rather than clamped.
     """
 
     n_items: int
@@ -233,6 +244,11 @@ class LeaderboardPlan(Result):
     more_items: dict[str, int | float]
     limiting: dict[str, str]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    min_effect: float | None = None
+    required_n_min_effect: dict[str, int | None] = field(default_factory=dict)
+    more_items_min_effect: dict[str, int | None] = field(default_factory=dict)
+    limiting_min_effect: dict[str, str | None] = field(default_factory=dict)
+    impossible_min_effect: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """The fields as plain containers, the pair table as records (one object per pair, every pair).
@@ -291,6 +307,7 @@ def plan_leaderboard(
     *,
     correction: str | None = None,
     rho: float | None = None,
+    min_effect: float | None = None,
 ) -> LeaderboardPlan:
     """Items that resolve every adjacent pair among the ``top`` models (default: all) of an audit.
 
@@ -306,6 +323,11 @@ def plan_leaderboard(
     rho : float, optional
         For an accuracies-only audit, an assumed correlation inside every pair's admissible interval (the
         "assumed" scenario); refused for a per-item audit, which plans at each pair's observed rho-hat.
+    min_effect : float, optional
+        DELTA, a declared smallest gap of interest in score units (in (0, 1) for 0/1 scores and accuracies, > 0 for
+        graded scores): the plan then also gives, per pair and scenario, the items that resolve a *true* gap of
+        DELTA at the pair's observed discordance, the power to detect it now and the MDE now, at the same planning
+        level (:func:`~llm_power_verified.plan.min_effect.min_effect_columns`).
 
     Returns
     -------
@@ -321,6 +343,13 @@ def plan_leaderboard(
     Accuracies only: N* (Eq. 6) at both ends of each pair's admissible interval (Eqs. 7-8), and at ``rho``.
     The benchmark needs the largest, rounded up.
 
+    At the observed gap, q = N / N* is z_Wald^2 / (z_{1 - alpha/2} + z_{1 - beta})^2: the plan restates the test
+    statistic, and a gap of one item asks for a huge N.  With ``min_effect`` = DELTA, each pair is planned for a true
+    gap of DELTA at its discordance psi: N*(DELTA) = (z_{1 - alpha'/2} + z_{1 - beta})^2 (psi - DELTA^2) / DELTA^2
+    for 0/1 scores (psi_hat = (b + c) / N; accuracies: psi at each rho), the observed variance of the differences for
+    graded ones.  A pair with psi < DELTA cannot have a true gap of DELTA; it is named in ``impossible_min_effect``
+    and left out of the maximum.
+
     Examples
     --------
     >>> from pathlib import Path
@@ -331,6 +360,8 @@ def plan_leaderboard(
     >>> plan = plan_leaderboard(audit, 4, rho=0.4)
     >>> plan.family_size, round(plan.level, 6), plan.required_n
     (3, 0.016667, {'rho_min': 472584, 'rho_max': 2266, 'assumed': 148127})
+    >>> plan_leaderboard(audit, 4, rho=0.4, min_effect=0.02).required_n_min_effect
+    {'rho_min': 25778, 'rho_max': 2699, 'assumed': 7857}
     """
     figures = AuditFigures.of(audit)
     accuracies = figures.accuracies
@@ -358,14 +389,7 @@ def plan_leaderboard(
         columns = _per_item(rows, float(inflation_at_level(level, figures.alpha, figures.power)))
     n_items = figures.n_items
     table = rows[["model_a", "model_b", "delta"]].copy()
-    required, more, limiting = {}, {}, {}
-    for scenario, values in columns.items():
-        table[f"required_n_{scenario}"] = values
-        table[f"resolved_now_{scenario}"] = n_items >= values
-        worst = int(np.argmax(values))
-        required[scenario] = _whole(ceil_sample_size(values[worst]))
-        more[scenario] = max(required[scenario] - int(n_items), 0) if math.isfinite(required[scenario]) else math.inf
-        limiting[scenario] = f"{table['model_a'].iloc[worst]} vs {table['model_b'].iloc[worst]}"
+    required, more, limiting = _largest(table, columns, n_items)
     notes = [
         "items 'of the same kind': each pair keeps its observed accuracies, rho and (clustered) ICC and cluster size"
     ]
@@ -373,6 +397,20 @@ def plan_leaderboard(
         notes = [
             "accuracies only: rho_min is the worst case (the most items), rho_max the best; 'assumed' is an assumption"
         ]
+    effect = None
+    if min_effect is not None:
+        found = min_effect_columns(
+            rows,
+            min_effect,
+            n_items=n_items,
+            level=level,
+            power=figures.power,
+            binary=figures.binary,
+            accuracies=accuracies,
+            rho=rho,
+        )
+        effect = summarize_min_effect(table, found, n_items)
+        notes.append(MIN_EFFECT_NOTES[figures.binary])
     return LeaderboardPlan(
         n_items=int(n_items),
         top=top,
@@ -385,4 +423,22 @@ def plan_leaderboard(
         more_items=more,
         limiting=limiting,
         notes=tuple(notes),
+        min_effect=None if effect is None else float(min_effect),
+        required_n_min_effect={} if effect is None else effect.required_n,
+        more_items_min_effect={} if effect is None else effect.more_items,
+        limiting_min_effect={} if effect is None else effect.limiting,
+        impossible_min_effect={} if effect is None else effect.impossible,
     )
+
+
+def _largest(table: pd.DataFrame, columns: dict[str, np.ndarray], n_items: int) -> tuple[dict, dict, dict]:
+    """Add the observed-gap columns to ``table``; per scenario the largest requirement, the items more, the pair."""
+    required, more, limiting = {}, {}, {}
+    for scenario, values in columns.items():
+        table[f"required_n_{scenario}"] = values
+        table[f"resolved_now_{scenario}"] = n_items >= values
+        worst = int(np.argmax(values))
+        required[scenario] = whole_items(ceil_sample_size(values[worst]))
+        more[scenario] = max(required[scenario] - int(n_items), 0) if math.isfinite(required[scenario]) else math.inf
+        limiting[scenario] = f"{table['model_a'].iloc[worst]} vs {table['model_b'].iloc[worst]}"
+    return required, more, limiting

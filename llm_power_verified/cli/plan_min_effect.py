@@ -1,0 +1,81 @@
+"""The text of ``plan items | accuracies | report --min-effect DELTA``: the plan at a true gap of DELTA."""
+
+from __future__ import annotations
+
+import math
+
+from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified.cli.text_tables import render_rows
+
+__all__ = ["SCENARIO_LABELS", "min_effect_lines"]
+
+#: How each scenario of a leaderboard plan is named in the text ("{rho}" is the assumed rho).
+SCENARIO_LABELS = {
+    "observed": "at the observed rho-hat",
+    "clustered": "with the observed clusters (design effect)",
+    "rho_min": "at each pair's smallest admissible rho (worst case)",
+    "rho_max": "at each pair's largest admissible rho (best case)",
+    "assumed": "ASSUMING rho = {rho}",
+}
+
+#: Where the DELTA plan's scenario differs in name from the observed-gap plan's.
+_EFFECT_LABELS = {"observed": "at each pair's observed discordance"}
+
+
+def _shown(value: float, spec: str, missing: str = "-") -> str:
+    return missing if not math.isfinite(value) else format(value, spec)
+
+
+def _items(required: float) -> str:
+    """N*(DELTA) rounded up as the plan counts items; "no N" where a true gap of DELTA is impossible (NaN)."""
+    if math.isnan(required):
+        return "no N (psi < DELTA)"
+    return "inf" if math.isinf(required) else f"{int(ceil_sample_size(required)):,}"
+
+
+def min_effect_lines(plan, rho: float | None) -> list[str]:
+    """The plan at a true gap of DELTA: per scenario the N, then the pairs where no such gap is possible."""
+    delta = plan.min_effect
+    lines = [
+        "",
+        f"a true gap of DELTA = {delta:g} (--min-effect) in each pair, at the pair's discordance, same level "
+        f"{plan.level:.4g} (beside the observed gaps above):",
+    ]
+    for scenario, required in plan.required_n_min_effect.items():
+        label = _EFFECT_LABELS.get(scenario, SCENARIO_LABELS[scenario]).format(rho=rho)
+        impossible = plan.impossible_min_effect[scenario]
+        if required is None:
+            lines.append(f"  {label}: no pair can have a true gap of {delta:g} at its discordance")
+        else:
+            more = plan.more_items_min_effect[scenario]
+            every = "every pair" if not impossible else f"every pair where it is possible ({len(impossible)} not)"
+            lines.append(
+                f"  {label}: N = {required:,.0f} items resolve a gap of {delta:g} in {every}; "
+                + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
+                + f" (limiting pair: {plan.limiting_min_effect[scenario]})"
+            )
+        if impossible:
+            lines.append(
+                f"    no true gap of {delta:g} possible (it needs discordance psi >= DELTA; no N, not clamped): "
+                + "; ".join(impossible)
+            )
+    first = next(iter(plan.required_n_min_effect))
+    rows = [
+        {
+            "pair": f"{row.model_a} vs {row.model_b}",
+            "gap": f"{row.delta:.4g}",
+            "psi": _shown(getattr(row, f"discordance_{first}"), ".4g"),
+            "n": _items(getattr(row, f"required_n_min_effect_{first}")),
+            "power": _shown(getattr(row, f"power_min_effect_{first}"), ".3f"),
+            "mde": _shown(getattr(row, f"mde_{first}"), ".4g"),
+        }
+        for row in plan.pairs.itertuples()
+    ]
+    psi = "discordance psi" if plan.pairs[f"discordance_{first}"].notna().any() else "psi (graded: none)"
+    columns = [("pair", "pair"), ("gap", "observed gap"), ("psi", psi), ("n", f"N*({delta:g})")]
+    columns += [("power", f"power at {plan.n_items:,} items"), ("mde", "MDE now")]
+    return [
+        *lines,
+        f"  per pair ({_EFFECT_LABELS.get(first, SCENARIO_LABELS[first]).format(rho=rho)}):",
+        render_rows(rows, columns, "table"),
+    ]
