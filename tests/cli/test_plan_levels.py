@@ -12,11 +12,15 @@ import contextlib
 import io
 import json
 import math
+from pathlib import Path
 
 import pytest
 
+import llm_power_verified
 from llm_power_verified.cli import main
 
+DATA = Path(llm_power_verified.__file__).parent / "data"
+SHIPPED = str(DATA / "mmlu_pro_top10.csv.gz")
 GAP = ["plan", "gap", "--p-a", "0.65", "--p-b", "0.60", "--rho", "0.30", "--anytime"]
 
 
@@ -63,3 +67,27 @@ def test_plan_report_monitors_at_the_reports_family_level(tmp_path):
     assert status == 0 and document["plan"]["family_size"] == 9
     assert math.isclose(document["anytime"]["alpha"], document["plan"]["level"], rel_tol=1e-15)
     assert all(isinstance(value, int) for value in document["plan"]["required_n"].values())
+
+
+@pytest.mark.parametrize(
+    ("correction", "level"), [("holm", 0.05 / 9), ("sidak", 0.05 / 9), ("bonferroni", 0.05 / 9), ("none", 0.05)]
+)
+def test_plan_items_monitors_at_the_family_level_whatever_the_correction(correction, level):
+    """Per-item plans: the monitored test stops at e >= m/alpha (Bonferroni on e-values; Sidak's level needs
+    independence, so it is not used for e-values), or 1/alpha with no correction."""
+    argv = ["plan", "items", SHIPPED, "--cluster-column", "random_category", "--correction", correction, "--anytime"]
+    status, out, _ = _cli([*argv, "--horizon", "2000", "--json"])
+    document = json.loads(out)
+    assert status == 0 and document["plan"]["family_size"] == 9
+    assert math.isclose(document["anytime"]["alpha"], level, rel_tol=1e-15)
+    status, text, _ = _cli([*argv, "--horizon", "2000"])
+    assert status == 0 and f"stop at e >= {1 / level:g}" in text
+
+
+def test_plan_accuracies_monitors_at_the_family_level():
+    argv = ["plan", "accuracies", str(DATA / "mmlu_pro_accuracies.csv"), "--top", "4", "--rho", "0.5", "--anytime"]
+    status, text, _ = _cli(argv)
+    assert status == 0 and "stop at e >= 60: m/alpha" in text
+    document = json.loads(_cli([*argv, "--json"])[1])
+    assert document["plan"]["family_size"] == 3
+    assert math.isclose(document["anytime"]["alpha"], 0.05 / 3, rel_tol=1e-15)
