@@ -1,7 +1,7 @@
 """Command line: the ``llm-power-verified`` program and its commands.
 
-The commands: ``llm-power-verified COMMAND``, COMMAND one of ``audit``, ``audit-accuracies``, ``design``, ``test``,
-``plan``, ``monitor``, ``reproduce``, ``crosscheck``, ``audit-calculator``, ``derivations``.
+The commands: ``llm-power-verified COMMAND``, COMMAND one of ``audit``, ``audit-accuracies``, ``compare``, ``design``,
+``test``, ``plan``, ``monitor``, ``reproduce``, ``crosscheck``, ``audit-calculator``, ``derivations``.
 
 One module per command (``add_parser`` and ``run``); shared options are declared once in
 :mod:`.parents` and reused with argparse ``parents=``.  Errors print one line on stderr and exit
@@ -30,6 +30,7 @@ from llm_power_verified.cli import (
     audit,
     audit_accuracies,
     audit_calculator,
+    compare,
     contract,
     crosscheck,
     derivations,
@@ -49,6 +50,7 @@ __all__ = ["build_parser", "main"]
 COMMANDS = {
     "audit": audit,
     "audit-accuracies": audit_accuracies,
+    "compare": compare,
     "design": design,
     "test": paired_tests,
     "monitor": monitor,
@@ -77,6 +79,7 @@ def build_parser() -> Parser:
         paired_tests,
         audit,
         audit_accuracies,
+        compare,
         plan,
         monitor,
         reproduce,
@@ -140,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status: 0; 1 when a gate fails (or ``check`` finds a stale file); 2 for a refused input or argument;
-    128 + SIGPIPE when the reader of standard output went away; 128 + SIGINT when interrupted.
+        3 when ``compare`` is inconclusive; 128 + SIGPIPE when the reader of standard output went away; 128 + SIGINT
+        when interrupted.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:

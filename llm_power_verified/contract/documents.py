@@ -1,7 +1,8 @@
-"""The ``settings`` and ``data`` members of the JSON reports, declared once (the schemas are generated from them).
+"""The ``settings`` and ``data`` members of the JSON reports and the ``compare`` record, declared once.
 
-Keys in the order the reports write them (``report.report_data.document``, for
-every audit).
+The schemas are generated from them.  Keys in the order the reports write them
+(``report.report_data.document``, for every audit; ``comparison.record`` for
+``compare``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,17 @@ from dataclasses import dataclass
 
 from llm_power_verified.contract.choices import ACCURACY_MODES, CORRECTIONS, FAMILIES, MODES
 
-__all__ = ["DATA", "SETTINGS", "Field"]
+__all__ = [
+    "COMPARE_EXIT_CODES",
+    "COMPARE_METHODS",
+    "COMPARE_RECORD",
+    "COMPARE_SCHEMA_ID",
+    "COMPARE_TESTS",
+    "COMPARE_VERDICTS",
+    "DATA",
+    "SETTINGS",
+    "Field",
+]
 
 
 @dataclass(frozen=True)
@@ -21,8 +32,8 @@ class Field:
     ----------
     name : str
         The JSON key.
-    kind : {"text", "int", "float", "bool", "probability", "choice"}
-        Its type: "probability" is a number in (0, 1), "choice" one of ``choices``.
+    kind : {"text", "texts", "int", "float", "bool", "probability", "choice"}
+        Its type: "texts" is a list of strings, "probability" a number in (0, 1), "choice" one of ``choices``.
     meaning : str
         Its description in the schema.
     choices : tuple of str
@@ -91,3 +102,75 @@ DATA = {
         Field("consistent", "bool", "every printed accuracy is some whole count k out of N"),
     ),
 }
+
+#: ``compare``: the tests (the default first), the verdicts (in the order of their exit codes), the exit status of
+#: each verdict (2 stays an input or usage error) and the methods behind the interval.
+COMPARE_TESTS = ("superiority", "non-inferiority", "equivalence")
+COMPARE_VERDICTS = ("pass", "fail", "inconclusive")
+COMPARE_EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
+COMPARE_METHODS = ("score", "t", "bootstrap", "betting")
+COMPARE_SCHEMA_ID = "llm-power-verified/compare/1"
+
+_COUNT = "items (0/1 scores; null for graded scores)"
+#: The ``compare --format json`` record, after ``schema``; d = candidate - baseline throughout.
+COMPARE_RECORD = (
+    Field("inputs", "texts", "the inputs read, as given (empty: the shipped example)"),
+    Field("baseline", "text", "the baseline model B"),
+    Field("candidate", "text", "the candidate model A; d = candidate - baseline"),
+    Field("test", "choice", "the test: its alternative is d > m, d > -m or -m < d < m", COMPARE_TESTS),
+    Field("margin", "float", "m, in score units (0.02 = 2 points)"),
+    Field("alpha", "probability", "the level of each one-sided test"),
+    Field(
+        "confidence",
+        "probability",
+        "the level of the interval the verdict is read from: 1 - 2 alpha; anytime 1 - alpha, time-uniform",
+    ),
+    Field(
+        "method", "choice", "the interval and tests: score (Tango), t (paired t), bootstrap, betting", COMPARE_METHODS
+    ),
+    Field("anytime", "bool", "the anytime-valid variant (items in input order; a time-uniform confidence sequence)"),
+    Field("scores", "choice", "the kind of scores", ("binary", "graded")),
+    Field("n_items", "int", "N, the paired items", minimum=1),
+    Field("both_correct", "int", "a: " + _COUNT + " both solve", minimum=0, nullable=True),
+    Field("candidate_only", "int", "b: " + _COUNT + " only the candidate solves", minimum=0, nullable=True),
+    Field("baseline_only", "int", "c: " + _COUNT + " only the baseline solves", minimum=0, nullable=True),
+    Field("both_wrong", "int", "d: " + _COUNT + " neither solves", minimum=0, nullable=True),
+    Field("candidate_mean", "float", "the candidate's mean score"),
+    Field("baseline_mean", "float", "the baseline's mean score"),
+    Field("difference", "float", "d, the observed mean difference candidate - baseline"),
+    Field("sd_difference", "float", "the sample standard deviation of the per-item differences"),
+    Field("margin_low", "float", "the null boundary of p_low: m (superiority), -m (non-inferiority, equivalence)"),
+    Field("margin_high", "float", "the null boundary of p_high: m (superiority, equivalence), -m (non-inferiority)"),
+    Field("p_low", "float", "one-sided p of H0: d <= margin_low (null: anytime)", nullable=True),
+    Field("p_high", "float", "one-sided p of H0: d >= margin_high (null: anytime)", nullable=True),
+    Field("interval_low", "float", "L, the lower end of the interval at `confidence`"),
+    Field("interval_high", "float", "U, the upper end of the interval at `confidence`"),
+    Field("verdict", "choice", "pass, fail or inconclusive, from [L, U] and the test's alternative", COMPARE_VERDICTS),
+    Field("target_power", "probability", "the power the N that would decide is planned for"),
+    Field(
+        "power_at_margin",
+        "float",
+        "power at N of the decision the observed gap points to (pass, or fail when the gap lies outside the "
+        "alternative), with the observed cells taken as the truth; null where undefined",
+        nullable=True,
+    ),
+    Field(
+        "decisive_n",
+        "float",
+        "the N at which that decision has target_power with the observed cells as the truth; null: none does "
+        "(the observed gap sits on a boundary) or undefined",
+        nullable=True,
+    ),
+    Field("n_resamples", "int", "bootstrap resamples (null: no bootstrap)", minimum=1, nullable=True),
+    Field("seed", "int", "seed of the bootstrap (null: no bootstrap)", minimum=0, nullable=True),
+    Field("decided_at", "int", "anytime: the item at which the verdict was reached (null: not decided)", nullable=True),
+    Field("notes", "texts", "what the reader and the method decided"),
+    Field(
+        "inconclusive_as",
+        "choice",
+        "the verdict an inconclusive one maps to (--inconclusive)",
+        COMPARE_VERDICTS[:2],
+        nullable=True,
+    ),
+    Field("exit_code", "int", "the exit status: 0 pass, 1 fail, 3 inconclusive (after --inconclusive)", minimum=0),
+)

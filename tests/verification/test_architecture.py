@@ -18,7 +18,7 @@ LAYERS = [
     ("cli",),
     ("report", "reproduce"),
     ("simulation", "plan"),
-    ("leaderboard",),
+    ("leaderboard", "comparison"),
     ("sequential",),
     ("power",),
     ("inference",),

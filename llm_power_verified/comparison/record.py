@@ -1,0 +1,199 @@
+"""The ``compare`` report: the JSON record, text and Markdown.
+
+The record's schema is generated from ``contract.documents.COMPARE_RECORD``.  One
+:class:`~llm_power_verified.comparison.compare.Comparison`, three renderings; none knows another.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llm_power_verified.comparison.planning import decision_direction
+from llm_power_verified.comparison.verdict import exit_code
+from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA_ID
+from llm_power_verified.io.escaping import markdown_text, terminal_text
+
+__all__ = ["markdown_report", "record", "text_report", "verdict_sentence"]
+
+_SHOWN = {
+    ("superiority", "pass"): "the candidate is better than the baseline by more than {m} (d > {m})",
+    ("superiority", "fail"): "the candidate is not better than the baseline by more than {m} (d <= {m})",
+    ("non-inferiority", "pass"): "the candidate is not worse than the baseline by {m} or more (d > -{m})",
+    ("non-inferiority", "fail"): "the candidate is worse than the baseline by {m} or more (d <= -{m})",
+    ("equivalence", "pass"): "the candidate and the baseline differ by less than {m} (-{m} < d < {m})",
+    ("equivalence", "fail"): "the candidate and the baseline differ by {m} or more (d <= -{m} or d >= {m})",
+}
+_ALTERNATIVE = {"superiority": "d > {m}", "non-inferiority": "d > -{m}", "equivalence": "-{m} < d < {m}"}
+_METHOD = {
+    "score": "Tango's score interval",
+    "t": "paired t interval",
+    "bootstrap": "paired bootstrap percentile interval",
+    "betting": "betting confidence sequence, running intersection",
+}
+
+
+def record(result, inputs=(), inconclusive: str | None = None) -> dict:
+    """The ``compare --format json`` record of a comparison: ``schema``, then the keys of ``COMPARE_RECORD`` in order.
+
+    Parameters
+    ----------
+    result : Comparison
+        The comparison.
+    inputs : sequence of str, default ()
+        The inputs as given (empty: the shipped example).
+    inconclusive : {"pass", "fail"}, optional
+        What an inconclusive verdict maps to (``--inconclusive``).
+
+    Returns
+    -------
+    dict
+        The record (NumPy-free; NaN still to be written as null by the JSON writer).
+    """
+    values = {
+        **result.to_dict(),
+        "inputs": [str(item) for item in inputs],
+        "notes": list(result.notes),
+        "inconclusive_as": inconclusive,
+        "exit_code": exit_code(result.verdict, inconclusive),
+    }
+    return {"schema": COMPARE_SCHEMA_ID, **{item.name: values[item.name] for item in COMPARE_RECORD}}
+
+
+def _number(value, digits: int = 4) -> str:
+    return "n/a" if value is None else f"{value:+.{digits}f}"
+
+
+def verdict_sentence(result) -> str:
+    """One line: the verdict and what it shows (or why it is inconclusive).
+
+    Parameters
+    ----------
+    result : Comparison
+        The comparison.
+
+    Returns
+    -------
+    str
+        "PASS: shown that ...", "FAIL: shown that ..." or "INCONCLUSIVE: ...".
+    """
+    m = f"{result.margin:g}"
+    if result.verdict != "inconclusive":
+        shown = _SHOWN[(result.test, result.verdict)].format(m=m)
+        return f"{result.verdict.upper()}: shown that " + shown.replace(" by more than 0 (", " (")
+    return (
+        f"INCONCLUSIVE: the interval holds gaps inside and outside the alternative {_ALTERNATIVE[result.test]}".format(
+            m=m
+        )
+        + ": neither it nor its opposite is shown"
+    )
+
+
+def _lines(result, name) -> list[tuple[str, str]]:
+    """(label, value) rows shared by the text and the Markdown report; ``name`` escapes a model name."""
+    level = (
+        f"{result.confidence:.0%}" if result.confidence * 100 == round(result.confidence * 100) else result.confidence
+    )
+    rows = [
+        (
+            "comparison",
+            f"candidate {name(result.candidate)} vs baseline {name(result.baseline)}; d = candidate - baseline",
+        ),
+        ("test", f"{result.test}, margin {result.margin:g}, alpha {result.alpha:g} per one-sided test"),
+        ("items", f"N = {result.n_items:,} ({result.scores} scores)"),
+    ]
+    if result.scores == "binary":
+        rows.append(
+            (
+                "cells",
+                f"both {result.both_correct:,}; only candidate {result.candidate_only:,}; "
+                f"only baseline {result.baseline_only:,}; neither {result.both_wrong:,}",
+            )
+        )
+    rows += [
+        (
+            "means",
+            f"candidate {result.candidate_mean:.4f}, baseline {result.baseline_mean:.4f}, "
+            f"d = {result.difference:+.4f} (sd of the differences {result.sd_difference:.4f})",
+        ),
+        (
+            "interval",
+            f"[{_number(result.interval_low)}, {_number(result.interval_high)}] at {level} ({_METHOD[result.method]})",
+        ),
+    ]
+    if result.p_low is not None:
+        rows.append(
+            (
+                "p-values",
+                f"H0: d <= {result.margin_low:g}: p = {result.p_low:.3g}; "
+                f"H0: d >= {result.margin_high:g}: p = {result.p_high:.3g}",
+            )
+        )
+    if result.anytime:
+        rows.append(("decided", "not yet" if result.decided_at is None else f"at item {result.decided_at:,}"))
+    rows.append(("verdict", verdict_sentence(result)))
+    if result.verdict == "inconclusive" and not result.anytime:
+        rows.append(("to decide", _to_decide(result)))
+    return rows
+
+
+def _to_decide(result) -> str:
+    """What an inconclusive comparison would need, with the observed values taken as the truth."""
+    direction = decision_direction(result.test, result.margin, result.difference)
+    if direction is None or result.power_at_margin is None:
+        return "the observed gap sits on a boundary (or does not vary): no N decides it"
+    needed = "no N reaches it" if result.decisive_n is None else f"N = {math.ceil(result.decisive_n):,} items"
+    return (
+        f"the observed gap points to {direction[0]}; with the observed values as the truth its power at "
+        f"N = {result.n_items:,} is {result.power_at_margin:.3f}, and power {result.target_power:g} needs {needed}"
+    )
+
+
+def text_report(result, inconclusive: str | None = None) -> str:
+    """The terminal report: one labelled line per fact, the notes and the exit status.
+
+    Parameters
+    ----------
+    result : Comparison
+        The comparison.
+    inconclusive : {"pass", "fail"}, optional
+        What an inconclusive verdict maps to.
+
+    Returns
+    -------
+    str
+        The report (model names with control characters shown escaped).
+    """
+    rows = _lines(result, lambda value: repr(terminal_text(value)))
+    width = max(len(label) for label, _ in rows)
+    lines = [f"{label:<{width}}  {value}" for label, value in rows]
+    lines += [f"note: {terminal_text(note)}" for note in result.notes]
+    lines.append(_status(result, inconclusive))
+    return "\n".join(lines)
+
+
+def markdown_report(result, inconclusive: str | None = None) -> str:
+    """The Markdown report: a title, a two-column table, the notes and the exit status.
+
+    Parameters
+    ----------
+    result : Comparison
+        The comparison.
+    inconclusive : {"pass", "fail"}, optional
+        What an inconclusive verdict maps to.
+
+    Returns
+    -------
+    str
+        The report.
+    """
+    rows = _lines(result, markdown_text)
+    lines = [f"## compare: {result.verdict}", "", "| | |", "|---|---|"]
+    lines += [f"| {label} | {value} |" for label, value in rows]
+    lines += ["", *(f"- {markdown_text(note)}" for note in result.notes), "", _status(result, inconclusive)]
+    return "\n".join(lines)
+
+
+def _status(result, inconclusive: str | None) -> str:
+    status = exit_code(result.verdict, inconclusive)
+    mapped = f" (inconclusive mapped to {inconclusive})" if result.verdict == "inconclusive" and inconclusive else ""
+    return f"exit status {status}{mapped}"
