@@ -25,6 +25,7 @@ CONCEPT_MODULES = (
     "unpaired",
     "e_process",
     "critical_correlation",
+    "margin_score",
 )
 
 

@@ -1,0 +1,262 @@
+"""Tango's (1998) score test of a difference of paired proportions against a margin, and its interval.
+
+The public names are re-exported by :mod:`llm_power_verified.inference.margin`, whose notes give the sign
+conventions and the edge cases (b = c = 0, b + c = n, margins at +-1).  The restricted maximum likelihood estimate
+and the score statistic are generated from ``derivations/margin_score.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from llm_power_verified._generated import margin_score as _generated
+from llm_power_verified._validation import (
+    as_array,
+    check_count,
+    check_in_open_interval,
+    describe_index,
+    finish,
+    require_choice,
+)
+from llm_power_verified.errors import ArgumentError
+
+__all__ = ["ALTERNATIVES", "margin_score_interval", "margin_score_pvalue", "margin_score_z", "restricted_discordance"]
+
+#: One-sided alternatives: "greater" tests H0: d <= margin, "less" tests H0: d >= margin.
+ALTERNATIVES = ("greater", "less")
+#: Bisection halvings: from a bracket of width 2 down to adjacent floats.
+BISECTION_STEPS = 80
+
+
+def check_table(b: Any, c: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated, broadcast (b, c, n): whole numbers, n >= 1, b + c <= n (NaN allowed)."""
+    b = check_count("b", b)
+    c = check_count("c", c)
+    n = check_count("n", n, minimum=1)
+    b, c, n = np.broadcast_arrays(b, c, n)
+    with np.errstate(invalid="ignore"):
+        bad = b + c > n
+    if bad.any():
+        index = describe_index(bad)
+        values = ", ".join(f"{name} = {array[bad].flat[0]:g}" for name, array in (("b", b), ("c", c), ("n", n)))
+        raise ArgumentError(
+            f"b + c must be at most n (the discordant items are items of the table); got {values}{index}"
+        )
+    return b, c, n
+
+
+def check_margin(value: Any, low: float = -1.0, high: float = 1.0, *, low_open: bool = False) -> np.ndarray:
+    """The margin as an array in [low, high] (or (low, high]), NaN allowed."""
+    margin = as_array("margin", value)
+    with np.errstate(invalid="ignore"):
+        inside = (margin > low if low_open else margin >= low) & (margin <= high)
+    bad = ~np.isnan(margin) & ~inside
+    if bad.any():
+        opening = "(" if low_open else "["
+        raise ArgumentError(
+            f"margin must lie in {opening}{low:g}, {high:g}] (a gap in score units); got "
+            f"{margin[bad].flat[0]:g}{describe_index(bad)}"
+        )
+    return margin
+
+
+def check_confidence(value: Any) -> np.ndarray:
+    return check_in_open_interval("confidence", value, 0.0, 1.0)
+
+
+def with_missing(result: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
+    """NaN wherever an input is NaN (the generated branches can select a finite value there)."""
+    missing = np.isnan(sum(np.asarray(value, dtype=np.float64) for value in inputs))
+    return np.where(missing, np.nan, result)
+
+
+def _rmle(b, c, n, margin) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p01 = _generated.restricted_p01_tango(b, c, n, margin)
+        p10 = _generated.restricted_p01_tango(c, b, n, -margin)
+    return with_missing(p10, b, c, n, margin), with_missing(p01, b, c, n, margin)
+
+
+def score_z_unchecked(b, c, n, margin) -> np.ndarray:
+    """Tango's Z without validation (counts may be expected counts); 0/0 taken as 0 (see the module notes)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = _generated.margin_score_z_tango(b, c, n, margin)
+    missing = np.isnan(b + c + n + margin)
+    return np.where(np.isnan(z) & ~missing, 0.0, z)
+
+
+def restricted_discordance(b: Any, c: Any, n: Any, margin: Any) -> tuple[Any, Any]:
+    """Tango's restricted MLE of the discordant cell probabilities under H0: p10 - p01 = margin.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Discordant counts: b items only model A solves, c items only model B solves (whole numbers >= 0).
+    n : array_like
+        Number of paired items, a whole number >= 1 and at least b + c.
+    margin : array_like
+        The gap d = p10 - p01 under H0, in [-1, 1].
+
+    Returns
+    -------
+    p10_tilde, p01_tilde : float or numpy.ndarray
+        The restricted estimates; p10_tilde - p01_tilde = margin up to rounding.
+
+    Notes
+    -----
+    p01~ is the larger root of 2n x^2 + B x + C = 0 with B = -b - c + (2n - b + c) margin and
+    C = -c margin (1 - margin) (Tango 1998, Eq. 3), evaluated in a form free of cancellation; p10~ is the
+    mirror image p01~(c, b, -margin).  Derived in ``derivations/margin_score.py``.
+
+    References
+    ----------
+    Tango, T. (1998). Statistics in Medicine 17, 891-908.
+
+    Examples
+    --------
+    >>> p10, p01 = restricted_discordance(30, 10, 200, 0.05)
+    >>> round(p10, 6), round(p01, 6), round(p10 - p01, 12)
+    (0.119569, 0.069569, 0.05)
+    """
+    b, c, n = check_table(b, c, n)
+    p10, p01 = _rmle(b, c, n, check_margin(margin))
+    return finish(p10), finish(p01)
+
+
+def margin_score_z(b: Any, c: Any, n: Any, margin: Any) -> Any:
+    """Tango's score statistic for H0: p10 - p01 = margin.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Discordant counts (whole numbers >= 0).
+    n : array_like
+        Number of paired items, a whole number >= 1 and at least b + c.
+    margin : array_like
+        The gap under H0, in [-1, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Z = (b - c - n margin) / sqrt(n (p10~ + p01~ - margin^2)); large Z is evidence that d > margin.
+
+    Notes
+    -----
+    0/0 (b = c = 0 at margin 0; b = n at margin 1; c = n at margin -1) gives 0, the limit in the margin; see the
+    module notes.  At margin 0 Z is McNemar's (b - c) / sqrt(b + c).  Derived in ``derivations/margin_score.py``.
+
+    References
+    ----------
+    Tango (1998), Eq. 2.
+
+    Examples
+    --------
+    >>> round(margin_score_z(30, 10, 200, 0.0), 6), round((30 - 10) / 40**0.5, 6)
+    (3.162278, 3.162278)
+    """
+    b, c, n = check_table(b, c, n)
+    return finish(score_z_unchecked(b, c, n, check_margin(margin)))
+
+
+def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = "greater") -> Any:
+    """One-sided p-value of Tango's score test against a margin.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Discordant counts (whole numbers >= 0).
+    n : array_like
+        Number of paired items, a whole number >= 1 and at least b + c.
+    margin : array_like
+        The boundary of H0, in [-1, 1].
+    alternative : {"greater", "less"}, default "greater"
+        "greater": H0 d <= margin against H1 d > margin, p = Phi(-Z); "less": H0 d >= margin, p = Phi(Z).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The one-sided p-value (normal approximation of the score statistic).
+
+    Notes
+    -----
+    Non-inferiority of A at margin m is ``alternative="greater"`` at ``margin=-m``; equivalence within m is both
+    that and ``alternative="less"`` at ``margin=m``, the larger p deciding (TOST).
+
+    References
+    ----------
+    Tango (1998); Nam (1997). Biometrics 53, 1422-1430.
+
+    Examples
+    --------
+    >>> round(margin_score_pvalue(30, 10, 200, -0.02), 6)
+    0.000102
+    """
+    require_choice("alternative", alternative, ALTERNATIVES)
+    z = margin_score_z(b, c, n, margin)
+    return finish(ndtr(-np.asarray(z)) if alternative == "greater" else ndtr(np.asarray(z)))
+
+
+def margin_score_interval(b: Any, c: Any, n: Any, confidence: Any = 0.95) -> tuple[Any, Any]:
+    """Tango's score interval for d = p10 - p01: every margin the two-sided score test does not reject.
+
+    Parameters
+    ----------
+    b, c : array_like
+        Discordant counts (whole numbers >= 0).
+    n : array_like
+        Number of paired items, a whole number >= 1 and at least b + c.
+    confidence : array_like, default 0.95
+        Confidence level, in (0, 1); 1 - 2 alpha for an equivalence or non-inferiority decision at alpha.
+
+    Returns
+    -------
+    low, high : float or numpy.ndarray
+        The interval's ends, inside [-1, 1]; it contains (b - c) / n.
+
+    Notes
+    -----
+    Z(margin) decreases in the margin, so the ends solve Z = z_{(1+confidence)/2} (low) and
+    Z = -z_{(1+confidence)/2} (high); both are found by bisection on [-1, (b - c)/n] and [(b - c)/n, 1] down to
+    adjacent floats (accurate to about 1e-15 absolute).  An end at which the test cannot reject even at the
+    bound (c = n for low, b = n for high) is the bound itself.
+
+    References
+    ----------
+    Tango, T. (1998), Section 3; Tango, T. (1999). Statistics in Medicine 18, 3511-3513 (correction).
+
+    Examples
+    --------
+    >>> low, high = margin_score_interval(30, 10, 200)
+    >>> round(low, 6), round(high, 6)
+    (0.039896, 0.163642)
+    """
+    b, c, n = check_table(b, c, n)
+    confidence = check_confidence(confidence)
+    b, c, n, confidence = np.broadcast_arrays(b, c, n, confidence)
+    critical = -ndtri((1.0 - confidence) / 2.0)
+    estimate = (b - c) / n
+    low = _bisect_margin(b, c, n, critical, np.full(b.shape, -1.0), estimate, settled_at=-1.0)
+    high = _bisect_margin(b, c, n, -critical, estimate, np.full(b.shape, 1.0), settled_at=1.0)
+    return finish(with_missing(low, confidence)), finish(with_missing(high, confidence))
+
+
+def _bisect_margin(b, c, n, target, left, right, settled_at: float) -> np.ndarray:
+    """The margin in [left, right] where the decreasing Z crosses ``target``.
+
+    ``settled_at`` (-1 or 1) where Z at that bound does not pass the target: the test cannot reject even there.
+    """
+    bound = np.full(b.shape, settled_at)
+    with np.errstate(invalid="ignore"):
+        z_bound = score_z_unchecked(b, c, n, bound)
+        settled = z_bound <= target if settled_at < 0 else z_bound >= target
+    above, below = left.copy(), right.copy()  # Z(above) > target >= Z(below) inside the bracket
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (above + below)
+        with np.errstate(invalid="ignore"):
+            over = score_z_unchecked(b, c, n, middle) > target
+        above = np.where(over, middle, above)
+        below = np.where(over, below, middle)
+    return np.where(settled, bound, 0.5 * (above + below))

@@ -1,0 +1,186 @@
+"""Tests against a margin: Tango's restricted MLE, score test and interval against 50-digit mpmath references.
+
+The references are independent of the closed form: the restricted MLE is the root of the profile score equation
+found numerically in mpmath (bracketing, 50 digits), not Tango's quadratic; the interval's ends are the margins where
+that numerically found score statistic equals the critical value.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.margin import (
+    EQUIVALENCE_OUTCOMES,
+    equivalence_outcome,
+    margin_score_interval,
+    margin_score_pvalue,
+    margin_score_z,
+    restricted_discordance,
+)
+from llm_power_verified.inference.mcnemar import mcnemar_chi2
+
+DIGITS = 50
+#: The issue's done-when: the RMLE and p-values equal an independent numerical RMLE to 1e-9 relative.  The closed
+#: form is held to 1e-12, well inside it: it is evaluated without cancellation, so only a few roundings remain.
+RELATIVE = 1e-12
+
+TABLES = [
+    # (b, c, n, margin): ordinary tables, both signs of the margin, zero cells, near-boundary margins, big n
+    (30, 10, 200, 0.05),
+    (30, 10, 200, -0.05),
+    (30, 10, 200, 0.3),
+    (30, 10, 200, -0.3),
+    (10, 30, 200, 0.02),
+    (0, 7, 50, 0.02),
+    (7, 0, 50, -0.02),
+    (5, 900, 1000, 0.9),
+    (3, 2, 10, -0.99),
+    (1, 1, 10**6, 0.5),
+    (1200, 1100, 14042, 0.02),
+    (1200, 1100, 14042, -0.02),
+    (40, 60, 500, 0.999999),
+]
+
+
+def _reference_rmle(b, c, n, margin):
+    """p01~ maximising the profile log-likelihood, by bisection on its derivative (decreasing in p01) in mpmath."""
+    with mpmath.workdps(DIGITS):
+        b, c, n, margin = (mpmath.mpf(value) for value in (b, c, n, margin))
+        low, high = max(mpmath.mpf(0), -margin), (1 - margin) / 2
+
+        def score(p01):
+            return b / (p01 + margin) + c / p01 - 2 * (n - b - c) / (1 - 2 * p01 - margin)
+
+        tiny = mpmath.mpf(10) ** (-40)
+        if c == 0 and margin >= 0 and score(low + tiny) <= 0:
+            return +low  # the maximum sits on the boundary p01 = 0
+        if b == 0 and margin < 0 and score(low + tiny) <= 0:
+            return +low  # the boundary p10 = 0
+        left, right = low + tiny, high - tiny
+        for _ in range(200):
+            middle = (left + right) / 2
+            if score(middle) > 0:
+                left = middle
+            else:
+                right = middle
+        return (left + right) / 2
+
+
+def _reference_z(b, c, n, margin):
+    with mpmath.workdps(DIGITS):
+        p01 = _reference_rmle(b, c, n, margin)
+        p10 = p01 + mpmath.mpf(margin)
+        return (b - c - n * mpmath.mpf(margin)) / mpmath.sqrt(n * (p10 + p01 - mpmath.mpf(margin) ** 2))
+
+
+def _relative(approximate, exact):
+    exact = mpmath.mpf(exact)
+    if exact == 0:
+        return abs(approximate)
+    return float(abs((mpmath.mpf(approximate) - exact) / exact))
+
+
+@pytest.mark.parametrize("b, c, n, margin", TABLES)
+def test_restricted_mle_matches_a_numerical_maximisation(b, c, n, margin):
+    p10, p01 = restricted_discordance(b, c, n, margin)
+    exact = _reference_rmle(b, c, n, margin)
+    assert _relative(p01, exact) <= RELATIVE
+    assert _relative(p10, exact + mpmath.mpf(margin)) <= RELATIVE
+
+
+@pytest.mark.parametrize("b, c, n, margin", TABLES)
+def test_score_z_and_pvalues_match_the_numerical_reference(b, c, n, margin):
+    exact = _reference_z(b, c, n, margin)
+    assert _relative(margin_score_z(b, c, n, margin), exact) <= RELATIVE
+    with mpmath.workdps(DIGITS):
+        greater, less = mpmath.ncdf(-exact), mpmath.ncdf(exact)
+    # p = Phi(-Z): the relative error of p is that of Z times |Z| phi(Z) / Phi(-Z), about Z^2 in the tail.
+    tolerance = RELATIVE * max(1.0, float(exact) ** 2)
+    for alternative, exact_p in (("greater", greater), ("less", less)):
+        p = margin_score_pvalue(b, c, n, margin, alternative)
+        if exact_p < mpmath.mpf("1e-300"):  # below float64's normal range: p underflows to 0 (or a subnormal)
+            assert p < 1e-300
+        else:
+            assert _relative(p, exact_p) <= tolerance
+
+
+def test_at_margin_zero_the_score_z_is_mcnemars():
+    b = np.array([0, 1, 5, 30, 150, 1200])
+    c = np.array([1, 0, 9, 10, 86, 1100])
+    n = np.array([10, 10, 40, 200, 1000, 14042])
+    expected = (b - c) / np.sqrt(b + c)
+    # Rounding only: both are a difference over a square root.
+    np.testing.assert_allclose(margin_score_z(b, c, n, 0.0), expected, rtol=1e-14, atol=0)
+    one_sided = mcnemar_chi2(b, c, alternative="larger").pvalue
+    np.testing.assert_allclose(margin_score_pvalue(b, c, n, 0.0), one_sided, rtol=1e-13, atol=0)
+
+
+def _reference_end(b, c, n, target, guess):
+    """The margin within 1e-9 of ``guess`` where the reference Z (decreasing) equals ``target``, by bisection."""
+    with mpmath.workdps(DIGITS):
+        width = mpmath.mpf("1e-9")
+        left = max(mpmath.mpf(guess) - width, mpmath.mpf(-1) + mpmath.mpf(10) ** -30)
+        right = min(mpmath.mpf(guess) + width, 1 - mpmath.mpf(10) ** -30)
+        if not _reference_z(b, c, n, left) > target >= _reference_z(b, c, n, right):
+            return mpmath.inf  # no crossing within 1e-9 of the guess: the comparison fails
+        for _ in range(70):
+            middle = (left + right) / 2
+            if _reference_z(b, c, n, middle) > target:
+                left = middle
+            else:
+                right = middle
+        return (left + right) / 2
+
+
+@pytest.mark.parametrize("b, c, n", [(30, 10, 200), (0, 0, 50), (50, 0, 50), (0, 50, 50), (3, 900, 1000), (1, 0, 1)])
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
+def test_interval_ends_are_where_the_two_sided_test_stops_rejecting(b, c, n, confidence):
+    low, high = margin_score_interval(b, c, n, confidence)
+    assert -1.0 <= low <= (b - c) / n <= high <= 1.0
+    with mpmath.workdps(DIGITS):
+        critical = mpmath.sqrt(2) * mpmath.erfinv(confidence)  # z_{(1 + confidence) / 2}
+    for end, bound, target in ((low, -1.0, critical), (high, 1.0, -critical)):
+        if end == bound:  # the test does not reject even at the bound: only where all items are discordant one way
+            assert (bound < 0 and c == n) or (bound > 0 and b == n)
+            continue
+        # The issue asks for the ends to 1e-12 absolute; bisection stops at adjacent floats (~1e-16).
+        assert abs(end - _reference_end(b, c, n, target, end)) <= 1e-12
+
+
+def test_zero_over_zero_cases_are_zero():
+    assert margin_score_z(0, 0, 50, 0.0) == 0.0
+    assert margin_score_z(50, 0, 50, 1.0) == 0.0
+    assert margin_score_z(0, 50, 50, -1.0) == 0.0
+    assert margin_score_z(49, 0, 50, 1.0) == -np.inf
+    assert margin_score_z(0, 49, 50, -1.0) == np.inf
+    assert margin_score_pvalue(0, 0, 50, 0.0) == 0.5
+
+
+def test_nan_in_gives_nan_out():
+    p10, p01 = restricted_discordance(np.array([np.nan, 3.0]), 0, 10, 0.0)
+    assert np.isnan(p10[0]) and np.isnan(p01[0]) and p10[1] == pytest.approx(0.15, rel=1e-15)
+    assert np.isnan(margin_score_z(3, 2, 10, np.nan))
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ((1, 1, 0, 0.0), "n must be a whole number >= 1; got 0"),
+        ((5, 6, 10, 0.0), "b + c must be at most n"),
+        ((1, 1, 10, 1.5), "margin must lie in [-1, 1]"),
+        ((-1, 1, 10, 0.0), "b must be a whole number >= 0; got -1"),
+    ],
+)
+def test_bad_tables_are_refused_naming_the_argument(arguments, message):
+    with pytest.raises(ArgumentError, match=message.replace("[", r"\[").replace("+", r"\+")):
+        margin_score_z(*arguments)
+
+
+def test_equivalence_outcomes_cover_the_four_cases():
+    different = np.array([True, False, True, False])
+    low = np.array([0.03, -0.01, 0.001, -0.03])
+    high = np.array([0.05, 0.01, 0.015, 0.01])
+    assert equivalence_outcome(different, low, high, 0.02).tolist() == list(EQUIVALENCE_OUTCOMES)
