@@ -19,8 +19,18 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
         [
             ("rho_min", "smallest correlation the two accuracies allow (paper Eq. 8)"),
             ("rho_max", "largest correlation the two accuracies allow (paper Eq. 7)"),
-            ("required_n_rho_min", "the most items the gap could need (N* at rho_min)", 4, "N* at rho_min"),
-            ("required_n_rho_max", "the fewest items the gap could need (N* at rho_max)", 4, "N* at rho_max"),
+            (
+                "required_n_rho_min",
+                "the most items the gap at the printed accuracies could need (N* at rho_min)",
+                4,
+                "N* at rho_min",
+            ),
+            (
+                "required_n_rho_max",
+                "the fewest items the gap at the printed accuracies could need (N* at rho_max)",
+                4,
+                "N* at rho_max",
+            ),
             ("q_rho_min", "N / N* at rho_min"),
             ("q_rho_max", "N / N* at rho_max"),
             ("agreement_min", "share of items the models agree on at rho_min"),
@@ -33,8 +43,31 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
         [
             (
                 "verdict",
-                "resolved (N >= N* at every admissible rho), unresolved (N < N* at every one) or depends on rho, "
-                "at alpha",
+                "resolved (N >= N* at every admissible rho and every pair of counts of correct items the printed "
+                "accuracies allow), unresolved (N < N* at every one) or depends on rho, at alpha",
+            )
+        ],
+    ),
+    *declare(
+        "a",
+        "text",
+        [
+            (
+                "rounding",
+                "'depends on the printed digits' when two pairs of counts the printed accuracies allow give different "
+                "verdicts at alpha (the verdict is then the one that holds at all of them), else 'no effect'",
+            )
+        ],
+    ),
+    *declare(
+        "a",
+        "float",
+        [
+            (
+                "required_n_worst",
+                "the most items the gap could need: N* at rho_min at the allowed counts that make the gap smallest",
+                4,
+                "N* worst",
             )
         ],
     ),
@@ -59,6 +92,20 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
                 4,
                 "agree >=",
             ),
+            (
+                "rho_critical_low",
+                "the smallest rho_c over the pairs of allowed counts whose verdict depends on rho; null when none does",
+                4,
+                "rho_c from",
+            ),
+            ("rho_critical_high", "the largest such rho_c", 4, "rho_c to"),
+            (
+                "agreement_critical_low",
+                "the smallest agreement share at rho_c over the same pairs of counts",
+                4,
+                "agree from",
+            ),
+            ("agreement_critical_high", "the largest such share", 4, "agree to"),
             ("level_strict", "strictest per-comparison level the correction can use"),
             ("level_lenient", "most lenient one"),
         ],
@@ -76,6 +123,9 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
                 "verdict ({correction})",
             )
         ],
+    ),
+    *declare(
+        "a", "text", [("rounding_family", "the same as rounding for verdict_family", None, "rounding ({correction})")]
     ),
     *declare(
         "a",

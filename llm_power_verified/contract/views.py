@@ -133,9 +133,16 @@ ACCURACIES_VIEW = (
     "required_n_rho_min",
     "required_n_rho_max",
     "verdict",
+    "rounding",
+    "required_n_worst",
     "rho_critical",
+    "rho_critical_low",
+    "rho_critical_high",
     "agreement_critical",
+    "agreement_critical_low",
+    "agreement_critical_high",
     "verdict_family",
+    "rounding_family",
 )
 #: Added to it with an assumed correlation.
 ASSUMED_VIEW = ("q_assumed", "verdict_assumed", "verdict_assumed_family")
@@ -145,11 +152,17 @@ MIXED_PAIRS_VIEW = ("adjacent",)
 #: The accuracies-only terminal's columns dropped first when the pair table is wider than the terminal (the least needed
 #: first).
 DROP_ORDER = (
+    "agreement_critical_low",
+    "agreement_critical_high",
     "rho_interval",
     "required_n_range",
     "q_assumed",
     "verdict_assumed_family",
+    "rho_critical_low",
+    "rho_critical_high",
+    "required_n_worst",
     "agreement_critical",
+    "rounding_family",
     "verdict_family",
 )
 

@@ -7,7 +7,8 @@ resolved at every admissible rho (N >= N* at the interval's low end),
 unresolved at every one (N < N* at the high end), or depends on rho, with
 the critical rho_c (q = 1) and the share of items the two models must agree
 on for the gap to be resolved.  An assumed rho (or range) gives verdicts
-labelled as assumptions.
+labelled as assumptions.  Each verdict holds over every pair of correct-item
+counts the printed digits allow, and says so when the rounding can change it.
 
 Multiplicity: Bonferroni and Sidak fix the per-comparison level.  Holm's and
 BH's level depends on the order of the family's p-values, which accuracies
@@ -30,6 +31,7 @@ from llm_power_verified._validation import check_alpha_power, require_choice
 from llm_power_verified.contract import ACCURACY_MODES, CORRECTIONS
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.accuracy_table import AccuracyTable
+from llm_power_verified.leaderboard.accuracy_rounding import ENUMERATED_PAIRS, ROUNDING, add_rounding
 from llm_power_verified.leaderboard.accuracy_verdicts import (
     NOT_ADMISSIBLE,
     VERDICTS,
@@ -54,17 +56,22 @@ class VerdictCounts(Result):
         Pairs whose verdict changes inside the admissible interval (at the critical rho_c).
     depends_on_order : int
         Pairs whose family verdict depends on the order of p-values (Holm, BH), which accuracies do not fix.
+    depends_on_digits : int
+        Pairs whose verdict the rounding of the printed accuracies can change (another allowed pair of counts gives
+        another verdict); each is also counted under the verdict that holds over all of them.
     """
 
     resolved: int
     unresolved: int
     depends_on_rho: int
     depends_on_order: int
+    depends_on_digits: int = 0
 
     @classmethod
-    def of(cls, verdicts: pd.Series) -> VerdictCounts:
-        """The counts of each verdict in ``verdicts``."""
-        return cls(*(int((verdicts == kind).sum()) for kind in VERDICTS))
+    def of(cls, verdicts: pd.Series, rounding: pd.Series | None = None) -> VerdictCounts:
+        """The counts of each verdict in ``verdicts`` (and of ``rounding`` "depends on the printed digits")."""
+        digits = 0 if rounding is None else int((rounding == ROUNDING[1]).sum())
+        return cls(*(int((verdicts == kind).sum()) for kind in VERDICTS), digits)
 
 
 @dataclass(frozen=True, repr=False)
@@ -174,8 +181,16 @@ class AccuracyAudit(Result):
     def headline(self) -> AccuracyHeadline:
         """The facts the report opens with: sizes, settings and the adjacent gaps' verdict counts."""
         adjacent = self.pairs[self.pairs["adjacent"]]
-        depends = adjacent.loc[adjacent["verdict"] == VERDICTS[2], "agreement_critical"]
-        agreement = (float(depends.min()), float(depends.max()), float(depends.median())) if len(depends) else None
+        depends = adjacent[(adjacent["verdict"] == VERDICTS[2]) & adjacent["agreement_critical_low"].notna()]
+        agreement = (
+            (
+                float(depends["agreement_critical_low"].min()),
+                float(depends["agreement_critical_high"].max()),
+                float(depends["agreement_critical"].fillna(depends["agreement_critical_high"]).median()),
+            )
+            if len(depends)
+            else None
+        )
         return AccuracyHeadline(
             n_items=self.table.n,
             n_models=len(self.table.models),
@@ -243,6 +258,25 @@ def _ranking(table: AccuracyTable) -> pd.DataFrame:
     )
 
 
+def _rounding_notes(pairs: pd.DataFrame, correction: str, gridded: int) -> list[str]:
+    """What the rounding of the printed accuracies does to the verdicts, when it does anything."""
+    notes = []
+    changed, changed_family = (int((pairs[name] == ROUNDING[1]).sum()) for name in ("rounding", "rounding_family"))
+    if changed or changed_family:
+        notes.append(
+            f"rounding: the printed digits allow several counts of correct items; another allowed pair of counts "
+            f"gives another verdict for {changed} of {len(pairs)} pair(s) at alpha and {changed_family} under "
+            f"{correction} (column rounding: 'depends on the printed digits'); their verdict is the one that holds at "
+            "every allowed pair of counts, so none of them is called resolved"
+        )
+    if gridded:
+        notes.append(
+            f"rounding: {gridded} pair(s) allow more than {ENUMERATED_PAIRS:,} pairs of counts; their rho_c and "
+            "agreement ranges come from an evenly spaced grid of counts (ends included), their verdicts from every one"
+        )
+    return notes
+
+
 def audit_accuracies(
     table: AccuracyTable,
     mode: str = "adjacent",
@@ -293,6 +327,13 @@ def audit_accuracies(
     rho_max at the most lenient (alpha for Holm and BH, whose level depends on the order of the p-values): a pair
     unresolved at every admissible rho at the strict level but not at the lenient one "depends on p-value order".
 
+    A printed accuracy stands for every count k of correct items whose k / N rounds to it (``count_low`` to
+    ``count_high`` of the table).  Both verdicts hold over every admissible rho and every pair of allowed counts (and
+    the printed pair): a pair is resolved only if resolved at all of them.  Where two allowed pairs of counts give
+    different verdicts, ``rounding`` (``rounding_family``) says "depends on the printed digits" and the verdict is
+    the one that holds at all of them; rho_c and the agreement share get ranges over the allowed counts
+    (:mod:`llm_power_verified.leaderboard.accuracy_rounding`, which proves where the extremes lie).
+
     References
     ----------
     Resolution Diagnostics for Paired LLM Evaluation (arXiv 2605.30315), Eqs. 6-8.
@@ -304,7 +345,7 @@ def audit_accuracies(
     >>> from llm_power_verified.io.accuracy_table import read_accuracies
     >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
     >>> audit.family_size, audit.adjacent
-    (25, VerdictCounts(resolved=7, unresolved=0, depends_on_rho=18, depends_on_order=0))
+    (25, VerdictCounts(resolved=7, unresolved=0, depends_on_rho=18, depends_on_order=0, depends_on_digits=0))
     """
     require_choice("mode", mode, ACCURACY_MODES)
     require_choice("correction", correction, CORRECTIONS)
@@ -324,7 +365,8 @@ def audit_accuracies(
     pairs = accuracy_pairs(ranking, table.n, mode)
     family_size = len(pairs)
     strict, lenient = add_verdicts(pairs, table.n, correction, alpha, power)
-    notes = list(table.notes)
+    gridded = add_rounding(pairs, ranking, table.n, alpha, power, strict, lenient)
+    notes = list(table.notes) + _rounding_notes(pairs, correction, gridded)
     if correction in ("holm", "bh"):
         notes.append(
             f"{correction}: the per-pair level depends on the order of p-values that accuracies do not fix; family "
@@ -353,8 +395,8 @@ def audit_accuracies(
         alpha=alpha,
         power=power,
         assumption=label,
-        adjacent=VerdictCounts.of(adjacent["verdict"]),
-        adjacent_family=VerdictCounts.of(adjacent["verdict_family"]),
+        adjacent=VerdictCounts.of(adjacent["verdict"], adjacent["rounding"]),
+        adjacent_family=VerdictCounts.of(adjacent["verdict_family"], adjacent["rounding_family"]),
         adjacent_assumed=None if assumed is None else VerdictCounts.of(adjacent["verdict_assumed"]),
         notes=tuple(notes),
     )
