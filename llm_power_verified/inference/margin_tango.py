@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import margin_score as _generated
 from llm_power_verified._validation import (
     as_array,
@@ -88,15 +89,14 @@ def score_z_unchecked(b, c, n, margin) -> np.ndarray:
     return np.where(np.isnan(z) & ~missing, 0.0, z)
 
 
+@docfill("counts", "n_table")
 def restricted_discordance(b: Any, c: Any, n: Any, margin: Any) -> tuple[Any, Any]:
     """Tango's restricted MLE of the discordant cell probabilities under H0: p10 - p01 = margin.
 
     Parameters
     ----------
-    b, c : array_like
-        Discordant counts: b items only model A solves, c items only model B solves (whole numbers >= 0).
-    n : array_like
-        Number of paired items, a whole number >= 1 and at least b + c.
+    %(counts)s
+    %(n_table)s
     margin : array_like
         The gap d = p10 - p01 under H0, in [-1, 1].
 
@@ -126,15 +126,14 @@ def restricted_discordance(b: Any, c: Any, n: Any, margin: Any) -> tuple[Any, An
     return finish(p10), finish(p01)
 
 
+@docfill("counts", "n_table")
 def margin_score_z(b: Any, c: Any, n: Any, margin: Any) -> Any:
     """Tango's score statistic for H0: p10 - p01 = margin.
 
     Parameters
     ----------
-    b, c : array_like
-        Discordant counts (whole numbers >= 0).
-    n : array_like
-        Number of paired items, a whole number >= 1 and at least b + c.
+    %(counts)s
+    %(n_table)s
     margin : array_like
         The gap under H0, in [-1, 1].
 
@@ -161,15 +160,14 @@ def margin_score_z(b: Any, c: Any, n: Any, margin: Any) -> Any:
     return finish(score_z_unchecked(b, c, n, check_margin(margin)))
 
 
+@docfill("counts", "n_table")
 def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = "greater") -> Any:
     """One-sided p-value of Tango's score test against a margin.
 
     Parameters
     ----------
-    b, c : array_like
-        Discordant counts (whole numbers >= 0).
-    n : array_like
-        Number of paired items, a whole number >= 1 and at least b + c.
+    %(counts)s
+    %(n_table)s
     margin : array_like
         The boundary of H0, in [-1, 1].
     alternative : {"greater", "less"}, default "greater"
@@ -199,15 +197,14 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
     return finish(ndtr(-np.asarray(z)) if alternative == "greater" else ndtr(np.asarray(z)))
 
 
+@docfill("counts", "n_table")
 def margin_score_interval(b: Any, c: Any, n: Any, confidence: Any = 0.95) -> tuple[Any, Any]:
     """Tango's score interval for d = p10 - p01: every margin the two-sided score test does not reject.
 
     Parameters
     ----------
-    b, c : array_like
-        Discordant counts (whole numbers >= 0).
-    n : array_like
-        Number of paired items, a whole number >= 1 and at least b + c.
+    %(counts)s
+    %(n_table)s
     confidence : array_like, default 0.95
         Confidence level, in (0, 1); 1 - 2 alpha for an equivalence or non-inferiority decision at alpha.
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.margin import (
@@ -184,3 +186,62 @@ def test_equivalence_outcomes_cover_the_four_cases():
     low = np.array([0.03, -0.01, 0.001, -0.03])
     high = np.array([0.05, 0.01, 0.015, 0.01])
     assert equivalence_outcome(different, low, high, 0.02).tolist() == list(EQUIVALENCE_OUTCOMES)
+
+
+def test_interval_of_a_published_example():
+    """Cavo et al. (2012), complete response before and after consolidation therapy: the paired table
+    [[59, 6], [16, 80]] (b = 6, c = 16, N = 161) in Fagerland, Lydersen and Laake (2017), Statistical Analysis of
+    Contingency Tables, Chapter 8; their R package contingencytables prints the Tango interval as
+    "estimate = -0.0621 (95% CI -0.1240 to -0.0054)" (its tests, Tango_asymptotic_score_CI_paired_2x2(cavo_2012))."""
+    low, high = margin_score_interval(6, 16, 161, 0.95)
+    # Printed to 4 decimals: half a unit of the last digit.
+    assert low == pytest.approx(-0.1240, abs=5e-5) and high == pytest.approx(-0.0054, abs=5e-5)
+
+
+@given(
+    st.integers(1, 10**6).flatmap(
+        lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n), st.floats(-0.999, 0.999))
+    )
+)
+def test_random_tables_match_the_numerical_rmle(table):
+    """The done-when of the issue: p-values against a margin equal the numerical RMLE's to 1e-9 relative."""
+    b, c, n, margin = table
+    assume(b + c <= n)
+    # Z itself: well conditioned unless b - c - n margin cancels (margin near the observed gap).
+    assume(abs(b - c - n * margin) > 1e-6 * (b + c + n * abs(margin)))
+    exact = _reference_z(b, c, n, margin)
+    assert _relative(margin_score_z(b, c, n, margin), exact) <= 1e-9
+    with mpmath.workdps(DIGITS):
+        greater = mpmath.ncdf(-exact)
+    if greater > mpmath.mpf("1e-300"):
+        assert _relative(margin_score_pvalue(b, c, n, margin), greater) <= 1e-9
+
+
+@pytest.mark.parametrize("b, c, n", [(30, 10, 200), (0, 0, 50), (7, 0, 50), (1200, 1100, 14042)])
+def test_score_z_decreases_in_the_margin(b, c, n):
+    margins = np.linspace(-0.999, 0.999, 2001)
+    z = margin_score_z(b, c, n, margins)
+    assert np.all(np.diff(z) < 0)
+
+
+def test_intervals_are_nested_in_the_confidence_and_dual_to_the_one_sided_tests():
+    b, c, n = np.array([30, 0, 7, 1200]), np.array([10, 0, 0, 1100]), np.array([200, 50, 50, 14042])
+    previous_low, previous_high = margin_score_interval(b, c, n, 0.5)
+    for confidence in (0.8, 0.9, 0.95, 0.99):
+        low, high = margin_score_interval(b, c, n, confidence)
+        assert np.all(low < previous_low) and np.all(high > previous_high)
+        previous_low, previous_high = low, high
+    # Non-inferiority at alpha = 0.05: the (1 - 2 alpha) interval's lower end exceeds -m exactly when p < alpha.
+    low, high = margin_score_interval(b, c, n, 0.9)
+    for margin in (0.01, 0.02, 0.05, 0.1):
+        p_lower = margin_score_pvalue(b, c, n, -margin, "greater")
+        p_upper = margin_score_pvalue(b, c, n, margin, "less")
+        assert np.array_equal(low > -margin, p_lower < 0.05)
+        assert np.array_equal(high < margin, p_upper < 0.05)
+
+
+def test_arrays_broadcast():
+    low, high = margin_score_interval(np.array([[30], [10]]), np.array([10, 20, 30]), 200, 0.9)
+    assert low.shape == high.shape == (2, 3)
+    assert high[0, 0] == margin_score_interval(30, 10, 200, 0.9)[1]
+    assert margin_score_z(30, 10, 200, np.array([-0.1, 0.0, 0.1])).shape == (3,)
