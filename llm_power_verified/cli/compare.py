@@ -102,6 +102,8 @@ def run(arguments):
     from llm_power_verified.io.output import json_text
 
     margin = _check(arguments)
+    if arguments.json:  # --json is --format json, also for --out's check of the file's suffix
+        arguments.format = "json"
     matrix = read_matrix(arguments)
     result = compare(
         matrix,
@@ -117,7 +119,7 @@ def run(arguments):
         anytime=arguments.anytime,
     )
     status = exit_code(result.verdict, arguments.inconclusive)
-    fmt = "json" if arguments.json else arguments.format
+    fmt = arguments.format
     if fmt == "json":
         text = json_text(record(result, arguments.inputs, arguments.inconclusive))
     elif fmt == "markdown":
