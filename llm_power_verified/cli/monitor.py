@@ -66,6 +66,7 @@ def run(arguments) -> str:
     from llm_power_verified.io import check_outputs, read_score_files
     from llm_power_verified.io.detect import refuse_twins
     from llm_power_verified.sequential import anytime_pvalue, confidence_sequence, e_process
+    from llm_power_verified.sequential.dual import win_share_sequence
 
     if arguments.plot and Path(arguments.plot).suffix.lower() not in _PLOT_SUFFIXES:
         raise CommandError(
@@ -83,6 +84,7 @@ def run(arguments) -> str:
     trajectory = e_process(scores_a, scores_b, arguments.mixture)
     differences = np.asarray(scores_a) - np.asarray(scores_b)
     sequence = confidence_sequence(differences, arguments.alpha)
+    dual = win_share_sequence(trajectory.b, trajectory.c, arguments.alpha, arguments.mixture)
     first = trajectory.first_crossing(arguments.alpha)
     n = differences.size
     marks = _marks(n, arguments.checkpoints, first)
@@ -93,6 +95,8 @@ def run(arguments) -> str:
             "c": int(trajectory.c[t - 1]),
             "mean_difference": float(trajectory.mean_difference[t - 1]),
             "log_e": float(trajectory.log_e[t - 1]),
+            "theta_low": float(dual.lower[t - 1]),
+            "theta_high": float(dual.upper[t - 1]),
             "cs_low": float(sequence.lower[t - 1]),
             "cs_high": float(sequence.upper[t - 1]),
         }
@@ -107,6 +111,7 @@ def run(arguments) -> str:
         "p_anytime_at_n": anytime_pvalue(trajectory.log_e[-1]),
         "max_log_e": float(np.max(trajectory.log_e)),
         "confidence_sequence_mixture_scale": sequence.mixture_scale,
+        **_binary_decision(first, arguments.alpha, dual, sequence),
     }
     if arguments.plot:
         from llm_power_verified.report.plots import plot_trajectory
@@ -119,12 +124,16 @@ def run(arguments) -> str:
         f"{n} items in arrival order; {arguments.mixture} mixture; reject when e >= 1/alpha = {1 / arguments.alpha:g}",
         "",
     ]
-    lines.append(f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'confidence sequence':<26}")
+    lines.append(
+        f"{'n':>8} {'b':>7} {'c':>7} {'mean diff':>11} {'log e':>10}  {'win share (dual CS)':<19}  "
+        "mean diff (Hoeffding CS)"
+    )
     for row in rows:
         flag = "  <- first crossing" if row["n"] == first else ""
         lines.append(
             f"{row['n']:>8} {row['b']:>7} {row['c']:>7} {row['mean_difference']:>11.5f} {row['log_e']:>10.4f}  "
-            f"[{row['cs_low']:.5f}, {row['cs_high']:.5f}]{flag}"
+            f"{'[' + format(row['theta_low'], '.4f') + ', ' + format(row['theta_high'], '.4f') + ']':<19}  "
+            f"[{row['cs_low']:+.5f}, {row['cs_high']:+.5f}]{flag}"
         )
     lines += [
         "",
@@ -135,8 +144,60 @@ def run(arguments) -> str:
             f"p_anytime_at_n = min(1, 1/e_N) = {summary['p_anytime_at_n']:.4g} (the audit's value, from the final "
             "counts)"
         ),
+        f"decision: {summary['decision']['statement']}",
+        f"win share: {summary['win_share_sequence']['meaning']}",
+        f"mean diff: {summary['mean_difference_sequence']['why_it_can_differ']}",
     ]
     return "\n".join(lines)
+
+
+def _binary_decision(first: int | None, alpha: float, dual, sequence) -> dict:
+    """Which procedure decides, and what each confidence sequence is (JSON ``summary`` keys, printed as notes)."""
+    if first is None:
+        outcome, statement = "no decision", "none yet: the e-process has not reached 1/alpha, and the test decides"
+    else:
+        outcome = "A better" if dual.lower[first - 1] > 0.5 else "B better"
+        statement = (
+            f"{outcome} (equal accuracies rejected at item {first}, where e first reached 1/alpha = {1 / alpha:g}); "
+            "the e-process is the test and decides"
+        )
+    contains_zero = bool(sequence.lower[-1] <= 0 <= sequence.upper[-1])
+    return {
+        "decision": {
+            "procedure": "mixture e-process on the discordant pairs",
+            "rule": "reject equal accuracies at the first item with e_t >= 1/alpha",
+            "decided_at": first,
+            "outcome": outcome,
+            "statement": statement,
+        },
+        "win_share_sequence": {
+            "dual_to_the_test": True,
+            "lower": float(dual.lower[-1]),
+            "upper": float(dual.upper[-1]),
+            "excludes_half": bool(dual.excludes_half[-1]),
+            "meaning": _WIN_SHARE,
+        },
+        "mean_difference_sequence": {
+            "method": "Hoeffding-type normal mixture (Howard et al. 2021) on the per-item differences in [-1, 1]",
+            "dual_to_the_test": False,
+            "contains_zero_at_n": contains_zero,
+            "why_it_can_differ": _HOEFFDING,
+        },
+    }
+
+
+#: What the dual confidence sequence of 0/1 scores is.
+_WIN_SHARE = (
+    "theta = p10 / (p10 + p01), the share of discordant items won by A, inverted from the same e-process family "
+    "(running intersection): it excludes 1/2 exactly from the first crossing on, so it never disagrees with the test; "
+    "theta > 1/2 means A is more accurate"
+)
+#: Why the mean-difference sequence of 0/1 scores can contain 0 after the test rejects.
+_HOEFFDING = (
+    "an interval estimate of p_A - p_B from a different, non-dual procedure: it bounds each difference by [-1, 1] "
+    "(variance proxy 1) whatever the share of ties, while the e-process uses only the discordant items; it is wider "
+    "and can still contain 0 after the test has rejected (it is not the test)"
+)
 
 
 def _marks(n: int, checkpoints: int, first: int | None) -> list[int]:
@@ -192,6 +253,7 @@ def _graded(arguments, matrix) -> str:
         "p_anytime_at_n": anytime_pvalue(path.log_e[-1]),
         "max_log_e": float(np.max(path.log_e)),
         "width_at_n": {name: float(sequence.upper[-1] - sequence.lower[-1]) for name, sequence in sequences.items()},
+        **_graded_decision(first, arguments, path, sequences),
     }
     if arguments.json:
         return json_text({"summary": summary, "trajectory": rows})
@@ -224,5 +286,55 @@ def _graded(arguments, matrix) -> str:
             f"{summary['p_anytime_running']:.4g}; width at n: betting {widths['betting']:.4g}, empirical Bernstein "
             f"{widths['eb']:.4g}, Hoeffding {widths['hoeffding']:.4g}"
         ),
+        f"decision: {summary['decision']['statement']}",
+        *(f"{_NAMES[name]}: {text}" for name, text in summary["confidence_sequences"].items()),
     ]
     return "\n".join(lines)
+
+
+_NAMES = {"betting": "betting", "eb": "empirical Bernstein", "hoeffding": "Hoeffding"}
+
+
+def _graded_decision(first: int | None, arguments, path, sequences: dict) -> dict:
+    """Graded scores: which procedure decides, and which of the three sequences is its dual (JSON ``summary`` keys)."""
+    threshold = 1 / arguments.alpha
+    if first is None:
+        outcome, statement = "no decision", f"none yet: the {arguments.method} e-process has not reached 1/alpha"
+    else:
+        outcome = "A better" if path.mean_difference[first - 1] > 0 else "B better"
+        statement = (
+            f"{outcome} (mean difference 0 rejected at item {first}, where the {arguments.method} e-process first "
+            f"reached 1/alpha = {threshold:g}); the e-process is the test and decides"
+        )
+    dual = "betting" if arguments.method == "betting" else None
+    explained = {
+        "betting": (
+            "the hedged-capital family of the betting e-process inverted at each item: it excludes 0 exactly when "
+            "that item's e_t >= 1/alpha (exact at the printed rows, one grid step wider between them); pointwise, "
+            "so after a crossing e_t may fall back and the interval contain 0 again while the test has decided"
+        ),
+        "eb": "the empirical-Bernstein sequence (two one-sided bounds at alpha/2 each): "
+        + (
+            "its e-process is the one that decides here, but the sequence is not its exact dual"
+            if not dual
+            else "a different procedure from the betting test; it can differ from it"
+        ),
+        "hoeffding": "a Hoeffding-type normal mixture with variance proxy 1 whatever the data: a different, wider, "
+        "non-dual procedure; it can contain 0 after the test has rejected",
+    }
+    if not dual:
+        explained["betting"] = "a different procedure from the empirical-Bernstein test; it can differ from it"
+    return {
+        "decision": {
+            "procedure": f"{arguments.method} e-process of the differences",
+            "rule": "reject mean difference 0 at the first item with e_t >= 1/alpha",
+            "decided_at": first,
+            "outcome": outcome,
+            "statement": statement,
+            "dual_sequence": dual,
+        },
+        "confidence_sequences": explained,
+        "contains_zero_at_n": {
+            name: bool(sequence.lower[-1] <= 0 <= sequence.upper[-1]) for name, sequence in sequences.items()
+        },
+    }
