@@ -42,8 +42,10 @@ def add_parser(commands) -> None:
             "The correlation rho of two models' scores is unknown; the accuracies bound it, and each gap is resolved "
             "at "
             "every admissible rho, unresolved at every one, or depends on rho (rho_c: the correlation at which it is "
-            "resolved, and the share of items the two models must agree on).  --rho or --rho-range add verdicts at an "
-            "assumed correlation, labelled as an assumption.  Per-item results: audit INPUT..."
+            "resolved, and the share of items the two models must agree on).  A printed accuracy stands for every "
+            "count of correct items that rounds to it: each verdict holds at all of them, and a verdict another "
+            "allowed count would change says 'depends on the printed digits' (column rounding).  --rho or --rho-range "
+            "add verdicts at an assumed correlation, labelled as an assumption.  Per-item results: audit INPUT..."
         ),
         epilog=EXIT_CODES,
         formatter_class=HelpFormatter,
@@ -91,7 +93,10 @@ def run(arguments) -> tuple[str, int] | int:
     if arguments.fail_on == "unresolved":
         failing = int((audit.pairs.loc[audit.pairs["adjacent"], "verdict_family"] != "resolved").sum())
         if failing:
-            print_note(f"{PROGRAM}: gate failed: {failing} adjacent pairs are not resolved at every admissible rho")
+            print_note(
+                f"{PROGRAM}: gate failed: {failing} adjacent pairs are not resolved at every admissible rho and every "
+                f"count of correct items the printed accuracies allow"
+            )
         status = 1 if failing else 0
     if arguments.out:
         write(audit, arguments.format, arguments.out, **view)

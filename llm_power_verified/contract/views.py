@@ -154,15 +154,15 @@ MIXED_PAIRS_VIEW = ("adjacent",)
 DROP_ORDER = (
     "agreement_critical_low",
     "agreement_critical_high",
+    "rho_critical_low",
+    "rho_critical_high",
+    "required_n_worst",
+    "rounding_family",
     "rho_interval",
     "required_n_range",
     "q_assumed",
     "verdict_assumed_family",
-    "rho_critical_low",
-    "rho_critical_high",
-    "required_n_worst",
     "agreement_critical",
-    "rounding_family",
     "verdict_family",
 )
 

@@ -267,7 +267,8 @@ def _rounding_notes(pairs: pd.DataFrame, correction: str, gridded: int) -> list[
             f"rounding: the printed digits allow several counts of correct items; another allowed pair of counts "
             f"gives another verdict for {changed} of {len(pairs)} pair(s) at alpha and {changed_family} under "
             f"{correction} (column rounding: 'depends on the printed digits'); their verdict is the one that holds at "
-            "every allowed pair of counts, so none of them is called resolved"
+            "every allowed pair of counts, so none of them is called resolved; rho_c and the agreement share over the "
+            "allowed counts are rho_critical_low/high and agreement_critical_low/high (Markdown, HTML, JSON, CSV)"
         )
     if gridded:
         notes.append(
