@@ -9,7 +9,13 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.inputs import input_options, read_matrix
 from llm_power_verified.cli.options import EXIT_CODES, INPUT_RULES, PROGRAM, HelpFormatter
-from llm_power_verified.cli.parents import alpha_power_options, compute_options, family_options, output_options
+from llm_power_verified.cli.parents import (
+    alpha_power_options,
+    compute_options,
+    family_options,
+    min_effect_options,
+    output_options,
+)
 from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
 from llm_power_verified.cli.value_types import PLOT_SUFFIXES
 from llm_power_verified.contract import MACHINE_FORMATS, MODES
@@ -28,6 +34,7 @@ def add_parser(commands) -> None:
             output_options(per_item=True),
             compute_options(),
             alpha_power_options(),
+            min_effect_options(),
         ],
         help="resolution audit of a leaderboard from per-item results (the main job)",
         description=(
@@ -91,6 +98,7 @@ def run(arguments) -> str | tuple[str, int] | int:
         n_cluster_resamples=arguments.n_cluster_resamples,
         correction=arguments.correction,
         n_rank_resamples=arguments.n_rank_resamples,
+        min_effect=arguments.min_effect,
     )
     with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
         request = AuditRequest(matrix, settings, backend=backend, progress=progress)

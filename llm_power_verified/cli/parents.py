@@ -30,6 +30,7 @@ from llm_power_verified.cli.value_types import (
     SEED,
     WIDTH,
     column_list,
+    number,
     output_path,
     plot_path,
 )
@@ -46,9 +47,12 @@ __all__ = [
     "format_options",
     "given",
     "marginal_options",
+    "min_effect_options",
     "output_options",
 ]
 
+#: A smallest gap of interest (--min-effect): scores lie in [0, 1], so a gap of two mean scores is below 1.
+MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
 #: The accuracies-only audit writes every format but Parquet (its pair table is small).
 ACCURACY_FORMATS = tuple(name for name in FORMATS if name != "parquet")
 
@@ -75,6 +79,22 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
 
 
 @docfill(returns="parent_parser")
+@docfill(returns="parent_parser")
+def min_effect_options() -> argparse.ArgumentParser:
+    """--min-effect DELTA: the smallest gap of interest, in score units (its upper bound is checked with the scores)."""
+    parent, group = _parent("smallest gap of interest")
+    group.add_argument(
+        "--min-effect",
+        type=MIN_EFFECT,
+        metavar="DELTA",
+        help=(
+            "the smallest gap that matters, in score units, in (0, 1) (0.02 = 2 points): adds per pair "
+            "the power and q at a true gap of DELTA and the equivalence test within +-DELTA"
+        ),
+    )
+    return parent
+
+
 def marginal_options(
     defaults: tuple[float, float, float] | None = None, *, required: bool = False
 ) -> argparse.ArgumentParser:

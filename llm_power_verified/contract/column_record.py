@@ -25,6 +25,7 @@ WHEN = {
     "rank-bootstrap": "with rank-bootstrap resamples (n_rank_resamples > 0)",
     "tiers": "when the adjacent pairs are reported (not --mode reference)",
     "text-tables": "in the text tables only, when the model names are long",
+    "min-effect": "when a smallest gap of interest is given (--min-effect DELTA)",
 }
 
 

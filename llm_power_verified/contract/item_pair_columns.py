@@ -229,6 +229,78 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
         "bg",
         "float",
         [
+            (
+                "power_min_effect",
+                "power at N to detect a true gap of DELTA (--min-effect), each pair at alpha, with sigma_D^2(DELTA) = "
+                "psi - DELTA^2 at the observed discordance psi = (b + c) / N (graded: the observed variance of the "
+                "differences); n/a where psi < DELTA (a true gap of DELTA needs that many discordant items)",
+                3,
+                "power(DELTA)",
+            ),
+            (
+                "required_n_min_effect",
+                "N*(DELTA), the N that resolves a true gap of DELTA (same variance)",
+                4,
+                "N*(DELTA)",
+            ),
+            ("q_min_effect", "q(DELTA) = N / N*(DELTA)", 3, "q(DELTA)"),
+        ],
+        when="min-effect",
+    ),
+    *declare(
+        "bg",
+        "bool",
+        [("resolved_min_effect", "q(DELTA) >= 1 (false where q(DELTA) is n/a)", None, "resolved(DELTA)")],
+        when="min-effect",
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
+            (
+                "p_margin_lower",
+                "one-sided p of H0: gap <= -DELTA (0/1: Tango's score test, restricted MLE under the margin; graded: "
+                "paired t)",
+                3,
+                "p(d <= -DELTA)",
+            ),
+            ("p_margin_upper", "one-sided p of H0: gap >= +DELTA (same test)", 3, "p(d >= DELTA)"),
+            (
+                "p_equivalence",
+                "max(p_margin_lower, p_margin_upper): the TOST p of equivalence within +-DELTA (each pair, no "
+                "multiplicity)",
+                3,
+                "p equiv.",
+            ),
+            (
+                "margin_ci_low",
+                "(1 - 2 alpha) interval of the gap dual to the margin tests (0/1: Tango's score interval; graded: "
+                "paired t), low",
+            ),
+            ("margin_ci_high", "high"),
+        ],
+        when="min-effect",
+    ),
+    *declare(
+        "bg",
+        "text",
+        [
+            (
+                "equivalence",
+                "the four outcomes of an equivalence analysis at margin DELTA (Lakens 2017): 'equivalent' when the "
+                "(1 - 2 alpha) interval lies inside (-DELTA, DELTA), 'different' when the pair's own difference test "
+                "(the raw arbiter p, exact McNemar or paired t) rejects at alpha; each pair on its own, no "
+                "multiplicity",
+                None,
+                "equivalence",
+            )
+        ],
+        when="min-effect",
+    ),
+    *declare(
+        "bg",
+        "float",
+        [
             ("icc", "ICC of the per-item difference over the clusters", 3, "ICC(D)"),
             ("design_effect", "1 + (m_w - 1) max(ICC, 0), m_w = sum m_g^2 / N the size-weighted cluster size", 3, "DE"),
             ("required_n_cluster", "N* x design effect", 4, "N* cluster"),

@@ -20,6 +20,7 @@ __all__ = [
     "COMPOSITES",
     "DROP_ORDER",
     "GRADED_VIEW",
+    "MIN_EFFECT_VIEW",
     "MIXED_PAIRS_VIEW",
     "Composite",
     "header",
@@ -61,6 +62,12 @@ COMPOSITES = {
             "bootstrap 5th-95th percentiles of N* (finite where a resampled gap is not 0, even when N* is inf)",
         ),
         Composite(
+            "margin_ci",
+            "CI(1-2alpha)",
+            ("margin_ci_low", "margin_ci_high"),
+            "(1 - 2 alpha) interval of the gap dual to the margin tests against +-DELTA (--min-effect)",
+        ),
+        Composite(
             "rho_interval",
             "admissible rho",
             ("rho_min", "rho_max"),
@@ -75,6 +82,19 @@ COMPOSITES = {
     )
 }
 
+#: With --min-effect: the smallest gap of interest's columns, last in either per-item view (so the terminal's default
+#: table is as without it; --wide, --columns and Markdown show them).
+MIN_EFFECT_VIEW = (
+    "equivalence",
+    "q_min_effect",
+    "resolved_min_effect",
+    "power_min_effect",
+    "required_n_min_effect",
+    "p_equivalence",
+    "margin_ci",
+    "p_margin_lower",
+    "p_margin_upper",
+)
 #: The per-item pair table of 0/1 scores, in order of importance.
 BINARY_VIEW = (
     "delta",
@@ -94,6 +114,7 @@ BINARY_VIEW = (
     "boot_ci",
     "required_n_interval",
     "shortcut_ratio",
+    *MIN_EFFECT_VIEW,
 )
 #: The per-item pair table of graded scores.
 GRADED_VIEW = (
@@ -109,6 +130,7 @@ GRADED_VIEW = (
     "t",
     "p_t",
     "boot_ci",
+    *MIN_EFFECT_VIEW,
 )
 
 

@@ -78,6 +78,7 @@ def audit_leaderboard(
     n_cluster_resamples: int = 1000,
     correction: str = "holm",
     n_rank_resamples: int = 0,
+    min_effect: float | None = None,
     progress: Callable[[str], None] | None = None,
     backend: Backend | None = None,
 ) -> AuditResult:
@@ -106,6 +107,10 @@ def audit_leaderboard(
     n_rank_resamples : int
         Item resamples for a bootstrap rank interval per model (0, the default, to skip):
         columns ``rank_boot_low`` and ``rank_boot_high`` of ``ranking``.
+    min_effect : float, optional
+        The smallest gap of interest DELTA in score units (in (0, 1) for 0/1 scores, > 0 graded): adds, per pair,
+        the power and q at a true gap of DELTA and the equivalence columns against the margin DELTA
+        (:mod:`~llm_power_verified.leaderboard.min_effect`).
     progress : callable, optional
         Called with a short message per block of pairs on large audits.
     backend : Backend, optional
@@ -172,6 +177,7 @@ def audit_leaderboard(
         n_cluster_resamples=n_cluster_resamples,
         correction=correction,
         n_rank_resamples=n_rank_resamples,
+        min_effect=min_effect,
     )
     return _run(matrix, settings, progress, backend)
 
@@ -273,6 +279,35 @@ def _tiers(
     return tiers
 
 
+def _notes(matrix: ScoreMatrix, pairs: pd.DataFrame, min_effect: float | None) -> tuple[str, ...]:
+    """The audit's notes: the matrix's, the graded anytime column's, the gap of interest's n/a pairs."""
+    notes = list(matrix.notes)
+    if not matrix.binary:
+        notes.append(
+            "anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
+            "over the items in id order; the anytime-valid required N (N_av) is defined for 0/1 scores only"
+        )
+    if min_effect is not None:
+        notes.append(_min_effect_note(pairs, matrix.binary, min_effect))
+    return tuple(note for note in notes if note)
+
+
+def _min_effect_note(pairs: pd.DataFrame, binary: bool, min_effect: float) -> str:
+    """The note on the pairs where a true gap of DELTA has no variance: q(DELTA) and its power n/a ('' if none)."""
+    undefined = int(pairs["q_min_effect"].isna().sum())
+    if not undefined:
+        return ""
+    why = (
+        f"fewer than {min_effect:g} x N discordant items (a true gap of DELTA needs at least that share)"
+        if binary
+        else "the same difference on every item (a variance of 0)"
+    )
+    return (
+        f"--min-effect {min_effect:g}: {undefined:,} of {len(pairs):,} reported pairs have {why}; their power, N* and "
+        "q at DELTA are n/a and they are not resolved at DELTA"
+    )
+
+
 def _audit(
     matrix: ScoreMatrix, settings: AuditSettings, progress, backend: Backend, sink=None, arrow: bool = False
 ) -> AuditResult | StreamedAudit:
@@ -297,17 +332,16 @@ def _audit(
     )
     family_size = context.multiplicity.family_size
     block_settings = BlockSettings(
-        alpha=alpha, power=power, n_resamples=settings.n_resamples, seed=seed, correction=correction
+        alpha=alpha,
+        power=power,
+        n_resamples=settings.n_resamples,
+        seed=seed,
+        correction=correction,
+        min_effect=settings.min_effect,
     )
     tables = pair_blocks(
         inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block
     )
-    notes = list(matrix.notes)
-    if not matrix.binary:
-        notes.append(
-            "anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
-            "over the items in id order; the anytime-valid required N (N_av) is defined for 0/1 scores only"
-        )
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
@@ -343,7 +377,7 @@ def _audit(
         tiers=tiers,
         verdicts=verdict_table(pairs, clusters),
         by_gap=resolution_by_gap(pairs),
-        notes=tuple(note for note in notes if note),
+        notes=_notes(matrix, pairs, settings.min_effect),
         headline=headline_facts(
             matrix,
             alpha=alpha,
@@ -355,6 +389,7 @@ def _audit(
             reported=pairs,
             adjacent=adjacent_rows,
             tiers=tiers,
+            min_effect=settings.min_effect,
         ),
     )
     if sink is not None:

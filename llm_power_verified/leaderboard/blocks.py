@@ -70,6 +70,8 @@ class BlockSettings(Result):
         Seed of the per-pair streams.
     correction : str
         The family's correction.
+    min_effect : float or None
+        The smallest gap of interest DELTA (None: no min-effect or equivalence columns).
     """
 
     alpha: float
@@ -77,6 +79,7 @@ class BlockSettings(Result):
     n_resamples: int
     seed: int
     correction: str
+    min_effect: float | None = None
 
 
 @dataclass(frozen=True, repr=False)

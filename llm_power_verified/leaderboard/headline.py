@@ -11,12 +11,13 @@ is :mod:`llm_power_verified.report.headline`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from llm_power_verified._validation import ceil_sample_size
+from llm_power_verified.inference.margin import EQUIVALENCE_OUTCOMES
 from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.summaries import Tiers
@@ -27,7 +28,7 @@ from llm_power_verified.results import Result
 __all__ = ["ADJACENT_VERDICTS", "Headline", "VerdictCount", "headline_facts", "smallest_resolvable_gap"]
 
 #: The adjacent pairs' verdict columns the headline counts, when the pair table has them.
-ADJACENT_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime")
+ADJACENT_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime", "resolved_min_effect")
 
 
 @dataclass(frozen=True, repr=False)
@@ -93,6 +94,18 @@ class Headline(Result):
     required_n_all_adjacent_family : int or None
         The largest N* of the adjacent pairs at ``adjacent_family_level`` (what ``plan report`` answers for the same
         report); None when ``required_n_all_adjacent`` is.
+    min_effect : float or None
+        The smallest gap of interest DELTA (``--min-effect``); None without one (and the fields below are empty).
+    equivalence : dict of str to int
+        The adjacent pairs by the four outcomes of the equivalence analysis at margin DELTA, in the order of
+        ``EQUIVALENCE_OUTCOMES`` (empty without DELTA).
+    min_effect_undefined : int
+        Adjacent pairs whose discordance is below DELTA (0/1 scores; graded: a variance of 0), where q(DELTA) is n/a.
+    required_n_min_effect : int or None
+        The largest N*(DELTA) of the adjacent pairs where it is defined, each pair at alpha: the N that resolves a
+        true gap of DELTA in each of them at its observed discordance; None without DELTA or without such a pair.
+    required_n_min_effect_family : int or None
+        The same at ``adjacent_family_level``.
     """
 
     n_items: int
@@ -118,6 +131,11 @@ class Headline(Result):
     adjacent_family_size: int
     adjacent_family_level: float
     required_n_all_adjacent_family: int | None
+    min_effect: float | None = None
+    equivalence: dict[str, int] = field(default_factory=dict)
+    min_effect_undefined: int = 0
+    required_n_min_effect: int | None = None
+    required_n_min_effect_family: int | None = None
 
     @property
     def score_kind(self) -> str:
@@ -188,6 +206,7 @@ def headline_facts(
     reported: pd.DataFrame,
     adjacent: pd.DataFrame,
     tiers: Tiers,
+    min_effect: float | None = None,
 ) -> Headline:
     """The :class:`Headline` of a per-item audit.
 
@@ -213,6 +232,8 @@ def headline_facts(
         Those of its rows whose ``adjacent`` column is true (every column).
     tiers : Tiers
         The audit's tiers (the all-pairs counts).
+    min_effect : float, optional
+        The smallest gap of interest DELTA (the adjacent rows then have its columns).
 
     Returns
     -------
@@ -226,7 +247,8 @@ def headline_facts(
     # (plan.targets.plan_leaderboard: N* times the inflation, then rounded up, in the same order so the two agree).
     family_pairs = max(matrix.n_models - 1, 1)
     level = float(guaranteed_level(correction, family_pairs, alpha))
-    family_required = required * float(inflation_at_level(level, alpha, power))
+    inflation = float(inflation_at_level(level, alpha, power))
+    family_required = required * inflation
     whole = required.size and not zero_gap
     return Headline(
         n_items=matrix.n_items,
@@ -254,4 +276,21 @@ def headline_facts(
         adjacent_family_size=family_pairs,
         adjacent_family_level=level,
         required_n_all_adjacent_family=int(ceil_sample_size(float(family_required.max()))) if whole else None,
+        **({} if min_effect is None else _min_effect_facts(adjacent, min_effect, inflation)),
     )
+
+
+def _min_effect_facts(adjacent: pd.DataFrame, min_effect: float, inflation: float) -> dict:
+    """The headline's facts of the smallest gap of interest: the adjacent pairs' outcomes and the N for DELTA."""
+    required = adjacent["required_n_min_effect"].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
+    undefined = int(np.isnan(required).sum())
+    whole = required.size > undefined  # the pairs where a true gap of DELTA is possible at the observed discordance
+    required = required[~np.isnan(required)]
+    outcomes = adjacent["equivalence"].to_numpy(dtype=object) if len(adjacent) else np.empty(0, dtype=object)
+    return {
+        "min_effect": float(min_effect),
+        "equivalence": {outcome: int((outcomes == outcome).sum()) for outcome in EQUIVALENCE_OUTCOMES},
+        "min_effect_undefined": undefined,
+        "required_n_min_effect": int(ceil_sample_size(float(required.max()))) if whole else None,
+        "required_n_min_effect_family": int(ceil_sample_size(float((required * inflation).max()))) if whole else None,
+    }

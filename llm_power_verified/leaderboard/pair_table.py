@@ -19,6 +19,7 @@ from llm_power_verified.contract import ADJUSTMENTS, PAIR_COLUMNS
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.leaderboard.blocks import BlockFamily, BlockSettings, PairInputs, blocks
 from llm_power_verified.leaderboard.decisions import add_decision_columns
+from llm_power_verified.leaderboard.min_effect import add_min_effect_columns
 from llm_power_verified.leaderboard.pairs import (
     add_anytime_columns,
     adjacent_ranks,
@@ -80,6 +81,8 @@ def pair_block(
         pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
     _add_family_columns(pairs, family, alpha)
     add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
+    if settings.min_effect is not None:
+        add_min_effect_columns(pairs, inputs.binary, n, settings.min_effect, alpha, power)
     return pairs
 
 
@@ -153,6 +156,8 @@ _KEPT = (
     "rho",
     "variance_a",
     "variance_b",
+    "q_min_effect",
+    "resolved_min_effect",
 )
 
 

@@ -16,7 +16,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.results import Result
 
-__all__ = ["AuditSettings"]
+__all__ = ["AuditSettings", "check_min_effect"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -51,6 +51,9 @@ class AuditSettings(Result):
         The family's correction behind ``significant``.
     n_rank_resamples : int, default 0
         Item resamples of the bootstrap rank intervals (0: none).
+    min_effect : float or None, default None
+        The smallest gap of interest DELTA, in score units (``--min-effect``), in (0, 1); None: no gap of interest
+        (the min-effect and equivalence columns are not computed).
 
     Examples
     --------
@@ -72,6 +75,7 @@ class AuditSettings(Result):
     n_cluster_resamples: int = 1000
     correction: str = "holm"
     n_rank_resamples: int = 0
+    min_effect: float | None = None
 
     def checked(self, matrix: ScoreMatrix) -> AuditSettings:
         """These settings with every argument checked against ``matrix`` before any work, and the family declared."""
@@ -88,13 +92,52 @@ class AuditSettings(Result):
         if self.correction not in CORRECTIONS:
             raise ArgumentError(f"correction must be one of {CORRECTIONS}; got {self.correction!r}")
         check_scalar("n_rank_resamples", self.n_rank_resamples, low=0, high=MAX_RESAMPLES, integer=True)
+        min_effect = None if self.min_effect is None else check_min_effect(self.min_effect)
         if self.mode == "reference" and self.reference not in matrix.models:
             shown = list(matrix.models) if matrix.n_models <= 20 else [*matrix.models[:20], "..."]
             raise ArgumentError(
                 f"mode 'reference' compares every model with one reference model: reference (--reference NAME) must "
                 f"be one of the models {shown}; got {self.reference!r}"
             )
-        return dataclasses.replace(self, family=family, n_resamples=int(self.n_resamples))
+        return dataclasses.replace(self, family=family, n_resamples=int(self.n_resamples), min_effect=min_effect)
+
+
+def check_min_effect(value) -> float:
+    """The smallest gap of interest checked: a finite number in (0, 1).
+
+    Scores lie in [0, 1] (0/1 or partial credit), so a gap of two mean scores is at most 1 and a gap of interest of
+    1 or more could never be observed.
+
+    Parameters
+    ----------
+    value : float
+        DELTA, in score units.
+
+    Returns
+    -------
+    float
+        DELTA.
+
+    Raises
+    ------
+    ArgumentError
+        One line naming min_effect (--min-effect), the value and what is allowed.
+
+    Examples
+    --------
+    >>> check_min_effect(0.02)
+    0.02
+    """
+    return float(
+        check_scalar(
+            "min_effect (--min-effect, the smallest gap of interest in score units; scores lie in [0, 1])",
+            value,
+            low=0,
+            high=1,
+            low_open=True,
+            high_open=True,
+        )
+    )
 
 
 def _check_arguments(matrix, mode, family, alpha, power, n_resamples, n_cluster_resamples, seed) -> str:

@@ -37,9 +37,9 @@ def _resolved_meaning(facts: Headline) -> str:
     )
 
 
-def _every_adjacent(facts: Headline) -> str:
+def _every_adjacent(facts: Headline, at_alpha_n: int, family_n: int) -> str:
     """The N for every adjacent gap, each pair at alpha and at the family level ``plan`` plans at."""
-    at_alpha = f"{facts.required_n_all_adjacent:,} items with each pair at alpha {facts.alpha:g}"
+    at_alpha = f"{at_alpha_n:,} items with each pair at alpha {facts.alpha:g}"
     pairs = facts.adjacent_family_size
     if facts.correction == "none" or pairs == 1:
         why = "correction none" if facts.correction == "none" else "a family of one adjacent pair"
@@ -51,7 +51,7 @@ def _every_adjacent(facts: Headline) -> str:
         name = {"holm": "Holm", "bh": "BH"}.get(facts.correction)
         level, rule = f"alpha/{pairs}", f"Bonferroni {family}"
         rule += "" if name is None else f", the only level {name} guarantees before the p-values are seen"
-    return f"{at_alpha}; {facts.required_n_all_adjacent_family:,} at {level} ({rule}; as `plan` plans)"
+    return f"{at_alpha}; {family_n:,} at {level} ({rule}; as `plan` plans)"
 
 
 def headline_lines(facts: Headline) -> list[str]:
@@ -87,7 +87,8 @@ def headline_lines(facts: Headline) -> list[str]:
             lines.append(_resolved_meaning(facts))
     every = "The one pair" if facts.total_pairs == 1 else f"All {facts.total_pairs:,} pairs"
     lines.append(
-        f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved {facts.resolved_pairs:,}."
+        f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved (q >= 1, each pair at alpha) "
+        f"{facts.resolved_pairs:,}."
     )
     gap, rho, mean = facts.smallest_resolvable_gap, facts.median_rho, facts.mean_score
     if gap == 0.0:  # a plug-in variance of 0: every model scores every item alike, which states no detectable gap
@@ -113,7 +114,37 @@ def headline_lines(facts: Headline) -> list[str]:
                 f"{'has' if facts.zero_gap_pairs == 1 else 'have'} a gap of 0."
             )
         else:
-            lines.append(f"N that would resolve every adjacent gap: {_every_adjacent(facts)} (now {facts.n_items:,}).")
+            every = _every_adjacent(facts, facts.required_n_all_adjacent, facts.required_n_all_adjacent_family)
+            lines.append(f"N that would resolve every adjacent gap: {every} (now {facts.n_items:,}).")
+    if facts.min_effect is not None and facts.adjacent_pairs:
+        lines += _min_effect_lines(facts)
+    return lines
+
+
+def _undefined_why(facts: Headline) -> str:
+    """Why q(DELTA) is n/a for a pair: too few discordant items for a true gap of DELTA, or a variance of 0."""
+    return f"discordance below {facts.min_effect:g}" if facts.binary else "the same difference on every item"
+
+
+def _min_effect_lines(facts: Headline) -> list[str]:
+    """The smallest gap of interest's lines: resolved at DELTA, the N for DELTA, the four equivalence outcomes."""
+    delta, pairs = f"{facts.min_effect:g}", facts.adjacent_pairs
+    undefined = facts.min_effect_undefined
+    lines = [
+        f"Gaps of interest (--min-effect {delta}): the benchmark resolves a true gap of {delta} in "
+        f"{_count(facts, 'resolved_min_effect')} adjacent pairs (q({delta}) >= 1, each pair at alpha)"
+        + (f"; n/a for {undefined} ({_undefined_why(facts)})" if undefined else "")
+        + "."
+    ]
+    if facts.required_n_min_effect is not None:
+        every = _every_adjacent(facts, facts.required_n_min_effect, facts.required_n_min_effect_family)
+        which = f"the {pairs - undefined} adjacent pairs where it is defined" if undefined else "every adjacent pair"
+        lines.append(f"N that would resolve a gap of {delta} in {which}: {every} (now {facts.n_items:,}).")
+    counts = "; ".join(f"{outcome}: {count}/{pairs}" for outcome, count in facts.equivalence.items())
+    lines.append(
+        f"Equivalence within +-{delta} (adjacent pairs, each at alpha, no multiplicity; the (1 - 2 alpha) interval) - "
+        f"{counts}."
+    )
     return lines
 
 

@@ -21,6 +21,7 @@ from llm_power_verified.contract import VERDICT_RULES, legend
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.escaping import terminal_lines, terminal_text
 from llm_power_verified.report.cells import cell, fmt
+from llm_power_verified.report.gaps import gaps_section
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
 from llm_power_verified.report.sections import details
@@ -218,7 +219,13 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
         parts += _figures(audit) if figures else []
         parts += [
             "<h2>Details</h2>",
-            "<pre>" + html.escape(terminal_lines("\n".join(details(audit, shown_pairs(audit, pairs))))) + "</pre>",
+            "<pre>"
+            + html.escape(
+                terminal_lines(
+                    "\n".join([*gaps_section(audit, {}, "", False), *details(audit, shown_pairs(audit, pairs))])
+                )
+            )
+            + "</pre>",
         ]
     return html_page(title, parts)
 
@@ -227,7 +234,7 @@ def _item_legend(audit) -> dict[str, str]:
     """The per-item page's legend: the verdict rules, the pair columns shown, the model columns."""
     return {
         **VERDICT_RULES,
-        **legend(c for c in PAIR_VIEW if c in audit.pairs),
+        **legend(c for c in _item_columns(audit) if c in audit.pairs),
         **{f"{c} (models)": meaning for c, meaning in legend(("rank_low", "rank_high", "letters", "tier")).items()},
     }
 
@@ -272,7 +279,8 @@ def _accuracy_models(audit) -> str:
 def _item_columns(audit) -> list[str]:
     """The per-item page's pair columns: every ``--columns`` choice present, and the anytime and cluster p-values."""
     pairs = audit.pairs
-    return [c for c in PAIR_VIEW if c in pairs] + [c for c in ("p_anytime_at_n", "p_cluster") if c in pairs]
+    extras = ("p_anytime_at_n", "p_cluster", "margin_ci_low", "margin_ci_high")
+    return [c for c in PAIR_VIEW if c in pairs] + [c for c in extras if c in pairs]
 
 
 def _cell(audit, row: pd.Series, column: str) -> tuple[str, object]:

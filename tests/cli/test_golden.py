@@ -60,6 +60,7 @@ COMMANDS = {
         "markdown",
         *FAST_AUDIT,
     ],
+    "audit_min_effect_markdown": ["audit", "--min-effect", "0.02", "--format", "markdown", *FAST_AUDIT],
     "audit_lm_eval_group": [
         "audit",
         str(FIXTURES / "lm_eval" / "hashlm_by_subject" / "model-a"),

@@ -41,14 +41,23 @@ CASES = {
             shipped_example(), "all", n_resamples=100, n_cluster_resamples=50, n_rank_resamples=50
         ),
     ),
-    "binary, reference, no resamples": (
+    "binary, reference, no resamples, a gap of interest": (
         "binary",
-        {"clusters"},
+        {"clusters", "min-effect"},
         lambda: lpv.audit_leaderboard(
-            shipped_example(), "reference", reference="Arcee-Blitz", n_resamples=0, n_cluster_resamples=0
+            shipped_example(),
+            "reference",
+            reference="Arcee-Blitz",
+            n_resamples=0,
+            n_cluster_resamples=0,
+            min_effect=0.02,
         ),
     ),
-    "graded with bootstrap": ("graded", {"bootstrap", "tiers"}, lambda: _graded(n_resamples=50)),
+    "graded with bootstrap and a gap of interest": (
+        "graded",
+        {"bootstrap", "tiers", "min-effect"},
+        lambda: _graded(n_resamples=50, min_effect=0.05),
+    ),
     "graded, no resamples": ("graded", {"tiers"}, lambda: _graded(n_resamples=0)),
     "accuracies, assumed rho": (
         "accuracies",

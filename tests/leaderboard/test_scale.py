@@ -44,9 +44,10 @@ def assert_same_rows(left: pd.DataFrame, right: pd.DataFrame) -> None:
 @pytest.mark.parametrize("graded", [False, True])
 def test_blocks_of_any_size_give_the_same_table(monkeypatch, graded):
     matrix = _matrix(graded=graded)
-    whole = audit_leaderboard(matrix, "all", n_resamples=60, seed=5)
+    whole = audit_leaderboard(matrix, "all", n_resamples=60, seed=5, min_effect=0.03)
+    assert "equivalence" in whole.pairs  # --min-effect's columns are block columns too
     monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 7)
-    blocked = audit_leaderboard(matrix, "all", n_resamples=60, seed=5)
+    blocked = audit_leaderboard(matrix, "all", n_resamples=60, seed=5, min_effect=0.03)
     assert_same_rows(whole.pairs, blocked.pairs)
     assert whole.verdicts == blocked.verdicts and whole.multiplicity == blocked.multiplicity
     assert whole.ranking.equals(blocked.ranking)
@@ -56,9 +57,9 @@ def test_blocks_of_any_size_give_the_same_table(monkeypatch, graded):
 def test_streamed_blocks_are_the_in_memory_rows(monkeypatch, mode, family):
     monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 10)
     matrix = _matrix()
-    whole = audit_leaderboard(matrix, mode, family=family, n_resamples=40, seed=2)
+    whole = audit_leaderboard(matrix, mode, family=family, n_resamples=40, seed=2, min_effect=0.03)
     received = []
-    streamed = stream_audit(matrix, received.append, mode, family=family, n_resamples=40, seed=2)
+    streamed = stream_audit(matrix, received.append, mode, family=family, n_resamples=40, seed=2, min_effect=0.03)
     assert len(received) == -(-len(whole.pairs) // 10)
     assert_same_rows(whole.pairs, pd.concat(received, ignore_index=True))
     assert streamed.pairs_written == len(whole.pairs)
@@ -102,9 +103,9 @@ def test_streamed_audit_refuses_clusters():
 
 def test_parquet_holds_every_row_and_the_report(tmp_path):
     matrix = _matrix()
-    whole = audit_leaderboard(matrix, "all", n_resamples=30)
+    whole = audit_leaderboard(matrix, "all", n_resamples=30, min_effect=0.03)
     path = tmp_path / "audit.parquet"
-    result = write(AuditRequest(matrix, AuditSettings(mode="all", n_resamples=30)), "parquet", path)
+    result = write(AuditRequest(matrix, AuditSettings(mode="all", n_resamples=30, min_effect=0.03)), "parquet", path)
     table = pd.read_parquet(path)
     expected = whole.pairs.copy()
     # Parquet keeps no NaN in a nullable column: undefined values come back as NaN (floats) or None (objects).

@@ -34,15 +34,16 @@ def cluster():
 def test_dask_audit_is_the_local_audit(cluster, monkeypatch):
     monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 11)
     matrix = _matrix()
-    local = audit_leaderboard(matrix, "all", n_resamples=50, seed=9)
-    remote = audit_leaderboard(matrix, "all", n_resamples=50, seed=9, backend=cluster)
+    local = audit_leaderboard(matrix, "all", n_resamples=50, seed=9, min_effect=0.03)
+    remote = audit_leaderboard(matrix, "all", n_resamples=50, seed=9, backend=cluster, min_effect=0.03)
+    assert "q_min_effect" in remote.pairs  # the gap of interest travels to the workers in BlockSettings
     assert_same_rows(local.pairs, remote.pairs)
-    assert local.verdicts == remote.verdicts
+    assert local.verdicts == remote.verdicts and local.headline == remote.headline
 
 
 def test_dask_parquet_is_the_local_parquet(cluster, tmp_path):
     matrix = _matrix(models=15)
-    settings = AuditSettings(mode="all", n_resamples=0)
+    settings = AuditSettings(mode="all", n_resamples=0, min_effect=0.03)
     write(AuditRequest(matrix, settings), "parquet", tmp_path / "local.parquet")
     write(AuditRequest(matrix, settings, backend=cluster), "parquet", tmp_path / "dask.parquet")
     assert_same_rows(pd.read_parquet(tmp_path / "local.parquet"), pd.read_parquet(tmp_path / "dask.parquet"))
