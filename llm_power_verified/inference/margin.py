@@ -30,11 +30,13 @@ from typing import Any
 import numpy as np
 from scipy.special import stdtr, stdtrit
 
-from llm_power_verified._validation import as_array, check_count, check_positive, describe_index, finish, require_choice
+from llm_power_verified._validation import as_array, check_count, check_positive, describe_index, finish
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.margin_power import TESTS, margin_power, margin_required_n
 from llm_power_verified.inference.margin_tango import (
+    ALTERNATIVE_SYNONYMS,
     ALTERNATIVES,
+    check_alternative,
     check_confidence,
     margin_score_interval,
     margin_score_pvalue,
@@ -44,6 +46,7 @@ from llm_power_verified.inference.margin_tango import (
 
 __all__ = [
     "ALTERNATIVES",
+    "ALTERNATIVE_SYNONYMS",
     "EQUIVALENCE_OUTCOMES",
     "TESTS",
     "equivalence_outcome",
@@ -66,7 +69,7 @@ EQUIVALENCE_OUTCOMES = (
 )
 
 
-def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = "greater") -> tuple[Any, Any]:
+def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = "two-sided") -> tuple[Any, Any]:
     """Paired t-test of the mean difference against a margin, for graded scores.
 
     Parameters
@@ -79,8 +82,9 @@ def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = 
         Number of paired items, a whole number >= 2.
     margin : array_like
         The boundary of H0, any finite number (score units).
-    alternative : {"greater", "less"}, default "greater"
-        "greater": H0 mean <= margin; "less": H0 mean >= margin.
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        "larger": H0 mean <= margin, p = P(T >= t); "smaller": H0 mean >= margin; "two-sided": H0 mean = margin.
+        "greater" and "less" (scipy's spelling) are accepted for "larger" and "smaller".
 
     Returns
     -------
@@ -90,7 +94,7 @@ def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = 
     Notes
     -----
     The two one-sided tests of ``statsmodels.stats.weightstats.ttost_paired`` at margins (-m, m) are
-    ``paired_t_margin(mean, sd, n, -m, "greater")`` and ``paired_t_margin(mean, sd, n, m, "less")``.
+    ``paired_t_margin(mean, sd, n, -m, "larger")`` and ``paired_t_margin(mean, sd, n, m, "smaller")``.
     sd = 0 gives t = +-inf, or 0 (p = 1/2) where mean = margin.  No closed form is generated.
 
     References
@@ -99,11 +103,11 @@ def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = 
 
     Examples
     --------
-    >>> t, p = paired_t_margin(0.01, 0.2, 400, -0.02)
+    >>> t, p = paired_t_margin(0.01, 0.2, 400, -0.02, "larger")
     >>> round(t, 6), round(p, 6)
     (3.0, 0.001435)
     """
-    require_choice("alternative", alternative, ALTERNATIVES)
+    alternative = check_alternative(alternative)
     mean = as_array("mean", mean)
     sd = check_positive("sd", sd, allow_zero=True)
     n = check_count("n", n, minimum=2)
@@ -115,7 +119,10 @@ def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = 
         t = (mean - margin) / (sd / np.sqrt(n))
     t = np.where(np.isnan(t) & ~np.isnan(mean + sd + n + margin), 0.0, t)
     with np.errstate(invalid="ignore"):
-        p = stdtr(n - 1, -t) if alternative == "greater" else stdtr(n - 1, t)
+        if alternative == "two-sided":
+            p = np.minimum(2.0 * stdtr(n - 1, -np.abs(t)), 1.0)
+        else:
+            p = stdtr(n - 1, -t) if alternative == "larger" else stdtr(n - 1, t)
     return finish(t), finish(p)
 
 

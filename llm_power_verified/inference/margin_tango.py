@@ -20,14 +20,23 @@ from llm_power_verified._validation import (
     check_in_open_interval,
     describe_index,
     finish,
-    require_choice,
+    sides_for,
 )
 from llm_power_verified.errors import ArgumentError
 
-__all__ = ["ALTERNATIVES", "margin_score_interval", "margin_score_pvalue", "margin_score_z", "restricted_discordance"]
+__all__ = [
+    "ALTERNATIVES",
+    "ALTERNATIVE_SYNONYMS",
+    "margin_score_interval",
+    "margin_score_pvalue",
+    "margin_score_z",
+    "restricted_discordance",
+]
 
-#: One-sided alternatives: "greater" tests H0: d <= margin, "less" tests H0: d >= margin.
-ALTERNATIVES = ("greater", "less")
+#: The glossary's alternatives: "larger" tests H0 d <= margin, "smaller" H0 d >= margin, "two-sided" H0 d = margin.
+ALTERNATIVES = ("two-sided", "larger", "smaller")
+#: scipy's and statsmodels' spelling of the one-sided alternatives, accepted for "larger" and "smaller".
+ALTERNATIVE_SYNONYMS = {"greater": "larger", "less": "smaller"}
 #: Bisection halvings: from a bracket of width 2 down to adjacent floats.
 BISECTION_STEPS = 80
 
@@ -161,7 +170,7 @@ def margin_score_z(b: Any, c: Any, n: Any, margin: Any) -> Any:
 
 
 @docfill("counts", "n_table")
-def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = "greater") -> Any:
+def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = "two-sided") -> Any:
     """One-sided p-value of Tango's score test against a margin.
 
     Parameters
@@ -170,8 +179,10 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
     %(n_table)s
     margin : array_like
         The boundary of H0, in [-1, 1].
-    alternative : {"greater", "less"}, default "greater"
-        "greater": H0 d <= margin against H1 d > margin, p = Phi(-Z); "less": H0 d >= margin, p = Phi(Z).
+    alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
+        "larger": H0 d <= margin against H1 d > margin, p = Phi(-Z); "smaller": H0 d >= margin, p = Phi(Z);
+        "two-sided": H0 d = margin, p = 2 Phi(-abs(Z)).  "greater" and "less" (scipy's spelling) are accepted for
+        "larger" and "smaller".
 
     Returns
     -------
@@ -180,8 +191,9 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
 
     Notes
     -----
-    Non-inferiority of A at margin m is ``alternative="greater"`` at ``margin=-m``; equivalence within m is both
-    that and ``alternative="less"`` at ``margin=m``, the larger p deciding (TOST).
+    Non-inferiority of A at margin m is ``alternative="larger"`` at ``margin=-m``; equivalence within m is both
+    that and ``alternative="smaller"`` at ``margin=m``, the larger p deciding (TOST).  The two-sided p is dual to
+    :func:`margin_score_interval`.
 
     References
     ----------
@@ -189,12 +201,22 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
 
     Examples
     --------
-    >>> round(margin_score_pvalue(30, 10, 200, -0.02), 6)
+    >>> round(margin_score_pvalue(30, 10, 200, -0.02, "larger"), 6)
     0.000102
     """
-    require_choice("alternative", alternative, ALTERNATIVES)
-    z = margin_score_z(b, c, n, margin)
-    return finish(ndtr(-np.asarray(z)) if alternative == "greater" else ndtr(np.asarray(z)))
+    alternative = check_alternative(alternative)
+    z = np.asarray(margin_score_z(b, c, n, margin))
+    if alternative == "two-sided":
+        return finish(np.minimum(2.0 * ndtr(-np.abs(z)), 1.0))
+    return finish(ndtr(-z) if alternative == "larger" else ndtr(z))
+
+
+def check_alternative(alternative: Any) -> str:
+    """The alternative as one of ``ALTERNATIVES`` (a synonym mapped), or the glossary's refusal."""
+    if isinstance(alternative, str):
+        alternative = ALTERNATIVE_SYNONYMS.get(alternative, alternative)
+    sides_for(alternative)
+    return alternative
 
 
 @docfill("counts", "n_table")

@@ -101,7 +101,7 @@ def test_score_z_and_pvalues_match_the_numerical_reference(b, c, n, margin):
         greater, less = mpmath.ncdf(-exact), mpmath.ncdf(exact)
     # p = Phi(-Z): the relative error of p is that of Z times |Z| phi(Z) / Phi(-Z), about Z^2 in the tail.
     tolerance = RELATIVE * max(1.0, float(exact) ** 2)
-    for alternative, exact_p in (("greater", greater), ("less", less)):
+    for alternative, exact_p in (("larger", greater), ("smaller", less)):
         p = margin_score_pvalue(b, c, n, margin, alternative)
         if exact_p < mpmath.mpf("1e-300"):  # below float64's normal range: p underflows to 0 (or a subnormal)
             assert p < 1e-300
@@ -116,8 +116,9 @@ def test_at_margin_zero_the_score_z_is_mcnemars():
     expected = (b - c) / np.sqrt(b + c)
     # Rounding only: both are a difference over a square root.
     np.testing.assert_allclose(margin_score_z(b, c, n, 0.0), expected, rtol=1e-14, atol=0)
-    one_sided = mcnemar_chi2(b, c, alternative="larger").pvalue
-    np.testing.assert_allclose(margin_score_pvalue(b, c, n, 0.0), one_sided, rtol=1e-13, atol=0)
+    for alternative in ("two-sided", "larger", "smaller"):
+        mcnemar = mcnemar_chi2(b, c, alternative=alternative).pvalue
+        np.testing.assert_allclose(margin_score_pvalue(b, c, n, 0.0, alternative), mcnemar, rtol=1e-13, atol=0)
 
 
 def _reference_end(b, c, n, target, guess):
@@ -158,7 +159,7 @@ def test_zero_over_zero_cases_are_zero():
     assert margin_score_z(0, 50, 50, -1.0) == 0.0
     assert margin_score_z(49, 0, 50, 1.0) == -np.inf
     assert margin_score_z(0, 49, 50, -1.0) == np.inf
-    assert margin_score_pvalue(0, 0, 50, 0.0) == 0.5
+    assert margin_score_pvalue(0, 0, 50, 0.0, "larger") == 0.5 and margin_score_pvalue(0, 0, 50, 0.0) == 1.0
 
 
 def test_nan_in_gives_nan_out():
@@ -179,6 +180,13 @@ def test_nan_in_gives_nan_out():
 def test_bad_tables_are_refused_naming_the_argument(arguments, message):
     with pytest.raises(ArgumentError, match=message.replace("[", r"\[").replace("+", r"\+")):
         margin_score_z(*arguments)
+
+
+def test_alternative_takes_the_glossarys_values_and_scipys_spelling():
+    assert margin_score_pvalue(30, 10, 200, 0.02, "greater") == margin_score_pvalue(30, 10, 200, 0.02, "larger")
+    assert margin_score_pvalue(30, 10, 200, 0.02, "less") == margin_score_pvalue(30, 10, 200, 0.02, "smaller")
+    with pytest.raises(ArgumentError, match="alternative must be one of 'two-sided', 'larger', 'smaller'; got 'up'"):
+        margin_score_pvalue(30, 10, 200, 0.02, "up")
 
 
 def test_equivalence_outcomes_cover_the_four_cases():
@@ -214,7 +222,7 @@ def test_random_tables_match_the_numerical_rmle(table):
     with mpmath.workdps(DIGITS):
         greater = mpmath.ncdf(-exact)
     if greater > mpmath.mpf("1e-300"):
-        assert _relative(margin_score_pvalue(b, c, n, margin), greater) <= 1e-9
+        assert _relative(margin_score_pvalue(b, c, n, margin, "larger"), greater) <= 1e-9
 
 
 @pytest.mark.parametrize("b, c, n", [(30, 10, 200), (0, 0, 50), (7, 0, 50), (1200, 1100, 14042)])
@@ -234,8 +242,8 @@ def test_intervals_are_nested_in_the_confidence_and_dual_to_the_one_sided_tests(
     # Non-inferiority at alpha = 0.05: the (1 - 2 alpha) interval's lower end exceeds -m exactly when p < alpha.
     low, high = margin_score_interval(b, c, n, 0.9)
     for margin in (0.01, 0.02, 0.05, 0.1):
-        p_lower = margin_score_pvalue(b, c, n, -margin, "greater")
-        p_upper = margin_score_pvalue(b, c, n, margin, "less")
+        p_lower = margin_score_pvalue(b, c, n, -margin, "larger")
+        p_upper = margin_score_pvalue(b, c, n, margin, "smaller")
         assert np.array_equal(low > -margin, p_lower < 0.05)
         assert np.array_equal(high < margin, p_upper < 0.05)
 

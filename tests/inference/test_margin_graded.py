@@ -33,20 +33,21 @@ def test_two_one_sided_tests_equal_statsmodels_ttost_paired(seed, n, shift, spre
     mean, sd = difference.mean(), difference.std(ddof=1)
     p_tost, (t_low, p_low, df_low), (t_high, p_high, _) = ttost_paired(scores_a, scores_b, -margin, margin)
     assert df_low == n - 1
-    t, p = paired_t_margin(mean, sd, n, -margin, "greater")
+    t, p = paired_t_margin(mean, sd, n, -margin, "larger")
     assert t == pytest.approx(t_low, rel=RELATIVE) and p == pytest.approx(p_low, rel=RELATIVE)
-    t, p = paired_t_margin(mean, sd, n, margin, "less")
+    t, p = paired_t_margin(mean, sd, n, margin, "smaller")
     assert t == pytest.approx(t_high, rel=RELATIVE) and p == pytest.approx(p_high, rel=RELATIVE)
-    assert max(paired_t_margin(mean, sd, n, [-margin, margin], "greater")[1][0], p) == pytest.approx(
+    assert max(paired_t_margin(mean, sd, n, [-margin, margin], "larger")[1][0], p) == pytest.approx(
         p_tost, rel=RELATIVE
     )
 
 
-def test_at_margin_zero_the_one_sided_test_is_scipys_ttest_rel():
+@pytest.mark.parametrize("alternative, scipy_alternative", [("two-sided", "two-sided"), ("larger", "greater")])
+def test_at_margin_zero_the_test_is_scipys_ttest_rel(alternative, scipy_alternative):
     scores_a, scores_b = _differences(5, 200, 0.02, 0.15)
     difference = scores_a - scores_b
-    reference = stats.ttest_rel(scores_a, scores_b, alternative="greater")
-    t, p = paired_t_margin(difference.mean(), difference.std(ddof=1), 200, 0.0)
+    reference = stats.ttest_rel(scores_a, scores_b, alternative=scipy_alternative)
+    t, p = paired_t_margin(difference.mean(), difference.std(ddof=1), 200, 0.0, alternative)
     assert t == pytest.approx(reference.statistic, rel=RELATIVE) and p == pytest.approx(reference.pvalue, rel=RELATIVE)
 
 
@@ -60,14 +61,14 @@ def test_interval_equals_scipys_t_interval_and_is_dual_to_the_one_sided_tests(co
     # The ends are mean +- a quantile times sd / sqrt(n): absolute error of a few roundings of a number near 0.1.
     assert low == pytest.approx(expected[0], abs=1e-14) and high == pytest.approx(expected[1], abs=1e-14)
     # At each end, the one-sided test on its side has p = (1 - confidence) / 2 (up to the quantile's rounding).
-    _, p_low = paired_t_margin(mean, sd, 150, low, "greater")
-    _, p_high = paired_t_margin(mean, sd, 150, high, "less")
+    _, p_low = paired_t_margin(mean, sd, 150, low, "larger")
+    _, p_high = paired_t_margin(mean, sd, 150, high, "smaller")
     assert p_low == pytest.approx((1 - confidence) / 2, rel=1e-9)
     assert p_high == pytest.approx((1 - confidence) / 2, rel=1e-9)
 
 
 def test_zero_sd_gives_infinite_t_or_zero_at_the_margin():
-    t, p = paired_t_margin([0.1, 0.1, 0.02], 0.0, 10, 0.02)
+    t, p = paired_t_margin([0.1, 0.1, 0.02], 0.0, 10, 0.02, "larger")
     assert t.tolist() == [np.inf, np.inf, 0.0]
     assert p.tolist() == [0.0, 0.0, 0.5]
     assert paired_t_interval(0.1, 0.0, 10) == (0.1, 0.1)
@@ -84,7 +85,7 @@ def test_nan_in_gives_nan_out():
         (lambda: paired_t_margin(0.1, 0.2, 1, 0.0), "n must be a whole number >= 2; got 1"),
         (lambda: paired_t_margin(0.1, -0.2, 10, 0.0), "sd must be non-negative; got -0.2"),
         (lambda: paired_t_margin(0.1, 0.2, 10, np.inf), "margin must be finite; got inf"),
-        (lambda: paired_t_margin(0.1, 0.2, 10, 0.0, "two-sided"), "alternative must be one of"),
+        (lambda: paired_t_margin(0.1, 0.2, 10, 0.0, "sideways"), "alternative must be one of"),
         (lambda: paired_t_interval(0.1, 0.2, 10, 1.0), r"confidence must be in the open interval \(0, 1\); got 1"),
     ],
 )
