@@ -272,8 +272,9 @@ def _rounding_notes(pairs: pd.DataFrame, correction: str, gridded: int) -> list[
         )
     if gridded:
         notes.append(
-            f"rounding: {gridded} pair(s) allow more than {ENUMERATED_PAIRS:,} pairs of counts; their rho_c and "
-            "agreement ranges come from an evenly spaced grid of counts (ends included), their verdicts from every one"
+            f"rounding: {gridded} pair(s) allow too many pairs of counts to list (more than {ENUMERATED_PAIRS:,} each, "
+            "or fewer in a large family); their rho_c and agreement ranges come from an evenly spaced grid of counts "
+            "(ends included), their verdicts from every one"
         )
     return notes
 

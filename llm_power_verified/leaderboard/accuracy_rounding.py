@@ -55,13 +55,16 @@ __all__ = [
     "count_boxes",
     "critical_ranges",
     "required_at",
+    "required_extremes",
     "rounding_verdicts",
 ]
 
 #: The rounding columns' values: the allowed counts cannot change the verdict, or they can.
 ROUNDING = ("no effect", "depends on the printed digits")
-#: At most this many count pairs per pair are enumerated for the rho_c and agreement ranges (then a grid).
+#: At most this many count pairs per pair are enumerated for the rho_c and agreement ranges (then a grid) ...
 ENUMERATED_PAIRS = 1 << 16
+#: ... and at most this many over all pairs (a large family gets a smaller share each, at least 4,096).
+ENUMERATED_TOTAL = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -144,8 +147,30 @@ def required_at(p_a: np.ndarray, p_b: np.ndarray, end: str, level, power: float)
     return np.atleast_1d(required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power))
 
 
-def _extremes(boxes: CountBoxes, end: str, level, power: float) -> tuple[np.ndarray, np.ndarray]:
-    """The most and the fewest items over the box and the printed pair at one end of rho (module notes: the corners)."""
+def required_extremes(boxes: CountBoxes, end: str, level, power: float) -> tuple[np.ndarray, np.ndarray]:
+    """The most and the fewest items (N*) over the allowed counts and the printed pair, at one end of rho.
+
+    Parameters
+    ----------
+    boxes : CountBoxes
+        The allowed accuracies (:func:`count_boxes`).
+    end : {"low", "high"}
+        rho_min or rho_max of each point's admissible interval.
+    level : float or numpy.ndarray
+        The two-sided level.
+    power : float
+        Target power.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The most and the fewest, per pair (the most is inf when the allowed counts reach a gap of 0).
+
+    Notes
+    -----
+    The most lies at the corner of the smallest gap (a_lo, b_hi), the fewest at the corner of the largest (a_hi,
+    b_lo) or, when the counts allow the order to flip, at (a_lo, b_hi): the module notes prove it.
+    """
     narrow = required_at(boxes.a_lo, boxes.b_hi, end, level, power)  # C-: the smallest gap
     wide = required_at(boxes.a_hi, boxes.b_lo, end, level, power)  # C+: the largest gap
     printed = required_at(boxes.p_a, boxes.p_b, end, level, power)
@@ -180,9 +205,9 @@ def rounding_verdicts(
         p-value order" if unresolved at every one at the strict level, else "depends on rho"); the rounding value
         (``ROUNDING``); and the most items the gap could need (N* at rho_min at the smallest gap, strict level).
     """
-    most_resolve, fewest_resolve = _extremes(boxes, "low", strict, power)
-    most_lenient, fewest_lenient = _extremes(boxes, "high", lenient, power)
-    most_strict, fewest_strict = _extremes(boxes, "high", strict, power)
+    most_resolve, fewest_resolve = required_extremes(boxes, "low", strict, power)
+    most_lenient, fewest_lenient = required_extremes(boxes, "high", lenient, power)
+    most_strict, fewest_strict = required_extremes(boxes, "high", strict, power)
     all_resolved, any_resolved = n >= most_resolve, n >= fewest_resolve
     all_unresolved, any_unresolved = n < fewest_lenient, n < most_lenient
     all_order, any_order = n < fewest_strict, n < most_strict
@@ -204,7 +229,8 @@ def critical_ranges(boxes: CountBoxes, n: int, alpha: float, power: float) -> tu
     """Per pair, the range of rho_c and of the agreement share over the count pairs whose verdict depends on rho.
 
     Every allowed count pair (and the printed pair) is evaluated when there are at most ``ENUMERATED_PAIRS`` of
-    them; otherwise an evenly spaced grid of counts on each axis, ends included.
+    them (at most ``ENUMERATED_TOTAL`` over all pairs, at least 4,096 each); otherwise an evenly spaced grid of
+    counts on each axis, ends included.
 
     Parameters
     ----------
@@ -223,11 +249,12 @@ def critical_ranges(boxes: CountBoxes, n: int, alpha: float, power: float) -> tu
     """
     pairs = boxes.p_a.size
     rho_low, rho_high, share_low, share_high = (np.full(pairs, np.nan) for _ in range(4))
-    side = int(np.sqrt(ENUMERATED_PAIRS))
+    limit = min(ENUMERATED_PAIRS, max(4096, ENUMERATED_TOTAL // max(pairs, 1)))
+    side = int(np.sqrt(limit))
     sizes = (boxes.counts_a[:, 1] - boxes.counts_a[:, 0] + 1) * (boxes.counts_b[:, 1] - boxes.counts_b[:, 0] + 1)
-    gridded = (sizes > ENUMERATED_PAIRS) & (boxes.counts_a[:, 0] >= 0) & (boxes.counts_b[:, 0] >= 0)
+    gridded = (sizes > limit) & (boxes.counts_a[:, 0] >= 0) & (boxes.counts_b[:, 0] >= 0)
     for row in range(pairs):
-        size = side if gridded[row] else ENUMERATED_PAIRS
+        size = side if gridded[row] else limit
         first = _axis(*boxes.counts_a[row], boxes.p_a[row], n, size)
         second = _axis(*boxes.counts_b[row], boxes.p_b[row], n, size)
         p_a, p_b = (grid.ravel() for grid in np.meshgrid(first, second, indexing="ij"))
@@ -270,6 +297,16 @@ def add_rounding(
     -------
     int
         How many pairs' rho_c and agreement ranges come from a grid of their counts (too many count pairs to list).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from llm_power_verified.io.accuracy_table import read_accuracies
+    >>> from llm_power_verified.leaderboard.accuracies import audit_accuracies
+    >>> mmlu = pd.DataFrame({"model": ["o3-low", "o1"], "accuracy": ["92.8", "91.8"]})
+    >>> pair = audit_accuracies(read_accuracies(mmlu, n=14042)).pairs.iloc[0]
+    >>> pair["verdict"], pair["rounding"], round(float(pair["required_n_worst"]))
+    ('depends on rho', 'depends on the printed digits', 14773)
     """
     boxes = count_boxes(pairs, ranking, n)
     verdict, rounding, most = rounding_verdicts(boxes, pairs["verdict"].to_numpy(), n, alpha, alpha, power)
