@@ -49,3 +49,9 @@ def test_exact_counts_carry_no_rounding_note(tmp_path, capsys):
     document = json.loads(capsys.readouterr().out)
     assert document["pairs"][0]["rounding"] == "no effect" and document["pairs"][0]["verdict"] == "resolved"
     assert not any(note.startswith("rounding: ") for note in document["notes"])
+
+
+def test_gate_fails_a_pair_the_printed_digits_leave_open(mmlu, capsys):
+    """--fail-on unresolved: o3-low vs o1 is resolved at the printed values only, so the gate fails (exit 1)."""
+    assert main(["audit-accuracies", mmlu, "--n", "14042", "--fail-on", "unresolved"]) == 1
+    assert "every count of correct items the printed accuracies allow" in capsys.readouterr().err
