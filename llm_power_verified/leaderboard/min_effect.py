@@ -102,15 +102,15 @@ def _add_margin_columns(pairs: pd.DataFrame, binary: bool, n_items: int, margin:
     """The two one-sided tests against -DELTA and +DELTA, TOST's p, the (1 - 2 alpha) interval and the outcome."""
     if binary:
         b, c = pairs["b"].to_numpy(dtype=np.float64), pairs["c"].to_numpy(dtype=np.float64)
-        lower = _margin.margin_score_pvalue(b, c, n_items, -margin, "greater")
-        upper = _margin.margin_score_pvalue(b, c, n_items, margin, "less")
+        lower = _margin.margin_score_pvalue(b, c, n_items, -margin, "larger")
+        upper = _margin.margin_score_pvalue(b, c, n_items, margin, "smaller")
         low, high = _margin.margin_score_interval(b, c, n_items, 1 - 2 * alpha)
         raw = pairs["p_exact"].to_numpy(dtype=np.float64)
     else:
         gap = pairs["delta"].to_numpy(dtype=np.float64)
         spread = np.sqrt(pairs["variance"].to_numpy(dtype=np.float64))
-        lower = _margin.paired_t_margin(gap, spread, n_items, -margin, "greater")[1]
-        upper = _margin.paired_t_margin(gap, spread, n_items, margin, "less")[1]
+        lower = _margin.paired_t_margin(gap, spread, n_items, -margin, "larger")[1]
+        upper = _margin.paired_t_margin(gap, spread, n_items, margin, "smaller")[1]
         low, high = _margin.paired_t_interval(gap, spread, n_items, 1 - 2 * alpha)
         raw = pairs["p_t"].to_numpy(dtype=np.float64)
     pairs["p_margin_lower"] = np.asarray(lower, dtype=np.float64).reshape(-1)
