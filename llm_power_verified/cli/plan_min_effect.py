@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.cli.text_tables import render_rows
 
 __all__ = ["SCENARIO_LABELS", "min_effect_lines"]
@@ -28,6 +27,9 @@ def _shown(value: float, spec: str, missing: str = "-") -> str:
 
 def _items(required: float) -> str:
     """N*(DELTA) rounded up as the plan counts items; "no N" where a true gap of DELTA is impossible (NaN)."""
+    # Lazy: _validation imports numpy, which `plan --help` (this module is imported by cli.plan) does not need.
+    from llm_power_verified._validation import ceil_sample_size
+
     if math.isnan(required):
         return "no N (psi < DELTA)"
     return "inf" if math.isinf(required) else f"{int(ceil_sample_size(required)):,}"
