@@ -73,7 +73,10 @@ def derive_tango_root():
     """The larger root of the score quadratic, after checking it is Tango's printed root."""
     quadratic_a, quadratic_b, quadratic_c = derive_score_quadratic()
     tango = _tango_coefficients()
-    if any(sp.simplify(mine - printed) != 0 for mine, printed in zip((quadratic_a, quadratic_b, quadratic_c), tango)):
+    if any(
+        sp.simplify(mine - printed) != 0
+        for mine, printed in zip((quadratic_a, quadratic_b, quadratic_c), tango, strict=True)
+    ):
         raise ArithmeticError("the score equation's coefficients differ from Tango's (1998) printed ones")
     roots = sp.solve(quadratic_a * _root**2 + quadratic_b * _root + quadratic_c, _root)
     printed = (-tango[1] + sp.sqrt(tango[1] ** 2 - 4 * tango[0] * tango[2])) / (2 * tango[0])
@@ -113,10 +116,10 @@ TANGO_ROOT = derive_tango_root()
 
 
 def derive_null_variance(count_b=b, count_c=c, size=n):
-    """p10~ + p01~ - margin^2 written without cancellation: 2 min(p10~, p01~) + |margin| (1 - |margin|).
+    """p10~ + p01~ - margin^2 written without cancellation: 2 min(p10~, p01~) + abs(margin) (1 - abs(margin)).
 
     For margin >= 0, p10~ = p01~ + margin gives 2 p01~ + margin (1 - margin); for margin < 0 the mirror image.
-    Every term is >= 0, where the plain sum loses all digits as |margin| -> 1.
+    Every term is >= 0, where the plain sum loses all digits as abs(margin) -> 1.
     """
     gap = sp.Abs(margin)
     smaller = sp.Piecewise(
@@ -129,7 +132,7 @@ def _check_null_variance(variance):
     """Check the cancellation-free form against 2 p01~ + margin - margin^2 at exact points of both signs."""
     plain = 2 * derive_restricted_p01() + margin - margin**2
     for point in ((3, 5, 20, sp.Rational(1, 10)), (3, 5, 20, sp.Rational(-1, 4)), (0, 7, 9, sp.Rational(-1, 2))):
-        values = dict(zip((b, c, n, margin), point))
+        values = dict(zip((b, c, n, margin), point, strict=True))
         if sp.simplify((variance - plain).subs(values)) != 0:
             raise ArithmeticError(f"the cancellation-free variance differs from p10~ + p01~ - margin^2 at {point}")
     return variance

@@ -33,7 +33,8 @@ def _cells(p10: Any, p01: Any) -> tuple[np.ndarray, np.ndarray]:
     p10 = _check_unit("p10", p10)
     p01 = _check_unit("p01", p01)
     with np.errstate(invalid="ignore"):
-        bad = p10 + p01 > 1.0
+        # b / n + c / n can exceed 1 by a rounding when b + c = n; that is the boundary, not outside it.
+        bad = p10 + p01 > 1.0 + 4 * np.finfo(np.float64).eps
     if bad.any():
         p10, p01 = np.broadcast_arrays(p10, p01)
         raise ArgumentError(
@@ -146,7 +147,7 @@ def margin_required_n(
     -------
     float or numpy.ndarray
         N, unrounded (``ceil_sample_size`` gives the whole number); inf where the true gap lies in H0 (d <= m for
-        superiority, d <= -m for non-inferiority, |d| >= m for equivalence).
+        superiority, d <= -m for non-inferiority, abs(d) >= m for equivalence).
 
     Notes
     -----

@@ -115,3 +115,12 @@ def test_no_discordance_gives_a_deterministic_power():
 def test_bad_arguments_are_refused_naming_them(call, message):
     with pytest.raises(ArgumentError, match=message):
         call()
+
+
+def test_cells_a_rounding_above_the_simplex_edge_are_accepted():
+    """Cells computed as ratios may sum to 1 plus a rounding where b + c = n: that is the edge, not beyond it."""
+    p01 = np.nextafter(np.nextafter(0.75, 1.0), 1.0)  # two units in the last place above 0.75
+    assert 0.25 + p01 > 1.0
+    assert 0.0 <= margin_power(0.25, p01, 1000, 0.05) <= 1.0
+    with pytest.raises(ArgumentError, match="p10 \\+ p01 must be at most 1"):
+        margin_power(0.25, 0.75 + 1e-12, 1000, 0.05)
