@@ -237,6 +237,7 @@ def test_readme_report_excerpt_is_what_the_command_prints(capsys):
 # The audits the "Reading the report" page quotes: the main job, and the MMLU-Pro fixture with its subjects as clusters.
 REPORT_GUIDE_AUDITS = (
     ["audit"],
+    ["audit", "--min-effect", "0.02"],
     [
         "audit",
         str(CHECKOUT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"),
