@@ -8,6 +8,8 @@ restricted maximum likelihood (closed form derived in ``derivations/margin_score
 inverted confidence interval, and Nam's (1997) power and sample size.  Graded scores: the paired t-test of
 H0: mean difference = margin and its interval (statsmodels' ``ttost_paired`` is the reference in the tests).
 
+``alternative`` takes the glossary's values: "larger" (H0 d <= margin), "smaller" (H0 d >= margin) and
+"two-sided" (H0 d = margin, the default); scipy's "greater" and "less" are accepted for the one-sided two.
 Equivalence and non-inferiority use one-sided tests at alpha each, i.e. the (1 - 2 alpha) interval
 (Schuirmann's two one-sided tests).
 
@@ -18,6 +20,8 @@ Edge cases (each is a limit of the statistic, not a clamp):
 * margin = 1 (or -1): the restricted cells are p10~ = 1, p01~ = 0 (or the reverse) and the null variance is 0, so
   Z = -inf unless b = n (Z = +inf unless c = n); at b = n (c = n) Z is taken as 0, its limit as the margin tends
   to +-1.  The interval of a table with b = n therefore ends at 1 (with c = n it starts at -1).
+* b + c = n (no item both or neither solve): the restricted cells lie on the edge p10~ + p01~ = 1, at
+  p01~ = (1 - margin) / 2, a root of the same quadratic; Z = (b - c - n margin) / sqrt(n (1 - margin^2)).
 * n = 0 is refused (``ArgumentError`` naming n), as is b + c > n.
 * graded scores with sd = 0: t = +-inf where mean != margin, and 0 (p = 1/2) where mean = margin.
 * NaN in any input gives NaN (an outcome of None) in that element.

@@ -109,6 +109,10 @@ def margin_power(p10: Any, p01: Any, n: Any, margin: Any, alpha: Any = 0.05, tes
     0), exact for the normal approximation of the gap estimate with both null variances at their limits.  Where
     sigma_1 = 0 the gap estimate is the constant d and the power is 0 or 1.
 
+    Accuracy against the simulated score test (``tests/inference/test_margin_power.py``): within 0.004 wherever
+    about 90 or more discordant items are expected (n (p10 + p01) >= 90); with 6 to 20 expected the simulated power
+    exceeded it by up to 0.025.
+
     References
     ----------
     Nam, J. (1997). Biometrics 53, 1422-1430.

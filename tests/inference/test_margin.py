@@ -162,6 +162,22 @@ def test_zero_over_zero_cases_are_zero():
     assert margin_score_pvalue(0, 0, 50, 0.0, "larger") == 0.5 and margin_score_pvalue(0, 0, 50, 0.0) == 1.0
 
 
+@pytest.mark.parametrize("b, c, margin", [(30, 70, 0.1), (100, 0, -0.3), (0, 100, 0.5), (60, 40, 0.2)])
+def test_without_concordant_items_the_rmle_sits_on_the_edge(b, c, margin):
+    """b + c = n: p11 = p00 = 0 at the maximum, so p10~ + p01~ = 1 and p01~ = (1 - margin) / 2."""
+    p10, p01 = restricted_discordance(b, c, 100, margin)
+    # Rounding only: the closed form reaches the edge through a square root and a sum.
+    assert p01 == pytest.approx((1 - margin) / 2, rel=1e-14) and p10 + p01 == pytest.approx(1.0, rel=1e-14)
+    expected = (b - c - 100 * margin) / np.sqrt(100 * (1 - margin**2))
+    assert margin_score_z(b, c, 100, margin) == pytest.approx(expected, rel=1e-13)
+
+
+def test_margins_at_plus_minus_one_fix_the_cells():
+    assert restricted_discordance(49, 0, 50, 1.0) == (1.0, 0.0)
+    assert restricted_discordance(0, 49, 50, -1.0) == (0.0, 1.0)
+    assert margin_score_interval(50, 0, 50)[1] == 1.0 and margin_score_interval(0, 50, 50)[0] == -1.0
+
+
 def test_nan_in_gives_nan_out():
     p10, p01 = restricted_discordance(np.array([np.nan, 3.0]), 0, 10, 0.0)
     assert np.isnan(p10[0]) and np.isnan(p01[0]) and p10[1] == pytest.approx(0.15, rel=1e-15)
