@@ -19,7 +19,7 @@ from llm_power_verified.cli.inputs import (
 )
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
-from llm_power_verified.cli.plan_min_effect import SCENARIO_LABELS, min_effect_lines
+from llm_power_verified.cli.plan_min_effect import SCENARIO_LABELS, min_effect_cells, min_effect_lines
 from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
@@ -339,32 +339,51 @@ def run(arguments) -> str:
     if arguments.source == "gap":
         _check_gap(arguments)
         document, lines = _gap(arguments)
-        cells, alpha = (arguments.p_a, arguments.p_b, arguments.rho), arguments.alpha
+        cells, alpha, figures = (arguments.p_a, arguments.p_b, arguments.rho), arguments.alpha, None
     else:
         rho = arguments.rho
         document, lines, figures = _leaderboard(arguments, rho)
         cells = _limiting_cells(figures, document, rho) if arguments.anytime else None
         alpha = figures.alpha  # a saved report's own level
     if arguments.anytime:
-        p_a, p_b, rho = cells
-        level, why = _monitored_level(alpha, document["plan"]["family_size"], document["plan"]["correction"])
-        stopping = _stopping(arguments, p_a, p_b, rho, level)  # its "alpha" is the level used
-        document["anytime"] = stopping
-        se = (
-            f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})"
-            if stopping["method"] == "simulation"
-            else ""
-        )
-        lines += [
-            "",
-            (
-                f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why}) for {p_a:g} vs "
-                f"{p_b:g} "
-                f"at rho {rho:g}, {stopping['method']}{se}:"
-            ),
-            _stopping_line(stopping, arguments.quantile),
-        ]
+        lines += _anytime(arguments, document, cells, alpha, figures)
     return json_text(document) if arguments.json else "\n".join(lines)
+
+
+def _anytime(arguments, document: dict, cells, alpha: float, figures) -> list[str]:
+    """The monitored test's stopping N at the family's level (document["anytime"]), and at a true gap of DELTA."""
+    from llm_power_verified.sequential.stopping import stopping_time_at_cells
+
+    p_a, p_b, rho = cells
+    level, why = _monitored_level(alpha, document["plan"]["family_size"], document["plan"]["correction"])
+    stopping = _stopping(arguments, p_a, p_b, rho, level)  # its "alpha" is the level used
+    document["anytime"] = stopping
+    head = f"monitored test ({arguments.mixture} mixture, stop at e >= {1 / level:g}: {why})"
+    lines = [
+        "",
+        f"{head} for {p_a:g} vs {p_b:g} at rho {rho:g}, {stopping['method']}{_se(stopping)}:",
+        _stopping_line(stopping, arguments.quantile),
+    ]
+    found = min_effect_cells(document["plan"], figures.accuracies) if figures is not None else None
+    if found is not None:
+        pair, psi, p10, p01 = found
+        at_delta = stopping_time_at_cells(
+            p10, p01, level, arguments.mixture, arguments.quantile, arguments.horizon
+        ).to_dict()
+        document["anytime_min_effect"] = {"pair": pair, "discordance": psi, **at_delta}
+        delta = document["plan"]["min_effect"]
+        lines += [
+            f"at a true gap of {delta:g} in {pair} (psi {psi:.4g}: p10 = {p10:.4g}, p01 = {p01:.4g}), the same "
+            f"threshold, {at_delta['method']}{_se(at_delta)}:",
+            _stopping_line(at_delta, arguments.quantile),
+        ]
+    return lines
+
+
+def _se(stopping: dict) -> str:
+    if stopping["method"] != "simulation":
+        return ""
+    return f" (Monte Carlo SE {stopping['expected_n_se']:.3g} and {stopping['quantile_n_se']:.3g})"
 
 
 def _monitored_level(alpha: float, family_size: int, correction: str) -> tuple[float, str]:

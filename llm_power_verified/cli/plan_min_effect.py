@@ -6,7 +6,7 @@ import math
 
 from llm_power_verified.cli.text_tables import render_rows
 
-__all__ = ["SCENARIO_LABELS", "min_effect_lines"]
+__all__ = ["SCENARIO_LABELS", "min_effect_cells", "min_effect_lines"]
 
 #: How each scenario of a leaderboard plan is named in the text ("{rho}" is the assumed rho).
 SCENARIO_LABELS = {
@@ -81,3 +81,28 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
         f"  per pair ({_EFFECT_LABELS.get(first, SCENARIO_LABELS[first]).format(rho=rho)}):",
         render_rows(rows, columns, "table"),
     ]
+
+
+def min_effect_cells(plan: dict, accuracies: bool) -> tuple[str, float, float, float] | None:
+    """The DELTA plan's limiting pair and its discordant cells under a true gap of DELTA, for ``--anytime``.
+
+    Parameters
+    ----------
+    plan : dict
+        ``LeaderboardPlan.to_dict()``.
+    accuracies : bool
+        An accuracies-only plan (its stopping time is at the assumed rho, "assumed"; else "observed").
+
+    Returns
+    -------
+    tuple of (str, float, float, float) or None
+        (pair, psi, p10, p01) with p10 = (psi + DELTA) / 2 and p01 = (psi - DELTA) / 2; None without --min-effect,
+        or when no pair can have a true gap of DELTA.
+    """
+    scenario = "assumed" if accuracies else "observed"
+    if plan.get("min_effect") is None or plan["limiting_min_effect"].get(scenario) is None:
+        return None
+    pair = plan["limiting_min_effect"][scenario]
+    row = next(row for row in plan["pairs"] if f"{row['model_a']} vs {row['model_b']}" == pair)
+    psi, delta = float(row[f"discordance_{scenario}"]), float(plan["min_effect"])
+    return pair, psi, (psi + delta) / 2, (psi - delta) / 2

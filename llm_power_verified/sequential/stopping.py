@@ -33,7 +33,15 @@ from llm_power_verified.sequential.anytime import crossing_boundary, simulated_c
 from llm_power_verified.sequential.confidence import MIN_ALPHA
 from llm_power_verified.sequential.thresholds import threshold_table
 
-__all__ = ["EXACT_HORIZON", "MAX_HORIZON", "MAX_SIMULATED_STEPS", "SIMULATIONS", "StoppingTime", "stopping_time"]
+__all__ = [
+    "EXACT_HORIZON",
+    "MAX_HORIZON",
+    "MAX_SIMULATED_STEPS",
+    "SIMULATIONS",
+    "StoppingTime",
+    "stopping_time",
+    "stopping_time_at_cells",
+]
 
 #: Largest number of discordant items the exact recursion follows (about 6 s at the limit); a longer ``horizon`` is
 #: simulated.
@@ -219,10 +227,58 @@ def stopping_time(
     (1328.2, 2626.0)
     """
     p_a, p_b, rho = (float(value) for value in validate_marginals_and_rho(p_a, p_b, rho))
+    both = float(_variance.joint_success_probability(p_a, p_b, rho))
+    return stopping_time_at_cells(
+        max(p_a - both, 0.0), max(p_b - both, 0.0), alpha, mixture, quantile, horizon, n_simulations, seed
+    )
+
+
+@docfill("alpha_float", "mixture", "seed")
+def stopping_time_at_cells(
+    p10: float,
+    p01: float,
+    alpha: float = 0.05,
+    mixture: str = "grid",
+    quantile: float = 0.9,
+    horizon: int | None = None,
+    n_simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> StoppingTime:
+    """:func:`stopping_time` at the discordant cells themselves: all it depends on (e.g. a true gap at a discordance).
+
+    Parameters
+    ----------
+    p10, p01 : float
+        P(A solves an item and B does not), P(B solves it and A does not); each >= 0, summing to at most 1.
+    %(alpha_float)s
+    %(mixture)s
+    quantile : float, default 0.9
+        The probability of the stopping-N quantile, in (0, 1).
+    horizon : int, optional
+        Discordant items followed (:func:`stopping_time`'s default).
+    n_simulations : int, default ``SIMULATIONS`` (4000)
+        Paths simulated when ``horizon`` exceeds ``EXACT_HORIZON``.
+    %(seed)s
+
+    Returns
+    -------
+    StoppingTime
+        The expected and quantile stopping N in items, and the probability of crossing within the horizon.
+
+    Notes
+    -----
+    A true gap d at discordance psi has p10 = (psi + d) / 2, p01 = (psi - d) / 2 (:func:`stopping_time`'s Notes).
+
+    Examples
+    --------
+    >>> at_cells = stopping_time_at_cells(0.18990007132671250, 0.13990007132671245)
+    >>> round(at_cells.expected_n, 1), at_cells.quantile_n
+    (1328.2, 2626.0)
+    """
+    p10 = check_scalar("p10", p10, low=0, high=1)
+    p01 = check_scalar("p01", p01, low=0, high=1 - p10)
     check_scalar("alpha", alpha, low=MIN_ALPHA, high=1, high_open=True)
     check_scalar("quantile", quantile, low=0, high=1, low_open=True, high_open=True)
-    both = float(_variance.joint_success_probability(p_a, p_b, rho))
-    p10, p01 = max(p_a - both, 0.0), max(p_b - both, 0.0)
     psi = p10 + p01
     if psi == 0 or p10 == p01:
         return StoppingTime(p10, p01, alpha, mixture, "exact", math.inf, 0.0, quantile, math.inf, 0.0, 0.0, 0)

@@ -26,6 +26,7 @@ from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.plan import plan_leaderboard
 from llm_power_verified.plan.min_effect import min_effect_variance
+from llm_power_verified.sequential.stopping import stopping_time, stopping_time_at_cells
 
 N_ITEMS = 500
 
@@ -175,3 +176,28 @@ def test_cli_items_and_report_print_both_answers(tmp_path):
     assert _cli([*argv, "--format", "json", "--out", str(report)])[0] == 0
     status, out, _ = _cli(["plan", "report", str(report), "--min-effect", "0.02", "--json"])
     assert status == 0 and json.loads(out)["plan"]["required_n_min_effect"] == expected
+
+
+def test_anytime_with_delta_stops_at_the_family_level_for_a_true_gap_of_delta(tmp_path):
+    """--anytime --min-effect: the stopping N of the DELTA-limiting pair at p10, p01 = (psi +- DELTA)/2, at m/alpha."""
+    path = tmp_path / "scores.csv"
+    matrix = _swe_like()
+    frame = pd.DataFrame(matrix.scores.astype(int), columns=matrix.models)
+    frame.insert(0, "item", matrix.item_ids)
+    frame.to_csv(path, index=False)
+    argv = ["plan", "items", str(path), "--item-column", "item", "--min-effect", "0.02", "--anytime", "--json"]
+    status, out, _ = _cli(argv)
+    document = json.loads(out)
+    at_delta, plan = document["anytime_min_effect"], document["plan"]
+    assert status == 0 and at_delta["pair"] == plan["limiting_min_effect"]["observed"]
+    assert (
+        math.isclose(at_delta["alpha"], 0.05 / 4, rel_tol=1e-15) and at_delta["alpha"] == document["anytime"]["alpha"]
+    )
+    psi = at_delta["discordance"]
+    assert math.isclose(at_delta["p10"] - at_delta["p01"], 0.02, rel_tol=1e-12)
+    assert math.isclose(at_delta["p10"] + at_delta["p01"], psi, rel_tol=1e-15)
+    expected = stopping_time_at_cells((psi + 0.02) / 2, (psi - 0.02) / 2, 0.05 / 4).expected_n
+    assert math.isclose(at_delta["expected_n"], expected, rel_tol=1e-12)
+    # stopping_time depends on the cells only: the same answer through (p_a, p_b, rho) and through (p10, p01).
+    full = stopping_time(0.65, 0.60, 0.30)
+    assert stopping_time_at_cells(full.p10, full.p01) == full
