@@ -29,10 +29,12 @@ def add_parser(commands) -> None:
         description=(
             "Reads two files of aligned per-item scores in arrival order (one number per line) and prints the "
             "e-process trajectory at checkpoints, the first item at which e >= 1/alpha, the anytime-valid "
-            "p-value min(1, 1/sup e) and time-uniform confidence sequences for the mean difference.  0/1 scores: the "
-            "mixture e-process of the discordant pairs.  Graded scores in [0, 1]: the hedged betting e-process and "
-            "confidence sequence and the empirical-Bernstein one (Waudby-Smith and Ramdas 2024), beside the "
-            "Hoeffding-type normal mixture."
+            "p-value min(1, 1/sup e), time-uniform confidence sequences, and which procedure decides (the e-process; "
+            "the sequences that are not its dual can differ from it).  0/1 scores: the mixture e-process of the "
+            "discordant pairs, the confidence sequence for the win share among discordant items inverted from it, "
+            "and the Hoeffding-type one for the mean difference.  Graded scores in [0, 1]: the hedged betting "
+            "e-process and confidence sequence and the empirical-Bernstein one (Waudby-Smith and Ramdas 2024), "
+            "beside the Hoeffding-type normal mixture."
         ),
     )
     parser.add_argument(
