@@ -21,7 +21,9 @@ The printed root cancels when B > 0 (a large margin against few discordant items
 C > 0 (margin < 0).  The generated RMLE is therefore written without either cancellation: for margin >= 0 the
 larger root as (-B + sqrt(D)) / (2A) when B < 0 and as -2C / (B + sqrt(D)) otherwise (the same number:
 ``derive_stable_root`` checks it), and for margin < 0 through the mirror symmetry
-p01~(b, c, margin) = p01~(c, b, -margin) - margin (swap the models).
+p01~(b, c, margin) = p01~(c, b, -margin) - margin (swap the models).  The null variance p10~ + p01~ - margin^2
+is generated as 2 min(p10~, p01~) + abs(margin) (1 - abs(margin)), a sum of terms >= 0 (``derive_null_variance``;
+checked equal at exact points), so that it keeps its digits as abs(margin) -> 1.
 
 Power and N (Nam 1997): for true cells p10, p01 the RMLE converges to the root of the same quadratic with
 b/n -> p10 and c/n -> p01; call its variance sigma_0^2 = p10* + p01* - margin^2, and the true variance of a paired
@@ -30,7 +32,10 @@ the gap estimate approximately N(d, sigma_1^2 / n) its power is
 
     Phi((sqrt(n) (d - margin) - z_{1-alpha} sigma_0) / sigma_1),
 
-and setting it to 1 - beta gives N = (z_{1-alpha} sigma_0 + z_{1-beta} sigma_1)^2 / (d - margin)^2.
+and setting it to 1 - beta gives N = (z_{1-alpha} sigma_0 + z_{1-beta} sigma_1)^2 / (d - margin)^2.  The test of
+H0: d >= margin is the same on the swapped cells (d -> -d, margin -> -margin).  Equivalence (both one-sided tests
+reject) has power P_lower + P_upper - 1 under the same normal approximation of the gap estimate (clipped at 0) and
+no closed-form N; :mod:`llm_power_verified.inference.margin_power` solves it by bisection on the generated power.
 
 Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions for the
 paired-sample design. Statistics in Medicine 17, 891-908.
