@@ -14,17 +14,17 @@ chance of missing on one side by alpha.  The anytime verdict is therefore a litt
 fixed-N one.
 
 The verdict is read from the running intersection [max_{s<=t} L_s, min_{s<=t} U_s] at each t by the rules of
-:mod:`.verdict`; the first t at which it passes or fails is the item at which the comparison decided, and since the
-running intersection only narrows, a verdict once reached stays.  The ends are those of the capital on a grid of
-0.002 in d, widened outward to the next grid point (so they are conservative by at most one step), and refined by
-bisection to 1e-9 at the last item.
+:mod:`llm_power_verified.comparison.verdict_rules`; the first t at which it passes or fails is the item at which
+the comparison decided, and since the running intersection only narrows, a verdict once reached stays.  The ends
+are those of the capital on a grid of 0.002 in d, widened outward to the next grid point (so they are
+conservative by at most one step), and refined by bisection to 1e-9 at the last item.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from llm_power_verified.comparison.verdict import margins
+from llm_power_verified.comparison.verdict_rules import margins
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.sequential.betting import betting_confidence_sequence
 
@@ -46,7 +46,7 @@ def running_verdicts(test: str, margin: float, lower, upper) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        int codes, the exit statuses of :data:`~llm_power_verified.comparison.verdict.EXIT_CODES`.
+        int codes, the exit statuses of the verdicts (``EXIT_CODES``).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """The ``compare`` report: the JSON record, text and Markdown.
 
 The record's schema is generated from ``contract.documents.COMPARE_RECORD``.  One
-:class:`~llm_power_verified.comparison.compare.Comparison`, three renderings; none knows another.
+:class:`~llm_power_verified.comparison.named_comparison.Comparison`, three renderings; none knows another.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from llm_power_verified.comparison.planning import decision_direction
-from llm_power_verified.comparison.verdict import exit_code
+from llm_power_verified.comparison.verdict_rules import exit_code
 from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA_ID
 from llm_power_verified.io.escaping import markdown_text, terminal_text
 

@@ -206,3 +206,24 @@ def test_errors_exit_2_with_one_line(capsys, arguments, fragment):
 def test_a_missing_input_exits_2(capsys, tmp_path):
     code, _, err = _compare(capsys, str(tmp_path / "none.csv"), "--baseline", "a", "--candidate", "b")
     assert code == 2 and "no such file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_guide_quotes_what_the_command_prints(capsys):
+    """Every line of the ``text`` excerpts of docs/source/guide/compare.rst is a line one of its three pairs prints."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "source" / "guide" / "compare.rst").read_text()
+    excerpts = [
+        [line.strip() for line in block.splitlines() if line.strip()]
+        for block in page.split(".. code-block:: text")[1:]
+        for block in [block.split("\n\n", 2)[1]]
+    ]
+    assert len(excerpts) == 3
+    printed = set()
+    for baseline, candidate in (
+        ("Meta-Llama-3-70B", "Meta-Llama-3_1-70B"),
+        ("Meta-Llama-3_1-8B", "Meta-Llama-3-8B"),
+        ("Mistral-7B-v0.1", "Mistral-7B-v0.2-hf"),
+    ):
+        options = ["--baseline", baseline, "--candidate", candidate, "--test", "non-inferiority", "--margin", "0.01"]
+        printed |= {line.strip() for line in _compare(capsys, *TIGER, *options)[1].splitlines()}
+    missing = [line for excerpt in excerpts for line in excerpt if line not in printed]
+    assert missing == []

@@ -7,13 +7,15 @@ d = candidate - baseline, the mean per-item difference.  The interval and the on
 * graded scores, method "t" (default): the paired t interval and tests (statsmodels' ``ttost_paired`` is their
   reference); method "bootstrap" (either kind of scores): the paired bootstrap percentile interval, with the
   percentile p-values of the boundaries;
-* ``anytime=True``: the anytime-valid variant (:mod:`.anytime`).
+* ``anytime=True``: the anytime-valid variant (:mod:`llm_power_verified.comparison.anytime`).
 
-The verdict rules are in :mod:`.verdict`; the power and N of an inconclusive comparison in :mod:`.planning`.
+The verdict rules are in :mod:`llm_power_verified.comparison.verdict_rules`; the power and N of an inconclusive
+comparison in :mod:`llm_power_verified.comparison.planning`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +24,8 @@ import numpy as np
 
 from llm_power_verified.comparison.anytime import anytime_interval
 from llm_power_verified.comparison.planning import power_and_n_binary, power_and_n_graded
-from llm_power_verified.comparison.verdict import check_margin, margins, verdict
+from llm_power_verified.comparison.verdict_rules import check_margin, margins, verdict
+from llm_power_verified.contract.documents import COMPARE_RECORD
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.bootstrap import paired_bootstrap
 from llm_power_verified.inference.cells import binary_counts
@@ -47,7 +50,7 @@ class Comparison(Result):
     """The verdict of one named comparison and everything it was read from (d = candidate - baseline).
 
     The fields are the ``compare --format json`` record's (``contract.documents.COMPARE_RECORD``; the record adds
-    ``schema``, ``inputs``, ``inconclusive_as`` and ``exit_code``), and mean what it says there.
+    ``schema``, ``inputs``, ``inconclusive_as`` and ``exit_code``); the Attributes below are generated from it.
     """
 
     baseline: str
@@ -82,6 +85,16 @@ class Comparison(Result):
     seed: int | None
     decided_at: int | None
     notes: tuple[str, ...]
+
+
+def _attributes(cls) -> str:
+    """The numpydoc Attributes section of ``cls``: each field, its type and its meaning in the record's declaration."""
+    meanings = {item.name: item.meaning for item in COMPARE_RECORD}
+    rows = [f"    {item.name} : {item.type}\n        {meanings[item.name]}.\n" for item in dataclasses.fields(cls)]
+    return "\n\n    Attributes\n    ----------\n" + "".join(rows)
+
+
+Comparison.__doc__ = Comparison.__doc__.rstrip() + _attributes(Comparison)
 
 
 def pair_scores(matrix, baseline: str, candidate: str) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +210,7 @@ def compare(
 
     Parameters
     ----------
-    scores : ScoreMatrix or anything :func:`~llm_power_verified.io.read_scores` reads
+    scores : ScoreMatrix or anything :func:`~llm_power_verified.io.detect.read_scores` reads
         The per-item scores of (at least) the two models.
     baseline, candidate : str
         The two models, by name; d = candidate - baseline.
@@ -216,7 +229,8 @@ def compare(
     seed : int, default 0
         The bootstrap's seed.
     anytime : bool, default False
-        The anytime-valid variant: the items in input order, a betting confidence sequence (:mod:`.anytime`).
+        The anytime-valid variant: the items in input order, a betting confidence sequence
+        (:mod:`llm_power_verified.comparison.anytime`).
 
     Returns
     -------
@@ -231,7 +245,8 @@ def compare(
 
     Notes
     -----
-    Pass: [L, U] inside the alternative; fail: [L, U] outside it; inconclusive otherwise (:mod:`.verdict`).  Each end
+    Pass: [L, U] inside the alternative; fail: [L, U] outside it; inconclusive otherwise
+    (:mod:`llm_power_verified.comparison.verdict_rules`).  Each end
     of the (1 - 2 alpha) interval is a one-sided test at alpha (Schuirmann 1987), so a superiority pass is a
     one-sided test at alpha.
 
@@ -244,13 +259,14 @@ def compare(
 
     Examples
     --------
-    >>> import numpy as np
+    >>> from llm_power_verified.io import from_array
     >>> rng = np.random.default_rng(0)
     >>> base = rng.integers(0, 2, 2000)
-    >>> cand = np.where(rng.random(2000) < 0.9, base, 1 - base)
-    >>> result = compare(np.column_stack([base, cand]).astype(float), "model_0", "model_1", "equivalence", 0.05)
-    >>> result.verdict, result.method
-    ('pass', 'score')
+    >>> cand = np.where(rng.random(2000) < 0.95, base, 1 - base)  # 5% of the items flipped either way
+    >>> matrix = from_array(np.column_stack([base, cand]), models=["base", "cand"])
+    >>> result = compare(matrix, "base", "cand", "equivalence", 0.03)
+    >>> result.verdict, result.method, round(result.interval_low, 4), round(result.interval_high, 4)
+    ('pass', 'score', -0.0127, 0.0036)
     """
     matrix = read_scores(scores)
     kind = matrix.score_kind
