@@ -16,10 +16,11 @@ from scipy import optimize, stats
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.examples import shipped_example
-from llm_power_verified.io import from_array, read_table
+from llm_power_verified.io import from_array, read_inspect, read_lm_eval, read_table
 from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard
 
-TIGER = Path(__file__).resolve().parents[1] / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+TIGER = FIXTURES / "mmlu_pro_tiger" / "scores.csv.gz"
 OUTCOMES = ("different, not equivalent", "equivalent, not different", "different, within the margin", "inconclusive")
 
 
@@ -71,11 +72,25 @@ def _score_pvalues(b: int, c: int, n: int, margin: float) -> tuple[float, float]
     return float(stats.norm.sf(z_lower)), float(stats.norm.cdf(z_upper))
 
 
-def test_score_pvalues_against_plus_minus_delta_are_the_numerical_restricted_mle(tiger):
-    """The issue's done-when: every adjacent pair of a real leaderboard at --min-effect 0.02, to 1e-9 relative."""
-    matrix, audit = tiger
-    adjacent = audit.pairs[audit.pairs["adjacent"]]
-    assert len(adjacent) == matrix.n_models - 1 == 25
+def _harness(name: str):
+    """Per-item results written by the harnesses themselves (tests/fixtures/README.md), audited at 0.02 (all pairs)."""
+    if name == "lm-eval hashlm":
+        matrix = read_lm_eval(sorted((FIXTURES / "lm_eval" / "hashlm").iterdir()), task="arith_mc", metric="acc")
+    else:
+        matrix = read_inspect(sorted((FIXTURES / "inspect" / "eval").glob("*.eval")))
+    return matrix, audit_leaderboard(matrix, "all", n_resamples=0, min_effect=0.02)
+
+
+@pytest.mark.parametrize("source", ["tiger", "lm-eval hashlm", "inspect eval"])
+def test_score_pvalues_against_plus_minus_delta_are_the_numerical_restricted_mle(tiger, source):
+    """The issue's done-when: every adjacent pair of a real leaderboard at --min-effect 0.02, to 1e-9 relative.
+
+    TIGER-Lab's MMLU-Pro results (26 models, 25 adjacent pairs); the harness fixtures (3 models, 200 items) add
+    every pair of small tables.
+    """
+    matrix, audit = tiger if source == "tiger" else _harness(source)
+    adjacent = audit.pairs[audit.pairs["adjacent"]] if source == "tiger" else audit.pairs
+    assert len(adjacent) == (25 if source == "tiger" else 3)
     for _, row in adjacent.iterrows():
         b, c = _discordant(matrix, row["model_a"], row["model_b"])
         assert (b, c) == (row["b"], row["c"])
