@@ -14,6 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.examples import shipped_example
 from llm_power_verified.inference.margin import (
     EQUIVALENCE_OUTCOMES,
     equivalence_outcome,
@@ -269,3 +270,22 @@ def test_arrays_broadcast():
     assert low.shape == high.shape == (2, 3)
     assert high[0, 0] == margin_score_interval(30, 10, 200, 0.9)[1]
     assert margin_score_z(30, 10, 200, np.array([-0.1, 0.0, 0.1])).shape == (3,)
+
+
+def test_every_pair_of_the_shipped_leaderboard_matches_the_numerical_rmle_at_two_points():
+    """The issue's done-when on a real leaderboard: the shipped MMLU-Pro top 10 (12,032 items, 45 pairs), score-test
+    p-values against -0.02 and +0.02 equal the numerical restricted MLE's to 1e-9 relative."""
+    scores = shipped_example(clusters=False).scores
+    first, second = np.triu_indices(scores.shape[1], 1)
+    both = scores[:, first].astype(bool), scores[:, second].astype(bool)
+    b = (both[0] & ~both[1]).sum(axis=0)
+    c = (~both[0] & both[1]).sum(axis=0)
+    n = scores.shape[0]
+    lower = margin_score_pvalue(b, c, n, -0.02, "larger")
+    upper = margin_score_pvalue(b, c, n, 0.02, "smaller")
+    for pair in range(b.size):
+        with mpmath.workdps(DIGITS):
+            exact_lower = mpmath.ncdf(-_reference_z(int(b[pair]), int(c[pair]), n, -0.02))
+            exact_upper = mpmath.ncdf(_reference_z(int(b[pair]), int(c[pair]), n, 0.02))
+        assert _relative(lower[pair], exact_lower) <= 1e-9
+        assert _relative(upper[pair], exact_upper) <= 1e-9
