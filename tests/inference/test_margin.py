@@ -289,3 +289,16 @@ def test_every_pair_of_the_shipped_leaderboard_matches_the_numerical_rmle_at_two
             exact_upper = mpmath.ncdf(_reference_z(int(b[pair]), int(c[pair]), n, 0.02))
         assert _relative(lower[pair], exact_lower) <= 1e-9
         assert _relative(upper[pair], exact_upper) <= 1e-9
+
+
+def test_equivalence_outcome_edges():
+    assert equivalence_outcome(False, -0.01, 0.01, 0.02) == "equivalent, not different"
+    assert equivalence_outcome(True, np.nan, 0.01, 0.02) is None
+    # On the margin is not inside it: equivalence needs -m < low and high < m.
+    assert equivalence_outcome(False, -0.02, 0.01, 0.02) == "inconclusive"
+    outcomes = equivalence_outcome(np.array([True, False]), np.array([np.nan, -0.01]), 0.01, 0.02)
+    assert outcomes.tolist() == [None, "equivalent, not different"]
+    with pytest.raises(ArgumentError, match="different must be booleans"):
+        equivalence_outcome(np.array([0.01, 0.2]), -0.01, 0.01, 0.02)
+    with pytest.raises(ArgumentError, match="margin must be positive"):
+        equivalence_outcome(True, -0.01, 0.01, 0.0)
