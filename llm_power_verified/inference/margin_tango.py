@@ -259,7 +259,7 @@ def margin_score_interval(b: Any, c: Any, n: Any, confidence: Any = 0.95) -> tup
     estimate = (b - c) / n
     low = _bisect_margin(b, c, n, critical, np.full(b.shape, -1.0), estimate, settled_at=-1.0)
     high = _bisect_margin(b, c, n, -critical, estimate, np.full(b.shape, 1.0), settled_at=1.0)
-    return finish(with_missing(low, confidence)), finish(with_missing(high, confidence))
+    return finish(with_missing(low, b, c, n, confidence)), finish(with_missing(high, b, c, n, confidence))
 
 
 def _bisect_margin(b, c, n, target, left, right, settled_at: float) -> np.ndarray:

@@ -183,6 +183,9 @@ def test_nan_in_gives_nan_out():
     p10, p01 = restricted_discordance(np.array([np.nan, 3.0]), 0, 10, 0.0)
     assert np.isnan(p10[0]) and np.isnan(p01[0]) and p10[1] == pytest.approx(0.15, rel=1e-15)
     assert np.isnan(margin_score_z(3, 2, 10, np.nan))
+    low, high = margin_score_interval(np.array([np.nan, 3.0]), 2, 10, [0.9, np.nan])
+    assert np.isnan(low).tolist() == [True, True] and np.isnan(high).tolist() == [True, True]
+    assert np.all(np.isfinite(margin_score_interval(np.array([1.0, 3.0]), 2, 10)))
 
 
 @pytest.mark.parametrize(

@@ -148,3 +148,11 @@ def test_power_over_a_grid_of_cells_agrees_with_the_monte_carlo(test, target):
         predicted = margin_power(p10, p01, n, margin, ALPHA, test)
         # 4 binomial standard errors (at most 0.0063 here) plus the normal approximation's 0.005 as above.
         assert abs(simulated - predicted) <= 4 * np.sqrt(predicted * (1 - predicted) / replications) + 0.005
+
+
+@pytest.mark.parametrize("test", ["superiority", "non-inferiority", "equivalence"])
+def test_nan_in_gives_nan_out(test):
+    power = margin_power(np.array([np.nan, 0.12]), 0.1, 1000, 0.02, ALPHA, test)
+    required = margin_required_n(np.array([np.nan, 0.11]), 0.1, 0.02, ALPHA, 0.8, test)
+    assert np.isnan(power[0]) and np.isfinite(power[1])
+    assert np.isnan(required[0]) and not np.isnan(required[1])
