@@ -277,6 +277,8 @@ def compare(
         raise ArgumentError(f"the input holds {n} item; a comparison needs at least 2")
     differences = candidate_scores - baseline_scores
     mean, sd = float(differences.mean()), float(differences.std(ddof=1))
+    if np.ptp(differences) == 0:  # one difference on every item: sd 0, not the rounding residue of the mean
+        sd = 0.0
     cells = binary_counts(candidate_scores, baseline_scores) if kind == "binary" else (None,) * 4
     notes = list(matrix.notes)
     if matrix.clusters is not None:
@@ -296,7 +298,8 @@ def compare(
         else:
             power_at, decisive = power_and_n_graded(test, margin, mean, sd, n, alpha, power)
         if method == "bootstrap":
-            notes.append("power and N: planned as for the paired t test / score test at the observed values")
+            planned = "score test" if kind == "binary" else "paired t test"
+            notes.append(f"power and N that would decide: planned for the {planned} at the observed values")
     bootstrap = method == "bootstrap"
     return Comparison(
         baseline=baseline,

@@ -163,7 +163,7 @@ def text_report(result, inconclusive: str | None = None) -> str:
     str
         The report (model names with control characters shown escaped).
     """
-    rows = _lines(result, lambda value: repr(terminal_text(value)))
+    rows = _lines(result, lambda value: f"'{terminal_text(value)}'")
     width = max(len(label) for label, _ in rows)
     lines = [f"{label:<{width}}  {value}" for label, value in rows]
     lines += [f"note: {terminal_text(note)}" for note in result.notes]

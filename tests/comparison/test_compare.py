@@ -204,3 +204,14 @@ def test_the_record_validates_against_its_schema(matrix, options):
         assert list(document) == ["schema", *(item.name for item in COMPARE_RECORD)]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(SCHEMA).validate({**document, "verdict": "maybe"})
+
+
+def test_one_graded_difference_on_every_item_has_a_point_interval():
+    """sd 0 exactly (not the rounding residue of the mean): the interval is the point, power and N undefined."""
+    matrix = from_array(
+        np.column_stack([np.full(50, 0.5), np.full(50, 0.6)]), models=["base", "cand"], score_kind="graded"
+    )
+    result = compare(matrix, "base", "cand", "non-inferiority", 0.02)
+    assert result.sd_difference == 0 and result.interval_low == result.interval_high == result.difference
+    assert result.verdict == "pass" and result.power_at_margin is None and result.decisive_n is None
+    assert compare(matrix, "base", "cand", "equivalence", 0.02).verdict == "fail"
