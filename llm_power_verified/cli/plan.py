@@ -29,7 +29,7 @@ __all__ = ["add_parser", "run"]
 
 TOP = number(integer=True, low=2, high=1_000_000)
 _ICC_RANGE = number(low=0, high=1)
-MIN_EFFECT = number(low=0, low_open=True, summary="A smallest gap of interest (--min-effect)")
+MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
 
 
 def _icc(text: str) -> float:
@@ -72,7 +72,7 @@ def _options(
             "--min-effect",
             type=MIN_EFFECT,
             metavar="DELTA",
-            help="a smallest gap of interest in score units (0.02 = 2 points; in (0, 1) for 0/1 scores): also plan "
+            help="a smallest gap of interest in score units, in (0, 1) (0.02 = 2 points): also plan "
             "the items that resolve a true gap of DELTA in each pair, at its observed discordance, at the same level",
         )
     parent.add_argument("--json", action="store_true", help="print one JSON object")

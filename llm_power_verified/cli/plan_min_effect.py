@@ -17,9 +17,6 @@ SCENARIO_LABELS = {
     "assumed": "ASSUMING rho = {rho}",
 }
 
-#: Where the DELTA plan's scenario differs in name from the observed-gap plan's.
-_EFFECT_LABELS = {"observed": "at each pair's observed discordance"}
-
 
 def _shown(value: float, spec: str, missing: str = "-") -> str:
     return missing if not math.isfinite(value) else format(value, spec)
@@ -38,13 +35,19 @@ def _items(required: float) -> str:
 def min_effect_lines(plan, rho: float | None) -> list[str]:
     """The plan at a true gap of DELTA: per scenario the N, then the pairs where no such gap is possible."""
     delta = plan.min_effect
+    first = next(iter(plan.required_n_min_effect))
+    binary = plan.pairs[f"discordance_{first}"].notna().any()
+    spread = "observed discordance" if binary else "observed variance of the differences"
+    if first != "observed":  # accuracies only: the discordance each rho implies
+        spread = "discordance at each rho below"
+    labels = {**SCENARIO_LABELS, "observed": f"at each pair's {spread}"}
     lines = [
         "",
-        f"a true gap of DELTA = {delta:g} (--min-effect) in each pair, at the pair's discordance, same level "
+        f"a true gap of DELTA = {delta:g} (--min-effect) in each pair, at the pair's {spread}, same level "
         f"{plan.level:.4g} (beside the observed gaps above):",
     ]
     for scenario, required in plan.required_n_min_effect.items():
-        label = _EFFECT_LABELS.get(scenario, SCENARIO_LABELS[scenario]).format(rho=rho)
+        label = labels[scenario].format(rho=rho)
         impossible = plan.impossible_min_effect[scenario]
         if required is None:
             lines.append(f"  {label}: no pair can have a true gap of {delta:g} at its discordance")
@@ -61,7 +64,6 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
                 f"    no true gap of {delta:g} possible (it needs discordance psi >= DELTA; no N, not clamped): "
                 + "; ".join(impossible)
             )
-    first = next(iter(plan.required_n_min_effect))
     rows = [
         {
             "pair": f"{row.model_a} vs {row.model_b}",
@@ -73,14 +75,10 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
         }
         for row in plan.pairs.itertuples()
     ]
-    psi = "discordance psi" if plan.pairs[f"discordance_{first}"].notna().any() else "psi (graded: none)"
+    psi = "discordance psi" if binary else "psi (graded: none)"
     columns = [("pair", "pair"), ("gap", "observed gap"), ("psi", psi), ("n", f"N*({delta:g})")]
     columns += [("power", f"power at {plan.n_items:,} items"), ("mde", "MDE now")]
-    return [
-        *lines,
-        f"  per pair ({_EFFECT_LABELS.get(first, SCENARIO_LABELS[first]).format(rho=rho)}):",
-        render_rows(rows, columns, "table"),
-    ]
+    return [*lines, f"  per pair ({labels[first].format(rho=rho)}):", render_rows(rows, columns, "table")]
 
 
 def min_effect_cells(plan: dict, accuracies: bool) -> tuple[str, float, float, float] | None:

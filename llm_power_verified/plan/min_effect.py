@@ -73,15 +73,13 @@ def whole_items(items: float) -> int | float:
     return int(items) if math.isfinite(items) else float(items)
 
 
-def check_min_effect(min_effect: float, binary: bool) -> float:
-    """DELTA checked: in (0, 1) for 0/1 scores and accuracies, a positive finite number for graded scores.
+def check_min_effect(min_effect: float) -> float:
+    """DELTA checked: a gap of scores in [0, 1] (0/1 or graded), so in (0, 1).
 
     Parameters
     ----------
     min_effect : float
-        The smallest gap of interest, in score units (0.02 = 2 points on a 0/1 scale).
-    binary : bool
-        True for 0/1 scores (and accuracies only), False for graded ones.
+        The smallest gap of interest, in score units (0.02 = 2 points).
 
     Returns
     -------
@@ -91,22 +89,19 @@ def check_min_effect(min_effect: float, binary: bool) -> float:
     Raises
     ------
     llm_power_verified.errors.ArgumentError
-        Not a finite number in range, in one line naming ``min_effect (--min-effect)``.
+        Not a finite number in (0, 1), in one line naming ``min_effect (--min-effect)``.
 
     Examples
     --------
-    >>> check_min_effect(0.02, True)
+    >>> check_min_effect(0.02)
     0.02
     """
     try:
-        return float(
-            check_scalar("min_effect", min_effect, low=0, high=1 if binary else None, low_open=True, high_open=True)
-        )
+        return float(check_scalar("min_effect", min_effect, low=0, high=1, low_open=True, high_open=True))
     except ValueError as error:
-        kind = "a gap of 0/1 scores (a share of items)" if binary else "a gap of graded scores, in their units"
         raise ArgumentError(
-            f"min_effect (--min-effect) {min_effect!r}: the smallest gap of interest is {kind}, so it must lie in "
-            f"{'(0, 1)' if binary else '(0, inf)'}; e.g. --min-effect 0.02 for 2 points"
+            f"min_effect (--min-effect) {min_effect!r}: the smallest gap of interest is a difference of mean scores "
+            "in [0, 1], so it must lie in (0, 1); e.g. --min-effect 0.02 for 2 points"
         ) from error
 
 
@@ -205,7 +200,7 @@ def min_effect_columns(
         The planned pairs: an audit's pair-table rows (``b``, ``c``, ``n``, ``variance``, ``design_effect`` of a
         per-item audit; ``p_a``, ``p_b``, ``rho_min``, ``rho_max`` of an accuracies-only one).
     min_effect : float
-        DELTA, checked by :func:`check_min_effect`.
+        DELTA, in (0, 1) (:func:`check_min_effect`).
     n_items : int
         The audit's N.
     level : float
@@ -237,7 +232,7 @@ def min_effect_columns(
     >>> round(float(out["observed"].required_n[0]), 1)
     3131.7
     """
-    min_effect = check_min_effect(min_effect, binary)
+    min_effect = check_min_effect(min_effect)
     if accuracies:
         p_a, p_b = rows["p_a"].to_numpy(dtype=np.float64), rows["p_b"].to_numpy(dtype=np.float64)
         ends = {"rho_min": rows["rho_min"].to_numpy(dtype=np.float64), "rho_max": rows["rho_max"].to_numpy(np.float64)}

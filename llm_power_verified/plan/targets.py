@@ -324,10 +324,10 @@ def plan_leaderboard(
         For an accuracies-only audit, an assumed correlation inside every pair's admissible interval (the
         "assumed" scenario); refused for a per-item audit, which plans at each pair's observed rho-hat.
     min_effect : float, optional
-        DELTA, a declared smallest gap of interest in score units (in (0, 1) for 0/1 scores and accuracies, > 0 for
-        graded scores): the plan then also gives, per pair and scenario, the items that resolve a *true* gap of
-        DELTA at the pair's observed discordance, the power to detect it now and the MDE now, at the same planning
-        level (:func:`~llm_power_verified.plan.min_effect.min_effect_columns`).
+        DELTA, a declared smallest gap of interest in score units, in (0, 1): the plan then also gives, per pair
+        and scenario, the items that resolve a *true* gap of DELTA at the pair's observed discordance (graded: its
+        observed variance), the power to detect it now and the MDE now, at the same planning level
+        (:func:`~llm_power_verified.plan.min_effect.min_effect_columns`).
 
     Returns
     -------

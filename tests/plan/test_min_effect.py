@@ -125,9 +125,9 @@ def test_a_gap_larger_than_the_discordance_is_named_not_clamped():
 
 def test_graded_scores_plan_at_the_observed_variance():
     audit = _audit(binary=False)
-    plan = plan_leaderboard(audit, min_effect=1.5)  # graded: any positive DELTA in score units
+    plan = plan_leaderboard(audit, min_effect=0.05)
     pairs = audit.pairs[audit.pairs["adjacent"]].sort_values("rank_a").reset_index(drop=True)
-    expected = _reference_n(pairs["variance"].to_numpy(), 1.5, plan.level, 0.8)
+    expected = _reference_n(pairs["variance"].to_numpy(), 0.05, plan.level, 0.8)
     np.testing.assert_allclose(plan.pairs["required_n_min_effect_observed"], expected, rtol=1e-12)
     assert plan.pairs["discordance_observed"].isna().all() and not plan.impossible_min_effect["observed"]
 
@@ -150,9 +150,10 @@ def _cli(argv):
 
 
 def test_bad_delta_is_refused_in_one_line_naming_the_option():
-    with pytest.raises(ArgumentError, match=r"min_effect \(--min-effect\) 1\.5.*\(0, 1\)"):
-        plan_leaderboard(_audit(), min_effect=1.5)
-    for value in ("0", "-0.01", "nan", "inf"):
+    for binary in (True, False):  # scores are in [0, 1], graded ones too: no gap reaches 1
+        with pytest.raises(ArgumentError, match=r"^min_effect \(--min-effect\) 1\.5: .* \(0, 1\)"):
+            plan_leaderboard(_audit(binary), min_effect=1.5)
+    for value in ("0", "-0.01", "1", "nan", "inf"):
         status, out, err = _cli(["plan", "report", "missing.json", "--min-effect", value])
         assert status == 2 and out == "" and "--min-effect" in err and len(err.strip().splitlines()) == 1
 
