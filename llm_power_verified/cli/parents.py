@@ -79,7 +79,6 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
 
 
 @docfill(returns="parent_parser")
-@docfill(returns="parent_parser")
 def min_effect_options() -> argparse.ArgumentParser:
     """--min-effect DELTA: the smallest gap of interest, in score units (its upper bound is checked with the scores)."""
     parent, group = _parent("smallest gap of interest")
@@ -95,6 +94,7 @@ def min_effect_options() -> argparse.ArgumentParser:
     return parent
 
 
+@docfill(returns="parent_parser")
 def marginal_options(
     defaults: tuple[float, float, float] | None = None, *, required: bool = False
 ) -> argparse.ArgumentParser:
