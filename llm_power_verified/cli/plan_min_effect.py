@@ -33,7 +33,20 @@ def _items(required: float) -> str:
 
 
 def min_effect_lines(plan, rho: float | None) -> list[str]:
-    """The plan at a true gap of DELTA: per scenario the N, then the pairs where no such gap is possible."""
+    """The plan at a true gap of DELTA: per scenario the N, then the pairs where no such gap is possible.
+
+    Parameters
+    ----------
+    plan : LeaderboardPlan
+        A plan made with ``min_effect`` (:func:`~llm_power_verified.plan.targets.plan_leaderboard`).
+    rho : float or None
+        The assumed rho of an accuracies-only plan (for its scenario's label).
+
+    Returns
+    -------
+    list of str
+        The lines, ending with the per-pair table of the first scenario.
+    """
     delta = plan.min_effect
     first = next(iter(plan.required_n_min_effect))
     binary = plan.pairs[f"discordance_{first}"].notna().any()

@@ -13,7 +13,7 @@ discordance?
 * Graded scores: sigma_D^2 is the observed variance of the differences, whatever DELTA.
 * Accuracies only: the discordance at a correlation rho is psi(rho) = sigma_D^2(rho) + (p_A - p_B)^2 (Eq. 5 at the
   printed accuracies), taken at both ends of the admissible interval and at an assumed rho.  At the largest
-  admissible rho one model solves (nearly) every item the other does, psi = |p_A - p_B|, so a DELTA above the
+  admissible rho one model solves (nearly) every item the other does, psi = abs(p_A - p_B), so a DELTA above the
   printed gap is impossible there.
 
 Everything goes through the generated Wald closed forms (``derivations/wald.py``).
