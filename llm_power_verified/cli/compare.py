@@ -98,8 +98,7 @@ def _check(arguments) -> float:
 def run(arguments):
     """Run ``llm-power-verified compare`` on the parsed command line."""
     from llm_power_verified.comparison import compare, exit_code
-    from llm_power_verified.comparison.record import markdown_report, record, text_report, verdict_sentence
-    from llm_power_verified.io.output import json_text
+    from llm_power_verified.comparison.record import report, verdict_sentence
 
     margin = _check(arguments)
     if arguments.json:  # --json is --format json, also for --out's check of the file's suffix
@@ -119,13 +118,7 @@ def run(arguments):
         anytime=arguments.anytime,
     )
     status = exit_code(result.verdict, arguments.inconclusive)
-    fmt = arguments.format
-    if fmt == "json":
-        text = json_text(record(result, arguments.inputs, arguments.inconclusive))
-    elif fmt == "markdown":
-        text = markdown_report(result, arguments.inconclusive)
-    else:
-        text = text_report(result, arguments.inconclusive)
+    text = report(result, arguments.format, arguments.inputs, arguments.inconclusive)
     if arguments.out is None:
         return text, status
     from llm_power_verified.cli.streams import wrote

@@ -12,8 +12,9 @@ from llm_power_verified.comparison.planning import decision_direction
 from llm_power_verified.comparison.verdict_rules import exit_code
 from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA_ID
 from llm_power_verified.io.escaping import markdown_text, terminal_text
+from llm_power_verified.io.output import json_text
 
-__all__ = ["markdown_report", "record", "text_report", "verdict_sentence"]
+__all__ = ["record", "report", "verdict_sentence"]
 
 _SHOWN = {
     ("superiority", "pass"): "the candidate is better than the baseline by more than {m} (d > {m})",
@@ -148,49 +149,37 @@ def _to_decide(result) -> str:
     )
 
 
-def text_report(result, inconclusive: str | None = None) -> str:
-    """The terminal report: one labelled line per fact, the notes and the exit status.
+def report(result, fmt: str = "text", inputs=(), inconclusive: str | None = None) -> str:
+    """The ``compare`` report in one format: text (one labelled line per fact), Markdown (a table) or JSON.
 
     Parameters
     ----------
     result : Comparison
         The comparison.
+    fmt : {"text", "markdown", "json"}, default "text"
+        The format; text and Markdown end with the notes and the exit status, JSON is :func:`record`'s record.
+    inputs : sequence of str, default ()
+        The inputs as given (the JSON record names them).
     inconclusive : {"pass", "fail"}, optional
         What an inconclusive verdict maps to.
 
     Returns
     -------
     str
-        The report (model names with control characters shown escaped).
+        The report; model names with control or bidirectional characters shown escaped.
     """
+    if fmt == "json":
+        return json_text(record(result, inputs, inconclusive))
+    status = _status(result, inconclusive)
+    if fmt == "markdown":
+        rows = _lines(result, markdown_text)
+        lines = [f"## compare: {result.verdict}", "", "| | |", "|---|---|"]
+        lines += [f"| {label} | {value} |" for label, value in rows]
+        return "\n".join([*lines, "", *(f"- {markdown_text(note)}" for note in result.notes), "", status])
     rows = _lines(result, lambda value: f"'{terminal_text(value)}'")
     width = max(len(label) for label, _ in rows)
     lines = [f"{label:<{width}}  {value}" for label, value in rows]
-    lines += [f"note: {terminal_text(note)}" for note in result.notes]
-    lines.append(_status(result, inconclusive))
-    return "\n".join(lines)
-
-
-def markdown_report(result, inconclusive: str | None = None) -> str:
-    """The Markdown report: a title, a two-column table, the notes and the exit status.
-
-    Parameters
-    ----------
-    result : Comparison
-        The comparison.
-    inconclusive : {"pass", "fail"}, optional
-        What an inconclusive verdict maps to.
-
-    Returns
-    -------
-    str
-        The report.
-    """
-    rows = _lines(result, markdown_text)
-    lines = [f"## compare: {result.verdict}", "", "| | |", "|---|---|"]
-    lines += [f"| {label} | {value} |" for label, value in rows]
-    lines += ["", *(f"- {markdown_text(note)}" for note in result.notes), "", _status(result, inconclusive)]
-    return "\n".join(lines)
+    return "\n".join([*lines, *(f"note: {terminal_text(note)}" for note in result.notes), status])
 
 
 def _status(result, inconclusive: str | None) -> str:
