@@ -74,6 +74,7 @@ def check_margin(value: Any, low: float = -1.0, high: float = 1.0, *, low_open: 
 
 
 def check_confidence(value: Any) -> np.ndarray:
+    """The confidence level as an array in (0, 1), NaN allowed."""
     return check_in_open_interval("confidence", value, 0.0, 1.0)
 
 
