@@ -152,6 +152,9 @@ def test_interval_ends_are_where_the_two_sided_test_stops_rejecting(b, c, n, con
             continue
         # The issue asks for the ends to 1e-12 absolute; bisection stops at adjacent floats (~1e-16).
         assert abs(end - _reference_end(b, c, n, target, end)) <= 1e-12
+        # And there the two-sided test's p is 1 - confidence: an end off by ~1e-16 moves Z by |dZ/dm| (below ~1e3
+        # here) times that, p by a relative ~1e-12; 1e-9 is the issue's bound.
+        assert margin_score_pvalue(b, c, n, end) == pytest.approx(1 - confidence, rel=1e-9)
 
 
 def test_zero_over_zero_cases_are_zero():
