@@ -136,6 +136,11 @@ def _check(test: str, margin: float, alpha: float, power: float, method: str | N
         if not 0 < value < high:
             reason = ": the verdict reads the (1 - 2 alpha) interval" if name == "alpha" else ""
             raise ArgumentError(f"--{name} {value!r} must lie in (0, {high:g}){reason}")
+    if not 1 - 2 * alpha < 1:
+        raise ArgumentError(
+            f"--alpha {alpha!r}: 1 - 2 alpha, the interval's level, rounds to 1 in floating point; give --alpha of at "
+            "least 1e-15"
+        )
     if anytime:
         if method not in (None, "betting"):
             raise ArgumentError(

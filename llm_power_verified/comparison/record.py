@@ -91,9 +91,7 @@ def verdict_sentence(result) -> str:
 
 def _lines(result, name) -> list[tuple[str, str]]:
     """(label, value) rows shared by the text and the Markdown report; ``name`` escapes a model name."""
-    level = (
-        f"{result.confidence:.0%}" if result.confidence * 100 == round(result.confidence * 100) else result.confidence
-    )
+    level = f"{100 * result.confidence:.15g}%"
     rows = [
         (
             "comparison",

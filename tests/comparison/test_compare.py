@@ -170,6 +170,8 @@ def test_model_names_are_checked():
     ("options", "message"),
     [
         ({"alpha": 0.5}, r"--alpha 0.5 must lie in \(0, 0.5\)"),
+        ({"alpha": 1e-20}, "rounds to 1 in floating point; give --alpha of at least 1e-15"),
+        ({"alpha": 1e-20, "anytime": True}, "rounds to 1 in floating point"),
         ({"power": 1.0}, r"--power 1.0 must lie in \(0, 1\)"),
         ({"method": "t"}, "--method 't' does not apply to binary scores; choose from score, bootstrap"),
         ({"method": "betting"}, "betting is --anytime's"),
