@@ -19,6 +19,8 @@ cluster_size = sp.Symbol("cluster_size", positive=True)
 icc = sp.Symbol("icc", real=True)
 required_n = sp.Symbol("required_n", positive=True)
 epsilon = sp.Symbol("epsilon", positive=True)
+#: psi = p10 + p01, the probability that the two models disagree on an item.
+discordance = sp.Symbol("discordance", nonnegative=True)
 mean_diff = sp.Symbol("mean_diff", real=True)
 sd_diff = sp.Symbol("sd_diff", positive=True)
 prior_a = sp.Symbol("prior_a", positive=True)

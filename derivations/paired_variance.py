@@ -16,7 +16,7 @@ observed 2x2 table gives (with p10 = b/N, p01 = c/N).
 import sympy as sp
 
 from derivations._codegen import GeneratedFunction
-from derivations._symbols import n00, n01, n10, n11, p00, p01, p10, p11, p_a, p_b, rho
+from derivations._symbols import delta, discordance, n00, n01, n10, n11, p00, p01, p10, p11, p_a, p_b, rho
 
 
 def derive_difference_distribution():
@@ -99,6 +99,23 @@ def derive_variance_discordant_form():
 
 
 VARIANCE_FROM_CELLS = derive_variance_discordant_form()
+
+
+def derive_variance_at_gap():
+    """Var(D) under a true gap d = p10 - p01 at discordance psi = p10 + p01: psi - d^2.
+
+    The cells are p10 = (psi + d) / 2 and p01 = (psi - d) / 2, both >= 0 only when psi >= |d|: a true gap of d
+    needs at least that share of discordant items.  Used by ``--min-effect``: the variance of a declared gap DELTA
+    at a pair's observed discordance.
+    """
+    at_gap = VARIANCE_FROM_CELLS.subs({p10: (discordance + delta) / 2, p01: (discordance - delta) / 2})
+    arranged = discordance - delta**2
+    if sp.expand(at_gap - arranged) != 0:
+        raise AssertionError("variance at a gap differs from Var(D) at the cells")
+    return arranged
+
+
+VARIANCE_AT_GAP = derive_variance_at_gap()
 CELLS = derive_cells_from_marginals()
 
 _marginal_domain = {"p_a": (1e-6, 1 - 1e-6), "p_b": (1e-6, 1 - 1e-6), "rho": (-1.0, 1.0)}
@@ -133,6 +150,18 @@ FUNCTIONS = (
         well_conditioned=(VARIANCE_FROM_CELLS - (p10 + p01) / 1000,),
         conditioning_note="p10 + p01 - (p10 - p01)^2 cancels when nearly every item is discordant "
         "in one direction; points where the variance < 1e-3 (p10 + p01) are excluded",
+    ),
+    GeneratedFunction(
+        name="paired_difference_variance_at_gap",
+        args=(discordance, delta),
+        expr=VARIANCE_AT_GAP,
+        summary="Variance of D under a true gap delta = p10 - p01 at discordance psi = p10 + p01 (psi >= |delta|).",
+        equations="discordant-cell form of paper Eq. 5 at p10 = (psi + delta)/2, p01 = (psi - delta)/2",
+        domain={"discordance": (0.0, 1.0), "delta": (-1.0, 1.0)},
+        conditions=(discordance - sp.Abs(delta),),
+        well_conditioned=(VARIANCE_AT_GAP - discordance / 1000,),
+        conditioning_note="psi - delta^2 cancels when psi ~ delta^2, i.e. nearly every discordant item goes one "
+        "way and nearly every item is discordant; points where the variance < 1e-3 psi are excluded",
     ),
     GeneratedFunction(
         name="joint_success_probability",

@@ -8,7 +8,7 @@ SymPy version: 1.14.0
 
 import numpy
 
-__all__ = ["paired_difference_variance", "paired_difference_variance_from_cells", "joint_success_probability", "phi_coefficient"]
+__all__ = ["paired_difference_variance", "paired_difference_variance_from_cells", "paired_difference_variance_at_gap", "joint_success_probability", "phi_coefficient"]
 
 
 def paired_difference_variance(p_a, p_b, rho):
@@ -29,6 +29,15 @@ def paired_difference_variance_from_cells(p10, p01):
     SymPy: p01 + p10 - (-p01 + p10)**2
     """
     return p01 + p10 - (-p01 + p10)**2
+
+
+def paired_difference_variance_at_gap(discordance, delta):
+    """Variance of D under a true gap delta = p10 - p01 at discordance psi = p10 + p01 (psi >= |delta|).
+
+    Source: discordant-cell form of paper Eq. 5 at p10 = (psi + delta)/2, p01 = (psi - delta)/2.
+    SymPy: -delta**2 + discordance
+    """
+    return -delta**2 + discordance
 
 
 def joint_success_probability(p_a, p_b, rho):

@@ -129,7 +129,7 @@ def _read(arguments):
         from llm_power_verified.examples import shipped_example
 
         print_note(
-            "no INPUT given: auditing the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
+            "no INPUT given: reading the shipped example (MMLU-Pro top-10 reconstructed from the paper's "
             "Appendix E; its clusters are MMLU-Pro's category sizes assigned at random, a null check)"
         )
         return shipped_example()

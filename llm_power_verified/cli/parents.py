@@ -24,13 +24,13 @@ from llm_power_verified.cli.value_types import (
     CORRELATION,
     HORIZON,
     MAX_AUDIT_RESAMPLES,
+    MIN_EFFECT,
     MIN_RESAMPLES,
     POSITIVE_COUNT,
     PROBABILITY,
     SEED,
     WIDTH,
     column_list,
-    number,
     output_path,
     plot_path,
 )
@@ -51,8 +51,6 @@ __all__ = [
     "output_options",
 ]
 
-#: A smallest gap of interest (--min-effect): scores lie in [0, 1], so a gap of two mean scores is below 1.
-MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
 #: The accuracies-only audit writes every format but Parquet (its pair table is small).
 ACCURACY_FORMATS = tuple(name for name in FORMATS if name != "parquet")
 
@@ -80,7 +78,7 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
 
 @docfill(returns="parent_parser")
 def min_effect_options() -> argparse.ArgumentParser:
-    """--min-effect DELTA: the smallest gap of interest, in score units (its upper bound is checked with the scores)."""
+    """--min-effect DELTA: the smallest gap of interest, in score units, in (0, 1)."""
     parent, group = _parent("smallest gap of interest")
     group.add_argument(
         "--min-effect",

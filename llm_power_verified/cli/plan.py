@@ -21,7 +21,7 @@ from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
 from llm_power_verified.cli.plan_min_effect import SCENARIO_LABELS, min_effect_cells, min_effect_lines
 from llm_power_verified.cli.text_tables import render_rows
-from llm_power_verified.cli.value_types import SIZE, number, size_list
+from llm_power_verified.cli.value_types import MIN_EFFECT, SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text
 
@@ -29,7 +29,6 @@ __all__ = ["add_parser", "run"]
 
 TOP = number(integer=True, low=2, high=1_000_000)
 _ICC_RANGE = number(low=0, high=1)
-MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
 
 
 def _icc(text: str) -> float:

@@ -186,14 +186,14 @@ def _fixed_n(kind, method, candidate, baseline, test, margin, alpha, n_resamples
     if kind == "binary":
         _, b, c, _ = binary_counts(candidate, baseline)
         low, high = margin_score_interval(b, c, n, confidence)
-        p_low = margin_score_pvalue(b, c, n, bounds[0], "greater")
-        p_high = margin_score_pvalue(b, c, n, bounds[1], "less")
+        p_low = margin_score_pvalue(b, c, n, bounds[0], "larger")
+        p_high = margin_score_pvalue(b, c, n, bounds[1], "smaller")
         return (float(low), float(high)), float(p_low), float(p_high)
     differences = candidate - baseline
     mean, sd = float(differences.mean()), float(differences.std(ddof=1))
     low, high = paired_t_interval(mean, sd, n, confidence)
-    p_low = paired_t_margin(mean, sd, n, bounds[0], "greater")[1]
-    p_high = paired_t_margin(mean, sd, n, bounds[1], "less")[1]
+    p_low = paired_t_margin(mean, sd, n, bounds[0], "larger")[1]
+    p_high = paired_t_margin(mean, sd, n, bounds[1], "smaller")[1]
     return (float(low), float(high)), float(p_low), float(p_high)
 
 

@@ -70,6 +70,12 @@ SETTINGS = {
         Field("seed", "int", "seed of every resampling", minimum=0),
         Field("n_resamples", "int", "paired-bootstrap resamples (0: none)", minimum=0),
         _CORRECTION,
+        Field(
+            "min_effect",
+            "float",
+            "the declared smallest gap of interest DELTA in score units (--min-effect); null without one",
+            nullable=True,
+        ),
     ),
     "accuracies": (
         Field("mode", "choice", "which pairs are reported (and the family)", ACCURACY_MODES),

@@ -9,7 +9,7 @@ inverted confidence interval, and Nam's (1997) power and sample size.  Graded sc
 H0: mean difference = margin and its interval (statsmodels' ``ttost_paired`` is the reference in the tests).
 
 ``alternative`` takes the glossary's values: "larger" (H0 d <= margin), "smaller" (H0 d >= margin) and
-"two-sided" (H0 d = margin, the default); scipy's "greater" and "less" are accepted for the one-sided two.
+"two-sided" (H0 d = margin, the default).
 Equivalence and non-inferiority use one-sided tests at alpha each, i.e. the (1 - 2 alpha) interval
 (Schuirmann's two one-sided tests).
 
@@ -38,7 +38,6 @@ from llm_power_verified._validation import as_array, check_count, check_positive
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.margin_power import TESTS, margin_power, margin_required_n
 from llm_power_verified.inference.margin_tango import (
-    ALTERNATIVE_SYNONYMS,
     ALTERNATIVES,
     check_alternative,
     check_confidence,
@@ -50,7 +49,6 @@ from llm_power_verified.inference.margin_tango import (
 
 __all__ = [
     "ALTERNATIVES",
-    "ALTERNATIVE_SYNONYMS",
     "EQUIVALENCE_OUTCOMES",
     "TESTS",
     "equivalence_outcome",
@@ -88,7 +86,6 @@ def paired_t_margin(mean: Any, sd: Any, n: Any, margin: Any, alternative: str = 
         The boundary of H0, any finite number (score units).
     alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
         "larger": H0 mean <= margin, p = P(T >= t); "smaller": H0 mean >= margin; "two-sided": H0 mean = margin.
-        "greater" and "less" (scipy's spelling) are accepted for "larger" and "smaller".
 
     Returns
     -------

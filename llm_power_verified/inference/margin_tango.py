@@ -24,19 +24,11 @@ from llm_power_verified._validation import (
 )
 from llm_power_verified.errors import ArgumentError
 
-__all__ = [
-    "ALTERNATIVES",
-    "ALTERNATIVE_SYNONYMS",
-    "margin_score_interval",
-    "margin_score_pvalue",
-    "margin_score_z",
-    "restricted_discordance",
-]
+__all__ = ["ALTERNATIVES", "margin_score_interval", "margin_score_pvalue", "margin_score_z", "restricted_discordance"]
 
 #: The glossary's alternatives: "larger" tests H0 d <= margin, "smaller" H0 d >= margin, "two-sided" H0 d = margin.
 ALTERNATIVES = ("two-sided", "larger", "smaller")
 #: scipy's and statsmodels' spelling of the one-sided alternatives, accepted for "larger" and "smaller".
-ALTERNATIVE_SYNONYMS = {"greater": "larger", "less": "smaller"}
 #: Bisection halvings: from a bracket of width 2 down to adjacent floats.
 BISECTION_STEPS = 80
 
@@ -182,8 +174,7 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
         The boundary of H0, in [-1, 1].
     alternative : {"two-sided", "larger", "smaller"}, default "two-sided"
         "larger": H0 d <= margin against H1 d > margin, p = Phi(-Z); "smaller": H0 d >= margin, p = Phi(Z);
-        "two-sided": H0 d = margin, p = 2 Phi(-abs(Z)).  "greater" and "less" (scipy's spelling) are accepted for
-        "larger" and "smaller".
+        "two-sided": H0 d = margin, p = 2 Phi(-abs(Z)).
 
     Returns
     -------
@@ -213,9 +204,7 @@ def margin_score_pvalue(b: Any, c: Any, n: Any, margin: Any, alternative: str = 
 
 
 def check_alternative(alternative: Any) -> str:
-    """The alternative as one of ``ALTERNATIVES`` (a synonym mapped), or the glossary's refusal."""
-    if isinstance(alternative, str):
-        alternative = ALTERNATIVE_SYNONYMS.get(alternative, alternative)
+    """The alternative as one of ``ALTERNATIVES``, or the glossary's refusal."""
     sides_for(alternative)
     return alternative
 

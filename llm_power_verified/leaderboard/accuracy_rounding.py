@@ -47,6 +47,7 @@ from llm_power_verified.leaderboard.accuracy_verdicts import VERDICTS
 from llm_power_verified.power.correlation import admissible_rho_interval
 from llm_power_verified.power.critical import agreement_share, critical_correlation
 from llm_power_verified.power.sample_size import required_n_paired_binary
+from llm_power_verified.results import Result
 
 __all__ = [
     "ROUNDING",
@@ -67,8 +68,8 @@ ENUMERATED_PAIRS = 1 << 16
 ENUMERATED_TOTAL = 1 << 24
 
 
-@dataclass(frozen=True)
-class CountBoxes:
+@dataclass(frozen=True, repr=False)
+class CountBoxes(Result):
     """Per pair, the accuracies the printed values allow: [a_lo, a_hi] x [b_lo, b_hi], and the printed pair.
 
     Attributes

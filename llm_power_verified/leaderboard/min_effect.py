@@ -23,6 +23,7 @@ import pandas as pd
 
 from llm_power_verified._generated import wald as _wald
 from llm_power_verified.inference import margin as _margin
+from llm_power_verified.power.gap_of_interest import binary_variance_at_gap, graded_variance_at_gap
 
 __all__ = ["add_min_effect_columns", "min_effect_variance"]
 
@@ -55,9 +56,8 @@ def min_effect_variance(pairs: pd.DataFrame, binary: bool, n_items: int, min_eff
     """
     if binary:
         discordance = (pairs["b"].to_numpy(dtype=np.float64) + pairs["c"].to_numpy(dtype=np.float64)) / n_items
-        return np.where(discordance >= min_effect, discordance - min_effect**2, np.nan)
-    variance = pairs["variance"].to_numpy(dtype=np.float64)
-    return np.where(variance > 0, variance, np.nan)
+        return binary_variance_at_gap(discordance, min_effect)
+    return graded_variance_at_gap(pairs["variance"].to_numpy(dtype=np.float64))
 
 
 def add_min_effect_columns(

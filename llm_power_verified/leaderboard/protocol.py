@@ -110,6 +110,7 @@ class PerItemAudit:
             "seed": self.seed,
             "n_resamples": self.n_resamples,
             "correction": self.correction,
+            "min_effect": self.headline.min_effect,
         }
 
     def data(self) -> dict:

@@ -10,7 +10,7 @@ discordance?
   psi, 0 otherwise), so N*(DELTA) = (z_{1 - alpha'/2} + z_{1 - beta})^2 (psi_hat - DELTA^2) / DELTA^2.
   A true gap DELTA = p10 - p01 needs psi = p10 + p01 >= DELTA: a pair whose psi_hat < DELTA cannot have that gap at
   its discordance, and is reported as such (no N, NaN, named in the plan), never clamped.
-* Graded scores: sigma_D^2 is the observed variance of the differences, whatever DELTA.
+* Graded scores: sigma_D^2 is the observed variance of the differences, whatever DELTA (NaN, no N, where it is 0).
 * Accuracies only: the discordance at a correlation rho is psi(rho) = sigma_D^2(rho) + (p_A - p_B)^2 (Eq. 5 at the
   printed accuracies), taken at both ends of the admissible interval and at an assumed rho.  At the largest
   admissible rho one model solves (nearly) every item the other does, psi = abs(p_A - p_B), so a DELTA above the
@@ -30,7 +30,9 @@ import pandas as pd
 from llm_power_verified._generated import wald as _wald
 from llm_power_verified._validation import ceil_sample_size, check_scalar
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.power.gap_of_interest import binary_variance_at_gap, graded_variance_at_gap
 from llm_power_verified.power.sample_size import paired_difference_variance
+from llm_power_verified.results import Result
 
 __all__ = [
     "MIN_EFFECT_NOTES",
@@ -38,7 +40,6 @@ __all__ = [
     "MinEffectSummary",
     "check_min_effect",
     "min_effect_columns",
-    "min_effect_variance",
     "summarize_min_effect",
     "whole_items",
 ]
@@ -105,36 +106,8 @@ def check_min_effect(min_effect: float) -> float:
         ) from error
 
 
-def min_effect_variance(discordance, min_effect: float) -> np.ndarray:
-    """sigma_D^2 of a true gap DELTA at discordance psi: psi - DELTA^2, NaN where psi < DELTA (no such gap).
-
-    Parameters
-    ----------
-    discordance : array_like
-        psi, the probability that the two models disagree on an item, in [0, 1].
-    min_effect : float
-        DELTA > 0.
-
-    Returns
-    -------
-    numpy.ndarray
-        psi - DELTA^2 where psi >= DELTA, else NaN: a true gap DELTA = p10 - p01 needs p10 + p01 >= DELTA.
-
-    Notes
-    -----
-    D = X_A - X_B is +1 with probability p10, -1 with p01 and 0 otherwise, so Var D = (p10 + p01) - (p10 - p01)^2.
-
-    Examples
-    --------
-    >>> min_effect_variance([0.2, 0.005], 0.01).round(6).tolist()
-    [0.1999, nan]
-    """
-    psi = np.asarray(discordance, dtype=np.float64)
-    return np.where(psi >= min_effect, psi - min_effect**2, np.nan)
-
-
-@dataclass(frozen=True)
-class MinEffectColumns:
+@dataclass(frozen=True, repr=False)
+class MinEffectColumns(Result):
     """One scenario's per-pair figures at a true gap of DELTA.
 
     Attributes
@@ -241,7 +214,7 @@ def min_effect_columns(
         out = {}
         for scenario, at in ends.items():
             psi = np.atleast_1d(paired_difference_variance(p_a, p_b, at)) + (p_a - p_b) ** 2
-            variance = min_effect_variance(psi, min_effect)
+            variance = binary_variance_at_gap(psi, min_effect)
             out[scenario] = _columns(psi, variance, 1.0, min_effect, n_items, level, power, True)
         return out
     effects = {"observed": np.ones(len(rows))}
@@ -251,18 +224,18 @@ def min_effect_columns(
         psi = (rows["b"].to_numpy(dtype=np.float64) + rows["c"].to_numpy(dtype=np.float64)) / rows["n"].to_numpy(
             dtype=np.float64
         )
-        variance = min_effect_variance(psi, min_effect)
+        variance = binary_variance_at_gap(psi, min_effect)
     else:
         psi = np.full(len(rows), np.nan)
-        variance = rows["variance"].to_numpy(dtype=np.float64)
+        variance = graded_variance_at_gap(rows["variance"].to_numpy(dtype=np.float64))
     return {
         scenario: _columns(psi, variance, effect, min_effect, n_items, level, power, binary)
         for scenario, effect in effects.items()
     }
 
 
-@dataclass(frozen=True)
-class MinEffectSummary:
+@dataclass(frozen=True, repr=False)
+class MinEffectSummary(Result):
     """The benchmark's answer at DELTA, per scenario (see :class:`~llm_power_verified.plan.targets.LeaderboardPlan`).
 
     Attributes
@@ -276,10 +249,10 @@ class MinEffectSummary:
         The pairs whose discordance is below DELTA, each "A vs B (psi 0.0060)".
     """
 
-    required_n: dict
-    more_items: dict
-    limiting: dict
-    impossible: dict
+    required_n: dict[str, int | None]
+    more_items: dict[str, int | None]
+    limiting: dict[str, str | None]
+    impossible: dict[str, tuple[str, ...]]
 
 
 def summarize_min_effect(table: pd.DataFrame, columns: dict[str, MinEffectColumns], n_items: int) -> MinEffectSummary:

@@ -19,6 +19,7 @@ from llm_power_verified.power.correlation import (
     validate_marginals_and_rho,
 )
 from llm_power_verified.power.design import PairedBinaryDesign, design_from_counts, design_paired_binary
+from llm_power_verified.power.gap_of_interest import binary_variance_at_gap, graded_variance_at_gap
 from llm_power_verified.power.mcnemar_power import (
     critical_counts,
     power_mcnemar_exact,
@@ -59,6 +60,7 @@ __all__ = [
     "RhoInterval",
     "admissible_rho_interval",
     "audit_claimed_n",
+    "binary_variance_at_gap",
     "ceil_sample_size",
     "cluster_adjusted_required_n",
     "cohens_h",
@@ -70,6 +72,7 @@ __all__ = [
     "design_effect",
     "design_from_counts",
     "design_paired_binary",
+    "graded_variance_at_gap",
     "minimum_detectable_effect",
     "minimum_detectable_effect_paired_binary",
     "paired_difference_variance",

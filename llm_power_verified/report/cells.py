@@ -167,6 +167,9 @@ def cell(row: pd.Series, name: str) -> str:
     undefined = value is None or (isinstance(value, float) and math.isnan(value))
     if declared.kind in ("bool", "decision"):
         return "-" if undefined else ("yes" if value else "no")
+    ranged = _over_the_counts(row, name)
+    if ranged is not None:
+        return ranged
     if name in CRITICAL and undefined:
         return "none"
     if declared.kind == "int":
@@ -176,6 +179,25 @@ def cell(row: pd.Series, name: str) -> str:
     if name == "mde" and not value > 0:  # a plug-in variance of 0 (a constant difference): no MDE to state
         return "n/a"
     return fmt(value, declared.digits or 4)
+
+
+#: Accuracies only: the cells shown as their range over the counts the printed digits allow when the rounding decides.
+_RANGED = ("rho_critical", "agreement_critical")
+
+
+def _over_the_counts(row, name: str) -> str | None:
+    """rho_c or the agreement share of an accuracies pair whose verdict the rounding changes: "[low, high]".
+
+    At the printed values alone the pair may have no rho_c ("none") while another allowed pair of counts has one; the
+    verdict is then "depends on rho", and the cell shows the range over the allowed counts (``*_low``/``*_high``).
+    """
+    if name not in _RANGED or row.get("rounding") != "depends on the printed digits":
+        return None
+    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
+    if low is None or high is None or math.isnan(float(low)) or math.isnan(float(high)):
+        return None
+    digits = column(f"{name}_low").digits or 4
+    return f"[{fmt(low, digits)}, {fmt(high, digits)}]"
 
 
 def reported_pairs(pairs: pd.DataFrame) -> pd.DataFrame:

@@ -154,9 +154,12 @@ def _counts(counts: VerdictCounts, total: int) -> str:
         f"{counts.unresolved}/{total}, "
         f"depends on rho {counts.depends_on_rho}/{total}"
     )
-    return text + (
-        f", depends on the p-value order {counts.depends_on_order}/{total}" if counts.depends_on_order else ""
-    )
+    if counts.depends_on_order:
+        text += f", depends on the p-value order {counts.depends_on_order}/{total}"
+    if counts.depends_on_digits:
+        # Counted among the three kinds above too: the verdict that holds at every count the printed digits allow.
+        text += f" (of which {counts.depends_on_digits} depend on the printed digits)"
+    return text
 
 
 def accuracy_lines(facts: AccuracyHeadline) -> list[str]:

@@ -106,6 +106,17 @@ _PAIR_LEGEND = (
     "required_n_cluster_p05",
     "required_n_cluster_p95",
     "probability_unresolved_cluster",
+)
+#: Then every other per-item pair column the contract declares (added since the goldens fixed the order above: the
+#: Wald z, the --min-effect columns), in the contract's order, then the verdicts.
+_PAIR_LEGEND = (
+    *_PAIR_LEGEND,
+    *dict.fromkeys(
+        column.name
+        for kind in ("binary", "graded")
+        for column in pair_columns(kind)
+        if column.name not in _PAIR_LEGEND and column.name not in VERDICT_RULES
+    ),
     *VERDICT_RULES,
 )
 #: The accuracies-only gap: the printed accuracies' difference.

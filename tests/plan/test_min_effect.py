@@ -25,7 +25,7 @@ from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.plan import plan_leaderboard
-from llm_power_verified.plan.min_effect import min_effect_variance
+from llm_power_verified.power.gap_of_interest import binary_variance_at_gap
 from llm_power_verified.sequential.stopping import stopping_time, stopping_time_at_cells
 
 N_ITEMS = 500
@@ -120,7 +120,7 @@ def test_a_gap_larger_than_the_discordance_is_named_not_clamped():
     assert math.isnan(row["required_n_min_effect_observed"]) and math.isnan(row["power_min_effect_observed"])
     assert row["resolved_now_min_effect_observed"] is False or not row["resolved_now_min_effect_observed"]
     assert plan.limiting_min_effect["observed"] not in impossible[0]
-    assert np.isnan(min_effect_variance([0.0199999], 0.02)[0]) and min_effect_variance([0.02], 0.02)[0] > 0
+    assert np.isnan(binary_variance_at_gap([0.0199999], 0.02)[0]) and binary_variance_at_gap([0.02], 0.02)[0] > 0
 
 
 def test_graded_scores_plan_at_the_observed_variance():
