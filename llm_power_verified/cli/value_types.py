@@ -167,8 +167,8 @@ COUNT = number(
 SIZE = number(integer=True, low=1, high=MAX_COUNT, summary="A number of items (--n), at most the contract's MAX_COUNT")
 POSITIVE = number(low=0, low_open=True, summary="A positive number")
 SEED = number(integer=True, low=0, high=2**63 - 1, summary="The seed of every resample (--seed)")
-#: A smallest gap of interest (``audit``'s and ``plan``'s --min-effect): scores lie in [0, 1], so a gap of two mean
-#: scores is below 1.
+# A smallest gap of interest (audit's and plan's --min-effect): scores lie in [0, 1], so a gap of two mean scores is
+# below 1.  (A plain comment: number() writes the type's docstring.)
 MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
 #: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
 MAX_AUDIT_RESAMPLES = 100_000

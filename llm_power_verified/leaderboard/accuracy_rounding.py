@@ -8,20 +8,20 @@ pairs "depends on the printed digits" (the ``rounding`` columns).  A model whose
 (``--approximate-accuracies``) contributes its printed value only.
 
 Where the extremes lie (why four corners and the printed pair decide, whatever N)
-------------------------------------------------------------------------------
+---------------------------------------------------------------------------------
 Let model A's allowed accuracies span [a_lo, a_hi] and B's [b_lo, b_hi]; write d = p_a - p_b and s = p_a + p_b.
 For 0/1 scores the discordance P(A != B) is psi = p_a + p_b - 2 p11, and sigma_D^2 = psi - d^2.  At rho_min
 (paper Eq. 8; Frechet's lower bound p11 = max(0, s - 1)) psi = min(s, 2 - s); at rho_max (Eq. 7, p11 = min(p_a,
-p_b)) psi = |d|.  With K = (z_{1-alpha/2} + z_{1-beta})^2, N* (Eq. 6) is therefore
+p_b)) psi = abs(d).  With K = (z_{1-alpha/2} + z_{1-beta})^2, N* (Eq. 6) is therefore
 
-    N*(rho_min) = K (min(s, 2 - s) / d^2 - 1),    N*(rho_max) = K (1 / |d| - 1).
+    N*(rho_min) = K (min(s, 2 - s) / d^2 - 1),    N*(rho_max) = K (1 / abs(d) - 1).
 
-* N*(rho_max) depends on |d| alone and falls as |d| grows: over the box it is largest at the smallest |d| (the
+* N*(rho_max) depends on abs(d) alone and falls as abs(d) grows: over the box it is largest at the smallest abs(d) (the
   corner C- = (a_lo, b_hi) when its gap d0 = a_lo - b_hi > 0; infinite when the box reaches d = 0, which the
   whole counts then attain, since a_lo - b_hi <= 0 <= a_hi - b_lo and the count differences run through every whole
-  number between) and smallest at the largest |d|, at C+ = (a_hi, b_lo) or, when d0 < 0, at C-.
+  number between) and smallest at the largest abs(d), at C+ = (a_hi, b_lo) or, when d0 < 0, at C-.
 * f = min(s, 2 - s) / d^2.  Take a point with d > 0 and d0 > 0: d = d0 + delta with delta = (p_a - a_lo) +
-  (b_hi - p_b) >= 0, and |s - s0| <= delta, so (min(s, 2 - s) is 1-Lipschitz in s) psi <= psi0 + delta and
+  (b_hi - p_b) >= 0, and abs(s - s0) <= delta, so (min(s, 2 - s) is 1-Lipschitz in s) psi <= psi0 + delta and
   f <= (psi0 + delta) / (d0 + delta)^2.  Now (psi0 + delta) d0^2 - psi0 (d0 + delta)^2 = delta (d0^2 - 2 psi0 d0 -
   psi0 delta) <= 0 because psi0 >= d0 (the discordance is at least the gap).  So f <= f(C-): the most items at
   rho_min are at C- (infinite when d0 <= 0).  Against C+ with gap d1 = a_hi - b_lo, a point with d = d1 - delta > 0

@@ -96,7 +96,7 @@ def win_share_sequence(
     ----------
     b, c : array_like
         Cumulative discordant counts after each item (won by A, won by B), as ``EProcessPath.b`` and ``.c`` hold
-        them (the ``e_process`` function of :mod:`llm_power_verified.sequential.e_process`).
+        them (``llm_power_verified.sequential.e_process``).
     alpha : float, default 0.05
         The level: the test rejects at e >= 1/alpha.
     mixture : {"grid", "beta", "two-point"}, default "grid"
