@@ -68,7 +68,13 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
                 "the most items the gap could need: N* at rho_min at the allowed counts that make the gap smallest",
                 4,
                 "N* worst",
-            )
+            ),
+            (
+                "required_n_best",
+                "the fewest items the gap could need: N* at rho_max at the allowed counts that make the gap largest",
+                4,
+                "N* best",
+            ),
         ],
     ),
     *declare(
@@ -77,11 +83,10 @@ ACCURACY_PAIR_COLUMNS: tuple[Column, ...] = (
         [
             (
                 "rho_critical",
-                "the correlation at which N* = N: the gap is resolved iff rho >= rho_c; 'none' (null) when N* = N has "
-                "no "
-                "root in [rho_min, rho_max], so that the verdict holds at every admissible rho (resolved at every "
-                "one, or "
-                "unresolved at every one)",
+                "the correlation at which N* = N at the printed accuracies: the gap is resolved iff rho >= rho_c; "
+                "'none' (null) when N* = N has no root in [rho_min, rho_max], so that the verdict at the printed "
+                "accuracies holds at every admissible rho; over the counts the printed digits allow, see "
+                "rho_critical_low and rho_critical_high (the text tables show that range when it is wider)",
                 4,
                 "rho_c",
             ),

@@ -109,6 +109,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
             "required_n_rho_min",
             "required_n_rho_max",
             "required_n_worst",
+            "required_n_best",
             "q_rho_min",
             "q_rho_max",
             "required_n_assumed",

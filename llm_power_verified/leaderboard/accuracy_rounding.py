@@ -204,7 +204,8 @@ def rounding_verdicts(
     tuple of numpy.ndarray
         The verdict (resolved only if resolved at every rho and count pair, unresolved likewise, "depends on
         p-value order" if unresolved at every one at the strict level, else "depends on rho"); the rounding value
-        (``ROUNDING``); and the most items the gap could need (N* at rho_min at the smallest gap, strict level).
+        (``ROUNDING``); the most items the gap could need (N* at rho_min at the smallest gap, strict level); and the
+        fewest (N* at rho_max at the largest gap, lenient level).
     """
     most_resolve, fewest_resolve = required_extremes(boxes, "low", strict, power)
     most_lenient, fewest_lenient = required_extremes(boxes, "high", lenient, power)
@@ -216,7 +217,7 @@ def rounding_verdicts(
     robust = np.where(
         all_resolved, VERDICTS[0], np.where(all_unresolved, VERDICTS[1], np.where(all_order, VERDICTS[3], VERDICTS[2]))
     )
-    return np.where(single, printed, robust), np.where(single, ROUNDING[0], ROUNDING[1]), most_resolve
+    return np.where(single, printed, robust), np.where(single, ROUNDING[0], ROUNDING[1]), most_resolve, fewest_lenient
 
 
 def _axis(low: int, high: int, printed: float, n: int, size: int) -> np.ndarray:
@@ -310,11 +311,13 @@ def add_rounding(
     ('depends on rho', 'depends on the printed digits', 14773)
     """
     boxes = count_boxes(pairs, ranking, n)
-    verdict, rounding, most = rounding_verdicts(boxes, pairs["verdict"].to_numpy(), n, alpha, alpha, power)
-    family, rounding_family, _ = rounding_verdicts(boxes, pairs["verdict_family"].to_numpy(), n, strict, lenient, power)
+    verdict, rounding, most, fewest = rounding_verdicts(boxes, pairs["verdict"].to_numpy(), n, alpha, alpha, power)
+    family, rounding_family, _, _ = rounding_verdicts(
+        boxes, pairs["verdict_family"].to_numpy(), n, strict, lenient, power
+    )
     pairs["verdict"], pairs["verdict_family"] = verdict, family
     pairs["rounding"], pairs["rounding_family"] = rounding, rounding_family
-    pairs["required_n_worst"] = most
+    pairs["required_n_worst"], pairs["required_n_best"] = most, fewest
     rho_low, rho_high, share_low, share_high, gridded = critical_ranges(boxes, n, alpha, power)
     pairs["rho_critical_low"], pairs["rho_critical_high"] = rho_low, rho_high
     pairs["agreement_critical_low"], pairs["agreement_critical_high"] = share_low, share_high

@@ -157,6 +157,9 @@ def cell(row: pd.Series, name: str) -> str:
     >>> cell(row, "q"), cell(row, "resolved"), cell(row, "boot_ci")
     ('0.123', 'no', '[-0.01, 0.05]')
     """
+    ranged = _over_the_counts(row, name)
+    if ranged is not None:
+        return ranged
     if name in COMPOSITES:
         low, high = COMPOSITES[name].parts
         if name in _COMPOSITE_FORMS:
@@ -167,9 +170,6 @@ def cell(row: pd.Series, name: str) -> str:
     undefined = value is None or (isinstance(value, float) and math.isnan(value))
     if declared.kind in ("bool", "decision"):
         return "-" if undefined else ("yes" if value else "no")
-    ranged = _over_the_counts(row, name)
-    if ranged is not None:
-        return ranged
     if name in CRITICAL and undefined:
         return "none"
     if declared.kind == "int":
@@ -181,22 +181,32 @@ def cell(row: pd.Series, name: str) -> str:
     return fmt(value, declared.digits or 4)
 
 
-#: Accuracies only: the cells shown as their range over the counts the printed digits allow when the rounding decides.
-_RANGED = ("rho_critical", "agreement_critical")
+#: Accuracies only: the cells shown as their range over the counts the printed digits allow (the columns of each).
+_RANGED = {
+    "rho_critical": ("rho_critical_low", "rho_critical_high"),
+    "agreement_critical": ("agreement_critical_low", "agreement_critical_high"),
+    "required_n_range": ("required_n_best", "required_n_worst"),
+}
 
 
 def _over_the_counts(row, name: str) -> str | None:
-    """rho_c or the agreement share of an accuracies pair whose verdict the rounding changes: "[low, high]".
+    """rho_c, the agreement share or N* of an accuracies pair over the counts its printed digits allow, or None.
 
-    At the printed values alone the pair may have no rho_c ("none") while another allowed pair of counts has one; the
-    verdict is then "depends on rho", and the cell shows the range over the allowed counts (``*_low``/``*_high``).
+    At the printed values alone a pair may have no rho_c ("none") or N* inf to inf (a printed tie) while another
+    allowed pair of counts resolves it; its verdict is then "depends on rho", and the cell shows the range over the
+    allowed counts.  rho_c and the agreement share show their range whenever it is wider than one value; N* (printed
+    at the two ends of rho) only when the rounding can change the verdict.
     """
-    if name not in _RANGED or row.get("rounding") != "depends on the printed digits":
+    if name not in _RANGED or (name == "required_n_range" and row.get("rounding") != "depends on the printed digits"):
         return None
-    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
+    low, high = (row.get(part) for part in _RANGED[name])
     if low is None or high is None or math.isnan(float(low)) or math.isnan(float(high)):
         return None
-    digits = column(f"{name}_low").digits or 4
+    if name == "required_n_range":
+        return f"{item_count(low)} to {item_count(high)} (counts)"
+    digits = column(_RANGED[name][0]).digits or 4
+    if fmt(low, digits) == fmt(high, digits):
+        return None
     return f"[{fmt(low, digits)}, {fmt(high, digits)}]"
 
 

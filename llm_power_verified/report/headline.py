@@ -157,8 +157,8 @@ def _counts(counts: VerdictCounts, total: int) -> str:
     if counts.depends_on_order:
         text += f", depends on the p-value order {counts.depends_on_order}/{total}"
     if counts.depends_on_digits:
-        # Counted among the three kinds above too: the verdict that holds at every count the printed digits allow.
-        text += f" (of which {counts.depends_on_digits} depend on the printed digits)"
+        # Counted among the kinds above too: each is the verdict that holds at every count the printed digits allow.
+        text += f"; the printed digits decide {counts.depends_on_digits}/{total} of these verdicts"
     return text
 
 
