@@ -18,6 +18,8 @@ __all__ = ["gaps_section"]
 
 #: The section's columns (declared pair columns, or the interval as one cell).
 _SHOWN = ("delta", "margin_ci", "equivalence", "power_min_effect", "q_min_effect", "required_n_min_effect")
+#: The difference test behind "different": the pair's own two-sided arbiter p, unadjusted.
+_ARBITER = {True: ("p_exact", "exact McNemar p"), False: ("p_t", "paired t p")}
 
 
 def gaps_section(audit, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
@@ -47,14 +49,20 @@ def gaps_section(audit, keys: dict[str, str], head: str, markdown: bool) -> list
     if not len(adjacent):
         return []
     delta = f"{facts.min_effect:g}"
-    headers = ["A", "B", "gap", "CI (1 - 2 alpha)", "equivalence", f"power({delta})", f"q({delta})", f"N*({delta})"]
+    arbiter, arbiter_name = _ARBITER[bool(facts.binary)]
+    shown = (*_SHOWN[:2], arbiter, *_SHOWN[2:])
+    headers = ["A", "B", "gap", "CI (1 - 2 alpha)", "p (2-sided)", "equivalence", f"power({delta})", f"q({delta})"]
+    headers.append(f"N*({delta})")
     rows = [
         [keys.get(row["model_a"], row["model_a"]), keys.get(row["model_b"], row["model_b"])]
-        + [cell(row, name) for name in _SHOWN]
+        + [cell(row, name) for name in shown]
         for _, row in adjacent.iterrows()
     ]
     return [
         "",
         f"{head}Gaps that matter (--min-effect {delta}: adjacent pairs, each at alpha {facts.alpha:g})",
+        f"equivalent: the (1 - 2 alpha) interval lies inside +-{delta} (two one-sided tests at alpha); different: "
+        f"the pair's two-sided {arbiter_name} <= alpha (p (2-sided)), so an interval that excludes 0 can sit beside "
+        "'not different'.",
         grid(headers, rows, markdown),
     ]

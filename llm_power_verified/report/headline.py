@@ -115,10 +115,17 @@ def headline_lines(facts: Headline) -> list[str]:
             )
         else:
             every = _every_adjacent(facts, facts.required_n_all_adjacent, facts.required_n_all_adjacent_family)
-            lines.append(f"N that would resolve every adjacent gap: {every} (now {facts.n_items:,}).")
+            lines.append(f"N that would resolve {_reported_adjacent(facts, 'gap')}: {every} (now {facts.n_items:,}).")
     if facts.min_effect is not None and facts.adjacent_pairs:
         lines += _min_effect_lines(facts)
     return lines
+
+
+def _reported_adjacent(facts: Headline, noun: str) -> str:
+    """Every adjacent gap, or the reported ones when the mode reports only some (mode reference: the neighbours)."""
+    if facts.adjacent_pairs < facts.adjacent_family_size:
+        return f"the {plural(facts.adjacent_pairs, 'reported adjacent ' + noun)}"
+    return f"every adjacent {noun}"
 
 
 def _undefined_why(facts: Headline) -> str:
@@ -138,7 +145,11 @@ def _min_effect_lines(facts: Headline) -> list[str]:
     ]
     if facts.required_n_min_effect is not None:
         every = _every_adjacent(facts, facts.required_n_min_effect, facts.required_n_min_effect_family)
-        which = f"the {pairs - undefined} adjacent pairs where it is defined" if undefined else "every adjacent pair"
+        which = (
+            f"the {pairs - undefined} adjacent pairs where it is defined"
+            if undefined
+            else _reported_adjacent(facts, "pair")
+        )
         lines.append(f"N that would resolve a gap of {delta} in {which}: {every} (now {facts.n_items:,}).")
     counts = "; ".join(f"{outcome}: {count}/{pairs}" for outcome, count in facts.equivalence.items())
     lines.append(
