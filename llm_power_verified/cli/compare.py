@@ -36,8 +36,9 @@ def add_parser(commands) -> None:
             "score files, one model each) and reads a verdict from the (1 - 2 alpha) interval of d = candidate - "
             "baseline: pass when the whole interval lies in the test's alternative (superiority d > m, "
             "non-inferiority d > -m, equivalence -m < d < m), fail when none of it does, inconclusive otherwise "
-            "(then the report gives the power of the decision the observed gap points to and the N that would "
-            "decide).  0/1 scores: Tango's score interval and tests; graded: the paired t, or the paired bootstrap."
+            "(then the report gives the N that would decide, with the observed values taken as the truth).  0/1 "
+            "scores: Tango's score interval and tests; graded: the paired t; either: the paired bootstrap, or with "
+            "clusters the cluster-robust t (--method cluster)."
         ),
         epilog=INPUT_RULES + "\n\n" + EXIT_STATUS,
         formatter_class=HelpFormatter,
@@ -55,8 +56,9 @@ def add_parser(commands) -> None:
     )
     group.add_argument(
         "--method",
-        choices=COMPARE_METHODS[:3],
-        help="the interval: score (0/1 scores' default), t (graded scores' default) or bootstrap",
+        choices=[method for method in COMPARE_METHODS if method != "betting"],
+        help="the interval: score (0/1 scores' default), t (graded scores' default), bootstrap, or cluster (the "
+        "cluster-robust t on G - 1 degrees of freedom; needs --cluster-column or an input with clusters)",
     )
     group.add_argument(
         "--n-resamples", type=RESAMPLES, default=2000, help="bootstrap resamples (--method bootstrap; default 2000)"
@@ -65,8 +67,10 @@ def add_parser(commands) -> None:
     group.add_argument(
         "--anytime",
         action="store_true",
-        help="anytime-valid: the items in input order, a betting confidence sequence at level alpha; reports the "
-        "item at which the verdict was reached",
+        help="anytime-valid: the items in input order, the (1 - alpha) hedged betting confidence sequence of the gap "
+        "d (Waudby-Smith and Ramdas), which gives an interval for d and so decides against any margin; reports the "
+        "item at which the verdict was reached.  monitor's test of d = 0 on 0/1 scores (a mixture e-process on the "
+        "discordant pairs) is a different procedure and can decide earlier",
     )
     group.add_argument(
         "--inconclusive",

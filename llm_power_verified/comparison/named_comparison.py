@@ -6,7 +6,8 @@ d = candidate - baseline, the mean per-item difference.  The interval and the on
   the score test against each boundary (:mod:`llm_power_verified.inference.margin`);
 * graded scores, method "t" (default): the paired t interval and tests (statsmodels' ``ttost_paired`` is their
   reference); method "bootstrap" (either kind of scores): the paired bootstrap percentile interval, with the
-  percentile p-values of the boundaries;
+  percentile p-values of the boundaries; method "cluster" (either kind, items with clusters): the cluster-robust
+  interval and t tests on G - 1 degrees of freedom (:mod:`llm_power_verified.comparison.clustered`);
 * ``anytime=True``: the anytime-valid variant (:mod:`llm_power_verified.comparison.anytime`).
 
 The verdict rules are in :mod:`llm_power_verified.comparison.verdict_rules`; the power and N of an inconclusive
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified.comparison.anytime import anytime_interval
+from llm_power_verified.comparison.clustered import cluster_note, cluster_robust
 from llm_power_verified.comparison.planning import power_and_n_binary, power_and_n_graded
 from llm_power_verified.comparison.verdict_rules import check_margin, margins, verdict
 from llm_power_verified.contract.documents import COMPARE_RECORD
@@ -41,7 +43,7 @@ from llm_power_verified.results import Result
 __all__ = ["METHODS", "Comparison", "compare", "pair_scores"]
 
 #: The methods each kind of scores takes, the default first (``betting`` is the anytime variant's).
-METHODS = {"binary": ("score", "bootstrap"), "graded": ("t", "bootstrap")}
+METHODS = {"binary": ("score", "bootstrap", "cluster"), "graded": ("t", "bootstrap", "cluster")}
 _LARGEST_ALPHA = 0.5
 
 
@@ -79,8 +81,8 @@ class Comparison(Result):
     interval_high: float
     verdict: str
     target_power: float
-    power_at_margin: float | None
-    decisive_n: float | None
+    power_at_observed_gap: float | None
+    n_to_decide: float | None
     n_resamples: int | None
     seed: int | None
     decided_at: int | None
@@ -225,10 +227,11 @@ def compare(
         m in score units (0.02 = 2 points): >= 0 for superiority, > 0 for the other two.
     alpha : float, default 0.05
         The level of each one-sided test, in (0, 0.5): the interval is at 1 - 2 alpha.
-    method : {"score", "t", "bootstrap"}, optional
-        The interval and tests (default: score for 0/1 scores, t for graded ones).
+    method : {"score", "t", "bootstrap", "cluster"}, optional
+        The interval and tests (default: score for 0/1 scores, t for graded ones; "cluster", the cluster-robust
+        interval, needs the input's clusters).
     power : float, default 0.8
-        The target power of the N that would decide.
+        The target power of ``n_to_decide`` (an inconclusive verdict's N).
     n_resamples : int, default 2000
         Bootstrap resamples (method "bootstrap").
     seed : int, default 0
@@ -240,7 +243,8 @@ def compare(
     Returns
     -------
     Comparison
-        The verdict, the interval, the p-values, the power and the N.
+        The verdict, the interval, the p-values; for an inconclusive fixed-N verdict also the observed power and the
+        N that would decide (null otherwise).
 
     Raises
     ------
@@ -286,19 +290,29 @@ def compare(
         sd = 0.0
     cells = binary_counts(candidate_scores, baseline_scores) if kind == "binary" else (None,) * 4
     notes = list(matrix.notes)
+    if method == "cluster" and matrix.clusters is None:
+        raise ArgumentError("--method cluster needs the items' clusters: give --cluster-column (or leave it out)")
     if matrix.clusters is not None:
-        notes.append("the items' clusters are not used: the interval treats the items as independent")
+        notes.append(cluster_note(differences, matrix.clusters, method))
     bounds = margins(test, margin)
     decided_at = None
-    p_low = p_high = power_at = decisive = None
+    p_low = p_high = None
     if anytime:
         (low, high), decided_at, more = anytime_interval(differences, test, margin, alpha)
         notes.extend(more)
+    elif method == "cluster":
+        (low, high), p_low, p_high, se, _ = cluster_robust(differences, matrix.clusters, bounds, 1 - 2 * alpha)
     else:
         (low, high), p_low, p_high = _fixed_n(
             kind, method, candidate_scores, baseline_scores, test, margin, alpha, n_resamples, seed
         )
-        if kind == "binary":
+    outcome = verdict(test, margin, low, high)
+    power_at = decisive = None
+    if outcome == "inconclusive" and not anytime:  # reported for an inconclusive verdict only (observed power)
+        if method == "cluster":  # the t planning at the effective sd of the differences, se * sqrt(N)
+            power_at, decisive = power_and_n_graded(test, margin, mean, se * math.sqrt(n), n, alpha, power)
+            notes.append("power and N that would decide: planned for a t test at the cluster-robust sd, se * sqrt(N)")
+        elif kind == "binary":
             power_at, decisive = power_and_n_binary(test, margin, cells[1], cells[2], n, alpha, power)
         else:
             power_at, decisive = power_and_n_graded(test, margin, mean, sd, n, alpha, power)
@@ -331,10 +345,10 @@ def compare(
         p_high=p_high,
         interval_low=float(low),
         interval_high=float(high),
-        verdict=verdict(test, margin, low, high),
+        verdict=outcome,
         target_power=float(power),
-        power_at_margin=_defined(power_at),
-        decisive_n=_defined(decisive),
+        power_at_observed_gap=_defined(power_at),
+        n_to_decide=_defined(decisive),
         n_resamples=int(n_resamples) if bootstrap else None,
         seed=int(seed) if bootstrap else None,
         decided_at=decided_at,

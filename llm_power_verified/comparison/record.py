@@ -14,7 +14,7 @@ from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA
 from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.io.output import json_text
 
-__all__ = ["record", "report", "verdict_sentence"]
+__all__ = ["exact", "percent", "record", "report", "verdict_sentence"]
 
 _SHOWN = {
     ("superiority", "pass"): "the candidate is better than the baseline by more than {m} (d > {m})",
@@ -30,7 +30,59 @@ _METHOD = {
     "t": "paired t interval",
     "bootstrap": "paired bootstrap percentile interval",
     "betting": "betting confidence sequence, running intersection",
+    "cluster": "cluster-robust t interval",
 }
+
+
+def exact(value: float) -> str:
+    """``value`` in the fewest digits that read back as it: ``:g`` when that is exact, else ``repr``.
+
+    Parameters
+    ----------
+    value : float
+        A setting as used (alpha, a margin).
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
+    >>> exact(0.05), exact(0.4999999999999999)
+    ('0.05', '0.4999999999999999')
+    """
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
+def percent(level: float) -> str:
+    """The level as a percentage, with the fewest digits (up to 17) whose value / 100 reads back as the level.
+
+    Parameters
+    ----------
+    level : float
+        A confidence level in (0, 1).
+
+    Returns
+    -------
+    str
+        "90%", or the level itself when no percentage reads back as it.
+
+    Examples
+    --------
+    >>> percent(0.9), percent(1 - 2 * 0.4999999999999999)
+    ('90%', '2.220446049250313e-14%')
+    """
+    for digits in range(18):  # fixed-point first: 90%, 99.9%
+        text = f"{100 * level:.{digits}f}"
+        if float(text) / 100 == level:
+            return text + "%"
+    for digits in range(1, 18):
+        text = f"{100 * level:.{digits}g}"
+        if float(text) / 100 == level:
+            return text + "%"
+    return f"level {level!r}"
 
 
 def record(result, inputs=(), inconclusive: str | None = None) -> dict:
@@ -77,7 +129,7 @@ def verdict_sentence(result) -> str:
     str
         "PASS: shown that ...", "FAIL: shown that ..." or "INCONCLUSIVE: ...".
     """
-    m = f"{result.margin:g}"
+    m = exact(result.margin)
     if result.verdict != "inconclusive":
         shown = _SHOWN[(result.test, result.verdict)].format(m=m)
         return f"{result.verdict.upper()}: shown that " + shown.replace(" by more than 0 (", " (")
@@ -91,13 +143,19 @@ def verdict_sentence(result) -> str:
 
 def _lines(result, name) -> list[tuple[str, str]]:
     """(label, value) rows shared by the text and the Markdown report; ``name`` escapes a model name."""
-    level = f"{100 * result.confidence:.15g}%"
+    level = percent(result.confidence)
+    if result.anytime:
+        levels = (
+            f"alpha {exact(result.alpha)} for the whole sequence (the {level} confidence sequence, valid at every look)"
+        )
+    else:
+        levels = f"alpha {exact(result.alpha)} per one-sided test (the ends of the {level} interval)"
     rows = [
         (
             "comparison",
             f"candidate {name(result.candidate)} vs baseline {name(result.baseline)}; d = candidate - baseline",
         ),
-        ("test", f"{result.test}, margin {result.margin:g}, alpha {result.alpha:g} per one-sided test"),
+        ("test", f"{result.test}, margin {exact(result.margin)}, {levels}"),
         ("items", f"N = {result.n_items:,} ({result.scores} scores)"),
     ]
     if result.scores == "binary":
@@ -123,8 +181,8 @@ def _lines(result, name) -> list[tuple[str, str]]:
         rows.append(
             (
                 "p-values",
-                f"H0: d <= {result.margin_low:g}: p = {result.p_low:.3g}; "
-                f"H0: d >= {result.margin_high:g}: p = {result.p_high:.3g}",
+                f"H0: d <= {exact(result.margin_low)}: p = {result.p_low:.3g}; "
+                f"H0: d >= {exact(result.margin_high)}: p = {result.p_high:.3g}",
             )
         )
     if result.anytime:
@@ -136,14 +194,15 @@ def _lines(result, name) -> list[tuple[str, str]]:
 
 
 def _to_decide(result) -> str:
-    """What an inconclusive comparison would need, with the observed values taken as the truth."""
+    """What an inconclusive comparison would need, if the observed values were the truth (observed power)."""
     direction = decision_direction(result.test, result.margin, result.difference)
-    if direction is None or result.power_at_margin is None:
+    if direction is None or result.power_at_observed_gap is None:
         return "the observed gap sits on a boundary (or does not vary): no N decides it"
-    needed = "no N reaches it" if result.decisive_n is None else f"N = {math.ceil(result.decisive_n):,} items"
+    needed = "no N reaches it" if result.n_to_decide is None else f"N = {math.ceil(result.n_to_decide):,} items"
     return (
-        f"the observed gap points to {direction[0]}; with the observed values as the truth its power at "
-        f"N = {result.n_items:,} is {result.power_at_margin:.3f}, and power {result.target_power:g} needs {needed}"
+        f"the observed gap points to {direction[0]}; if the observed values were the truth, N = {result.n_items:,} "
+        f"would reach it with probability {result.power_at_observed_gap:.3f} (observed power: it restates the "
+        f"p-values, no evidence in itself), and power {result.target_power:g} needs {needed}"
     )
 
 

@@ -114,7 +114,7 @@ DATA = {
 COMPARE_TESTS = ("superiority", "non-inferiority", "equivalence")
 COMPARE_VERDICTS = ("pass", "fail", "inconclusive")
 COMPARE_EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
-COMPARE_METHODS = ("score", "t", "bootstrap", "betting")
+COMPARE_METHODS = ("score", "t", "bootstrap", "cluster", "betting")
 COMPARE_SCHEMA_ID = "llm-power-verified/compare/1"
 
 _COUNT = "items (0/1 scores; null for graded scores)"
@@ -132,7 +132,11 @@ COMPARE_RECORD = (
         "the level of the interval the verdict is read from: 1 - 2 alpha; anytime 1 - alpha, time-uniform",
     ),
     Field(
-        "method", "choice", "the interval and tests: score (Tango), t (paired t), bootstrap, betting", COMPARE_METHODS
+        "method",
+        "choice",
+        "the interval and tests: score (Tango), t (paired t), bootstrap (paired percentile), cluster (cluster-robust "
+        "t on G - 1 degrees of freedom), betting (the anytime confidence sequence)",
+        COMPARE_METHODS,
     ),
     Field("anytime", "bool", "the anytime-valid variant (items in input order; a time-uniform confidence sequence)"),
     Field("scores", "choice", "the kind of scores", ("binary", "graded")),
@@ -152,19 +156,22 @@ COMPARE_RECORD = (
     Field("interval_low", "float", "L, the lower end of the interval at `confidence`"),
     Field("interval_high", "float", "U, the upper end of the interval at `confidence`"),
     Field("verdict", "choice", "pass, fail or inconclusive, from [L, U] and the test's alternative", COMPARE_VERDICTS),
-    Field("target_power", "probability", "the power the N that would decide is planned for"),
+    Field("target_power", "probability", "the power n_to_decide is planned for"),
     Field(
-        "power_at_margin",
+        "power_at_observed_gap",
         "float",
-        "power at N of the decision the observed gap points to (pass, or fail when the gap lies outside the "
-        "alternative), with the observed cells taken as the truth; null where undefined",
+        "filled for an inconclusive fixed-N verdict only (null for pass, fail and anytime): the power at N of the "
+        "decision the observed gap points to (pass, or fail when the gap lies outside the alternative) if the "
+        "observed cells (0/1 scores) or mean and sd of the differences (graded) were the truth; observed (post-hoc) "
+        "power, a function of the p-values that adds no evidence (Hoenig and Heisey 2001), a planning figure for a "
+        "larger run; null also where undefined (the observed gap on a boundary)",
         nullable=True,
     ),
     Field(
-        "decisive_n",
+        "n_to_decide",
         "float",
-        "the N at which that decision has target_power with the observed cells as the truth; null: none does "
-        "(the observed gap sits on a boundary) or undefined",
+        "filled with power_at_observed_gap only: the N at which that decision would have target_power under the same "
+        "assumption (unrounded); null otherwise, or when no N reaches it",
         nullable=True,
     ),
     Field("n_resamples", "int", "bootstrap resamples (null: no bootstrap)", minimum=1, nullable=True),

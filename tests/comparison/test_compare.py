@@ -106,36 +106,57 @@ def test_bootstrap_is_reproducible_and_its_p_values_side_with_the_interval():
     ("test", "shares"),
     [("superiority", (0.11, 0.10)), ("non-inferiority", (0.10, 0.11)), ("equivalence", (0.11, 0.10))],
 )
-def test_the_decisive_n_gives_the_target_power_back(test, shares):
-    """Round trip: at N = decisive_n, with the same observed shares, the decision has the target power."""
+def test_the_n_to_decide_gives_the_target_power_back(test, shares):
+    """Round trip: at N = n_to_decide, with the same observed shares, the decision has the target power."""
     result = compare(_binary(7, *shares), "base", "cand", test, 0.02 if test != "superiority" else 0.0)
     b, c, n = result.candidate_only, result.baseline_only, result.n_items
-    scale = result.decisive_n / n
+    _, needed = power_and_n_binary(test, result.margin, b, c, n, 0.05, 0.8)
+    if result.verdict == "inconclusive":
+        assert result.n_to_decide == needed
+    scale = needed / n
     power, _ = power_and_n_binary(test, result.margin, b * scale, c * scale, n * scale, 0.05, 0.8)
     assert power == pytest.approx(0.8, abs=1e-8)  # the N is solved to far below this
 
 
 @pytest.mark.parametrize("test", TESTS)
-def test_the_graded_decisive_n_gives_the_target_power_back(test):
+def test_the_graded_n_to_decide_gives_the_target_power_back(test):
     result = compare(_graded(11, 0.004), "base", "cand", test, 0.02 if test != "superiority" else 0.0)
-    power, _ = power_and_n_graded(
-        test, result.margin, result.difference, result.sd_difference, result.decisive_n, 0.05, 0.8
-    )
+    mean, sd = result.difference, result.sd_difference
+    _, needed = power_and_n_graded(test, result.margin, mean, sd, result.n_items, 0.05, 0.8)
+    power, _ = power_and_n_graded(test, result.margin, mean, sd, needed, 0.05, 0.8)
     assert power == pytest.approx(0.8, abs=1e-6)  # brentq's and the noncentral t solver's tolerance
 
 
-def test_a_gap_on_the_boundary_has_no_decisive_n():
+@pytest.mark.parametrize(
+    ("shares", "test", "margin", "outcome"),
+    [
+        ((0.16, 0.08), "superiority", 0.0, "pass"),
+        ((0.08, 0.16), "non-inferiority", 0.02, "fail"),
+        ((0.11, 0.10), "superiority", 0.0, "inconclusive"),
+    ],
+)
+def test_observed_power_and_n_to_decide_are_filled_for_an_inconclusive_verdict_only(shares, test, margin, outcome):
+    """Observed (post-hoc) power restates the p-values: reported where the verdict leaves the question open only."""
+    result = compare(_binary(3, *shares), "base", "cand", test, margin)
+    assert result.verdict == outcome
+    filled = (result.power_at_observed_gap is not None, result.n_to_decide is not None)
+    assert filled == ((True, True) if outcome == "inconclusive" else (False, False))
+    document = record(result)
+    assert ("power_at_margin" not in document) and ("decisive_n" not in document)
+
+
+def test_a_gap_on_the_boundary_has_no_n_to_decide():
     matrix = from_array(np.array([[1, 0], [0, 1]] * 50, dtype=float), models=["base", "cand"])
     result = compare(matrix, "base", "cand")
     assert result.difference == 0 and result.verdict == "inconclusive"
-    assert result.power_at_margin is None and result.decisive_n is None
+    assert result.power_at_observed_gap is None and result.n_to_decide is None
 
 
 def test_anytime_decides_where_its_running_interval_first_does():
     matrix = _binary(2, 0.16, 0.08, n=4000)
     result = compare(matrix, "base", "cand", "superiority", 0.0, anytime=True)
     assert result.verdict == "pass" and result.method == "betting" and result.confidence == 0.95
-    assert result.p_low is None and result.decisive_n is None
+    assert result.p_low is None and result.n_to_decide is None
     prefix = from_array(matrix.scores[: result.decided_at], models=["base", "cand"])
     assert compare(prefix, "base", "cand", anytime=True).verdict == "pass"
     fixed = compare(matrix, "base", "cand")
@@ -215,5 +236,5 @@ def test_one_graded_difference_on_every_item_has_a_point_interval():
     )
     result = compare(matrix, "base", "cand", "non-inferiority", 0.02)
     assert result.sd_difference == 0 and result.interval_low == result.interval_high == result.difference
-    assert result.verdict == "pass" and result.power_at_margin is None and result.decisive_n is None
+    assert result.verdict == "pass" and result.power_at_observed_gap is None and result.n_to_decide is None
     assert compare(matrix, "base", "cand", "equivalence", 0.02).verdict == "fail"
