@@ -19,7 +19,7 @@ from llm_power_verified.cli.inputs import (
 )
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
-from llm_power_verified.cli.plan_min_effect import SCENARIO_LABELS, min_effect_cells, min_effect_lines
+from llm_power_verified.cli.plan_min_effect import min_effect_cells, min_effect_lines, scenario_lines
 from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import MIN_EFFECT, SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
@@ -264,14 +264,7 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
         f"level {plan.level:.4g} ({plan.level_reason})",
         f"benchmark now: {plan.n_items:,} items",
     ]
-    for scenario, required in plan.required_n.items():
-        more = plan.more_items[scenario]
-        label = SCENARIO_LABELS[scenario].format(rho=rho)
-        lines.append(
-            f"  {label}: N = {required:,.0f} items resolve every one; "
-            + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
-            + f" (limiting pair: {plan.limiting[scenario]})"
-        )
+    lines += scenario_lines(plan, rho)
     if plan.min_effect is not None:
         lines += min_effect_lines(plan, rho)
     lines += [f"note: {note}" for note in (*input_notes, *plan.notes)]

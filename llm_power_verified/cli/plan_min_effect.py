@@ -1,4 +1,4 @@
-"""The text of ``plan items | accuracies | report --min-effect DELTA``: the plan at a true gap of DELTA."""
+"""The text of ``plan items | accuracies | report``: each scenario's N, and the plan at a true gap of DELTA."""
 
 from __future__ import annotations
 
@@ -6,29 +6,74 @@ import math
 
 from llm_power_verified.cli.text_tables import render_rows
 
-__all__ = ["SCENARIO_LABELS", "min_effect_cells", "min_effect_lines"]
+__all__ = ["SCENARIO_LABELS", "min_effect_cells", "min_effect_lines", "scenario_labels", "scenario_lines"]
 
 #: How each scenario of a leaderboard plan is named in the text ("{rho}" is the assumed rho).
 SCENARIO_LABELS = {
     "observed": "at the observed rho-hat",
     "clustered": "with the observed clusters (design effect)",
-    "rho_min": "at each pair's smallest admissible rho (worst case)",
-    "rho_max": "at each pair's largest admissible rho (best case)",
-    "assumed": "ASSUMING rho = {rho}",
+    "rho_min": "at each pair's smallest admissible rho (worst case over the counts the printed digits allow)",
+    "rho_max": "at each pair's largest admissible rho (best case, at the printed values)",
+    "assumed": "ASSUMING rho = {rho} (at the printed values)",
 }
+
+
+def scenario_labels(plan) -> dict[str, str]:
+    """The scenario labels of ``plan``: an accuracies-only worst case without the counts is at the printed values."""
+    if plan.printed_counts:
+        return dict(SCENARIO_LABELS)
+    return {**SCENARIO_LABELS, "rho_min": "at each pair's smallest admissible rho (worst case at the printed values)"}
+
+
+def scenario_lines(plan, rho: float | None) -> list[str]:
+    """Per scenario, the items that resolve every planned pair's observed gap; an infinite N in words.
+
+    Parameters
+    ----------
+    plan : LeaderboardPlan
+        The plan (:func:`~llm_power_verified.plan.targets.plan_leaderboard`).
+    rho : float or None
+        The assumed rho of an accuracies-only plan (for its scenario's label).
+
+    Returns
+    -------
+    list of str
+        One line per scenario.
+    """
+    lines = []
+    for scenario, required in plan.required_n.items():
+        label = scenario_labels(plan)[scenario].format(rho=rho)
+        if math.isinf(required):
+            never = plan.pairs[plan.pairs[f"required_n_{scenario}"] == math.inf]
+            printed = scenario in ("rho_min", "rho_max", "assumed")  # accuracies only
+            tie = "are tied at the printed values" if printed else "are tied"
+            why = "; ".join(
+                f"{row.model_a} vs {row.model_b} "
+                + (tie if row.delta == 0 else "can be tied at the counts their printed digits allow")
+                for row in never.itertuples()
+            )
+            lines.append(f"  {label}: no N resolves every one, a gap of 0 is never resolved ({why})")
+            continue
+        more = plan.more_items[scenario]
+        lines.append(
+            f"  {label}: N = {required:,.0f} items resolve every one; "
+            + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
+            + f" (limiting pair: {plan.limiting[scenario]})"
+        )
+    return lines
 
 
 def _shown(value: float, spec: str, missing: str = "-") -> str:
     return missing if not math.isfinite(value) else format(value, spec)
 
 
-def _items(required: float) -> str:
+def _items(required: float, binary: bool) -> str:
     """N*(DELTA) rounded up as the plan counts items; "no N" where a true gap of DELTA is impossible (NaN)."""
     # Lazy: _validation imports numpy, which `plan --help` (this module is imported by cli.plan) does not need.
     from llm_power_verified._validation import ceil_sample_size
 
     if math.isnan(required):
-        return "no N (psi < DELTA)"
+        return "no N (psi < DELTA)" if binary else "no N (variance 0)"
     return "inf" if math.isinf(required) else f"{int(ceil_sample_size(required)):,}"
 
 
@@ -53,7 +98,7 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
     spread = "observed discordance" if binary else "observed variance of the differences"
     if first != "observed":  # accuracies only: the discordance each rho implies
         spread = "discordance at each rho below"
-    labels = {**SCENARIO_LABELS, "observed": f"at each pair's {spread}"}
+    labels = {**scenario_labels(plan), "observed": f"at each pair's {spread}"}
     lines = [
         "",
         f"a true gap of DELTA = {delta:g} (--min-effect) in each pair, at the pair's {spread}, same level "
@@ -63,26 +108,36 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
         label = labels[scenario].format(rho=rho)
         impossible = plan.impossible_min_effect[scenario]
         if required is None:
-            lines.append(f"  {label}: no pair can have a true gap of {delta:g} at its discordance")
+            lines.append(
+                f"  {label}: no pair can have a true gap of {delta:g} at its discordance"
+                if binary
+                else f"  {label}: no N for any pair: the differences of every pair have a variance of 0"
+            )
         else:
             more = plan.more_items_min_effect[scenario]
-            every = "every pair" if not impossible else f"every pair where it is possible ({len(impossible)} not)"
+            where = "it is possible" if binary else "the variance is > 0"
+            every = "every pair" if not impossible else f"every pair where {where} ({len(impossible)} not)"
             lines.append(
                 f"  {label}: N = {required:,.0f} items resolve a gap of {delta:g} in {every}; "
                 + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
                 + f" (limiting pair: {plan.limiting_min_effect[scenario]})"
             )
-        if impossible:
+        if impossible and binary:
             lines.append(
                 f"    no true gap of {delta:g} possible (it needs discordance psi >= DELTA; no N, not clamped): "
                 + "; ".join(impossible)
+            )
+        elif impossible:
+            lines.append(
+                "    no N from a variance of 0 (the same difference on every item, so the plug-in variance plans "
+                "nothing; not clamped): " + "; ".join(impossible)
             )
     rows = [
         {
             "pair": f"{row.model_a} vs {row.model_b}",
             "gap": f"{row.delta:.4g}",
             "psi": _shown(getattr(row, f"discordance_{first}"), ".4g"),
-            "n": _items(getattr(row, f"required_n_min_effect_{first}")),
+            "n": _items(getattr(row, f"required_n_min_effect_{first}"), binary),
             "power": _shown(getattr(row, f"power_min_effect_{first}"), ".3f"),
             "mde": _shown(getattr(row, f"mde_{first}"), ".4g"),
         }

@@ -51,6 +51,12 @@ class AuditFigures(Result):
         The correction the audit was run (or its report written) with: what a plan uses unless told otherwise.
     weighted_cluster_size : float or None
         The size-weighted cluster size sum m_g^2 / N, the m of the audit's design effects, when it had clusters.
+    counts : pandas.DataFrame or None
+        Accuracies only: the ranking with each model's allowed correct-item counts (``accuracy``, ``count_low``,
+        ``count_high``, ``consistent``), so the plan's worst case covers every count the printed digits allow; None
+        for a per-item audit and a saved JSON report (which does not carry them: its plan is at the printed values).
+    min_effect : float or None
+        The audit's own ``--min-effect`` (a saved report's ``settings.min_effect``), when it had one.
     """
 
     pairs: pd.DataFrame
@@ -65,6 +71,8 @@ class AuditFigures(Result):
     binary: bool = True
     correction: str = CORRECTIONS[0]
     weighted_cluster_size: float | None = None
+    counts: pd.DataFrame | None = None
+    min_effect: float | None = None
 
     @classmethod
     def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
@@ -92,6 +100,7 @@ class AuditFigures(Result):
                 True,
                 source=audit.table.source,
                 correction=audit.correction,
+                counts=audit.ranking[["accuracy", "count_low", "count_high", "consistent"]],
             )
         if isinstance(audit, AuditResult):
             clusters = audit.clusters

@@ -11,10 +11,12 @@ discordance?
   A true gap DELTA = p10 - p01 needs psi = p10 + p01 >= DELTA: a pair whose psi_hat < DELTA cannot have that gap at
   its discordance, and is reported as such (no N, NaN, named in the plan), never clamped.
 * Graded scores: sigma_D^2 is the observed variance of the differences, whatever DELTA (NaN, no N, where it is 0).
-* Accuracies only: the discordance at a correlation rho is psi(rho) = sigma_D^2(rho) + (p_A - p_B)^2 (Eq. 5 at the
-  printed accuracies), taken at both ends of the admissible interval and at an assumed rho.  At the largest
-  admissible rho one model solves (nearly) every item the other does, psi = abs(p_A - p_B), so a DELTA above the
-  printed gap is impossible there.
+* Accuracies only: the discordance at the ends of the admissible interval of rho is exact (Frechet bounds on
+  P(both correct)): psi = min(p_A + p_B, 2 - p_A - p_B) at the smallest rho, taken at the allowed counts where it is
+  largest when the audit has them (the worst case, :mod:`llm_power_verified.plan.printed_counts`), and
+  psi = abs(p_A - p_B) at the largest rho, at the printed values (one model solves every item the other does, so a
+  DELTA above the printed gap is impossible there); at an assumed rho, psi(rho) = sigma_D^2(rho) + (p_A - p_B)^2
+  (Eq. 5 at the printed accuracies).
 
 Everything goes through the generated Wald closed forms (``derivations/wald.py``).
 """
@@ -30,6 +32,8 @@ import pandas as pd
 from llm_power_verified._generated import wald as _wald
 from llm_power_verified._validation import ceil_sample_size, check_scalar
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.leaderboard.accuracy_rounding import CountBoxes
+from llm_power_verified.plan.printed_counts import discordance_ends
 from llm_power_verified.power.gap_of_interest import binary_variance_at_gap, graded_variance_at_gap
 from llm_power_verified.power.sample_size import paired_difference_variance
 from llm_power_verified.results import Result
@@ -49,7 +53,8 @@ MIN_EFFECT_NOTES = {
     True: "--min-effect DELTA: each pair is planned for a true gap of DELTA at its discordance psi (sigma_D^2 = psi - "
     "DELTA^2); a true gap of DELTA needs psi >= DELTA, so a pair below it gets no N and is named",
     False: "--min-effect DELTA: each pair is planned for a true gap of DELTA at its observed variance of the "
-    "differences",
+    "differences; a pair whose differences have a variance of 0 (the same difference on every item) gets no N and is "
+    "named",
 }
 
 
@@ -122,7 +127,7 @@ class MinEffectColumns(Result):
         The power at the audit's N to detect a true gap of DELTA, at the planning level (two-sided Wald).
     mde_now : numpy.ndarray
         The smallest true gap the audit's N resolves at that discordance and level (q = 1); for 0/1 scores NaN when
-        it would exceed psi (no gap the discordance allows is resolved at N).
+        it would exceed psi (no gap the discordance allows is resolved at N) and at psi = 0 (a variance of 0).
     """
 
     discordance: np.ndarray
@@ -148,7 +153,9 @@ def _columns(discordance, base_variance, effect, min_effect, n_items, level, pow
             mde = _wald.minimum_detectable_effect_wald(
                 discordance * effect, n_items + z_sum**2 * effect, level, power, 2
             )
-            mde = np.where(mde <= discordance, mde, np.nan)  # above psi: no gap this discordance allows is resolved
+            # Above psi: no gap this discordance allows is resolved; at psi = 0 (a tie at rho_max) no MDE from a
+            # variance of 0, as elsewhere.
+            mde = np.where((mde <= discordance) & (discordance > 0), mde, np.nan)
         else:
             mde = _wald.minimum_detectable_effect_wald(variance, n_items, level, power, 2)
     return MinEffectColumns(discordance, variance, required, power_now, mde)
@@ -164,6 +171,7 @@ def min_effect_columns(
     binary: bool,
     accuracies: bool,
     rho: float | None = None,
+    boxes: CountBoxes | None = None,
 ) -> dict[str, MinEffectColumns]:
     """Per scenario, each pair's N*(DELTA), power now and MDE now, at its observed (or admissible) discordance.
 
@@ -186,6 +194,9 @@ def min_effect_columns(
         True for an accuracies-only audit (scenarios rho_min, rho_max and, with ``rho``, assumed).
     rho : float, optional
         The assumed correlation of an accuracies-only plan (already checked against every pair's interval).
+    boxes : CountBoxes, optional
+        The counts an accuracies-only audit's printed values allow: rho_min (the worst case) is then at the allowed
+        counts' largest discordance (:func:`~llm_power_verified.plan.printed_counts.discordance_ends`).
 
     Returns
     -------
@@ -208,12 +219,11 @@ def min_effect_columns(
     min_effect = check_min_effect(min_effect)
     if accuracies:
         p_a, p_b = rows["p_a"].to_numpy(dtype=np.float64), rows["p_b"].to_numpy(dtype=np.float64)
-        ends = {"rho_min": rows["rho_min"].to_numpy(dtype=np.float64), "rho_max": rows["rho_max"].to_numpy(np.float64)}
+        ends = discordance_ends(p_a, p_b, boxes)  # exact at the ends of rho (Frechet bounds), not sigma^2 + d^2
         if rho is not None:
-            ends["assumed"] = np.full(p_a.shape, float(rho))
+            ends["assumed"] = np.atleast_1d(paired_difference_variance(p_a, p_b, float(rho))) + (p_a - p_b) ** 2
         out = {}
-        for scenario, at in ends.items():
-            psi = np.atleast_1d(paired_difference_variance(p_a, p_b, at)) + (p_a - p_b) ** 2
+        for scenario, psi in ends.items():
             variance = binary_variance_at_gap(psi, min_effect)
             out[scenario] = _columns(psi, variance, 1.0, min_effect, n_items, level, power, True)
         return out
@@ -246,7 +256,8 @@ class MinEffectSummary(Result):
     limiting : dict of str to str or None
         The pair behind each maximum.
     impossible : dict of str to tuple of str
-        The pairs whose discordance is below DELTA, each "A vs B (psi 0.0060)".
+        The pairs whose discordance is below DELTA, each "A vs B (psi 0.0060)"; graded: the pairs whose differences
+        have a variance of 0, each "A vs B (variance 0)".
     """
 
     required_n: dict[str, int | None]
@@ -292,7 +303,8 @@ def summarize_min_effect(table: pd.DataFrame, columns: dict[str, MinEffectColumn
         possible = ~np.isnan(found.required_n)
         table[f"resolved_now_min_effect_{scenario}"] = np.where(possible, n_items >= found.required_n, False)
         impossible[scenario] = tuple(
-            f"{name} (psi {psi:.3g})" for name, psi in zip(names[~possible], found.discordance[~possible], strict=True)
+            f"{name} (psi {psi:.3g})" if np.isfinite(psi) else f"{name} (variance 0)"  # graded: no psi, variance 0
+            for name, psi in zip(names[~possible], found.discordance[~possible], strict=True)
         )
         if not possible.any():
             required[scenario] = more[scenario] = limiting[scenario] = None

@@ -32,6 +32,7 @@ from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.plan.figures import AuditFigures
 from llm_power_verified.plan.min_effect import MIN_EFFECT_NOTES, min_effect_columns, summarize_min_effect, whole_items
+from llm_power_verified.plan.printed_counts import ACCURACIES_NOTES, accuracy_scenarios, printed_boxes
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
 from llm_power_verified.results import Result
 
@@ -229,8 +230,11 @@ class LeaderboardPlan(Result):
     limiting_min_effect : dict of str to str or None
         The pair behind each maximum.
     impossible_min_effect : dict of str to tuple of str
-        Per scenario, the pairs whose discordance is below DELTA (a true gap DELTA needs psi >= DELTA): no N is
-        planned for them, and they are named rather than clamped.
+        Per scenario, the pairs whose discordance is below DELTA (a true gap DELTA needs psi >= DELTA; graded: whose
+        differences have a variance of 0): no N is planned for them, and they are named rather than clamped.
+    printed_counts : bool
+        Accuracies only: True when the worst case (rho_min) covers every count of correct items the printed digits
+        allow (an accuracies-only audit), False when it is at the printed values (a saved report: no counts).
     """
 
     n_items: int
@@ -249,6 +253,7 @@ class LeaderboardPlan(Result):
     more_items_min_effect: dict[str, int | None] = field(default_factory=dict)
     limiting_min_effect: dict[str, str | None] = field(default_factory=dict)
     impossible_min_effect: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    printed_counts: bool = False
 
     def to_dict(self) -> dict:
         """The fields as plain containers, the pair table as records (one object per pair, every pair).
@@ -277,27 +282,6 @@ def _per_item(rows: pd.DataFrame, inflation: float) -> dict[str, np.ndarray]:
     if "design_effect" in rows and rows["design_effect"].notna().all():
         columns["clustered"] = columns["observed"] * rows["design_effect"].to_numpy(dtype=np.float64)
     return columns
-
-
-def _accuracies(rows: pd.DataFrame, level: float, power: float, rho: float | None) -> dict[str, np.ndarray]:
-    p_a, p_b = rows["p_a"].to_numpy(dtype=np.float64), rows["p_b"].to_numpy(dtype=np.float64)
-    low, high = rows["rho_min"].to_numpy(dtype=np.float64), rows["rho_max"].to_numpy(dtype=np.float64)
-    columns = {
-        "rho_min": required_n_paired_binary(p_a, p_b, low, alpha=level, power=power),
-        "rho_max": required_n_paired_binary(p_a, p_b, high, alpha=level, power=power),
-    }
-    if rho is not None:
-        inside = (low <= rho) & (rho <= high)
-        if not inside.all():
-            bad = rows.loc[~inside].iloc[0]
-            # Every number in full (repr): a rounded bound could read the same as a rho just outside it.
-            raise ArgumentError(
-                f"rho (--rho) {float(rho)!r} is outside the admissible interval of {bad['model_a']} vs "
-                f"{bad['model_b']}, [{float(bad['rho_min'])!r}, {float(bad['rho_max'])!r}] (paper Eqs. 7-8); "
-                "choose a --rho inside every planned pair's interval"
-            )
-        columns["assumed"] = required_n_paired_binary(p_a, p_b, rho, alpha=level, power=power)
-    return {key: np.atleast_1d(value) for key, value in columns.items()}
 
 
 @docfill("correction")
@@ -340,7 +324,9 @@ def plan_leaderboard(
     :func:`planning_level`.  Per-item audit: each pair's N* (Eq. 6 at its observed table) times the inflation
     (z_{1 - alpha'/2} + z_{1 - beta})^2 / (z_{1 - alpha/2} + z_{1 - beta})^2 (``derivations/multiplicity.py``), and
     with clusters times the design effect 1 + (m - 1) max(ICC, 0) (``derivations/design_effect.py``).
-    Accuracies only: N* (Eq. 6) at both ends of each pair's admissible interval (Eqs. 7-8), and at ``rho``.
+    Accuracies only: N* (Eq. 6) at both ends of each pair's admissible interval (Eqs. 7-8), and at ``rho``; at
+    rho_min (the worst case) the most over every count the printed digits allow when the audit has them
+    (:mod:`llm_power_verified.plan.printed_counts`; a saved report does not: then at the printed values).
     The benchmark needs the largest, rounded up.
 
     At the observed gap, q = N / N* is z_Wald^2 / (z_{1 - alpha/2} + z_{1 - beta})^2: the plan restates the test
@@ -359,7 +345,7 @@ def plan_leaderboard(
     >>> audit = audit_accuracies(read_accuracies(Path(lpv.__file__).parent / "data" / "mmlu_pro_accuracies.csv"))
     >>> plan = plan_leaderboard(audit, 4, rho=0.4)
     >>> plan.family_size, round(plan.level, 6), plan.required_n
-    (3, 0.016667, {'rho_min': 472584, 'rho_max': 2266, 'assumed': 148127})
+    (3, 0.016667, {'rho_min': 478571, 'rho_max': 2266, 'assumed': 148127})
     >>> plan_leaderboard(audit, 4, rho=0.4, min_effect=0.02).required_n_min_effect
     {'rho_min': 25778, 'rho_max': 2699, 'assumed': 7857}
     """
@@ -383,8 +369,9 @@ def plan_leaderboard(
     family_size = top - 1
     correction = figures.correction if correction is None else correction
     level, reason = planning_level(correction, family_size, figures.alpha)
+    boxes = printed_boxes(rows, figures.counts, figures.n_items) if accuracies else None
     if accuracies:
-        columns = _accuracies(rows, level, figures.power, rho)
+        columns = accuracy_scenarios(rows, level, figures.power, rho, boxes)
     else:
         columns = _per_item(rows, float(inflation_at_level(level, figures.alpha, figures.power)))
     n_items = figures.n_items
@@ -394,9 +381,7 @@ def plan_leaderboard(
         "items 'of the same kind': each pair keeps its observed accuracies, rho and (clustered) ICC and cluster size"
     ]
     if accuracies:
-        notes = [
-            "accuracies only: rho_min is the worst case (the most items), rho_max the best; 'assumed' is an assumption"
-        ]
+        notes = [ACCURACIES_NOTES[boxes is not None]]
     effect = None
     if min_effect is not None:
         found = min_effect_columns(
@@ -408,6 +393,7 @@ def plan_leaderboard(
             binary=figures.binary,
             accuracies=accuracies,
             rho=rho,
+            boxes=boxes,
         )
         effect = summarize_min_effect(table, found, n_items)
         notes.append(MIN_EFFECT_NOTES[figures.binary])
@@ -428,6 +414,7 @@ def plan_leaderboard(
         more_items_min_effect={} if effect is None else effect.more_items,
         limiting_min_effect={} if effect is None else effect.limiting,
         impossible_min_effect={} if effect is None else effect.impossible,
+        printed_counts=boxes is not None,
     )
 
 
