@@ -16,6 +16,8 @@ from typing import Protocol, runtime_checkable
 
 import pandas as pd
 
+from llm_power_verified.leaderboard.summaries import GapsOfInterest
+
 __all__ = ["Audit", "PerItemAudit"]
 
 
@@ -125,7 +127,8 @@ class PerItemAudit:
     def sections(self) -> dict[str, object]:
         """The typed summaries by report key.
 
-        The keys: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers.
+        The keys: multiplicity, clusters (None without), verdicts, resolution_by_gap, tiers, gaps_of_interest (None
+        without ``min_effect``).
         """
         return {
             "multiplicity": self.multiplicity,
@@ -133,4 +136,21 @@ class PerItemAudit:
             "verdicts": self.verdicts,
             "resolution_by_gap": self.by_gap,
             "tiers": self.tiers,
+            "gaps_of_interest": _gaps_of_interest(self.headline),
         }
+
+
+def _gaps_of_interest(facts) -> GapsOfInterest | None:
+    """The headline's --min-effect counts as the JSON report's ``gaps_of_interest`` (None without one)."""
+    if facts.min_effect is None:
+        return None
+    resolved = facts.adjacent.get("resolved_min_effect")
+    return GapsOfInterest(
+        min_effect=facts.min_effect,
+        adjacent_pairs=facts.adjacent_pairs,
+        resolved=0 if resolved is None else resolved.count,
+        undefined=facts.min_effect_undefined,
+        required_n=facts.required_n_min_effect,
+        required_n_family=facts.required_n_min_effect_family,
+        equivalence=dict(facts.equivalence),
+    )

@@ -23,6 +23,7 @@ __all__ = [
     "ClusterBootstrap",
     "ClusterSummary",
     "GapBucket",
+    "GapsOfInterest",
     "Inflation",
     "Multiplicity",
     "Tiers",
@@ -82,6 +83,37 @@ class Multiplicity(Result):
     bh_rejections: int
     bh_level: float
     e_bh_rejections: int | None
+
+
+@dataclass(frozen=True, repr=False)
+class GapsOfInterest(Result):
+    """The adjacent pairs against a declared smallest gap of interest DELTA (``--min-effect``), counted.
+
+    Attributes
+    ----------
+    min_effect : float
+        DELTA, in score units.
+    adjacent_pairs : int
+        The adjacent pairs reported.
+    resolved : int
+        Those whose q(DELTA) = N / N*(DELTA) >= 1, each pair at alpha.
+    undefined : int
+        Those with no q(DELTA): a discordance below DELTA (0/1 scores) or the same difference on every item (graded).
+    required_n : int or None
+        The N that resolves a true gap of DELTA in every adjacent pair where it is defined, each pair at alpha.
+    required_n_family : int or None
+        The same at the family's planning level (as ``plan`` plans).
+    equivalence : dict of str to int
+        The adjacent pairs by the four outcomes of the equivalence analysis within +-DELTA (each pair at alpha).
+    """
+
+    min_effect: float
+    adjacent_pairs: int
+    resolved: int
+    undefined: int
+    required_n: int | None
+    required_n_family: int | None
+    equivalence: dict[str, int]
 
 
 @dataclass(frozen=True, repr=False)

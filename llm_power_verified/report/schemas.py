@@ -32,7 +32,14 @@ from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA
 from llm_power_verified.io.errors import OutputError
 from llm_power_verified.io.output import write_text
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
-from llm_power_verified.leaderboard.summaries import ClusterSummary, GapBucket, Multiplicity, Tiers, Verdicts
+from llm_power_verified.leaderboard.summaries import (
+    ClusterSummary,
+    GapBucket,
+    GapsOfInterest,
+    Multiplicity,
+    Tiers,
+    Verdicts,
+)
 from llm_power_verified.report.columns_page import columns_page
 from llm_power_verified.report.json_types import FLOAT, KIND_SCHEMAS, STRINGS, object_schema
 
@@ -243,6 +250,7 @@ def audit_schema(audit: str) -> dict:
             "verdicts": _result(Verdicts),
             "resolution_by_gap": {"type": "array", "items": _result(GapBucket)},
             "tiers": _result(Tiers),
+            "gaps_of_interest": {"anyOf": [_result(GapsOfInterest), {"type": "null"}]},
             "checklist": {"type": "array", "items": check},
         }
     )

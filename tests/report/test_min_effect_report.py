@@ -69,3 +69,21 @@ def test_graded_audit_states_why_a_pair_is_na():
     gaps = next(line for line in headline(audit) if line.startswith("Gaps of interest"))
     assert "n/a for 1 (the same difference on every item)" in gaps
     assert any("the same difference on every item (a variance of 0)" in note for note in audit.notes)
+
+
+def test_the_json_report_counts_the_gaps_of_interest_from_its_own_pairs(audit):
+    """gaps_of_interest restates the adjacent rows of the pair table it is written with, count by count."""
+    document = json.loads("".join(render(audit, "json")))
+    counts = document["gaps_of_interest"]
+    adjacent = [row for row in document["pairs"] if row["adjacent"]]
+    assert counts["min_effect"] == 0.02 and counts["adjacent_pairs"] == len(adjacent) == 9
+    assert counts["resolved"] == sum(bool(row["resolved_min_effect"]) for row in adjacent)
+    assert counts["undefined"] == sum(row["q_min_effect"] is None for row in adjacent)
+    defined = [row["required_n_min_effect"] for row in adjacent if row["required_n_min_effect"] is not None]
+    assert counts["required_n"] == int(np.ceil(max(defined)))
+    for outcome, count in counts["equivalence"].items():
+        assert count == sum(row["equivalence"] == outcome for row in adjacent)
+    plain = json.loads(
+        "".join(render(audit_leaderboard(shipped_example(), n_resamples=0, n_cluster_resamples=0), "json"))
+    )
+    assert plain["gaps_of_interest"] is None
