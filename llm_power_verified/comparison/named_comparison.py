@@ -309,16 +309,9 @@ def compare(
     outcome = verdict(test, margin, low, high)
     power_at = decisive = None
     if outcome == "inconclusive" and not anytime:  # reported for an inconclusive verdict only (observed power)
-        if method == "cluster":  # the t planning at the effective sd of the differences, se * sqrt(N)
-            power_at, decisive = power_and_n_graded(test, margin, mean, se * math.sqrt(n), n, alpha, power)
-            notes.append("power and N that would decide: planned for a t test at the cluster-robust sd, se * sqrt(N)")
-        elif kind == "binary":
-            power_at, decisive = power_and_n_binary(test, margin, cells[1], cells[2], n, alpha, power)
-        else:
-            power_at, decisive = power_and_n_graded(test, margin, mean, sd, n, alpha, power)
-        if method == "bootstrap":
-            planned = "score test" if kind == "binary" else "paired t test"
-            notes.append(f"power and N that would decide: planned for the {planned} at the observed values")
+        spread = se * math.sqrt(n) if method == "cluster" else sd  # cluster: the effective sd of the differences
+        power_at, decisive = _observed_power(kind, method, test, margin, cells, (mean, spread, n), alpha, power)
+        notes.extend(_PLANNED.get((method, kind), ()))
     bootstrap = method == "bootstrap"
     return Comparison(
         baseline=baseline,
@@ -354,6 +347,26 @@ def compare(
         decided_at=decided_at,
         notes=tuple(notes),
     )
+
+
+_PLANNED = {
+    ("cluster", "binary"): (
+        "power and N that would decide: planned for a t test at the cluster-robust sd, se * sqrt(N)",
+    ),
+    ("cluster", "graded"): (
+        "power and N that would decide: planned for a t test at the cluster-robust sd, se * sqrt(N)",
+    ),
+    ("bootstrap", "binary"): ("power and N that would decide: planned for the score test at the observed values",),
+    ("bootstrap", "graded"): ("power and N that would decide: planned for the paired t test at the observed values",),
+}
+
+
+def _observed_power(kind, method, test, margin, cells, moments, alpha, power) -> tuple[float, float]:
+    """(observed power, N to decide) of an inconclusive comparison: score test on the cells, or t at (mean, sd, n)."""
+    mean, spread, n = moments
+    if kind == "binary" and method != "cluster":
+        return power_and_n_binary(test, margin, cells[1], cells[2], n, alpha, power)
+    return power_and_n_graded(test, margin, mean, spread, n, alpha, power)
 
 
 def _defined(value: float | None) -> float | None:

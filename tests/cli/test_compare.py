@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
@@ -194,6 +195,7 @@ def test_anytime_reports_the_item_that_decided(capsys):
         (["--baseline", "model-a", "--candidate", "model-b", "--margin", "1"], "--margin"),
         (["--baseline", "model-a", "--candidate", "model-b", "--out", "v.json"], "--format json"),
         (["--baseline", "model-a"], "--candidate"),
+        (["--baseline", "model-a", "--candidate", "model-b", "--method", "cluster"], "needs the items' clusters"),
     ],
 )
 def test_errors_exit_2_with_one_line(capsys, arguments, fragment):
@@ -227,3 +229,49 @@ def test_the_guide_quotes_what_the_command_prints(capsys):
         printed |= {line.strip() for line in _compare(capsys, *TIGER, *options)[1].splitlines()}
     missing = [line for excerpt in excerpts for line in excerpt if line not in printed]
     assert missing == []
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "source" / "guide" / "compare.rst"
+
+
+def test_compare_anytime_and_monitor_decide_where_the_guide_says_and_the_guide_names_the_procedure(capsys):
+    """The guide's figures: monitor's discordant-pair e-process crosses 1/alpha before compare --anytime decides."""
+    from llm_power_verified.comparison import pair_scores
+    from llm_power_verified.io import read_scores
+    from llm_power_verified.sequential.e_process import e_process
+
+    matrix = read_scores(TIGER[0], cluster_column="category")
+    candidate, baseline = pair_scores(matrix, "Meta-Llama-3_1-8B", "Meta-Llama-3-8B")
+    crossing = int(np.argmax(np.asarray(e_process(candidate, baseline).log_e) >= np.log(20))) + 1
+    options = ["--baseline", "Meta-Llama-3_1-8B", "--candidate", "Meta-Llama-3-8B", "--anytime", "--json"]
+    code, out, _ = _compare(capsys, *TIGER, *options)
+    decided = json.loads(out)["decided_at"]
+    assert (code, crossing, decided) == (1, 4915, 8764) and crossing < decided
+    page = " ".join(GUIDE.read_text().split())
+    assert f"crosses 1/alpha = 20 at item {crossing:,}" in page and f"fails at item {decided:,}" in page
+    assert "hedged betting capital of :doc:`monitoring`" not in page  # monitor bets on graded scores only
+    assert "mixture e-process on the discordant pairs" in page
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "hedged betting confidence sequence" in help_text and "can decide earlier" in help_text
+
+
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "effect", "verdict", "interval"),
+    [
+        ("Meta-Llama-3-70B", "Meta-Llama-3_1-70B", "4.38", "inconclusive", "[-0.0102, +0.0193]"),
+        ("Meta-Llama-3_1-8B", "Meta-Llama-3-8B", "2.38", "fail", "[-0.0345, -0.0119]"),
+    ],
+)
+def test_the_guide_quotes_the_design_effects_and_the_cluster_robust_intervals(
+    capsys, baseline, candidate, effect, verdict, interval
+):
+    options = ["--baseline", baseline, "--candidate", candidate, "--test", "non-inferiority", "--margin", "0.01"]
+    _, out, _ = _compare(capsys, *TIGER, *options)
+    assert f"design effect {effect} " in out and "treats the items as independent" in out
+    code, out, _ = _compare(capsys, *TIGER, *options, "--method", "cluster")
+    assert f"interval    {interval} at 90% (cluster-robust t interval)" in out
+    assert f"verdict     {verdict.upper()}" in out and code == {"fail": 1, "inconclusive": 3}[verdict]
+    page = " ".join(GUIDE.read_text().split())
+    assert "design effects are 4.38" in page and interval in page
