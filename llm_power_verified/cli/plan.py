@@ -19,7 +19,7 @@ from llm_power_verified.cli.inputs import (
 )
 from llm_power_verified.cli.options import Parser
 from llm_power_verified.cli.parents import alpha_power_options, anytime_options, marginal_options
-from llm_power_verified.cli.plan_min_effect import min_effect_cells, min_effect_lines, scenario_lines
+from llm_power_verified.cli.plan_min_effect import min_effect_cells, min_effect_lines, report_min_effect, scenario_lines
 from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import MIN_EFFECT, SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
@@ -42,7 +42,7 @@ def _icc(text: str) -> float:
 
 
 def _options(
-    *, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True
+    *, top: bool, cluster_sizes: str | None, rho: str | None = None, correction: bool = True, min_effect: str = ""
 ) -> argparse.ArgumentParser:
     """The options every plan has (--json), with --top, --correction, --cluster-sizes and --rho where they apply.
 
@@ -72,13 +72,23 @@ def _options(
             type=MIN_EFFECT,
             metavar="DELTA",
             help="a smallest gap of interest in score units, in (0, 1) (0.02 = 2 points): also plan "
-            "the items that resolve a true gap of DELTA in each pair, at its observed discordance, at the same level",
+            f"the items that resolve a true gap of DELTA in each pair, {min_effect}, at the same level",
         )
     parent.add_argument("--json", action="store_true", help="print one JSON object")
     return parent
 
 
 _ASSUMED_RHO = "an assumed correlation for every pair, labelled as an assumption (needed by --anytime)"
+#: Where each subcommand's --min-effect plans a true gap of DELTA.
+_AT_ITEMS = "at its observed discordance (0/1 scores) or observed variance of the differences (graded)"
+_AT_ACCURACIES = (
+    "at the discordance implied by each end of its admissible rho and by --rho (accuracies have no observed "
+    "discordance)"
+)
+_AT_REPORT = (
+    f"{_AT_ITEMS}, or for an accuracies-only report at the discordance implied by each end of its admissible rho and "
+    "by --rho; default: the report's settings.min_effect (null: none)"
+)
 
 
 @docfill("commands")
@@ -122,7 +132,7 @@ def add_parser(commands) -> None:
             input_options(required=True),
             alpha_power_options(),
             anytime_options(),
-            _options(top=True, cluster_sizes="needs --cluster-column"),
+            _options(top=True, cluster_sizes="needs --cluster-column", min_effect=_AT_ITEMS),
         ],
         help="per-item results INPUT...: the items that resolve every adjacent pair",
         description="Plan from an audit of per-item results, read exactly as audit reads them (without resamples).",
@@ -134,7 +144,7 @@ def add_parser(commands) -> None:
             accuracy_options(),
             alpha_power_options(),
             anytime_options(),
-            _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO),
+            _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO, min_effect=_AT_ACCURACIES),
         ],
         help="one accuracy per model FILE: the items that resolve every adjacent pair",
         description=(
@@ -152,6 +162,7 @@ def add_parser(commands) -> None:
                 cluster_sizes="needs a report with clusters",
                 rho=_ASSUMED_RHO + "; accuracies-only reports",
                 correction=False,
+                min_effect=_AT_REPORT,
             ),
         ],
         help="a saved audit report JSON: the items that resolve every adjacent pair",
@@ -254,9 +265,8 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     from llm_power_verified.plan import plan_leaderboard
 
     figures, input_notes = _audit(arguments)
-    plan = plan_leaderboard(
-        figures, arguments.top, correction=arguments.correction, rho=rho, min_effect=arguments.min_effect
-    )
+    min_effect, whose_delta = report_min_effect(arguments.min_effect, figures.min_effect, arguments.source == "report")
+    plan = plan_leaderboard(figures, arguments.top, correction=arguments.correction, rho=rho, min_effect=min_effect)
     whose = " (the report's settings.correction)" if arguments.source == "report" else ""
     lines = [
         f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction "
@@ -266,9 +276,11 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
     ]
     lines += scenario_lines(plan, rho)
     if plan.min_effect is not None:
-        lines += min_effect_lines(plan, rho)
+        lines += min_effect_lines(plan, rho, whose_delta)
     lines += [f"note: {note}" for note in (*input_notes, *plan.notes)]
     document = {"plan": plan.to_dict(), "input_notes": list(input_notes)}
+    if arguments.source == "report":
+        document["report_min_effect"] = figures.min_effect  # the audit's own DELTA, beside the plan's
     if "clustered" in plan.required_n and "icc" in figures.pairs and figures.mean_cluster_size:
         lines += _clustered_tradeoff(arguments, figures, plan, document)
     elif arguments.cluster_sizes:

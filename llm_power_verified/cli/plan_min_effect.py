@@ -6,7 +6,14 @@ import math
 
 from llm_power_verified.cli.text_tables import render_rows
 
-__all__ = ["SCENARIO_LABELS", "min_effect_cells", "min_effect_lines", "scenario_labels", "scenario_lines"]
+__all__ = [
+    "SCENARIO_LABELS",
+    "min_effect_cells",
+    "min_effect_lines",
+    "report_min_effect",
+    "scenario_labels",
+    "scenario_lines",
+]
 
 #: How each scenario of a leaderboard plan is named in the text ("{rho}" is the assumed rho).
 SCENARIO_LABELS = {
@@ -77,7 +84,40 @@ def _items(required: float, binary: bool) -> str:
     return "inf" if math.isinf(required) else f"{int(ceil_sample_size(required)):,}"
 
 
-def min_effect_lines(plan, rho: float | None) -> list[str]:
+def report_min_effect(given: float | None, audited: float | None, report: bool) -> tuple[float | None, str]:
+    """DELTA to plan at, and where it came from: --min-effect, else a saved report's own ``settings.min_effect``.
+
+    Parameters
+    ----------
+    given : float or None
+        --min-effect.
+    audited : float or None
+        The report's ``settings.min_effect`` (None for a report without one, and for an audit run now).
+    report : bool
+        The plan starts from a saved report.
+
+    Returns
+    -------
+    tuple of (float or None, str)
+        DELTA, and the words on its source for the text ("" when it is --min-effect and nothing else is in play).
+
+    Examples
+    --------
+    >>> report_min_effect(None, 0.02, True)
+    (0.02, "the report's settings.min_effect")
+    >>> report_min_effect(0.01, 0.02, True)[1]
+    '--min-effect; the report was audited with settings.min_effect 0.02'
+    """
+    if not report or audited is None:
+        return given, ""
+    if given is None:
+        return audited, "the report's settings.min_effect"
+    if given == audited:
+        return given, "--min-effect, the report's settings.min_effect too"
+    return given, f"--min-effect; the report was audited with settings.min_effect {audited:g}"
+
+
+def min_effect_lines(plan, rho: float | None, whose: str = "") -> list[str]:
     """The plan at a true gap of DELTA: per scenario the N, then the pairs where no such gap is possible.
 
     Parameters
@@ -86,6 +126,8 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
         A plan made with ``min_effect`` (:func:`~llm_power_verified.plan.targets.plan_leaderboard`).
     rho : float or None
         The assumed rho of an accuracies-only plan (for its scenario's label).
+    whose : str, optional
+        Where DELTA came from, when not (only) --min-effect (:func:`report_min_effect`).
 
     Returns
     -------
@@ -101,7 +143,7 @@ def min_effect_lines(plan, rho: float | None) -> list[str]:
     labels = {**scenario_labels(plan), "observed": f"at each pair's {spread}"}
     lines = [
         "",
-        f"a true gap of DELTA = {delta:g} (--min-effect) in each pair, at the pair's {spread}, same level "
+        f"a true gap of DELTA = {delta:g} ({whose or '--min-effect'}) in each pair, at the pair's {spread}, same level "
         f"{plan.level:.4g} (beside the observed gaps above):",
     ]
     for scenario, required in plan.required_n_min_effect.items():

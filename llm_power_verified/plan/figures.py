@@ -54,7 +54,7 @@ class AuditFigures(Result):
     counts : pandas.DataFrame or None
         Accuracies only: the ranking with each model's allowed correct-item counts (``accuracy``, ``count_low``,
         ``count_high``, ``consistent``), so the plan's worst case covers every count the printed digits allow; None
-        for a per-item audit and a saved JSON report (which does not carry them: its plan is at the printed values).
+        for a per-item audit and a saved JSON report (whose plan does not read them: it is at the printed values).
     min_effect : float or None
         The audit's own ``--min-effect`` (a saved report's ``settings.min_effect``), when it had one.
     """

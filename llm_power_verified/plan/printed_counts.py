@@ -12,8 +12,9 @@ count pair and the printed pair:
 
 The "best case" (each pair's largest admissible rho) stays at the printed values, where psi = abs(p_a - p_b)
 exactly (Frechet's upper bound): over the counts it can need fewer items or more, so it bounds nothing and is named
-as the printed values' case.  A saved JSON report does not carry the allowed counts; its plan is at the printed
-values, and says so.
+as the printed values' case.  A plan from a saved JSON report does not read the allowed counts (its ranking's
+``count_low`` and ``count_high`` are not checked against the printed values); it is at the printed values, and says
+so.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ ACCURACIES_NOTES = {
     True: "accuracies only: rho_min is the worst case, the most items over every count of correct items the printed "
     "digits allow (and the printed values); rho_max the best case at the printed values (other allowed counts can "
     "need more or fewer there); 'assumed' is an assumption, at the printed values",
-    False: "accuracies only: the plan is at the printed values (a saved report does not carry the counts of correct "
-    "items they allow; plan accuracies FILE covers them): rho_min is the worst case at those values, rho_max the "
-    "best; 'assumed' is an assumption",
+    False: "accuracies only: the plan is at the printed values (a plan from a saved report does not read the counts "
+    "of correct items the printed digits allow; plan accuracies FILE covers them): rho_min is the worst case at "
+    "those values, rho_max the best; 'assumed' is an assumption",
 }
 
 

@@ -166,6 +166,7 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         binary=binary,
         correction=correction,
         weighted_cluster_size=weighted_size,
+        min_effect=_min_effect(document, source, _WRITER[schema]),
     )
     check_report_figures(
         frame,
@@ -264,6 +265,21 @@ def _correction(document: dict, source: str, writer: str) -> str:
             f"({', '.join(CORRECTIONS)}), so the plan cannot tell which to use; write the report again with {writer}"
         )
     return value
+
+
+def _min_effect(document: dict, source: str, writer: str) -> float | None:
+    """The audit's ``settings.min_effect``: DELTA in (0, 1), or None (null, or a report written without the key)."""
+    settings = document.get("settings")
+    value = settings.get("min_effect") if isinstance(settings, dict) else None
+    if value is None:
+        return None
+    number = _number(value, f"{source}: settings.min_effect")
+    if not 0 < number < 1:
+        raise InputError(
+            f"{source}: settings.min_effect {value!r} is not a smallest gap of interest (a number in (0, 1), or null); "
+            f"the report is damaged or was edited: write it again with {writer}"
+        )
+    return number
 
 
 def _flag(document: dict, path: tuple[str, ...], source: str) -> bool:
