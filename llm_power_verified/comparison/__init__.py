@@ -6,7 +6,10 @@
   methods, the ``Comparison`` result;
 * :mod:`llm_power_verified.comparison.anytime`: the anytime-valid variant (a betting confidence sequence over the
   items in input order);
-* :mod:`llm_power_verified.comparison.planning`: the power and the N of the decision an observed gap points to;
+* :mod:`llm_power_verified.comparison.clustered`: the pair's design effect and the cluster-robust interval
+  (``--method cluster``);
+* :mod:`llm_power_verified.comparison.planning`: for an inconclusive comparison, the observed (post-hoc) power of
+  the decision the observed gap points to and the N that would decide;
 * :mod:`llm_power_verified.comparison.record`: the ``compare --format json`` record and the text and Markdown
   reports.
 """

@@ -6,6 +6,10 @@ one or two one-sided tests at alpha; their power at N and the N that gives them 
 observed cells (0/1 scores) or the observed mean and standard deviation of the differences (graded scores) taken as
 the truth.  A gap exactly on a boundary points to neither: power and N are then undefined (NaN).
 
+The power is observed (post-hoc) power: computed at the observed gap, it is a function of the p-values and adds no
+evidence (Hoenig and Heisey 2001).  ``compare`` reports it, as ``power_at_observed_gap`` beside ``n_to_decide``,
+for an inconclusive fixed-N verdict only, as a planning guess for a larger run.
+
 * 0/1 scores: the score test against a margin (Nam 1997; :func:`~llm_power_verified.inference.margin.margin_power`,
   :func:`~llm_power_verified.inference.margin.margin_required_n`); a one-sided test that d lies below a bound is the
   same test on the swapped cells (d -> -d).
