@@ -26,7 +26,18 @@ SCENARIO_LABELS = {
 
 
 def scenario_labels(plan) -> dict[str, str]:
-    """The scenario labels of ``plan``: an accuracies-only worst case without the counts is at the printed values."""
+    """The scenario labels of ``plan``: an accuracies-only worst case without the counts is at the printed values.
+
+    Parameters
+    ----------
+    plan : LeaderboardPlan
+        The plan (its ``printed_counts`` says whether the worst case covers the allowed counts).
+
+    Returns
+    -------
+    dict of str to str
+        Scenario to label ("{rho}" stands for the assumed rho).
+    """
     if plan.printed_counts:
         return dict(SCENARIO_LABELS)
     return {**SCENARIO_LABELS, "rho_min": "at each pair's smallest admissible rho (worst case at the printed values)"}
