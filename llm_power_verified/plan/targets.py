@@ -310,7 +310,8 @@ def plan_leaderboard(
     min_effect : float, optional
         DELTA, a declared smallest gap of interest in score units, in (0, 1): the plan then also gives, per pair
         and scenario, the items that resolve a *true* gap of DELTA at the pair's observed discordance (graded: its
-        observed variance), the power to detect it now and the MDE now, at the same planning level
+        observed variance; accuracies only: the discordance each end of rho, or ``rho``, implies), the power to
+        detect it now and the MDE now, at the same planning level
         (:func:`~llm_power_verified.plan.min_effect.min_effect_columns`).
 
     Returns
