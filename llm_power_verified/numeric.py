@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["quantiles"]
+__all__ = ["exact", "quantiles"]
 
 _LARGEST = np.finfo(np.float64).max
 
@@ -55,3 +55,28 @@ def quantiles(values, levels, axis: int = 0) -> np.ndarray:
     negative = (upper == -_LARGEST) | ((lower == -_LARGEST) & (result != upper))
     # Between -inf and +inf (both neighbours infinite, of opposite signs) the interpolation is undefined: NaN.
     return np.where(positive & negative, np.nan, np.where(positive, np.inf, np.where(negative, -np.inf, result)))
+
+
+def exact(value: float) -> str:
+    """``value`` in the fewest digits that read back as it: ``:g`` when that is exact, else ``repr``.
+
+    For a setting the reader typed (alpha, a margin, DELTA): ``:g`` alone prints 0.9999999999 as 1, a value the
+    option refuses.
+
+    Parameters
+    ----------
+    value : float
+        A setting as used.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
+    >>> exact(0.05), exact(0.4999999999999999), exact(0.0123456789)
+    ('0.05', '0.4999999999999999', '0.0123456789')
+    """
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))

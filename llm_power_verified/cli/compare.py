@@ -107,6 +107,10 @@ def run(arguments):
     margin = _check(arguments)
     if arguments.json:  # --json is --format json, also for --out's check of the file's suffix
         arguments.format = "json"
+    from llm_power_verified.io import check_outputs
+
+    # Before any work: an --out that is an input (or inside an input folder) is refused, as audit refuses it.
+    check_outputs({"--out": arguments.out}, arguments.inputs)
     matrix = read_matrix(arguments)
     result = compare(
         matrix,

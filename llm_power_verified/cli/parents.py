@@ -78,14 +78,14 @@ def alpha_power_options(*, power: bool = True) -> argparse.ArgumentParser:
 
 @docfill(returns="parent_parser")
 def min_effect_options() -> argparse.ArgumentParser:
-    """--min-effect DELTA: the smallest gap of interest, in score units, in (0, 1)."""
+    """--min-effect DELTA: the smallest gap of interest, in score units, in [2^-53, 1)."""
     parent, group = _parent("smallest gap of interest")
     group.add_argument(
         "--min-effect",
         type=MIN_EFFECT,
         metavar="DELTA",
         help=(
-            "the smallest gap that matters, in score units, in (0, 1) (0.02 = 2 points): adds per pair "
+            "the smallest gap that matters, in score units, in [2^-53, 1) (0.02 = 2 points): adds per pair "
             "the power and q at a true gap of DELTA and the equivalence test within +-DELTA"
         ),
     )

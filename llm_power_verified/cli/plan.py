@@ -24,6 +24,7 @@ from llm_power_verified.cli.text_tables import render_rows
 from llm_power_verified.cli.value_types import MIN_EFFECT, SIZE, number, size_list
 from llm_power_verified.contract import CORRECTIONS
 from llm_power_verified.io.output import json_text
+from llm_power_verified.numeric import exact
 
 __all__ = ["add_parser", "run"]
 
@@ -71,7 +72,7 @@ def _options(
             "--min-effect",
             type=MIN_EFFECT,
             metavar="DELTA",
-            help="a smallest gap of interest in score units, in (0, 1) (0.02 = 2 points): also plan "
+            help="a smallest gap of interest in score units, in [2^-53, 1) (0.02 = 2 points): also plan "
             f"the items that resolve a true gap of DELTA in each pair, {min_effect}, at the same level",
         )
     parent.add_argument("--json", action="store_true", help="print one JSON object")
@@ -377,7 +378,7 @@ def _anytime(arguments, document: dict, cells, alpha: float, figures) -> list[st
         document["anytime_min_effect"] = {"pair": pair, "discordance": psi, **at_delta}
         delta = document["plan"]["min_effect"]
         lines += [
-            f"at a true gap of {delta:g} in {pair} (psi {psi:.4g}: p10 = {p10:.4g}, p01 = {p01:.4g}), the same "
+            f"at a true gap of {exact(delta)} in {pair} (psi {psi:.4g}: p10 = {p10:.4g}, p01 = {p01:.4g}), the same "
             f"threshold, {at_delta['method']}{_se(at_delta)}:",
             _stopping_line(at_delta, arguments.quantile),
         ]

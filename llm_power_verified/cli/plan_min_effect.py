@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from llm_power_verified.cli.text_tables import render_rows
+from llm_power_verified.numeric import exact
 
 __all__ = [
     "SCENARIO_LABELS",
@@ -154,7 +155,8 @@ def min_effect_lines(plan, rho: float | None, whose: str = "") -> list[str]:
     labels = {**scenario_labels(plan), "observed": f"at each pair's {spread}"}
     lines = [
         "",
-        f"a true gap of DELTA = {delta:g} ({whose or '--min-effect'}) in each pair, at the pair's {spread}, same level "
+        f"a true gap of DELTA = {exact(delta)} ({whose or '--min-effect'}) in each pair, at the pair's {spread}, "
+        "same level "
         f"{plan.level:.4g} (beside the observed gaps above):",
     ]
     for scenario, required in plan.required_n_min_effect.items():
@@ -162,7 +164,7 @@ def min_effect_lines(plan, rho: float | None, whose: str = "") -> list[str]:
         impossible = plan.impossible_min_effect[scenario]
         if required is None:
             lines.append(
-                f"  {label}: no pair can have a true gap of {delta:g} at its discordance"
+                f"  {label}: no pair can have a true gap of {exact(delta)} at its discordance"
                 if binary
                 else f"  {label}: no N for any pair: the differences of every pair have a variance of 0"
             )
@@ -171,13 +173,13 @@ def min_effect_lines(plan, rho: float | None, whose: str = "") -> list[str]:
             where = "it is possible" if binary else "the variance is > 0"
             every = "every pair" if not impossible else f"every pair where {where} ({len(impossible)} not)"
             lines.append(
-                f"  {label}: N = {required:,.0f} items resolve a gap of {delta:g} in {every}; "
+                f"  {label}: N = {required:,.0f} items resolve a gap of {exact(delta)} in {every}; "
                 + ("already enough" if more == 0 else f"{more:,.0f} more items of the same kind")
                 + f" (limiting pair: {plan.limiting_min_effect[scenario]})"
             )
         if impossible and binary:
             lines.append(
-                f"    no true gap of {delta:g} possible (it needs discordance psi >= DELTA; no N, not clamped): "
+                f"    no true gap of {exact(delta)} possible (it needs discordance psi >= DELTA; no N, not clamped): "
                 + "; ".join(impossible)
             )
         elif impossible:
@@ -197,7 +199,7 @@ def min_effect_lines(plan, rho: float | None, whose: str = "") -> list[str]:
         for row in plan.pairs.itertuples()
     ]
     psi = "discordance psi" if binary else "psi (graded: none)"
-    columns = [("pair", "pair"), ("gap", "observed gap"), ("psi", psi), ("n", f"N*({delta:g})")]
+    columns = [("pair", "pair"), ("gap", "observed gap"), ("psi", psi), ("n", f"N*({exact(delta)})")]
     columns += [("power", f"power at {plan.n_items:,} items"), ("mde", "MDE now")]
     return [*lines, f"  per pair ({labels[first].format(rho=rho)}):", render_rows(rows, columns, "table")]
 

@@ -15,6 +15,7 @@ from pathlib import PurePath
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
+from llm_power_verified.contract.choices import MIN_GAP
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
 __all__ = [
@@ -130,6 +131,15 @@ def number(*, integer: bool = False, summary: str = "A number", **limits) -> Cal
         # Lazy: _validation imports numpy (0.1 s), which `--help` does not need.
         from llm_power_verified._validation import check_scalar
 
+        # Python's int() and float() also read 1_000 and other scripts' digits (Arabic-Indic, fullwidth); the input
+        # files' numbers are refused with them (io.cells), so options are too: one spelling of a number everywhere.
+        if not text.isascii() or "_" in text:
+            kind = (
+                "a whole number in ASCII digits without underscores (1000, 1e3)"
+                if integer
+                else ("a number in ASCII digits without underscores (0.02, 1e-3)")
+            )
+            raise argparse.ArgumentTypeError(f"must be {kind}; got {text[:40]!r}")
         if integer:
             value = _whole_number(text)
             # Not a whole number: nan is refused by the range check for any range, and the message then shows the text.
@@ -169,7 +179,7 @@ POSITIVE = number(low=0, low_open=True, summary="A positive number")
 SEED = number(integer=True, low=0, high=2**63 - 1, summary="The seed of every resample (--seed)")
 # A smallest gap of interest (audit's and plan's --min-effect): scores lie in [0, 1], so a gap of two mean scores is
 # below 1.  (A plain comment: number() writes the type's docstring.)
-MIN_EFFECT = number(low=0, high=1, low_open=True, high_open=True, summary="A smallest gap of interest (--min-effect)")
+MIN_EFFECT = number(low=MIN_GAP, high=1, high_open=True, summary="A smallest gap of interest (--min-effect)")
 #: Resample counts are bounded so that a typo cannot exhaust memory (a bootstrap of B resamples holds B x pairs values).
 MAX_AUDIT_RESAMPLES = 100_000
 RESAMPLES = number(

@@ -88,7 +88,8 @@ def anytime_interval(
     Raises
     ------
     ArgumentError
-        A difference outside [-1, 1] (scores outside [0, 1]).
+        A difference outside [-1, 1] (scores outside [0, 1]), or a running intersection that becomes empty (the
+        sequence contradicts itself: the items are probably not in a random order).
     """
     values = np.asarray(differences, dtype=np.float64)
     outside = np.flatnonzero(np.abs(values) > 1)
@@ -101,6 +102,18 @@ def anytime_interval(
     sequence = betting_confidence_sequence(values, alpha)
     lower = np.maximum.accumulate(sequence.lower)
     upper = np.minimum.accumulate(sequence.upper)
+    crossed = np.flatnonzero(lower > upper)
+    if crossed.size:
+        # Each interval covers the mean at every t with probability 1 - alpha when the items arrive in random
+        # order; an empty running intersection means two of them exclude each other, which a verdict cannot use.
+        at = int(crossed[0])
+        raise ArgumentError(
+            f"--anytime: the confidence sequence contradicts itself at item {at + 1:,} (its running intersection is "
+            f"empty: an earlier lower end {float(lower[at])!r} exceeds the upper end {float(upper[at])!r}); that "
+            "happens with probability at most alpha when the items arrive in random order, so this input's order "
+            "is probably not random (sorted, or grouped by topic): put the items in their arrival order, or leave "
+            "--anytime out (the fixed-N interval does not depend on the order)"
+        )
     codes = running_verdicts(test, margin, lower, upper)
     decided = np.flatnonzero(codes != 3)
     decided_at = int(decided[0]) + 1 if decided.size else None

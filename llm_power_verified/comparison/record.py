@@ -13,6 +13,7 @@ from llm_power_verified.comparison.verdict_rules import exit_code
 from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA_ID
 from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.io.output import json_text
+from llm_power_verified.numeric import exact
 
 __all__ = ["exact", "percent", "record", "report", "verdict_sentence"]
 
@@ -32,28 +33,6 @@ _METHOD = {
     "betting": "betting confidence sequence, running intersection",
     "cluster": "cluster-robust t interval",
 }
-
-
-def exact(value: float) -> str:
-    """``value`` in the fewest digits that read back as it: ``:g`` when that is exact, else ``repr``.
-
-    Parameters
-    ----------
-    value : float
-        A setting as used (alpha, a margin).
-
-    Returns
-    -------
-    str
-        The text.
-
-    Examples
-    --------
-    >>> exact(0.05), exact(0.4999999999999999)
-    ('0.05', '0.4999999999999999')
-    """
-    short = f"{value:g}"
-    return short if float(short) == value else repr(float(value))
 
 
 def percent(level: float) -> str:

@@ -73,3 +73,7 @@ SCHEMA_IDS = {"binary+graded": "llm-power-verified/audit/2", "accuracies": "llm-
 MAX_RESAMPLES = 1_000_000
 #: Largest count accepted anywhere (2^53: every whole number up to it is exact in float64).
 MAX_COUNT = 2**53
+#: Smallest gap of interest accepted (--min-effect): 1 / MAX_COUNT = 2^-53, the smallest gap two mean scores over at
+#: most MAX_COUNT items can have and the spacing of float64 just below 1; a smaller gap cannot be told from rounding
+#: (and its N* ~ 1/DELTA^2 would overflow float64 below about 1e-154).
+MIN_GAP = 2.0**-53

@@ -50,6 +50,7 @@ from llm_power_verified.leaderboard.settings import AuditSettings
 from llm_power_verified.leaderboard.streams import canonical_order
 from llm_power_verified.leaderboard.summaries import Tiers, resolution_by_gap, verdict_table
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
+from llm_power_verified.numeric import exact
 from llm_power_verified.parallel import Backend, LocalBackend
 
 __all__ = [
@@ -298,13 +299,13 @@ def _min_effect_note(pairs: pd.DataFrame, binary: bool, min_effect: float) -> st
     if not undefined:
         return ""
     why = (
-        f"fewer than {min_effect:g} x N discordant items (a true gap of DELTA needs at least that share)"
+        f"fewer than {exact(min_effect)} x N discordant items (a true gap of DELTA needs at least that share)"
         if binary
         else "the same difference on every item (a variance of 0)"
     )
     return (
-        f"--min-effect {min_effect:g}: {undefined:,} of {len(pairs):,} reported pairs have {why}; their power, N* and "
-        "q at DELTA are n/a and they are not resolved at DELTA"
+        f"--min-effect {exact(min_effect)}: {undefined:,} of {len(pairs):,} reported pairs have {why}; their power, "
+        "N* and q at DELTA are n/a and they are not resolved at DELTA"
     )
 
 

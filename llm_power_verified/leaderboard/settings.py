@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from llm_power_verified._validation import check_scalar
 from llm_power_verified.contract import CORRECTIONS, FAMILIES, MAX_RESAMPLES, MODES
+from llm_power_verified.contract.choices import MIN_GAP
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.results import Result
@@ -103,10 +104,10 @@ class AuditSettings(Result):
 
 
 def check_min_effect(value) -> float:
-    """The smallest gap of interest checked: a finite number in (0, 1).
+    """The smallest gap of interest checked: a finite number in [2^-53, 1).
 
     Scores lie in [0, 1] (0/1 or partial credit), so a gap of two mean scores is at most 1 and a gap of interest of
-    1 or more could never be observed.
+    1 or more could never be observed; below 2^-53 (``contract.choices.MIN_GAP``) a gap cannot be told from rounding.
 
     Parameters
     ----------
@@ -132,9 +133,8 @@ def check_min_effect(value) -> float:
         check_scalar(
             "min_effect (--min-effect, the smallest gap of interest in score units; scores lie in [0, 1])",
             value,
-            low=0,
+            low=MIN_GAP,
             high=1,
-            low_open=True,
             high_open=True,
         )
     )

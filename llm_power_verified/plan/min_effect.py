@@ -30,9 +30,9 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import wald as _wald
-from llm_power_verified._validation import ceil_sample_size, check_scalar
-from llm_power_verified.errors import ArgumentError
+from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.leaderboard.accuracy_rounding import CountBoxes
+from llm_power_verified.leaderboard.settings import check_min_effect
 from llm_power_verified.plan.printed_counts import discordance_ends
 from llm_power_verified.power.gap_of_interest import binary_variance_at_gap, graded_variance_at_gap
 from llm_power_verified.power.sample_size import paired_difference_variance
@@ -77,38 +77,6 @@ def whole_items(items: float) -> int | float:
     (1711, inf)
     """
     return int(items) if math.isfinite(items) else float(items)
-
-
-def check_min_effect(min_effect: float) -> float:
-    """DELTA checked: a gap of scores in [0, 1] (0/1 or graded), so in (0, 1).
-
-    Parameters
-    ----------
-    min_effect : float
-        The smallest gap of interest, in score units (0.02 = 2 points).
-
-    Returns
-    -------
-    float
-        The value as a float.
-
-    Raises
-    ------
-    llm_power_verified.errors.ArgumentError
-        Not a finite number in (0, 1), in one line naming ``min_effect (--min-effect)``.
-
-    Examples
-    --------
-    >>> check_min_effect(0.02)
-    0.02
-    """
-    try:
-        return float(check_scalar("min_effect", min_effect, low=0, high=1, low_open=True, high_open=True))
-    except ValueError as error:
-        raise ArgumentError(
-            f"min_effect (--min-effect) {min_effect!r}: the smallest gap of interest is a difference of mean scores "
-            "in [0, 1], so it must lie in (0, 1); e.g. --min-effect 0.02 for 2 points"
-        ) from error
 
 
 @dataclass(frozen=True, repr=False)

@@ -119,7 +119,7 @@ def _graded(checker: _Checker, pairs: pd.DataFrame, alpha: float, power: float) 
         rho = np.nan_to_num(
             pairs["rho"].to_numpy(dtype=np.float64)
         )  # rho is undefined (null) only for a constant model
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # an edited huge variance: compared as inf, then refused
             checker.compare(
                 "variance",
                 np.maximum(var_a + var_b - 2 * rho * np.sqrt(var_a * var_b), 0.0),
@@ -131,11 +131,9 @@ def _graded(checker: _Checker, pairs: pd.DataFrame, alpha: float, power: float) 
         raise InputError(
             f"{checker.where(index)}.variance: {_show(float(variance[index]))} is not a variance (finite, >= 0)"
         )
-    checker.compare(
-        "required_n",
-        required_n_wald(variance, pairs["delta"].to_numpy(dtype=np.float64), alpha, power),
-        f"variance and delta at alpha {alpha:g}, power {power:g} (Eq. 3)",
-    )
+    with np.errstate(over="ignore"):  # an edited huge variance: N* inf, then refused as disagreeing
+        required = required_n_wald(variance, pairs["delta"].to_numpy(dtype=np.float64), alpha, power)
+    checker.compare("required_n", required, f"variance and delta at alpha {alpha:g}, power {power:g} (Eq. 3)")
 
 
 def _ranking(checker: _Checker, pairs: pd.DataFrame, ranking, n_models: int, accuracy_key: str) -> None:

@@ -126,6 +126,8 @@ def read_audit_report(path: str | Path) -> AuditFigures:
     pairs = _field(document, ("pairs",), source)
     if not isinstance(pairs, list):
         raise InputError(f"{source}: pairs must be a list")
+    if not summary and not binary:
+        _no_cells(pairs, source, _WRITER[schema])
     frame = pd.DataFrame(
         [_pair_row(record, f"{source}, pairs[{index}]", needed, schema) for index, record in enumerate(pairs)]
     )
@@ -181,6 +183,23 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         source=source,
     )
     return figures
+
+
+def _no_cells(pairs: list, source: str, writer: str) -> None:
+    """A graded report has no 2x2 cells: pairs that carry b or c beside data.binary false were edited.
+
+    Planned as graded, such a report is redone from its variances (142 items for a pair whose cells allow no gap of
+    0.02 at all), so it is refused like the other edits.
+    """
+    for index, record in enumerate(pairs):
+        if isinstance(record, dict):
+            for key in ("b", "c"):
+                if record.get(key) is not None:
+                    raise InputError(
+                        f"{source}, pairs[{index}].{key}: {record[key]!r}, a 0/1 cell, while data.binary is false "
+                        f"(graded scores have no cells); the report is damaged or was edited: write it again with "
+                        f"{writer}"
+                    )
 
 
 def _check_consistent_settings(pairs: list, frame: pd.DataFrame, clusters, correction: str, source: str, writer: str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from llm_power_verified.numeric import exact
 from llm_power_verified.report.cells import cell
 from llm_power_verified.report.table import grid
 
@@ -48,7 +49,7 @@ def gaps_section(audit, keys: dict[str, str], head: str, markdown: bool) -> list
     adjacent = pairs[pairs["adjacent"].to_numpy(dtype=bool)]
     if not len(adjacent):
         return []
-    delta = f"{facts.min_effect:g}"
+    delta = exact(facts.min_effect)
     arbiter, arbiter_name = _ARBITER[bool(facts.binary)]
     shown = (*_SHOWN[:2], arbiter, *_SHOWN[2:])
     headers = ["A", "B", "gap", "CI (1 - 2 alpha)", "p (2-sided)", "equivalence", f"power({delta})", f"q({delta})"]

@@ -13,6 +13,7 @@ from statistics import NormalDist
 
 from llm_power_verified.leaderboard.accuracies import AccuracyHeadline, VerdictCounts
 from llm_power_verified.leaderboard.headline import Headline
+from llm_power_verified.numeric import exact
 from llm_power_verified.report.cells import fmt, plural
 
 __all__ = ["accuracy_lines", "headline", "headline_lines"]
@@ -130,12 +131,12 @@ def _reported_adjacent(facts: Headline, noun: str) -> str:
 
 def _undefined_why(facts: Headline) -> str:
     """Why q(DELTA) is n/a for a pair: too few discordant items for a true gap of DELTA, or a variance of 0."""
-    return f"discordance below {facts.min_effect:g}" if facts.binary else "the same difference on every item"
+    return f"discordance below {exact(facts.min_effect)}" if facts.binary else "the same difference on every item"
 
 
 def _min_effect_lines(facts: Headline) -> list[str]:
     """The smallest gap of interest's lines: resolved at DELTA, the N for DELTA, the four equivalence outcomes."""
-    delta, pairs = f"{facts.min_effect:g}", facts.adjacent_pairs
+    delta, pairs = exact(facts.min_effect), facts.adjacent_pairs
     undefined = facts.min_effect_undefined
     lines = [
         f"Gaps of interest (--min-effect {delta}): the benchmark resolves a true gap of {delta} in "

@@ -92,14 +92,17 @@ def _log_capital_blocks(x: np.ndarray, bets: np.ndarray, means: np.ndarray) -> I
     ``means``: candidate means m (1-D); x and bets: rows x items.
     """
     m = means[:, None, None]
-    up, down = np.minimum(bets, TRUNCATION / m), np.minimum(bets, TRUNCATION / (1 - m))
     log_up = np.zeros((means.size, x.shape[0]))
     log_down = np.zeros_like(log_up)
     for start in range(0, x.shape[1], ITEM_BLOCK):
         block = slice(start, min(start + ITEM_BLOCK, x.shape[1]))
+        # The truncated bets of this block only: means x rows x items in the block (the whole path's would hold
+        # means x items, 16 KB per item at 1,001 grid means).
+        up = np.minimum(bets[..., block], TRUNCATION / m)
+        down = np.minimum(bets[..., block], TRUNCATION / (1 - m))
         gap = x[None, :, block] - m
-        cumulative_up = log_up[..., None] + np.cumsum(np.log1p(up[..., block] * gap), axis=-1)
-        cumulative_down = log_down[..., None] + np.cumsum(np.log1p(-down[..., block] * gap), axis=-1)
+        cumulative_up = log_up[..., None] + np.cumsum(np.log1p(up * gap), axis=-1)
+        cumulative_down = log_down[..., None] + np.cumsum(np.log1p(-down * gap), axis=-1)
         log_up, log_down = cumulative_up[..., -1], cumulative_down[..., -1]
         yield block, np.logaddexp(cumulative_up, cumulative_down) + math.log(0.5)
 

@@ -275,3 +275,38 @@ def test_the_guide_quotes_the_design_effects_and_the_cluster_robust_intervals(
     assert f"verdict     {verdict.upper()}" in out and code == {"fail": 1, "inconclusive": 3}[verdict]
     page = " ".join(GUIDE.read_text().split())
     assert "design effects are 4.38" in page and interval in page
+
+
+def test_out_that_is_an_input_is_refused_before_any_work(capsys, tmp_path):
+    """--out naming an input is refused and the input is left as it was (it was overwritten by the report)."""
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("1\n0\n1\n1\n" * 25)
+    second.write_text("0\n0\n1\n1\n" * 25)
+    before = first.read_bytes()
+    code, out, err = _compare(capsys, str(first), str(second), "--baseline", str(first), "--candidate", str(second),
+                              "--out", str(first))  # fmt: skip
+    assert code == 2 and out == "" and "would overwrite an input" in err and len(err.strip().splitlines()) == 1
+    assert first.read_bytes() == before
+
+
+def test_anytime_refuses_a_sequence_that_contradicts_itself(capsys, tmp_path):
+    """Items sorted so that the running intersection empties: one line naming --anytime and the item, not a check."""
+    rows = ["item,A,B"] + [f"{index},1,{0 if index < 50 else 1}" for index in range(200)]
+    (tmp_path / "sorted.csv").write_text("\n".join(rows) + "\n")
+    code, out, err = _compare(
+        capsys,
+        str(tmp_path / "sorted.csv"),
+        "--item-column",
+        "item",
+        "--baseline",
+        "A",
+        "--candidate",
+        "B",
+        "--anytime",
+    )
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--anytime: the confidence sequence contradicts itself at item" in err and "not random" in err
+    # Without --anytime the same items give a verdict (the fixed-N interval does not depend on their order).
+    code, out, err = _compare(capsys, str(tmp_path / "sorted.csv"), "--item-column", "item", "--baseline", "A",
+                              "--candidate", "B")  # fmt: skip
+    assert code in (0, 1, 3) and err == ""

@@ -130,3 +130,21 @@ def test_the_headline_n_for_delta_is_what_plan_report_plans(tmp_path):
     assert planned is not None, plan
     assert line.group(2) == planned.group(1)  # item counts: integers, exactly
     assert int(line.group(1).replace(",", "")) < int(line.group(2).replace(",", ""))
+
+
+@pytest.mark.parametrize("value", ["1e-300", "5e-324", "1e-16", "1_0", "\u0660.\u0660\u0662"])
+def test_min_effect_below_the_float_resolution_or_oddly_written_is_refused(capsys, value):
+    """Below 2^-53 a gap cannot be told from rounding (1e-300 overflowed N* ~ 1/DELTA^2 to a traceback); underscores
+    and other scripts' digits are refused as in the input files."""
+    status = main(["audit", "--min-effect", value, "--n-resamples", "0"])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert "argument --min-effect: must be" in captured.err
+
+
+def test_min_effect_at_the_floor_gives_finite_figures(capsys):
+    """DELTA = 2^-53 (the smallest accepted): N* ~ 1e32 is finite and printed, no warning, no traceback."""
+    assert main(["audit", "--min-effect", repr(2.0**-53), "--n-resamples", "0", "--n-cluster-resamples", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "N that would resolve a gap of 1.1102230246251565e-16" in captured.out.replace("\n  ", " ")
+    assert "Warning" not in captured.err

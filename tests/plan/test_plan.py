@@ -271,6 +271,8 @@ def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):
         (lambda d: d["pairs"][1].update(rank_b=2.5), "pairs[1].rank_b: 2.5 is not a rank"),
         (lambda d: d["pairs"][0].update(model_a=7), "pairs[0].model_a: 7 is not a model name"),
         (lambda d: d["data"].update(binary="yes"), "data.binary 'yes' is not true or false"),
+        # A binary report relabelled graded: its cells would be dropped and the plan redone from its variances.
+        (lambda d: d["data"].update(binary=False), "pairs[0].b: 253, a 0/1 cell, while data.binary is false"),
     ],
 )
 def test_damaged_saved_reports_are_refused_by_place(tmp_path, edit, message):

@@ -186,3 +186,22 @@ def test_monitor_graded_json(tmp_path, capsys):
     assert widths["betting"] < widths["hoeffding"] and widths["eb"] < widths["hoeffding"]
     assert main(["monitor", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--mixture", "beta"]) == 2
     assert "--mixture and --plot are for 0/1 scores" in capsys.readouterr().err
+
+
+def test_betting_confidence_sequence_memory_is_bounded_by_the_block_not_the_path():
+    """Peak allocation of a 60,000-item sequence stays near one block's (1,001 grid means x 4,096 items).
+
+    The truncated bets were formed for the whole path at once, means x items x 8 bytes twice (16 KB per item: 16 GB
+    at 10^6 items).  One block's arrays are about 1,001 x 4,096 x 8 bytes = 33 MB each, a handful alive at once;
+    400 MB bounds them with room, far below the 960 MB the whole-path bets took here.
+    """
+    import tracemalloc
+
+    path = np.random.default_rng(3).uniform(-1, 1, 60_000)
+    tracemalloc.start()
+    try:
+        betting_confidence_sequence(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 400e6, f"peak {peak / 1e6:.0f} MB"
