@@ -283,8 +283,8 @@ def test_out_that_is_an_input_is_refused_before_any_work(capsys, tmp_path):
     first.write_text("1\n0\n1\n1\n" * 25)
     second.write_text("0\n0\n1\n1\n" * 25)
     before = first.read_bytes()
-    code, out, err = _compare(capsys, str(first), str(second), "--baseline", str(first), "--candidate", str(second),
-                              "--out", str(first))  # fmt: skip
+    arguments = [str(first), str(second), "--baseline", str(first), "--candidate", str(second), "--out", str(first)]
+    code, out, err = _compare(capsys, *arguments)
     assert code == 2 and out == "" and "would overwrite an input" in err and len(err.strip().splitlines()) == 1
     assert first.read_bytes() == before
 
@@ -307,6 +307,6 @@ def test_anytime_refuses_a_sequence_that_contradicts_itself(capsys, tmp_path):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "--anytime: the confidence sequence contradicts itself at item" in err and "not random" in err
     # Without --anytime the same items give a verdict (the fixed-N interval does not depend on their order).
-    code, out, err = _compare(capsys, str(tmp_path / "sorted.csv"), "--item-column", "item", "--baseline", "A",
-                              "--candidate", "B")  # fmt: skip
+    arguments = [str(tmp_path / "sorted.csv"), "--item-column", "item", "--baseline", "A", "--candidate", "B"]
+    code, out, err = _compare(capsys, *arguments)
     assert code in (0, 1, 3) and err == ""

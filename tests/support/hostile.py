@@ -2592,6 +2592,13 @@ def _report_of(table: bytes) -> bytes:
 
 
 # --------------------------------------------------------------------------- the corpus
+def decision_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_decisions import decision_cases as build
+
+    return build()
+
+
 def all_cases() -> list[Case]:
     cases = [
         case
@@ -2622,6 +2629,7 @@ def all_cases() -> list[Case]:
             odd_file_cases,
             terminal_cases,
             output_cases,
+            decision_cases,
         )
         for case in build()
     ]
