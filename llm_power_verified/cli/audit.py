@@ -16,8 +16,8 @@ from llm_power_verified.cli.parents import (
     min_effect_options,
     output_options,
 )
+from llm_power_verified.cli.path_types import PLOT_SUFFIXES
 from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
-from llm_power_verified.cli.value_types import PLOT_SUFFIXES
 from llm_power_verified.contract import MACHINE_FORMATS, MODES
 
 __all__ = ["add_parser", "run"]

@@ -10,7 +10,8 @@ from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.inputs import input_options, read_matrix
 from llm_power_verified.cli.options import INPUT_RULES, HelpFormatter
 from llm_power_verified.cli.parents import alpha_power_options, format_options
-from llm_power_verified.cli.value_types import RESAMPLES, SEED, number, output_path
+from llm_power_verified.cli.path_types import output_path
+from llm_power_verified.cli.value_types import RESAMPLES, SEED, number
 from llm_power_verified.contract.documents import COMPARE_EXIT_CODES, COMPARE_METHODS, COMPARE_TESTS
 
 __all__ = ["EXIT_STATUS", "add_parser", "run"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.cli.path_types import output_path, plot_path
 from llm_power_verified.cli.value_types import (
     ALPHA,
     AUDIT_RESAMPLES,
@@ -31,8 +32,6 @@ from llm_power_verified.cli.value_types import (
     SEED,
     WIDTH,
     column_list,
-    output_path,
-    plot_path,
 )
 from llm_power_verified.contract import CORRECTIONS, FAMILIES, FORMATS, PAIR_LISTS
 from llm_power_verified.contract.views import COLUMN_CHOICES

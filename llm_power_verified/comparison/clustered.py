@@ -108,7 +108,9 @@ def cluster_note(differences, labels, method: str) -> str:
     )
 
 
-def cluster_robust(differences, labels, bounds: tuple[float, float], confidence: float):
+def cluster_robust(
+    differences, labels, bounds: tuple[float, float], confidence: float
+) -> tuple[tuple[float, float], float, float, float, int]:
     """The cluster-robust interval of the mean difference and the one-sided t tests against the two boundaries.
 
     Parameters

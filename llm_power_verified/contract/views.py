@@ -188,6 +188,7 @@ DROP_ORDER = (
     "verdict_assumed_family",
     "agreement_critical",
     "verdict_family",
+    "rounding",
 )
 
 

@@ -221,7 +221,7 @@ def test_cluster_sizes_refuse_an_empty_or_repeated_element():
 
 
 def test_a_plot_folder_may_have_a_dot(tmp_path):
-    from llm_power_verified.cli.value_types import plot_path
+    from llm_power_verified.cli.path_types import plot_path
 
     assert (
         plot_path("figures.v2") == "figures.v2"

@@ -10,7 +10,8 @@ import pytest
 
 from llm_power_verified.cli import value_types
 from llm_power_verified.cli.main import build_parser, main
-from llm_power_verified.cli.value_types import SIZE, number, output_path
+from llm_power_verified.cli.path_types import output_path
+from llm_power_verified.cli.value_types import SIZE, number
 
 #: Every integer type of the command line; 100 lies in each one's range.
 INTEGER_TYPES = {

@@ -70,7 +70,14 @@ def test_both_per_item_audits_implement_the_protocol():
         assert isinstance(audit, Audit)
         assert audit.kind == "binary" and audit.source == matrix.source
         assert audit.settings()["family"] == "adjacent" and audit.data()["n_models"] == 6
-        assert list(audit.sections()) == ["multiplicity", "clusters", "verdicts", "resolution_by_gap", "tiers"]
+        assert list(audit.sections()) == [
+            "multiplicity",
+            "clusters",
+            "verdicts",
+            "resolution_by_gap",
+            "tiers",
+            "gaps_of_interest",
+        ]
     assert streamed.pairs.equals(streamed.adjacent)
     assert streamed.headline == result.headline
 
