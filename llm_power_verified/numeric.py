@@ -1,15 +1,19 @@
-"""Small numerical helpers shared across modules."""
+"""Small numerical helpers shared across modules (numpy imported where used: the command line's --help needs none)."""
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported where it is used: the command line's --help imports this module without it
+    import numpy
 
 __all__ = ["exact", "quantiles"]
 
-_LARGEST = np.finfo(np.float64).max
+_LARGEST = sys.float_info.max  # numpy.finfo(numpy.float64).max
 
 
-def quantiles(values, levels, axis: int = 0) -> np.ndarray:
+def quantiles(values, levels, axis: int = 0) -> numpy.ndarray:
     """``np.quantile`` (linear interpolation) where +/-inf sort beyond every finite value.
 
     Linear interpolation between the order statistics x_(j) and x_(j+1) with a
@@ -37,11 +41,14 @@ def quantiles(values, levels, axis: int = 0) -> np.ndarray:
 
     Examples
     --------
+    >>> import numpy as np
     >>> quantiles(np.array([1.0, np.inf, np.inf]), 0.5).item()
     inf
     >>> quantiles(np.array([1.0, 2.0, np.inf]), [0.5, 0.95]).tolist()
     [2.0, inf]
     """
+    import numpy as np
+
     values = np.asarray(values, dtype=np.float64)
     stand_in = np.where(np.isposinf(values), _LARGEST, np.where(np.isneginf(values), -_LARGEST, values))
     # Interpolating between stand-ins of opposite signs overflows (L - (-L)); such results are replaced below.

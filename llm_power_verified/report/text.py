@@ -316,7 +316,8 @@ def _item_pairs(
     chosen, rows = _fit(shown, names, view, _item_label, width, view[::-1], 4)
     if len(chosen) < len(view):
         lines.append(
-            f"({len(view) - len(chosen)} more columns with --wide or --columns; Markdown, JSON and CSV have all)"
+            f"({len(view) - len(chosen)} more columns with --wide, --columns or a wider --width; Markdown, JSON and "
+            "CSV have all)"
         )
     lines.append(grid(["A", "B"] + [_item_label(name) for name in chosen], rows, markdown))
     return lines, chosen

@@ -37,12 +37,12 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     "value, shown",
     [
-        ("0", "must be a finite number in (0, 1); got 0.0"),
-        ("-0.02", "must be a finite number in (0, 1); got -0.02"),
-        ("1", "must be a finite number in (0, 1); got 1.0"),
-        ("1.5", "must be a finite number in (0, 1); got 1.5"),
-        ("nan", "must be a finite number in (0, 1); got nan"),
-        ("inf", "must be a finite number in (0, 1); got inf"),
+        ("0", "must be a finite number in [1.11022e-16, 1); got 0.0"),
+        ("-0.02", "must be a finite number in [1.11022e-16, 1); got -0.02"),
+        ("1", "must be a finite number in [1.11022e-16, 1); got 1.0"),
+        ("1.5", "must be a finite number in [1.11022e-16, 1); got 1.5"),
+        ("nan", "must be a finite number in [1.11022e-16, 1); got nan"),
+        ("inf", "must be a finite number in [1.11022e-16, 1); got inf"),
         ("two points", "must be a number; got 'two points'"),
     ],
 )

@@ -213,5 +213,5 @@ def test_graded_min_effect_is_refused_from_one_too():
     matrix = from_array(rng.random((50, 3)), models=["x", "y", "z"])
     assert AuditSettings(min_effect=0.5).checked(matrix).min_effect == 0.5
     for value in (0.0, 1.0, 2.5):
-        with pytest.raises(ArgumentError, match=r"^min_effect \(--min-effect.*in \(0, 1\); got"):
+        with pytest.raises(ArgumentError, match=r"^min_effect \(--min-effect.*in \[1\.11022e-16, 1\); got"):
             AuditSettings(min_effect=value).checked(matrix)
