@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
 from scipy import stats
+from statsmodels.regression.linear_model import OLS
 
 from llm_power_verified.comparison import compare
 from llm_power_verified.comparison.clustered import cluster_robust, pair_design_effect
@@ -32,9 +32,7 @@ def _clustered(seed: int, kind: str, n_clusters: int = 9):
 
 def _statsmodels(differences, labels):
     groups = np.unique(labels, return_inverse=True)[1]
-    fit = sm.OLS(differences, np.ones_like(differences)).fit(
-        cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
-    )
+    fit = OLS(differences, np.ones_like(differences)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     return fit
 
 
