@@ -37,6 +37,7 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.generations import Generations, means_kind
 from llm_power_verified.io.score_kind import resolve_score_kind, shown_score
 from llm_power_verified.io.text import first_repeat
 from llm_power_verified.results import Result
@@ -73,6 +74,8 @@ class ScoreMatrix(Result):
         Where the data came from.
     notes : tuple of str
         What the reader decided (items dropped, epochs used, score kind, ...).
+    generations : Generations or None
+        Per cell, the count and variance of its generations when ``scores`` are item means (graded).
 
     Examples
     --------
@@ -90,6 +93,7 @@ class ScoreMatrix(Result):
     binary: bool = True
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    generations: Generations | None = None
 
     def __post_init__(self) -> None:
         """Structural checks for a matrix built directly (the readers apply every rule in :func:`build_matrix`)."""
@@ -111,6 +115,14 @@ class ScoreMatrix(Result):
             raise InputError(f"{self.source or 'ScoreMatrix'}: scores must be finite numbers")
         if self.binary and not ((scores == 0) | (scores == 1)).all():
             raise InputError(f"{self.source or 'ScoreMatrix'}: binary=True but some scores are neither 0 nor 1")
+        if self.generations is not None:
+            if self.generations.counts.shape != scores.shape:
+                raise InputError(
+                    f"{self.source or 'ScoreMatrix'}: generations of shape {self.generations.counts.shape} for scores "
+                    f"of shape {scores.shape}"
+                )
+            if self.binary:
+                raise InputError(f"{self.source or 'ScoreMatrix'}: item means over generations are graded scores")
 
     @property
     def n_items(self) -> int:
@@ -231,6 +243,7 @@ def build_matrix(
     source: str = "",
     notes: Sequence[str] = (),
     locate: Locator | None = None,
+    generations: Generations | None = None,
 ) -> ScoreMatrix:
     """Validate an aligned (items x models) matrix under the module rules and wrap it.
 
@@ -253,6 +266,8 @@ def build_matrix(
     locate : callable, optional
         ``locate(item, model) -> str``: where a cell came from, for messages (a reader's file, line and column);
         default: the model and item id.
+    generations : Generations, optional
+        Each cell's count and variance when ``scores`` are item means over generations (then graded).
 
     Raises
     ------
@@ -262,7 +277,8 @@ def build_matrix(
         hint at ``--item-column`` when the column looks like ids), a stray fractional score under "auto" or any
         under "binary", a missing cluster label under "error", naming the cell.
     ArgumentError
-        An unknown ``score_kind`` or ``missing_cluster``, or ``score_range=None`` without ``score_kind="graded"``.
+        An unknown ``score_kind`` or ``missing_cluster``, ``score_range=None`` without "graded", "binary" with
+        ``generations``.
 
     Notes
     -----
@@ -276,6 +292,7 @@ def build_matrix(
     """
     if score_kind not in SCORE_KINDS:
         raise ArgumentError(f"score_kind must be one of {SCORE_KINDS}; got {score_kind!r}")
+    score_kind = score_kind if generations is None else means_kind(score_kind, source)
     scores = np.asarray(scores, dtype=np.float64)
     models, item_ids = [str(m) if isinstance(m, (str, np.str_)) else m for m in models], [str(i) for i in item_ids]
     if scores.ndim != 2 or scores.shape != (len(item_ids), len(models)):
@@ -332,6 +349,7 @@ def build_matrix(
         if not item_ids:
             raise InputError(f"{source}: no item has a cluster label")
         locate = _default_locator(models, item_ids)
+        generations = None if generations is None else generations.subset(rows=np.asarray(keep))
     binary, kind_notes = resolve_score_kind(scores, score_kind, locate, source)
     notes = list(notes) + cluster_notes + kind_notes
     spread = scores.max(axis=0) - scores.min(axis=0)
@@ -341,7 +359,7 @@ def build_matrix(
             "model is undefined; its pairs show rho as undefined and leave the rho-dependent columns empty"
         )
     return ScoreMatrix(
-        np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes)
+        np.ascontiguousarray(scores), tuple(models), tuple(item_ids), labels, binary, source, tuple(notes), generations
     )
 
 

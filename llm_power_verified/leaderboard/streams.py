@@ -147,4 +147,5 @@ def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
         models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
         item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]),
         clusters=clusters,
+        generations=None if matrix.generations is None else matrix.generations.subset(rows, columns),
     )

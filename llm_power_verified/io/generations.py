@@ -1,0 +1,174 @@
+"""Several generations per item: what a reader keeps of the repeats besides their means.
+
+When each model answers each item several times (Inspect epochs, samples, seeds, runs), the score matrix holds
+the item means and :class:`Generations` holds, per (item, model) cell, the number of generations and their
+sample variance.  That is all the two-level analysis needs (:mod:`llm_power_verified.repeats`): the means for
+every test (the item is the unit that is resampled; its generations stay inside it), the counts and variances
+for the within/between split.
+
+Rules (README, "Several generations per item"):
+
+* a repeat index appears once per (item, model): a second one is refused naming both places;
+* every (item, model) cell has at least two generations, or its within-item variance does not exist: a cell
+  with one is refused naming it (read without the repeat option to keep one score per cell);
+* counts may differ between cells: the estimators use each cell's own count (the within part of the variance
+  of an item mean is the mean of s_i^2 / K_i, unbiased for unequal K_i), and the notes say the range.
+
+:func:`cell_summaries` turns the long rows of a reader (one per generation) into the means, counts and
+variances, with a two-pass variance (each cell's sum of squared deviations from its own mean) so that a
+variance is exact to a few ulps whatever the size of the scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import InputError
+
+__all__ = ["Generations", "cell_summaries", "means_kind"]
+
+
+@dataclass(frozen=True)
+class Generations:
+    """Per (item, model) cell: how many generations, and their sample variance.
+
+    Attributes
+    ----------
+    counts : numpy.ndarray
+        int64, items x models, each >= 2: the generations of the cell.
+    within : numpy.ndarray
+        float64, items x models: the cell's sample variance over its generations (divisor K - 1).
+    binary : bool
+        Every generation scored 0 or 1 (then ``within`` is K / (K - 1) p-hat (1 - p-hat)).
+    label : str
+        What one repeat is called in the input ("epoch", a repeat column's name, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> generations = Generations(np.array([[2, 3]]), np.array([[0.5, 0.0]]), binary=True, label="epoch")
+    >>> generations.count_range
+    (2, 3)
+    """
+
+    counts: np.ndarray
+    within: np.ndarray
+    binary: bool
+    label: str
+
+    def __post_init__(self) -> None:
+        """Structural checks: shapes, dtypes, at least two generations per cell, finite non-negative variances."""
+        counts, within = self.counts, self.within
+        if not isinstance(counts, np.ndarray) or counts.ndim != 2 or counts.dtype.kind not in "iu":
+            raise TypeError("Generations.counts must be a 2-D integer ndarray")
+        if not isinstance(within, np.ndarray) or within.shape != counts.shape or within.dtype != np.float64:
+            raise TypeError("Generations.within must be a float64 ndarray of the shape of counts")
+        if counts.size and int(counts.min()) < 2:
+            raise InputError("Generations: every (item, model) cell needs at least 2 generations")
+        if not np.isfinite(within).all() or (within < 0).any():
+            raise InputError("Generations: within-item variances must be finite and >= 0")
+
+    @property
+    def count_range(self) -> tuple[int, int]:
+        """The fewest and the most generations of a cell."""
+        return int(self.counts.min()), int(self.counts.max())
+
+    def subset(self, rows: np.ndarray | None = None, columns: np.ndarray | None = None) -> Generations:
+        """The cells of the given item rows and model columns (an index array or boolean mask each; None: all)."""
+        counts, within = self.counts, self.within
+        if rows is not None:
+            counts, within = counts[rows], within[rows]
+        if columns is not None:
+            counts, within = counts[:, columns], within[:, columns]
+        return Generations(
+            np.ascontiguousarray(counts), np.ascontiguousarray(within), binary=self.binary, label=self.label
+        )
+
+
+def cell_summaries(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    repeats: np.ndarray,
+    values: np.ndarray,
+    shape: tuple[int, int],
+    *,
+    describe: Callable[[int], str],
+    label: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Means, counts and sample variances per (item, model) cell from one row per generation.
+
+    Parameters
+    ----------
+    rows, cols : numpy.ndarray
+        Per generation, the code of its item and of its model.
+    repeats : numpy.ndarray
+        Per generation, the code of its repeat (epoch, sample, seed, ...): equal codes are the same repeat.
+    values : numpy.ndarray
+        Per generation, its finite score.
+    shape : tuple of int
+        (items, models).
+    describe : callable
+        ``describe(position) -> str``: where the generation at that position came from (file, line, member),
+        for the messages.
+    label : str
+        What a repeat is called, for the messages ("epoch", the repeat column's name).
+
+    Returns
+    -------
+    means, counts, within : numpy.ndarray
+        Items x models: the mean (NaN where the cell has no generation), the count (0 there) and the sample
+        variance (divisor count - 1; NaN where the count is below 2).
+
+    Raises
+    ------
+    InputError
+        One repeat of one (item, model) cell given twice, naming both places.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> means, counts, within = cell_summaries(
+    ...     np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]), np.array([0, 1, 2, 0]),
+    ...     np.array([1.0, 0.0, 1.0, 1.0]), (2, 1), describe=str, label="epoch")
+    >>> means.ravel().tolist(), counts.ravel().tolist(), bool(np.isnan(within[1, 0]))
+    ([0.6666666666666666, 1.0], [3, 1], True)
+    """
+    n_items, n_models = shape
+    cell = rows.astype(np.int64) * n_models + cols.astype(np.int64)
+    _, repeat_code = np.unique(repeats, return_inverse=True)
+    order = np.lexsort((repeat_code, cell))
+    same = (cell[order][1:] == cell[order][:-1]) & (repeat_code[order][1:] == repeat_code[order][:-1])
+    if same.any():
+        first, second = sorted((int(order[np.argmax(same)]), int(order[np.argmax(same) + 1])))
+        raise InputError(
+            f"{describe(second)}: {label} {repeats[second]!r} of this item and model is also at {describe(first)}; "
+            f"each {label} appears once per (item, model)"
+        )
+    size = n_items * n_models
+    counts = np.bincount(cell, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):  # empty cells: NaN, filled below by the caller's rules
+        means = np.bincount(cell, weights=values, minlength=size) / counts
+        # Two-pass: deviations from each cell's own mean, so the variance keeps its digits for any offset.
+        squares = np.bincount(cell, weights=(values - means[cell]) ** 2, minlength=size)
+        within = np.where(counts >= 2, squares / np.maximum(counts - 1, 1), np.nan)
+    return means.reshape(shape), counts.reshape(shape), within.reshape(shape)
+
+
+def means_kind(score_kind: str, source: str) -> str:
+    """The score kind of item means over generations: "graded", whatever "auto" would decide; "binary" is refused.
+
+    Examples
+    --------
+    >>> means_kind("auto", "t.csv")
+    'graded'
+    """
+    if score_kind == "binary":
+        raise ArgumentError(
+            f"{source}: the item means over several generations are graded scores; --score-kind binary does not "
+            "apply (read one generation per item without the repeat option for 0/1 scores)"
+        )
+    return "graded"
