@@ -16,7 +16,10 @@ __all__ = ["PLOT_SUFFIXES", "output_path", "plot_path"]
 
 @docfill("option_text")
 def output_path(text: str) -> str:
-    """--out, --plot: the path of an output, not empty.
+    """--out, --plot: the path of an output, not empty and not "-".
+
+    "-" is refused rather than made a file of that name: it usually means standard output, where a report goes
+    without --out (``/dev/stdout`` names it explicitly).
 
     Its other rules are checked before any work, by :func:`~llm_power_verified.io.output_paths.check_outputs`.
 
@@ -32,11 +35,16 @@ def output_path(text: str) -> str:
     Raises
     ------
     argparse.ArgumentTypeError
-        For an empty value.
+        For an empty value or "-".
     """
     if not text:
         raise argparse.ArgumentTypeError(
             "must be a path (a file name, or a folder where the option takes one); got an empty value ''"
+        )
+    if text == "-":
+        raise argparse.ArgumentTypeError(
+            "must be a path; got '-', which is not a file name here (a report goes to standard output when --out is "
+            "left out; /dev/stdout names it)"
         )
     return text
 

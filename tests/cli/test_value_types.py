@@ -116,6 +116,16 @@ def test_design_reads_scientific_counts_as_the_plain_ones(capsys):
             "value ''",
         ),
         (
+            ["audit", "--out", "-"],
+            "argument --out: must be a path; got '-', which is not a file name here (a report goes to standard output "
+            "when --out is left out; /dev/stdout names it)",
+        ),
+        (
+            ["audit", "--plot", "-"],
+            "argument --plot: must be a path; got '-', which is not a file name here (a report goes to standard "
+            "output when --out is left out; /dev/stdout names it)",
+        ),
+        (
             ["audit-accuracies", "table.csv", "--out", ""],
             "argument --out: must be a path (a file name, or a folder where the option takes one); got an empty value "
             "''",
