@@ -19,7 +19,7 @@ LAYERS = [
     ("report", "reproduce"),
     ("simulation", "plan"),
     ("leaderboard", "comparison"),
-    ("sequential",),
+    ("sequential", "repeats"),
     ("power",),
     ("inference",),
     ("io", "examples", "parallel"),
@@ -152,6 +152,7 @@ def test_rooms_are_folders_with_a_public_init():
         "reproduce",
         "simulation",
         "contract",
+        "repeats",
     ):
         init = PACKAGE / room / "__init__.py"
         assert init.exists(), f"{room}/ has no __init__.py"
