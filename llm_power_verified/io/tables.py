@@ -10,15 +10,16 @@ score column is read as long, otherwise as wide.  The files are parsed in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.cells import is_missing_label, item_text, label_codes, number_matrix, row_place, text_problem
+from llm_power_verified.io.cells import is_missing_label, label_codes, number_matrix, row_place, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.long_rows import check_long_columns, long_codes, required_codes
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
 from llm_power_verified.io.table_alignment import (
     common_items,
@@ -30,13 +31,23 @@ from llm_power_verified.io.table_alignment import (
 )
 from llm_power_verified.io.text import first_repeat
 
-__all__ = ["DEFAULT_ITEM_COLUMN", "ON_MISSING", "check_columns", "from_long", "from_wide"]
+__all__ = [
+    "DEFAULT_ITEM_COLUMN",
+    "ON_MISSING",
+    "check_columns",
+    "check_on_missing",
+    "duplicate_items",
+    "from_long",
+    "from_wide",
+    "wide_columns",
+]
 
 DEFAULT_ITEM_COLUMN = "item_id"
 ON_MISSING = ("error", "intersect")
 
 
-def _check_on_missing(on_missing: str) -> None:
+def check_on_missing(on_missing: str) -> None:
+    """Refuse an ``on_missing`` other than "error" or "intersect"."""
     if on_missing not in ON_MISSING:
         raise ArgumentError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
 
@@ -97,29 +108,15 @@ def check_columns(frame: object, source: str) -> pd.DataFrame:
     return frame
 
 
-def _required_codes(
-    values: pd.Series,
-    source: str,
-    lines: np.ndarray,
-    column: str,
-    what: str,
-    empty: str,
-    text: Callable[[object], str] = item_text,
-) -> tuple[np.ndarray, list[str]]:
-    codes, names = label_codes(values, source, lines, column, what, text=text)
-    if (codes < 0).any():
-        raise InputError(f"{source}: {row_place(lines, int(np.argmax(codes < 0)))}, column {column!r}: {empty}")
-    return codes, names
-
-
 def _item_ids(values: pd.Series, source: str, lines: np.ndarray, column: str) -> list[str]:
-    codes, names = _required_codes(
+    codes, names = required_codes(
         values, source, lines, column, "an item id", "the item id is empty; every item needs an id"
     )
     return [names[code] for code in codes]
 
 
-def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
+def duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
+    """Refuse an item id given on two rows of a wide table, naming both lines."""
     repeat = first_repeat(ids)
     if repeat is not None:
         raise InputError(
@@ -129,7 +126,7 @@ def _duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None
         )
 
 
-def _wide_columns(
+def wide_columns(
     frame: pd.DataFrame,
     item_column: str | None,
     cluster_column: str | None,
@@ -242,11 +239,11 @@ def from_wide(
     >>> matrix.models, matrix.clusters, matrix.scores.tolist()
     (('a', 'b'), ('x', 'x', 'y'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
-    _check_on_missing(on_missing)
+    check_on_missing(on_missing)
     frame = check_columns(frame, source)
     frame = frame.rename(columns=str)
     lines = np.arange(2, len(frame) + 2) if lines is None else np.asarray(lines)
-    items, item_column, model_columns = _wide_columns(frame, item_column, cluster_column, models, source, lines)
+    items, item_column, model_columns = wide_columns(frame, item_column, cluster_column, models, source, lines)
     notes = []
 
     def text_hint(name: str, example: object) -> str:
@@ -260,7 +257,7 @@ def from_wide(
         notes.append(
             f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)"
         )
-    _duplicate_items(items, source, lines)
+    duplicate_items(items, source, lines)
     scores = number_matrix(frame[model_columns], source, lines, model_columns, text_hint if models is None else None)
     empty = np.isnan(scores)
     items_array = np.asarray(items, dtype=object)
@@ -297,15 +294,6 @@ def from_wide(
         notes=notes,
         locate=locate,
     )
-
-
-def _check_long_columns(frame: pd.DataFrame, flags: dict[str, str], source: str) -> None:
-    """Refuse a long table that lacks one of its columns (naming the flag that names it) or has no row."""
-    for name, flag in flags.items():
-        if name not in frame.columns:
-            raise InputError(f"{source}: no column {name!r} (columns: {', '.join(frame.columns)}); check {flag}")
-    if frame.empty:
-        raise AlignmentError(f"{source}: no per-item results found")
 
 
 @docfill(
@@ -371,9 +359,9 @@ def from_long(
     >>> matrix.item_ids, matrix.notes
     (('q1', 'q2'), ("kept the 2 items every model has; dropped 1 ('b' lacks 1) (--on-missing intersect)",))
     """
-    _check_on_missing(on_missing)
+    check_on_missing(on_missing)
     frame = check_columns(frame, source).rename(columns=str)
-    _check_long_columns(
+    check_long_columns(
         frame,
         {
             item_column: "--item-column",
@@ -383,48 +371,16 @@ def from_long(
         },
         source,
     )
-    lines = np.arange(2, len(frame) + 2) if lines is None else lines
-    rows, item_names = _required_codes(
-        frame[item_column], source, lines, item_column, "an item id", "the item id is empty; every item needs an id"
-    )
-    # Blanks around a model name dropped, as around a wide table's header names ('m1 ' is 'm1').
-    cols, model_names = _required_codes(
-        frame[model_column],
-        source,
-        lines,
-        model_column,
-        "a model name",
-        "the model name is empty",
-        lambda value: str(value).strip(),
-    )
-    alike = same_name_repeat(model_names)
-    if alike is not None:
-        first, second, how = (int(np.argmax(cols == alike[0])), int(np.argmax(cols == alike[1])), alike[2])
-        raise InputError(
-            f"{source}: {row_place(lines, second)}, column {model_column!r}: model {model_names[alike[1]]!r} and "
-            f"{model_names[alike[0]]!r} ({row_place(lines, first)}) are the same name once {how}; spell each model "
-            "one way"
-        )
-    if cluster_column:
-        label_code, label_names = label_codes(
-            frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label
-        )
-    values = number_matrix(frame[[score_column]], source, lines, [score_column])[:, 0]
-    missing_score = np.isnan(values)
-    if missing_score.any():
-        row = int(np.argmax(missing_score))
-        raise InputError(
-            f"{source}: {row_place(lines, row)}: model {model_names[cols[row]]!r} has no score for item "
-            f"{item_names[rows[row]]!r}; in a long table leave the row out instead"
-        )
-    position, scores = score_grid(rows, cols, values, item_names, model_names, source, lines)
+    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
+    rows, item_names, model_names, lines = codes.rows, codes.item_names, codes.model_names, codes.lines
+    position, scores = score_grid(rows, codes.cols, codes.values, item_names, model_names, source, lines)
     keep_items, note = common_items(position, item_names, model_names, on_missing, source)
     notes = list(notes) if note is None else [*notes, note]
     kept_names = [name for name, kept in zip(item_names, keep_items, strict=True) if kept]
     clusters = None
     if cluster_column:
         labels, first_row = item_clusters(
-            frame[cluster_column], rows, label_code, label_names, item_names, source, lines
+            frame[cluster_column], rows, codes.label_code, codes.label_names, item_names, source, lines
         )
         clusters = [label for label, kept in zip(labels, keep_items, strict=True) if kept]
         kept_places = [row_place(lines, row) for row, kept in zip(first_row, keep_items, strict=True) if kept]
