@@ -26,6 +26,7 @@ CONCEPT_MODULES = (
     "e_process",
     "critical_correlation",
     "margin_score",
+    "repeats",
 )
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
+from llm_power_verified._generated import repeats as _repeats
 from llm_power_verified._validation import check_alpha_power
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.matrix import ScoreMatrix
@@ -97,12 +97,6 @@ class PairSplit(Result):
     within_variance: np.ndarray
     between_variance: np.ndarray
     generation_share: np.ndarray
-
-
-def _resolution_ratio_repeated(n, gap, between_variance, within_variance, generations, alpha, power, sides):
-    # Stand-in until derivations/repeats.py prints it: N d^2 / ((z_{1-alpha/sides} + z_power)^2 V(K')).
-    factor = (ndtri(1 - alpha / sides) + ndtri(power)) ** 2
-    return n * gap**2 / (factor * (between_variance + within_variance / generations))
 
 
 def _generations_of(matrix: ScoreMatrix):
@@ -298,6 +292,6 @@ def resolution_curve(
     gap, n, within = gap[:, None], n[:, None], within[:, None]
     variance = between + within / counts
     with np.errstate(divide="ignore", invalid="ignore"):
-        curve = _resolution_ratio_repeated(n, gap, between, within, counts, alpha_value, power_value, 2)
+        curve = _repeats.resolution_ratio_repeated(n, gap, between, within, counts, alpha_value, power_value, 2)
     curve = np.where(variance > 0, curve, np.inf)
     return np.where(gap == 0, 0.0, curve)
