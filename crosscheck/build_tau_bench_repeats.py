@@ -10,7 +10,7 @@ beside the trajectory itself (``traj``, ``info``), which is dropped.  The domain
 the last ``-`` part of the file name (``airline``, ``retail``); the model the rest.
 
 Writes ``tests/fixtures/tau_bench/trials.csv.gz``: one row per run with the columns
-``item`` (``<domain>-<task_id>``, since task ids restart in each domain), ``model``,
+``item_id`` (``<domain>-<task_id>``, since task ids restart in each domain), ``model``,
 ``trial`` and ``reward``, sorted, gzip without a time stamp (the same input gives the
 same bytes).  A (model, item, trial) given twice is refused.
 """
@@ -27,7 +27,7 @@ from llm_power_verified.io.json_input import parse_json
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIALS = ROOT / "tests" / "fixtures" / "tau_bench" / "trials.csv.gz"
-COLUMNS = ("item", "model", "trial", "reward")
+COLUMNS = ("item_id", "model", "trial", "reward")
 
 
 def reduce_runs(runs: list[dict], model: str, domain: str, where: str) -> pd.DataFrame:
@@ -39,10 +39,10 @@ def reduce_runs(runs: list[dict], model: str, domain: str, where: str) -> pd.Dat
             raise SystemExit(f"{where}: run {position} has task_id/trial/reward {values}: numbers expected")
         rows.append((f"{domain}-{values['task_id']}", model, int(values["trial"]), float(values["reward"])))
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    repeated = frame.duplicated(["item", "model", "trial"])
+    repeated = frame.duplicated(["item_id", "model", "trial"])
     if repeated.any():
         first = frame[repeated].iloc[0]
-        raise SystemExit(f"{where}: task {first['item']} trial {first['trial']} given twice")
+        raise SystemExit(f"{where}: task {first['item_id']} trial {first['trial']} given twice")
     return frame
 
 
@@ -59,7 +59,7 @@ def build(folder: Path) -> pd.DataFrame:
         frames.append(reduce_runs(runs, model, domain, str(path)))
     if not frames:
         raise SystemExit(f"{folder}: no <model>-<domain>.json files")
-    return pd.concat(frames).sort_values(["model", "item", "trial"], kind="stable", ignore_index=True)
+    return pd.concat(frames).sort_values(["model", "item_id", "trial"], kind="stable", ignore_index=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     table = build(arguments.folder)
     TRIALS.parent.mkdir(parents=True, exist_ok=True)
     TRIALS.write_bytes(gzip.compress(table.to_csv(index=False).encode(), mtime=0))
-    counts = table.groupby("model")["item"].nunique()
+    counts = table.groupby("model")["item_id"].nunique()
     print(
         f"{len(table):,} runs of {len(counts)} model(s) ("
         + ", ".join(f"{model}: {n} tasks" for model, n in counts.items())
