@@ -26,6 +26,7 @@ WHEN = {
     "tiers": "when the adjacent pairs are reported (not --mode reference)",
     "text-tables": "in the text tables only, when the model names are long",
     "min-effect": "when a smallest gap of interest is given (--min-effect DELTA)",
+    "generations": "when each item has several generations (--repeat-column, --repeat-pattern, --epochs all)",
 }
 
 

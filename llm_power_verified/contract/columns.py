@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from llm_power_verified.contract.accuracy_pair_columns import ACCURACY_PAIR_COLUMNS
 from llm_power_verified.contract.column_record import AUDITS, KINDS, WHEN, Column, declare
+from llm_power_verified.contract.generation_columns import GENERATION_MODEL_COLUMNS
 from llm_power_verified.contract.item_pair_columns import ITEM_PAIR_COLUMNS
 
 __all__ = [
@@ -79,6 +80,7 @@ MODEL_COLUMNS: tuple[Column, ...] = (
         [("tier", "adjacent-break tier (secondary view): a new tier after each resolved adjacent pair; it chains")],
         when="tiers",
     ),
+    *GENERATION_MODEL_COLUMNS,
     *declare("a", "float", [("accuracy", "the printed accuracy as a fraction, whatever the scale it was read on", 6)]),
     *declare("a", "text", [("printed", "the accuracy as the input printed it")]),
     *declare(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from llm_power_verified.contract.choices import VERDICT_RULES
 from llm_power_verified.contract.column_record import Column, declare
+from llm_power_verified.contract.generation_columns import GENERATION_PAIR_COLUMNS
 
 __all__ = ["ITEM_PAIR_COLUMNS"]
 
@@ -297,6 +298,7 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
         ],
         when="min-effect",
     ),
+    *GENERATION_PAIR_COLUMNS,
     *declare(
         "bg",
         "float",

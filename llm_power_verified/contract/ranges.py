@@ -8,7 +8,9 @@ bound is what the column's definition guarantees, not what data usually show:
 probabilities and shares lie in [0, 1], correlations in [-1, 1], gaps of
 scores in [0, 1] in [-1, 1], counts, sizes, variances and requirements are at
 least 0, ranks at least 1, a natural log of a probability at most 0, and the
-design effect 1 + (m - 1) max(ICC, 0) at least 1.
+design effect 1 + (m - 1) max(ICC, 0) at least 1.  A generation share (the generation-noise part of a
+variance over that variance) is at least 0 but may exceed 1 where the method-of-moments between part is
+negative; a between variance has no bound; a cell's generations are at least 2.
 """
 
 from __future__ import annotations
@@ -114,6 +116,15 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
             "q_rho_max",
             "required_n_assumed",
             "q_assumed",
+            "gap_within_part",
+            "gap_within_variance",
+            "gap_generation_share",
+            "q_generations_1",
+            "q_generations_2",
+            "q_generations_5",
+            "q_generations_10",
+            "q_generations_20",
+            "q_generations_inf",
         ),
         _AT_LEAST_0,
     ),
@@ -122,4 +133,6 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     **dict.fromkeys(("rank", "rank_low", "rank_high", "rank_boot_low", "rank_boot_high", "tier", "line"), _AT_LEAST_1),
     **dict.fromkeys(("mean_score", "accuracy"), _PROBABILITY),
     **dict.fromkeys(("count_low", "count_high"), _AT_LEAST_0),
+    **dict.fromkeys(("within_variance", "generation_share"), _AT_LEAST_0),
+    **dict.fromkeys(("generations",), (2, None)),
 }

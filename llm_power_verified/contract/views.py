@@ -19,6 +19,7 @@ __all__ = [
     "COLUMN_CHOICES",
     "COMPOSITES",
     "DROP_ORDER",
+    "GENERATIONS_VIEW",
     "GRADED_VIEW",
     "MIN_EFFECT_VIEW",
     "MIXED_PAIRS_VIEW",
@@ -95,6 +96,20 @@ MIN_EFFECT_VIEW = (
     "p_margin_lower",
     "p_margin_upper",
 )
+#: With several generations per item (graded audit on the item means): the split of the gap's noise and the q curve,
+#: last in the graded view (after min-effect's), so that the terminal's default table is as without them.
+GENERATIONS_VIEW = (
+    "gap_generation_share",
+    "q_generations_inf",
+    "q_generations_1",
+    "q_generations_2",
+    "q_generations_5",
+    "q_generations_10",
+    "q_generations_20",
+    "gap_within_part",
+    "gap_within_variance",
+    "gap_between_variance",
+)
 #: The per-item pair table of 0/1 scores, in order of importance.
 BINARY_VIEW = (
     "delta",
@@ -131,6 +146,7 @@ GRADED_VIEW = (
     "p_t",
     "boot_ci",
     *MIN_EFFECT_VIEW,
+    *GENERATIONS_VIEW,
 )
 
 

@@ -35,6 +35,7 @@ from llm_power_verified.leaderboard.audit_results import AuditResult, StreamedAu
 from llm_power_verified.leaderboard.blocks import BlockSettings, all_pairs_pvalues, family_context, pair_inputs
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
+from llm_power_verified.leaderboard.generations import GenerationColumns
 from llm_power_verified.leaderboard.headline import headline_facts
 from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
 from llm_power_verified.leaderboard.pairs import pair_indices, rank_models
@@ -280,8 +281,10 @@ def _tiers(
     return tiers
 
 
-def _notes(matrix: ScoreMatrix, pairs: pd.DataFrame, min_effect: float | None) -> tuple[str, ...]:
-    """The audit's notes: the matrix's, the graded anytime column's, the gap of interest's n/a pairs."""
+def _notes(
+    matrix: ScoreMatrix, pairs: pd.DataFrame, min_effect: float | None, generations: GenerationColumns | None
+) -> tuple[str, ...]:
+    """The audit's notes: the matrix's, the graded anytime column's, the gap of interest's n/a pairs, the split's."""
     notes = list(matrix.notes)
     if not matrix.binary:
         notes.append(
@@ -290,6 +293,8 @@ def _notes(matrix: ScoreMatrix, pairs: pd.DataFrame, min_effect: float | None) -
         )
     if min_effect is not None:
         notes.append(_min_effect_note(pairs, matrix.binary, min_effect))
+    if generations is not None:
+        notes.append(generations.note())
     return tuple(note for note in notes if note)
 
 
@@ -307,6 +312,16 @@ def _min_effect_note(pairs: pd.DataFrame, binary: bool, min_effect: float) -> st
         f"--min-effect {exact(min_effect)}: {undefined:,} of {len(pairs):,} reported pairs have {why}; their power, "
         "N* and q at DELTA are n/a and they are not resolved at DELTA"
     )
+
+
+def _ranking(matrix: ScoreMatrix, order, settings: AuditSettings, holm_all) -> tuple[pd.DataFrame, int]:
+    """The model table, with the bootstrap rank intervals when asked for, and the significant pairs among all."""
+    ranking, significant_pairs = model_table(matrix, order, settings.alpha, holm_all)
+    if settings.n_rank_resamples:
+        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(
+            matrix, order, int(settings.n_rank_resamples), settings.seed, settings.alpha
+        )
+    return ranking, significant_pairs
 
 
 def _audit(
@@ -343,6 +358,8 @@ def _audit(
     tables = pair_blocks(
         inputs, context, block_settings, first, second, backend, progress, pair_block_arrow if arrow else pair_block
     )
+    generations = None if matrix.generations is None else GenerationColumns(matrix, first, second, alpha, power)
+    tables = tables if generations is None else generations.added(tables)
     if sink is None:
         pairs = pd.concat(list(tables), ignore_index=True)
     else:
@@ -350,11 +367,7 @@ def _audit(
     # The ranking's Holm over all pairs: the family's own adjustment when the family is all pairs (the same vector).
     holm_all = context.adjusted["holm"] if family == "all" else holm_all_pairs(all_p)
     del all_p
-    ranking, significant_pairs = model_table(matrix, order, alpha, holm_all)
-    if settings.n_rank_resamples:
-        ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(
-            matrix, order, int(settings.n_rank_resamples), seed, alpha
-        )
+    ranking, significant_pairs = _ranking(matrix, order, settings, holm_all)
     clusters = None
     if matrix.clusters is not None:
         pairs, clusters = cluster_diagnostics(
@@ -363,6 +376,8 @@ def _audit(
         add_cluster_decisions(pairs, matrix.binary, correction, alpha, family_size)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
+    if generations is not None:
+        generations.add_model_columns(ranking)
     common = dict(
         matrix=matrix,
         ranking=ranking,
@@ -378,7 +393,7 @@ def _audit(
         tiers=tiers,
         verdicts=verdict_table(pairs, clusters),
         by_gap=resolution_by_gap(pairs),
-        notes=_notes(matrix, pairs, settings.min_effect),
+        notes=_notes(matrix, pairs, settings.min_effect, generations),
         headline=headline_facts(
             matrix,
             alpha=alpha,
@@ -391,6 +406,7 @@ def _audit(
             adjacent=adjacent_rows,
             tiers=tiers,
             min_effect=settings.min_effect,
+            generations=None if generations is None else generations.summary(ranking, adjacent_rows),
         ),
     )
     if sink is not None:

@@ -16,11 +16,22 @@ import pandas as pd
 
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.headline import Headline
-from llm_power_verified.leaderboard.protocol import PerItemAudit
+from llm_power_verified.leaderboard.protocol import PerItemAudit as _PerItemAudit
 from llm_power_verified.leaderboard.summaries import ClusterSummary, GapBucket, Multiplicity, Tiers, Verdicts
 from llm_power_verified.results import Result
 
 __all__ = ["AuditResult", "StreamedAudit"]
+
+
+class PerItemAudit(_PerItemAudit):
+    """The protocol's per-item members, and the ``generations`` summary among the sections when the items have them."""
+
+    def sections(self) -> dict[str, object]:
+        """The typed summaries by report key; ``generations`` last, with several generations per item only."""
+        sections = super().sections()
+        if self.headline.generations is not None:
+            sections["generations"] = self.headline.generations
+        return sections
 
 
 @dataclass(frozen=True, repr=False)

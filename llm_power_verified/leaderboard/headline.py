@@ -20,7 +20,7 @@ from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.inference.margin import EQUIVALENCE_OUTCOMES
 from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.io import ScoreMatrix
-from llm_power_verified.leaderboard.summaries import Tiers
+from llm_power_verified.leaderboard.summaries import GenerationSummary, Tiers
 from llm_power_verified.power.correlation import admissible_rho_interval
 from llm_power_verified.power.sample_size import minimum_detectable_effect, paired_difference_variance
 from llm_power_verified.results import Result
@@ -106,6 +106,9 @@ class Headline(Result):
         true gap of DELTA in each of them at its observed discordance; None without DELTA or without such a pair.
     required_n_min_effect_family : int or None
         The same at ``adjacent_family_level``.
+    generations : GenerationSummary or None
+        With several generations per item, the split and the share of the adjacent gaps' noise more generations
+        could remove (:mod:`~llm_power_verified.leaderboard.generations`); None without.
     """
 
     n_items: int
@@ -136,6 +139,7 @@ class Headline(Result):
     min_effect_undefined: int = 0
     required_n_min_effect: int | None = None
     required_n_min_effect_family: int | None = None
+    generations: GenerationSummary | None = None
 
     @property
     def score_kind(self) -> str:
@@ -207,6 +211,7 @@ def headline_facts(
     adjacent: pd.DataFrame,
     tiers: Tiers,
     min_effect: float | None = None,
+    generations: GenerationSummary | None = None,
 ) -> Headline:
     """The :class:`Headline` of a per-item audit.
 
@@ -234,6 +239,9 @@ def headline_facts(
         The audit's tiers (the all-pairs counts).
     min_effect : float, optional
         The smallest gap of interest DELTA (the adjacent rows then have its columns).
+    generations : GenerationSummary, optional
+        The split of several generations per item
+        (:class:`~llm_power_verified.leaderboard.generations.GenerationColumns`).
 
     Returns
     -------
@@ -277,6 +285,7 @@ def headline_facts(
         adjacent_family_level=level,
         required_n_all_adjacent_family=int(ceil_sample_size(float(family_required.max()))) if whole else None,
         **({} if min_effect is None else _min_effect_facts(adjacent, min_effect, inflation)),
+        generations=generations,
     )
 
 

@@ -24,7 +24,9 @@ __all__ = [
     "ClusterSummary",
     "GapBucket",
     "GapsOfInterest",
+    "GenerationSummary",
     "Inflation",
+    "ModelGenerations",
     "Multiplicity",
     "Tiers",
     "Verdicts",
@@ -114,6 +116,75 @@ class GapsOfInterest(Result):
     required_n: int | None
     required_n_family: int | None
     equivalence: dict[str, int]
+
+
+@dataclass(frozen=True, repr=False)
+class ModelGenerations(Result):
+    """One model's split of the variance of its item means into generation noise and items (method of moments).
+
+    Attributes
+    ----------
+    generations : float
+        Mean generations per item, K.
+    fewest, most : int
+        The fewest and the most generations of one of its items.
+    within_variance : float
+        sigma_w^2, the per-generation noise (the mean of the items' sample variances over their generations).
+    between_variance : float
+        sigma_b^2 = the variance of the item means - mean_i(s_i^2 / K_i); may be negative (reported as it is).
+    generation_share : float or None
+        mean_i(s_i^2 / K_i) / the variance of the item means (None where the item means do not vary).
+    """
+
+    generations: float
+    fewest: int
+    most: int
+    within_variance: float
+    between_variance: float
+    generation_share: float | None
+
+
+@dataclass(frozen=True, repr=False)
+class GenerationSummary(Result):
+    """Several generations per item: the split per model, and what more generations could do for the adjacent gaps.
+
+    Attributes
+    ----------
+    label : str
+        What one generation is called in the input ("epoch", the repeat column's name).
+    count_low, count_high : int
+        The fewest and the most generations of an (item, model) cell.
+    binary : bool
+        Every generation was scored 0 or 1 (the item means are graded either way).
+    models : dict of str to ModelGenerations
+        Per model, in rank order.
+    adjacent_share_median, adjacent_share_low, adjacent_share_high : float or None
+        The median, smallest and largest ``gap_generation_share`` of the adjacent pairs where it is defined: the
+        share of the variance of the gap that more generations per item could remove (None without such a pair).
+    q_limit_ratio : float or None
+        1 / (1 - adjacent_share_median): how many times today's q the q of a pair at the median share would be with
+        unlimited generations (inf at a share of 1 or more; None without a share).
+    adjacent_beyond_generations : int
+        Adjacent pairs with a gap that no number of generations resolves at this N (q_generations_inf < 1): only
+        more items help them.
+    negative_between : int
+        Reported pairs whose method-of-moments sigma_item^2 is negative (taken as 0 for the q curve).
+    reported_pairs : int
+        The pairs reported.
+    """
+
+    label: str
+    count_low: int
+    count_high: int
+    binary: bool
+    models: dict[str, ModelGenerations]
+    adjacent_share_median: float | None
+    adjacent_share_low: float | None
+    adjacent_share_high: float | None
+    q_limit_ratio: float | None
+    adjacent_beyond_generations: int
+    negative_between: int
+    reported_pairs: int
 
 
 @dataclass(frozen=True, repr=False)

@@ -15,6 +15,7 @@ from llm_power_verified.leaderboard.accuracies import AccuracyHeadline, VerdictC
 from llm_power_verified.leaderboard.headline import Headline
 from llm_power_verified.numeric import exact
 from llm_power_verified.report.cells import fmt, plural
+from llm_power_verified.report.generations import generations_line
 
 __all__ = ["accuracy_lines", "headline", "headline_lines"]
 
@@ -119,6 +120,8 @@ def headline_lines(facts: Headline) -> list[str]:
             lines.append(f"N that would resolve {_reported_adjacent(facts, 'gap')}: {every} (now {facts.n_items:,}).")
     if facts.min_effect is not None and facts.adjacent_pairs:
         lines += _min_effect_lines(facts)
+    if facts.generations is not None:
+        lines.append(generations_line(facts.generations, facts.adjacent_pairs))
     return lines
 
 

@@ -22,6 +22,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.escaping import terminal_lines, terminal_text
 from llm_power_verified.report.cells import cell, fmt
 from llm_power_verified.report.gaps import gaps_section
+from llm_power_verified.report.generations import generations_section
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.plots import svg_figures
 from llm_power_verified.report.sections import details
@@ -222,7 +223,13 @@ def html_report(audit, *, figures: bool = True, pairs: str = "top") -> str:
             "<pre>"
             + html.escape(
                 terminal_lines(
-                    "\n".join([*gaps_section(audit, {}, "", False), *details(audit, shown_pairs(audit, pairs))])
+                    "\n".join(
+                        [
+                            *gaps_section(audit, {}, "", False),
+                            *generations_section(audit, {}, "", False),
+                            *details(audit, shown_pairs(audit, pairs)),
+                        ]
+                    )
                 )
             )
             + "</pre>",

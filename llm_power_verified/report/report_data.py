@@ -13,6 +13,7 @@ whose pairs are in memory, ``checklist`` (:func:`~.sections.checklist`).
 from __future__ import annotations
 
 from llm_power_verified.contract import SCHEMA_IDS, VERDICT_RULES, legend, pair_columns
+from llm_power_verified.contract.generation_columns import GENERATION_MODEL_COLUMNS
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.sections import checklist
@@ -138,7 +139,7 @@ def report_legend(audit) -> dict:
         Per item: the verdict rules, the model columns and the pair columns present; accuracies only: its pair columns
         present.
     """
-    present = set(audit.pairs.columns)
+    present, ranked = set(audit.pairs.columns), set(audit.ranking.columns)
     if audit.kind == "accuracies":
         own = ["delta"] + [item.name for item in pair_columns("accuracies") if item.audits == {"accuracies"}]
         return {
@@ -148,7 +149,7 @@ def report_legend(audit) -> dict:
         }
     return {
         "verdicts": VERDICT_RULES,
-        "models": legend(_MODEL_LEGEND),
+        "models": legend((*_MODEL_LEGEND, *(item.name for item in GENERATION_MODEL_COLUMNS if item.name in ranked))),
         "pairs": legend(name for name in _PAIR_LEGEND if name in present),
     }
 

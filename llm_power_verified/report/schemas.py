@@ -36,6 +36,7 @@ from llm_power_verified.leaderboard.summaries import (
     ClusterSummary,
     GapBucket,
     GapsOfInterest,
+    GenerationSummary,
     Multiplicity,
     Tiers,
     Verdicts,
@@ -255,6 +256,8 @@ def audit_schema(audit: str) -> dict:
         }
     )
     schema["required"] = list(schema["properties"])
+    # optional: only an audit whose items have several generations has it (the reports without are as before)
+    schema["properties"]["generations"] = _result(GenerationSummary)
     schema["properties"]["pairs_written"] = {  # optional: only a streamed audit's (Parquet) metadata has it
         "type": "integer",
         "minimum": 0,

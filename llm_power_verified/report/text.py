@@ -42,6 +42,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.escaping import markdown_text, terminal_text
 from llm_power_verified.report.cells import cell
 from llm_power_verified.report.gaps import gaps_section
+from llm_power_verified.report.generations import generations_section
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.sections import text_sections
 from llm_power_verified.report.table import grid
@@ -210,6 +211,7 @@ def text_report(
         table = table[:1] + ([dropped] if dropped else []) + table[1:]
     lines += [*(["", head + table[0]] if table else []), *table[1:]]
     lines += [] if accuracies else gaps_section(audit, keys, head, markdown)
+    lines += [] if accuracies else generations_section(audit, keys, head, markdown)
     lines += text_sections(audit, listed, keys, head, markdown)
     entries = _legend(audit, view, markdown)
     lines += [

@@ -1,0 +1,169 @@
+"""The "Several generations per item" section and headline line of a per-item report whose items have generations.
+
+With several generations per item the audit runs on the item means and adds the within/between split
+(:mod:`llm_power_verified.leaderboard.generations`).  The headline names the share of the adjacent gaps' noise
+that more generations could remove; the section shows, per model, K, the per-generation noise sigma_w^2, the
+between-item variance sigma_b^2 and the generation share, and per adjacent pair the q curve at K' = 1, 2, 5, 10, 20
+generations and its limit: where the limit stays below 1 only more items help.  Pairs whose method-of-moments
+item variance is negative are named (their estimate is taken as 0 for the curve).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from llm_power_verified.contract.generation_columns import CURVE_COLUMNS
+from llm_power_verified.leaderboard.summaries import GenerationSummary
+from llm_power_verified.report.cells import cell, fmt, plural
+from llm_power_verified.report.table import grid
+
+__all__ = ["generations_line", "generations_section"]
+
+#: Pairs named in a sentence of the section before "and k more".
+_NAMED = 10
+
+
+def _per_item(summary: GenerationSummary) -> str:
+    """The generations read: "5 epochs per item", or "2 to 5 trials per item" when the counts differ."""
+    low, high, label = summary.count_low, summary.count_high, summary.label
+    return plural(low, label) + " per item" if low == high else f"{low:,} to {plural(high, label)} per item"
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}"
+
+
+def generations_line(summary: GenerationSummary, adjacent_pairs: int) -> str:
+    """The headline's line: the generations read and the share of the adjacent gaps' noise they could remove.
+
+    Parameters
+    ----------
+    summary : GenerationSummary
+        The audit's ``generations`` summary.
+    adjacent_pairs : int
+        The adjacent pairs reported.
+
+    Returns
+    -------
+    str
+        One line (plain text).
+
+    Examples
+    --------
+    >>> from llm_power_verified.leaderboard.summaries import GenerationSummary
+    >>> summary = GenerationSummary("epoch", 5, 5, True, {}, 0.23, 0.08, 0.41, 1 / 0.77, 0, 0, 3)
+    >>> generations_line(summary, 3)[:68]
+    'Generations: 5 epochs per item; generation noise is 23% of the varia'
+    """
+    start = f"Generations: {_per_item(summary)}"
+    median = summary.adjacent_share_median
+    if median is None:
+        if not adjacent_pairs:
+            return f"{start}; no adjacent pair reported (the split per pair is in the pair table)."
+        return f"{start}; the generation share of the adjacent gaps is n/a (their item-mean differences do not vary)."
+    low, high = summary.adjacent_share_low, summary.adjacent_share_high
+    spread = "" if _percent(low) == _percent(high) else f"; {_percent(low)}-{_percent(high)}"
+    if math.isfinite(summary.q_limit_ratio):
+        line = (
+            f"{start}; generation noise is {_percent(median)} of the variance of the adjacent gaps (median{spread}): "
+            "more generations per item could remove at most that; with unlimited generations q would be at most "
+            f"{summary.q_limit_ratio:.3g} times today's at the median share (1 / (1 - share))"
+        )
+    else:
+        line = (
+            f"{start}; generation noise is all of the variance of the adjacent gaps at the median (estimated share "
+            f"{_percent(median)}{spread}: the method-of-moments item part is 0 or less), so the estimate sets no "
+            "limit to what more generations could do for q"
+        )
+    beyond = summary.adjacent_beyond_generations
+    if beyond:
+        line += (
+            f"; {beyond} of {adjacent_pairs} adjacent gaps stay unresolved however many generations (q at "
+            "unlimited generations < 1): only more items resolve them"
+        )
+    return line + "."
+
+
+def _named(rows: pd.DataFrame, keys: dict[str, str]) -> str:
+    names = [f"{keys.get(a, a)} vs {keys.get(b, b)}" for a, b in zip(rows["model_a"], rows["model_b"], strict=True)]
+    more = len(names) - _NAMED
+    return ", ".join(names[:_NAMED]) + (f" and {more:,} more" if more > 0 else "")
+
+
+def _model_table(summary: GenerationSummary, keys: dict[str, str], markdown: bool) -> str:
+    headers = ["model", "K", "sigma_w^2", "sigma_b^2", "gen. share"]
+    rows = [
+        [
+            keys.get(name, name),
+            fmt(split.generations, 3) if split.fewest == split.most else f"{split.fewest}-{split.most}",
+            fmt(split.within_variance, 3),
+            fmt(split.between_variance, 3),
+            fmt(split.generation_share, 3),
+        ]
+        for name, split in summary.models.items()
+    ]
+    return grid(headers, rows, markdown)
+
+
+def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], n_items: int, markdown: bool) -> list[str]:
+    """The q curve of the adjacent pairs, then where more generations resolve a gap and where only items do."""
+    shown = ("delta", "q", "gap_generation_share", *CURVE_COLUMNS)
+    headers = ["A", "B", "gap", "q today", "gen. share", "q(1)", "q(2)", "q(5)", "q(10)", "q(20)", "q(inf)"]
+    rows = [
+        [keys.get(row["model_a"], row["model_a"]), keys.get(row["model_b"], row["model_b"])]
+        + [cell(row, name) for name in shown]
+        for _, row in adjacent.iterrows()
+    ]
+    lines = [grid(headers, rows, markdown)]
+    limit, today = adjacent["q_generations_inf"].to_numpy(dtype=float), adjacent["q"].to_numpy(dtype=float)
+    items_only = adjacent[limit < 1]
+    if len(items_only):
+        lines.append(
+            f"Only more items help (q stays below 1 however many generations at N = {n_items:,}): "
+            f"{_named(items_only, keys)}."
+        )
+    generations_help = adjacent[(today < 1) & (limit >= 1)]
+    if len(generations_help):
+        lines.append(f"More generations per item alone could resolve: {_named(generations_help, keys)}.")
+    return lines
+
+
+def generations_section(audit, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
+    """The section's lines, a blank line first ([] without generations).
+
+    The parameters are those of :func:`~llm_power_verified.report.gaps.gaps_section` (the audit, the model keys of
+    the tables, the heading prefix, Markdown or the terminal's text).
+    """
+    summary: GenerationSummary | None = getattr(audit.headline, "generations", None)
+    if summary is None:
+        return []
+    kind = "every generation 0/1" if summary.binary else "graded generations"
+    lines = [
+        "",
+        f"{head}Several generations per item ({_per_item(summary)}, {kind}; the audit is on the item means)",
+        "Per model: the variance of its item means split into per-generation noise sigma_w^2 / K and items "
+        "sigma_b^2 (method of moments, derivations/repeats.py; sigma_b^2 may be negative: the estimate as it is).",
+        _model_table(summary, keys, markdown),
+    ]
+    pairs: pd.DataFrame = audit.pairs
+    adjacent = pairs[pairs["adjacent"].to_numpy(dtype=bool)]
+    if len(adjacent):
+        facts = audit.headline
+        lines += [
+            "",
+            f"q with K' generations per item for both models (adjacent pairs, N = {facts.n_items:,}, each at alpha "
+            f"{facts.alpha:g}; the item part sigma_item^2 estimated from these data):",
+            *_pair_lines(adjacent, keys, facts.n_items, markdown),
+        ]
+    negative = pairs[pairs["gap_between_variance"].to_numpy(dtype=float) < 0]
+    if summary.negative_between:
+        listed = "" if not len(negative) else f": {_named(negative, keys)}"
+        if len(negative) and len(negative) < summary.negative_between:  # a streamed audit keeps the adjacent rows
+            listed = f" (adjacent ones: {_named(negative, keys)})"
+        lines.append(
+            f"Negative item variance sigma_item^2 (method of moments; taken as 0 for the curve) in "
+            f"{summary.negative_between:,} of {summary.reported_pairs:,} reported pairs{listed}."
+        )
+    return lines

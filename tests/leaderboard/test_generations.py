@@ -1,0 +1,224 @@
+"""The audit of several generations per item: the split columns, the q curve, the summary, every audit path.
+
+The split is checked against an independent method-of-moments computation written here with pandas on a long table
+of raw generations (one row per item, model and generation), binary and graded, equal and unequal counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llm_power_verified.contract.generation_columns import (
+    CURVE_COLUMNS,
+    GENERATION_MODEL_COLUMNS,
+    GENERATION_PAIR_COLUMNS,
+)
+from llm_power_verified.io import from_array
+from llm_power_verified.io.generations import Generations
+from llm_power_verified.io.matrix import build_matrix
+from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
+from llm_power_verified.repeats.split import CURVE_GENERATIONS, pair_split, resolution_curve
+
+PAIR_NAMES = [item.name for item in GENERATION_PAIR_COLUMNS]
+MODEL_NAMES = [item.name for item in GENERATION_MODEL_COLUMNS]
+
+
+def raw_generations(seed: int, binary: bool, unequal: bool, n_items: int = 150, n_models: int = 4) -> pd.DataFrame:
+    """A long table of raw generations: each model's own item effects (so the between parts are clearly > 0)."""
+    rng = np.random.default_rng(seed)
+    shift = np.linspace(0.1, -0.1, n_models)
+    item = rng.normal(0.0, 1.0, (n_items, 1)) + rng.normal(0.0, 0.6, (n_items, n_models))
+    most = 6 if unequal else 5
+    counts = rng.integers(2, most + 1, (n_items, n_models)) if unequal else np.full((n_items, n_models), most)
+    rows = []
+    for i in range(n_items):
+        for m in range(n_models):
+            if binary:
+                p = 1.0 / (1.0 + np.exp(-(item[i, m] + 4 * shift[m])))
+                scores = (rng.random(counts[i, m]) < p).astype(float)
+            else:
+                scores = np.clip(0.5 + 0.15 * item[i, m] + shift[m] + rng.normal(0, 0.2, counts[i, m]), 0.0, 1.0)
+            rows += [(f"q{i:03d}", f"model-{m}", g, s) for g, s in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["item", "model", "epoch", "score"])
+
+
+def matrix_of(raw: pd.DataFrame, binary: bool, clusters=None):
+    """The score matrix of item means with its Generations, from the long table (what a reader builds)."""
+    cells = raw.groupby(["item", "model"])["score"].agg(["mean", "count", "var"])
+    means = cells["mean"].unstack()
+    generations = Generations(
+        cells["count"].unstack().to_numpy(dtype=np.int64),
+        cells["var"].unstack().to_numpy(dtype=np.float64),
+        binary=binary,
+        label="epoch",
+    )
+    return build_matrix(
+        means.to_numpy(),
+        list(means.columns),
+        list(means.index),
+        source="raw.csv",
+        generations=generations,
+        clusters=clusters,
+    )
+
+
+def independent_split(raw: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The method of moments by hand: per model, and a function of a pair."""
+    cells = raw.groupby(["model", "item"])["score"].agg(["mean", "var", "count"]).reset_index()
+    cells["part"] = cells["var"] / cells["count"]
+    per_model = cells.groupby("model").agg(
+        generations=("count", "mean"), within_variance=("var", "mean"), within_part=("part", "mean")
+    )
+    means = cells.pivot(index="item", columns="model", values="mean")
+    per_model["item_mean_variance"] = means.var(ddof=1)
+    per_model["between_variance"] = per_model["item_mean_variance"] - per_model["within_part"]
+    per_model["generation_share"] = per_model["within_part"] / per_model["item_mean_variance"]
+    pairs = {}
+    for a in means.columns:
+        for b in means.columns:
+            gap_variance = float((means[a] - means[b]).var(ddof=1)) if a != b else 0.0
+            part = per_model.loc[a, "within_part"] + per_model.loc[b, "within_part"]
+            pairs[a, b] = {
+                "gap_within_part": part,
+                "gap_within_variance": per_model.loc[a, "within_variance"] + per_model.loc[b, "within_variance"],
+                "gap_between_variance": gap_variance - part,
+                "gap_generation_share": part / gap_variance if gap_variance else np.nan,
+                "scale": max(gap_variance, part),
+            }
+    return per_model, pairs
+
+
+CASES = {
+    "binary, equal K": (1, True, False),
+    "binary, unequal K": (2, True, True),
+    "graded, equal K": (3, False, False),
+    "graded, unequal K": (4, False, True),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request):
+    seed, binary, unequal = CASES[request.param]
+    raw = raw_generations(seed, binary, unequal)
+    matrix = matrix_of(raw, binary)
+    return request.param, raw, matrix, audit_leaderboard(matrix, "all", n_resamples=0)
+
+
+def test_the_split_equals_an_independent_method_of_moments_computation(case):
+    name, raw, _, audit = case
+    per_model, pairs = independent_split(raw)
+    # 1e-12 relative to the larger of the two variances a difference is made of: both routes sum the same float64
+    # numbers in different orders (bincount/NumPy vs pandas groupby), so they agree to a few ulps of the terms.
+    for _, row in audit.pairs.iterrows():
+        expected = pairs[row["model_a"], row["model_b"]]
+        for column in ("gap_within_part", "gap_within_variance", "gap_between_variance", "gap_generation_share"):
+            scale = expected["scale"] if column != "gap_generation_share" else 1.0
+            assert abs(row[column] - expected[column]) <= 1e-12 * scale, (name, column)
+    for _, row in audit.ranking.iterrows():
+        expected = per_model.loc[row["model"]]
+        scale = max(expected["item_mean_variance"], expected["within_part"], expected["within_variance"])
+        for column in ("within_variance", "between_variance"):
+            assert abs(row[column] - expected[column]) <= 1e-12 * scale, (name, column)
+        assert abs(row["generation_share"] - expected["generation_share"]) <= 1e-12, name
+        assert row["generations"] == pytest.approx(expected["generations"], rel=1e-15), name  # a mean of integers
+
+
+def test_the_columns_are_the_split_and_curve_functions_of_the_repeats_room(case):
+    _, _, matrix, audit = case
+    position = {model: index for index, model in enumerate(matrix.models)}
+    first = audit.pairs["model_a"].map(position).to_numpy()
+    second = audit.pairs["model_b"].map(position).to_numpy()
+    split = pair_split(matrix, first, second)
+    for column, field in zip(
+        PAIR_NAMES[:4], ("within_part", "within_variance", "between_variance", "generation_share")
+    ):
+        np.testing.assert_array_equal(audit.pairs[column].to_numpy(), getattr(split, field))
+    curve = resolution_curve(matrix.n_items, audit.pairs["delta"], split.between_variance, split.within_variance)
+    np.testing.assert_array_equal(audit.pairs[list(CURVE_COLUMNS)].to_numpy(), curve)
+    assert len(CURVE_COLUMNS) == len(CURVE_GENERATIONS) and np.isinf(CURVE_GENERATIONS[-1])
+
+
+def test_q_at_the_generations_read_is_the_audits_q(case):
+    name, _, matrix, audit = case
+    low, high = matrix.generations.count_range
+    if (low, high) != (5, 5):
+        pytest.skip("q(K) is the audit's q only with equal counts (K = 5 here)")
+    positive = audit.pairs[audit.pairs["gap_between_variance"] >= 0]
+    assert len(positive) >= 3, name
+    # 1e-10 relative: q is z_wald^2 / (z+z)^2 from the t route and q(5) is N d^2 / ((z+z)^2 V) from the split; the
+    # same quantity through different roundings (a few ulps each, amplified by no cancellation here).
+    np.testing.assert_allclose(positive["q_generations_5"], positive["q"], rtol=1e-10)
+
+
+def test_the_summary_restates_the_tables(case):
+    name, _, matrix, audit = case
+    summary = audit.sections()["generations"]
+    adjacent = audit.pairs[audit.pairs["adjacent"]]
+    assert (summary.count_low, summary.count_high) == matrix.generations.count_range
+    assert summary.label == "epoch" and summary.binary == matrix.generations.binary
+    assert list(summary.models) == audit.ranking["model"].tolist()
+    for _, row in audit.ranking.iterrows():
+        model = summary.models[row["model"]]
+        assert (model.within_variance, model.between_variance) == (row["within_variance"], row["between_variance"])
+    assert summary.adjacent_share_median == float(np.median(adjacent["gap_generation_share"]))
+    assert summary.adjacent_share_low == adjacent["gap_generation_share"].min()
+    assert summary.q_limit_ratio == pytest.approx(1 / (1 - summary.adjacent_share_median), rel=1e-15)
+    assert summary.negative_between == int((audit.pairs["gap_between_variance"] < 0).sum())
+    assert summary.adjacent_beyond_generations == int((adjacent["q_generations_inf"] < 1).sum())
+    assert summary.reported_pairs == len(audit.pairs) == 6
+    assert audit.headline.generations is summary
+
+
+def test_the_streamed_audit_writes_the_same_rows_block_by_block(case):
+    _, _, matrix, audit = case
+    blocks = []
+    streamed = stream_audit(matrix, blocks.append, "all", n_resamples=0)
+    written = pd.concat(blocks, ignore_index=True)
+    pd.testing.assert_frame_equal(written[PAIR_NAMES], audit.pairs[PAIR_NAMES])
+    assert streamed.sections()["generations"] == audit.sections()["generations"]
+    assert streamed.notes == audit.notes
+
+
+def test_arrow_blocks_carry_the_columns_too():
+    pytest.importorskip("pyarrow")
+    matrix = matrix_of(raw_generations(5, False, True, n_items=60, n_models=3), False)
+    blocks = []
+    stream_audit(matrix, blocks.append, "all", n_resamples=0, arrow=True)
+    audit = audit_leaderboard(matrix, "all", n_resamples=0)
+    written = pd.concat([block.to_pandas() for block in blocks], ignore_index=True)
+    pd.testing.assert_frame_equal(written[PAIR_NAMES], audit.pairs[PAIR_NAMES])
+
+
+def test_a_negative_between_part_is_noted_and_truncated_for_the_curve():
+    # The same item probability for every model: the item part of a difference is 0, half the estimates negative.
+    rng = np.random.default_rng(11)
+    p = rng.beta(2, 2, (200, 1)) + np.array([0.05, 0.0, -0.05])
+    raw = pd.DataFrame(
+        [(f"i{i}", f"m{m}", g, float(rng.random() < p[i, m])) for i in range(200) for m in range(3) for g in range(4)],
+        columns=["item", "model", "epoch", "score"],
+    )
+    audit = audit_leaderboard(matrix_of(raw, True), "all", n_resamples=0)
+    negative = audit.pairs[audit.pairs["gap_between_variance"] < 0]
+    assert len(negative), "the seed gives at least one negative estimate"
+    assert np.isinf(negative["q_generations_inf"]).all()  # gaps are not 0 here
+    note = next(note for note in audit.notes if "negative method-of-moments" in note)
+    assert note.startswith(f"{len(negative)} of 3 reported pairs")
+
+
+def test_clusters_compose_with_generations():
+    raw = raw_generations(6, True, False, n_items=120, n_models=3)
+    clusters = [f"c{index // 10}" for index in range(120)]
+    audit = audit_leaderboard(matrix_of(raw, True, clusters), "all", n_resamples=0, n_cluster_resamples=20)
+    assert {"icc", "design_effect", *PAIR_NAMES} <= set(audit.pairs.columns)
+    assert audit.sections()["generations"].reported_pairs == 3
+
+
+def test_nothing_changes_without_generations():
+    rng = np.random.default_rng(0)
+    matrix = from_array(rng.beta(4, 2, size=(200, 3)), models=["x", "y", "z"])
+    audit = audit_leaderboard(matrix, "all", n_resamples=0)
+    assert not set(PAIR_NAMES) & set(audit.pairs.columns)
+    assert not set(MODEL_NAMES) & set(audit.ranking.columns)
+    assert audit.headline.generations is None and "generations" not in audit.sections()
