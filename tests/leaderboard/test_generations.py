@@ -132,7 +132,7 @@ def test_the_columns_are_the_split_and_curve_functions_of_the_repeats_room(case)
     second = audit.pairs["model_b"].map(position).to_numpy()
     split = pair_split(matrix, first, second)
     for column, field in zip(
-        PAIR_NAMES[:4], ("within_part", "within_variance", "between_variance", "generation_share")
+        PAIR_NAMES[:4], ("within_part", "within_variance", "between_variance", "generation_share"), strict=True
     ):
         np.testing.assert_array_equal(audit.pairs[column].to_numpy(), getattr(split, field))
     curve = resolution_curve(matrix.n_items, audit.pairs["delta"], split.between_variance, split.within_variance)
@@ -153,7 +153,7 @@ def test_q_at_the_generations_read_is_the_audits_q(case):
 
 
 def test_the_summary_restates_the_tables(case):
-    name, _, matrix, audit = case
+    _, _, matrix, audit = case
     summary = audit.sections()["generations"]
     adjacent = audit.pairs[audit.pairs["adjacent"]]
     assert (summary.count_low, summary.count_high) == matrix.generations.count_range
