@@ -7,6 +7,7 @@ moments (per model and per pair) and the resolution ratio q at other numbers of 
 Every formula is derived in ``derivations/repeats.py``.
 """
 
+from llm_power_verified.repeats.planning import GenerationPlan, plan_generations, smallest_items
 from llm_power_verified.repeats.split import (
     CURVE_GENERATIONS,
     ModelSplit,
@@ -16,4 +17,14 @@ from llm_power_verified.repeats.split import (
     resolution_curve,
 )
 
-__all__ = ["CURVE_GENERATIONS", "ModelSplit", "PairSplit", "model_split", "pair_split", "resolution_curve"]
+__all__ = [
+    "CURVE_GENERATIONS",
+    "GenerationPlan",
+    "ModelSplit",
+    "PairSplit",
+    "model_split",
+    "pair_split",
+    "plan_generations",
+    "resolution_curve",
+    "smallest_items",
+]
