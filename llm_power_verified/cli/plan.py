@@ -1,4 +1,4 @@
-"""``llm-power-verified plan gap | items | accuracies | report``: how many items resolve a target.
+"""``llm-power-verified plan gap | items | accuracies | report | repeats``: how many items resolve a target.
 
 How many items (and clusters) resolve a target, and how long a monitored test runs.  One subcommand per source, each
 offered only the options it uses.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.cli import plan_repeats
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.inputs import (
     accuracy_options,
@@ -105,7 +106,8 @@ def add_parser(commands) -> None:
             "N of the monitored (e-process) test (--anytime).  plan items | accuracies | report: from an audit of "
             "per-item results (read as audit reads them), of accuracies only (as audit-accuracies reads them) or a "
             "saved JSON report, the items that resolve every adjacent pair among the top --top models, and how many "
-            "more that is."
+            "more that is.  plan repeats: items against generations per item, the cheapest (N, K) that resolves "
+            "each gap, from a pilot with several generations per item or declared variances."
         ),
     )
     sources = parser.add_subparsers(
@@ -174,6 +176,7 @@ def add_parser(commands) -> None:
     )
     report.set_defaults(correction=None)  # the report's own
     report.add_argument("report", metavar="JSON", help="the saved report")
+    plan_repeats.add_parser(sources)
 
 
 def _check_gap(arguments) -> None:
@@ -341,6 +344,8 @@ def _limiting_cells(figures, document: dict, rho: float | None) -> tuple[float, 
 @docfill("arguments", returns="cli_report")
 def run(arguments) -> str:
     """Run ``llm-power-verified plan`` on the parsed command line."""
+    if arguments.source == "repeats":
+        return plan_repeats.run(arguments)
     if arguments.source == "gap":
         _check_gap(arguments)
         document, lines = _gap(arguments)
