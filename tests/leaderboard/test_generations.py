@@ -18,8 +18,11 @@ from llm_power_verified.contract.generation_columns import (
 from llm_power_verified.io import from_array
 from llm_power_verified.io.generations import Generations
 from llm_power_verified.io.matrix import build_matrix
-from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard import blocks as blocks_module
+from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.repeats.split import CURVE_GENERATIONS, pair_split, resolution_curve
+from llm_power_verified.report import read_audit_metadata, write
 
 PAIR_NAMES = [item.name for item in GENERATION_PAIR_COLUMNS]
 MODEL_NAMES = [item.name for item in GENERATION_MODEL_COLUMNS]
@@ -222,3 +225,41 @@ def test_nothing_changes_without_generations():
     assert not set(PAIR_NAMES) & set(audit.pairs.columns)
     assert not set(MODEL_NAMES) & set(audit.ranking.columns)
     assert audit.headline.generations is None and "generations" not in audit.sections()
+
+
+def test_several_blocks_give_the_rows_of_one(monkeypatch):
+    matrix = matrix_of(raw_generations(7, False, True, n_items=80, n_models=5), False)
+    whole = audit_leaderboard(matrix, "all", n_resamples=0)
+    monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 3)  # 10 pairs in blocks of 3, 3, 3 and 1
+    blocks = []
+    streamed = stream_audit(matrix, blocks.append, "all", n_resamples=0)
+    assert len(blocks) == 4
+    pd.testing.assert_frame_equal(pd.concat(blocks, ignore_index=True), whole.pairs)
+    pd.testing.assert_frame_equal(audit_leaderboard(matrix, "all", n_resamples=0).pairs, whole.pairs)
+    assert streamed.sections()["generations"] == whole.sections()["generations"]
+
+
+def test_parquet_holds_the_columns_and_the_summary(tmp_path):
+    pytest.importorskip("pyarrow")
+    matrix = matrix_of(raw_generations(8, True, False, n_items=60, n_models=3), True)
+    settings = AuditSettings(mode="all", n_resamples=0)
+    write(AuditRequest(matrix, settings), "parquet", tmp_path / "audit.parquet")
+    table = pd.read_parquet(tmp_path / "audit.parquet")
+    audit = audit_leaderboard(matrix, "all", n_resamples=0)
+    pd.testing.assert_frame_equal(table[PAIR_NAMES], audit.pairs[PAIR_NAMES])
+    document = read_audit_metadata(tmp_path / "audit.parquet")
+    assert document["generations"]["reported_pairs"] == 3
+    assert set(document["generations"]["models"]) == set(matrix.models)
+
+
+def test_the_dask_backend_gives_the_local_columns(monkeypatch):
+    pytest.importorskip("dask.distributed")
+    from llm_power_verified.parallel import DaskBackend
+
+    matrix = matrix_of(raw_generations(9, False, False, n_items=60, n_models=4), False)
+    monkeypatch.setattr(blocks_module, "PAIR_BLOCK", 2)
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    with DaskBackend(workers=1) as backend:
+        remote = audit_leaderboard(matrix, "all", n_resamples=0, backend=backend)
+    pd.testing.assert_frame_equal(remote.pairs[PAIR_NAMES], local.pairs[PAIR_NAMES])
+    assert remote.headline == local.headline

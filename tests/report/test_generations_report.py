@@ -1,0 +1,152 @@
+"""The reports of an audit with several generations per item: headline line, section, legend, JSON and its schema."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+
+from llm_power_verified.contract.generation_columns import CURVE_COLUMNS, GENERATION_PAIR_COLUMNS
+from llm_power_verified.io import from_array
+from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard.summaries import GenerationSummary
+from llm_power_verified.report import render
+from llm_power_verified.report.generations import generations_line, generations_section
+from llm_power_verified.report.headline import headline
+from llm_power_verified.report.schemas import SCHEMA_FILES
+from tests.leaderboard.test_generations import matrix_of, raw_generations
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "llm_power_verified" / "report" / SCHEMA_FILES["binary+graded"]).read_text()
+)
+
+
+@pytest.fixture(scope="module")
+def audit():
+    return audit_leaderboard(matrix_of(raw_generations(3, True, False), True), "all", n_resamples=0)
+
+
+def _summary(**changes) -> GenerationSummary:
+    fields = dict(
+        label="epoch",
+        count_low=5,
+        count_high=5,
+        binary=True,
+        models={},
+        adjacent_share_median=0.23,
+        adjacent_share_low=0.08,
+        adjacent_share_high=0.41,
+        q_limit_ratio=1 / 0.77,
+        adjacent_beyond_generations=0,
+        negative_between=0,
+        reported_pairs=3,
+    )
+    return GenerationSummary(**{**fields, **changes})
+
+
+def test_the_headline_names_the_share_more_generations_could_remove(audit):
+    line = next(line for line in headline(audit) if line.startswith("Generations: "))
+    summary = audit.headline.generations
+    assert line.startswith("Generations: 5 epochs per item; generation noise is ")
+    assert f"{summary.adjacent_share_median:.0%} of the variance of the adjacent gaps (median; " in line
+    assert f"{summary.adjacent_share_low:.0%}-{summary.adjacent_share_high:.0%})" in line
+    assert f"q would be at most {summary.q_limit_ratio:.3g} times today's" in line
+
+
+def test_the_headline_words_each_case():
+    assert generations_line(_summary(), 3) == (
+        "Generations: 5 epochs per item; generation noise is 23% of the variance of the adjacent gaps (median; "
+        "8%-41%): more generations per item could remove at most that; with unlimited generations q would be at "
+        "most 1.3 times today's at the median share (1 / (1 - share))."
+    )
+    unequal = generations_line(_summary(count_low=2, count_high=6, label="trial", adjacent_beyond_generations=2), 3)
+    assert unequal.startswith("Generations: 2 to 6 trials per item;")
+    assert unequal.endswith(
+        "; 2 of 3 adjacent gaps stay unresolved however many generations (q at unlimited "
+        "generations < 1): only more items resolve them."
+    )
+    over = generations_line(_summary(adjacent_share_median=1.2, adjacent_share_high=1.3, q_limit_ratio=float("inf")), 3)
+    assert "is all of the variance of the adjacent gaps at the median (estimated share 120%; 8%-130%" in over
+    assert "sets no limit" in over
+    assert "n/a (their item-mean differences do not vary)" in generations_line(
+        _summary(adjacent_share_median=None, adjacent_share_low=None, adjacent_share_high=None, q_limit_ratio=None), 3
+    )
+    single = generations_line(_summary(adjacent_share_low=0.23, adjacent_share_high=0.23), 1)
+    assert "(median):" in single
+
+
+def test_every_text_format_has_the_section_and_the_curve(audit):
+    adjacent = audit.pairs[audit.pairs["adjacent"]]
+    for output in ("table", "markdown", "html"):
+        text = render(audit, output, **({} if output == "html" else {"width": 200}))
+        assert "Several generations per item (5 epochs per item, every generation 0/1" in text, output
+        assert "q(inf)" in text and "sigma_b^2" in text, output
+        for model in audit.ranking["model"]:
+            assert model in text
+        for value in adjacent["q_generations_10"]:
+            assert f"{value:.3g}" in text, output
+    markdown = render(audit, "markdown")
+    assert "| model | K | sigma_w^2 | sigma_b^2 | gen. share |" in markdown
+    wide = render(audit, "table", wide=True)
+    assert "q(K'=inf)" in wide and "gen. share" in wide  # the view's columns, last
+
+
+def test_columns_can_be_asked_for_and_carry_their_legend(audit):
+    text = render(audit, "table", columns=["delta", "q", "q_generations_inf", "gap_generation_share"], width=200)
+    header = next(line for line in text.splitlines() if line.startswith("A "))
+    assert "q(K'=inf)" in header and "gen. share" in header
+    assert "q_generations_inf): the limit of q as the generations per item grow without bound" in text
+
+
+def test_the_json_report_follows_the_schema_and_carries_the_summary(audit):
+    document = json.loads(render(audit, "json"))
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+    summary = document["generations"]
+    assert summary["count_low"] == summary["count_high"] == 5 and summary["label"] == "epoch"
+    assert set(summary["models"]) == set(audit.ranking["model"])
+    assert summary["negative_between"] == int((audit.pairs["gap_between_variance"] < 0).sum())
+    assert all(set(CURVE_COLUMNS) <= set(pair) for pair in document["pairs"])
+    assert {"generations", "within_variance", "between_variance"} <= set(document["ranking"][0])
+    assert "gap_generation_share" in document["legend"]["pairs"]
+    assert "between_variance" in document["legend"]["models"]
+
+
+def test_the_schema_refuses_a_broken_summary(audit):
+    document = json.loads(render(audit, "json"))
+    del document["generations"]["models"]
+    with pytest.raises(jsonschema.ValidationError, match="models"):
+        jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+def test_csv_has_every_generation_column(audit):
+    table = pd.read_csv(io.StringIO(render(audit, "csv")))
+    assert [item.name for item in GENERATION_PAIR_COLUMNS] == [
+        name for name in table.columns if name in {item.name for item in GENERATION_PAIR_COLUMNS}
+    ]
+    # 1e-12 relative: the CSV writes each float in its shortest repr, read back by pandas' C parser (1 ulp at most).
+    np.testing.assert_allclose(table["q_generations_5"], audit.pairs["q_generations_5"], rtol=1e-12)
+
+
+def test_a_streamed_audit_reports_the_same_summary_and_section(audit):
+    streamed = stream_audit(audit.matrix, lambda block: None, "all", n_resamples=0)
+    assert streamed.headline == audit.headline
+    keys = {name: name for name in audit.ranking["model"]}
+    # The streamed audit keeps the adjacent rows only: its sentence on negative item parts names the adjacent ones.
+    kept = [line for line in generations_section(streamed, keys, "", False) if not line.startswith("Negative")]
+    assert kept == [line for line in generations_section(audit, keys, "", False) if not line.startswith("Negative")]
+    document = json.loads(render(streamed, "json"))
+    assert document["generations"] == json.loads(render(audit, "json"))["generations"]
+
+
+def test_a_report_without_generations_has_none_of_it():
+    rng = np.random.default_rng(1)
+    plain = audit_leaderboard(from_array(rng.beta(4, 2, (100, 3)), models=["x", "y", "z"]), n_resamples=0)
+    document = json.loads(render(plain, "json"))
+    assert "generations" not in document
+    assert "Several generations" not in render(plain, "markdown")
+    assert not any(line.startswith("Generations:") for line in headline(plain))
