@@ -85,10 +85,22 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
     group.add_argument("--scorer", help="Inspect: scorer name when a log has several")
     group.add_argument(
         "--epochs",
-        choices=("first", "mean", "error"),
+        choices=("first", "mean", "all", "error"),
         default="first",
-        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, error "
-        "refuses",
+        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, all keeps "
+        "every epoch as a generation (item means, with the within/between split), error refuses",
+    )
+    group.add_argument(
+        "--repeat-column",
+        metavar="NAME",
+        help="long tables with several generations per item: the column naming each row's repeat (epoch, sample, "
+        "seed, run); one row per (item, model, repeat)",
+    )
+    group.add_argument(
+        "--repeat-pattern",
+        metavar="PATTERN",
+        help="wide tables with one column per (model, repeat): how a header names them, e.g. '{model}@{repeat}' "
+        "or '{model}_seed{repeat}'",
     )
     return parent
 
@@ -149,6 +161,8 @@ def _read(arguments):
         filter=arguments.filter,
         scorer=arguments.scorer,
         epochs=arguments.epochs,
+        repeat_column=arguments.repeat_column,
+        repeat_pattern=arguments.repeat_pattern,
     )
 
 

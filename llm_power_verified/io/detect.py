@@ -28,7 +28,8 @@ from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
 from llm_power_verified.io.matrix import ScoreMatrix, from_array
 from llm_power_verified.io.plain import read_score_files
-from llm_power_verified.io.table_files import read_table
+from llm_power_verified.io.repeated_tables import from_long_repeated, from_wide_repeated
+from llm_power_verified.io.table_files import read_frame, read_table
 from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide
 
 __all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores", "refuse_twins"]
@@ -177,6 +178,8 @@ def read_scores(
     scorer: str | None = None,
     epochs: str = "first",
     names: Sequence[str] | None = None,
+    repeat_column: str | None = None,
+    repeat_pattern: str | None = None,
 ) -> ScoreMatrix:
     """Read any supported input into a validated score matrix.
 
@@ -197,21 +200,33 @@ def read_scores(
         lm-eval folders: the filter, when a task has several (``--filter``).
     scorer : str, optional
         Inspect logs: the scorer, when a log has several (``--scorer``).
-    epochs : {"first", "mean", "error"}, default "first"
-        Inspect logs: which epochs are read (:func:`~llm_power_verified.io.inspect_logs.read_inspect`).
+    epochs : {"first", "mean", "all", "error"}, default "first"
+        Inspect logs: which epochs are read (:func:`~llm_power_verified.io.inspect_logs.read_inspect`); "all" keeps
+        every epoch as a generation.
     names : sequence of str, optional
         Model names of lm-eval folders (default: the folder names) or of an array's columns.
+    repeat_column : str, optional
+        Long tables (file or DataFrame): the column naming each row's repeat (epoch, sample, seed, run): one row per
+        (item, model, repeat), read by :func:`~llm_power_verified.io.repeated_tables.from_long_repeated`
+        (``--repeat-column``).
+    repeat_pattern : str, optional
+        Wide tables (file or DataFrame): how a header names its model and repeat, e.g. ``{model}@{repeat}``, read by
+        :func:`~llm_power_verified.io.repeated_tables.from_wide_repeated` (``--repeat-pattern``).
 
     Raises
     ------
     InputError
         Anything :func:`input_kind` or the chosen reader refuses; lm-eval folders without ``task`` and ``metric``;
         a reader option the input's kind does not read (``task``, ``metric``, ``filter`` but for lm-eval folders;
-        ``scorer``, ``epochs`` but for Inspect logs; the column options but for a table file), which would be
-        ignored.
+        ``scorer``, ``epochs`` but for Inspect logs; the column and repeat options but for a table file), which would
+        be ignored; both repeat options, a repeat column with a wide table, a repeat pattern with a long one.
 
     Notes
     -----
+    With a repeat option (or ``epochs="all"``) the matrix holds the item means over the generations (graded) and
+    ``matrix.generations`` each cell's count and sample variance
+    (:class:`~llm_power_verified.io.generations.Generations`).
+
     No formula: the reader is chosen from what the inputs are, and each ends in
     :func:`~llm_power_verified.io.matrix.build_matrix`, which applies the rules of the matrix.
 
@@ -233,29 +248,20 @@ def read_scores(
     """
     if isinstance(source, ScoreMatrix):
         return source
-    if isinstance(source, pd.DataFrame):
-        if model_column in source.columns and score_column in source.columns:
-            return from_long(
-                source,
-                item_column=item_column,
-                model_column=model_column,
-                score_column=score_column,
-                cluster_column=cluster_column,
-                on_missing=on_missing,
-                score_kind=score_kind,
-                missing_cluster=missing_cluster,
-                source="DataFrame",
-            )
-        return from_wide(
-            source,
-            item_column=item_column,
-            cluster_column=cluster_column,
-            on_missing=on_missing,
-            score_kind=score_kind,
-            missing_cluster=missing_cluster,
-            source="DataFrame",
+    repeats = {"repeat_column": repeat_column, "repeat_pattern": repeat_pattern}
+    if repeat_column is not None and repeat_pattern is not None:
+        raise InputError(
+            f"--repeat-column {repeat_column!r} and --repeat-pattern {repeat_pattern!r}: give one (a long table names "
+            "each row's repeat in a column, a wide table in its headers)"
         )
+    columns = dict(item_column=item_column, model_column=model_column, score_column=score_column)
+    options = dict(
+        cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, missing_cluster=missing_cluster
+    )
+    if isinstance(source, pd.DataFrame):
+        return _from_frame(source, None, "DataFrame", repeats, columns, options)
     if isinstance(source, np.ndarray):
+        _refuse_unused("array", repeats)
         return from_array(source, models=names, score_kind=score_kind, source="array")
     paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
     kind = input_kind(paths)
@@ -271,6 +277,7 @@ def read_scores(
             "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
             "model_column": None if model_column == "model" else model_column,
             "score_column": None if score_column == "score" else score_column,
+            **repeats,
         },
     )
     if kind == "lm-eval":
@@ -289,17 +296,12 @@ def read_scores(
         )
     if kind == "inspect":
         return read_inspect(paths, scorer=scorer, epochs=epochs, on_missing=on_missing, score_kind=score_kind)
+    if kind == "table" and (repeat_column or repeat_pattern):
+        text_columns = {name for name in (item_column, cluster_column, model_column, repeat_column) if name}
+        frame, lines = read_frame(paths[0], text_columns, item_column)
+        return _from_frame(frame, lines, str(paths[0]), repeats, columns, options)
     if kind == "table":
-        return read_table(
-            paths[0],
-            item_column=item_column,
-            cluster_column=cluster_column,
-            on_missing=on_missing,
-            score_kind=score_kind,
-            missing_cluster=missing_cluster,
-            model_column=model_column,
-            score_column=score_column,
-        )
+        return read_table(paths[0], **columns, **options)
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
 
 
@@ -314,12 +316,20 @@ _APPLIES_TO = {
     "item_column": ("table",),
     "model_column": ("table",),
     "score_column": ("table",),
+    "repeat_column": ("table",),
+    "repeat_pattern": ("table",),
+}
+#: Why a repeat option does not apply to a kind, when there is more to say than that it would be ignored.
+_REPEAT_HINTS = {
+    "inspect": "; Inspect logs keep every epoch as a generation with --epochs all",
+    "lm-eval": "; lm-eval logs one score per document (after its filter): there are no repeats to keep",
 }
 _KIND_NAMES = {
     "lm-eval": "lm-eval folders",
     "inspect": "Inspect logs",
     "table": "a table file",
     "score-files": "two score files",
+    "array": "an array",
 }
 
 
@@ -328,7 +338,45 @@ def _refuse_unused(kind: str, given: dict) -> None:
     for name, value in given.items():
         if value is not None and kind not in _APPLIES_TO[name]:
             readers = " or ".join(_KIND_NAMES[other] for other in _APPLIES_TO[name])
+            hint = _REPEAT_HINTS.get(kind, "") if name.startswith("repeat_") else ""
             raise InputError(
                 f"--{name.replace('_', '-')} {value!r} applies to {readers}; INPUT is {_KIND_NAMES[kind]}, "
-                f"so it would be ignored: leave it out"
+                f"so it would be ignored: leave it out{hint}"
             )
+
+
+def _from_frame(frame: pd.DataFrame, lines, source: str, repeats: dict, columns: dict, options: dict) -> ScoreMatrix:
+    """A table read: long when it has the model and score columns, else wide; with a repeat option, the repeated form.
+
+    ``repeat_column`` needs a long table (one row per generation), ``repeat_pattern`` a wide one.
+    """
+    long = columns["model_column"] in frame.columns and columns["score_column"] in frame.columns
+    if repeats["repeat_column"] is None and repeats["repeat_pattern"] is None:
+        if long:
+            return from_long(frame, **columns, **options, source=source, lines=lines)
+        return from_wide(frame, item_column=columns["item_column"], **options, source=source, lines=lines)
+    if repeats["repeat_column"] is not None:
+        if not long:
+            raise InputError(
+                f"{source}: --repeat-column {repeats['repeat_column']!r} reads a long table (one row per item, model "
+                f"and repeat, with columns {columns['model_column']!r} and {columns['score_column']!r}); this table "
+                "has no such columns (--model-column, --score-column); a wide table with one column per (model, "
+                "repeat) is read with --repeat-pattern"
+            )
+        return from_long_repeated(
+            frame, repeat_column=repeats["repeat_column"], **columns, **options, source=source, lines=lines
+        )
+    if long:
+        raise InputError(
+            f"{source}: --repeat-pattern {repeats['repeat_pattern']!r} reads a wide table (one column per model and "
+            f"repeat); this table is long (columns {columns['model_column']!r} and {columns['score_column']!r}): "
+            "name its repeat column with --repeat-column"
+        )
+    return from_wide_repeated(
+        frame,
+        repeat_pattern=repeats["repeat_pattern"],
+        item_column=columns["item_column"],
+        **options,
+        source=source,
+        lines=lines,
+    )

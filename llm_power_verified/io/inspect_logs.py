@@ -5,6 +5,9 @@ must have the same set of epochs, each exactly once, or the reader refuses
 naming the sample and the epoch.  Then ``epochs="first"`` (default) keeps
 the lowest epoch of the log and the notes name it; ``"mean"`` averages the
 epochs (the scores become graded, as asked) and the notes name them;
+``"all"`` keeps every epoch as a generation of its item (the matrix holds
+the item means and their :class:`~llm_power_verified.io.generations.Generations`;
+a log needs at least two epochs, the logs may differ in their number);
 ``"error"`` refuses logs with more than one epoch.
 
 Reading under damage.  Each member is read by
@@ -48,6 +51,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
 from llm_power_verified.io.zip_members import MAX_MEMBER_BYTES, read_zip_member
@@ -221,6 +225,29 @@ def _by_sample(path: Path, samples: list[_Sample]) -> tuple[dict[str, dict[int, 
     return table, every
 
 
+def _kept_epochs(path: Path, model: str, every: list[int], epochs: str) -> tuple[list[int], str | None]:
+    """The epochs of a log that are read under ``epochs``, and the note saying so (None: nothing to say)."""
+    kept = every[:1] if epochs == "first" else every
+    if len(every) > 1:
+        if epochs == "error":
+            raise AlignmentError(
+                f"{path}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
+                "choose --epochs first, mean or all"
+            )
+        done = {
+            "first": f"kept epoch {kept[0]} of each sample",
+            "mean": f"averaged all {len(kept)} of each sample (scores are graded)",
+            "all": "kept every epoch as a generation of its sample",
+        }[epochs]
+        return kept, f"{model}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); {done}"
+    if every and epochs == "all":
+        raise AlignmentError(
+            f"{path}: one epoch per sample (epoch {every[0]}); --epochs all keeps every epoch as a generation "
+            "and needs at least 2 to see the within-item variance: read it with --epochs first"
+        )
+    return kept, f"{model}: one epoch per sample, epoch {every[0]}" if every and every[0] != 1 else None
+
+
 def _same_sample(asked: dict, sample: _Sample, model: str) -> None:
     """Refuse a sample id whose input or target differs from another log's sample of that id."""
     first = asked.setdefault(str(sample.id), (sample.content, model, sample.where))
@@ -251,9 +278,10 @@ def read_inspect(
         The logs.
     scorer : str, optional
         The scorer whose values are read; required when a log has several (``--scorer``).
-    epochs : {"first", "mean", "error"}, default "first"
+    epochs : {"first", "mean", "all", "error"}, default "first"
         "first" keeps each log's lowest epoch, "mean" averages the epochs (the scores are then graded, as asked),
-        "error" refuses a log with more than one epoch (``--epochs``).
+        "all" keeps every epoch as a generation (item means with ``matrix.generations``; at least two epochs per
+        log), "error" refuses a log with more than one epoch (``--epochs``).
     %(on_missing)s
     %(score_kind)s
 
@@ -284,9 +312,9 @@ def read_inspect(
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('1', '2', '3'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
-    if epochs not in ("first", "mean", "error"):
-        raise ArgumentError(f"epochs must be 'first', 'mean' or 'error'; got {epochs!r}")
-    rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
+    if epochs not in ("first", "mean", "all", "error"):
+        raise ArgumentError(f"epochs must be 'first', 'mean', 'all' or 'error'; got {epochs!r}")
+    rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": [], "epoch": []}
     notes, seen_models, asked = [], {}, {}
     averaged = False
     for path in map(Path, paths):
@@ -303,24 +331,9 @@ def read_inspect(
         if chosen not in scorers:
             raise AlignmentError(f"{path}: no scorer {chosen!r} (scorers: {scorers}); check --scorer")
         table, every = _by_sample(path, samples)
-        kept = every[:1] if epochs == "first" else every
-        if len(every) > 1:
-            if epochs == "error":
-                raise AlignmentError(
-                    f"{path}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
-                    "choose --epochs first or mean"
-                )
-            notes.append(
-                f"{model}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
-                + (
-                    f"kept epoch {kept[0]} of each sample"
-                    if epochs == "first"
-                    else f"averaged all {len(kept)} of each sample (scores are graded)"
-                )
-            )
-            averaged |= epochs == "mean"
-        elif every and every[0] != 1:
-            notes.append(f"{model}: one epoch per sample, epoch {every[0]}")
+        kept, note = _kept_epochs(path, model, every, epochs)
+        notes.extend([note] if note else [])
+        averaged |= epochs == "mean" and len(kept) > 1
         for item, by_epoch in table.items():
             values = []
             for epoch in kept:
@@ -329,14 +342,30 @@ def read_inspect(
                     raise AlignmentError(f"{sample.where}: sample {sample.id!r} epoch {epoch} has no {chosen!r} score")
                 values.append(_score_value(sample.scores[chosen], sample.where))
             _same_sample(asked, by_epoch[kept[0]], model)
-            rows["item"].append(item)
-            rows["model"].append(model)
-            rows["score"].append(math.fsum(values) / len(values))
-            rows["line"].append(by_epoch[kept[0]].where)
+            generations = (
+                zip(kept, values, strict=True) if epochs == "all" else [(kept[0], math.fsum(values) / len(values))]
+            )
+            for epoch, value in generations:
+                rows["item"].append(item)
+                rows["model"].append(model)
+                rows["score"].append(value)
+                rows["line"].append(by_epoch[epoch].where)
+                rows["epoch"].append(epoch)
     if not rows["item"]:
         raise AlignmentError("inspect logs: no per-item results found")
     long = pd.DataFrame(rows)
     lines = long.pop("line").to_numpy(dtype=object)
+    if epochs == "all":
+        return from_long_repeated(
+            long,
+            repeat_column="epoch",
+            item_column="item",
+            on_missing=on_missing,
+            score_kind=score_kind,
+            source="inspect logs",
+            lines=lines,
+            notes=notes,
+        )
     # Averaging epochs was asked for: the scores are graded by request, not by a silent switch.
     kind = "graded" if averaged and score_kind == "auto" else score_kind
     return from_long(

@@ -1,0 +1,450 @@
+"""Score tables with several generations per item: a long table with a repeat column, a wide one named by pattern.
+
+Long (``repeat_column``, ``--repeat-column NAME``): one row per (item, model, repeat), the repeat a label (an epoch,
+sample, seed or run: text or whole numbers).  Wide (``repeat_pattern``, ``--repeat-pattern PATTERN``): one row per
+item, one column per (model, repeat), each header spelled by the pattern, e.g. ``{model}@{repeat}`` or
+``{model}_seed{repeat}``; a blank cell is a generation that is not there.
+
+Both follow :mod:`llm_power_verified.io.generations`: a repeat once per (item, model); a cell without generations is
+an item the model lacks (``on_missing``); a cell with one is refused (no within-item variance); counts may differ
+between cells (a note says so).  Each generation's score is range-checked on its own line.  The matrix holds the
+item means (graded), :class:`~llm_power_verified.io.generations.Generations` the counts and variances.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.cells import is_missing_label, label_codes, number_matrix, row_place
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.generations import Generations, cell_summaries
+from llm_power_verified.io.long_rows import check_long_columns, long_codes
+from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
+from llm_power_verified.io.score_kind import shown_score
+from llm_power_verified.io.table_alignment import common_items, item_clusters, refuse_unlabelled_items, same_name_repeat
+from llm_power_verified.io.tables import (
+    DEFAULT_ITEM_COLUMN,
+    check_columns,
+    check_on_missing,
+    duplicate_items,
+    wide_columns,
+)
+
+__all__ = ["from_long_repeated", "from_wide_repeated", "repeat_pattern_regex"]
+
+_SINGLE_HINT = "read without --repeat-column to keep one score per cell"
+_FIELDS = ("{model}", "{repeat}")
+
+
+def repeat_pattern_regex(pattern: str) -> tuple[re.Pattern, re.Pattern]:
+    """The regular expressions of a ``--repeat-pattern``: the model field matched shortest, and longest.
+
+    Parameters
+    ----------
+    pattern : str
+        A header spelling holding ``{model}`` and ``{repeat}`` once each, with text between them; every other
+        character is literal.
+
+    Returns
+    -------
+    shortest, longest : re.Pattern
+        Full-match expressions with groups ``model`` and ``repeat``, the model field shortest and longest; a header
+        whose two matches differ splits two ways (ambiguous).
+
+    Raises
+    ------
+    ArgumentError
+        A pattern without both fields once each, or with nothing between them.
+
+    Examples
+    --------
+    >>> shortest, longest = repeat_pattern_regex("{model}_seed{repeat}")
+    >>> shortest.fullmatch("gpt_seed_seed3").groupdict(), longest.fullmatch("gpt_seed_seed3").groupdict()
+    ({'model': 'gpt', 'repeat': '_seed3'}, {'model': 'gpt_seed', 'repeat': '3'})
+    """
+    if any(pattern.count(field) != 1 for field in _FIELDS):
+        raise ArgumentError(
+            f"--repeat-pattern {pattern!r} must hold {{model}} and {{repeat}} once each, e.g. '{{model}}@{{repeat}}' "
+            "or '{model}_seed{repeat}'"
+        )
+    if "{model}{repeat}" in pattern or "{repeat}{model}" in pattern:
+        raise ArgumentError(
+            f"--repeat-pattern {pattern!r}: {{model}} and {{repeat}} need text between them (a separator such as @), "
+            "or no header splits one way"
+        )
+    pieces = re.split(r"(\{model\}|\{repeat\})", pattern)
+    compiled = []
+    # The model field shortest and the repeat longest, then the other way: one split iff both find the same.
+    for model, repeat in ((".+?", ".+"), (".+", ".+?")):
+        fields = {"{model}": f"(?P<model>{model})", "{repeat}": f"(?P<repeat>{repeat})"}
+        compiled.append(re.compile("".join(fields.get(piece, re.escape(piece)) for piece in pieces), re.DOTALL))
+    return compiled[0], compiled[1]
+
+
+def _check_generations(values, score_range, source: str, place: Callable[[int], str]) -> None:
+    """Refuse a generation whose score is not finite or lies outside ``score_range``, naming its place."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"{source}: {place(row)} has score {shown_score(values[row])}; scores must be finite numbers")
+    if score_range is None:
+        return
+    low, high = score_range
+    bad = (values < low) | (values > high)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(
+            f"{source}: {place(row)} has score {shown_score(values[row])}, outside [{low:g}, {high:g}] "
+            f"({int(bad.sum())} generations are); scores are accuracies or partial credit in [0, 1]"
+        )
+
+
+def _repeated_matrix(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    repeats: np.ndarray,
+    values: np.ndarray,
+    item_names: Sequence[str],
+    model_names: Sequence[str],
+    place: Callable[[int], str],
+    *,
+    label: str,
+    clusters: Callable[[np.ndarray, list[str]], list[str | None] | None],
+    options: dict,
+    single_hint: str,
+) -> ScoreMatrix:
+    """The matrix of item means with its :class:`Generations`, from one entry per generation.
+
+    ``place(position)`` names where a generation came from (without the source); ``clusters(keep, kept_names)``
+    gives the kept items' cluster labels (refusing what the cluster rules refuse) or None.
+    """
+    source, on_missing = options["source"], options["on_missing"]
+    _check_generations(values, options["score_range"], source, place)
+    shape = (len(item_names), len(model_names))
+    means, counts, within = cell_summaries(
+        rows, cols, repeats, values, shape, describe=lambda position: f"{source}, {place(position)}", label=label
+    )
+    # The first generation of each cell names the cell in messages (-1: the model has no generation of the item).
+    position = np.full(shape, -1, dtype=np.int64)
+    position[rows[::-1], cols[::-1]] = np.arange(rows.size)[::-1]
+    keep, note = common_items(position, item_names, model_names, on_missing, source)
+    single = (counts == 1) & keep[:, None]
+    if single.any():
+        item, model = (int(i) for i in np.argwhere(single)[0])
+        raise InputError(
+            f"{source}: {place(int(position[item, model]))}: the only {label} of model {model_names[model]!r} for "
+            f"item {item_names[item]!r}; within-item variance needs >= 2 generations per (item, model); "
+            f"{single_hint}"
+        )
+    kept_names = [name for name, kept in zip(item_names, keep, strict=True) if kept]
+    counts, within, kept_rows = counts[keep], within[keep], position[keep]
+    low, high = int(counts.min()), int(counts.max())
+    used = keep[rows]
+    generations = Generations(counts, within, binary=bool(np.isin(values[used], (0.0, 1.0)).all()), label=label)
+    notes = [*options.get("notes", ()), *([note] if note else [])]
+    if low != high:
+        notes.append(f"{low} to {high} generations per (item, model): the within part uses each cell's own count")
+    notes.append(
+        f"item means over {low if low == high else f'{low} to {high}'} generations ({label}) analysed as graded scores"
+    )
+
+    def locate(item: int, model: int) -> str:
+        return f"{place(int(kept_rows[item, model]))} (the first {label} of the cell)"
+
+    return build_matrix(
+        means[keep],
+        model_names,
+        kept_names,
+        clusters=clusters(keep, kept_names),
+        score_kind=options["score_kind"],
+        score_range=options["score_range"],
+        missing_cluster=options["missing_cluster"],
+        source=source,
+        notes=notes,
+        locate=locate,
+        generations=generations,
+    )
+
+
+@docfill(
+    "item_column",
+    "long_columns",
+    "cluster_column",
+    "on_missing",
+    "score_kind",
+    "score_range",
+    "missing_cluster",
+    "source_name",
+    "lines",
+    returns="score_matrix",
+)
+def from_long_repeated(
+    frame: pd.DataFrame,
+    *,
+    repeat_column: str,
+    item_column: str = DEFAULT_ITEM_COLUMN,
+    model_column: str = "model",
+    score_column: str = "score",
+    cluster_column: str | None = None,
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "long table",
+    lines: np.ndarray | None = None,
+    notes: Sequence[str] = (),
+    single_hint: str = _SINGLE_HINT,
+) -> ScoreMatrix:
+    """Item means and their generations from a long table: one row per (item, model, repeat).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    repeat_column : str
+        The column naming each row's repeat (epoch, sample, seed, run: text or whole numbers; ``--repeat-column``).
+    %(item_column)s
+    %(long_columns)s
+    %(cluster_column)s
+    %(on_missing)s
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(source_name)s
+    %(lines)s
+    notes : sequence of str, default ()
+        Notes of the caller (a harness reader's), kept before the matrix's own.
+    single_hint : str, optional
+        What a refusal of a cell with one generation suggests (default: read without ``--repeat-column``).
+
+    Raises
+    ------
+    InputError
+        What :func:`~llm_power_verified.io.tables.from_long` refuses, and: a row without a repeat label, one repeat
+        given twice for an (item, model) (naming both lines), a cell with one generation, a generation whose score
+        is outside ``score_range``, an item with two cluster labels across its generations, naming the line.
+    ArgumentError
+        ``score_kind="binary"`` (the item means are graded).
+
+    Notes
+    -----
+    The matrix holds the item means ybar_im (graded); ``matrix.generations`` the count K_im and the sample variance
+    s2_im (divisor K_im - 1) of every cell, from which :mod:`llm_power_verified.repeats` splits the variance.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"item_id": ["q1"] * 4 + ["q2"] * 4, "model": ["a", "a", "b", "b"] * 2,
+    ...                       "seed": [1, 2, 1, 2] * 2, "score": [1, 0, 1, 1, 0, 0, 1, 0]})
+    >>> matrix = from_long_repeated(table, repeat_column="seed")
+    >>> matrix.scores.tolist(), matrix.generations.counts.tolist(), matrix.generations.within.tolist()
+    ([[0.5, 1.0], [0.0, 0.5]], [[2, 2], [2, 2]], [[0.5, 0.0], [0.0, 0.5]])
+    """
+    check_on_missing(on_missing)
+    frame = check_columns(frame, source).rename(columns=str)
+    flags = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
+    flags[repeat_column] = "--repeat-column"
+    if cluster_column:
+        flags[cluster_column] = "--cluster-column"
+    check_long_columns(frame, flags, source)
+    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
+    lines = codes.lines
+    repeat_code, repeat_names = label_codes(frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}")
+    if (repeat_code < 0).any():
+        row = int(np.argmax(repeat_code < 0))
+        raise InputError(
+            f"{source}: {row_place(lines, row)}, column {repeat_column!r}: the {repeat_column} is empty; every "
+            f"generation names its {repeat_column} (--repeat-column)"
+        )
+
+    def place(row: int) -> str:
+        return (
+            f"{row_place(lines, row)} (model {codes.model_names[codes.cols[row]]!r}, item "
+            f"{codes.item_names[codes.rows[row]]!r})"
+        )
+
+    def clusters(keep: np.ndarray, kept_names: list[str]) -> list[str | None] | None:
+        if not cluster_column:
+            return None
+        labels, first_row = item_clusters(
+            frame[cluster_column], codes.rows, codes.label_code, codes.label_names, codes.item_names, source, lines
+        )
+        kept = [label for label, wanted in zip(labels, keep, strict=True) if wanted]
+        places = [row_place(lines, row) for row, wanted in zip(first_row, keep, strict=True) if wanted]
+        refuse_unlabelled_items(kept, missing_cluster, kept_names, places, cluster_column, source)
+        return kept
+
+    options = dict(
+        source=source,
+        on_missing=on_missing,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        notes=notes,
+    )
+    return _repeated_matrix(
+        codes.rows,
+        codes.cols,
+        np.asarray(repeat_names, dtype=object)[repeat_code],
+        codes.values,
+        codes.item_names,
+        codes.model_names,
+        place,
+        label=repeat_column,
+        clusters=clusters,
+        options=options,
+        single_hint=single_hint,
+    )
+
+
+def _split_headers(columns: Sequence[str], pattern: str, source: str) -> tuple[list[str], list[str]]:
+    """Each column's model and repeat under ``pattern``; a header that does not match, or splits two ways, refused."""
+    shortest, longest = repeat_pattern_regex(pattern)
+    models, repeats = [], []
+    for name in columns:
+        first, last = shortest.fullmatch(name), longest.fullmatch(name)
+        if first is None or last is None:
+            raise InputError(
+                f"{source}: column {name!r} does not match --repeat-pattern {pattern!r}; every column but the item "
+                "and cluster columns holds one generation of one model (name those with --item-column and "
+                "--cluster-column)"
+            )
+        if first.groupdict() != last.groupdict():
+            raise InputError(
+                f"{source}: column {name!r} splits two ways under --repeat-pattern {pattern!r} (model "
+                f"{first['model']!r}, repeat {first['repeat']!r}; or model {last['model']!r}, repeat "
+                f"{last['repeat']!r}); use a separator that no model name or repeat label contains"
+            )
+        models.append(first["model"].strip())
+        repeats.append(first["repeat"].strip())
+    return models, repeats
+
+
+@docfill(
+    "cluster_column",
+    "on_missing",
+    "score_kind",
+    "score_range",
+    "missing_cluster",
+    "source_name",
+    "lines",
+    returns="score_matrix",
+)
+def from_wide_repeated(
+    frame: pd.DataFrame,
+    *,
+    repeat_pattern: str,
+    item_column: str | None = DEFAULT_ITEM_COLUMN,
+    cluster_column: str | None = None,
+    on_missing: str = "error",
+    score_kind: str = "auto",
+    score_range=(0.0, 1.0),
+    missing_cluster: str = "error",
+    source: str = "wide table",
+    lines: np.ndarray | None = None,
+) -> ScoreMatrix:
+    """Item means and their generations from a wide table: one row per item, one column per (model, repeat).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    repeat_pattern : str
+        How a header names its model and repeat, e.g. ``{model}@{repeat}`` (``--repeat-pattern``;
+        :func:`repeat_pattern_regex`).
+    item_column : str or None, default "item_id"
+        The item-id column (absent default: items numbered by row, as in
+        :func:`~llm_power_verified.io.tables.from_wide`).
+    %(cluster_column)s
+    %(on_missing)s
+    %(score_kind)s
+    %(score_range)s
+    %(missing_cluster)s
+    %(source_name)s
+    %(lines)s
+
+    Raises
+    ------
+    InputError
+        What :func:`~llm_power_verified.io.tables.from_wide` refuses, and: a column that does not match the pattern
+        or splits two ways (naming it), one repeat of a model twice, a cell with one generation, a generation whose
+        score is outside ``score_range``, naming the line and column.
+    ArgumentError
+        A pattern without ``{model}`` and ``{repeat}`` once each; ``score_kind="binary"``.
+
+    Notes
+    -----
+    A blank cell is a generation that is not there: the counts of the cells may then differ (said in the notes); a
+    model without any generation of an item lacks the item (``on_missing``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"item_id": ["q1", "q2"], "a@1": [1, 0], "a@2": [0, 0], "b@1": [1, 1], "b@2": [1, 0]})
+    >>> matrix = from_wide_repeated(table, repeat_pattern="{model}@{repeat}")
+    >>> matrix.models, matrix.scores.tolist(), matrix.generations.label
+    (('a', 'b'), [[0.5, 1.0], [0.0, 0.5]], 'repeat')
+    """
+    check_on_missing(on_missing)
+    frame = check_columns(frame, source).rename(columns=str)
+    lines = np.arange(2, len(frame) + 2) if lines is None else np.asarray(lines)
+    items, item_column, columns = wide_columns(frame, item_column, cluster_column, None, source, lines)
+    duplicate_items(items, source, lines)
+    column_models, column_repeats = _split_headers(columns, repeat_pattern, source)
+    model_names = list(dict.fromkeys(column_models))
+    alike = same_name_repeat(model_names)
+    if alike is not None:
+        raise InputError(
+            f"{source}: models {model_names[alike[0]]!r} and {model_names[alike[1]]!r} are the same name once "
+            f"{alike[2]}; spell each model one way"
+        )
+    scores = number_matrix(frame[columns], source, lines, columns)
+    rows, column = np.nonzero(~np.isnan(scores))
+    model_code = np.asarray([model_names.index(model) for model in column_models], dtype=np.int64)
+
+    def place(position: int) -> str:
+        row = int(rows[position])
+        return f"{row_place(lines, row)}, column {columns[column[position]]!r} (item {items[row]!r})"
+
+    def clusters(keep: np.ndarray, kept_names: list[str]) -> list[str | None] | None:
+        if cluster_column is None:
+            return None
+        codes, labels = label_codes(
+            frame[cluster_column], source, lines, cluster_column, "a cluster label", missing=is_missing_label
+        )
+        kept = [labels[code] if code >= 0 else None for code, wanted in zip(codes, keep, strict=True) if wanted]
+        refuse_unlabelled_items(kept, missing_cluster, kept_names, lines[keep], cluster_column, source)
+        return kept
+
+    notes = []
+    if item_column is None and len(frame):
+        notes.append(
+            f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)"
+        )
+    options = dict(
+        source=source,
+        on_missing=on_missing,
+        score_kind=score_kind,
+        score_range=score_range,
+        missing_cluster=missing_cluster,
+        notes=notes,
+    )
+    return _repeated_matrix(
+        rows,
+        model_code[column],
+        np.asarray(column_repeats, dtype=object)[column],
+        scores[rows, column],
+        items,
+        model_names,
+        place,
+        label="repeat",
+        clusters=clusters,
+        options=options,
+        single_hint="read one column per model without --repeat-pattern to keep one score per cell",
+    )
