@@ -7,7 +7,7 @@ the pair table is made (in memory or streamed), the columns of
 :mod:`llm_power_verified.contract.generation_columns`: per pair the split of the variance of the per-item
 difference (:func:`~llm_power_verified.repeats.split.pair_split`) and q at K' generations per item
 (:func:`~llm_power_verified.repeats.split.resolution_curve`); per model the split of its item means
-(:func:`~llm_power_verified.repeats.split.model_split`).  :meth:`GenerationColumns.summary` gives the report's
+(:func:`~llm_power_verified.repeats.split.model_split`).  ``GenerationColumns.summary`` gives the report's
 ``generations`` summary and the headline's facts.  Derivations: ``derivations/repeats.py``.
 """
 
