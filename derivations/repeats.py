@@ -3,7 +3,9 @@
 Model (a one-way random-effects model per model, e.g. Searle, Casella and McCulloch 1992, Ch. 3): generation j of
 item i scores y_ij = mu + b_i + e_ij, with b_i and e_ij independent, zero mean, Var b_i = sigma_b^2 (between items)
 and Var e_ij = sigma_w^2 (within an item, one generation).  Item i has K_i generations, mean ybar_i and sample
-variance s2_i (divisor K_i - 1).  Derived below:
+variance s2_i (divisor K_i - 1).  Only second moments enter, so "independent" can be read as "uncorrelated, e_ij
+of mean zero given the item": 0/1 generations with Var(e_ij | item) = p_i (1 - p_i) fit, sigma_w^2 being the mean of
+those over items.  Derived below:
 
 * Var(ybar_i) = sigma_b^2 + sigma_w^2 / K_i and E[s2_i] = sigma_w^2 (each by expanding the second moments of the
   independent terms, for a general K through the sums' closed forms and checked term by term for K = 1..6);

@@ -25,6 +25,8 @@ from llm_power_verified.results import Result
 __all__ = ["GenerationPlan", "plan_generations", "smallest_items"]
 
 DERIVATION = "derivations/repeats.py"
+#: Steps up from the normal N before solving the exact equation instead.
+_STEPS = 12
 
 
 @dataclass(frozen=True, repr=False)
@@ -96,9 +98,19 @@ def smallest_items(gap: float, variance: float, alpha: float, power: float) -> t
     (34, 0.8078)
     """
     sd = math.sqrt(variance)
-    items = max(2, math.ceil(float(required_n_paired_t(gap, sd, alpha, power)) - 1e-9))
-    # The continuous root is solved to about 1e-10: step to the whole N where the power first reaches the target.
+    # The normal answer (Eq. 3) sits a few items (about z^2 / 2) below the exact one: step up from it, and fall back
+    # on the continuous noncentral-t root when the gap is wider than a few items (extreme alpha or power).
+    normal = float(required_n_paired_t(gap, sd, alpha, power, method="normal"))
+    items = max(2, math.ceil(normal - 1e-9))
     achieved = float(power_paired_t(items, gap, sd, alpha))
+    for _ in range(_STEPS):
+        if achieved >= power:
+            break
+        items += 1
+        achieved = float(power_paired_t(items, gap, sd, alpha))
+    else:
+        items = max(2, math.ceil(float(required_n_paired_t(gap, sd, alpha, power)) - 1e-9))
+        achieved = float(power_paired_t(items, gap, sd, alpha))
     while achieved < power:
         items += 1
         achieved = float(power_paired_t(items, gap, sd, alpha))

@@ -127,3 +127,21 @@ def test_arguments_out_of_range_are_refused_naming_them(arguments, message):
     positional = (values.pop("gap"), values.pop("between_variance"), values.pop("within_variance"))
     with pytest.raises(ArgumentError, match=message):
         plan_generations(*positional, **values)
+
+
+def _upper_tail_power(n: int, gap: float, variance: float, alpha: float) -> float:
+    # statsmodels' two-sided power takes the lower tail through nct.cdf, NaN this far out; that tail is below 1e-30
+    # at these levels, so the upper tail at alpha / 2 is the two-sided power to far better than the 1e-9 used.
+    return float(
+        TTestPower().power(effect_size=gap / math.sqrt(variance), nobs=n, alpha=alpha / 2, alternative="larger")
+    )
+
+
+@pytest.mark.parametrize("gap, variance, alpha, power", [(0.05, 1.0, 1e-8, 0.9999), (0.2, 1.0, 1e-10, 0.99999)])
+def test_smallest_items_far_from_the_normal_answer(gap, variance, alpha, power):
+    """Extreme levels put the exact N 16 to 21 items above the normal one: the solver's fallback finds it."""
+    items, achieved = smallest_items(gap, variance, alpha, power)
+    assert _upper_tail_power(items, gap, variance, alpha) >= power - 1e-9
+    assert _upper_tail_power(items - 1, gap, variance, alpha) < power
+    # Two implementations of the same noncentral-t tail: about 1e-9 apart.
+    assert achieved == pytest.approx(_upper_tail_power(items, gap, variance, alpha), abs=1e-8)
