@@ -355,27 +355,9 @@ def read_inspect(
         raise AlignmentError("inspect logs: no per-item results found")
     long = pd.DataFrame(rows)
     lines = long.pop("line").to_numpy(dtype=object)
+    common = dict(item_column="item", on_missing=on_missing, source="inspect logs", lines=lines, notes=notes)
     if epochs == "all":
-        return from_long_repeated(
-            long,
-            repeat_column="epoch",
-            item_column="item",
-            on_missing=on_missing,
-            score_kind=score_kind,
-            source="inspect logs",
-            lines=lines,
-            notes=notes,
-        )
+        return from_long_repeated(long, repeat_column="epoch", score_kind=score_kind, **common)
     # Averaging epochs was asked for: the scores are graded by request, not by a silent switch.
     kind = "graded" if averaged and score_kind == "auto" else score_kind
-    return from_long(
-        long,
-        item_column="item",
-        model_column="model",
-        score_column="score",
-        on_missing=on_missing,
-        score_kind=kind,
-        source="inspect logs",
-        lines=lines,
-        notes=notes,
-    )
+    return from_long(long, score_kind=kind, **common)

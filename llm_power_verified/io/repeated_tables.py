@@ -39,7 +39,6 @@ from llm_power_verified.io.tables import (
 __all__ = ["from_long_repeated", "from_wide_repeated", "repeat_pattern_regex"]
 
 _SINGLE_HINT = "read without --repeat-column to keep one score per cell"
-_FIELDS = ("{model}", "{repeat}")
 
 
 def repeat_pattern_regex(pattern: str) -> tuple[re.Pattern, re.Pattern]:
@@ -68,7 +67,7 @@ def repeat_pattern_regex(pattern: str) -> tuple[re.Pattern, re.Pattern]:
     >>> shortest.fullmatch("gpt_seed_seed3").groupdict(), longest.fullmatch("gpt_seed_seed3").groupdict()
     ({'model': 'gpt', 'repeat': '_seed3'}, {'model': 'gpt_seed', 'repeat': '3'})
     """
-    if any(pattern.count(field) != 1 for field in _FIELDS):
+    if any(pattern.count(field) != 1 for field in ("{model}", "{repeat}")):
         raise ArgumentError(
             f"--repeat-pattern {pattern!r} must hold {{model}} and {{repeat}} once each, e.g. '{{model}}@{{repeat}}' "
             "or '{model}_seed{repeat}'"
@@ -100,8 +99,8 @@ def _check_generations(values, score_range, source: str, place: Callable[[int], 
     if bad.any():
         row = int(np.argmax(bad))
         raise InputError(
-            f"{source}: {place(row)} has score {shown_score(values[row])}, outside [{low:g}, {high:g}] "
-            f"({int(bad.sum())} generations are); scores are accuracies or partial credit in [0, 1]"
+            f"{source}: {place(row)} has score {shown_score(values[row])}, outside [{low:g}, {high:g}] ({int(bad.sum()):,} "
+            f"of {values.size:,} generations outside it); scores are accuracies or partial credit in [0, 1]"
         )
 
 
@@ -138,8 +137,8 @@ def _repeated_matrix(
     if single.any():
         item, model = (int(i) for i in np.argwhere(single)[0])
         raise InputError(
-            f"{source}: {place(int(position[item, model]))}: the only {label} of model {model_names[model]!r} for "
-            f"item {item_names[item]!r}; within-item variance needs >= 2 generations per (item, model); "
+            f"{source}: {place(int(position[item, model]))}: the only {label} of this item and model (1 of "
+            f"{int(single.sum()):,} such cells); within-item variance needs >= 2 generations per (item, model); "
             f"{single_hint}"
         )
     kept_names = [name for name, kept in zip(item_names, keep, strict=True) if kept]
