@@ -99,8 +99,9 @@ def _check_generations(values, score_range, source: str, place: Callable[[int], 
     if bad.any():
         row = int(np.argmax(bad))
         raise InputError(
-            f"{source}: {place(row)} has score {shown_score(values[row])}, outside [{low:g}, {high:g}] ({int(bad.sum()):,} "
-            f"of {values.size:,} generations outside it); scores are accuracies or partial credit in [0, 1]"
+            f"{source}: {place(row)} has score {shown_score(values[row])}, outside [{low:g}, {high:g}] "
+            f"({int(bad.sum()):,} of {values.size:,} generations outside it); scores are accuracies or partial "
+            "credit in [0, 1]"
         )
 
 
