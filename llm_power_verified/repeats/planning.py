@@ -2,10 +2,11 @@
 
 With K generations of each of the two models per item the variance of an item-mean difference is
 V(K) = max(sigma_item^2, 0) + sigma_w^2 / K (``derivations/repeats.py``).  For each K = 1..k_max the plan takes the
-smallest whole N whose exact paired-t power (noncentral t, two-sided; :func:`~llm_power_verified.power.paired_t.
-power_paired_t`) at the gap and sd = sqrt(V(K)) reaches the target, and its cost N (c_I + m K c_G); the cheapest
-(N, K) wins (ties: the smaller K).  The continuous relaxation gives the crossover K* = sqrt(c_I sigma_w^2 /
-(m c_G sigma_item^2)): beyond it one more generation buys less precision than its cost spent on items.
+smallest whole N whose exact paired-t power (noncentral t, two-sided;
+:func:`~llm_power_verified.power.paired_t.power_paired_t`) at the gap and sd = sqrt(V(K)) reaches the target, and
+its cost N (c_I + m K c_G); the cheapest (N, K) wins (ties: the smaller K).  The continuous relaxation gives the
+crossover K* = sqrt(c_I sigma_w^2 / (m c_G sigma_item^2)): beyond it one more generation buys less precision than
+its cost spent on items.
 """
 
 from __future__ import annotations
