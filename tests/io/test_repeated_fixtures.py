@@ -293,3 +293,12 @@ def test_the_guide_states_the_a_a_halvings_means_as_computed():
         f"mean gap variance is {np.mean(gap_variances):.3f}, their mean generation part {np.mean(within_parts):.3f}"
     )
     assert stated in page, stated
+
+
+def test_readme_quotes_the_headline_of_the_guide_run(capsys, monkeypatch):
+    """README's section quotes the 5-epoch audit's headline; the audit of the guide's first command prints it."""
+    readme = " ".join((CHECKOUT / "README.md").read_text().split())
+    quoted = "generation noise is 77% of the variance of the adjacent gaps"
+    assert f'"{quoted}"' in readme
+    block, _ = _guide_runs()[0]
+    assert quoted in " ".join(" ".join(_printed(block, capsys, monkeypatch)).split())
