@@ -34,6 +34,10 @@ GAP = number(low=MIN_GAP, high=1, summary="A target gap (--gap)")
 #: sample variances (each at most 1/2) sum to at most 1.
 VARIANCE = number(low=0, high=1, summary="A variance (--variances)")
 DERIVATION = "derivations/repeats.py"
+#: The most items the exact plan solves for (N(K) at K = 1 in the normal approximation, larger N with more K).
+MOST_ITEMS = 1e7
+#: Below this ratio of V(k_max) to gap^2 (a gap of 10^8 standard deviations) the plan is two items at every K.
+LEAST_VARIANCE_RATIO = 1e-16
 #: Where the options of a pilot INPUT do not apply.
 _DECLARED = "--variances declares the variances, so there is no pilot INPUT"
 
@@ -227,6 +231,9 @@ def _plan_row(arguments, row: dict) -> dict:
         return {**row, "skipped": "tied in the pilot: a gap of 0 is never resolved (give --gap D or --min-effect D)"}
     if max(row["between_variance"], 0.0) + row["within_variance"] == 0:
         return {**row, "skipped": "the pilot's item differences do not vary: any N resolves any gap"}
+    beyond = _beyond_the_plan(arguments, row, gap)
+    if beyond:
+        return {**row, "skipped": beyond}
     plan = plan_generations(
         gap,
         row["between_variance"],
@@ -241,6 +248,30 @@ def _plan_row(arguments, row: dict) -> dict:
     found = plan.to_dict()
     found["table"] = plan.table.to_dict(orient="records")
     return {**row, **found}
+
+
+def _beyond_the_plan(arguments, row: dict, gap: float) -> str | None:
+    """Why the exact plan is not solved for this gap and these variances (None: it is).
+
+    Beyond MOST_ITEMS items the exact t is the normal answer to a fraction of an item and its whole-N search takes
+    seconds per K; beyond a gap of 10^8 standard deviations every K needs the two items a paired t needs.
+    """
+    from llm_power_verified._generated.repeats import item_mean_variance, required_items_repeated
+
+    between = max(row["between_variance"], 0.0)
+    items = required_items_repeated(gap, between, row["within_variance"], 1.0, arguments.alpha, arguments.power, 2)
+    if items > MOST_ITEMS:
+        return (
+            f"about {items:.3g} items at K = 1 (normal approximation): beyond the {MOST_ITEMS:.0e} items this plan "
+            "solves; a gap this small is beyond any benchmark (plan a larger --gap or --min-effect)"
+        )
+    if item_mean_variance(between, row["within_variance"], float(arguments.k_max)) < LEAST_VARIANCE_RATIO * gap**2:
+        return "the gap is over 10^8 standard deviations of an item's difference: two items resolve it at every K"
+    return None
+
+
+def _cost(value: float) -> str:
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.4g}"
 
 
 def _count(value) -> str:
@@ -259,7 +290,7 @@ def _table(row: dict) -> str:
         {
             "k": str(entry["generations"]),
             "items": _count(entry["items"]),
-            "cost": f"{entry['cost']:,.6g}",
+            "cost": _cost(entry["cost"]),
             "power": f"{entry['power']:.4f}",
             "best": "<- cheapest" if entry["generations"] == best else "",
         }
@@ -284,7 +315,7 @@ def _pair_line(row: dict) -> str:
     return (
         f"{head}, between {row['between_variance']:.4g}, within {row['within_variance']:.4g} (per generation, both "
         f"models): cheapest N = {_count(row['best_items'])} items x K = {row['best_generations']}, cost "
-        f"{row['best_cost']:,.6g}; K* = {_k_star(row['crossover_generations'])}"
+        f"{_cost(row['best_cost'])}; K* = {_k_star(row['crossover_generations'])}"
     )
 
 
@@ -325,6 +356,11 @@ def run(arguments) -> str:
     else:
         rows, input_notes, pilot = _pilot(arguments)
     rows = [_plan_row(arguments, row) for row in rows]
+    if pilot is None and "skipped" in rows[0]:
+        flag = "--gap" if arguments.gap is not None else "--min-effect"
+        raise CommandError(
+            f"{flag} {exact(rows[0]['gap'])} at --variances {exact(between)} {exact(within)}: {rows[0]['skipped']}"
+        )
     document = {
         "plan": {
             "source": "pilot" if pilot else "declared",

@@ -174,6 +174,15 @@ def test_a_pilot_pair_whose_differences_do_not_vary_is_not_planned(tmp_path):
     assert "a vs b: gap 0.1 (--gap): the pilot's item differences do not vary: any N resolves any gap" in out
 
 
+def test_a_pilot_pair_beyond_the_plan_says_why_and_the_others_are_planned(tmp_path):
+    """A gap needing more than 10^7 items is not solved exactly (it would take minutes); the command says so."""
+    pilot = _pilot(tmp_path)
+    status, out, err = _cli(["plan", "repeats", pilot, "--repeat-column", "epoch", "--min-effect", "1e-4"])
+    assert (status, err) == (0, ""), err
+    assert out.count("items at K = 1 (normal approximation): beyond the 1e+07 items this plan solves") == 2
+    assert "N and cost by K" not in out
+
+
 def test_a_pilot_without_generations_is_refused_naming_the_options_that_read_them(tmp_path):
     one = pd.read_csv(_pilot(tmp_path)).query("epoch == 1").drop(columns="epoch")
     one.to_csv(tmp_path / "one.csv", index=False)
@@ -201,6 +210,8 @@ def test_a_pilot_without_generations_is_refused_naming_the_options_that_read_the
         (["--variances", "0.1", "0.1", "--gap", "0.1", "--scores", "graded"], "--scores reads a pilot INPUT"),
         (["--variances", "0.1", "0.1", "--gap", "0.1", "--repeat-column", "epoch"], "--repeat-column reads a pilot"),
         (["x.csv", "--variances", "0.1", "0.1", "--gap", "0.1"], "give a pilot INPUT or --variances, not both"),
+        (["--variances", "1", "1", "--gap", "1e-6"], "--gap 1e-06 at --variances 1 1: about 1.57e+13 items at K = 1"),
+        (["--variances", "0", "1e-300", "--gap", "1"], "10^8 standard deviations of an item's difference: two items"),
         (["x.csv", "--top", "2", "--pair", "a", "b"], "argument --pair: not allowed with argument --top"),
     ],
 )
