@@ -131,10 +131,23 @@ def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], n_items: int, mark
 
 
 def generations_section(audit, keys: dict[str, str], head: str, markdown: bool) -> list[str]:
-    """The section's lines, a blank line first ([] without generations).
+    """The section's lines ([] without generations).
 
-    The parameters are those of :func:`~llm_power_verified.report.gaps.gaps_section` (the audit, the model keys of
-    the tables, the heading prefix, Markdown or the terminal's text).
+    Parameters
+    ----------
+    audit : Audit
+        A per-item audit (in memory or streamed).
+    keys : dict of str to str
+        Model name -> its name in the tables (a key such as M1 for long names).
+    head : str
+        The section heading prefix.
+    markdown : bool
+        Markdown (True) or the terminal's plain text.
+
+    Returns
+    -------
+    list of str
+        The lines, a blank line first.
     """
     summary: GenerationSummary | None = getattr(audit.headline, "generations", None)
     if summary is None:
