@@ -150,3 +150,27 @@ def test_a_report_without_generations_has_none_of_it():
     assert "generations" not in document
     assert "Several generations" not in render(plain, "markdown")
     assert not any(line.startswith("Generations:") for line in headline(plain))
+
+
+def test_negative_item_parts_and_clusters_validate_and_are_named():
+    # The same item probability for every model: the item part of each difference is 0, so estimates fall below it.
+    rng = np.random.default_rng(11)
+    p = rng.beta(2, 2, (200, 1)) + np.array([0.05, 0.0, -0.05])
+    raw = pd.DataFrame(
+        [
+            (f"i{i:03d}", f"m{m}", g, float(rng.random() < p[i, m]))
+            for i in range(200)
+            for m in range(3)
+            for g in range(4)
+        ],
+        columns=["item", "model", "epoch", "score"],
+    )
+    clusters = [f"c{index // 20}" for index in range(200)]
+    audit = audit_leaderboard(matrix_of(raw, True, clusters), "all", n_resamples=0, n_cluster_resamples=20)
+    document = json.loads(render(audit, "json"))
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+    negative = audit.pairs[audit.pairs["gap_between_variance"] < 0]
+    assert len(negative) and document["generations"]["negative_between"] == len(negative)
+    text = render(audit, "table", width=300)
+    named = next(line for line in text.splitlines() if line.startswith("Negative item variance"))
+    assert all(f"{a} vs {b}" in named for a, b in zip(negative["model_a"], negative["model_b"], strict=True))
