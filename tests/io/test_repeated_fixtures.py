@@ -302,3 +302,14 @@ def test_readme_quotes_the_headline_of_the_guide_run(capsys, monkeypatch):
     assert f'"{quoted}"' in readme
     block, _ = _guide_runs()[0]
     assert quoted in " ".join(" ".join(_printed(block, capsys, monkeypatch)).split())
+
+
+def test_the_guide_states_the_equal_cost_plan_as_computed(capsys, monkeypatch):
+    """The page's "K = 3 on 297 items" is what plan repeats gives at its default (equal) costs."""
+    block = _guide_runs()[1][0]
+    monkeypatch.chdir(CHECKOUT)
+    words = shlex.split(block.code.strip())
+    default_costs = words[1 : words.index("--cost-item")]
+    assert main(default_costs) == 0
+    assert "cheapest N = 297 items x K = 3," in capsys.readouterr().out
+    assert "K = 3 on 297 items" in " ".join(GUIDE.read_text().split())
