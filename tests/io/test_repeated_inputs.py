@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llm_power_verified.cli.main import main
 from llm_power_verified.errors import ArgumentError
@@ -297,3 +299,57 @@ def test_the_genuine_two_epoch_log_with_a_one_epoch_log_is_refused_naming_it():
     other = sorted((FIXTURES / "eval").glob("*.eval"))[1]
     with pytest.raises(AlignmentError, match=f"{other.name}: one epoch per sample"):
         read_scores([epochs_file, other], epochs="all", on_missing="intersect")
+
+
+def test_parquet_with_whole_number_repeats_and_lm_eval_refusal(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    frame = _generations(4, counts=(2, 3))
+    path = tmp_path / "long.parquet"
+    frame.assign(seed=frame["seed"].str[1:].astype(np.int64)).to_parquet(path)
+    _check_against_pandas(read_scores(path, repeat_column="seed"), frame)
+    folders = [str(folder) for folder in sorted((FIXTURES.parent / "lm_eval" / "hashlm").iterdir())]
+    refused(
+        ["audit", *folders, "--task", "t", "--metric", "acc", "--repeat-column", "seed"],
+        ["--repeat-column 'seed' applies to a table file; INPUT is lm-eval folders", "no repeats to keep"],
+        capsys,
+    )
+
+
+@given(
+    st.lists(st.sampled_from((0, 1, 2, 2, 3, 3, 4)), min_size=12, max_size=12),
+    st.lists(st.sampled_from((0.0, 0.25, 1.0)), min_size=48, max_size=48),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_any_long_table_is_read_to_its_groupby_or_refused_in_one_line(counts, scores, duplicate, seed):
+    """4 items x 3 models, each cell with 0 to 4 generations, rows shuffled, maybe one row twice."""
+    rows = [
+        (f"q{cell // 3}", "abc"[cell % 3], f"s{repeat}", scores[cell * 4 + repeat])
+        for cell, count in enumerate(counts)
+        for repeat in range(count)
+    ]
+    rng = np.random.default_rng(seed)
+    if duplicate and rows:
+        rows.append(rows[int(rng.integers(len(rows)))])
+    frame = pd.DataFrame(rows, columns=["item_id", "model", "seed", "score"]).iloc[rng.permutation(len(rows))]
+    grid = np.asarray(counts).reshape(4, 3)
+    grid = grid[:, grid.sum(axis=0) > 0]  # a model without any row is not in the table
+    kept = (grid > 0).all(axis=1)
+    try:
+        matrix = from_long_repeated(frame.reset_index(drop=True), repeat_column="seed", on_missing="intersect")
+    except (InputError, AlignmentError) as error:
+        message = str(error)
+        assert "\n" not in message and message.startswith("long table"), message
+        reasons = {
+            "also at": duplicate,
+            ">= 2 generations": bool((grid[kept] == 1).any()),
+            "no item in common": not kept.any(),
+            "no per-item results": not rows,
+            "only 1 model": grid.shape[1] == 1,
+        }
+        assert any(wanted for fragment, wanted in reasons.items() if fragment in message), message
+        return
+    assert not duplicate and kept.any() and (grid[kept] >= 2).all()
+    used = frame[frame["item_id"].isin(matrix.item_ids)]
+    _check_against_pandas(matrix, used)
+    assert matrix.generations.binary is bool(used["score"].isin((0.0, 1.0)).all())
