@@ -24,8 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from crosscheck.build_tau_bench_repeats import build, reduce_runs
+from llm_power_verified import audit_leaderboard
 from llm_power_verified.cli import main
 from llm_power_verified.io import read_scores
 from llm_power_verified.io.errors import AlignmentError
@@ -37,8 +39,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EPOCH_LOGS = sorted((FIXTURES / "inspect_epochs5").glob("*.eval"))
 TRIALS = FIXTURES / "tau_bench" / "trials.csv.gz"
 
-# The split is a handful of means and variances of at most a few hundred numbers of size <= 1, computed by two
-# routes in a different order; their rounding differs by a few ulps, far below 1e-12 relative.
+# The split is a handful of means and variances of at most a few hundred numbers of size <= 1, and q(K') a quotient
+# of them with two normal quantiles, computed by two routes in a different order; their rounding differs by a few
+# ulps, far below 1e-12 relative.
 RELATIVE = 1e-12
 
 
@@ -147,6 +150,39 @@ def test_inspect_epochs_first_and_mean_agree_with_the_kept_epochs():
     assert mean.generations is None and list(mean.item_ids) == list(every.item_ids)
     # 0.2-steps averaged over 5 epochs: both readers sum five 0/1 values and divide by 5, so equal up to rounding.
     np.testing.assert_allclose(mean.scores, every.scores, rtol=0, atol=1e-15)
+
+
+def test_the_audit_of_the_epochs_fixture_reports_the_split_of_the_raw_records():
+    """The audit's ranking and pair columns on the genuine run: the direct split, and q(K') from its formula."""
+    records = _inspect_records()
+    cells, expected = _direct_split(records)
+    result = audit_leaderboard(read_scores([str(path) for path in EPOCH_LOGS], epochs="all"), mode="all", seed=0)
+    ranking = result.ranking.set_index("model")
+    assert set(ranking["generations"]) == {5}
+    for name in ("within_variance", "between_variance", "generation_share"):
+        got = ranking.loc[expected.index, name].to_numpy(dtype=float)
+        np.testing.assert_allclose(got, expected[name].to_numpy(dtype=float), rtol=RELATIVE, atol=0, err_msg=name)
+    means = cells["mean"].unstack("model")
+    z_sum = norm.ppf(1 - 0.05 / 2) + norm.ppf(0.8)
+    for pair in result.pairs.itertuples():
+        a, b = pair.model_a, pair.model_b
+        differences = means[a] - means[b]
+        gap_variance = differences.var(ddof=1)
+        within_part = expected.loc[a, "within_part"] + expected.loc[b, "within_part"]
+        within = expected.loc[a, "within_variance"] + expected.loc[b, "within_variance"]
+        item_part = gap_variance - within_part
+        np.testing.assert_allclose(pair.gap_within_part, within_part, rtol=RELATIVE, atol=0)
+        np.testing.assert_allclose(pair.gap_within_variance, within, rtol=RELATIVE, atol=0)
+        # a difference of two numbers near 0.09 and 0.07: its rounding is relative to them, not to the difference
+        np.testing.assert_allclose(pair.gap_between_variance, item_part, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(pair.gap_generation_share, within_part / gap_variance, rtol=RELATIVE, atol=0)
+        scale = len(differences) * differences.mean() ** 2 / z_sum**2
+        for generations in (1, 2, 5, 10, 20):
+            q = scale / (max(item_part, 0.0) + within / generations)
+            np.testing.assert_allclose(getattr(pair, f"q_generations_{generations}"), q, rtol=RELATIVE, atol=0)
+        np.testing.assert_allclose(pair.q_generations_inf, scale / item_part, rtol=RELATIVE, atol=0)
+        # with 5 epochs everywhere, q at K' = 5 is today's q (the paired t's own variance): equal to rounding
+        np.testing.assert_allclose(pair.q_generations_5, pair.q, rtol=RELATIVE, atol=0)
 
 
 # --------------------------------------------------------------------------- tau-bench: gpt-4o, 50 tasks x 4 trials
