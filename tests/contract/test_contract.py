@@ -17,6 +17,8 @@ import llm_power_verified as lpv
 from llm_power_verified import contract
 from llm_power_verified.examples import shipped_example
 from llm_power_verified.io.accuracy_table import read_accuracies
+from llm_power_verified.io.generations import Generations
+from llm_power_verified.io.matrix import build_matrix
 from llm_power_verified.leaderboard.accuracies import audit_accuracies
 from llm_power_verified.plan import reports
 from llm_power_verified.report import render
@@ -29,6 +31,15 @@ def _graded(**options):
     return lpv.audit_leaderboard(
         lpv.from_array(rng.beta(4, 2, size=(300, 4)), models=["w", "x", "y", "z"]), "all", **options
     )
+
+
+def _generations():
+    """Item means of 5 generations per item, with their Generations (what the repeat readers build)."""
+    rng = np.random.default_rng(3)
+    raw = (rng.random((200, 3, 5)) < rng.beta(2, 2, size=(200, 3, 1))).astype(float)
+    generations = Generations(np.full((200, 3), 5), raw.var(axis=2, ddof=1), binary=True, label="epoch")
+    matrix = build_matrix(raw.mean(axis=2), ["u", "v", "w"], [str(i) for i in range(200)], generations=generations)
+    return lpv.audit_leaderboard(matrix, "all", n_resamples=0)
 
 
 #: (name, audit kind, settings that turn on each ``when``, the audit): every presence condition on and off at least
@@ -59,6 +70,7 @@ CASES = {
         lambda: _graded(n_resamples=50, min_effect=0.05),
     ),
     "graded, no resamples": ("graded", {"tiers"}, lambda: _graded(n_resamples=0)),
+    "graded, several generations per item": ("graded", {"tiers", "generations"}, _generations),
     "accuracies, assumed rho": (
         "accuracies",
         {"assumption"},
