@@ -26,8 +26,6 @@ from llm_power_verified.results import Result
 __all__ = ["GenerationPlan", "plan_generations", "smallest_items"]
 
 DERIVATION = "derivations/repeats.py"
-#: Steps up from the normal N before solving the exact equation instead.
-_STEPS = 12
 
 
 @dataclass(frozen=True, repr=False)
@@ -99,28 +97,43 @@ def smallest_items(gap: float, variance: float, alpha: float, power: float) -> t
     (34, 0.8078)
     """
     sd = math.sqrt(variance)
-    # The normal answer (Eq. 3) sits a few items (about z^2 / 2) below the exact one: step up from it, and fall back
-    # on the continuous noncentral-t root when the gap is wider than a few items (extreme alpha or power).
-    normal = float(required_n_paired_t(gap, sd, alpha, power, method="normal"))
-    items = max(2, math.ceil(normal - 1e-9))
-    achieved = float(power_paired_t(items, gap, sd, alpha))
-    for _ in range(_STEPS):
-        if achieved >= power:
-            break
-        items += 1
+
+    def reaches(items: int) -> float | None:
         achieved = float(power_paired_t(items, gap, sd, alpha))
+        return achieved if achieved >= power else None
+
+    # The normal answer (Eq. 3) sits a few items (about z^2 / 2) below the exact one: bracket the first whole N that
+    # reaches the power from there with steps doubling away from it, then bisect (a few dozen power evaluations even
+    # where the two answers are far apart, at extreme levels, or where the noncentral t's rounding at billions of
+    # items moves the crossing by thousands).
+    start = max(2, math.ceil(float(required_n_paired_t(gap, sd, alpha, power, method="normal")) - 1e-9))
+    found = reaches(start)
+    if found is not None:
+        high, high_power, step = start, found, 1
+        while high > 2:
+            low = max(2, high - step)
+            below = reaches(low)
+            if below is None:
+                break
+            high, high_power, step = low, below, 2 * step
+        else:
+            return 2, high_power
     else:
-        items = max(2, math.ceil(float(required_n_paired_t(gap, sd, alpha, power)) - 1e-9))
-        achieved = float(power_paired_t(items, gap, sd, alpha))
-    while achieved < power:
-        items += 1
-        achieved = float(power_paired_t(items, gap, sd, alpha))
-    while items > 2:
-        below = float(power_paired_t(items - 1, gap, sd, alpha))
-        if below < power:
-            break
-        items, achieved = items - 1, below
-    return items, achieved
+        low, step = start, 1
+        while True:
+            high = low + step
+            high_power = reaches(high)
+            if high_power is not None:
+                break
+            low, step = high, 2 * step
+    while high - low > 1:
+        middle = (low + high) // 2
+        middle_power = reaches(middle)
+        if middle_power is None:
+            low = middle
+        else:
+            high, high_power = middle, middle_power
+    return high, high_power
 
 
 def _checked(gap, between_variance, within_variance, cost_item, cost_generation, k_max, models):

@@ -145,3 +145,15 @@ def test_smallest_items_far_from_the_normal_answer(gap, variance, alpha, power):
     assert _upper_tail_power(items - 1, gap, variance, alpha) < power
     # Two implementations of the same noncentral-t tail: about 1e-9 apart.
     assert achieved == pytest.approx(_upper_tail_power(items, gap, variance, alpha), abs=1e-8)
+
+
+def test_smallest_items_at_billions_of_items_is_a_first_crossing():
+    """At N near 10^10 the noncentral t's rounding moves the crossing thousands of items off the normal N; the
+    bracketing search still returns a whole N whose power reaches the target while N - 1's does not."""
+    from llm_power_verified.power.paired_t import power_paired_t
+
+    gap, variance = 1e-5, 0.11
+    items, achieved = smallest_items(gap, variance, 0.05, 0.8)
+    assert items > 8e9
+    assert achieved >= 0.8 and float(power_paired_t(items, gap, math.sqrt(variance))) == achieved
+    assert float(power_paired_t(items - 1, gap, math.sqrt(variance))) < 0.8
