@@ -28,12 +28,13 @@ import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.results import Result
 
 __all__ = ["Generations", "cell_summaries", "means_kind"]
 
 
-@dataclass(frozen=True)
-class Generations:
+@dataclass(frozen=True, repr=False)
+class Generations(Result):
     """Per (item, model) cell: how many generations, and their sample variance.
 
     Attributes
@@ -53,6 +54,8 @@ class Generations:
     >>> generations = Generations(np.array([[2, 3]]), np.array([[0.5, 0.0]]), binary=True, label="epoch")
     >>> generations.count_range
     (2, 3)
+    >>> generations
+    Generations(counts=array([[2, 3]]), within=array([[0.5, 0. ]]), binary=True, label='epoch')
     """
 
     counts: np.ndarray
@@ -160,6 +163,23 @@ def cell_summaries(
 
 def means_kind(score_kind: str, source: str) -> str:
     """The score kind of item means over generations: "graded", whatever "auto" would decide; "binary" is refused.
+
+    Parameters
+    ----------
+    score_kind : {"auto", "binary", "graded"}
+        The kind asked for (``--score-kind``).
+    source : str
+        What messages call the input.
+
+    Returns
+    -------
+    str
+        "graded".
+
+    Raises
+    ------
+    ArgumentError
+        ``score_kind`` "binary".
 
     Examples
     --------
