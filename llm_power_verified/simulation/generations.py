@@ -67,7 +67,8 @@ class TwoLevelDesign(Result):
     between_sd : float
         sigma_b >= 0: the spread of the item levels (graded: in score units; binary: on the logit scale).
     within_sd : float
-        sigma_w >= 0 of one graded generation around its item's level; unused (0) for binary.
+        sigma_w >= 0 of one graded generation around its item's level; 0 for binary (a Bernoulli generation's
+        spread is p (1 - p)).
     correlation : float
         Correlation of the two models' item levels, in [-1, 1].
     location_a, location_b : float
@@ -99,6 +100,10 @@ class TwoLevelDesign(Result):
                 raise ArgumentError(f"{name} must be finite; got {getattr(self, name)!r}")
         if self.between_sd < 0 or self.within_sd < 0:
             raise ArgumentError(f"between_sd and within_sd must be >= 0; got {self.between_sd!r}, {self.within_sd!r}")
+        if self.kind == "binary" and self.within_sd != 0:
+            raise ArgumentError(
+                f"within_sd must be 0 for binary generations (their spread is p (1 - p)); got {self.within_sd!r}"
+            )
         if not -1 <= self.correlation <= 1:
             raise ArgumentError(f"correlation must lie in [-1, 1]; got {self.correlation!r}")
 
@@ -197,7 +202,7 @@ def two_level_truth(design: TwoLevelDesign) -> TwoLevelTruth:
         grid_weights = weights[:, None] * weights[None, :]
         first, second = nodes[:, None], nodes[None, :]
         other = design.correlation * first + math.sqrt(max(1 - design.correlation**2, 0.0)) * second
-        p_a = special.expit(design.location_a + design.between_sd * first + 0 * second)
+        p_a = np.broadcast_to(special.expit(design.location_a + design.between_sd * first), grid_weights.shape)
         p_b = special.expit(design.location_b + design.between_sd * other)
         mean_a, mean_b = float((grid_weights * p_a).sum()), float((grid_weights * p_b).sum())
         var_a = float((grid_weights * (p_a - mean_a) ** 2).sum())

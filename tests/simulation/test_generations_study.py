@@ -108,6 +108,7 @@ def test_replicate_matrix_puts_replicate_r_in_columns_2r_and_2r_plus_1():
         (lambda: TwoLevelDesign("graded", 5, 2, 0.1, 0.1, 0.0, 0.0, 0.0, unequal=True), "generations must be"),
         (lambda: TwoLevelDesign("graded", 5, 2, -0.1, 0.1, 0.0, 0.0, 0.0), "must be >= 0"),
         (lambda: TwoLevelDesign("graded", 5, 2, 0.1, 0.1, 1.5, 0.0, 0.0), "correlation must lie in [-1, 1]"),
+        (lambda: TwoLevelDesign("binary", 5, 2, 0.1, 0.1, 0.0, 0.0, 0.0), "within_sd must be 0 for binary"),
         (lambda: TwoLevelDesign("graded", 5, 2, 0.1, math.nan, 0.0, 0.0, 0.0), "within_sd must be finite"),
         (lambda: draw_generations(GRADED, 0, np.random.default_rng(0)), "n_simulations must be a whole number"),
         (lambda: type_one_error(GRADED, 10, np.random.default_rng(0)), "needs location_a == location_b"),
