@@ -24,17 +24,18 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, label_codes, number_matrix, row_place
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.generations import Generations, cell_summaries
-from llm_power_verified.io.long_rows import check_long_columns, long_codes
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
 from llm_power_verified.io.score_kind import shown_score
 from llm_power_verified.io.table_alignment import common_items, item_clusters, refuse_unlabelled_items, same_name_repeat
-from llm_power_verified.io.tables import (
+from llm_power_verified.io.table_columns import (
     DEFAULT_ITEM_COLUMN,
-    check_columns,
-    check_on_missing,
+    check_long_columns,
     duplicate_items,
+    long_codes,
+    required_codes,
     wide_columns,
 )
+from llm_power_verified.io.tables import check_columns, check_on_missing
 
 __all__ = ["from_long_repeated", "from_wide_repeated", "repeat_pattern_regex"]
 
@@ -255,13 +256,10 @@ def from_long_repeated(
     check_long_columns(frame, flags, source)
     codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
     lines = codes.lines
-    repeat_code, repeat_names = label_codes(frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}")
-    if (repeat_code < 0).any():
-        row = int(np.argmax(repeat_code < 0))
-        raise InputError(
-            f"{source}: {row_place(lines, row)}, column {repeat_column!r}: the {repeat_column} is empty; every "
-            f"generation names its {repeat_column} (--repeat-column)"
-        )
+    empty = f"the {repeat_column} is empty; every generation names its {repeat_column} (--repeat-column)"
+    repeat_code, repeat_names = required_codes(
+        frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}", empty
+    )
 
     def place(row: int) -> str:
         return (

@@ -19,7 +19,6 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, label_codes, number_matrix, row_place, text_problem
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
-from llm_power_verified.io.long_rows import check_long_columns, long_codes, required_codes
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
 from llm_power_verified.io.table_alignment import (
     common_items,
@@ -29,25 +28,33 @@ from llm_power_verified.io.table_alignment import (
     same_name_repeat,
     score_grid,
 )
+from llm_power_verified.io.table_columns import (
+    DEFAULT_ITEM_COLUMN,
+    check_long_columns,
+    duplicate_items,
+    long_codes,
+    wide_columns,
+)
 from llm_power_verified.io.text import first_repeat
 
-__all__ = [
-    "DEFAULT_ITEM_COLUMN",
-    "ON_MISSING",
-    "check_columns",
-    "check_on_missing",
-    "duplicate_items",
-    "from_long",
-    "from_wide",
-    "wide_columns",
-]
+__all__ = ["DEFAULT_ITEM_COLUMN", "ON_MISSING", "check_columns", "check_on_missing", "from_long", "from_wide"]
 
-DEFAULT_ITEM_COLUMN = "item_id"
 ON_MISSING = ("error", "intersect")
 
 
 def check_on_missing(on_missing: str) -> None:
-    """Refuse an ``on_missing`` other than "error" or "intersect"."""
+    """Refuse an ``on_missing`` other than "error" or "intersect".
+
+    Parameters
+    ----------
+    on_missing : str
+        The value given.
+
+    Raises
+    ------
+    ArgumentError
+        Another value.
+    """
     if on_missing not in ON_MISSING:
         raise ArgumentError(f"on_missing must be 'error' or 'intersect'; got {on_missing!r}")
 
@@ -106,57 +113,6 @@ def check_columns(frame: object, source: str) -> pd.DataFrame:
             f"name once {how}; every model (and the item and cluster columns) must have one column, spelled one way"
         )
     return frame
-
-
-def _item_ids(values: pd.Series, source: str, lines: np.ndarray, column: str) -> list[str]:
-    codes, names = required_codes(
-        values, source, lines, column, "an item id", "the item id is empty; every item needs an id"
-    )
-    return [names[code] for code in codes]
-
-
-def duplicate_items(ids: Sequence[str], source: str, lines: np.ndarray) -> None:
-    """Refuse an item id given on two rows of a wide table, naming both lines."""
-    repeat = first_repeat(ids)
-    if repeat is not None:
-        raise InputError(
-            f"{source}: item id {ids[repeat[0]]!r} appears twice ({row_place(lines, repeat[0])} and "
-            f"{row_place(lines, repeat[1])}); "
-            "item ids must be unique"
-        )
-
-
-def wide_columns(
-    frame: pd.DataFrame,
-    item_column: str | None,
-    cluster_column: str | None,
-    models: Iterable[str] | None,
-    source: str,
-    lines: np.ndarray,
-) -> tuple[list[str], str | None, list[str]]:
-    """A wide table's header checked: its item ids (by row number without an item column), item and model columns."""
-    if cluster_column is not None and cluster_column not in frame.columns:
-        raise InputError(
-            f"{source}: no cluster column {cluster_column!r} (columns: {', '.join(frame.columns)}); check "
-            "--cluster-column"
-        )
-    if item_column is not None and item_column in frame.columns:
-        items = _item_ids(frame[item_column], source, lines, item_column)
-    elif item_column is not None and item_column != DEFAULT_ITEM_COLUMN:
-        raise InputError(
-            f"{source}: no item column {item_column!r} (columns: {', '.join(frame.columns)}); check --item-column"
-        )
-    else:
-        items = [str(i) for i in range(len(frame))]
-        item_column = None
-    exclude = {item_column, cluster_column}
-    model_columns = [str(m) for m in models] if models is not None else [c for c in frame.columns if c not in exclude]
-    for name in model_columns:
-        if name not in frame.columns:
-            raise InputError(f"{source}: no model column {name!r}")
-    if len(model_columns) < 2:
-        raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
-    return items, item_column, model_columns
 
 
 def _complete_rows(
