@@ -231,7 +231,8 @@ def from_long_repeated(
         given twice for an (item, model) (naming both lines), a cell with one generation, a generation whose score
         is outside ``score_range``, an item with two cluster labels across its generations, naming the line.
     ArgumentError
-        ``score_kind="binary"`` (the item means are graded).
+        ``score_kind="binary"`` (the item means are graded); a repeat column that is the item, model, score or
+        cluster column.
 
     Notes
     -----
@@ -249,11 +250,14 @@ def from_long_repeated(
     """
     check_on_missing(on_missing)
     frame = check_columns(frame, source).rename(columns=str)
-    flags = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
-    flags[repeat_column] = "--repeat-column"
-    if cluster_column:
-        flags[cluster_column] = "--cluster-column"
-    check_long_columns(frame, flags, source)
+    named = {item_column: "--item-column", model_column: "--model-column", score_column: "--score-column"}
+    named.update({cluster_column: "--cluster-column"} if cluster_column else {})
+    if repeat_column in named:
+        raise ArgumentError(
+            f"--repeat-column {repeat_column!r} is the column {named[repeat_column]} names; the repeat column tells "
+            "the generations of one (item, model) apart: name another column"
+        )
+    check_long_columns(frame, {**named, repeat_column: "--repeat-column"}, source)
     codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
     lines = codes.lines
     empty = f"the {repeat_column} is empty; every generation names its {repeat_column} (--repeat-column)"
@@ -262,10 +266,8 @@ def from_long_repeated(
     )
 
     def place(row: int) -> str:
-        return (
-            f"{row_place(lines, row)} (model {codes.model_names[codes.cols[row]]!r}, item "
-            f"{codes.item_names[codes.rows[row]]!r})"
-        )
+        model, item = codes.model_names[codes.cols[row]], codes.item_names[codes.rows[row]]
+        return f"{row_place(lines, row)} (model {model!r}, item {item!r})"
 
     def clusters(keep: np.ndarray, kept_names: list[str]) -> list[str | None] | None:
         if not cluster_column:

@@ -208,6 +208,7 @@ def test_clusters_with_repeats(tmp_path, capsys):
 def test_repeat_options_the_input_does_not_read_are_refused(tmp_path, capsys):
     path = _long_csv(tmp_path, HEADER + CLEAN)
     refused(["audit", path, "--repeat-column", "run"], ["no column 'run'", "check --repeat-column"], capsys)
+    refused(["audit", path, "--repeat-column", "model"], ["'model' is the column --model-column names"], capsys)
     refused(["audit", path, "--repeat-pattern", "{model}@{repeat}"], ["this table is long", "--repeat-column"], capsys)
     wide = _long_csv(tmp_path, "item_id,a,b\nq1,1,0\nq2,0,1\n")
     refused(["audit", wide, "--repeat-column", "seed"], ["reads a long table", "--repeat-pattern"], capsys)
