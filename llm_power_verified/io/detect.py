@@ -357,11 +357,15 @@ def _from_frame(frame: pd.DataFrame, lines, source: str, repeats: dict, columns:
         return from_wide(frame, item_column=columns["item_column"], **options, source=source, lines=lines)
     if repeats["repeat_column"] is not None:
         if not long:
+            lacking = [
+                f"{columns[name]!r} ({flag})"
+                for name, flag in (("model_column", "--model-column"), ("score_column", "--score-column"))
+                if columns[name] not in frame.columns
+            ]
             raise InputError(
                 f"{source}: --repeat-column {repeats['repeat_column']!r} reads a long table (one row per item, model "
-                f"and repeat, with columns {columns['model_column']!r} and {columns['score_column']!r}); this table "
-                "has no such columns (--model-column, --score-column); a wide table with one column per (model, "
-                "repeat) is read with --repeat-pattern"
+                f"and repeat); this table has no column {' or '.join(lacking)}; a wide table with one column per "
+                "(model, repeat) is read with --repeat-pattern"
             )
         return from_long_repeated(
             frame, repeat_column=repeats["repeat_column"], **columns, **options, source=source, lines=lines
