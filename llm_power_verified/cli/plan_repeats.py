@@ -133,11 +133,9 @@ def _check_declared(arguments, parser_defaults: dict) -> tuple[float, float]:
 
 def _input_defaults() -> dict:
     """Each option of a pilot INPUT and its default (a declared plan refuses any other value)."""
-    return {
-        action.dest: action.default
-        for action in input_options()._actions
-        if action.option_strings and action.dest != "help"
-    }
+    defaults = vars(input_options().parse_args([]))
+    del defaults["inputs"]
+    return defaults
 
 
 def _pairs(arguments, matrix) -> list[tuple[int, int]]:
@@ -151,7 +149,8 @@ def _pairs(arguments, matrix) -> list[tuple[int, int]]:
         first, second = arguments.pair
         for name in (first, second):
             if name not in names:
-                shown = ", ".join(repr(model) for model in names[:10]) + (", ..." if len(names) > 10 else "")
+                shown = ", ".join(repr(terminal_text(model)) for model in names[:10])
+                shown += ", ..." if len(names) > 10 else ""
                 raise CommandError(f"--pair: model {terminal_text(name)!r} is not in INPUT (its models: {shown})")
         if first == second:
             raise CommandError(f"--pair {terminal_text(first)!r} {terminal_text(second)!r}: name two different models")
