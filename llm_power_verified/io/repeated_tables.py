@@ -13,7 +13,6 @@ item means (graded), :class:`~llm_power_verified.io.generations.Generations` the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -33,58 +32,14 @@ from llm_power_verified.io.table_columns import (
     duplicate_items,
     long_codes,
     required_codes,
+    split_headers,
     wide_columns,
 )
 from llm_power_verified.io.tables import check_columns, check_on_missing
 
-__all__ = ["from_long_repeated", "from_wide_repeated", "repeat_pattern_regex"]
+__all__ = ["from_long_repeated", "from_wide_repeated"]
 
 _SINGLE_HINT = "read without --repeat-column to keep one score per cell"
-
-
-def repeat_pattern_regex(pattern: str) -> tuple[re.Pattern, re.Pattern]:
-    """The regular expressions of a ``--repeat-pattern``: the model field matched shortest, and longest.
-
-    Parameters
-    ----------
-    pattern : str
-        A header spelling holding ``{model}`` and ``{repeat}`` once each, with text between them; every other
-        character is literal.
-
-    Returns
-    -------
-    shortest, longest : re.Pattern
-        Full-match expressions with groups ``model`` and ``repeat``, the model field shortest and longest; a header
-        whose two matches differ splits two ways (ambiguous).
-
-    Raises
-    ------
-    ArgumentError
-        A pattern without both fields once each, or with nothing between them.
-
-    Examples
-    --------
-    >>> shortest, longest = repeat_pattern_regex("{model}_seed{repeat}")
-    >>> shortest.fullmatch("gpt_seed_seed3").groupdict(), longest.fullmatch("gpt_seed_seed3").groupdict()
-    ({'model': 'gpt', 'repeat': '_seed3'}, {'model': 'gpt_seed', 'repeat': '3'})
-    """
-    if any(pattern.count(field) != 1 for field in ("{model}", "{repeat}")):
-        raise ArgumentError(
-            f"--repeat-pattern {pattern!r} must hold {{model}} and {{repeat}} once each, e.g. '{{model}}@{{repeat}}' "
-            "or '{model}_seed{repeat}'"
-        )
-    if "{model}{repeat}" in pattern or "{repeat}{model}" in pattern:
-        raise ArgumentError(
-            f"--repeat-pattern {pattern!r}: {{model}} and {{repeat}} need text between them (a separator such as @), "
-            "or no header splits one way"
-        )
-    pieces = re.split(r"(\{model\}|\{repeat\})", pattern)
-    compiled = []
-    # The model field shortest and the repeat longest, then the other way: one split iff both find the same.
-    for model, repeat in ((".+?", ".+"), (".+", ".+?")):
-        fields = {"{model}": f"(?P<model>{model})", "{repeat}": f"(?P<repeat>{repeat})"}
-        compiled.append(re.compile("".join(fields.get(piece, re.escape(piece)) for piece in pieces), re.DOTALL))
-    return compiled[0], compiled[1]
 
 
 def _check_generations(values, score_range, source: str, place: Callable[[int], str]) -> None:
@@ -303,29 +258,6 @@ def from_long_repeated(
     )
 
 
-def _split_headers(columns: Sequence[str], pattern: str, source: str) -> tuple[list[str], list[str]]:
-    """Each column's model and repeat under ``pattern``; a header that does not match, or splits two ways, refused."""
-    shortest, longest = repeat_pattern_regex(pattern)
-    models, repeats = [], []
-    for name in columns:
-        first, last = shortest.fullmatch(name), longest.fullmatch(name)
-        if first is None or last is None:
-            raise InputError(
-                f"{source}: column {name!r} does not match --repeat-pattern {pattern!r}; every column but the item "
-                "and cluster columns holds one generation of one model (name those with --item-column and "
-                "--cluster-column)"
-            )
-        if first.groupdict() != last.groupdict():
-            raise InputError(
-                f"{source}: column {name!r} splits two ways under --repeat-pattern {pattern!r} (model "
-                f"{first['model']!r}, repeat {first['repeat']!r}; or model {last['model']!r}, repeat "
-                f"{last['repeat']!r}); use a separator that no model name or repeat label contains"
-            )
-        models.append(first["model"].strip())
-        repeats.append(first["repeat"].strip())
-    return models, repeats
-
-
 @docfill(
     "cluster_column",
     "on_missing",
@@ -357,7 +289,7 @@ def from_wide_repeated(
         The table.
     repeat_pattern : str
         How a header names its model and repeat, e.g. ``{model}@{repeat}`` (``--repeat-pattern``;
-        :func:`repeat_pattern_regex`).
+        :func:`~llm_power_verified.io.table_columns.header_splits`).
     item_column : str or None, default "item_id"
         The item-id column (absent default: items numbered by row, as in
         :func:`~llm_power_verified.io.tables.from_wide`).
@@ -396,7 +328,7 @@ def from_wide_repeated(
     lines = np.arange(2, len(frame) + 2) if lines is None else np.asarray(lines)
     items, item_column, columns = wide_columns(frame, item_column, cluster_column, None, source, lines)
     duplicate_items(items, source, lines)
-    column_models, column_repeats = _split_headers(columns, repeat_pattern, source)
+    column_models, column_repeats = split_headers(columns, repeat_pattern, source)
     model_names = list(dict.fromkeys(column_models))
     alike = same_name_repeat(model_names)
     if alike is not None:
@@ -406,7 +338,8 @@ def from_wide_repeated(
         )
     scores = number_matrix(frame[columns], source, lines, columns)
     rows, column = np.nonzero(~np.isnan(scores))
-    model_code = np.asarray([model_names.index(model) for model in column_models], dtype=np.int64)
+    code = {model: position for position, model in enumerate(model_names)}
+    model_code = np.asarray([code[model] for model in column_models], dtype=np.int64)
 
     def place(position: int) -> str:
         row = int(rows[position])

@@ -3,7 +3,8 @@
 Long tables (one row per (item, model), or per (item, model, generation)): :func:`check_long_columns` and
 :func:`long_codes` turn the item, model and cluster columns into codes and the score column into numbers.  Wide
 tables (one row per item): :func:`wide_columns` checks the header and reads the item ids, :func:`duplicate_items`
-refuses an id on two rows.  Used by :mod:`.tables` and :mod:`.repeated_tables`; line numbers count the header as
+refuses an id on two rows, :func:`split_headers` reads a (model, repeat) from each header under a
+``--repeat-pattern``.  Used by :mod:`.tables` and :mod:`.repeated_tables`; line numbers count the header as
 line 1.
 """
 
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, item_text, label_codes, number_matrix, row_place
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.table_alignment import same_name_repeat
@@ -26,8 +28,10 @@ __all__ = [
     "LongCodes",
     "check_long_columns",
     "duplicate_items",
+    "header_splits",
     "long_codes",
     "required_codes",
+    "split_headers",
     "wide_columns",
 ]
 
@@ -303,3 +307,100 @@ def wide_columns(
     if len(model_columns) < 2:
         raise AlignmentError(f"{source}: {len(model_columns)} model column(s); a paired comparison needs at least two")
     return items, item_column, model_columns
+
+
+def header_splits(name: str, pattern: str) -> list[tuple[str, str]]:
+    """The ways a header splits into (model, repeat) under a ``--repeat-pattern``, at most two.
+
+    Parameters
+    ----------
+    name : str
+        The column header.
+    pattern : str
+        A header spelling holding ``{model}`` and ``{repeat}`` once each, with text between them; every other
+        character is literal.
+
+    Returns
+    -------
+    list of (str, str)
+        No split: the header does not match; one: its model and repeat; two: it splits more than one way (the
+        separator also occurs inside a name), the first two.  The search takes time linear in the header's length.
+
+    Raises
+    ------
+    ArgumentError
+        A pattern without both fields once each, or with nothing between them.
+
+    Examples
+    --------
+    >>> header_splits("gpt-4o_seed3", "{model}_seed{repeat}"), header_splits("a_seed_seed3", "{model}_seed{repeat}")
+    ([('gpt-4o', '3')], [('a', '_seed3'), ('a_seed', '3')])
+    """
+    if any(pattern.count(field) != 1 for field in ("{model}", "{repeat}")):
+        raise ArgumentError(
+            f"--repeat-pattern {pattern!r} must hold {{model}} and {{repeat}} once each, e.g. '{{model}}@{{repeat}}' "
+            "or '{model}_seed{repeat}'"
+        )
+    model_first = pattern.index("{model}") < pattern.index("{repeat}")
+    prefix, rest = pattern.split("{model}" if model_first else "{repeat}")
+    separator, suffix = rest.split("{repeat}" if model_first else "{model}")
+    if not separator:
+        raise ArgumentError(
+            f"--repeat-pattern {pattern!r}: {{model}} and {{repeat}} need text between them (a separator such as @), "
+            "or no header splits one way"
+        )
+    if len(name) < len(prefix) + len(separator) + len(suffix) + 2 or not name.startswith(prefix):
+        return []
+    if not name.endswith(suffix):
+        return []
+    middle, splits = name[len(prefix) : len(name) - len(suffix)], []
+    # Each occurrence of the separator with a non-empty field either side is a split; two are enough to refuse.
+    at = middle.find(separator, 1)
+    while at != -1 and at + len(separator) < len(middle) and len(splits) < 2:
+        first, second = middle[:at], middle[at + len(separator) :]
+        splits.append((first, second) if model_first else (second, first))
+        at = middle.find(separator, at + 1)
+    return splits
+
+
+@docfill("source_name")
+def split_headers(columns: Sequence[str], pattern: str, source: str) -> tuple[list[str], list[str]]:
+    """Each column's model and repeat under a ``--repeat-pattern`` (:func:`header_splits`).
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The headers of the score columns.
+    pattern : str
+        The pattern.
+    %(source_name)s
+
+    Returns
+    -------
+    models, repeats : list of str
+        Per column, its model name and repeat label (blanks around each dropped).
+
+    Raises
+    ------
+    InputError
+        A header that does not match the pattern, or splits two ways, naming it.
+    """
+    models, repeats = [], []
+    for name in columns:
+        splits = header_splits(name, pattern)
+        if not splits:
+            raise InputError(
+                f"{source}: column {name!r} does not match --repeat-pattern {pattern!r}; every column but the item "
+                "and cluster columns holds one generation of one model (name those with --item-column and "
+                "--cluster-column)"
+            )
+        if len(splits) > 1:
+            (model, repeat), (other, other_repeat) = splits
+            raise InputError(
+                f"{source}: column {name!r} splits two ways under --repeat-pattern {pattern!r} (model {model!r}, "
+                f"repeat {repeat!r}; or model {other!r}, repeat {other_repeat!r}); use a separator that no model "
+                "name or repeat label contains"
+            )
+        models.append(splits[0][0].strip())
+        repeats.append(splits[0][1].strip())
+    return models, repeats

@@ -21,7 +21,8 @@ from llm_power_verified.cli.main import main
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import read_scores
 from llm_power_verified.io.errors import AlignmentError, InputError
-from llm_power_verified.io.repeated_tables import from_long_repeated, from_wide_repeated, repeat_pattern_regex
+from llm_power_verified.io.repeated_tables import from_long_repeated, from_wide_repeated
+from llm_power_verified.io.table_columns import header_splits
 from tests.io.test_bounded_reading import refused
 from tests.support.damaged import eval_bytes
 
@@ -222,12 +223,13 @@ def test_repeat_options_the_input_does_not_read_are_refused(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- wide tables with a pattern
 def test_repeat_pattern_splits_and_its_refusals(tmp_path, capsys):
-    shortest, longest = repeat_pattern_regex("{model}@{repeat}")
-    assert shortest.fullmatch("gpt-4o@3").groupdict() == {"model": "gpt-4o", "repeat": "3"}
-    assert longest.fullmatch("a.b@c").groupdict() == {"model": "a.b", "repeat": "c"}  # '.' is literal, not any
+    assert header_splits("gpt-4o@3", "{model}@{repeat}") == [("gpt-4o", "3")]
+    assert header_splits("a.b@c", "{model}@{repeat}") == [("a.b", "c")]
+    assert header_splits("run2:m", "run{repeat}:{model}") == [("m", "2")]
+    assert header_splits("a3", "{model}@{repeat}") == [] and header_splits("@3", "{model}@{repeat}") == []
     for pattern in ("{model}", "{model}@{repeat}@{repeat}", "{model}{repeat}"):
         with pytest.raises(ArgumentError, match="--repeat-pattern"):
-            repeat_pattern_regex(pattern)
+            header_splits("a@1", pattern)
     table = "item_id,topic,a@1,a@2,b@1,b@2\nq1,t,1,0,1,1\nq2,t,0,0,1,0\n"
     matrix = read_scores(_long_csv(tmp_path, table), repeat_pattern="{model}@{repeat}", cluster_column="topic")
     assert matrix.models == ("a", "b") and matrix.clusters == ("t", "t")
@@ -257,6 +259,34 @@ def test_wide_blank_cells_give_unequal_counts_and_missing_items(tmp_path):
     matrix = read_scores(_long_csv(tmp_path, text), repeat_pattern="{model}@{repeat}", on_missing="intersect")
     assert matrix.item_ids == ("q1", "q3") and matrix.generations.counts.tolist() == [[2, 3], [3, 2]]
     assert "2 to 3 generations per (item, model): the within part uses each cell's own count" in matrix.notes
+
+
+def _every_split(name: str, pattern: str) -> list[tuple[str, str]]:
+    """Every (model, repeat) of non-empty fields that spells ``name`` under ``pattern``, by trying all cuts."""
+    found = []
+    for start in range(len(name) + 1):
+        for end in range(start + 1, len(name) + 1):
+            for other_start in range(end, len(name) + 1):
+                for other_end in range(other_start + 1, len(name) + 1):
+                    first, second = name[start:end], name[other_start:other_end]
+                    for model, repeat in ((first, second), (second, first)):
+                        if pattern.replace("{model}", model).replace("{repeat}", repeat) == name:
+                            found.append((model, repeat))
+    return sorted(set(found))
+
+
+@given(st.text("a@_s", max_size=9), st.sampled_from(["{model}@{repeat}", "{model}_s{repeat}", "s{repeat}@{model}_"]))
+def test_header_splits_finds_every_split(name, pattern):
+    """At most two splits are returned: all of them when there are fewer, two of them otherwise."""
+    every = _every_split(name, pattern)
+    splits = header_splits(name, pattern)
+    assert len(splits) == min(len(every), 2) and set(splits) <= set(every)
+
+
+def test_header_splits_takes_linear_time():
+    """A hostile header of 2 million characters with a million separators is split in one pass, not per separator."""
+    assert header_splits("a@" * 1_000_000 + "#", "{model}@{repeat}#")[:1] == [("a", "a@" * 999_999)]
+    assert header_splits("a@" * 1_000_000, "{model}@{repeat}#") == []
 
 
 # --------------------------------------------------------------------------- Inspect logs, every epoch
