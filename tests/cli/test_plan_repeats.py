@@ -229,3 +229,22 @@ def test_refusals_are_one_line_naming_the_option(options, shown):
 )
 def test_a_pilot_s_pairs_are_checked_against_its_models(tmp_path, options, shown):
     assert shown in _refused(["plan", "repeats", _pilot(tmp_path), "--repeat-column", "epoch", *options])
+
+
+def test_a_pilot_is_planned_at_the_split_and_gap_the_audit_reports(tmp_path):
+    """plan repeats and audit read the pilot alike: each adjacent pair's gap and variances are the audit's.
+
+    1e-12 relative: the audit sums over the items in id order and the plan in the input's order (the same terms in
+    another order, a few ulps apart).
+    """
+    pilot = _pilot(tmp_path)
+    status, out, err = _cli(["audit", pilot, "--repeat-column", "epoch", "--format", "json", "--n-resamples", "0"])
+    assert (status, err) == (0, ""), err
+    audited = {(pair["model_a"], pair["model_b"]): pair for pair in json.loads(out)["pairs"]}
+    planned = _json(["plan", "repeats", pilot, "--repeat-column", "epoch"])["plan"]["pairs"]
+    assert len(planned) == 2
+    for entry in planned:
+        pair = audited[(entry["model_a"], entry["model_b"])]
+        assert entry["gap"] == pytest.approx(pair["delta"], rel=1e-12)
+        assert entry["between_variance"] == pytest.approx(pair["gap_between_variance"], rel=1e-12)
+        assert entry["within_variance"] == pytest.approx(pair["gap_within_variance"], rel=1e-12)
