@@ -376,6 +376,15 @@ def _from_frame(frame: pd.DataFrame, lines, source: str, repeats: dict, columns:
             f"repeat); this table is long (columns {columns['model_column']!r} and {columns['score_column']!r}): "
             "name its repeat column with --repeat-column"
         )
+    for name, default, flag in (
+        ("model_column", "model", "--model-column"),
+        ("score_column", "score", "--score-column"),
+    ):
+        if columns[name] != default:
+            raise InputError(
+                f"{source}: {flag} {columns[name]!r} applies to long tables; --repeat-pattern reads a wide table (one "
+                "column per model and repeat), so it would be ignored: leave it out"
+            )
     return from_wide_repeated(
         frame,
         repeat_pattern=repeats["repeat_pattern"],

@@ -213,6 +213,11 @@ def test_repeat_options_the_input_does_not_read_are_refused(tmp_path, capsys):
     refused(["audit", path, "--repeat-pattern", "{model}@{repeat}"], ["this table is long", "--repeat-column"], capsys)
     wide = _long_csv(tmp_path, "item_id,a,b\nq1,1,0\nq2,0,1\n")
     refused(["audit", wide, "--repeat-column", "seed"], ["reads a long table", "--repeat-pattern"], capsys)
+    refused(
+        ["audit", wide, "--repeat-pattern", "{model}@{repeat}", "--score-column", "acc"],
+        ["--score-column 'acc' applies to long tables", "leave it out"],
+        capsys,
+    )
     logs = sorted((FIXTURES / "eval").glob("*.eval"))[:2]
     refused(
         ["audit", *map(str, logs), "--repeat-column", "epoch"],
