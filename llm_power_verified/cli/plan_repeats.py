@@ -333,11 +333,12 @@ def _lines(arguments, rows: list[dict], pilot: dict | None) -> list[str]:
     planned = [row for row in rows if "skipped" not in row]
     if planned:
         costliest = max(planned, key=lambda row: row["best_cost"])
-        others = " (every pair's: --json, or --pair A B)" if len(rows) > 1 else ""
+        others = ", the costliest to resolve (every pair's: --json, or --pair A B)" if len(rows) > 1 else ""
         whose = "" if costliest["model_a"] is None else f" for {_pair_name(costliest)}{others}"
         lines += ["", f"N and cost by K{whose}:", _table(costliest)]
-    notes = {note for row in planned for note in row.get("notes", ())}
-    lines += [f"note: {terminal_text(note)}" for note in sorted(notes)]
+    for row in planned:
+        whose = "" if row["model_a"] is None else f" ({_pair_name(row)})"
+        lines += [f"note{whose}: {terminal_text(note)}" for note in row["notes"]]
     return lines
 
 
