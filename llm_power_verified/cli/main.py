@@ -106,7 +106,7 @@ _MOVED = {
 def _moved(argv: Sequence[str]) -> str | None:
     """The hint for an option that is now a command of its own, when ``argv`` gives one where it used to be."""
     if argv == ["plan"]:
-        return "plan gap | items | accuracies | report"
+        return "plan gap | items | accuracies | report | repeats"
     for (command, option), hint in _MOVED.items():
         if argv[:1] == [command] and any(
             part == option or part.startswith(option + "=") for part in argv[1 : 2 if command == "plan" else None]

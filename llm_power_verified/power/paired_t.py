@@ -28,11 +28,43 @@ def _power_scalar(n: float, effect: float, alpha: float, alternative: str) -> fl
     if alternative == "two-sided":
         critical = stats.t.isf(alpha / 2, df)
         # P(T <= -c | nc) written as P(T >= c | -nc): scipy's nct.cdf returns NaN far in that tail.
-        return float(stats.nct.sf(critical, df, noncentrality) + stats.nct.sf(critical, df, -noncentrality))
+        return float(_upper_tail(critical, df, noncentrality) + _upper_tail(critical, df, -noncentrality))
     if alternative == "smaller":
         noncentrality = -noncentrality
     critical = stats.t.isf(alpha, df)
-    return float(stats.nct.sf(critical, df, noncentrality))
+    return float(_upper_tail(critical, df, noncentrality))
+
+
+def _upper_tail(critical: float, df: float, noncentrality: float) -> float:
+    """P(T >= critical) for T ~ t'(df, noncentrality); by quadrature where scipy's nct gives NaN.
+
+    scipy's ``nct.sf`` returns NaN once the noncentrality passes about 1e8 to 1e9 (an effect of 1e10 standard
+    deviations at 2 items, or 1e8 at a million).  There T = (Z + nc) / sqrt(V / df) with V ~ chi2(df) gives
+    P(T >= c) = 1 - E[Phi(c sqrt(V / df) - nc)] for nc > 0 and E[Phi(nc - c sqrt(V / df))] for nc < 0: the
+    expectation of a tail that is 0 but where V / df is astronomically far from 1, one smooth integral for quad.
+    """
+    # Lazy: as in _power_scalar.
+    from scipy import stats
+
+    tail = float(stats.nct.sf(critical, df, noncentrality))
+    return tail if not np.isnan(tail) else _tail_by_quadrature(critical, df, noncentrality)
+
+
+def _tail_by_quadrature(critical: float, df: float, noncentrality: float) -> float:
+    """P(T >= critical) for T ~ t'(df, noncentrality) as one integral over V ~ chi2(df) (see :func:`_upper_tail`)."""
+    # Lazy: as in _power_scalar.
+    from scipy import integrate, special, stats
+
+    sign = 1.0 if noncentrality > 0 else -1.0
+
+    def small(v: float) -> float:
+        return float(stats.chi2.pdf(v, df) * special.ndtr(sign * critical * np.sqrt(v / df) - abs(noncentrality)))
+
+    # Over the central chi-square mass only (outside it less than 2e-16), split at its mode region: quad on [0, inf)
+    # misses a peak at V near df = 1000.
+    low, high = float(stats.chi2.ppf(1e-16, df)), float(stats.chi2.isf(1e-16, df))
+    rest = integrate.quad(small, low, high, points=[max(df - 2.0, low)], limit=200)[0]
+    return 1.0 - rest if sign > 0 else rest
 
 
 def power_paired_t(

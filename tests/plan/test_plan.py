@@ -227,7 +227,7 @@ def test_cli_plan(capsys):
     assert main(["plan", "gap", "--p-a", "0.65"]) == 2
     assert "the following arguments are required: --p-b, --rho" in capsys.readouterr().err
     assert main(["plan"]) == 2
-    assert "required: SOURCE (plan gap | items | accuracies | report)" in capsys.readouterr().err
+    assert "required: SOURCE (plan gap | items | accuracies | report | repeats)" in capsys.readouterr().err
 
 
 def test_plan_from_a_saved_report_equals_the_plan_from_the_audit(tmp_path):

@@ -62,3 +62,26 @@ def test_power_is_finite_for_large_noncentrality():
     value = lpv.power_paired_t(50, 0.05, 0.12 * (2 * 0.05) ** 0.5)
     assert value == pytest.approx(1.0, abs=1e-9)
     assert lpv.power_paired_t(50, -0.05, 0.0379) == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("critical", "df", "noncentrality"),
+    [(2.0, 5, 3.0), (2.0, 50, -1.0), (1.5, 3, 0.5), (12.7, 1, 20.0), (1.96, 1000, 2.8)],
+)
+def test_the_quadrature_tail_equals_scipys_noncentral_t_where_scipy_has_one(critical, df, noncentrality):
+    from scipy import stats
+
+    from llm_power_verified.power.paired_t import _tail_by_quadrature
+
+    # quad's default tolerance (1.5e-8 absolute, far less in practice) bounds the integral; 1e-11 holds with margin.
+    assert _tail_by_quadrature(critical, df, noncentrality) == pytest.approx(
+        stats.nct.sf(critical, df, noncentrality), abs=1e-11
+    )
+
+
+@pytest.mark.parametrize("n", [2, 10, 1e6])
+def test_a_gap_of_1e10_standard_deviations_has_power_one_not_nan(n):
+    # scipy's noncentral t gives NaN past a noncentrality of about 1e9; the quadrature gives the limit.
+    assert lpv.power_paired_t(n, 1e10, 1.0) == 1.0
+    assert lpv.power_paired_t(n, -1e10, 1.0, alternative="larger") == 0.0
+    assert lpv.power_paired_t(n, 1e10, 1.0, alternative="larger") == 1.0
