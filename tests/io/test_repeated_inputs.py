@@ -193,6 +193,11 @@ def test_clusters_with_repeats(tmp_path, capsys):
     path = _long_csv(tmp_path, "item_id,model,seed,score,topic\n" + labelled)
     matrix = read_scores(path, repeat_column="seed", cluster_column="topic")
     assert matrix.clusters == ("t1", "t2") and matrix.generations.counts.tolist() == [[2, 2], [2, 2]]
+    # q2 without a label in every row: dropped with its generations under --missing-cluster drop.
+    unlabelled = _long_csv(tmp_path, "item_id,model,seed,score,topic\n" + labelled.replace(",t2\n", ",\n"))
+    dropped = read_scores(unlabelled, repeat_column="seed", cluster_column="topic", missing_cluster="drop")
+    assert dropped.item_ids == ("q1",) and dropped.generations.counts.shape == (1, 2)
+    assert dropped.generations.within.tolist() == [[0.5, 0.0]]
     # One generation of q2 labelled otherwise: the item has two clusters across its repeats.
     conflicting = labelled.replace("q2,b,2,0,t2", "q2,b,2,0,t3")
     refused(
