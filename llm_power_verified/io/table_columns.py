@@ -22,6 +22,7 @@ from llm_power_verified.io.cells import is_missing_label, item_text, label_codes
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.table_alignment import same_name_repeat
 from llm_power_verified.io.text import first_repeat
+from llm_power_verified.results import Result
 
 __all__ = [
     "DEFAULT_ITEM_COLUMN",
@@ -110,8 +111,8 @@ def check_long_columns(frame: pd.DataFrame, flags: dict[str, str], source: str) 
         raise AlignmentError(f"{source}: no per-item results found")
 
 
-@dataclass(frozen=True)
-class LongCodes:
+@dataclass(frozen=True, repr=False)
+class LongCodes(Result):
     """A long table's rows as codes: per row its item, model and score, the names, and the cluster label codes.
 
     Attributes
