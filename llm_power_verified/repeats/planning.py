@@ -23,9 +23,15 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.power.paired_t import power_paired_t, required_n_paired_t
 from llm_power_verified.results import Result
 
-__all__ = ["GenerationPlan", "plan_generations", "smallest_items"]
+__all__ = ["GenerationPlan", "pilot_variance_range", "plan_generations", "smallest_items"]
 
 DERIVATION = "derivations/repeats.py"
+#: The note on a between variance estimated below 0 (the plan and ``plan repeats`` say the same).
+NEGATIVE_BETWEEN = (
+    "estimated negative, not distinguishable from 0 (a method-of-moments estimate below its sampling noise): K* is "
+    "not estimable; planned as 0, where every extra generation still shrinks the variance (generations always pay) "
+    "-- a pilot with more items tells"
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -42,7 +48,8 @@ class GenerationPlan(Result):
     best_cost : float
         Its cost.
     crossover_generations : float
-        K* = sqrt(cost_item sigma_w^2 / (models cost_generation sigma_item^2)) (inf when sigma_item^2 <= 0).
+        K* = sqrt(cost_item sigma_w^2 / (models cost_generation sigma_item^2)); inf when sigma_item^2 <= 0, the
+        value planned at sigma_item^2 = 0 (an estimate below 0 leaves K* not estimable: the notes say so).
     derivation : str
         The module where N(K), the cost and K* are derived.
     notes : tuple of str
@@ -262,15 +269,17 @@ def plan_generations(
 def _notes(between: float, within: float, crossover: float, k_max: int, best: int) -> tuple[str, ...]:
     notes = []
     if between < 0:
-        notes.append(
-            f"between_variance {between:.3g} < 0 (a method-of-moments estimate below its sampling noise) is taken "
-            "as 0: every extra generation still shrinks the variance, and K* is unbounded"
-        )
+        notes.append(f"between_variance {between:.3g} < 0: {NEGATIVE_BETWEEN}")
     elif between == 0:
         notes.append("between_variance 0: every extra generation still shrinks the variance, and K* is unbounded")
     if within == 0:
         notes.append("within_variance 0: the generations of an item agree, so one generation per item is enough")
-    if crossover > k_max:
+    if crossover < 1:
+        if within > 0:  # within 0 is said above
+            notes.append(
+                f"K* = {crossover:.3g} < 1 (normal theory, continuous K): one generation per item is the nearest K"
+            )
+    elif crossover > k_max and between > 0:  # between <= 0 is said above
         where = (
             "the cheapest K is the table's last: raise k_max (--k-max on the command line) to look further"
             if best == k_max
@@ -280,3 +289,38 @@ def _notes(between: float, within: float, crossover: float, k_max: int, best: in
     elif best == k_max and k_max > 1:
         notes.append(f"the cheapest K is the table's last, k_max = {k_max}: raise k_max (--k-max) to look further")
     return tuple(notes)
+
+
+def pilot_variance_range(items: int, confidence: float = 0.95) -> tuple[float, float]:
+    """How far the true variance may lie from a pilot's estimate: the chi-square interval as multiples of it.
+
+    Parameters
+    ----------
+    items : int
+        The pilot's items n (>= 2): the variance of the item-mean differences rests on n - 1 degrees of freedom.
+    confidence : float
+        The interval's coverage, in (0, 1).
+
+    Returns
+    -------
+    low, high : float
+        (n - 1) / chi2_{(1+c)/2, n-1} and (n - 1) / chi2_{(1-c)/2, n-1}: the true variance lies between ``low`` and
+        ``high`` times the estimate with probability ``confidence`` (normal item differences), and the planned N
+        scales with it.
+
+    Notes
+    -----
+    The usual interval of a normal variance, (n - 1) s^2 / sigma^2 ~ chi^2_{n-1} (e.g. Casella and Berger, *Statistical
+    Inference*, 2nd ed., Example 9.2.10); a pilot's split into between and within parts is no more precise than that.
+
+    Examples
+    --------
+    >>> [round(value, 3) for value in pilot_variance_range(10)]
+    [0.473, 3.333]
+    """
+    from scipy.stats import chi2
+
+    items = int(check_scalar("items", items, low=2, integer=True))
+    confidence = check_scalar("confidence", confidence, low=0, high=1, low_open=True, high_open=True)
+    df = items - 1
+    return df / float(chi2.ppf((1 + confidence) / 2, df)), df / float(chi2.ppf((1 - confidence) / 2, df))

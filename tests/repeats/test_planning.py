@@ -13,7 +13,7 @@ import pytest
 from statsmodels.stats.power import TTestPower
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.repeats.planning import plan_generations, smallest_items
+from llm_power_verified.repeats.planning import pilot_variance_range, plan_generations, smallest_items
 
 CASES = [
     # gap, between, within, cost_item, cost_generation, alpha, power
@@ -87,8 +87,32 @@ def test_a_negative_between_variance_is_taken_as_zero_and_said():
     assert plan.table.equals(zero.table)
     assert plan.between_variance == -0.003
     assert math.isinf(plan.crossover_generations)
-    assert "between_variance -0.003 < 0" in plan.notes[0]
-    assert "K* = inf" in plan.notes[1]
+    assert "between_variance -0.003 < 0: estimated negative, not distinguishable from 0" in plan.notes[0]
+    assert "K* is not estimable; planned as 0" in plan.notes[0]
+    assert not any("K* = inf" in note for note in plan.notes)  # not a bare "K* = inf" beside "not estimable"
+    assert len(plan.notes) == 1  # the exact t's extra items make K = 9 the cheapest, inside the table
+
+
+def test_a_crossover_below_one_generation_is_said_as_such():
+    # K* = sqrt(1 x 0.01 / (2 x 1 x 0.5)) = 0.1: below one generation, so K = 1 is the nearest whole K.
+    plan = plan_generations(0.1, 0.5, 0.01)
+    assert abs(plan.crossover_generations - 0.1) <= 1e-12  # a square root of exact binary fractions: rounding only
+    assert plan.best_generations == 1
+    assert any(note.startswith("K* = 0.1 < 1") and "one generation per item" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize(
+    ("items", "low", "high"), [(2, 0.19904910, 1018.2582697), (10, 0.47311727, 3.3328525), (100, 0.77089602, 1.3494894)]
+)
+def test_pilot_variance_range_is_the_chi_square_interval(items, low, high):
+    # References: R 4's (n - 1) / qchisq(c(0.975, 0.025), n - 1), printed with digits = 8.
+    found = pilot_variance_range(items)
+    assert abs(found[0] / low - 1) <= 1e-7 and abs(found[1] / high - 1) <= 1e-7  # the 8 printed digits
+
+
+def test_pilot_variance_range_refuses_one_item():
+    with pytest.raises(ArgumentError, match="items"):
+        pilot_variance_range(1)
 
 
 def test_no_generation_noise_needs_one_generation():
