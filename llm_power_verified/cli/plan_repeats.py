@@ -38,6 +38,10 @@ DERIVATION = "derivations/repeats.py"
 MOST_ITEMS = 1e7
 #: Below this ratio of V(k_max) to gap^2 (a gap of 10^8 standard deviations) the plan is two items at every K.
 LEAST_VARIANCE_RATIO = 1e-16
+#: The fewest pilot items planned on (2 give variances on 1 degree of freedom), and below how many a note says how
+#: uncertain the variances are (see ``_few_items``).
+MIN_PILOT_ITEMS = 3
+FEW_PILOT_ITEMS = 10
 #: Where the options of a pilot INPUT do not apply.
 _DECLARED = "--variances declares the variances, so there is no pilot INPUT"
 
@@ -139,10 +143,12 @@ def _input_defaults() -> dict:
 
 
 def _pairs(arguments, matrix) -> list[tuple[int, int]]:
-    """(higher, lower) model indices: the adjacent pairs among the top --top models, or --pair A B."""
-    import numpy as np
+    """(higher, lower) model indices: the adjacent pairs among the top --top models, or --pair A B.
 
-    from llm_power_verified.leaderboard.streams import ranking_order
+    The ranking is the audit's own (:func:`~llm_power_verified.leaderboard.pairs.rank_models` on the canonically
+    ordered matrix), so the adjacent pairs are the audit's.
+    """
+    from llm_power_verified.leaderboard.pairs import rank_models
 
     names = list(matrix.models)
     if arguments.pair is not None:
@@ -155,7 +161,7 @@ def _pairs(arguments, matrix) -> list[tuple[int, int]]:
         if first == second:
             raise CommandError(f"--pair {terminal_text(first)!r} {terminal_text(second)!r}: name two different models")
         return [(names.index(first), names.index(second))]
-    order = [int(index) for index in ranking_order(np.nanmean(matrix.scores, axis=0), names)]
+    order = [int(index) for index in rank_models(matrix)]
     if arguments.top is not None and arguments.top > len(order):
         raise CommandError(f"--top {arguments.top}: INPUT has {len(order)} models; give --top {len(order)} or fewer")
     order = order[: arguments.top or len(order)]
@@ -166,6 +172,8 @@ def _pilot(arguments) -> tuple[list[dict], list[str], dict]:
     """Per pair of the pilot: names, observed gap and the variances of its split; the input's notes; what it is."""
     import numpy as np
 
+    from llm_power_verified.leaderboard.streams import canonical_order
+    from llm_power_verified.repeats.means import model_means
     from llm_power_verified.repeats.split import pair_split
 
     if arguments.cluster_column is not None:
@@ -173,17 +181,18 @@ def _pilot(arguments) -> tuple[list[dict], list[str], dict]:
             f"--cluster-column {terminal_text(arguments.cluster_column)}: plan repeats plans independent items (no "
             "design effect of clusters), so it would be ignored: leave it out"
         )
-    matrix = read_matrix(arguments)
+    matrix = canonical_order(read_matrix(arguments))  # the audit's order: its ranking and its split's sums
     if matrix.generations is None:
         raise CommandError(
             "plan repeats needs a pilot with several generations per (item, model); INPUT has one score per cell: "
             "read its repeats with --repeat-column NAME (long tables), --repeat-pattern PATTERN (wide tables) or "
             "--epochs all (Inspect logs), or declare --variances BETWEEN WITHIN"
         )
+    few = _few_items(matrix.n_items)
     pairs = _pairs(arguments, matrix)
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs, strict=True))
     split = pair_split(matrix, first, second)
-    means = matrix.scores.mean(axis=0)
+    means = model_means(matrix)  # the audit's: exact for 0/1 generations, so a tie is a gap of 0
     fewest, most = matrix.generations.count_range
     rows = [
         {
@@ -207,7 +216,32 @@ def _pilot(arguments) -> tuple[list[dict], list[str], dict]:
         "text": f"pilot: {matrix.n_items:,} items, {len(matrix.models)} models, {counts} "
         f"{matrix.generations.label}s per (item, model)",
     }
-    return rows, list(matrix.notes), pilot
+    return rows, [*matrix.notes, *few], pilot
+
+
+def _few_items(items: int) -> list[str]:
+    """Refuse a pilot of fewer than MIN_PILOT_ITEMS items; below FEW_PILOT_ITEMS, the note of how uncertain it is.
+
+    The variances planned on are estimated from the pilot's items: on n - 1 degrees of freedom their 95% interval
+    spans a factor of about 5,000 at 2 items (nothing to plan on) and still about 7 at 10.
+    """
+    from llm_power_verified.repeats.planning import pilot_variance_range
+
+    if items < MIN_PILOT_ITEMS:
+        low, high = pilot_variance_range(max(items, 2))
+        raise CommandError(
+            f"INPUT: the pilot has {items} item{'s' if items != 1 else ''}; its variances would rest on "
+            f"{max(items - 1, 0)} degree of freedom (the true one anywhere from {low:.2g} to {high:,.0f} times the "
+            f"estimate, 95%): a pilot needs at least {MIN_PILOT_ITEMS} items ({FEW_PILOT_ITEMS} or more to plan on)"
+        )
+    if items >= FEW_PILOT_ITEMS:
+        return []
+    low, high = pilot_variance_range(items)
+    return [
+        f"the pilot has only {items} items: its variances rest on {items - 1} degrees of freedom (the true ones may "
+        f"be {low:.2g} to {high:.3g} times the estimates, 95% chi-square interval), and every N below scales with "
+        f"them; a pilot of {FEW_PILOT_ITEMS} or more items plans more surely"
+    ]
 
 
 def _target(arguments, row: dict) -> tuple[float | None, str]:
@@ -277,10 +311,15 @@ def _count(value) -> str:
     return "inf" if math.isinf(value) else f"{value:,.0f}"
 
 
-def _k_star(value: float) -> str:
+def _k_star(value: float, between: float) -> str:
+    """K* in words: below 1, unbounded (a between part of 0), or not estimable (a between part estimated below 0)."""
+    if between < 0:
+        return "K* not estimable (the between part is estimated negative, not distinguishable from 0: see the note)"
     if math.isinf(value):
-        return "inf (the item part is 0: generations always pay)"
-    return f"{value:.3g}"
+        return "K* = inf (the item part is 0: generations always pay)"
+    if value < 1:
+        return f"K* = {value:.3g} < 1: one generation per item"
+    return f"K* = {value:.3g}"
 
 
 def _table(row: dict) -> str:
@@ -296,7 +335,7 @@ def _table(row: dict) -> str:
         for entry in row["table"]
     ]
     columns = [("k", "K"), ("items", "items N"), ("cost", "cost"), ("power", "power"), ("best", "")]
-    return render_rows(rows, columns, "table")
+    return "\n".join(line.rstrip() for line in render_rows(rows, columns, "table").splitlines())  # no padding after
 
 
 def _pair_name(row: dict) -> str:
@@ -314,7 +353,7 @@ def _pair_line(row: dict) -> str:
     return (
         f"{head}, between {row['between_variance']:.4g}, within {row['within_variance']:.4g} (per generation, both "
         f"models): cheapest N = {_count(row['best_items'])} items x K = {row['best_generations']}, cost "
-        f"{_cost(row['best_cost'])}; K* = {_k_star(row['crossover_generations'])}"
+        f"{_cost(row['best_cost'])}; {_k_star(row['crossover_generations'], row['between_variance'])}"
     )
 
 
