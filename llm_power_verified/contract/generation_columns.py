@@ -53,8 +53,10 @@ GENERATION_PAIR_COLUMNS: tuple[Column, ...] = (
                 (
                     name,
                     f"q at the observed gap with {count} generation{'s' if count != '1' else ''} per item for both "
-                    "models and the same N: N delta^2 / ((z_(1-alpha/2) + z_power)^2 (max(sigma_item^2, 0) + "
-                    f"sigma_w^2 / {count}))",
+                    "models and the same N, the items taken as independent (with item clusters see "
+                    "q_clustered_generations_inf): N delta^2 / ((z_(1-alpha/2) + z_power)^2 (max(sigma_item^2, 0) + "
+                    f"sigma_w^2 / {count})), sigma_w^2 = sigma_wA^2 + sigma_wB^2; at the data's own generations per "
+                    "item it equals q only where sigma_item^2 >= 0 (a negative estimate is taken as 0)",
                     3,
                     f"q(K'={count})",
                 )
@@ -64,9 +66,19 @@ GENERATION_PAIR_COLUMNS: tuple[Column, ...] = (
                 CURVE_COLUMNS[-1],
                 "the limit of q as the generations per item grow without bound: N delta^2 / ((z_(1-alpha/2) + "
                 "z_power)^2 max(sigma_item^2, 0)), inf where sigma_item^2 <= 0 and the gap is not 0; beyond it only "
-                "more items help",
+                "more items help (items taken as independent)",
                 3,
                 "q(K'=inf)",
+            ),
+            (
+                "q_clustered_generations_inf",
+                "with item clusters, the limit of q as the generations per item grow without bound, with the "
+                "clusters' design effect deff of the pair's differences: N delta^2 / ((z_(1-alpha/2) + z_power)^2 "
+                "(max(sigma_item^2, 0) + (deff - 1) variance)), where (deff - 1) variance is the between-cluster part "
+                "that more generations do not shrink (at the data's generations per item the same formula with "
+                "sigma_w^2 / K added gives q / deff); n/a without clusters",
+                3,
+                "q clustered(K'=inf)",
             ),
         ],
         when="generations",

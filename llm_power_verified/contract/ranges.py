@@ -125,6 +125,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
             "q_generations_10",
             "q_generations_20",
             "q_generations_inf",
+            "q_clustered_generations_inf",
         ),
         _AT_LEAST_0,
     ),

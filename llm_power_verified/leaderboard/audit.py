@@ -294,7 +294,7 @@ def _notes(
     if min_effect is not None:
         notes.append(_min_effect_note(pairs, matrix.binary, min_effect))
     if generations is not None:
-        notes.append(generations.note())
+        notes += generations.notes()
     return tuple(note for note in notes if note)
 
 
@@ -374,6 +374,8 @@ def _audit(
             matrix, pairs, first, second, alpha, power, settings.n_cluster_resamples, seed
         )
         add_cluster_decisions(pairs, matrix.binary, correction, alpha, family_size)
+        if generations is not None:
+            generations.add_clustered(pairs)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
     tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
     if generations is not None:

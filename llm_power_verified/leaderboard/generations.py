@@ -21,9 +21,9 @@ import pandas as pd
 from llm_power_verified.contract.generation_columns import CURVE_COLUMNS
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.summaries import GenerationSummary, ModelGenerations
-from llm_power_verified.repeats.split import model_split, pair_split, resolution_curve
+from llm_power_verified.repeats.split import CURVE_GENERATIONS, model_split, pair_split, resolution_curve
 
-__all__ = ["GenerationColumns"]
+__all__ = ["GenerationColumns", "clustered_curve"]
 
 #: Pair column -> the PairSplit field it holds.
 _PAIR_FIELDS = {
@@ -68,7 +68,7 @@ class GenerationColumns:
         self.matrix, self.first, self.second = matrix, first, second
         self.alpha, self.power = alpha, power
         self.split = model_split(matrix)
-        self.negative_between = 0
+        self.negative_between = self.flat_gaps = 0
         self._start = 0
 
     def columns(self, first: np.ndarray, second: np.ndarray, gap: np.ndarray) -> dict[str, np.ndarray]:
@@ -79,7 +79,14 @@ class GenerationColumns:
             self.matrix.n_items, gap, split.between_variance, split.within_variance, self.alpha, self.power
         )
         made.update({name: curve[:, index] for index, name in enumerate(CURVE_COLUMNS)})
+        made["q_clustered_generations_inf"] = np.full(gap.shape, np.nan)  # filled by add_clustered with clusters
         return made
+
+    def add_clustered(self, pairs: pd.DataFrame) -> None:
+        """Fill ``q_clustered_generations_inf`` from the pairs' design effects (with item clusters), in place."""
+        pairs["q_clustered_generations_inf"] = clustered_curve(
+            self.matrix.n_items, pairs, self.alpha, self.power, (np.inf,)
+        )[:, 0]
 
     def added(self, tables: Iterable) -> Iterator:
         """Each block (a DataFrame, or a pyarrow Table for Parquet) with the pair columns appended, in order."""
@@ -88,6 +95,8 @@ class GenerationColumns:
             gap = np.asarray(table["delta"].to_numpy(), dtype=np.float64)
             made = self.columns(self.first[self._start : stop], self.second[self._start : stop], gap)
             self.negative_between += int((made["gap_between_variance"] < 0).sum())
+            flat = made["gap_between_variance"] + made["gap_within_part"] == 0  # the variance of D_i is 0
+            self.flat_gaps += int((flat & (made["gap_within_part"] > 0)).sum())
             self._start = stop
             if isinstance(table, pd.DataFrame):
                 for name, values in made.items():
@@ -111,7 +120,15 @@ class GenerationColumns:
         shares = adjacent["gap_generation_share"].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
         shares = shares[np.isfinite(shares)]
         median = float(np.median(shares)) if shares.size else None
-        limit = adjacent["q_generations_inf"].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
+        clustered = "design_effect" in adjacent
+        limit = adjacent[_LIMIT[clustered]].to_numpy(dtype=np.float64) if len(adjacent) else np.empty(0)
+        ratio = None if median is None else (float("inf") if median >= 1 else 1.0 / (1.0 - median))
+        if clustered and len(adjacent):
+            today = adjacent["q"].to_numpy(dtype=np.float64) / adjacent["design_effect"].to_numpy(dtype=np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):  # a gap of 0: q 0 today and at the limit (NaN)
+                ratios = limit / today
+            ratios = ratios[~np.isnan(ratios)]
+            ratio = float(np.median(ratios)) if ratios.size else None
         return GenerationSummary(
             label=generations.label,
             count_low=low,
@@ -121,10 +138,12 @@ class GenerationColumns:
             adjacent_share_median=median,
             adjacent_share_low=float(shares.min()) if shares.size else None,
             adjacent_share_high=float(shares.max()) if shares.size else None,
-            q_limit_ratio=None if median is None else (float("inf") if median >= 1 else 1.0 / (1.0 - median)),
+            q_limit_ratio=ratio,
             adjacent_beyond_generations=int((limit < 1).sum()),
             negative_between=self.negative_between,
             reported_pairs=self._start,
+            design_effect_median=float(np.median(adjacent["design_effect"])) if clustered and len(adjacent) else None,
+            flat_gaps=self.flat_gaps,
         )
 
     def _model(self, name: str) -> ModelGenerations:
@@ -139,16 +158,60 @@ class GenerationColumns:
             generation_share=share if np.isfinite(share) else None,
         )
 
-    def note(self) -> str:
-        """The audit's note on the split ('' when every reported pair has a between part of at least 0)."""
-        if not self.negative_between:
-            return ""
-        return (
-            f"{self.negative_between:,} of {self._start:,} reported pairs have a negative method-of-moments item "
-            "variance sigma_item^2 (the generation noise explains more than the observed variance of the "
-            "differences): gap_between_variance is reported as it is and taken as 0 for the q curve "
-            "(q_generations_inf is then inf where the gap is not 0)"
-        )
+    def notes(self) -> list[str]:
+        """The audit's notes on the split: negative between parts, and gaps whose item-mean differences do not vary."""
+        notes = []
+        if self.negative_between:
+            notes.append(
+                f"{self.negative_between:,} of {self._start:,} reported pairs have a negative method-of-moments item "
+                "variance sigma_item^2 (the generation noise explains more than the observed variance of the "
+                "differences; not distinguishable from 0): gap_between_variance is reported as it is and taken as 0 "
+                "for the q curve (q_generations_inf is then inf where the gap is not 0)"
+            )
+        if self.flat_gaps:
+            notes.append(
+                f"{self.flat_gaps:,} of {self._start:,} reported pairs have item-mean differences that do not vary "
+                "although their generations do (gap variance 0, within part > 0): the paired t has variance 0, so its "
+                "p = 0 and q = inf rest on item means that agree by chance; more items are needed"
+            )
+        return notes
+
+
+#: The q limit the summary reads: independent items, or (with clusters) with the clusters' design effect.
+_LIMIT = {False: "q_generations_inf", True: "q_clustered_generations_inf"}
+
+
+def clustered_curve(n_items: int, rows: pd.DataFrame, alpha: float, power: float, generations=CURVE_GENERATIONS):
+    """The q at K' generations per item with the clusters' design effect (pair rows with ``design_effect``).
+
+    Parameters
+    ----------
+    n_items : int
+        N.
+    rows : pandas.DataFrame
+        Pair rows with ``delta``, ``design_effect`` and the generation columns.
+    alpha, power : float
+        The audit's level and target power.
+    generations : tuple of float, optional
+        The K' (inf for the limit).
+
+    Returns
+    -------
+    numpy.ndarray
+        pairs x len(generations).
+
+    Notes
+    -----
+    The between-cluster part (deff - 1) v of the variance v of the item-mean differences does not shrink with
+    generations, so q(K') = N d^2 / ((z_(1-alpha/2) + z_power)^2 (max(sigma_item^2, 0) + sigma_w^2 / K' +
+    (deff - 1) v)); at the data's K with sigma_item^2 >= 0 it is q / deff.
+    """
+    between = rows["gap_between_variance"].to_numpy(dtype=np.float64)
+    variance = between + rows["gap_within_part"].to_numpy(dtype=np.float64)
+    effect = rows["design_effect"].to_numpy(dtype=np.float64)
+    between = np.maximum(between, 0.0) + (effect - 1.0) * variance
+    gap, within = rows["delta"].to_numpy(dtype=np.float64), rows["gap_within_variance"].to_numpy(dtype=np.float64)
+    return resolution_curve(n_items, gap, between, within, alpha, power, generations)
 
 
 def _arrow_array(values: np.ndarray):

@@ -162,15 +162,23 @@ class GenerationSummary(Result):
         The median, smallest and largest ``gap_generation_share`` of the adjacent pairs where it is defined: the
         share of the variance of the gap that more generations per item could remove (None without such a pair).
     q_limit_ratio : float or None
-        1 / (1 - adjacent_share_median): how many times today's q the q of a pair at the median share would be with
-        unlimited generations (inf at a share of 1 or more; None without a share).
+        How many times today's q the q of an adjacent pair would at most be with unlimited generations: without
+        clusters 1 / (1 - adjacent_share_median) (inf at a share of 1 or more; None without a share); with item
+        clusters the adjacent pairs' median of q_clustered_generations_inf / (q / design effect), the
+        between-cluster part of the noise not shrinking with generations.
     adjacent_beyond_generations : int
-        Adjacent pairs with a gap that no number of generations resolves at this N (q_generations_inf < 1): only
-        more items help them.
+        Adjacent pairs with a gap that no number of generations resolves at this N (q_generations_inf < 1, with
+        clusters q_clustered_generations_inf < 1): only more items help them.
     negative_between : int
-        Reported pairs whose method-of-moments sigma_item^2 is negative (taken as 0 for the q curve).
+        Reported pairs whose method-of-moments sigma_item^2 is negative (not distinguishable from 0; taken as 0 for
+        the q curve).
     reported_pairs : int
         The pairs reported.
+    design_effect_median : float or None
+        With item clusters, the adjacent pairs' median design effect (None without clusters or adjacent pairs).
+    flat_gaps : int
+        Reported pairs whose item-mean differences do not vary (variance 0) although their generations do: their
+        p = 0 and q = inf rest on item means that agree by chance.
     """
 
     label: str
@@ -185,6 +193,8 @@ class GenerationSummary(Result):
     adjacent_beyond_generations: int
     negative_between: int
     reported_pairs: int
+    design_effect_median: float | None = None
+    flat_gaps: int = 0
 
 
 @dataclass(frozen=True, repr=False)

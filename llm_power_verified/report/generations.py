@@ -15,6 +15,7 @@ import math
 import pandas as pd
 
 from llm_power_verified.contract.generation_columns import CURVE_COLUMNS
+from llm_power_verified.leaderboard.generations import clustered_curve
 from llm_power_verified.leaderboard.summaries import GenerationSummary
 from llm_power_verified.report.cells import cell, fmt, plural
 from llm_power_verified.report.table import grid
@@ -65,7 +66,15 @@ def generations_line(summary: GenerationSummary, adjacent_pairs: int) -> str:
         return f"{start}; the generation share of the adjacent gaps is n/a (their item-mean differences do not vary)."
     low, high = summary.adjacent_share_low, summary.adjacent_share_high
     spread = "" if _percent(low) == _percent(high) else f"; {_percent(low)}-{_percent(high)}"
-    if math.isfinite(summary.q_limit_ratio):
+    effect = summary.design_effect_median
+    if effect is not None and summary.q_limit_ratio is not None and math.isfinite(summary.q_limit_ratio):
+        line = (
+            f"{start}; generation noise is {_percent(median)} of the variance of the adjacent gaps (median{spread}), "
+            f"but with the clusters' design effect (median {effect:.3g}) the between-cluster part does not shrink "
+            "with generations: with unlimited generations q would be at most "
+            f"{summary.q_limit_ratio:.3g} times today's clustered q (median over the adjacent pairs)"
+        )
+    elif summary.q_limit_ratio is not None and math.isfinite(summary.q_limit_ratio):
         line = (
             f"{start}; generation noise is {_percent(median)} of the variance of the adjacent gaps (median{spread}): "
             "more generations per item could remove at most that; with unlimited generations q would be at most "
@@ -80,8 +89,9 @@ def generations_line(summary: GenerationSummary, adjacent_pairs: int) -> str:
     beyond = summary.adjacent_beyond_generations
     if beyond:
         line += (
-            f"; {beyond} of {adjacent_pairs} adjacent gaps stay unresolved however many generations (q at "
-            "unlimited generations < 1): only more items resolve them"
+            f"; {beyond} of {adjacent_pairs} adjacent gaps {'stays' if beyond == 1 else 'stay'} unresolved however "
+            f"many generations (q at unlimited generations{' with the clusters' if effect is not None else ''} < 1): "
+            "only more items resolve " + ("it" if beyond == 1 else "them")
         )
     return line + "."
 
@@ -92,8 +102,8 @@ def _named(rows: pd.DataFrame, keys: dict[str, str]) -> str:
     return ", ".join(names[:_NAMED]) + (f" and {more:,} more" if more > 0 else "")
 
 
-def _model_table(summary: GenerationSummary, keys: dict[str, str], markdown: bool) -> str:
-    headers = ["model", "K", "sigma_w^2", "sigma_b^2", "gen. share"]
+def _model_table(summary: GenerationSummary, keys: dict[str, str], markdown: bool) -> list[str]:
+    headers = ["model", "generations/item", "sigma_w^2", "sigma_b^2", "gen. share"]
     rows = [
         [
             keys.get(name, name),
@@ -104,29 +114,51 @@ def _model_table(summary: GenerationSummary, keys: dict[str, str], markdown: boo
         ]
         for name, split in summary.models.items()
     ]
-    return grid(headers, rows, markdown)
+    lines = [grid(headers, rows, markdown)]
+    over = [keys.get(name, name) for name, split in summary.models.items() if (split.generation_share or 0) > 1]
+    if over:
+        lines.append(
+            f"A generation share above 1 ({', '.join(over)}): sigma_b^2 is estimated negative, not distinguishable "
+            "from 0 (the generation noise explains all of the item means' variance); planning takes it as 0."
+        )
+    return lines
 
 
-def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], n_items: int, markdown: bool) -> list[str]:
+def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], facts, markdown: bool) -> list[str]:
     """The q curve of the adjacent pairs, then where more generations resolve a gap and where only items do."""
-    shown = ("delta", "q", "gap_generation_share", *CURVE_COLUMNS)
+    n_items, clustered = facts.n_items, "design_effect" in adjacent
+    shown = ("delta", "q", "gap_generation_share")
     headers = ["A", "B", "gap", "q today", "gen. share", "q(1)", "q(2)", "q(5)", "q(10)", "q(20)", "q(inf)"]
+    if clustered:
+        curve = clustered_curve(n_items, adjacent, facts.alpha, facts.power)
+        today = adjacent["q"].to_numpy(dtype=float) / adjacent["design_effect"].to_numpy(dtype=float)
+        headers[3] = "q/deff today"
+    else:
+        curve, today = adjacent[list(CURVE_COLUMNS)].to_numpy(dtype=float), adjacent["q"].to_numpy(dtype=float)
     rows = [
-        [keys.get(row["model_a"], row["model_a"]), keys.get(row["model_b"], row["model_b"])]
-        + [cell(row, name) for name in shown]
-        for _, row in adjacent.iterrows()
+        [keys.get(row["model_a"], row["model_a"]), keys.get(row["model_b"], row["model_b"]), cell(row, "delta")]
+        + [fmt(today[index], 3), cell(row, "gap_generation_share")]
+        + [fmt(value, 3) for value in curve[index]]
+        for index, (_, row) in enumerate(adjacent[["model_a", "model_b", *shown]].iterrows())
     ]
     lines = [grid(headers, rows, markdown)]
-    limit, today = adjacent["q_generations_inf"].to_numpy(dtype=float), adjacent["q"].to_numpy(dtype=float)
+    limit = curve[:, -1]
+    negative = adjacent["gap_between_variance"].to_numpy(dtype=float) < 0
     items_only = adjacent[limit < 1]
     if len(items_only):
         lines.append(
             f"Only more items help (q stays below 1 however many generations at N = {n_items:,}): "
             f"{_named(items_only, keys)}."
         )
-    generations_help = adjacent[(today < 1) & (limit >= 1)]
+    generations_help = adjacent[(today < 1) & (limit >= 1) & ~negative]
     if len(generations_help):
         lines.append(f"More generations per item alone could resolve: {_named(generations_help, keys)}.")
+    unknown = adjacent[(today < 1) & negative]
+    if len(unknown):
+        lines.append(
+            f"Between part estimated negative, not distinguishable from 0 (the curve treats it as 0, so its limit is "
+            f"inf; whether generations alone resolve them the data do not tell): {_named(unknown, keys)}."
+        )
     return lines
 
 
@@ -156,19 +188,27 @@ def generations_section(audit, keys: dict[str, str], head: str, markdown: bool) 
     lines = [
         "",
         f"{head}Several generations per item ({_per_item(summary)}, {kind}; the audit is on the item means)",
-        "Per model: the variance of its item means split into per-generation noise sigma_w^2 / K and items "
-        "sigma_b^2 (method of moments, derivations/repeats.py; sigma_b^2 may be negative: the estimate as it is).",
-        _model_table(summary, keys, markdown),
+        "Per model: the variance of its item means split into per-generation noise sigma_w^2 / (generations per "
+        "item) and items sigma_b^2 (method of moments, derivations/repeats.py; sigma_b^2 may be negative: the "
+        "estimate as it is).",
+        *_model_table(summary, keys, markdown),
     ]
     pairs: pd.DataFrame = audit.pairs
     adjacent = pairs[pairs["adjacent"].to_numpy(dtype=bool)]
     if len(adjacent):
         facts = audit.headline
+        clusters = (
+            "with the clusters' design effect deff (the between-cluster part (deff - 1) x the gap's variance does "
+            "not shrink with generations; 'q/deff today' is the clustered q)"
+            if "design_effect" in adjacent
+            else "the items taken as independent"
+        )
         lines += [
             "",
             f"q with K' generations per item for both models (adjacent pairs, N = {facts.n_items:,}, each at alpha "
-            f"{facts.alpha:g}; the item part sigma_item^2 estimated from these data):",
-            *_pair_lines(adjacent, keys, facts.n_items, markdown),
+            f"{facts.alpha:g}; the item part sigma_item^2 and the pair's per-generation noise sigma_wA^2 + "
+            f"sigma_wB^2 estimated from these data; {clusters}):",
+            *_pair_lines(adjacent, keys, facts, markdown),
         ]
     negative = pairs[pairs["gap_between_variance"].to_numpy(dtype=float) < 0]
     if summary.negative_between:
@@ -176,7 +216,8 @@ def generations_section(audit, keys: dict[str, str], head: str, markdown: bool) 
         if len(negative) and len(negative) < summary.negative_between:  # a streamed audit keeps the adjacent rows
             listed = f" (adjacent ones: {_named(negative, keys)})"
         lines.append(
-            f"Negative item variance sigma_item^2 (method of moments; taken as 0 for the curve) in "
+            f"Negative item variance sigma_item^2 (method of moments; not distinguishable from 0, taken as 0 for the "
+            "curve) in "
             f"{summary.negative_between:,} of {summary.reported_pairs:,} reported pairs{listed}."
         )
     return lines

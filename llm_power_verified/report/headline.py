@@ -117,12 +117,25 @@ def headline_lines(facts: Headline) -> list[str]:
             )
         else:
             every = _every_adjacent(facts, facts.required_n_all_adjacent, facts.required_n_all_adjacent_family)
-            lines.append(f"N that would resolve {_reported_adjacent(facts, 'gap')}: {every} (now {facts.n_items:,}).")
+            lines.append(
+                f"N that would resolve {_reported_adjacent(facts, 'gap')}: {every} (now {facts.n_items:,})"
+                f"{_at_generations(facts)}."
+            )
     if facts.min_effect is not None and facts.adjacent_pairs:
         lines += _min_effect_lines(facts)
     if facts.generations is not None:
         lines.append(generations_line(facts.generations, facts.adjacent_pairs))
     return lines
+
+
+def _at_generations(facts: Headline) -> str:
+    """With several generations per item: at how many the N holds, and where items are traded against them."""
+    if facts.generations is None:
+        return ""
+    summary = facts.generations
+    low, high, label = summary.count_low, summary.count_high, summary.label
+    count = plural(low, label) if low == high else f"{low:,} to {plural(high, label)}"
+    return f", at {count} per item (`plan repeats` trades items against generations per item)"
 
 
 def _reported_adjacent(facts: Headline, noun: str) -> str:
@@ -154,7 +167,8 @@ def _min_effect_lines(facts: Headline) -> list[str]:
             if undefined
             else _reported_adjacent(facts, "pair")
         )
-        lines.append(f"N that would resolve a gap of {delta} in {which}: {every} (now {facts.n_items:,}).")
+        now = f"(now {facts.n_items:,}){_at_generations(facts)}"
+        lines.append(f"N that would resolve a gap of {delta} in {which}: {every} {now}.")
     counts = "; ".join(f"{outcome}: {count}/{pairs}" for outcome, count in facts.equivalence.items())
     lines.append(
         f"Equivalence within +-{delta} (adjacent pairs, each at alpha, no multiplicity; the (1 - 2 alpha) interval) - "

@@ -37,12 +37,14 @@ from llm_power_verified.leaderboard.summaries import (
     GapBucket,
     GapsOfInterest,
     GenerationSummary,
+    ModelGenerations,
     Multiplicity,
     Tiers,
     Verdicts,
 )
 from llm_power_verified.report.columns_page import columns_page
 from llm_power_verified.report.json_types import FLOAT, KIND_SCHEMAS, STRINGS, object_schema
+from llm_power_verified.report.result_docs import attribute_descriptions
 
 __all__ = ["COMMAND", "audit_schema", "check", "compare_schema", "generated_files", "main", "regenerate"]
 
@@ -147,14 +149,22 @@ def _typed(hint) -> dict:
     return {int: {"type": "integer"}, float: FLOAT, str: {"type": "string"}, bool: {"type": "boolean"}}[hint]
 
 
+#: The summaries whose keys the schema describes from their docstrings (the generations summary of issue 27).
+_DESCRIBED = (GenerationSummary, ModelGenerations)
+
+
 def _result(cls) -> dict:
-    """A result dataclass as its ``to_dict()``: every field, under its JSON key."""
+    """A result dataclass as its ``to_dict()``: every field, under its JSON key (described where ``_DESCRIBED``)."""
     hints = typing.get_type_hints(cls)
     keys = {item.name: cls._keys.get(item.name, item.name) for item in dataclasses.fields(cls)}
+    words = attribute_descriptions(cls) if cls in _DESCRIBED else {}
     return {
         "type": "object",
         "required": list(keys.values()),
-        "properties": {key: _typed(hints[name]) for name, key in keys.items()},
+        "properties": {
+            key: {**_typed(hints[name]), **({"description": words[name]} if name in words else {})}
+            for name, key in keys.items()
+        },
         "additionalProperties": False,
     }
 

@@ -304,6 +304,11 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
         interval = (
             f"B = {audit.n_resamples} bootstrap; {plural(robust, 'pair')} robustly unresolved (5th percentile > N)"
         )
+    elif audit.n_resamples and not matrix.binary:
+        interval = (
+            f"computed for 0/1 scores only (graded scores: the B = {audit.n_resamples} paired bootstrap gives the "
+            "gap's interval boot_ci and p_bootstrap)"
+        )
     else:
         interval = "not computed (n_resamples = 0)"
     gaps, count, resolved = tally.column("delta").abs(), tally.pairs, int(tally.column("resolved").sum())

@@ -91,7 +91,7 @@ def test_every_text_format_has_the_section_and_the_curve(audit):
         for value in adjacent["q_generations_10"]:
             assert f"{value:.3g}" in text, output
     markdown = render(audit, "markdown")
-    assert "| model | K | sigma_w^2 | sigma_b^2 | gen. share |" in markdown
+    assert "| model | generations/item | sigma_w^2 | sigma_b^2 | gen. share |" in markdown
     wide = render(audit, "table", wide=True)
     assert "q(K'=inf)" in wide and "gen. share" in wide  # the view's columns, last
 
