@@ -15,6 +15,7 @@ import numpy as np
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.contingency import both_correct_counts, correct_counts
+from llm_power_verified.repeats.means import model_means
 from llm_power_verified.results import Result
 
 __all__ = ["PairInputs", "pair_inputs"]
@@ -106,6 +107,6 @@ def pair_inputs(matrix: ScoreMatrix, order: np.ndarray) -> PairInputs:
             "(N - 1 = 0 degrees of freedom), so no paired t, N* or ICC is estimable"
         )
     scores = matrix.scores
-    means = scores.mean(axis=0)
+    means = model_means(matrix)  # exact for 0/1 generations: a tie is a gap of 0, not float noise
     centred = scores - means
     return PairInputs(**common, means=means, covariance=centred.T @ centred / (matrix.n_items - 1), scores=scores)

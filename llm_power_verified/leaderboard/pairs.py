@@ -27,6 +27,7 @@ from llm_power_verified.power.sample_size import (
     required_n_wald,
 )
 from llm_power_verified.power.shortcut import required_n_shortcut
+from llm_power_verified.repeats.means import model_means
 from llm_power_verified.sequential import required_n_anytime
 from llm_power_verified.sequential.betting import betting_log_e
 from llm_power_verified.sequential.e_process import log_e_value
@@ -65,7 +66,7 @@ def rank_models(matrix: ScoreMatrix) -> np.ndarray:
     >>> rank_models(matrix).tolist()
     [0, 1, 2]
     """
-    return ranking_order(matrix.scores.mean(axis=0), matrix.models)
+    return ranking_order(model_means(matrix), matrix.models)
 
 
 def pair_indices(order: np.ndarray, mode: str, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -44,6 +44,7 @@ from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import PairInputs
 from llm_power_verified.leaderboard.memory import audit_memory, check_audit_memory, memory_budget, ranking_memory
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
+from llm_power_verified.repeats.means import model_means
 
 __all__ = [
     "RANKING_PROCEDURE",
@@ -302,7 +303,7 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: 
     size = order.size
     n = matrix.n_items
     # Per-column reductions then reordered (a column copy of the matrix in rank order would be K x N more memory).
-    means = matrix.scores.mean(axis=0)[order]
+    means = model_means(matrix)[order]
     if matrix.binary:
         low, high = wilson_interval(np.rint(means * n).astype(np.int64), n, alpha)
     else:
