@@ -32,7 +32,7 @@ GENERATION_PAIR_COLUMNS: tuple[Column, ...] = (
                 "gap_within_variance",
                 "per-generation noise of the difference, sigma_wA^2 + sigma_wB^2 (each the mean of its cells' s^2)",
                 3,
-                "sigma_w^2",
+                "sigma_wA^2+sigma_wB^2",
             ),
             (
                 "gap_between_variance",
@@ -76,7 +76,7 @@ GENERATION_PAIR_COLUMNS: tuple[Column, ...] = (
                 "clusters' design effect deff of the pair's differences: N delta^2 / ((z_(1-alpha/2) + z_power)^2 "
                 "(max(sigma_item^2, 0) + (deff - 1) variance)), where (deff - 1) variance is the between-cluster part "
                 "that more generations do not shrink (at the data's generations per item the same formula with "
-                "sigma_w^2 / K added gives q / deff); n/a without clusters",
+                "sigma_w^2 / K added gives q / deff where sigma_item^2 >= 0); n/a without clusters",
                 3,
                 "q clustered(K'=inf)",
             ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from llm_power_verified.contract.generation_columns import (
     CURVE_COLUMNS,
@@ -20,6 +21,7 @@ from llm_power_verified.io.generations import Generations
 from llm_power_verified.io.matrix import build_matrix
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import AuditSettings, audit_leaderboard, stream_audit
+from llm_power_verified.leaderboard.generations import clustered_curve
 from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.repeats.split import CURVE_GENERATIONS, pair_split, resolution_curve
 from llm_power_verified.report import read_audit_metadata, write
@@ -263,3 +265,54 @@ def test_the_dask_backend_gives_the_local_columns(monkeypatch):
         remote = audit_leaderboard(matrix, "all", n_resamples=0, backend=backend)
     pd.testing.assert_frame_equal(remote.pairs[PAIR_NAMES], local.pairs[PAIR_NAMES])
     assert remote.headline == local.headline
+
+
+def _clustered_raw(seed: int = 4, n_items: int = 200, n_clusters: int = 10) -> tuple[pd.DataFrame, list[str]]:
+    """Two models, 0/1 generations; model A has a per-cluster effect (a design effect well above 1)."""
+    rng = np.random.default_rng(seed)
+    cluster = np.arange(n_items) // (n_items // n_clusters)
+    effect = rng.normal(0.0, 0.8, n_clusters)[cluster]
+    item = rng.normal(0.0, 0.5, n_items)
+    rows = []
+    for i in range(n_items):
+        for m, logit in enumerate((item[i] + effect[i] + 0.3, item[i])):
+            p = 1.0 / (1.0 + np.exp(-logit))
+            rows += [(f"i{i:03d}", f"m{m}", g, float(rng.random() < p)) for g in range(8)]
+    return pd.DataFrame(rows, columns=["item", "model", "epoch", "score"]), [f"c{c}" for c in cluster]
+
+
+def test_with_clusters_the_q_limit_takes_the_design_effect():
+    raw, clusters = _clustered_raw()
+    audit = audit_leaderboard(matrix_of(raw, True, clusters), "all", n_resamples=0, n_cluster_resamples=0)
+    pair = audit.pairs.iloc[0]
+    assert pair["design_effect"] > 2, "the seed gives a clear cluster effect"
+    variance = pair["gap_between_variance"] + pair["gap_within_part"]
+    scale = 200 * pair["delta"] ** 2 / (norm.ppf(0.975) + norm.ppf(0.8)) ** 2
+    expected = scale / (max(pair["gap_between_variance"], 0.0) + (pair["design_effect"] - 1) * variance)
+    # 1e-12 relative: the same closed form through the generated resolution ratio (a few roundings apart).
+    np.testing.assert_allclose(pair["q_clustered_generations_inf"], expected, rtol=1e-12)
+    assert pair["q_clustered_generations_inf"] < pair["q_generations_inf"]
+    # At the data's 8 generations (sigma_item^2 >= 0 here) the clustered curve is q / deff; 1e-9 relative: the
+    # audit's q comes from z_Wald of the paired t, another route to the same variance.
+    assert pair["gap_between_variance"] > 0
+    at_data = clustered_curve(200, audit.pairs, 0.05, 0.8, (8,))[0, 0]
+    np.testing.assert_allclose(at_data, pair["q"] / pair["design_effect"], rtol=1e-9)
+    summary = audit.headline.generations
+    assert summary.design_effect_median == pair["design_effect"]
+    np.testing.assert_allclose(summary.q_limit_ratio, expected / at_data, rtol=1e-9)  # as above
+    independent = audit_leaderboard(matrix_of(raw, True), "all", n_resamples=0)
+    assert independent.pairs["q_clustered_generations_inf"].isna().all()
+    assert independent.headline.generations.design_effect_median is None
+
+
+def test_item_mean_differences_that_do_not_vary_while_generations_do_are_noted():
+    # Every item: A scores 1,0,1,0 and B 1,0,0,0, so every difference of item means is 0.25 (variance 0).
+    pattern = {"A": (1.0, 0.0, 1.0, 0.0), "B": (1.0, 0.0, 0.0, 0.0)}
+    raw = pd.DataFrame(
+        [(f"i{i}", m, g, s) for i in range(30) for m, scores in pattern.items() for g, s in enumerate(scores)],
+        columns=["item", "model", "epoch", "score"],
+    )
+    audit = audit_leaderboard(matrix_of(raw, True), "all", n_resamples=0)
+    assert audit.headline.generations.flat_gaps == 1
+    note = next(note for note in audit.notes if "do not vary although their generations do" in note)
+    assert note.startswith("1 of 1 reported pairs") and "more items are needed" in note

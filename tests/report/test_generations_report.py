@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -16,7 +17,7 @@ from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.leaderboard.summaries import GenerationSummary
 from llm_power_verified.report import render
-from llm_power_verified.report.generations import generations_line, generations_section
+from llm_power_verified.report.generations import _model_table, generations_line, generations_section
 from llm_power_verified.report.headline import headline
 from llm_power_verified.report.schemas import SCHEMA_FILES
 from tests.leaderboard.test_generations import matrix_of, raw_generations
@@ -70,6 +71,15 @@ def test_the_headline_words_each_case():
         "; 2 of 3 adjacent gaps stay unresolved however many generations (q at unlimited "
         "generations < 1): only more items resolve them."
     )
+    one = generations_line(_summary(adjacent_beyond_generations=1), 3)
+    assert one.endswith(
+        "; 1 of 3 adjacent gaps stays unresolved however many generations (q at unlimited "
+        "generations < 1): only more items resolve it."
+    )
+    clustered = generations_line(_summary(design_effect_median=9.81, q_limit_ratio=1.08), 3)
+    assert "but with the clusters' design effect (median 9.81) the between-cluster part does not shrink" in clustered
+    assert "q would be at most 1.08 times today's clustered q" in clustered
+    assert "1 / (1 - share)" not in clustered
     over = generations_line(_summary(adjacent_share_median=1.2, adjacent_share_high=1.3, q_limit_ratio=float("inf")), 3)
     assert "is all of the variance of the adjacent gaps at the median (estimated share 120%; 8%-130%" in over
     assert "sets no limit" in over
@@ -174,3 +184,53 @@ def test_negative_item_parts_and_clusters_validate_and_are_named():
     text = render(audit, "table", width=300)
     named = next(line for line in text.splitlines() if line.startswith("Negative item variance"))
     assert all(f"{a} vs {b}" in named for a, b in zip(negative["model_a"], negative["model_b"], strict=True))
+
+
+def test_the_n_lines_say_at_how_many_generations_and_point_at_plan_repeats():
+    raw = raw_generations(3, True, False)
+    audit = audit_leaderboard(matrix_of(raw, True), "all", n_resamples=0, min_effect=0.05)
+    lines = [line for line in headline(audit) if line.startswith("N that would resolve")]
+    assert len(lines) == 2
+    for line in lines:
+        assert line.endswith(", at 5 epochs per item (`plan repeats` trades items against generations per item).")
+
+
+def test_the_checklist_says_the_n_star_interval_is_for_binary_scores_when_graded_with_resamples():
+    audit = audit_leaderboard(matrix_of(raw_generations(3, True, False, n_items=60, n_models=2), True), n_resamples=50)
+    text = render(audit, "table", width=300)
+    line = next(line for line in text.splitlines() if line.startswith("N* CI: "))
+    assert line.startswith("N* CI: computed for 0/1 scores only (graded scores: the B = 50 paired bootstrap gives")
+    assert "not computed" not in line
+
+
+def test_a_negative_between_part_is_not_listed_as_resolvable_by_generations():
+    # An A/A-like pair: the same item probabilities for both models, few generations, a small gap.
+    rng = np.random.default_rng(6)
+    p = rng.beta(2, 2, 80)
+    raw = pd.DataFrame(
+        [(f"i{i}", m, g, float(rng.random() < p[i])) for i in range(80) for m in ("A", "B") for g in range(2)],
+        columns=["item", "model", "epoch", "score"],
+    )
+    audit = audit_leaderboard(matrix_of(raw, True), n_resamples=0)
+    pair = audit.pairs.iloc[0]
+    assert pair["gap_between_variance"] < 0 and pair["q"] < 1, "the seed gives a negative between part"
+    lines = generations_section(audit, {}, "", False)
+    assert not any(line.startswith("More generations per item alone could resolve") for line in lines)
+    unknown = next(line for line in lines if line.startswith("Between part estimated negative"))
+    assert "not distinguishable from 0" in unknown and f"{pair['model_a']} vs {pair['model_b']}" in unknown
+
+
+def test_a_model_share_above_one_is_explained():
+    summary = audit_leaderboard(matrix_of(raw_generations(3, True, False), True), n_resamples=0).headline.generations
+    model = next(iter(summary.models))
+    over = dataclasses.replace(summary.models[model], generation_share=2.7, between_variance=-0.01)
+    changed = dataclasses.replace(summary, models={**summary.models, model: over})
+    lines = _model_table(changed, {}, False)
+    assert lines[1].startswith(f"A generation share above 1 ({model}): sigma_b^2 is estimated negative, not dist")
+
+
+def test_the_schema_describes_every_key_of_the_generations_summary():
+    properties = SCHEMA["properties"]["generations"]["properties"]
+    assert all(entry.get("description") for entry in properties.values()), properties
+    model = properties["models"]["additionalProperties"]["properties"]
+    assert all(entry.get("description") for entry in model.values()), model
