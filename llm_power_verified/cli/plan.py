@@ -267,6 +267,7 @@ def _tradeoff(table) -> str:
 
 def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]:
     from llm_power_verified.plan import plan_leaderboard
+    from llm_power_verified.plan.figures import generations_per_item
 
     figures, input_notes = _audit(arguments)
     min_effect, whose_delta = report_min_effect(arguments.min_effect, figures.min_effect, arguments.source == "report")
@@ -276,7 +277,8 @@ def _leaderboard(arguments, rho: float | None) -> tuple[dict, list[str], object]
         f"adjacent pairs among the top {plan.top}: a family of {plan.family_size}, correction "
         f"{plan.correction}{whose}, "
         f"level {plan.level:.4g} ({plan.level_reason})",
-        f"benchmark now: {plan.n_items:,} items",
+        f"benchmark now: {plan.n_items:,} items"
+        + (f", {generations_per_item(figures.generations)}" if figures.generations else ""),
     ]
     lines += scenario_lines(plan, rho)
     if plan.min_effect is not None:

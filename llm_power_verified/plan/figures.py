@@ -18,7 +18,7 @@ from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
 from llm_power_verified.results import Result
 
-__all__ = ["AuditFigures"]
+__all__ = ["AuditFigures", "generations_note"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -57,6 +57,9 @@ class AuditFigures(Result):
         for a per-item audit and a saved JSON report (whose plan does not read them: it is at the printed values).
     min_effect : float or None
         The audit's own ``--min-effect`` (a saved report's ``settings.min_effect``), when it had one.
+    generations : tuple of (str, int, int) or None
+        With several generations per item (each item's score the mean of its generations): what one is called
+        ("epoch", ...) and the fewest and the most of a cell; every N planned holds at that many per item.
     """
 
     pairs: pd.DataFrame
@@ -73,6 +76,7 @@ class AuditFigures(Result):
     weighted_cluster_size: float | None = None
     counts: pd.DataFrame | None = None
     min_effect: float | None = None
+    generations: tuple[str, int, int] | None = None
 
     @classmethod
     def of(cls, audit: AuditResult | AccuracyAudit | AuditFigures) -> AuditFigures:
@@ -103,7 +107,7 @@ class AuditFigures(Result):
                 counts=audit.ranking[["accuracy", "count_low", "count_high", "consistent"]],
             )
         if isinstance(audit, AuditResult):
-            clusters = audit.clusters
+            clusters, generations = audit.clusters, audit.matrix.generations
             return cls(
                 audit.pairs,
                 len(audit.ranking),
@@ -117,7 +121,41 @@ class AuditFigures(Result):
                 audit.matrix.binary,
                 audit.correction,
                 None if clusters is None else clusters.weighted_cluster_size,
+                generations=None if generations is None else (generations.label, *generations.count_range),
             )
         raise ArgumentError(
             f"audit must be an AuditResult, an AccuracyAudit or AuditFigures; got {type(audit).__name__}"
         )
+
+
+def generations_per_item(generations: tuple[str, int, int]) -> str:
+    """The generations per item in words: "5 epochs per item", or "3 to 5 epochs per item" when the cells differ."""
+    label, fewest, most = generations
+    return f"{fewest if fewest == most else f'{fewest} to {most}'} {label}s per item"
+
+
+def generations_note(generations: tuple[str, int, int]) -> str:
+    """The plan's note on an audit whose items are means of several generations: where its N holds, what trades.
+
+    Parameters
+    ----------
+    generations : tuple of (str, int, int)
+        What one generation is called and the fewest and the most of a cell (``AuditFigures.generations``).
+
+    Returns
+    -------
+    str
+        The note: every N holds at the data's generations per item; ``plan repeats`` trades items against them.
+
+    Examples
+    --------
+    >>> generations_note(("epoch", 5, 5))[:60]
+    'every N here holds at 5 epochs per item (each item scored by'
+    """
+    label = generations[0]
+    return (
+        f"every N here holds at {generations_per_item(generations)} (each item scored by the mean of its {label}s, "
+        f"as in the data): more or fewer {label}s per item change each item's variance and so the N; "
+        f"llm-power-verified plan repeats, on the per-item input read with its {label}s, trades items against "
+        f"{label}s per item"
+    )

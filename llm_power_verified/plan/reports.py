@@ -169,6 +169,7 @@ def read_audit_report(path: str | Path) -> AuditFigures:
         correction=correction,
         weighted_cluster_size=weighted_size,
         min_effect=_min_effect(document, source, _WRITER[schema]),
+        generations=None if summary else _generations(document, source, _WRITER[schema]),
     )
     check_report_figures(
         frame,
@@ -299,6 +300,30 @@ def _min_effect(document: dict, source: str, writer: str) -> float | None:
             f"the report is damaged or was edited: write it again with {writer}"
         )
     return number
+
+
+def _generations(document: dict, source: str, writer: str) -> tuple[str, int, int] | None:
+    """A report's ``generations`` summary as (label, fewest, most), or None: the report's items had one score each.
+
+    Every N planned from the report holds at its generations per item, so the plan says it; a summary without its
+    label or counts is refused like every other damaged figure.
+    """
+    block = document.get("generations")
+    if block is None:
+        return None
+    edited = f"the report is damaged or was edited: write it again with {writer}"
+    if not isinstance(block, dict):
+        raise InputError(f"{source}: generations must be an object (the summary of the generations read); {edited}")
+    label = block.get("label")
+    if not isinstance(label, str) or not label:
+        raise InputError(f"{source}: generations.label {label!r} is not what one generation is called; {edited}")
+    low, high = block.get("count_low"), block.get("count_high")
+    for key, value in (("count_low", low), ("count_high", high)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+            raise InputError(f"{source}: generations.{key} {value!r} is not a count of generations (>= 2); {edited}")
+    if low > high:
+        raise InputError(f"{source}: generations.count_low {low} exceeds count_high {high}; {edited}")
+    return label, low, high
 
 
 def _flag(document: dict, path: tuple[str, ...], source: str) -> bool:

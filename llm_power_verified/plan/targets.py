@@ -30,7 +30,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.leaderboard.accuracies import AccuracyAudit
 from llm_power_verified.leaderboard.audit import AuditResult
-from llm_power_verified.plan.figures import AuditFigures
+from llm_power_verified.plan.figures import AuditFigures, generations_note
 from llm_power_verified.plan.min_effect import MIN_EFFECT_NOTES, min_effect_columns, summarize_min_effect, whole_items
 from llm_power_verified.plan.printed_counts import ACCURACIES_NOTES, accuracy_scenarios, printed_boxes
 from llm_power_verified.power.sample_size import paired_difference_variance, required_n_paired_binary
@@ -383,6 +383,8 @@ def plan_leaderboard(
     ]
     if accuracies:
         notes = [ACCURACIES_NOTES[boxes is not None]]
+    if figures.generations is not None:
+        notes.append(generations_note(figures.generations))
     effect = None
     if min_effect is not None:
         found = min_effect_columns(

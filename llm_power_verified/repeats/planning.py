@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import chi2
 
 from llm_power_verified._generated import repeats as _repeats
 from llm_power_verified._validation import check_alpha_power, check_scalar
@@ -318,8 +319,6 @@ def pilot_variance_range(items: int, confidence: float = 0.95) -> tuple[float, f
     >>> [round(value, 3) for value in pilot_variance_range(10)]
     [0.473, 3.333]
     """
-    from scipy.stats import chi2
-
     items = int(check_scalar("items", items, low=2, integer=True))
     confidence = check_scalar("confidence", confidence, low=0, high=1, low_open=True, high_open=True)
     df = items - 1
