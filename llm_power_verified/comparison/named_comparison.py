@@ -25,6 +25,7 @@ import numpy as np
 
 from llm_power_verified.comparison.anytime import anytime_interval
 from llm_power_verified.comparison.clustered import cluster_note, cluster_robust
+from llm_power_verified.comparison.generations import flat_item_means, generation_fields, generation_notes
 from llm_power_verified.comparison.planning import power_and_n_binary, power_and_n_graded
 from llm_power_verified.comparison.verdict_rules import check_margin, margins, verdict
 from llm_power_verified.contract.documents import COMPARE_RECORD
@@ -83,6 +84,16 @@ class Comparison(Result):
     target_power: float
     power_at_observed_gap: float | None
     n_to_decide: float | None
+    generations_per_item: float | None
+    gap_within_part: float | None
+    gap_between_variance: float | None
+    generation_share: float | None
+    q_generations_1: float | None
+    q_generations_2: float | None
+    q_generations_5: float | None
+    q_generations_10: float | None
+    q_generations_20: float | None
+    q_generations_inf: float | None
     n_resamples: int | None
     seed: int | None
     decided_at: int | None
@@ -307,6 +318,10 @@ def compare(
             kind, method, candidate_scores, baseline_scores, test, margin, alpha, n_resamples, seed
         )
     outcome = verdict(test, margin, low, high)
+    split = generation_fields(matrix, candidate, baseline, test, margin, alpha, power)
+    if flat_item_means(split, sd):  # a zero-width interval from item means that agree by chance: shows nothing
+        outcome, decided_at = "inconclusive", None
+    notes.extend(generation_notes(split, matrix.clusters is not None, sd))
     power_at = decisive = None
     if outcome == "inconclusive" and not anytime:  # reported for an inconclusive verdict only (observed power)
         spread = se * math.sqrt(n) if method == "cluster" else sd  # cluster: the effective sd of the differences
@@ -342,6 +357,7 @@ def compare(
         target_power=float(power),
         power_at_observed_gap=_defined(power_at),
         n_to_decide=_defined(decisive),
+        **split,
         n_resamples=int(n_resamples) if bootstrap else None,
         seed=int(seed) if bootstrap else None,
         decided_at=decided_at,

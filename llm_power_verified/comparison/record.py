@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from llm_power_verified.comparison.generations import CURVE_FIELDS, flat_item_means
 from llm_power_verified.comparison.planning import decision_direction
 from llm_power_verified.comparison.verdict_rules import exit_code
 from llm_power_verified.contract.documents import COMPARE_RECORD, COMPARE_SCHEMA_ID
@@ -109,6 +110,11 @@ def verdict_sentence(result) -> str:
         "PASS: shown that ...", "FAIL: shown that ..." or "INCONCLUSIVE: ...".
     """
     m = exact(result.margin)
+    if result.verdict == "inconclusive" and flat_item_means(result.to_dict(), result.sd_difference):
+        return (
+            "INCONCLUSIVE: the item-mean differences do not vary although the generations do: the zero-width interval "
+            "rests on item means that agree by chance; more items are needed"
+        )
     if result.verdict != "inconclusive":
         shown = _SHOWN[(result.test, result.verdict)].format(m=m)
         return f"{result.verdict.upper()}: shown that " + shown.replace(" by more than 0 (", " (")
@@ -166,18 +172,60 @@ def _lines(result, name) -> list[tuple[str, str]]:
         )
     if result.anytime:
         rows.append(("decided", "not yet" if result.decided_at is None else f"at item {result.decided_at:,}"))
+    rows += _generation_rows(result)
     rows.append(("verdict", verdict_sentence(result)))
     if result.verdict == "inconclusive" and not result.anytime:
         rows.append(("to decide", _to_decide(result)))
     return rows
 
 
+def _generations(count: float) -> str:
+    return f"{count:g}" if count == round(count) else f"{count:.3g} (mean)"
+
+
+def _generation_rows(result) -> list[tuple[str, str]]:
+    """The split of the gap's noise and the q curve, for items with several generations each (none otherwise)."""
+    if result.generations_per_item is None:
+        return []
+    share = result.generation_share
+    shown = "n/a (the differences do not vary)" if share is None else f"{share:.1%}"
+    split = (
+        f"{_generations(result.generations_per_item)} generations per item; variance of the per-item difference = "
+        f"between part {result.gap_between_variance:.4g} (only more items shrink it) + within part "
+        f"{result.gap_within_part:.4g} (sigma_wA^2/K_A + sigma_wB^2/K_B: more generations shrink it); generation "
+        f"share {shown}"
+    )
+    values = [getattr(result, name) for name in CURVE_FIELDS]
+    if all(value is None for value in values[:-1]) and result.target_power <= 2 * result.alpha:
+        return [("generations", split)]
+    labels = [name.removeprefix("q_generations_") for name in CURVE_FIELDS]
+    curve = ", ".join(
+        f"{label}: {'inf' if value is None else f'{value:.3g}'}" for label, value in zip(labels, values, strict=True)
+    )
+    return [
+        ("generations", split),
+        (
+            "q by K'",
+            f"{curve} (K' generations per item; q >= 1: the N = {result.n_items:,} items at K' reach power "
+            f"{result.target_power:g} for the decision the gap points to; N / q items are needed at K'; "
+            "llm-power-verified plan repeats trades items against generations at a cost)",
+        ),
+    ]
+
+
 def _to_decide(result) -> str:
     """What an inconclusive comparison would need, if the observed values were the truth (observed power)."""
     direction = decision_direction(result.test, result.margin, result.difference)
+    if flat_item_means(result.to_dict(), result.sd_difference):
+        return "more items: the spread of the item-mean differences is not estimated (see the q curve above)"
     if direction is None or result.power_at_observed_gap is None:
         return "the observed gap sits on a boundary (or does not vary): no N decides it"
     needed = "no N reaches it" if result.n_to_decide is None else f"N = {math.ceil(result.n_to_decide):,} items"
+    if result.generations_per_item is not None and result.n_to_decide is not None:
+        needed += (
+            f" at {_generations(result.generations_per_item)} generations per item, as in the data (llm-power-verified"
+            " plan repeats trades items against generations)"
+        )
     return (
         f"the observed gap points to {direction[0]}; if the observed values were the truth, N = {result.n_items:,} "
         f"would reach it with probability {result.power_at_observed_gap:.3f} (observed power: it restates the "

@@ -174,6 +174,42 @@ COMPARE_RECORD = (
         "assumption (unrounded); null otherwise, or when no N reaches it",
         nullable=True,
     ),
+    *(
+        Field(name, "float", meaning + " (null: the items have one score each)", nullable=True)
+        for name, meaning in (
+            ("generations_per_item", "the mean number of generations per item of the two models"),
+            (
+                "gap_within_part",
+                "the generation-noise part of the variance of the per-item difference of item means, "
+                "mean_i(s_Ai^2 / K_Ai) + mean_i(s_Bi^2 / K_Bi): more generations per item shrink it",
+            ),
+            (
+                "gap_between_variance",
+                "sigma_item^2, the variance of the per-item differences minus gap_within_part (method of moments; "
+                "negative estimates as they are): only more items shrink it",
+            ),
+            (
+                "generation_share",
+                "gap_within_part / the variance of the per-item differences: the share of the gap's noise more "
+                "generations per item could remove (above 1 when gap_between_variance < 0; null also where the "
+                "differences do not vary)",
+            ),
+        )
+    ),
+    *(
+        Field(
+            f"q_generations_{label}",
+            "float",
+            f"q at {label} generations per item of both models (inf: unlimited) for the decision the observed gap "
+            "points to (as n_to_decide): N g^2 / ((z_(1-alpha) + z_power)^2 (max(sigma_item^2, 0) + "
+            "(sigma_wA^2 + sigma_wB^2) / K')), g the gap's distance from that decision's boundary (equivalence's "
+            "pass: the nearer one); q >= 1: the N items at K' reach target_power (normal approximation), N / q "
+            "items are needed at K'; null: the items have one score each, q is infinite (no variance left at K') "
+            "or target_power <= 2 alpha",
+            nullable=True,
+        )
+        for label in ("1", "2", "5", "10", "20", "inf")
+    ),
     Field("n_resamples", "int", "bootstrap resamples (null: no bootstrap)", minimum=1, nullable=True),
     Field("seed", "int", "seed of the bootstrap (null: no bootstrap)", minimum=0, nullable=True),
     Field("decided_at", "int", "anytime: the item at which the verdict was reached (null: not decided)", nullable=True),
