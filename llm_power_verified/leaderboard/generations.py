@@ -172,7 +172,8 @@ class GenerationColumns:
             notes.append(
                 f"{self.flat_gaps:,} of {self._start:,} reported pairs have item-mean differences that do not vary "
                 "although their generations do (gap variance 0, within part > 0): the paired t has variance 0, so its "
-                "p = 0 and q = inf rest on item means that agree by chance; more items are needed"
+                "p and q (p = 0 and q = inf where the gap is not 0) rest on item means that agree by chance; more "
+                "items are needed"
             )
         return notes
 

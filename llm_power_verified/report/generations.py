@@ -210,6 +210,13 @@ def generations_section(audit, keys: dict[str, str], head: str, markdown: bool) 
             f"sigma_wB^2 estimated from these data; {clusters}):",
             *_pair_lines(adjacent, keys, facts, markdown),
         ]
+    within = pairs["gap_within_part"].to_numpy(dtype=float)
+    flat = pairs[(pairs["gap_between_variance"].to_numpy(dtype=float) + within == 0) & (within > 0)]
+    if len(flat):  # a streamed audit keeps the adjacent rows: the note counts them all
+        lines.append(
+            f"Item-mean differences that do not vary although the generations do: {_named(flat, keys)} (the paired "
+            "t has variance 0; its p and q rest on item means that agree by chance: more items are needed)."
+        )
     negative = pairs[pairs["gap_between_variance"].to_numpy(dtype=float) < 0]
     if summary.negative_between:
         listed = "" if not len(negative) else f": {_named(negative, keys)}"

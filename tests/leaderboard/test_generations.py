@@ -25,6 +25,7 @@ from llm_power_verified.leaderboard.generations import clustered_curve
 from llm_power_verified.leaderboard.request import AuditRequest
 from llm_power_verified.repeats.split import CURVE_GENERATIONS, pair_split, resolution_curve
 from llm_power_verified.report import read_audit_metadata, write
+from llm_power_verified.report.generations import generations_section
 
 PAIR_NAMES = [item.name for item in GENERATION_PAIR_COLUMNS]
 MODEL_NAMES = [item.name for item in GENERATION_MODEL_COLUMNS]
@@ -316,3 +317,8 @@ def test_item_mean_differences_that_do_not_vary_while_generations_do_are_noted()
     assert audit.headline.generations.flat_gaps == 1
     note = next(note for note in audit.notes if "do not vary although their generations do" in note)
     assert note.startswith("1 of 1 reported pairs") and "more items are needed" in note
+    section = generations_section(audit, {}, "", False)
+    assert any(
+        line.startswith("Item-mean differences that do not vary although the generations do: A vs B")
+        for line in section
+    )
