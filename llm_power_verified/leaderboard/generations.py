@@ -156,6 +156,8 @@ class GenerationColumns:
             within_variance=float(split.within_variance[index]),
             between_variance=float(split.between_variance[index]),
             generation_share=share if np.isfinite(share) else None,
+            within_part=float(split.within_part[index]),
+            item_mean_variance=float(split.item_mean_variance[index]),
         )
 
     def notes(self) -> list[str]:

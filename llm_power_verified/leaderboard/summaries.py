@@ -133,7 +133,12 @@ class ModelGenerations(Result):
     between_variance : float
         sigma_b^2 = the variance of the item means - mean_i(s_i^2 / K_i); may be negative (reported as it is).
     generation_share : float or None
-        mean_i(s_i^2 / K_i) / the variance of the item means (None where the item means do not vary).
+        within_part / item_mean_variance (None where the item means do not vary); above 1 where between_variance is
+        negative (not distinguishable from 0).
+    within_part : float
+        mean_i(s_i^2 / K_i): the generation-noise part of the variance of the item means.
+    item_mean_variance : float
+        The sample variance (divisor N - 1) of the item means: within_part + between_variance.
     """
 
     generations: float
@@ -142,6 +147,8 @@ class ModelGenerations(Result):
     within_variance: float
     between_variance: float
     generation_share: float | None
+    within_part: float
+    item_mean_variance: float
 
 
 @dataclass(frozen=True, repr=False)

@@ -234,3 +234,12 @@ def test_the_schema_describes_every_key_of_the_generations_summary():
     assert all(entry.get("description") for entry in properties.values()), properties
     model = properties["models"]["additionalProperties"]["properties"]
     assert all(entry.get("description") for entry in model.values()), model
+    assert {"within_part", "item_mean_variance"} <= set(model)
+
+
+def test_the_json_models_carry_the_whole_split(audit):
+    models = json.loads(render(audit, "json"))["generations"]["models"]
+    for split in models.values():
+        # 1e-12 relative: item_mean_variance is computed directly (ddof 1), the sum from the split's two parts.
+        total = split["within_part"] + split["between_variance"]
+        np.testing.assert_allclose(split["item_mean_variance"], total, rtol=1e-12)
