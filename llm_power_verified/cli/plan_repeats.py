@@ -280,6 +280,12 @@ def _plan_row(arguments, row: dict) -> dict:
     )
     found = plan.to_dict()
     found["table"] = plan.table.to_dict(orient="records")
+    if row.get("gap_variance") == 0 and row["within_variance"] > 0:
+        found["notes"] = [
+            "the pilot's item-mean differences do not vary (variance 0) although its generations do: their agreement "
+            "is chance on these items, so the plan rests on the generation noise alone; a pilot with more items tells",
+            *found["notes"],
+        ]
     return {**row, **found}
 
 

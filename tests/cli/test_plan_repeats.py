@@ -156,6 +156,8 @@ def test_a_tied_pilot_pair_says_no_n_resolves_it(tmp_path):
     ]["pairs"]
     assert entry["gap_variance"] == 0 and entry["between_variance"] == -entry["within_part"] < 0
     assert any("estimated negative, not distinguishable from 0" in note for note in entry["notes"])
+    # ... and the plan says that the pilot's item means agree by chance while its generations vary (not in silence).
+    assert entry["notes"][0].startswith("the pilot's item-mean differences do not vary (variance 0) although its")
 
 
 def test_a_pilot_pair_whose_differences_do_not_vary_is_not_planned(tmp_path):
