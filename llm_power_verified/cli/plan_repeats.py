@@ -228,11 +228,13 @@ def _few_items(items: int) -> list[str]:
     from llm_power_verified.repeats.planning import pilot_variance_range
 
     if items < MIN_PILOT_ITEMS:
-        low, high = pilot_variance_range(max(items, 2))
+        spread = "no variance across items to plan on"
+        if items == 2:
+            low, high = pilot_variance_range(items)
+            spread = f"variances on 1 degree of freedom (the true one {low:.2g} to {high:,.0f} times the estimate, 95%)"
         raise CommandError(
-            f"INPUT: the pilot has {items} item{'s' if items != 1 else ''}; its variances would rest on "
-            f"{max(items - 1, 0)} degree of freedom (the true one anywhere from {low:.2g} to {high:,.0f} times the "
-            f"estimate, 95%): a pilot needs at least {MIN_PILOT_ITEMS} items ({FEW_PILOT_ITEMS} or more to plan on)"
+            f"INPUT: the pilot has {items} item{'s' if items != 1 else ''}, so {spread}: a pilot needs at least "
+            f"{MIN_PILOT_ITEMS} items ({FEW_PILOT_ITEMS} or more to plan on)"
         )
     if items >= FEW_PILOT_ITEMS:
         return []

@@ -284,6 +284,9 @@ def test_a_pilot_of_two_items_is_refused_and_one_under_ten_items_is_caveated(tmp
     (tmp_path / "two").mkdir()
     refusal = _refused(["plan", "repeats", _pilot(tmp_path / "two", items=2), "--repeat-column", "epoch"])
     assert "the pilot has 2 items" in refusal and "1 degree of freedom" in refusal and "at least 3 items" in refusal
+    (tmp_path / "one").mkdir()
+    refusal = _refused(["plan", "repeats", _pilot(tmp_path / "one", items=1), "--repeat-column", "epoch"])
+    assert "the pilot has 1 item, so no variance across items to plan on: a pilot needs at least 3 items" in refusal
     status, out, err = _cli(["plan", "repeats", _pilot(tmp_path, items=6), "--repeat-column", "epoch"])
     assert (status, err) == (0, ""), err
     # chi-square 95% interval on 5 degrees of freedom: 5 / qchisq(0.975, 5) = 0.3896, 5 / qchisq(0.025, 5) = 6.015
