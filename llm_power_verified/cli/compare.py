@@ -39,7 +39,9 @@ def add_parser(commands) -> None:
             "non-inferiority d > -m, equivalence -m < d < m), fail when none of it does, inconclusive otherwise "
             "(then the report gives the N that would decide, with the observed values taken as the truth).  0/1 "
             "scores: Tango's score interval and tests; graded: the paired t; either: the paired bootstrap, or with "
-            "clusters the cluster-robust t (--method cluster)."
+            "clusters the cluster-robust t (--method cluster).  With several generations per item (--repeat-column, "
+            "--repeat-pattern, --epochs all) the test runs on the item means and the report adds the split of the "
+            "gap's noise (between items, within items) and q at K' generations per item."
         ),
         epilog=INPUT_RULES + "\n\n" + EXIT_STATUS,
         formatter_class=HelpFormatter,

@@ -110,7 +110,7 @@ def generation_fields(matrix, candidate: str, baseline: str, test: str, margin: 
     return {**values, **{name: _finite(value) for name, value in zip(CURVE_FIELDS, curve, strict=True)}}
 
 
-def flat_item_means(fields: dict, sd_difference: float) -> bool:
+def flat_item_means(fields: dict, sd_difference: float, anytime: bool = False) -> bool:
     """Whether the item-mean differences do not vary (sd 0) although the generations do (a within part > 0).
 
     Parameters
@@ -119,17 +119,20 @@ def flat_item_means(fields: dict, sd_difference: float) -> bool:
         :func:`generation_fields`' values.
     sd_difference : float
         The standard deviation of the item-mean differences.
+    anytime : bool, default False
+        The anytime variant, whose betting confidence sequence does not shrink to a point on such data (it is
+        valid for any bounded differences): never flat.
 
     Returns
     -------
     bool
-        True for such a pair: its zero-width interval shows nothing.
+        True for such a fixed-N comparison: its zero-width interval shows nothing.
     """
     within = fields["gap_within_part"]
-    return within is not None and within > 0 and sd_difference == 0
+    return not anytime and within is not None and within > 0 and sd_difference == 0
 
 
-def generation_notes(fields: dict, clustered: bool, sd_difference: float) -> list[str]:
+def generation_notes(fields: dict, clustered: bool, sd_difference: float, anytime: bool) -> list[str]:
     """The notes of a pair with generations: a flat pair's reason, the clusters the curve does not see.
 
     Parameters
@@ -140,6 +143,8 @@ def generation_notes(fields: dict, clustered: bool, sd_difference: float) -> lis
         Whether the items have clusters.
     sd_difference : float
         The standard deviation of the item-mean differences.
+    anytime : bool
+        The anytime variant (:func:`flat_item_means`).
 
     Returns
     -------
@@ -149,7 +154,7 @@ def generation_notes(fields: dict, clustered: bool, sd_difference: float) -> lis
     if fields["gap_within_part"] is None:
         return []
     notes = []
-    if flat_item_means(fields, sd_difference):
+    if flat_item_means(fields, sd_difference, anytime):
         notes.append(
             "the item-mean differences do not vary (sd 0) although the generations do (within part "
             f"{fields['gap_within_part']:.4g}): the zero-width interval rests on item means that agree by chance, so "

@@ -319,9 +319,9 @@ def compare(
         )
     outcome = verdict(test, margin, low, high)
     split = generation_fields(matrix, candidate, baseline, test, margin, alpha, power)
-    if flat_item_means(split, sd):  # a zero-width interval from item means that agree by chance: shows nothing
-        outcome, decided_at = "inconclusive", None
-    notes.extend(generation_notes(split, matrix.clusters is not None, sd))
+    if flat_item_means(split, sd, anytime):  # a zero-width interval from item means that agree by chance
+        outcome = "inconclusive"
+    notes.extend(generation_notes(split, matrix.clusters is not None, sd, anytime))
     power_at = decisive = None
     if outcome == "inconclusive" and not anytime:  # reported for an inconclusive verdict only (observed power)
         spread = se * math.sqrt(n) if method == "cluster" else sd  # cluster: the effective sd of the differences

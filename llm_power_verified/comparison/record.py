@@ -110,7 +110,7 @@ def verdict_sentence(result) -> str:
         "PASS: shown that ...", "FAIL: shown that ..." or "INCONCLUSIVE: ...".
     """
     m = exact(result.margin)
-    if result.verdict == "inconclusive" and flat_item_means(result.to_dict(), result.sd_difference):
+    if result.verdict == "inconclusive" and flat_item_means(result.to_dict(), result.sd_difference, result.anytime):
         return (
             "INCONCLUSIVE: the item-mean differences do not vary although the generations do: the zero-width interval "
             "rests on item means that agree by chance; more items are needed"
@@ -216,7 +216,7 @@ def _generation_rows(result) -> list[tuple[str, str]]:
 def _to_decide(result) -> str:
     """What an inconclusive comparison would need, if the observed values were the truth (observed power)."""
     direction = decision_direction(result.test, result.margin, result.difference)
-    if flat_item_means(result.to_dict(), result.sd_difference):
+    if flat_item_means(result.to_dict(), result.sd_difference, result.anytime):
         return "more items: the spread of the item-mean differences is not estimated (see the q curve above)"
     if direction is None or result.power_at_observed_gap is None:
         return "the observed gap sits on a boundary (or does not vary): no N decides it"

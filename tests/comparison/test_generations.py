@@ -135,6 +135,15 @@ def test_item_means_that_agree_while_generations_vary_are_inconclusive(tmp_path,
     assert result.q_generations_inf is None  # infinite: no variance left; the JSON writes null
 
 
+def test_the_anytime_sequence_keeps_its_own_verdict_on_such_a_pair(tmp_path):
+    """The betting sequence is valid for any bounded differences and does not shrink to a point: no override."""
+    matrix = read_scores([_write(tmp_path, _flat_table())], repeat_column="epoch")
+    result = compare(matrix, "base", "cand", anytime=True)
+    assert result.interval_low < 0.25 < result.interval_high
+    assert not any("agree by chance" in note for note in result.notes)
+    assert "zero-width" not in report(result)
+
+
 def test_the_same_pair_without_generations_still_passes_on_its_point_interval():
     """The rule needs generations that vary: plain scores with one difference everywhere keep their verdict."""
     matrix = from_array(np.column_stack([np.full(30, 0.5), np.full(30, 0.75)]), models=["base", "cand"])
