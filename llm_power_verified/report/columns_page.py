@@ -8,6 +8,8 @@ beside the JSON schemas.
 from __future__ import annotations
 
 from llm_power_verified.contract import COMPOSITES, MODEL_COLUMNS, WHEN, Column, model_columns, pair_columns
+from llm_power_verified.leaderboard.summaries import GenerationSummary, ModelGenerations
+from llm_power_verified.report.result_docs import attribute_descriptions
 
 __all__ = ["columns_page"]
 
@@ -99,4 +101,21 @@ def columns_page(header: str = "GENERATED from llm_power_verified/contract; do n
             f"- ``{item.name}`` ({_rst(item.header)}; from {', '.join(f'``{part}``' for part in item.parts)}): "
             f"{_rst(item.meaning)}"
         )
+    lines += ["", *_generations_summary()]
     return "\n".join(lines) + "\n"
+
+
+def _generations_summary() -> list[str]:
+    """The keys of the JSON report's ``generations`` summary (several generations per item), as their classes say."""
+    title = "The generations summary of a JSON report"
+    lines = [
+        title,
+        "-" * len(title),
+        "",
+        f"Present {_rst(WHEN['generations'])}; ``models`` maps each model to the keys of the second list.",
+        "",
+    ]
+    for cls in (GenerationSummary, ModelGenerations):
+        lines += [f"- ``{name}``: {_rst(text)}" for name, text in attribute_descriptions(cls).items()]
+        lines.append("")
+    return lines[:-1]

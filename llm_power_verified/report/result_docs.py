@@ -26,7 +26,8 @@ def attribute_descriptions(cls) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Field name -> description ({} without an ``Attributes`` section); names documented together share one.
+        Field name -> description ({} without an ``Attributes`` section), in the JSON report's words (``name`` as
+        name, None as null); names documented together share one.
 
     Examples
     --------
@@ -55,4 +56,9 @@ def attribute_descriptions(cls) -> dict[str, str]:
             texts[names].append(line.strip())
         elif line:
             break  # the next section
-    return {name: " ".join(words) for group, words in texts.items() for name in group}
+    return {name: _as_json(" ".join(words)) for group, words in texts.items() for name in group}
+
+
+def _as_json(text: str) -> str:
+    """A description in the JSON report's words: ``name`` as name, None as null."""
+    return re.sub(r"\bNone\b", "null", text.replace("``", ""))
