@@ -27,6 +27,7 @@ import pytest
 from scipy import stats
 
 from llm_power_verified.cli import main
+from llm_power_verified.comparison.generations import SPLIT_FIELDS
 from llm_power_verified.io import read_scores
 from llm_power_verified.repeats.split import model_split, pair_split
 
@@ -100,6 +101,13 @@ def _projected(report, like):
     return report
 
 
+def _same_but_the_split(repeated: dict, means: dict) -> None:
+    """The compare records agree but for the split, which only the repeated record has (the item means carry none)."""
+    assert _without(repeated, "inputs", "notes", *SPLIT_FIELDS) == _without(means, "inputs", "notes", *SPLIT_FIELDS)
+    assert all(repeated[field] is not None for field in ("gap_within_part", "generation_share", "q_generations_1"))
+    assert all(means[field] is None for field in SPLIT_FIELDS)
+
+
 def _without(document: dict, *keys: str) -> dict:
     return {key: value for key, value in document.items() if key not in keys}
 
@@ -129,7 +137,7 @@ def test_compare_on_repeated_generations_is_the_paired_test_on_item_means(tmp_pa
     ]
     repeated = _json(["compare", long, "--repeat-column", "epoch", *options], statuses=(0, 1, 3))
     means = _json(["compare", wide, "--scores", "graded", *options], statuses=(0, 1, 3))
-    assert _without(repeated, "inputs", "notes") == _without(means, "inputs", "notes")
+    _same_but_the_split(repeated, means)
     # And independently: scipy's paired t on the pandas item means (1e-12 relative: two routes to one statistic).
     pandas_means = _item_means(table)
     difference = pandas_means["alpha"] - pandas_means["gamma"]
@@ -149,7 +157,7 @@ def test_monitoring_a_repeated_evaluation_follows_each_item_s_first_arrival(tmp_
     options = ["--baseline", "gamma", "--candidate", "alpha", "--anytime", "--cluster-column", "cluster", "--json"]
     repeated = _json(["compare", long, "--repeat-column", "epoch", *options], statuses=(0, 1, 3))
     means = _json(["compare", wide, "--scores", "graded", *options], statuses=(0, 1, 3))
-    assert _without(repeated, "inputs", "notes") == _without(means, "inputs", "notes")
+    _same_but_the_split(repeated, means)
     assert repeated["decided_at"] is not None  # the sequence decides, at an item whose place in the order counts
     files = []
     for model in ("alpha", "gamma"):
@@ -178,7 +186,7 @@ def test_clusters_resample_items_with_their_generations(tmp_path):
         _json(["compare", source, *extra, *options, "--json"], statuses=(0, 1, 3))
         for source, extra in ((long, ["--repeat-column", "epoch"]), (wide, ["--scores", "graded"]))
     ]
-    assert _without(compared[0], "inputs", "notes") == _without(compared[1], "inputs", "notes")
+    _same_but_the_split(*compared)
 
 
 def _shuffled(table: pd.DataFrame, seed: int) -> pd.DataFrame:
