@@ -1,6 +1,7 @@
 """Ingestion and output: every input becomes one validated score matrix, every output goes through one writer.
 
-Readers (one module each): wide/long tables (:mod:`.tables`, files by :mod:`.table_files`), two plain score
+Readers (one module each): wide/long tables (:mod:`.tables`, files by :mod:`.table_files`; several generations
+per item by :mod:`.repeated_tables`), two plain score
 files (:mod:`.plain`), lm-evaluation-harness folders (:mod:`.lm_eval`), Inspect logs (:mod:`.inspect_logs`);
 :func:`~llm_power_verified.io.detect.read_scores` (:mod:`.detect`) picks one.  All of them end in
 :func:`~llm_power_verified.io.matrix.build_matrix`, which applies the rules (finite scores in range, no silent
@@ -27,7 +28,9 @@ _EXPORTS = {
     "check_outputs": "output_paths",
     "from_array": "matrix",
     "from_long": "tables",
+    "from_long_repeated": "repeated_tables",
     "from_wide": "tables",
+    "from_wide_repeated": "repeated_tables",
     "input_kind": "detect",
     "json_ready": "output",
     "json_text": "output",

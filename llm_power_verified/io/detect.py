@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
@@ -220,6 +221,8 @@ def read_scores(
         a reader option the input's kind does not read (``task``, ``metric``, ``filter`` but for lm-eval folders;
         ``scorer``, ``epochs`` but for Inspect logs; the column and repeat options but for a table file), which would
         be ignored; both repeat options, a repeat column with a wide table, a repeat pattern with a long one.
+    ArgumentError
+        An empty ``repeat_column`` or ``repeat_pattern``.
 
     Notes
     -----
@@ -249,6 +252,17 @@ def read_scores(
     if isinstance(source, ScoreMatrix):
         return source
     repeats = {"repeat_column": repeat_column, "repeat_pattern": repeat_pattern}
+    for name, value in repeats.items():
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            flag = "--" + name.replace("_", "-")
+            raise ArgumentError(
+                f"{flag} {value!r} ({name}) is empty; "
+                + (
+                    "name the column that tells the generations of an (item, model) apart, e.g. --repeat-column epoch"
+                    if name == "repeat_column"
+                    else "it must hold {model} and {repeat}, e.g. --repeat-pattern '{model}@{repeat}'"
+                )
+            )
     if repeat_column is not None and repeat_pattern is not None:
         raise InputError(
             f"--repeat-column {repeat_column!r} and --repeat-pattern {repeat_pattern!r}: give one (a long table names "
@@ -296,7 +310,7 @@ def read_scores(
         )
     if kind == "inspect":
         return read_inspect(paths, scorer=scorer, epochs=epochs, on_missing=on_missing, score_kind=score_kind)
-    if kind == "table" and (repeat_column or repeat_pattern):
+    if kind == "table" and (repeat_column is not None or repeat_pattern is not None):
         text_columns = {name for name in (item_column, cluster_column, model_column, repeat_column) if name}
         frame, lines = read_frame(paths[0], text_columns, item_column)
         return _from_frame(frame, lines, str(paths[0]), repeats, columns, options)

@@ -10,7 +10,8 @@ Rules (README, "Several generations per item"):
 
 * a repeat index appears once per (item, model): a second one is refused naming both places;
 * every (item, model) cell has at least two generations, or its within-item variance does not exist: a cell
-  with one is refused naming it (read without the repeat option to keep one score per cell);
+  with one is refused naming it (leave the item out, or add its missing generations);
+* a repeat is spelled one way (:func:`refuse_respelled`: "1" and "1.0" are one repeat written two ways);
 * counts may differ between cells: the estimators use each cell's own count (the within part of the variance
   of an item mean is the mean of s_i^2 / K_i, unbiased for unequal K_i), and the notes say the range.
 
@@ -21,8 +22,10 @@ variance is exact to a few ulps whatever the size of the scores.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
@@ -30,7 +33,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.results import Result
 
-__all__ = ["Generations", "cell_summaries", "means_kind"]
+__all__ = ["Generations", "cell_summaries", "means_kind", "refuse_respelled"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -167,7 +170,7 @@ def means_kind(score_kind: str, source: str) -> str:
     Parameters
     ----------
     score_kind : {"auto", "binary", "graded"}
-        The kind asked for (``--score-kind``).
+        The kind asked for (``--scores``).
     source : str
         What messages call the input.
 
@@ -188,7 +191,68 @@ def means_kind(score_kind: str, source: str) -> str:
     """
     if score_kind == "binary":
         raise ArgumentError(
-            f"{source}: the item means over several generations are graded scores; --score-kind binary does not "
-            "apply (read one generation per item without the repeat option for 0/1 scores)"
+            f"{source}: the item means over several generations are graded scores; --scores binary "
+            "(score_kind='binary') does not apply: leave --scores out (a stray non-0/1 generation is still refused) "
+            "or pass --scores graded"
         )
     return "graded"
+
+
+def _repeat_key(label: str) -> object:
+    """A repeat label as the check for one repeat spelled two ways compares it (:func:`refuse_respelled`).
+
+    NFKC-normalised (full-width digits are digits), format characters (U+200B) and blanks dropped; a finite number
+    (in any Unicode digits, without ``_``) by its exact value, so "1", "1.0", "01" and "1e0" are one key.
+    """
+    text = unicodedata.normalize("NFKC", label)
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf").strip()
+    if "_" not in text:
+        try:
+            number = Decimal(text)
+        except (InvalidOperation, ValueError):
+            return text
+        if number.is_finite():
+            return number
+    return text
+
+
+def refuse_respelled(labels: Sequence[object], where: Callable[[int], str], source: str, label: str) -> None:
+    """Refuse two distinct repeat labels that are one repeat written two ways, naming both and where they are.
+
+    Parameters
+    ----------
+    labels : sequence
+        The distinct labels as read (1 and "1" from JSON Lines are two).
+    where : callable
+        ``where(position) -> str``: where a label first occurs.
+    source : str
+        What messages call the input.
+    label : str
+        What a repeat is called ("epoch", the repeat column's name).
+
+    Raises
+    ------
+    InputError
+        Two labels that are one once NFKC-normalised with blanks and format characters dropped, or one number
+        ("1", "1.0", "01", "1e0", full-width digits).
+
+    Examples
+    --------
+    >>> refuse_respelled(["0", "1", "1.0"], lambda at: f"label {at}", "t.csv", "epoch")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: t.csv: epoch '1' (label 1) and '1.0' (label 2) are the same number...
+    """
+    seen: dict[object, int] = {}
+    for position, value in enumerate(labels):
+        first = seen.setdefault(_repeat_key(str(value)), position)
+        if first != position:
+            how = (
+                "the same number"
+                if isinstance(_repeat_key(str(value)), Decimal)
+                else "one label once Unicode-normalised (NFKC) with blanks and format characters dropped"
+            )
+            raise InputError(
+                f"{source}: {label} {labels[first]!r} ({where(first)}) and {value!r} ({where(position)}) are {how}; "
+                "write each repeat one way"
+            )

@@ -146,6 +146,13 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
         log = parse_json(read_input_bytes(path, MAX_MEMBER_BYTES), str(path))
         samples = log.get("samples") if isinstance(log, dict) else None
         if not isinstance(samples, list):
+            schema = log.get("schema") if isinstance(log, dict) else None
+            if isinstance(schema, str) and schema.startswith("llm-power-verified/"):
+                raise InputError(
+                    f"{path}: a saved llm-power-verified report ({schema}), not per-item scores or an Inspect log; "
+                    "'plan report FILE' plans from a saved audit report, the other commands read the scores it was "
+                    "made from"
+                )
             raise InputError(
                 f"{path}: no 'samples' list (got {describe_value(samples)}); was the log written with samples?"
             )

@@ -351,7 +351,8 @@ def build_matrix(
         locate = _default_locator(models, item_ids)
         generations = None if generations is None else generations.subset(rows=np.asarray(keep))
     binary, kind_notes = resolve_score_kind(scores, score_kind, locate, source)
-    notes = list(notes) + cluster_notes + kind_notes
+    # Item means over generations are graded by construction (the reader's note says so): no note on their kind.
+    notes = list(notes) + cluster_notes + (kind_notes if generations is None else [])
     spread = scores.max(axis=0) - scores.min(axis=0)
     for column in np.flatnonzero(spread == 0):
         notes.append(

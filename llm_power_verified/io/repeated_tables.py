@@ -3,12 +3,16 @@
 Long (``repeat_column``, ``--repeat-column NAME``): one row per (item, model, repeat), the repeat a label (an epoch,
 sample, seed or run: text or whole numbers).  Wide (``repeat_pattern``, ``--repeat-pattern PATTERN``): one row per
 item, one column per (model, repeat), each header spelled by the pattern, e.g. ``{model}@{repeat}`` or
-``{model}_seed{repeat}``; a blank cell is a generation that is not there.
+``{model}_seed{repeat}``; every cell filled (a blank one is refused as by the plain wide reader, or its item left
+out under ``on_missing="intersect"``: unequal generations are written as a long table).
 
-Both follow :mod:`llm_power_verified.io.generations`: a repeat once per (item, model); a cell without generations is
-an item the model lacks (``on_missing``); a cell with one is refused (no within-item variance); counts may differ
-between cells (a note says so).  Each generation's score is range-checked on its own line.  The matrix holds the
-item means (graded), :class:`~llm_power_verified.io.generations.Generations` the counts and variances.
+Both follow :mod:`llm_power_verified.io.generations`: a repeat once per (item, model), spelled one way in the whole
+table ("1" and "1.0", or "1" and a full-width "1", are one repeat written two ways: refused), never missing (empty,
+NA, null); a cell without generations is an item the model lacks (``on_missing``); a cell with one is refused (no
+within-item variance); counts may differ between cells (a note says so).  Each generation's score is range-checked
+on its own line, and a few fractional generations among 0/1 ones are refused as damage under ``score_kind="auto"``
+(:func:`~llm_power_verified.io.score_kind.resolve_score_kind`, as without repeats).  The matrix holds the item means
+(graded), :class:`~llm_power_verified.io.generations.Generations` the counts and variances.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.cells import is_missing_label, label_codes, number_matrix, row_place
-from llm_power_verified.io.errors import InputError
-from llm_power_verified.io.generations import Generations, cell_summaries
+from llm_power_verified.io.errors import AlignmentError, InputError
+from llm_power_verified.io.generations import Generations, cell_summaries, means_kind, refuse_respelled
 from llm_power_verified.io.matrix import ScoreMatrix, build_matrix
-from llm_power_verified.io.score_kind import shown_score
+from llm_power_verified.io.score_kind import resolve_score_kind, shown_score
 from llm_power_verified.io.table_alignment import common_items, item_clusters, refuse_unlabelled_items, same_name_repeat
 from llm_power_verified.io.table_columns import (
     DEFAULT_ITEM_COLUMN,
@@ -39,7 +43,7 @@ from llm_power_verified.io.tables import check_columns, check_on_missing
 
 __all__ = ["from_long_repeated", "from_wide_repeated"]
 
-_SINGLE_HINT = "read without --repeat-column to keep one score per cell"
+_SINGLE_HINT = "leave that item's rows out, or add its missing generations"
 
 
 def _check_generations(values, score_range, source: str, place: Callable[[int], str]) -> None:
@@ -81,6 +85,7 @@ def _repeated_matrix(
     gives the kept items' cluster labels (refusing what the cluster rules refuse) or None.
     """
     source, on_missing = options["source"], options["on_missing"]
+    means_kind(options["score_kind"], source)
     _check_generations(values, options["score_range"], source, place)
     shape = (len(item_names), len(model_names))
     means, counts, within = cell_summaries(
@@ -101,8 +106,20 @@ def _repeated_matrix(
     kept_names = [name for name, kept in zip(item_names, keep, strict=True) if kept]
     counts, within, kept_rows = counts[keep], within[keep], position[keep]
     low, high = int(counts.min()), int(counts.max())
-    used = keep[rows]
-    generations = Generations(counts, within, binary=bool(np.isin(values[used], (0.0, 1.0)).all()), label=label)
+    used = np.flatnonzero(keep[rows])
+    # The generations' kind by the rule of one score per cell (a few stray fractions among 0/1 are damage).
+    binary = bool(np.isin(values[used], (0.0, 1.0)).all())
+    if options["score_kind"] == "auto":
+        per_model = (max(used.size // len(model_names), 1), "generations per model")
+        resolve_score_kind(
+            values[used, None],
+            "auto",
+            lambda row, _: place(int(used[row])),
+            source,
+            per_model=per_model,
+            binary_flag=False,
+        )
+    generations = Generations(counts, within, binary=binary, label=label)
     notes = [*options.get("notes", ()), *([note] if note else [])]
     if low != high:
         notes.append(f"{low} to {high} generations per (item, model): the within part uses each cell's own count")
@@ -182,9 +199,9 @@ def from_long_repeated(
     Raises
     ------
     InputError
-        What :func:`~llm_power_verified.io.tables.from_long` refuses, and: a row without a repeat label, one repeat
-        given twice for an (item, model) (naming both lines), a cell with one generation, a generation whose score
-        is outside ``score_range``, an item with two cluster labels across its generations, naming the line.
+        What :func:`~llm_power_verified.io.tables.from_long` refuses, and: a missing repeat label (NA), one repeat
+        spelled two ways or given twice for an (item, model), a cell with one generation, a stray or out-of-range
+        generation score, an item with two cluster labels across its generations, naming the line.
     ArgumentError
         ``score_kind="binary"`` (the item means are graded); a repeat column that is the item, model, score or
         cluster column.
@@ -215,10 +232,23 @@ def from_long_repeated(
     check_long_columns(frame, {**named, repeat_column: "--repeat-column"}, source)
     codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
     lines = codes.lines
-    empty = f"the {repeat_column} is empty; every generation names its {repeat_column} (--repeat-column)"
-    repeat_code, repeat_names = required_codes(
-        frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}", empty
+    empty = (
+        f"the {repeat_column} is missing (empty, or a missing-value text such as NA, null, None); every generation "
+        f"names its {repeat_column} (--repeat-column)"
     )
+    repeat_code, repeat_names = required_codes(
+        frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}", empty, missing=is_missing_label
+    )
+    spellings = pd.unique(frame[repeat_column].to_numpy(dtype=object))  # 1 and "1" of JSON Lines are two
+
+    def first_line(position: int) -> str:
+        value = spellings[position]
+        column = frame[repeat_column].tolist()
+        return row_place(
+            lines, next(row for row, cell in enumerate(column) if type(cell) is type(value) and cell == value)
+        )
+
+    refuse_respelled(spellings, first_line, source, repeat_column)
 
     def place(row: int) -> str:
         model, item = codes.model_names[codes.cols[row]], codes.item_names[codes.rows[row]]
@@ -256,6 +286,42 @@ def from_long_repeated(
         options=options,
         single_hint=single_hint,
     )
+
+
+def _respelled_headers(columns: Sequence[str], repeats: Sequence[str], source: str) -> None:
+    """Refuse a repeat written two ways in the headers (``A@1`` and ``A@1.0``), naming the first column of each."""
+    first = {label: position for position, label in reversed(list(enumerate(repeats)))}
+    labels = list(dict.fromkeys(repeats))
+    refuse_respelled(labels, lambda at: f"column {columns[first[labels[at]]]!r}", source, "repeat")
+
+
+def _without_blank_rows(scores, frame, items, lines, columns, on_missing: str, source: str) -> tuple:
+    """A wide table's rows without a blank generation: refused under "error", dropped (with a note) under "intersect".
+
+    Returns the scores, frame, item ids and lines of the kept rows, and the notes.
+    """
+    blank = np.isnan(scores)
+    if not blank.any():
+        return scores, frame, items, lines, []
+    row, at = (int(i) for i in np.argwhere(blank)[0])
+    where = f"{row_place(lines, row)}, column {columns[at]!r} (item {items[row]!r})"
+    count = int(blank.sum())
+    if on_missing == "error":
+        raise InputError(
+            f"{source}: {where} has no score ({count:,} blank cell{'s' if count != 1 else ''}); every generation of "
+            "a wide table has a score: use --on-missing intersect (on_missing='intersect') to leave out the items "
+            "with a blank cell, or a long table for unequal generations"
+        )
+    full = ~blank.any(axis=1)
+    if not full.any():
+        raise AlignmentError(f"{source}: every item has a blank cell (the first: {where}); no item is left")
+    dropped = int((~full).sum())
+    note = (
+        f"dropped {dropped:,} item{'s' if dropped != 1 else ''} with a blank cell (--on-missing intersect; the "
+        f"first: {where})"
+    )
+    kept = [item for item, wanted in zip(items, full, strict=True) if wanted]
+    return scores[full], frame[full], kept, lines[full], [note]
 
 
 @docfill(
@@ -305,15 +371,15 @@ def from_wide_repeated(
     ------
     InputError
         What :func:`~llm_power_verified.io.tables.from_wide` refuses, and: a column that does not match the pattern
-        or splits two ways (naming it), one repeat of a model twice, a cell with one generation, a generation whose
-        score is outside ``score_range``, naming the line and column.
+        or splits two ways, a missing or respelled repeat (naming it), a blank cell, a cell with one generation, a
+        stray or out-of-range generation score, naming the line and column.
     ArgumentError
         A pattern without ``{model}`` and ``{repeat}`` once each; ``score_kind="binary"``.
 
     Notes
     -----
-    A blank cell is a generation that is not there: the counts of the cells may then differ (said in the notes); a
-    model without any generation of an item lacks the item (``on_missing``).
+    A blank cell is refused naming it (``on_missing="error"``), or its item left out with a note
+    (``on_missing="intersect"``); every kept cell then has one generation per column of its model.
 
     Examples
     --------
@@ -336,7 +402,9 @@ def from_wide_repeated(
             f"{source}: models {model_names[alike[0]]!r} and {model_names[alike[1]]!r} are the same name once "
             f"{alike[2]}; spell each model one way"
         )
+    _respelled_headers(columns, column_repeats, source)
     scores = number_matrix(frame[columns], source, lines, columns)
+    scores, frame, items, lines, notes = _without_blank_rows(scores, frame, items, lines, columns, on_missing, source)
     rows, column = np.nonzero(~np.isnan(scores))
     code = {model: position for position, model in enumerate(model_names)}
     model_code = np.asarray([code[model] for model in column_models], dtype=np.int64)
@@ -355,7 +423,6 @@ def from_wide_repeated(
         refuse_unlabelled_items(kept, missing_cluster, kept_names, lines[keep], cluster_column, source)
         return kept
 
-    notes = []
     if item_column is None and len(frame):
         notes.append(
             f"no {DEFAULT_ITEM_COLUMN!r} column: items are numbered by row (each row is one item for every model)"
@@ -379,5 +446,5 @@ def from_wide_repeated(
         label="repeat",
         clusters=clusters,
         options=options,
-        single_hint="read one column per model without --repeat-pattern to keep one score per cell",
+        single_hint="leave that item's row out, or fill its missing generations",
     )

@@ -81,7 +81,13 @@ def stray_bound(n_items: int) -> float:
 
 @docfill("score_kind")
 def resolve_score_kind(
-    scores: np.ndarray, score_kind: str, locate: Callable[[int, int], str], source: str
+    scores: np.ndarray,
+    score_kind: str,
+    locate: Callable[[int, int], str],
+    source: str,
+    *,
+    per_model: tuple[int, str] | None = None,
+    binary_flag: bool = True,
 ) -> tuple[bool, list[str]]:
     """Whether a matrix is binary under the requested score kind, and the note that says so; never a silent switch.
 
@@ -94,6 +100,11 @@ def resolve_score_kind(
         ``locate(item, model) -> str``: where a cell came from, for messages.
     source : str
         What messages call the input.
+    per_model : tuple of (int, str), optional
+        How many scores one model has and what they are called, for the stray bound (default: the rows, "items";
+        the generations of a repeated input pass (generations / models, "generations per model")).
+    binary_flag : bool, default True
+        Whether the refusal of a stray may point at ``--scores binary`` (not for generations: their means are graded).
 
     Returns
     -------
@@ -134,12 +145,13 @@ def resolve_score_kind(
     if score_kind == "graded":
         return False, []
     models = int(stray.any(axis=0).sum())
-    bound = stray_bound(scores.shape[0])
+    size, unit = per_model or (scores.shape[0], "items")
+    bound = stray_bound(size)
     if count <= bound:
         raise InputError(
             f"{source}: {first} but the other scores are 0 or 1 ({count} of {stray.size:,} are not, in {models} "
-            f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {scores.shape[0]:,} items) = {bound:g} read as "
-            "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant, "
-            "or --scores binary to refuse anything but 0/1"
+            f"model(s); at most max({MIN_STRAYS}, {STRAY_SHARE:.0%} of {size:,} {unit}) = {bound:g} read as "
+            "damage); fix the value, or pass --scores graded (score_kind='graded') if partial credit is meant"
+            + (", or --scores binary to refuse anything but 0/1" if binary_flag else "")
         )
     return False, [f"scores read as graded: {count:,} of {stray.size:,} are neither 0 nor 1 (--scores auto)"]

@@ -49,6 +49,12 @@ def lacking_per_model(absent: np.ndarray, models: Sequence[str]) -> str:
     return ", ".join(f"{models[k]!r} lacks {int(absent[:, k].sum())}" for k in range(len(models)) if absent[:, k].any())
 
 
+#: What a long table's "two results for item" refusal adds: the rows may be generations the reader was not told of.
+_REPEAT_HINT = (
+    "; if these rows are repeated generations (epochs, seeds, runs), name their column with --repeat-column NAME"
+)
+
+
 def score_grid(
     rows: np.ndarray,
     cols: np.ndarray,
@@ -94,6 +100,7 @@ def score_grid(
         raise AlignmentError(
             f"{source}: model {model_names[cols[first]]!r} has two results for item {item_names[rows[first]]!r} "
             f"({row_place(lines, first)} and {row_place(lines, second)}); item ids must be unique per model"
+            + ("" if source == "inspect logs" else _REPEAT_HINT)
         )
     position[rows, cols] = np.arange(rows.size)
     scores = np.full(position.shape, np.nan)

@@ -48,6 +48,7 @@ def required_codes(
     what: str,
     empty: str,
     text: Callable[[object], str] = item_text,
+    missing: Callable[[object], bool] | None = None,
 ) -> tuple[np.ndarray, list[str]]:
     """The codes and names of a column every row must fill.
 
@@ -65,6 +66,8 @@ def required_codes(
         What the refusal of a missing value says.
     text : callable, default item_text
         Turns a value into its text.
+    missing : callable, optional
+        Says which further values are missing (``is_missing_label``: NA, null, ...); empty and NaN always are.
 
     Returns
     -------
@@ -79,7 +82,7 @@ def required_codes(
         A missing value (``empty``, naming the line) or what :func:`~llm_power_verified.io.cells.label_codes`
         refuses.
     """
-    codes, names = label_codes(values, source, lines, column, what, text=text)
+    codes, names = label_codes(values, source, lines, column, what, text=text, missing=missing)
     if (codes < 0).any():
         raise InputError(f"{source}: {row_place(lines, int(np.argmax(codes < 0)))}, column {column!r}: {empty}")
     return codes, names
@@ -384,7 +387,7 @@ def split_headers(columns: Sequence[str], pattern: str, source: str) -> tuple[li
     Raises
     ------
     InputError
-        A header that does not match the pattern, or splits two ways, naming it.
+        A header that does not match the pattern, splits two ways, or names a missing repeat (NA), naming it.
     """
     models, repeats = [], []
     for name in columns:
@@ -401,6 +404,11 @@ def split_headers(columns: Sequence[str], pattern: str, source: str) -> tuple[li
                 f"{source}: column {name!r} splits two ways under --repeat-pattern {pattern!r} (model {model!r}, "
                 f"repeat {repeat!r}; or model {other!r}, repeat {other_repeat!r}); use a separator that no model "
                 "name or repeat label contains"
+            )
+        if is_missing_label(splits[0][1]):
+            raise InputError(
+                f"{source}: column {name!r} has the repeat {splits[0][1]!r} under --repeat-pattern {pattern!r}, a "
+                "missing-value text (empty, NA, NaN, null, None); name every repeat (an epoch, seed or run number)"
             )
         models.append(splits[0][0].strip())
         repeats.append(splits[0][1].strip())

@@ -95,14 +95,15 @@ def test_row_order_does_not_matter_and_the_forms_agree(tmp_path):
     within = shuffled.generations.within[rows, columns]
     np.testing.assert_allclose(within, first.generations.within, rtol=RELATIVE, atol=1e-15)
     assert (shuffled.generations.counts[rows, columns] == first.generations.counts).all()
-    # Wide with one column per (model, seed): a blank cell is a generation that is not there.
-    wide = frame.assign(column=frame["model"] + "@" + frame["seed"]).pivot(
+    # Wide with one column per (model, seed): every cell filled (a blank cell is refused, see below).
+    equal = _generations(5, counts=(3,))
+    wide = equal.assign(column=equal["model"] + "@" + equal["seed"]).pivot(
         index="item_id", columns="column", values="score"
     )
     path = tmp_path / "wide.csv"
     wide.reset_index().to_csv(path, index=False)
     from_file = read_scores(path, repeat_pattern="{model}@{repeat}")
-    _check_against_pandas(from_file, frame)
+    _check_against_pandas(from_file, equal)
     assert from_file.generations.label == "repeat"
     # JSON Lines with whole-number repeat labels reads the same.
     jsonl = tmp_path / "long.jsonl"
@@ -129,8 +130,10 @@ def test_a_dataframe_reads_long_or_wide_with_the_repeat_options():
 
 
 def test_binary_score_kind_is_refused_for_item_means():
-    with pytest.raises(ArgumentError, match="item means over several generations are graded"):
+    # The flag is --scores (there is no --score-kind); the advice is one that reads the table.
+    with pytest.raises(ArgumentError, match=r"graded scores; --scores binary .*leave --scores out") as error:
         read_scores(_generations(1), repeat_column="seed", score_kind="binary")
+    assert "--score-kind" not in str(error.value)
 
 
 # --------------------------------------------------------------------------- long tables: refusals
@@ -157,13 +160,17 @@ def test_a_clean_small_table_reads_through_the_cli(tmp_path, capsys):
         # One repeat twice for one (item, model): both lines named.
         (CLEAN + "q1,a,2,1\n", [], ["line 10 (model 'a', item 'q1')", "seed '2'", "also at", "line 3"]),
         # One generation in a cell: its line, and the way to read one score per cell.
-        (CLEAN.replace("q2,b,2,0\n", ""), [], ["line 8 (model 'b', item 'q2')", ">= 2 generations", "without"]),
+        (
+            CLEAN.replace("q2,b,2,0\n", ""),
+            [],
+            ["line 8 (model 'b', item 'q2')", ">= 2 generations", "leave that item's rows out"],
+        ),
         # A score out of range in one generation: its line, although the cell's mean is in range.
         (CLEAN.replace("q1,b,2,1", "q1,b,2,1.5"), [], ["line 5 (model 'b', item 'q1') has score 1.5", "outside"]),
         # A row without a score.
         (CLEAN.replace("q1,b,2,1", "q1,b,2,"), [], ["line 5", "has no score", "leave the row out"]),
         # A row without a repeat label.
-        (CLEAN.replace("q1,b,2,1", "q1,b,,1"), [], ["line 5, column 'seed'", "empty", "--repeat-column"]),
+        (CLEAN.replace("q1,b,2,1", "q1,b,,1"), [], ["line 5, column 'seed'", "missing", "--repeat-column"]),
         # A missing cell under --on-missing error names the flag.
         (CLEAN.replace("q2,b,1,1\nq2,b,2,0\n", ""), [], ["'b' has no item 'q2'", "--on-missing intersect"]),
     ],
@@ -249,8 +256,8 @@ def test_repeat_pattern_splits_and_its_refusals(tmp_path, capsys):
         ("item_id,a@1,a@2,b@1,b@2,notes\nq1,1,0,1,1,2\n", ["column 'notes' does not match", "--item-column"]),
         # A header that splits two ways.
         ("item_id,a@x@1,a@x@2,b@1,b@2\nq1,1,0,1,1\n", ["column 'a@x@1' splits two ways", "model 'a', repeat 'x@1'"]),
-        # One generation of a cell (the other blank).
-        ("item_id,a@1,a@2,b@1,b@2\nq1,1,,1,1\n", ["line 2, column 'a@1' (item 'q1')", ">= 2 generations"]),
+        # One generation of a cell (the model has one column).
+        ("item_id,a@1,b@1,b@2\nq1,1,1,1\n", ["line 2, column 'a@1' (item 'q1')", ">= 2 generations", "row out"]),
         # A score out of range in one generation.
         ("item_id,a@1,a@2,b@1,b@2\nq1,1,0,2,1\n", ["line 2, column 'b@1' (item 'q1') has score 2", "outside"]),
     ]
@@ -262,13 +269,20 @@ def test_repeat_pattern_splits_and_its_refusals(tmp_path, capsys):
         )
 
 
-def test_wide_blank_cells_give_unequal_counts_and_missing_items(tmp_path):
-    text = "item_id,a@1,a@2,a@3,b@1,b@2,b@3\nq1,1,0,,1,1,1\nq2,,,,1,0,0\nq3,0,0,1,1,0,\n"
-    with pytest.raises(AlignmentError, match=r"'a' has no item 'q2'.*--on-missing intersect"):
+def test_wide_blank_cells_are_refused_or_drop_their_item(tmp_path):
+    """A blank generation is refused naming its cell, as the plain wide reader refuses a blank score; --on-missing
+    intersect leaves out the items with a blank cell, with a note (unequal generations go in a long table)."""
+    text = "item_id,a@1,a@2,a@3,b@1,b@2,b@3\nq1,1,0,,1,1,1\nq2,,,,1,0,0\nq3,0,0,1,1,0,1\nq4,1,1,0,0,0,1\n"
+    with pytest.raises(
+        InputError, match=r"line 2, column 'a@3' \(item 'q1'\) has no score \(4 blank cells\).*intersect"
+    ):
         from_wide_repeated(pd.read_csv(_long_csv(tmp_path, text)), repeat_pattern="{model}@{repeat}")
     matrix = read_scores(_long_csv(tmp_path, text), repeat_pattern="{model}@{repeat}", on_missing="intersect")
-    assert matrix.item_ids == ("q1", "q3") and matrix.generations.counts.tolist() == [[2, 3], [3, 2]]
-    assert "2 to 3 generations per (item, model): the within part uses each cell's own count" in matrix.notes
+    assert matrix.item_ids == ("q3", "q4") and matrix.generations.counts.tolist() == [[3, 3], [3, 3]]
+    assert matrix.scores.tolist() == [[1 / 3, 2 / 3], [2 / 3, 1 / 3]]  # k/3 of 0/1 generations: exact as computed
+    assert any(note.startswith("dropped 2 items with a blank cell (--on-missing intersect") for note in matrix.notes)
+    with pytest.raises(AlignmentError, match="every item has a blank cell"):
+        read_scores(_long_csv(tmp_path, text.split("q3")[0]), repeat_pattern="{model}@{repeat}", on_missing="intersect")
 
 
 def _every_split(name: str, pattern: str) -> list[tuple[str, str]]:
@@ -386,6 +400,8 @@ def test_any_long_table_is_read_to_its_groupby_or_refused_in_one_line(counts, sc
             ">= 2 generations": bool((grid[kept] == 1).any()),
             "no item in common": not kept.any(),
             "no per-item results": not rows,
+            # A few 0.25 among 0/1 generations are strays of binary data, as without repeats (--scores auto).
+            "read as damage": 0.25 in frame["score"].tolist(),
             "only 1 model": grid.shape[1] == 1,
         }
         assert any(wanted for fragment, wanted in reasons.items() if fragment in message), message
@@ -394,3 +410,104 @@ def test_any_long_table_is_read_to_its_groupby_or_refused_in_one_line(counts, sc
     used = frame[frame["item_id"].isin(matrix.item_ids)]
     _check_against_pandas(matrix, used)
     assert matrix.generations.binary is bool(used["score"].isin((0.0, 1.0)).all())
+
+
+# --------------------------------------------------------------------------- issue 27 fix round: labels and messages
+@pytest.mark.parametrize(
+    ("first", "second", "how"),
+    [
+        ("1.0", "1", "the same number"),
+        ("01", "1", "the same number"),
+        ("1e0", "1", "the same number"),
+        ("\uff11", "1", "the same number"),  # full-width digit one
+        ("\u0662", "2", "the same number"),  # Arabic-Indic digit two
+        ("1\u200b", "1", "the same number"),  # zero width space after the digit
+        ("r\u200b1", "r1", "one label once Unicode-normalised (NFKC)"),
+        ("\uff52" + "1", "r1", "one label once Unicode-normalised (NFKC)"),  # full-width letter r
+    ],
+)
+def test_one_repeat_spelled_two_ways_is_refused_naming_both(tmp_path, capsys, first, second, how):
+    """q1/a's first generation spells ``second`` as ``first`` (it would count as a third generation of its cell)."""
+    rows = [line.split(",") for line in CLEAN.splitlines()]
+    labels = {"1": second, "2": "x9"}
+    body = "".join(
+        f"{item},{model},{first if row == 0 else labels[seed]},{score}\n"
+        for row, (item, model, seed, score) in enumerate(rows)
+    )
+    refused(
+        ["audit", _long_csv(tmp_path, HEADER + body), "--repeat-column", "seed", "--n-resamples", "0"],
+        [f"seed {first!r} (line 2) and {second!r} (line 4)", how, "write each repeat one way"],
+        capsys,
+    )
+
+
+def test_one_repeat_spelled_two_ways_in_headers_and_json_lines(tmp_path):
+    wide = "item_id,a@1,a@1.0,a@2,b@1,b@2\nq1,1,1,0,1,1\nq2,0,0,0,1,0\n"
+    with pytest.raises(InputError, match=r"repeat '1' \(column 'a@1'\) and '1.0' \(column 'a@1.0'\) are the same"):
+        read_scores(_long_csv(tmp_path, wide), repeat_pattern="{model}@{repeat}")
+    path = tmp_path / "t.jsonl"
+    records = [("q1", "a", 1), ("q1", "a", 2), ("q1", "b", "1"), ("q1", "b", 2)]
+    path.write_text("".join(json.dumps(dict(item_id=i, model=m, seed=s, score=1)) + "\n" for i, m, s in records))
+    with pytest.raises(InputError, match=r"seed 1 \(line 1\) and '1' \(line 3\) are the same number"):
+        read_scores(path, repeat_column="seed")
+
+
+@pytest.mark.parametrize("label", ["NA", "NaN", "null", "None", "n/a", " na "])
+def test_a_missing_repeat_label_is_refused_naming_the_line(tmp_path, label):
+    path = _long_csv(tmp_path, HEADER + CLEAN.replace("q1,b,2,1", f"q1,b,{label},1"))
+    with pytest.raises(InputError, match=r"line 5, column 'seed': the seed is missing .*--repeat-column"):
+        read_scores(path, repeat_column="seed")
+    wide = f"item_id,a@1,a@{label},b@1,b@2\nq1,1,0,1,1\n"
+    with pytest.raises(InputError, match=r"column 'a@.*' has the repeat .* a missing-value text"):
+        read_scores(_long_csv(tmp_path, wide), repeat_pattern="{model}@{repeat}")
+
+
+def test_a_missing_repeat_label_in_parquet_is_refused(tmp_path):
+    frame = pd.DataFrame(
+        {"item_id": ["q1"] * 4, "model": ["a", "a", "b", "b"], "seed": [1.0, np.nan, 1.0, 2.0], "score": [1.0] * 4}
+    )
+    frame.to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(InputError, match="column 'seed': the seed is missing"):
+        read_scores(tmp_path / "t.parquet", repeat_column="seed")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--repeat-column", ""), ("--repeat-pattern", ""), ("--repeat-pattern", " ")]
+)
+def test_an_empty_repeat_option_is_refused(tmp_path, capsys, option, value):
+    wide = _long_csv(tmp_path, "item_id,a@1,a@2,b@1,b@2\nq1,1,0,1,1\nq2,0,0,1,0\n")
+    refused(["audit", wide, option, value], [f"{option} {value!r}", "is empty"], capsys)
+    with pytest.raises(ArgumentError, match="is empty"):
+        read_scores(wide, **{option[2:].replace("-", "_"): value})
+
+
+def test_kind_notes_follow_the_generations(tmp_path, capsys):
+    # Every item's generations agree (item means 0 or 1): no note on --scores graded, which nobody asked for.
+    agree = HEADER + "".join(f"q{i},{m},{s},{(i + (m == 'b')) % 2}\n" for i in range(6) for m in "ab" for s in (1, 2))
+    assert main(["audit", _long_csv(tmp_path, agree), "--repeat-column", "seed", "--n-resamples", "0"]) == 0
+    assert "--scores graded was asked for" not in capsys.readouterr().out
+    # One 0.5 among 0/1 generations is a stray of binary data under --scores auto, as without repeats.
+    stray = HEADER + CLEAN.replace("q1,b,2,1", "q1,b,2,0.5")
+    with pytest.raises(InputError, match=r"line 5 .* has score 0.5 but the other scores are 0 or 1 .*--scores graded"):
+        read_scores(_long_csv(tmp_path, stray), repeat_column="seed")
+    matrix = read_scores(_long_csv(tmp_path, stray), repeat_column="seed", score_kind="graded")
+    assert matrix.scores[0, 1] == 0.75 and not matrix.generations.binary  # (1 + 0.5) / 2, exact in binary
+
+
+def test_forgotten_repeat_column_and_saved_report_get_their_hints(tmp_path, capsys):
+    refused(
+        ["audit", _long_csv(tmp_path, HEADER + CLEAN)],
+        ["has two results for item 'q1'", "name their column with --repeat-column NAME"],
+        capsys,
+    )
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"schema": "llm-power-verified/audit/2", "pairs": []}))
+    for command in (["plan", "repeats"], ["audit"]):
+        refused([*command, str(report)], ["a saved llm-power-verified report", "'plan report FILE'"], capsys)
+
+
+def test_the_repeated_readers_are_exported():
+    import llm_power_verified.io as io
+
+    assert io.from_long_repeated is from_long_repeated and io.from_wide_repeated is from_wide_repeated
+    assert {"from_long_repeated", "from_wide_repeated"} <= set(io.__all__)

@@ -2599,6 +2599,13 @@ def decision_cases() -> list[Case]:
     return build()
 
 
+def generation_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_generations import generation_cases as build
+
+    return build()
+
+
 def all_cases() -> list[Case]:
     cases = [
         case
@@ -2630,6 +2637,7 @@ def all_cases() -> list[Case]:
             terminal_cases,
             output_cases,
             decision_cases,
+            generation_cases,
         )
         for case in build()
     ]
