@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from llm_power_verified.contract.generation_columns import CURVE_COLUMNS
@@ -96,8 +97,9 @@ def generations_line(summary: GenerationSummary, adjacent_pairs: int) -> str:
     return line + "."
 
 
-def _named(rows: pd.DataFrame, keys: dict[str, str]) -> str:
+def _named(rows: pd.DataFrame, keys: dict[str, str], after: list[str] | None = None) -> str:
     names = [f"{keys.get(a, a)} vs {keys.get(b, b)}" for a, b in zip(rows["model_a"], rows["model_b"], strict=True)]
+    names = names if after is None else [name + text for name, text in zip(names, after, strict=True)]
     more = len(names) - _NAMED
     return ", ".join(names[:_NAMED]) + (f" and {more:,} more" if more > 0 else "")
 
@@ -122,6 +124,16 @@ def _model_table(summary: GenerationSummary, keys: dict[str, str], markdown: boo
             "from 0 (the generation noise explains all of the item means' variance); planning takes it as 0."
         )
     return lines
+
+
+def _fixed(adjacent: pd.DataFrame, clustered: bool) -> np.ndarray:
+    """The part of each pair's noise more generations do not shrink: max(sigma_item^2, 0) (+ (deff - 1) variance)."""
+    between = adjacent["gap_between_variance"].to_numpy(dtype=float)
+    fixed = np.maximum(between, 0.0)
+    if clustered:
+        variance = between + adjacent["gap_within_part"].to_numpy(dtype=float)
+        fixed = fixed + (adjacent["design_effect"].to_numpy(dtype=float) - 1.0) * variance
+    return fixed
 
 
 def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], facts, markdown: bool) -> list[str]:
@@ -150,9 +162,14 @@ def _pair_lines(adjacent: pd.DataFrame, keys: dict[str, str], facts, markdown: b
             f"Only more items help (q stays below 1 however many generations at N = {n_items:,}): "
             f"{_named(items_only, keys)}."
         )
-    generations_help = adjacent[(today < 1) & (limit >= 1) & ~negative]
-    if len(generations_help):
-        lines.append(f"More generations per item alone could resolve: {_named(generations_help, keys)}.")
+    helped = (today < 1) & (limit >= 1) & ~negative
+    if helped.any():
+        # q(K') = c / (b + w / K') with b the part generations do not shrink: q(K') >= 1 from K' = w / (c - b).
+        within = adjacent["gap_within_variance"].to_numpy(dtype=float)[helped]
+        fixed = _fixed(adjacent, clustered)[helped]
+        needed = np.ceil(within / (curve[helped, 0] * (fixed + within) - fixed))
+        after = [f" (from about {plural(int(count), 'generation')} per item)" for count in needed]
+        lines.append(f"More generations per item alone could resolve: {_named(adjacent[helped], keys, after)}.")
     unknown = adjacent[(today < 1) & negative]
     if len(unknown):
         lines.append(

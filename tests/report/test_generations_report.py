@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -16,6 +17,7 @@ from llm_power_verified.contract.generation_columns import CURVE_COLUMNS, GENERA
 from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard.audit import audit_leaderboard, stream_audit
 from llm_power_verified.leaderboard.summaries import GenerationSummary
+from llm_power_verified.repeats.split import resolution_curve
 from llm_power_verified.report import render
 from llm_power_verified.report.generations import _model_table, generations_line, generations_section
 from llm_power_verified.report.headline import headline
@@ -243,3 +245,23 @@ def test_the_json_models_carry_the_whole_split(audit):
         # 1e-12 relative: item_mean_variance is computed directly (ddof 1), the sum from the split's two parts.
         total = split["within_part"] + split["between_variance"]
         np.testing.assert_allclose(split["item_mean_variance"], total, rtol=1e-12)
+
+
+def test_the_pairs_more_generations_resolve_say_from_how_many():
+    audit = audit_leaderboard(matrix_of(raw_generations(4, True, False, n_items=60, n_models=3), True), n_resamples=0)
+    line = next(line for line in generations_section(audit, {}, "", False) if line.startswith("More generations"))
+    adjacent = audit.pairs[audit.pairs["adjacent"]]
+    found = re.findall(r"(\S+) vs (\S+) \(from about (\d+) generations per item\)", line)
+    assert len(found) == 2
+    for model_a, model_b, count in found:
+        pair = adjacent[(adjacent["model_a"] == model_a) & (adjacent["model_b"] == model_b)].iloc[0]
+        curve = resolution_curve(
+            60,
+            pair["delta"],
+            pair["gap_between_variance"],
+            pair["gap_within_variance"],
+            0.05,
+            0.8,
+            (int(count) - 1, int(count)),
+        )[0]
+        assert curve[0] < 1 <= curve[1], (model_a, model_b, count, curve)
