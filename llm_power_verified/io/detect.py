@@ -16,6 +16,7 @@ Mixed kinds of input are refused.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -315,7 +316,7 @@ def read_scores(
         frame, lines = read_frame(paths[0], text_columns, item_column)
         return _from_frame(frame, lines, str(paths[0]), repeats, columns, options)
     if kind == "table":
-        return read_table(paths[0], **columns, **options)
+        return _repeat_header_note(read_table(paths[0], **columns, **options))
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
 
 
@@ -359,6 +360,25 @@ def _refuse_unused(kind: str, given: dict) -> None:
             )
 
 
+#: Name endings that suggest one column per (model, repeat): ``A@0``, ``A_seed1``, ``A_epoch2``, ``A_run3``.
+_REPEAT_SEPARATORS = ("@", "_seed", "_epoch", "_run", "_sample")
+
+
+def _repeat_header_note(matrix: ScoreMatrix) -> ScoreMatrix:
+    """A table read without a repeat option whose models look like generations (``A@0``, ``A@1``): a note on it."""
+    for separator in _REPEAT_SEPARATORS:
+        parts = [str(name).rpartition(separator) for name in matrix.models]
+        fewer = len({model for model, _, _ in parts}) < len(parts)
+        if fewer and all(model and repeat.isdigit() for model, _, repeat in parts):
+            note = (
+                f"the models {matrix.models[0]!r}, {matrix.models[1]!r}, ... look like generations of fewer models: if "
+                f"they are, read them with --repeat-pattern '{{model}}{separator}{{repeat}}' (a wide table) or "
+                "--repeat-column NAME (a long one)"
+            )
+            return dataclasses.replace(matrix, notes=(*matrix.notes, note))
+    return matrix
+
+
 def _from_frame(frame: pd.DataFrame, lines, source: str, repeats: dict, columns: dict, options: dict) -> ScoreMatrix:
     """A table read: long when it has the model and score columns, else wide; with a repeat option, the repeated form.
 
@@ -367,8 +387,9 @@ def _from_frame(frame: pd.DataFrame, lines, source: str, repeats: dict, columns:
     long = columns["model_column"] in frame.columns and columns["score_column"] in frame.columns
     if repeats["repeat_column"] is None and repeats["repeat_pattern"] is None:
         if long:
-            return from_long(frame, **columns, **options, source=source, lines=lines)
-        return from_wide(frame, item_column=columns["item_column"], **options, source=source, lines=lines)
+            return _repeat_header_note(from_long(frame, **columns, **options, source=source, lines=lines))
+        wide = from_wide(frame, item_column=columns["item_column"], **options, source=source, lines=lines)
+        return _repeat_header_note(wide)
     if repeats["repeat_column"] is not None:
         if not long:
             lacking = [

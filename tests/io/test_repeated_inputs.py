@@ -511,3 +511,14 @@ def test_the_repeated_readers_are_exported():
 
     assert io.from_long_repeated is from_long_repeated and io.from_wide_repeated is from_wide_repeated
     assert {"from_long_repeated", "from_wide_repeated"} <= set(io.__all__)
+
+
+def test_models_that_look_like_generations_get_a_note(tmp_path):
+    hint = "look like generations of fewer models: if they are, read them with --repeat-pattern '{model}@{repeat}'"
+    path = _long_csv(tmp_path, "item_id,a@1,a@2,b@1,b@2\nq1,1,0,1,1\nq2,0,0,1,0\nq3,1,1,0,1\n")
+    assert any(hint in note for note in read_scores(path).notes)
+    # Distinct models whose names end in @digits (one column each) are not generations: no note.
+    other = _long_csv(tmp_path, "item_id,gpt@4,llama@3\nq1,1,0\nq2,0,0\nq3,1,1\n")
+    assert not any("look like generations" in note for note in read_scores(other).notes)
+    seeds = read_scores(pd.DataFrame({"item_id": ["q1", "q2"], "m_seed1": [1, 0], "m_seed2": [0, 1]}))
+    assert any("--repeat-pattern '{model}_seed{repeat}'" in note for note in seeds.notes)
