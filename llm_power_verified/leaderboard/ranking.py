@@ -61,7 +61,7 @@ __all__ = [
     "significance_matrix",
 ]
 
-RANKING_PROCEDURE = "Holm over all K(K-1)/2 pairs"
+RANKING_PROCEDURE = "Holm over all pairs of models"
 
 
 def significance_matrix(order: np.ndarray, holm_all: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
