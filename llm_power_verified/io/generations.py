@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
+import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
@@ -145,7 +146,7 @@ def cell_summaries(
     """
     n_items, n_models = shape
     cell = rows.astype(np.int64) * n_models + cols.astype(np.int64)
-    _, repeat_code = np.unique(repeats, return_inverse=True)
+    repeat_code = pd.factorize(repeats)[0]  # by hashing: an argsort of a million text labels takes seconds
     order = np.lexsort((repeat_code, cell))
     same = (cell[order][1:] == cell[order][:-1]) & (repeat_code[order][1:] == repeat_code[order][:-1])
     if same.any():
@@ -204,8 +205,13 @@ def _repeat_key(label: str) -> object:
     NFKC-normalised (full-width digits are digits), format characters (U+200B) and blanks dropped; a finite number
     (in any Unicode digits, without ``_``) by its exact value, so "1", "1.0", "01" and "1e0" are one key.
     """
-    text = unicodedata.normalize("NFKC", label)
-    text = "".join(char for char in text if unicodedata.category(char) != "Cf").strip()
+    if label.isascii():  # NFKC and the format characters leave ASCII alone; plain digits are an int (fast)
+        text = label.strip()
+        if text.isdigit() and len(text) < 4000:  # int() takes at most 4300 digits; Decimal the longer ones
+            return int(text)  # equal (and hashed alike) to the Decimal of "1.0" or "1e0"
+    else:
+        text = unicodedata.normalize("NFKC", label)
+        text = "".join(char for char in text if unicodedata.category(char) != "Cf").strip()
     if "_" not in text:
         try:
             number = Decimal(text)
@@ -249,7 +255,7 @@ def refuse_respelled(labels: Sequence[object], where: Callable[[int], str], sour
         if first != position:
             how = (
                 "the same number"
-                if isinstance(_repeat_key(str(value)), Decimal)
+                if isinstance(_repeat_key(str(value)), (int, Decimal))
                 else "one label once Unicode-normalised (NFKC) with blanks and format characters dropped"
             )
             raise InputError(

@@ -239,7 +239,7 @@ def from_long_repeated(
     repeat_code, repeat_names = required_codes(
         frame[repeat_column], source, lines, repeat_column, f"a {repeat_column}", empty, missing=is_missing_label
     )
-    spellings = pd.unique(frame[repeat_column].to_numpy(dtype=object))  # 1 and "1" of JSON Lines are two
+    spellings = list(frame[repeat_column].unique())  # 1 and "1" of JSON Lines are two
 
     def first_line(position: int) -> str:
         value = spellings[position]
