@@ -42,7 +42,9 @@ def _distance(test: str, margin: float, difference: float) -> float:
     return margin - abs(difference) if sign == 0 else abs(difference - bound)
 
 
-def generation_fields(matrix, candidate: str, baseline: str, test: str, margin: float, alpha: float, power: float):
+def generation_fields(
+    matrix, candidate: str, baseline: str, test: str, margin: float, alpha: float, power: float
+) -> dict[str, float | None]:
     """The record's split and q curve of the pair (None each when the items have one score each).
 
     Parameters
@@ -54,7 +56,7 @@ def generation_fields(matrix, candidate: str, baseline: str, test: str, margin: 
     test : {"superiority", "non-inferiority", "equivalence"}
         The test.
     margin : float
-        m.
+        The margin m of non-inferiority and equivalence (score units).
     alpha : float
         The level of each one-sided test.
     power : float

@@ -184,7 +184,9 @@ class GenerationColumns:
 _LIMIT = {False: "q_generations_inf", True: "q_clustered_generations_inf"}
 
 
-def clustered_curve(n_items: int, rows: pd.DataFrame, alpha: float, power: float, generations=CURVE_GENERATIONS):
+def clustered_curve(
+    n_items: int, rows: pd.DataFrame, alpha: float, power: float, generations=CURVE_GENERATIONS
+) -> np.ndarray:
     """The q at K' generations per item with the clusters' design effect (pair rows with ``design_effect``).
 
     Parameters
