@@ -73,7 +73,7 @@ def generation_fields(
     -----
     q(K') = N g^2 / ((z_(1-alpha) + z_power)^2 (max(sigma_item^2, 0) + (sigma_wA^2 + sigma_wB^2) / K')) with g the
     distance of the observed gap from the boundary of the decision it points to (equivalence's pass: the nearer
-    boundary, m - |d|), ``derivations/repeats.py`` (``resolution_ratio_repeated``) at the two-sided level 2 alpha.
+    boundary, m - abs(d)), ``derivations/repeats.py`` (``resolution_ratio_repeated``) at the two-sided level 2 alpha.
 
     Examples
     --------

@@ -15,12 +15,12 @@ __all__ = ["attribute_descriptions"]
 _HEADER = re.compile(r"^(\w+(?:, \w+)*) : ")
 
 
-def attribute_descriptions(cls) -> dict[str, str]:
+def attribute_descriptions(result_class: type) -> dict[str, str]:
     """Each attribute documented in the class docstring's ``Attributes`` section -> its description (one line).
 
     Parameters
     ----------
-    cls : type
+    result_class : type
         A class with a numpydoc docstring.
 
     Returns
@@ -42,7 +42,7 @@ def attribute_descriptions(cls) -> dict[str, str]:
     >>> attribute_descriptions(Split)
     {'low': 'The ends.', 'high': 'The ends.'}
     """
-    lines = inspect.cleandoc(cls.__doc__ or "").splitlines()
+    lines = inspect.cleandoc(result_class.__doc__ or "").splitlines()
     if "Attributes" not in lines:
         return {}
     texts: dict[tuple[str, ...], list[str]] = {}
