@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from llm_power_verified.comparison.planning import decision_direction
+from llm_power_verified.repeats.means import mean_difference
 from llm_power_verified.repeats.split import CURVE_GENERATIONS, pair_split, resolution_curve
 
 __all__ = ["CURVE_FIELDS", "SPLIT_FIELDS", "flat_item_means", "generation_fields", "generation_notes"]
@@ -98,7 +99,7 @@ def generation_fields(
         "gap_between_variance": float(split.between_variance[0]),
         "generation_share": _finite(split.generation_share[0]),
     }
-    difference = float((matrix.scores[:, candidate] - matrix.scores[:, baseline]).mean())
+    difference = mean_difference(matrix, baseline, candidate)  # exact for 0/1 generations: a tie is 0
     if not power > 2 * alpha:  # z_(1-alpha) + z_power <= 0: no q
         return {**values, **dict.fromkeys(CURVE_FIELDS)}
     curve = resolution_curve(

@@ -39,6 +39,7 @@ from llm_power_verified.inference.margin import (
     paired_t_margin,
 )
 from llm_power_verified.io import read_scores
+from llm_power_verified.repeats.means import mean_difference, model_means
 from llm_power_verified.results import Result
 
 __all__ = ["METHODS", "Comparison", "compare", "pair_scores"]
@@ -296,7 +297,9 @@ def compare(
     if n < 2:
         raise ArgumentError(f"the input holds {n} item; a comparison needs at least 2")
     differences = candidate_scores - baseline_scores
-    mean, sd = float(differences.mean()), float(differences.std(ddof=1))
+    columns = matrix.models.index(baseline), matrix.models.index(candidate)
+    # Exact for 0/1 generations, where summing rounded k/K item means would turn a tie into a gap of 1e-17.
+    mean, sd = mean_difference(matrix, *columns), float(differences.std(ddof=1))
     if np.ptp(differences) == 0:  # one difference on every item: sd 0, not the rounding residue of the mean
         sd = 0.0
     cells = binary_counts(candidate_scores, baseline_scores) if kind == "binary" else (None,) * 4
@@ -343,8 +346,8 @@ def compare(
         candidate_only=cells[1],
         baseline_only=cells[2],
         both_wrong=cells[3],
-        candidate_mean=float(candidate_scores.mean()),
-        baseline_mean=float(baseline_scores.mean()),
+        candidate_mean=float(model_means(matrix)[columns[1]]),
+        baseline_mean=float(model_means(matrix)[columns[0]]),
         difference=mean,
         sd_difference=sd,
         margin_low=bounds[0],

@@ -18,7 +18,7 @@ import numpy as np
 
 from llm_power_verified.io import ScoreMatrix
 
-__all__ = ["model_means"]
+__all__ = ["mean_difference", "model_means"]
 
 
 def model_means(matrix: ScoreMatrix) -> np.ndarray:
@@ -46,17 +46,55 @@ def model_means(matrix: ScoreMatrix) -> np.ndarray:
     ([0.5555555555555555, 0.5555555555555556], [0.5555555555555556, 0.5555555555555556])
     """
     means = matrix.scores.mean(axis=0)
+    exact = _exact_means(matrix)
+    return means if exact is None else np.array([float(mean) for mean in exact])
+
+
+def mean_difference(matrix: ScoreMatrix, baseline: int, candidate: int) -> float:
+    """The mean per-item difference candidate - baseline, exactly rounded for 0/1 generations.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores; with ``generations`` of 0/1 generations the difference is exact (0 for a tie).
+    baseline, candidate : int
+        Column indices of the two models.
+
+    Returns
+    -------
+    float
+        The mean of ``scores[:, candidate] - scores[:, baseline]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from llm_power_verified.io import build_matrix
+    >>> from llm_power_verified.io.generations import Generations
+    >>> correct = np.array([[0, 0], [2, 3], [3, 2], [0, 3], [2, 1], [3, 1]])  # 10 of 18 generations each
+    >>> generations = Generations(np.full((6, 2), 3), np.zeros((6, 2)), binary=True, label="epoch")
+    >>> matrix = build_matrix(correct / 3, ["a", "c"], [f"q{i}" for i in range(6)], generations=generations)
+    >>> mean_difference(matrix, 0, 1)
+    0.0
+    """
+    exact = _exact_means(matrix)
+    if exact is None:
+        return float((matrix.scores[:, candidate] - matrix.scores[:, baseline]).mean())
+    return float(exact[candidate] - exact[baseline])
+
+
+def _exact_means(matrix: ScoreMatrix) -> list[Fraction] | None:
+    """Each model's mean as an exact fraction for 0/1 generations; None where the scores are rounded values."""
     generations = matrix.generations
     if generations is None or not generations.binary:
-        return means
+        return None
     counts = generations.counts
     correct = np.rint(matrix.scores * counts).astype(np.int64)
-    exact = np.empty(matrix.n_models)
+    exact = []
     for model in range(matrix.n_models):
         column = counts[:, model]
         distinct = [int(count) for count in np.unique(column)]
         denominator = math.lcm(*distinct)
         # Python integers: the numerator cannot overflow whatever N and the counts.
         numerator = sum(int(correct[column == count, model].sum()) * (denominator // count) for count in distinct)
-        exact[model] = float(Fraction(numerator, denominator * matrix.n_items))
+        exact.append(Fraction(numerator, denominator * matrix.n_items))
     return exact

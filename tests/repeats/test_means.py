@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 import llm_power_verified as lpv
+from llm_power_verified.comparison import compare
 from llm_power_verified.io import build_matrix
 from llm_power_verified.io.generations import Generations
-from llm_power_verified.repeats.means import model_means
+from llm_power_verified.repeats.means import mean_difference, model_means
 
 
 def _matrix(correct: np.ndarray, counts: np.ndarray, binary: bool = True):
@@ -49,3 +50,27 @@ def test_graded_generations_keep_the_float_mean():
     values = rng.random((50, 2))
     matrix = _matrix(values * counts, counts, binary=False)
     assert np.array_equal(model_means(matrix), matrix.scores.mean(axis=0))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_mean_difference_is_the_correctly_rounded_rational_difference(seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(2, 8, size=(300, 2))
+    correct = rng.integers(0, counts + 1)
+    exact = sum(
+        Fraction(int(correct[i, 1]), int(counts[i, 1])) - Fraction(int(correct[i, 0]), int(counts[i, 0]))
+        for i in range(300)
+    )
+    # float(Fraction) rounds once, to nearest: equal bit for bit.
+    assert mean_difference(_matrix(correct, counts), 0, 1) == float(exact / 300)
+
+
+def test_compare_on_a_tie_of_generations_shows_no_gap_and_no_required_n():
+    # 13 of 24 correct generations each: d must be exactly 0, not -7e-18 with a required N of 1e31.
+    correct = np.array([[0, 2, 2, 2, 0, 1, 3, 3], [0, 3, 3, 1, 2, 2, 0, 2]]).T
+    matrix = _matrix(correct, np.full(correct.shape, 3))
+    assert (matrix.scores[:, 1] - matrix.scores[:, 0]).mean() != 0  # the float noise the comparison must not show
+    result = compare(matrix, "m0", "m1", "superiority", 0.0)
+    assert result.difference == 0.0
+    assert result.candidate_mean == result.baseline_mean
+    assert result.q_generations_inf == 0.0
