@@ -1,0 +1,281 @@
+"""Field paths into JSON records, and the values a declared field may hold (:mod:`.json_records`).
+
+A field path is written one of two ways:
+
+* a plain name (not starting with ``/``) is one key, taken verbatim: ``task_id``, and ``metrics.acc`` is the key
+  ``"metrics.acc"`` (a dot is part of the name, never a step);
+* a JSON Pointer (RFC 6901, starting with ``/``) is a path of steps: ``/metrics/acc`` is the key ``acc`` of the
+  object under ``metrics``; ``/choices/0`` the first element of a list; ``~1`` writes a ``/`` inside a key and
+  ``~0`` a ``~`` (``/a~1b`` is the key ``"a/b"``).
+
+``@key`` as the item field reads an object whose keys are the item ids (``{"id": {record}, ...}``); a field
+really named ``@key`` is written ``/@key``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import InputError, describe_value
+
+__all__ = [
+    "KEY_FIELD",
+    "MISSING",
+    "RECORD_SUFFIXES",
+    "FieldPath",
+    "field_path",
+    "kind_of",
+    "label_value",
+    "missing_field",
+    "model_value",
+    "pointer_step",
+    "record_file",
+    "resolve",
+    "score_value",
+]
+
+#: The item field that reads the keys of an object of records as the item ids.
+KEY_FIELD = "@key"
+#: A field a record does not have.
+MISSING = object()
+#: The file names read, each also gzipped (``.jsonl.gz``): one JSON document, or one record per line.
+RECORD_SUFFIXES = {".json": "document", ".jsonl": "lines", ".ndjson": "lines"}
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+@dataclass(frozen=True)
+class FieldPath:
+    """A field as the user wrote it, the flag that gave it, and its steps."""
+
+    text: str
+    flag: str
+    steps: tuple[str, ...]
+
+    @property
+    def shown(self) -> str:
+        """The flag and the path, as messages name them: ``--score-field 'reward'``."""
+        return f"{self.flag} {self.text!r}"
+
+
+def field_path(text: object, flag: str) -> FieldPath:
+    """A field path parsed: a plain key, or a JSON Pointer (RFC 6901).
+
+    Parameters
+    ----------
+    text : str
+        The path as given (``--item-field`` and the other flags).
+    flag : str
+        The flag, for messages.
+
+    Returns
+    -------
+    FieldPath
+        The path and its steps.
+
+    Raises
+    ------
+    ArgumentError
+        Not text, empty, or a pointer with a ``~`` not followed by 0 or 1.
+
+    Examples
+    --------
+    >>> field_path("metrics.acc", "--score-field").steps, field_path("/metrics/a~1b", "--score-field").steps
+    (('metrics.acc',), ('metrics', 'a/b'))
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ArgumentError(
+            f"{flag} is {describe_value(text)}; name a field: a key such as task_id, or a JSON Pointer such as "
+            "/metrics/acc"
+        )
+    if not text.startswith("/"):
+        return FieldPath(text, flag, (text,))
+    steps = text[1:].split("/")
+    for step in steps:
+        if re.search(r"~(?![01])", step):
+            raise ArgumentError(
+                f"{flag} {text!r}: '~' in a JSON Pointer is written ~0, and '/' inside a key ~1 (RFC 6901)"
+            )
+    return FieldPath(text, flag, tuple(step.replace("~1", "/").replace("~0", "~") for step in steps))
+
+
+def pointer_step(key: str) -> str:
+    """One key as a JSON Pointer step (``~`` as ``~0``, ``/`` as ``~1``).
+
+    Parameters
+    ----------
+    key : str
+        The key.
+
+    Returns
+    -------
+    str
+        ``/`` and the escaped key.
+
+    Examples
+    --------
+    >>> pointer_step("a/b~c")
+    '/a~1b~0c'
+    """
+    return "/" + key.replace("~", "~0").replace("/", "~1")
+
+
+def resolve(value: Any, path: FieldPath) -> tuple[Any, str]:
+    """The value a path reaches in a record, or :data:`MISSING` with the step that was missing.
+
+    Parameters
+    ----------
+    value : object
+        The parsed record (or document).
+    path : FieldPath
+        The path.
+
+    Returns
+    -------
+    tuple
+        The value (:data:`MISSING` when a step is absent) and, when missing, what was missing (else "").
+
+    Examples
+    --------
+    >>> resolve({"m": {"acc": 1}}, field_path("/m/acc", "--score-field"))
+    (1, '')
+    >>> resolve({"m": [0.5]}, field_path("/m/1", "--score-field"))[1]
+    'no element 1 in /m (a list of 1)'
+    """
+    reached = ""
+    for step in path.steps:
+        if isinstance(value, dict):
+            if step not in value:
+                return MISSING, f"no key {step!r}" + (f" in {reached}" if reached else "")
+            value = value[step]
+        elif isinstance(value, list):
+            if not _INDEX.fullmatch(step) or int(step) >= len(value):
+                return MISSING, f"no element {step} in {reached or 'the record'} (a list of {len(value):,})"
+            value = value[int(step)]
+        else:
+            return MISSING, f"{reached or 'the record'} is {describe_value(value)}, not an object"
+        reached += pointer_step(step)
+    return value, ""
+
+
+def missing_field(record: dict, path: FieldPath, why: str) -> str:
+    """Why a record lacks a field, with its keys and, for a plain name holding ``.`` or ``/``, the pointer form."""
+    keys = list(record)
+    shown = ", ".join(describe_value(key, 30) for key in keys[:8]) + (
+        f" and {len(keys) - 8:,} more" if len(keys) > 8 else ""
+    )
+    hint = ""
+    if len(path.steps) == 1 and path.text[:1] != "/" and ("." in path.text or "/" in path.text):
+        pointer = "/" + "/".join(part.replace("~", "~0") for part in re.split(r"[./]", path.text))
+        hint = f"; a nested field is written as a JSON Pointer, e.g. {pointer}"
+    return f"no field {path.shown} ({why}; the record's keys: {shown or 'none'}){hint}"
+
+
+def score_value(value: Any, path: FieldPath) -> float | None:
+    """A record's score: true/false as 1/0, a finite number in [0, 1], None for null; else the reason refused.
+
+    Raises
+    ------
+    InputError
+        Text (no text is read as a number), a list or object, or a number outside [0, 1]; the caller adds the place.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and 0.0 <= number <= 1.0:
+            return number
+        raise InputError(f"{path.shown} is {describe_value(value)}, outside [0, 1]; a score is true/false or in [0, 1]")
+    kind = "text" if isinstance(value, str) else f"a JSON {'list' if isinstance(value, list) else 'object'}"
+    raise InputError(
+        f"{path.shown} is {describe_value(value)} ({kind}); a score is true/false or a number in [0, 1] (no text is "
+        "read as a number: write the file's scores as JSON numbers or booleans)"
+    )
+
+
+def label_value(value: Any, path: FieldPath, what: str, *, nullable: bool = False) -> str | int | None:
+    """An item id, repeat or cluster label: text or a whole number (None only where ``nullable``).
+
+    Raises
+    ------
+    InputError
+        null where not nullable, true/false, a number with a fraction part (1.0 too), a list or an object.
+    """
+    if value is None:
+        if nullable:
+            return None
+        raise InputError(f"{path.shown} is null; every record names its {what}")
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    kind = (
+        "true/false"
+        if isinstance(value, bool)
+        else "a number written with a fraction or exponent"
+        if isinstance(value, float)
+        else f"a JSON {'list' if isinstance(value, list) else 'object'}"
+    )
+    raise InputError(f"{path.shown} is {describe_value(value)} ({kind}); {what} is text or a whole number")
+
+
+def model_value(value: Any, path: FieldPath) -> str:
+    """A model name from ``--model-field``: non-empty text.
+
+    Raises
+    ------
+    InputError
+        null, empty text, or anything but text.
+    """
+    if isinstance(value, str) and value.strip():
+        return value
+    what = "null" if value is None else "empty" if isinstance(value, str) else f"{describe_value(value)}, not text"
+    raise InputError(f"{path.shown} is {what}; every record names its model as text")
+
+
+def record_file(path: Path) -> tuple[str, str]:
+    """Whether a file is one document or JSON Lines, and its name without the suffix (the model's name).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    tuple of str
+        "document" or "lines", and the stem.
+
+    Raises
+    ------
+    InputError
+        A name without one of the suffixes read.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> record_file(Path("runs/gpt-4o.jsonl.gz")), record_file(Path("report.v2.json"))
+    (('lines', 'gpt-4o'), ('document', 'report.v2'))
+    """
+    name = path.name
+    base = name[:-3] if name.lower().endswith(".gz") else name
+    for suffix, kind in RECORD_SUFFIXES.items():
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            return kind, base[: -len(suffix)]
+    raise InputError(
+        f"{path}: not a .json, .jsonl or .ndjson file (each optionally .gz); the records read by --item-field and "
+        "--score-field are one JSON document (.json) or one JSON object per line (.jsonl, .ndjson)"
+    )
+
+
+def kind_of(value: Any) -> str:
+    """What a JSON value is, for a message: ``a JSON list``, ``a JSON text ('x')``."""
+    if isinstance(value, (dict, list)):
+        return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
+    return (
+        f"a JSON {'null' if value is None else 'text' if isinstance(value, str) else 'value'} ({describe_value(value)})"
+    )
