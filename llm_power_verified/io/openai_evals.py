@@ -1,0 +1,450 @@
+"""OpenAI ``evals`` logs: the JSON Lines file ``oaieval --record_path`` writes, one model per file.
+
+A log (``evals.record.LocalRecorder``) is a ``{"spec": {...}}`` line, a ``{"final_report": {...}}`` line
+once the eval has run (anywhere after the spec: events are flushed in batches, the last ones after it), and
+one line per event: ``run_id``, ``event_id`` (the order of recording), ``sample_id``, ``type``, ``data``.
+
+* Model: ``spec.completion_fns`` joined with ``+`` (a solver and a model grader are one model named by both);
+  two logs of one model, or of two ``spec.eval_name`` values, are refused naming both files.
+* Items: ``sample_id``.  Score: ``data.correct`` of the ``match`` events, or the field named by
+  ``metric="TYPE.FIELD"`` (``--metric metrics.score``: events of type ``metrics``, data field ``score``; the
+  type ends at the first dot): true/false (1/0) or a finite number in [0, 1].
+* Several events of that type for one sample (n > 1 answers, retries): ``epochs`` (read_openai_evals).
+* ``final_report.accuracy`` is evals' mean of ``correct`` over every ``match`` event of the log
+  (``evals.metrics.get_accuracy``), recomputed and compared (``REPORT_TOLERANCE``); a disagreement is refused:
+  the log does not hold the events the harness reported on (edited, cut or spliced).  Naming ``--metric match.correct``
+  (an eval that computes its accuracy otherwise) makes it a note.  No final report (an unfinished run): a note.
+* A ``match`` event's ``data.expected`` must agree between logs (sample ids are positions in the samples file).
+
+Each line goes through :func:`~llm_power_verified.io.json_input.parse_json`, reduced at once to the fields read
+(other event types are dropped once their type is known).  A blank, non-JSON or non-object line (a cut last
+line says so), a second spec or final report, an event without ``sample_id``, ``type`` or ``data`` or of
+another run, is refused naming the file and line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import re
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.json_input import parse_json
+from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.repeated_tables import from_long_repeated
+from llm_power_verified.io.tables import from_long
+from llm_power_verified.io.text import kept_value, read_text
+
+__all__ = ["REPORT_TOLERANCE", "SNIFF_BYTES", "is_openai_evals_log", "read_openai_evals"]
+
+#: Most bytes :func:`is_openai_evals_log` reads (1 MiB): an oaieval spec line is a few kilobytes.
+SNIFF_BYTES = 1 << 20
+#: Largest difference allowed between ``final_report.accuracy`` and the mean of the ``match`` events read.
+#: evals writes ``correct / total`` as a double (exact to 1e-16); one event more or less correct moves the mean
+#: by 1 / total, more than 1e-9 for any log of fewer than 10^9 events.
+REPORT_TOLERANCE = 1e-9
+_MAX_ID_CHARACTERS = 4096
+_MAX_TYPES = 50  # event type names kept for a message
+_MISSING = object()
+
+
+def is_openai_evals_log(path: str | Path) -> bool:
+    r"""Whether a file looks like an oaieval log: its first line is a JSON object whose only key is ``spec``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.jsonl`` file (or ``.jsonl.gz``).
+
+    Returns
+    -------
+    bool
+        True when the first line (within the first ``SNIFF_BYTES`` bytes, inflated for ``.gz``) parses as an
+        object ``{"spec": {...}}``; False for anything else, a folder or a device included.  Never reads more.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "run.jsonl"
+    ...     _ = path.write_text('{"spec": {"eval_name": "e"}}\n{"final_report": {}}\n')
+    ...     is_openai_evals_log(path), is_openai_evals_log(folder)
+    (True, False)
+    """
+    path = Path(path)
+    name = path.name.lower()
+    if not (name.endswith(".jsonl") or name.endswith(".jsonl.gz")):
+        return False
+    try:
+        if not path.is_file():
+            return False
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rb") as stream:
+            head = stream.read(SNIFF_BYTES + 1)
+    except (OSError, EOFError, ValueError, zlib.error):
+        return False
+    first = re.split(rb"\r|\n", head, maxsplit=1)
+    if len(first) == 1 and len(head) > SNIFF_BYTES:
+        return False
+    try:
+        record = parse_json(first[0].removeprefix(b"\xef\xbb\xbf"), str(path))
+    except InputError:
+        return False
+    return isinstance(record, dict) and list(record) == ["spec"] and isinstance(record["spec"], dict)
+
+
+@dataclass(frozen=True)
+class _Event:
+    """What is kept of one event of the type read: line, event_id, sample_id, score, digest of ``expected``."""
+
+    line: int
+    event_id: int
+    sample_id: str
+    score: float
+    expected: tuple[str, str] | None  # (digest, shown) of a match event's data.expected
+
+
+@dataclass
+class _Log:
+    path: Path
+    model: str = ""
+    eval_name: str = ""
+    run_id: Any = None
+    events: list[_Event] = field(default_factory=list)
+    report: tuple[int, Any] | None = None  # (line, the final_report's accuracy or _MISSING)
+    types: set[str] = field(default_factory=set)
+
+
+def _metric(metric: str | None) -> tuple[str, str]:
+    if metric is None:
+        return "match", "correct"
+    kind, _, name = metric.partition(".") if isinstance(metric, str) else ("", "", "")
+    if not kind or not name:
+        raise ArgumentError(
+            f"--metric for an OpenAI evals log is TYPE.FIELD, an event type and a field of its data "
+            f"(match.correct, metrics.score); got {describe_value(metric)}"
+        )
+    return kind, name
+
+
+def _spec(record: Any, path: Path, log: _Log) -> None:
+    where = f"{path}, line 1"
+    if not isinstance(record, dict) or list(record) != ["spec"] or not isinstance(record["spec"], dict):
+        shown = describe_value(list(record)) if isinstance(record, dict) else f"a JSON {type(record).__name__}"
+        raise InputError(
+            f"{where}: {shown} where an oaieval log starts with its spec line, an object whose only key is 'spec' "
+            "(was the log cut at its start, or is it another format? --input-format chooses the reader)"
+        )
+    spec = record["spec"]
+    functions, name = spec.get("completion_fns"), spec.get("eval_name")
+    named = isinstance(functions, list) and all(isinstance(one, str) and one.strip() for one in functions)
+    if not named or not functions:
+        raise InputError(f"{where}: spec.completion_fns is {describe_value(functions)}; evals writes a list of names")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{where}: spec.eval_name is {describe_value(name)}; evals writes the eval's name")
+    log.model, log.eval_name, log.run_id = "+".join(functions), name, spec.get("run_id")
+
+
+def _parse(path: Path, number: int, line: str, last: bool) -> dict:
+    where = f"{path}, line {number}"
+    if not line.strip():
+        raise InputError(f"{where}: blank line in an oaieval log (evals writes one JSON object per line)")
+    try:
+        record = parse_json(line, where, line_numbers=False)
+    except InputError as error:
+        hints = {
+            " (the last line is cut short: was the run interrupted?)": last and ": not valid JSON" in str(error),
+            " (evals writes NaN as the accuracy of an eval that recorded no match events)": line.startswith(
+                '{"final_report"'
+            )
+            and "NaN" in str(error),
+        }
+        raise InputError(f"{error}{''.join(hint for hint, applies in hints.items() if applies)}") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: a JSON {type(record).__name__} where an oaieval event object is expected")
+    return record
+
+
+def _expected(data: dict) -> tuple[str, str] | None:
+    if "expected" not in data:
+        return None
+    text = json.dumps(data["expected"], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16], describe_value(data["expected"])
+
+
+def _score(value: Any, where: str, metric: str) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1:
+        return float(value)
+    raise InputError(
+        f"{where}: {metric} is {describe_value(value)}; a per-sample score is true/false or a finite number in "
+        "[0, 1] (choose another event field with --metric TYPE.FIELD)"
+    )
+
+
+def _event(record: dict, number: int, log: _Log, kind: str, name: str) -> _Event | None:
+    """The event reduced to what is read, or None when it is of another type; a malformed event is refused."""
+    where = f"{log.path}, line {number}"
+    lacking = [key for key in ("sample_id", "type", "data") if key not in record]
+    if lacking:
+        raise InputError(
+            f"{where}: an object without {lacking[0]!r} (keys: {describe_value(list(record), 80)}); an oaieval "
+            "event holds sample_id, type and data (and the spec and final_report lines their own key)"
+        )
+    sample_id, event_type, run_id = record["sample_id"], record["type"], record.get("run_id", log.run_id)
+    if not isinstance(event_type, str) or not event_type:
+        raise InputError(f"{where}: event type is {describe_value(event_type)}; evals writes a name")
+    if not isinstance(sample_id, str) or not sample_id or len(sample_id) > _MAX_ID_CHARACTERS:
+        raise InputError(f"{where}: sample_id is {describe_value(sample_id)}; evals writes a non-empty name")
+    if log.run_id is not None and run_id != log.run_id:
+        raise InputError(
+            f"{where}: an event of run {describe_value(run_id)} in the log of run {describe_value(log.run_id)} "
+            "(line 1): lines of two runs in one file; keep one run per file"
+        )
+    if len(log.types) < _MAX_TYPES:
+        log.types.add(event_type)
+    if event_type != kind:
+        return None
+    event_id, data = record.get("event_id"), record["data"]
+    if isinstance(event_id, bool) or not isinstance(event_id, int) or event_id < 0:
+        raise InputError(f"{where}: event_id is {describe_value(event_id)}; evals writes a whole number >= 0")
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: {kind} event data is {describe_value(data)}, not an object")
+    if name not in data:
+        raise InputError(
+            f"{where}: {kind} event of sample {sample_id!r} has no data field {name!r} (fields: "
+            f"{describe_value(list(data), 80)}); check --metric"
+        )
+    score = _score(kept_value(data[name]), where, f"{kind}.{name}")
+    return _Event(number, event_id, sample_id, score, _expected(data) if kind == "match" else None)
+
+
+def _read_log(path: Path, kind: str, name: str) -> _Log:
+    """One log, line by line, each record reduced at once to what is read."""
+    text = read_text(path)
+    lines = re.split(r"\r\n|\r|\n", text)  # a raw CR cannot occur inside a JSON string
+    del text
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputError(f"{path}: empty file; an oaieval log starts with a spec line (was the run started?)")
+    log, event_ids = _Log(path), {}
+    for number, line in enumerate(lines, start=1):
+        record = _parse(path, number, line, number == len(lines))
+        lines[number - 1] = ""  # the line's text is no longer needed
+        where = f"{path}, line {number}"
+        if number == 1:
+            _spec(record, path, log)
+        elif "spec" in record:
+            raise InputError(
+                f"{where}: a second spec line (the first is line 1): two runs written to one file; keep one run "
+                "per file"
+            )
+        elif "final_report" in record:
+            if log.report is not None:
+                raise InputError(f"{where}: a second final_report (the first is line {log.report[0]}); one per run")
+            report = record["final_report"]
+            log.report = (number, report.get("accuracy", _MISSING) if isinstance(report, dict) else _MISSING)
+        elif (event := _event(record, number, log, kind, name)) is not None:
+            if event.event_id in event_ids:
+                raise InputError(
+                    f"{where}: event_id {event.event_id} is also line {event_ids[event.event_id]}'s; "
+                    "evals numbers each event once"
+                )
+            event_ids[event.event_id] = number
+            log.events.append(event)
+    return log
+
+
+def _by_sample(log: _Log, epochs: str, metric: str) -> tuple[dict[str, list[_Event]], str | None]:
+    """{sample_id: its events by event_id}, and the note on samples with several; refused as ``epochs`` says."""
+    table: dict[str, list[_Event]] = {}
+    for event in log.events:
+        table.setdefault(event.sample_id, []).append(event)
+    several = {sample: events for sample, events in table.items() if len(events) > 1}
+    for events in several.values():
+        events.sort(key=lambda event: event.event_id)
+    if not several:
+        if epochs == "all" and table:
+            raise AlignmentError(
+                f"{log.path}: one {metric} event per sample; --epochs all keeps each as a generation and needs "
+                "at least 2 to see the within-item variance: read it with --epochs first"
+            )
+        return table, None
+    sample, events = next(iter(several.items()))
+    if epochs == "error":
+        raise AlignmentError(
+            f"{log.path}, line {events[1].line}: sample {sample!r} has {len(events)} {metric} events (lines "
+            f"{', '.join(str(event.line) for event in events[:5])}); choose --epochs first, mean or all"
+        )
+    counts = sorted({len(events) for events in several.values()})
+    each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    done = {
+        "first": "kept the one of lowest event_id of each (--epochs mean or all read every one)",
+        "mean": "averaged them (scores are graded)",
+        "all": "kept each as a generation of its sample",
+    }[epochs]
+    return table, (
+        f"{log.model}: {len(several):,} of {len(table):,} samples have several {metric} events ({each} each); {done}"
+    )
+
+
+def _check_report(log: _Log, explicit: bool) -> str | None:
+    """Compare the final report's accuracy with the mean of every match event's correct; a note or a refusal."""
+    line, accuracy = log.report or (0, None)
+    if accuracy is None or accuracy is _MISSING:
+        where = f"the final_report (line {line}) has no accuracy" if line else "no final_report (an unfinished run?)"
+        return f"{log.path.name}: {where}: its means are not checked against the harness's"
+    where = f"{log.path}, line {line}"
+    if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)):
+        raise InputError(f"{where}: final_report accuracy is {describe_value(accuracy)}; evals writes a number")
+    mean = math.fsum(event.score for event in log.events) / len(log.events)
+    if abs(mean - accuracy) <= REPORT_TOLERANCE:
+        return None
+    said = (
+        f"{where}: final_report accuracy {accuracy!r} but the {len(log.events):,} match events' correct "
+        f"average {mean!r} (evals computes the accuracy as that mean)"
+    )
+    if explicit:
+        return f"{said}; read as asked (--metric match.correct)"
+    raise AlignmentError(
+        f"{said}: the log does not hold the events the harness reported on (edited, cut or spliced); if this "
+        "eval computes its accuracy otherwise, read the events with --metric match.correct"
+    )
+
+
+@dataclass
+class _Seen:
+    """What the logs read so far hold: each next one must be another model's run of one eval on the same samples."""
+
+    models: dict = field(default_factory=dict)  # model -> file name
+    eval_name: tuple[str, Path] | None = None
+    expected: dict = field(default_factory=dict)  # sample_id -> (digest, shown, where)
+
+    def another(self, log: _Log) -> None:
+        if log.model in self.models:
+            raise AlignmentError(
+                f"{log.path} and {self.models[log.model]} are both logs of completion function {log.model!r} "
+                "(spec.completion_fns); keep one of them"
+            )
+        self.models[log.model] = log.path
+        self.eval_name = self.eval_name or (log.eval_name, log.path)
+        if log.eval_name != self.eval_name[0]:
+            raise AlignmentError(
+                f"{log.path} is a log of eval {log.eval_name!r} but {self.eval_name[1]} of "
+                f"{self.eval_name[0]!r} (spec.eval_name): different evals score different samples; audit logs "
+                "of one eval"
+            )
+
+    def same_sample(self, log: _Log, event: _Event) -> None:
+        where = f"{log.path}, line {event.line}"
+        first = self.expected.setdefault(event.sample_id, (*event.expected, where)) if event.expected else None
+        if first and first[0] != event.expected[0]:
+            raise AlignmentError(
+                f"{where}: sample {event.sample_id!r} expects {event.expected[1]} but at "
+                f"{first[2]} it expects {first[1]}: the logs did not score the same samples (another version of "
+                "the samples file); re-run the models on one"
+            )
+
+
+@docfill("on_missing", "score_kind", returns="score_matrix")
+def read_openai_evals(
+    paths: Iterable[str | Path],
+    *,
+    metric: str | None = None,
+    epochs: str = "first",
+    on_missing: str = "error",
+    score_kind: str = "auto",
+) -> ScoreMatrix:
+    r"""Read OpenAI ``evals`` logs (``oaieval --record_path``), one model per file.
+
+    Parameters
+    ----------
+    paths : iterable of str or pathlib.Path
+        The logs (``.jsonl``, or ``.jsonl.gz``).
+    metric : str, optional
+        ``TYPE.FIELD``: the events of type TYPE, their data field FIELD (``--metric metrics.score``); default
+        ``match.correct``, checked against the ``final_report``'s accuracy (module notes).
+    epochs : {"first", "mean", "all", "error"}, default "first"
+        For samples with several events of that type: "first" keeps the one of lowest ``event_id`` (a note says
+        how many samples had several), "mean" averages them (graded scores), "all" keeps each as a generation
+        (item means with ``matrix.generations``), "error" refuses (``--epochs``).
+    %(on_missing)s
+    %(score_kind)s
+
+    Raises
+    ------
+    ArgumentError
+        An unknown ``epochs``, or a ``metric`` that is not TYPE.FIELD.
+    InputError
+        What the module notes refuse, naming the file and line (a repeated ``event_id`` too); a log with no event
+        of the type read; then the matrix rules.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [pathlib.Path(folder) / f"{model}.jsonl" for model in ("m1", "m2")]
+    ...     for path, correct in zip(paths, ([True, False, True], [False, False, True])):
+    ...         lines = [{"spec": {"completion_fns": [path.stem], "eval_name": "e.dev.v0"}}] + [
+    ...             {"event_id": i, "sample_id": f"e.dev.{i}", "type": "match", "data": {"correct": c}}
+    ...             for i, c in enumerate(correct)]
+    ...         _ = path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ...     matrix = read_openai_evals(paths)
+    >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
+    (('m1', 'm2'), ('e.dev.0', 'e.dev.1', 'e.dev.2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    """
+    if epochs not in ("first", "mean", "all", "error"):
+        raise ArgumentError(f"epochs must be 'first', 'mean', 'all' or 'error'; got {epochs!r}")
+    kind, name = _metric(metric)
+    read, matched = f"{kind}.{name}", (kind, name) == ("match", "correct")
+    rows: list[tuple] = []
+    notes, seen, averaged = [], _Seen(), False
+    for path in map(Path, paths):
+        log = _read_log(path, kind, name)
+        seen.another(log)
+        if not log.events:
+            types = ", ".join(sorted(log.types)) or "none"
+            trap = " (an eval that grades by model writes 'metrics' events)" if matched else ""
+            raise AlignmentError(
+                f"{path}: no {kind!r} events (event types in the log: {types}): nothing per sample to read"
+                f"{trap}; name the event type and data field that hold each sample's score with --metric TYPE.FIELD"
+            )
+        table, note = _by_sample(log, epochs, kind)
+        notes.extend([note] if note else [])
+        notes.extend([checked] if matched and (checked := _check_report(log, metric is not None)) else [])
+        for sample, events in table.items():
+            seen.same_sample(log, events[0])
+            kept = events if epochs in ("mean", "all") else events[:1]
+            averaged |= epochs == "mean" and len(kept) > 1
+            scores = [event.score for event in kept]
+            generations = (
+                zip(kept, scores, strict=True) if epochs == "all" else [(kept[0], math.fsum(scores) / len(scores))]
+            )
+            rows.extend(
+                (sample, log.model, score, f"{path}, line {event.line}", position)
+                for position, (event, score) in enumerate(generations, start=1)
+            )
+    if not rows:
+        raise ArgumentError("read_openai_evals: no log given")
+    notes.insert(0, f"OpenAI evals eval {seen.eval_name[0]!r}, {read} per sample; items keyed by sample_id")
+    long = pd.DataFrame(rows, columns=["item", "model", "score", "line", "repeat"])
+    lines = long.pop("line").to_numpy(dtype=object)
+    common = dict(item_column="item", on_missing=on_missing, source="openai evals logs", lines=lines, notes=notes)
+    if epochs == "all":
+        return from_long_repeated(long, repeat_column="repeat", score_kind=score_kind, **common)
+    long = long.drop(columns="repeat")
+    # Averaging was asked for: the scores are graded by request, not by a silent switch.
+    return from_long(long, score_kind="graded" if averaged and score_kind == "auto" else score_kind, **common)
