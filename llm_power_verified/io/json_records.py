@@ -400,6 +400,6 @@ def _matrix(
     return from_long_repeated(
         frame,
         repeat_column=named["repeat"],
-        single_hint="leave that item's records out, or add its missing generations",
+        single_hint="leave that item's records out, add its missing generations, or read without --repeat-field",
         **common,
     )

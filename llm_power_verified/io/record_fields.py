@@ -273,9 +273,16 @@ def record_file(path: Path) -> tuple[str, str]:
 
 
 def kind_of(value: Any) -> str:
-    """What a JSON value is, for a message: ``a JSON list``, ``a JSON text ('x')``."""
+    """What a JSON value is, for a message: ``a JSON list``, ``a JSON number (3)``."""
     if isinstance(value, (dict, list)):
         return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
-    return (
-        f"a JSON {'null' if value is None else 'text' if isinstance(value, str) else 'value'} ({describe_value(value)})"
+    kind = (
+        "null"
+        if value is None
+        else "text"
+        if isinstance(value, str)
+        else "true/false"
+        if isinstance(value, bool)
+        else "number"
     )
+    return f"a JSON {kind}" + ("" if value is None else f" ({describe_value(value)})")
