@@ -1,0 +1,423 @@
+"""OpenAI ``evals`` logs: the genuine oaieval logs of three completion functions, and damaged copies of them.
+
+The fixture (``tests/fixtures/openai_evals/``, provenance in ``tests/fixtures/PROVENANCE.md``) is three logs of
+the same local match eval (60 samples).  The expectations are recomputed here from the raw files with ``json``
+(the match events' ``correct`` by ``sample_id``, the ``final_report``'s accuracy), not taken from the reader;
+PROVENANCE's figures (56, 40, 33 correct; b, c of 19/3, 27/4, 21/14) are checked as a second source.  Each
+damaged case edits a copy of one genuine log and asserts the one-line refusal names the file, the line, the
+value and the flag where one exists.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.openai_evals import is_openai_evals_log, read_openai_evals
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "openai_evals"
+NAMES = ("arith-solver-a", "arith-solver-b", "arith-solver-c")
+LOGS = tuple(FIXTURES / f"{name}.jsonl" for name in NAMES)
+EXACT = 1e-15  # a mean of 60 scores of 0 or 1: the sum is exact and the division correctly rounded, as evals'
+
+
+def _raw(path: Path) -> tuple[dict[str, bool], float]:
+    """Independently of the reader: {sample_id: correct} of the match events, and the final report's accuracy."""
+    correct, accuracy = {}, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if "final_report" in record:
+            accuracy = record["final_report"]["accuracy"]
+        elif record.get("type") == "match":
+            correct[record["sample_id"]] = record["data"]["correct"]
+    return correct, accuracy
+
+
+def test_means_equal_the_final_reports_accuracy():
+    matrix = read_openai_evals(LOGS)
+    assert matrix.models == NAMES
+    assert matrix.scores.shape == (60, 3)
+    for column, path in enumerate(LOGS):
+        correct, accuracy = _raw(path)
+        assert set(matrix.item_ids) == set(correct)
+        assert abs(matrix.scores[:, column].mean() - accuracy) <= EXACT
+        assert abs(matrix.scores[:, column].mean() - sum(correct.values()) / len(correct)) <= EXACT
+    assert matrix.scores.sum(axis=0).tolist() == [56, 40, 33]  # PROVENANCE.md, a second source
+    assert matrix.notes[0] == (
+        "OpenAI evals eval 'arith-match.dev.v0', match.correct per sample; items keyed by sample_id"
+    )
+
+
+def test_discordant_counts_of_every_pair_are_exact():
+    matrix = read_openai_evals(LOGS)
+    raw = [_raw(path)[0] for path in LOGS]
+    found = {}
+    for first in range(3):
+        for second in range(first + 1, 3):
+            x, y = matrix.scores[:, first], matrix.scores[:, second]
+            b = sum(raw[first][item] and not raw[second][item] for item in raw[first])
+            c = sum(raw[second][item] and not raw[first][item] for item in raw[first])
+            assert (int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())) == (b, c)
+            found[(NAMES[first][-1], NAMES[second][-1])] = (b, c)
+    assert found == {("a", "b"): (19, 3), ("a", "c"): (27, 4), ("b", "c"): (21, 14)}  # PROVENANCE.md
+
+
+def test_items_are_paired_by_sample_id_whatever_the_order_of_each_log():
+    matrix = read_openai_evals(LOGS[::-1])
+    raw = _raw(LOGS[0])[0]
+    column = matrix.models.index("arith-solver-a")
+    assert {item: bool(score) for item, score in zip(matrix.item_ids, matrix.scores[:, column], strict=True)} == raw
+
+
+# --------------------------------------------------------------------------- detection
+def test_detection_claims_the_logs_and_nothing_else(tmp_path):
+    assert all(is_openai_evals_log(path) for path in LOGS)
+    gz = tmp_path / "a.jsonl.gz"
+    gz.write_bytes(gzip.compress(LOGS[0].read_bytes()))
+    assert is_openai_evals_log(gz)
+    others = {
+        "folder": tmp_path,
+        "empty.jsonl": b"",
+        "records.jsonl": b'{"item_id": "q1", "model": "a", "score": 1}\n',
+        "spec-and-more.jsonl": b'{"spec": {}, "samples": []}\n',
+        "spec-not-object.jsonl": b'{"spec": 1}\n',
+        "table.csv": LOGS[0].read_bytes(),  # the right content under another extension
+        "long-first-line.jsonl": b'{"spec": {"x": "' + b"y" * (1 << 20) + b'"}}\n',
+        "bad.jsonl": b'{"spec": {"a": 1, "a": 2}}\n',
+        "bad.jsonl.gz": b"not gzip",
+    }
+    for name, content in others.items():
+        path = tmp_path / name if name != "folder" else tmp_path
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        assert not is_openai_evals_log(path), name
+
+
+def test_gzip_crlf_and_byte_order_mark_read_alike(tmp_path):
+    text = LOGS[0].read_bytes()
+    variants = {
+        "a.jsonl.gz": gzip.compress(text),
+        "a-crlf.jsonl": text.replace(b"\n", b"\r\n"),
+        "a-bom.jsonl": b"\xef\xbb\xbf" + text,
+    }
+    expected = read_openai_evals(LOGS[:2]).scores
+    for name, content in variants.items():
+        (tmp_path / name).write_bytes(content)
+        assert is_openai_evals_log(tmp_path / name), name
+        assert np.array_equal(read_openai_evals([tmp_path / name, LOGS[1]]).scores, expected), name
+
+
+# --------------------------------------------------------------------------- damaged copies of the genuine logs
+Edit = Callable[[list[str]], list[str]]
+
+
+def _record(lines: list[str], number: int, change: Callable[[dict], None]) -> list[str]:
+    """Line ``number`` (1-based) parsed, changed in place, written back."""
+    record = json.loads(lines[number - 1])
+    change(record)
+    return [*lines[: number - 1], json.dumps(record), *lines[number:]]
+
+
+def _text(number: int, old: str, new: str) -> Edit:
+    def edit(lines):
+        if old not in lines[number - 1]:
+            raise ValueError(f"line {number} lacks {old!r}")
+        return [*lines[: number - 1], lines[number - 1].replace(old, new, 1), *lines[number:]]
+
+    return edit
+
+
+def _data(number: int, **values) -> Edit:
+    return lambda lines: _record(lines, number, lambda record: record["data"].update(values))
+
+
+def _field(number: int, key: str, value=None, *, drop: bool = False) -> Edit:
+    def change(record):
+        if drop:
+            del record[key]
+        else:
+            record[key] = value
+
+    return lambda lines: _record(lines, number, change)
+
+
+def _report(accuracy) -> Edit:
+    return lambda lines: _record(lines, 2, lambda record: record["final_report"].update(accuracy=accuracy))
+
+
+def _drop(*numbers: int) -> Edit:
+    return lambda lines: [line for index, line in enumerate(lines, start=1) if index not in numbers]
+
+
+def _then(*edits: Edit) -> Edit:
+    def edit(lines):
+        for one in edits:
+            lines = one(lines)
+        return lines
+
+    return edit
+
+
+def _copies(tmp_path: Path, edit: Edit, which: tuple[int, ...] = (0,)) -> list[Path]:
+    """The three logs copied into tmp_path, those at ``which`` edited (their lines, then written with LF ends)."""
+    paths = []
+    for index, source in enumerate(LOGS):
+        path = tmp_path / source.name
+        if index in which:
+            lines = edit(source.read_text(encoding="utf-8").splitlines())
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        else:
+            shutil.copyfile(source, path)
+        paths.append(path)
+    return paths
+
+
+MATCH_LINE = 4  # log a's first match event: sample arith-match.dev.53, correct true, event_id 1
+A = "arith-solver-a.jsonl"
+# (name, edit of log a, read_openai_evals keywords, error type, fragments the one-line message must hold)
+REFUSED = [
+    ("spec line missing", _drop(1), {}, InputError, (A, "line 1", "'final_report'", "'spec'", "--input-format")),
+    (
+        "two spec lines",
+        lambda lines: [*lines[:49], lines[0], *lines[49:]],
+        {},
+        InputError,
+        (A, "line 50", "second spec line", "one run per file"),
+    ),
+    (
+        "bad JSON line 10",
+        _text(10, '"type": "match"', '"type": match"'),
+        {},
+        InputError,
+        (A, "line 10", "not valid JSON"),
+    ),
+    ("truncated last line", lambda lines: [*lines[:-1], lines[-1][:70]], {}, InputError, (A, "line 122", "cut short")),
+    (
+        "repeated key",
+        _text(4, '"type": "match"', '"type": "match", "type": "sampling"'),
+        {},
+        InputError,
+        (A, "line 4", "'type' appears twice"),
+    ),
+    ("NaN score", _text(4, '"correct": true', '"correct": NaN'), {}, InputError, (A, "line 4", "NaN")),
+    ("correct is 'yes'", _data(4, correct="yes"), {}, InputError, (A, "line 4", "match.correct is 'yes'", "--metric")),
+    ("correct is 2", _data(4, correct=2), {}, InputError, (A, "line 4", "match.correct is 2", "[0, 1]", "--metric")),
+    ("blank line", lambda lines: [*lines[:6], "", *lines[6:]], {}, InputError, (A, "line 7", "blank line")),
+    ("a list line", lambda lines: [*lines[:6], "[1, 2]", *lines[6:]], {}, InputError, (A, "line 7", "a JSON list")),
+    ("event without sample_id", _field(4, "sample_id", drop=True), {}, InputError, (A, "line 4", "'sample_id'")),
+    ("event without data", _field(5, "data", drop=True), {}, InputError, (A, "line 5", "'data'")),
+    ("sample_id null", _field(4, "sample_id", None), {}, InputError, (A, "line 4", "sample_id is None")),
+    ("event_id text", _field(4, "event_id", "1"), {}, InputError, (A, "line 4", "event_id is '1'")),
+    ("event of another run", _field(6, "run_id", "OTHER"), {}, InputError, (A, "line 6", "'OTHER'", "two runs")),
+    ("repeated event_id", _field(6, "event_id", 1), {}, InputError, (A, "line 6", "event_id 1", "line 4")),
+    (
+        "second final report",
+        lambda lines: [*lines, lines[1]],
+        {},
+        InputError,
+        (A, "line 123", "second final_report", "line 2"),
+    ),
+    (
+        "final report NaN (no match events)",
+        _text(2, '"accuracy": 0.9333333333333333', '"accuracy": NaN'),
+        {},
+        InputError,
+        (A, "line 2", "NaN", "recorded no match events"),
+    ),
+    (
+        "final report disagrees",
+        _report(0.95),
+        {},
+        InputError,
+        (A, "line 2", "accuracy 0.95", "0.9333333333333333", "--metric match.correct"),
+    ),
+    (
+        "one match event flipped",
+        _data(MATCH_LINE, correct=False),
+        {},
+        InputError,
+        (A, "line 2", "0.9333333333333333", "0.9166666666666666", "--metric match.correct"),
+    ),
+    (
+        "sample missing (report dropped too)",
+        _drop(2, MATCH_LINE),
+        {},
+        InputError,
+        ("arith-match.dev.53", "--on-missing intersect"),
+    ),
+    (
+        "no match events",
+        lambda lines: [line for line in lines if '"type": "match"' not in line],
+        {},
+        InputError,
+        (A, "no 'match' events", "event types in the log: sampling", "--metric TYPE.FIELD"),
+    ),
+    (
+        "unknown metric type",
+        lambda lines: lines,
+        {"metric": "metricz.score"},
+        InputError,
+        (A, "no 'metricz' events", "match, sampling", "--metric"),
+    ),
+    (
+        "unknown metric field",
+        lambda lines: lines,
+        {"metric": "match.score"},
+        InputError,
+        (A, "line 4", "no data field 'score'", "--metric"),
+    ),
+    (
+        "several match events, --epochs error",
+        _then(lambda lines: [*lines, lines[3].replace('"event_id": 1,', '"event_id": 500,')], _report(57 / 61)),
+        {"epochs": "error"},
+        InputError,
+        (A, "line 123", "2 match events", "--epochs first, mean or all"),
+    ),
+    (
+        "one event per sample, --epochs all",
+        lambda lines: lines,
+        {"epochs": "all"},
+        InputError,
+        (A, "one match event per sample", "--epochs first"),
+    ),
+    ("empty file", lambda lines: [], {}, InputError, (A, "empty file")),
+    (
+        "expected differs from another log's",
+        _data(MATCH_LINE, expected="140"),
+        {},
+        InputError,
+        ("line 4", "'arith-match.dev.53'", "'140'", "'139'", "not score the same samples"),
+    ),
+    (
+        "spec without completion_fns",
+        lambda lines: _record(lines, 1, lambda r: r["spec"].pop("completion_fns")),
+        {},
+        InputError,
+        (A, "line 1", "spec.completion_fns is None"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "edit", "options", "error", "fragments"), REFUSED, ids=[case[0] for case in REFUSED])
+def test_damaged_copy_is_refused_naming_the_place(tmp_path, name, edit, options, error, fragments):
+    paths = _copies(tmp_path, edit)
+    with pytest.raises(error) as raised:
+        read_openai_evals(paths, **options)
+    message = str(raised.value)
+    assert "\n" not in message
+    missing = [fragment for fragment in fragments if fragment not in message]
+    assert not missing, f"{message!r} lacks {missing}"
+
+
+def test_two_logs_of_one_completion_function_name_both_files(tmp_path):
+    copy = tmp_path / "again.jsonl"
+    shutil.copyfile(LOGS[0], copy)
+    with pytest.raises(InputError, match=r"again\.jsonl and .*arith-solver-a\.jsonl are both logs of completion "):
+        read_openai_evals([LOGS[0], copy])
+
+
+def test_different_evals_are_refused_naming_both_files(tmp_path):
+    paths = _copies(
+        tmp_path, lambda lines: _record(lines, 1, lambda r: r["spec"].update(eval_name="other.dev.v0")), (1,)
+    )
+    with pytest.raises(
+        InputError, match=r"arith-solver-b\.jsonl is a log of eval 'other\.dev\.v0' but .*arith-solver-a"
+    ):
+        read_openai_evals(paths)
+
+
+def test_metric_that_is_not_type_dot_field_is_refused():
+    for metric in ("correct", "match.", ".correct", ""):
+        with pytest.raises(ArgumentError, match=r"--metric for an OpenAI evals log is TYPE\.FIELD"):
+            read_openai_evals(LOGS, metric=metric)
+    with pytest.raises(ArgumentError, match="epochs must be"):
+        read_openai_evals(LOGS, epochs="last")
+
+
+# --------------------------------------------------------------------------- what is read with a note
+def test_missing_sample_is_dropped_with_on_missing_intersect(tmp_path):
+    matrix = read_openai_evals(_copies(tmp_path, _drop(2, MATCH_LINE)), on_missing="intersect")
+    assert len(matrix.item_ids) == 59 and "arith-match.dev.53" not in matrix.item_ids
+    assert any("no final_report" in note for note in matrix.notes)
+    assert any("dropped 1" in note and "--on-missing intersect" in note for note in matrix.notes)
+
+
+def test_a_disagreeing_report_is_a_note_when_match_correct_is_named(tmp_path):
+    matrix = read_openai_evals(_copies(tmp_path, _report(0.95)), metric="match.correct")
+    note = next(note for note in matrix.notes if "final_report accuracy 0.95" in note)
+    assert "read as asked (--metric match.correct)" in note
+    assert matrix.scores.sum(axis=0).tolist() == [56, 40, 33]
+
+
+def test_another_event_type_and_field_is_read(tmp_path):
+    """--metric sampling.model is text: refused; a numeric field of the sampling events is read."""
+
+    def add_field(lines):
+        return [
+            json.dumps({**(record := json.loads(line)), "data": {**record["data"], "len": 1.0}})
+            if '"type": "sampling"' in line
+            else line
+            for line in lines
+        ]
+
+    paths = _copies(tmp_path, add_field, (0, 1, 2))
+    matrix = read_openai_evals(paths, metric="sampling.len")
+    assert matrix.scores.shape == (60, 3) and (matrix.scores == 1.0).all()
+    assert matrix.notes[0].endswith("sampling.len per sample; items keyed by sample_id")
+    with pytest.raises(InputError, match=r"line 3: sampling\.model is 'arith-solver-a'.*--metric"):
+        read_openai_evals(LOGS, metric="sampling.model")
+
+
+def _twice(second_correct: Callable[[dict], bool]) -> Edit:
+    """Every match event followed by a second one (event_id + 1000) for the same sample, the report updated."""
+
+    def edit(lines):
+        extra = []
+        for line in lines:
+            record = json.loads(line)
+            if record.get("type") == "match":
+                again = {**record, "event_id": record["event_id"] + 1000}
+                again["data"] = {**record["data"], "correct": second_correct(record)}
+                extra.append(again)
+        events = [json.loads(line) for line in lines if '"type": "match"' in line] + extra
+        accuracy = sum(event["data"]["correct"] for event in events) / len(events)
+        lines = [*lines, *map(json.dumps, extra)]
+        return _report(accuracy)(lines)
+
+    return edit
+
+
+def test_several_match_events_per_sample_by_epochs(tmp_path):
+    """A log with n = 2 match events per sample (second one always wrong), against two genuine logs."""
+    paths = _copies(tmp_path, _twice(lambda record: False))
+    first = read_openai_evals(paths)
+    assert first.scores.sum(axis=0).tolist() == [56, 40, 33]
+    assert "arith-solver-a: 60 of 60 samples have several match events (2 each); kept the one of lowest event_id" in (
+        " ".join(first.notes)
+    )
+    mean = read_openai_evals(paths, epochs="mean")
+    assert mean.score_kind == "graded"
+    assert mean.scores[:, 0].sum() == 28  # halves of 0/1 sums are exact in binary
+    with pytest.raises(InputError, match=r"arith-solver-b\.jsonl: one match event per sample.*--epochs first"):
+        read_openai_evals(paths, epochs="all")
+
+
+def test_epochs_all_keeps_each_match_event_as_a_generation(tmp_path):
+    flip = _twice(lambda record: record["sample_id"].endswith("7"))
+    paths = _copies(tmp_path, flip, (0, 1, 2))
+    matrix = read_openai_evals(paths, epochs="all")
+    assert matrix.generations is not None
+    assert matrix.generations.count_range == (2, 2)
+    raw = [_raw(path)[0] for path in LOGS]
+    for column in range(3):
+        for row, item in enumerate(matrix.item_ids):
+            second = item.endswith("7")
+            assert matrix.scores[row, column] == (raw[column][item] + second) / 2
