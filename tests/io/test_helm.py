@@ -1,0 +1,258 @@
+"""HELM run folders: the genuine fixture read right, checked against HELM's own aggregates and the raw files.
+
+The fixture (``tests/fixtures/helm/simple_qa``, PROVENANCE.md) holds two runs of HELM's ``simple_short_answer_qa``
+on the same 50 instances; model1's run also holds each instance under the perturbation ``mild_mix``.  The raw
+``per_instance_stats.json`` and ``stats.json`` are read here with the standard library's ``json``, not through the
+reader.  Damaged variants (``tests/support/hostile_helm.py``) each end in one line naming the file, the instance,
+the value and the flag, or read with the items they should.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_power_verified.errors import ArgumentError, LlmPowerError
+from llm_power_verified.io.helm import is_helm_run, is_helm_suite, read_helm
+from tests.support.hostile_helm import METRIC, RUNS, SUITE, Damage, damages, edited, extra_trial, files, replaced
+
+#: Means of 50 values that are 0 or 1: both sides are k/50 rounded once (HELM: sum / count; here the mean of the
+#: matrix column), so they agree to the last bit; 1e-12 leaves room for a summation order, not for a wrong item.
+MEAN_TOLERANCE = 1e-12
+
+
+def _raw(run: str, metric: str = METRIC, perturbation: str | None = None, trial: int = 0) -> dict[str, float]:
+    """{instance_id: mean} of the stat in the raw per_instance_stats.json (unperturbed, or under ``perturbation``)."""
+    values = {}
+    for entry in json.loads((SUITE / run / "per_instance_stats.json").read_text()):
+        if entry["train_trial_index"] != trial:
+            continue
+        for stat in entry["stats"]:
+            name = stat["name"]
+            if name["name"] == metric and (name.get("perturbation") or {}).get("name") == perturbation:
+                assert entry["instance_id"] not in values  # the raw file holds each instance once per perturbation
+                values[entry["instance_id"]] = stat["mean"]
+    return values
+
+
+def _helm_aggregate(run: str, metric: str = METRIC, perturbation: str | None = None) -> float:
+    """HELM's own mean in stats.json: the stat of that name on split test, unperturbed or computed on the perturbed."""
+    for stat in json.loads((SUITE / run / "stats.json").read_text()):
+        name, described = stat["name"], stat["name"].get("perturbation")
+        if name["name"] != metric or name.get("split") != "test":
+            continue
+        if (perturbation is None and described is None) or (
+            described is not None and described["name"] == perturbation and described["computed_on"] == "perturbed"
+        ):
+            return stat["mean"]
+    raise KeyError(metric)
+
+
+def _runs() -> list[Path]:
+    return [SUITE / run for run in RUNS]
+
+
+def test_detection():
+    assert all(is_helm_run(run) for run in _runs())
+    assert not is_helm_run(SUITE) and is_helm_suite(SUITE)
+    assert not is_helm_suite(SUITE / RUNS[0]) and not is_helm_suite(SUITE / RUNS[0] / "run_spec.json")
+
+
+@pytest.mark.parametrize("metric", [METRIC, "f1_score", "exact_match"])
+def test_means_equal_helm_aggregate(metric):
+    matrix = read_helm(_runs(), metric=metric)
+    assert matrix.models == ("simple/model1", "simple/model2") and matrix.n_items == 50
+    for column, run in enumerate(RUNS):
+        # See MEAN_TOLERANCE.
+        assert matrix.scores[:, column].mean() == pytest.approx(_helm_aggregate(run, metric), abs=MEAN_TOLERANCE)
+    assert matrix.scores[:, 0].mean() == pytest.approx(0.54 if metric != "exact_match" else 0.0, abs=MEAN_TOLERANCE)
+
+
+def test_discordant_counts_equal_the_raw_files():
+    matrix = read_helm(_runs(), metric=METRIC)
+    first, second = _raw(RUNS[0]), _raw(RUNS[1])
+    assert sorted(first) == sorted(second) == sorted(matrix.item_ids)
+    b = sum(first[item] == 1 and second[item] == 0 for item in first)
+    c = sum(first[item] == 0 and second[item] == 1 for item in first)
+    read_b = int(((matrix.scores[:, 0] == 1) & (matrix.scores[:, 1] == 0)).sum())
+    read_c = int(((matrix.scores[:, 0] == 0) & (matrix.scores[:, 1] == 1)).sum())
+    assert (read_b, read_c) == (b, c) == (27, 0)  # PROVENANCE.md: 27 items model1-only, 0 model2-only
+    by_item = dict(zip(matrix.item_ids, matrix.scores[:, 0], strict=True))
+    assert by_item == first
+
+
+def _with_mild_mix(document: list) -> list:
+    """model2's entries, each followed by a copy under model1's perturbation ``mild_mix`` with the same values."""
+    described = {"name": "mild_mix", "robustness": True, "fairness": False, "computed_on": "perturbed"}
+    result = []
+    for entry in document:
+        copy = json.loads(json.dumps(entry))
+        copy["perturbation"] = described
+        for stat in copy["stats"]:
+            stat["name"]["perturbation"] = described
+        result += [entry, copy]
+    return result
+
+
+def test_perturbed_values_left_out_by_default_and_read_when_asked(tmp_path):
+    matrix = read_helm(_runs(), metric=METRIC)
+    assert any("left out 50 perturbed" in note and "mild_mix" in note for note in matrix.notes)
+    suite = _copy(tmp_path, {"run-model2/per_instance_stats.json": replaced(_with_mild_mix)})
+    perturbed = read_helm([suite / run for run in RUNS], metric=METRIC, perturbation="mild_mix")
+    raw = _raw(RUNS[0], perturbation="mild_mix")
+    assert len(raw) == 50 and dict(zip(perturbed.item_ids, perturbed.scores[:, 0], strict=True)) == raw
+    # See MEAN_TOLERANCE.
+    expected = _helm_aggregate(RUNS[0], perturbation="mild_mix")
+    assert perturbed.scores[:, 0].mean() == pytest.approx(expected, abs=MEAN_TOLERANCE)
+    assert any("50 instance values of 'quasi_exact_match' under perturbation 'mild_mix'" in n for n in perturbed.notes)
+    second = _raw(RUNS[1])
+    b = sum(raw[item] == 1 and second[item] == 0 for item in raw)
+    c = sum(raw[item] == 0 and second[item] == 1 for item in raw)
+    read_b = int(((perturbed.scores[:, 0] == 1) & (perturbed.scores[:, 1] == 0)).sum())
+    read_c = int(((perturbed.scores[:, 0] == 0) & (perturbed.scores[:, 1] == 1)).sum())
+    assert (read_b, read_c) == (b, c)
+
+
+def test_suite_with_a_rerun(tmp_path):
+    """A suite holding a second run of model2: refused naming both folders, until --run-spec picks one per model."""
+    suite = _copy(tmp_path, {})
+    shutil.copytree(suite / RUNS[1], suite / "run-model2-rerun")
+    spec = json.loads((suite / "run-model2-rerun" / "run_spec.json").read_text())
+    spec["name"] += ",rerun"
+    (suite / "run-model2-rerun" / "run_spec.json").write_text(json.dumps(spec))
+    with pytest.raises(
+        LlmPowerError, match=r"run-model2 and .*run-model2-rerun are both runs of model 'simple/model2'"
+    ):
+        read_helm([suite], metric=METRIC)
+    with pytest.raises(LlmPowerError, match="--run-spec"):
+        read_helm([suite], metric=METRIC)
+    matrix = read_helm([suite], metric=METRIC, run_spec="*[12]")
+    assert matrix.models == ("simple/model1", "simple/model2") and matrix.n_items == 50
+
+
+@pytest.mark.parametrize(
+    ("run_spec", "models"),
+    [
+        (None, ("simple/model1", "simple/model2")),
+        ("simple_short_answer_qa", ("simple/model1", "simple/model2")),
+        ("simple_short_answer_qa:model=simple_model", ("simple/model1", "simple/model2")),
+        ("run-model?", ("simple/model1", "simple/model2")),
+    ],
+)
+def test_suite_folder(run_spec, models):
+    matrix = read_helm([SUITE], metric=METRIC, run_spec=run_spec)
+    assert matrix.models == models and matrix.n_items == 50
+    direct = read_helm(_runs(), metric=METRIC)
+    for column, model in enumerate(models):
+        assert np.array_equal(matrix.scores[:, column], direct.scores[:, direct.models.index(model)])
+
+
+def test_run_spec_needs_a_suite():
+    with pytest.raises(ArgumentError, match=r"--run-spec 'simple'.*suite folder"):
+        read_helm(_runs(), metric=METRIC, run_spec="simple")
+
+
+def _copy(tmp_path: Path, edits: dict) -> Path:
+    suite = tmp_path / "simple_qa"
+    for relative, content in files(edits).items():
+        (suite / relative).parent.mkdir(parents=True, exist_ok=True)
+        (suite / relative).write_bytes(content)
+    return suite
+
+
+def _three_trials(tmp_path: Path) -> tuple[Path, dict[tuple[int, str, int], float]]:
+    """Both runs with train trials 0, 1, 2 (1 and 2 seeded 0/1 values); the suite, {(run, instance, trial): value}."""
+    rng = np.random.default_rng(28)
+    suite, values = _copy(tmp_path, {}), {}
+    for column, run in enumerate(RUNS):
+        document = json.loads((SUITE / run / "per_instance_stats.json").read_text())
+        original = json.dumps(document)
+        values |= {(column, instance, 0): value for instance, value in _raw(run).items()}
+        for trial in (1, 2):
+            for entry in json.loads(original):
+                entry["train_trial_index"] = trial
+                stat = next(s for s in entry["stats"] if s["name"]["name"] == METRIC)
+                value = float(rng.random() < 0.5)
+                stat.update(sum=value, mean=value)
+                if "perturbation" not in entry:
+                    values[column, entry["instance_id"], trial] = value
+                document.append(entry)
+        (suite / run / "per_instance_stats.json").write_text(json.dumps(document))
+    return suite, values
+
+
+@pytest.mark.parametrize("epochs", ["first", "mean", "all"])
+def test_train_trials(tmp_path, epochs):
+    suite, values = _three_trials(tmp_path)
+    matrix = read_helm([suite / run for run in RUNS], metric=METRIC, epochs=epochs)
+    for column in range(2):
+        trials = [0] if epochs == "first" else [0, 1, 2]
+        expected = [np.mean([values[column, item, t] for t in trials]) for item in matrix.item_ids]
+        # Means of three 0/1 values: k/3 rounded once on both sides (see MEAN_TOLERANCE).
+        assert matrix.scores[:, column] == pytest.approx(expected, abs=MEAN_TOLERANCE)
+    note = next(note for note in matrix.notes if "3 train trials per instance (0-2)" in note)
+    assert {"first": "kept train trial 0", "mean": "averaged all 3", "all": "as a generation"}[epochs] in note
+    if epochs == "all":
+        assert matrix.generations is not None and matrix.generations.counts.tolist() == [[3, 3]] * 50
+    else:
+        assert matrix.generations is None
+    assert matrix.score_kind == ("binary" if epochs == "first" else "graded")
+
+
+def test_one_trial_refused_under_epochs_all():
+    with pytest.raises(LlmPowerError, match=r"one train trial per instance.*--epochs first"):
+        read_helm(_runs(), metric=METRIC, epochs="all")
+
+
+def test_a_trial_missing_is_refused(tmp_path):
+    suite = _copy(tmp_path, {"run-model1/per_instance_stats.json": extra_trial(skip="id38")})
+    with pytest.raises(LlmPowerError, match="instance 'id38' has no train trial 1"):
+        read_helm([suite / run for run in RUNS], metric=METRIC, epochs="mean")
+
+
+@pytest.mark.parametrize("damage", damages(), ids=lambda damage: damage.name)
+def test_damaged_variant(tmp_path, damage: Damage):
+    suite = _copy(tmp_path, damage.edits)
+    paths = [suite / path for path in damage.paths]
+    if not damage.fragments:
+        assert read_helm(paths, **damage.options).n_items == damage.items
+        return
+    with pytest.raises(LlmPowerError) as raised:
+        read_helm(paths, **{"metric": None, **damage.options})
+    message = str(raised.value)
+    assert "\n" not in message
+    for fragment in damage.fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_enough_damaged_variants():
+    assert sum(bool(damage.fragments) for damage in damages()) >= 15
+
+
+def test_an_unknown_epochs_is_refused():
+    with pytest.raises(ArgumentError, match="epochs must be"):
+        read_helm(_runs(), metric=METRIC, epochs="last")
+
+
+def test_perturbation_names_sharing_a_name_are_refused(tmp_path):
+    def change(document):
+        for entry in document[1::2][:3]:
+            for stat in entry["stats"]:
+                if "perturbation" in stat["name"]:
+                    stat["name"]["perturbation"]["robustness"] = False
+
+    suite = _copy(tmp_path, {"run-model1/per_instance_stats.json": edited(change)})
+    with pytest.raises(LlmPowerError, match="two perturbations share the name"):
+        read_helm([suite / RUNS[0]], metric=METRIC, perturbation="mild_mix")
+
+
+def test_reading_a_copy_changes_nothing(tmp_path):
+    suite = _copy(tmp_path, {})
+    before = {path: path.read_bytes() for path in suite.rglob("*") if path.is_file()}
+    read_helm([suite], metric=METRIC)
+    assert before == {path: path.read_bytes() for path in suite.rglob("*") if path.is_file()}
+    shutil.rmtree(suite)
