@@ -2606,6 +2606,13 @@ def generation_cases() -> list[Case]:
     return build()
 
 
+def helm_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_helm import helm_cases as build
+
+    return build()
+
+
 def all_cases() -> list[Case]:
     cases = [
         case
@@ -2638,6 +2645,7 @@ def all_cases() -> list[Case]:
             output_cases,
             decision_cases,
             generation_cases,
+            helm_cases,
         )
         for case in build()
     ]
