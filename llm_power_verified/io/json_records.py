@@ -121,7 +121,7 @@ def _document_records(path: Path, fields: _Fields) -> Iterator[tuple[str, Any, s
     where, at = "the top level", ""
     container = document
     if fields.records is not None:
-        container, why = resolve(document, fields.records)
+        container, why = resolve(document, fields.records, "the document")
         if container is MISSING:
             raise InputError(f"{path}: no {fields.records.shown} in the document ({why}); check --records")
         where, at = fields.records.shown, "".join(pointer_step(step) for step in fields.records.steps)

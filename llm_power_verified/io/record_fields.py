@@ -124,7 +124,7 @@ def pointer_step(key: str) -> str:
     return "/" + key.replace("~", "~0").replace("/", "~1")
 
 
-def resolve(value: Any, path: FieldPath) -> tuple[Any, str]:
+def resolve(value: Any, path: FieldPath, root: str = "the record") -> tuple[Any, str]:
     """The value a path reaches in a record, or :data:`MISSING` with the step that was missing.
 
     Parameters
@@ -133,6 +133,8 @@ def resolve(value: Any, path: FieldPath) -> tuple[Any, str]:
         The parsed record (or document).
     path : FieldPath
         The path.
+    root : str, default "the record"
+        What messages call ``value`` itself ("the document" for ``--records``).
 
     Returns
     -------
@@ -144,7 +146,7 @@ def resolve(value: Any, path: FieldPath) -> tuple[Any, str]:
     >>> resolve({"m": {"acc": 1}}, field_path("/m/acc", "--score-field"))
     (1, '')
     >>> resolve({"m": [0.5]}, field_path("/m/1", "--score-field"))[1]
-    'no element 1 in /m (a list of 1)'
+    'no element 1 in /m, a list of 1'
     """
     reached = ""
     for step in path.steps:
@@ -153,11 +155,13 @@ def resolve(value: Any, path: FieldPath) -> tuple[Any, str]:
                 return MISSING, f"no key {step!r}" + (f" in {reached}" if reached else "")
             value = value[step]
         elif isinstance(value, list):
-            if not _INDEX.fullmatch(step) or int(step) >= len(value):
-                return MISSING, f"no element {step} in {reached or 'the record'} (a list of {len(value):,})"
+            if not _INDEX.fullmatch(step):
+                return MISSING, f"{reached or root} is a JSON list (of {len(value):,}), which has no key {step!r}"
+            if int(step) >= len(value):
+                return MISSING, f"no element {step} in {reached or root}, a list of {len(value):,}"
             value = value[int(step)]
         else:
-            return MISSING, f"{reached or 'the record'} is {describe_value(value)}, not an object"
+            return MISSING, f"{reached or root} is {kind_of(value)}, not an object or list"
         reached += pointer_step(step)
     return value, ""
 

@@ -159,7 +159,7 @@ def test_field_paths():
     assert field_path("/a~1b/~0c", "--score-field").steps == ("a/b", "~c")
     assert resolve({"a/b": {"~c": 0.5}}, field_path("/a~1b/~0c", "--score-field")) == (0.5, "")
     assert resolve({"l": [0, 1]}, field_path("/l/1", "--x"))[0] == 1
-    assert "no element 01" in resolve({"l": [0, 1]}, field_path("/l/01", "--x"))[1]  # RFC 6901: no leading zero
+    assert "no key '01'" in resolve({"l": [0, 1]}, field_path("/l/01", "--x"))[1]  # RFC 6901: no leading zero
     with pytest.raises(ArgumentError, match="~0"):
         field_path("/a~2b", "--score-field")
     with pytest.raises(ArgumentError, match="--item-field"):
