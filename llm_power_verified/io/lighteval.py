@@ -1,0 +1,429 @@
+"""lighteval details files (``--save-details``): one Parquet file per model and task, one row per doc.
+
+Two schemas are read.  lighteval 0.11 and later write three struct columns: ``doc`` (``id``, ``query``,
+``choices``, ``gold_index``, ``task_name``, ``num_samples``, ...), ``metric`` (one key per sample-level metric,
+e.g. ``acc``) and ``model_response``; only ``doc``'s fields named here and ``metric`` are read, never the
+responses.  lighteval 0.1 to 0.10 and the Open LLM Leaderboard (v1) details datasets write flat columns
+(``example``, ``full_prompt``, ``choices``, ``gold_index``, ``predictions``, ``metrics``, ...; the leaderboard's
+also ``hashes``, a struct of xxh64 hashes ``example``, ``full_prompt``, ``input_tokens``, ``cont_tokens``);
+lighteval 0.4 to 0.7 wrote every one of those columns as the Python ``str()`` of its value, which is read back as
+a Python literal (numbers, text, lists, dicts; nothing else).
+
+Items.  ``doc.id`` is the default key (``--align-on id``), but lighteval 0.13 sets it to the doc's row index in
+the dataset, not the dataset's own id: two runs over another version or order of the data would pair different
+questions under one id.  So the docs under one id are compared (query, choices, gold_index) across the files and a
+difference is refused.  ``--align-on hash`` keys the docs by their content instead: the ``hashes.example`` column
+when every file carries it (the leaderboard's files), else a SHA-256 this reader computes of the JSON text
+``[query, choices, gold_index]`` (``gold_index`` as a list, the flat schema's ``example`` as the query).  The flat
+schema has no doc id at all and is read with ``--align-on hash`` only.  Nothing is ever aligned by row position.
+
+Scores.  The metric is a key of ``metric`` (``--metric``; the only one when there is one); each row's value must be
+true/false or a finite number in [0, 1].  A task sampled several times per doc (``doc.num_samples`` > 1) still has
+one value per doc in the file (lighteval's per-doc metric over the samples, e.g. ``pass@k``): the per-sample scores
+are not written, so each doc is one item with that value, and the notes say so.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.lighteval_layout import DetailsFile, details_file, is_details_name, model_name, same_task
+from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.table_files import MAX_PARQUET_BYTES
+from llm_power_verified.io.tables import check_on_missing, from_long
+
+__all__ = ["is_lighteval_details", "read_lighteval"]
+
+ALIGN_ON = ("id", "hash")
+_DOC_FIELDS = ("id", "query", "choices", "gold_index", "task_name", "num_samples")
+_FLAT_FIELDS = ("example", "full_prompt", "choices", "gold_index", "metrics")
+_LITERAL_CHARACTERS = 1 << 20  # the longest str() of a 0.4-0.7 cell read back as a Python literal
+
+
+def _schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
+    """The schema: ``doc`` (lighteval 0.11+), ``flat`` (0.1-0.10, Open LLM Leaderboard v1) or None (not details)."""
+    if {"doc", "metric", "model_response"} <= set(names) and doc_is_struct:
+        return "doc"
+    if "metrics" in names and {"example", "full_prompt"} & set(names) and {"predictions", "hashes"} & set(names):
+        return "flat"
+    return None
+
+
+def _parquet():
+    try:
+        # Optional dependency (extra parquet): imported where it is used, so the package works without it.
+        import pyarrow.parquet as parquet
+    except ImportError as error:
+        raise InputError(
+            f"reading lighteval details needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'"
+        ) from None
+    return parquet
+
+
+def is_lighteval_details(path: str | Path) -> bool:
+    """Whether ``path`` is a lighteval details file, or a folder holding lighteval's details layout.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.parquet`` file: its schema (the footer only, no rows) has lighteval's details columns (``doc``,
+        ``metric``, ``model_response``; or the older ``example``/``full_prompt``, ``metrics``, ``predictions`` or
+        ``hashes``), or it is named ``details_TASK_TIMESTAMP.parquet`` (so that a damaged details file is reported as
+        one).  A folder: it holds such named files, directly or in timestamp folders
+        (``details/MODEL/TIMESTAMP/details_TASK_TIMESTAMP.parquet``).
+
+    Returns
+    -------
+    bool
+        False for anything else, and for a ``.parquet`` file when pyarrow is not installed.
+
+    Examples
+    --------
+    >>> is_lighteval_details("no-such-file.parquet")
+    False
+    """
+    path = Path(path)
+    if path.is_dir():
+        children = [child for child in path.iterdir() if not child.name.startswith(".")]
+        return any(child.is_file() and is_details_name(child) for child in children) or any(
+            child.is_dir() and any(grand.is_file() and is_details_name(grand) for grand in child.iterdir())
+            for child in children
+        )
+    if not (path.is_file() and path.name.lower().endswith(".parquet")):
+        return False
+    if is_details_name(path):
+        return True
+    try:
+        schema = _parquet().read_schema(path)
+        doc = schema.field("doc").type if "doc" in schema.names else None
+        return _schema_kind(schema.names, doc is not None and doc.num_fields > 0) is not None
+    except Exception:  # no pyarrow, or not a readable Parquet file: not lighteval's, the table reader says why
+        return False
+
+
+@dataclass
+class _Rows:
+    """What is read of one details file: the schema, task, and per row the key material and the metric values."""
+
+    path: Path
+    kind: str
+    task: str
+    ids: list
+    content: list  # per row: (query, choices, gold_index list) as read
+    carried: list | None  # hashes.example per row, when the file has that column
+    metrics: list
+    metric_names: tuple[str, ...]
+    samples: int
+
+
+def _literal(value: object, path: Path, row: int, column: str) -> object:
+    """A cell as lighteval wrote it; a 0.4-0.7 ``str()`` of a number, list or dict read back as a Python literal."""
+    if not isinstance(value, str) or column == "example":
+        return value
+    if len(value) > _LITERAL_CHARACTERS:
+        raise InputError(f"{path}, row {row}: column {column!r} holds {len(value):,} characters, more than read back")
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise InputError(
+            f"{path}, row {row}: column {column!r} holds {describe_value(value)}, not a value lighteval writes "
+            "(a number, list or dict)"
+        ) from None
+
+
+def _selected_bytes(metadata, prefixes: tuple[str, ...]) -> int:
+    return sum(
+        metadata.row_group(group).column(index).total_uncompressed_size
+        for group in range(metadata.num_row_groups)
+        for index in range(metadata.num_columns)
+        if metadata.row_group(group).column(index).path_in_schema.split(".")[0] in prefixes
+    )
+
+
+def _open(path: Path):
+    """The table of the columns read, and the schema kind; a damaged or foreign file refused naming it."""
+    parquet = _parquet()
+    try:
+        file = parquet.ParquetFile(path)
+        schema = file.schema_arrow
+        names = schema.names
+        doc = schema.field("doc").type if "doc" in names else None
+        kind = _schema_kind(names, doc is not None and getattr(doc, "num_fields", 0) > 0)
+        if kind == "doc":
+            present = {doc.field(i).name for i in range(doc.num_fields)}
+            columns = [f"doc.{name}" for name in _DOC_FIELDS if name in present] + ["metric"]
+            prefixes = ("doc", "metric")
+        elif kind == "flat":
+            has_hashes = "hashes" in names and getattr(schema.field("hashes").type, "num_fields", 0) > 0
+            columns = [name for name in _FLAT_FIELDS if name in names] + (["hashes.example"] if has_hashes else [])
+            prefixes = (*_FLAT_FIELDS, "hashes")
+        else:
+            shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+            raise InputError(
+                f"{path}: columns {shown}, not lighteval details (doc, metric, model_response; or example, metrics, "
+                "predictions); read other tables with --input-format table"
+            )
+        size = _selected_bytes(file.metadata, prefixes)
+        if size > MAX_PARQUET_BYTES:
+            raise InputError(
+                f"{path}: the columns read hold {size:,} bytes uncompressed, more than the {MAX_PARQUET_BYTES:,} read "
+                "whole; split the task"
+            )
+        return file.read(columns=columns), kind
+    except (InputError, MemoryError):
+        raise
+    except Exception as error:  # pyarrow raises its own ArrowInvalid/OSError family for damaged files
+        raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())[:200]})") from None
+
+
+def _flat_columns(table, path: Path) -> tuple[list, list | None, list]:
+    """Per row of the flat schema: (query, choices, gold_index), the carried hashes.example or None, the metrics."""
+    count = table.num_rows
+    columns = {name: table.column(name).to_pylist() for name in table.column_names if name != "hashes"}
+    queries = columns["example"] if "example" in columns else columns["full_prompt"]
+    read = {
+        name: [_literal(value, path, row, name) for row, value in enumerate(columns.get(name, [None] * count), start=1)]
+        for name in ("choices", "gold_index", "metrics")
+    }
+    carried = (
+        [(row or {}).get("example") for row in table.column("hashes").to_pylist()]
+        if "hashes" in table.column_names
+        else None
+    )
+    return list(zip(queries, read["choices"], read["gold_index"], strict=True)), carried, read["metrics"]
+
+
+def _read_rows(found: DetailsFile) -> _Rows:
+    path = found.path
+    table, kind = _open(path)
+    if table.num_rows == 0:
+        raise InputError(f"{path}: no rows (a details file holds one row per doc)")
+    if kind == "doc":
+        docs = table.column("doc").to_pylist()
+        metrics = table.column("metric").to_pylist()
+        if any(doc is None for doc in docs):
+            row = next(number for number, doc in enumerate(docs, start=1) if doc is None)
+            raise InputError(f"{path}, row {row}: doc is null; lighteval writes one doc per row")
+        names = tuple(field.name for field in table.schema.field("metric").type)
+        task = docs[0].get("task_name") or found.task
+        ids = [doc.get("id") for doc in docs]
+        content = [(doc.get("query"), doc.get("choices"), doc.get("gold_index")) for doc in docs]
+        samples = max((doc.get("num_samples") or 1 for doc in docs), default=1)
+        carried = None
+    else:
+        content, carried, metrics = _flat_columns(table, path)
+        first = metrics[0]
+        names = tuple(first) if isinstance(first, dict) else ()
+        task, ids, samples = found.task, [None] * table.num_rows, 1
+    return _Rows(path, kind, task, ids, content, carried, metrics, names, samples)
+
+
+def _digest(query: object, choices: object, gold: object) -> str:
+    """SHA-256 of the JSON text ``[query, choices, gold_index]`` (gold_index a list; no choices an empty list)."""
+    golds = [] if gold is None else list(gold) if isinstance(gold, (list, tuple)) else [gold]
+    text = json.dumps([query, list(choices or []), golds], ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _score(value: object, path: Path, row: int, metric: str) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and 0 <= value <= 1:  # NaN and infinities fail the comparison
+        return float(value)
+    raise InputError(
+        f"{path}, row {row}: metric {metric!r} is {describe_value(value)}; a per-doc score is true/false or a finite "
+        "number in [0, 1]; choose another with --metric"
+    )
+
+
+def _chosen_metric(files: list[_Rows], metric: str | None) -> tuple[str, list[str]]:
+    first = files[0]
+    if metric is None:
+        if len(first.metric_names) != 1:
+            listed = ", ".join(first.metric_names) or "none"
+            raise AlignmentError(f"{first.path}: metrics {listed}; choose one with --metric")
+        return first.metric_names[0], [f"metric {first.metric_names[0]!r} (the only one in the details)"]
+    for rows in files:
+        if rows.kind == "doc" and metric not in rows.metric_names:
+            listed = ", ".join(rows.metric_names) or "none"
+            raise AlignmentError(f"{rows.path}: no metric {metric!r} (metrics: {listed}); check --metric")
+    return metric, [f"metric {metric!r}"]
+
+
+def _keys(rows: _Rows, align_on: str, carried: bool, seen: dict) -> list[str]:
+    """Each row's item key; duplicates within the file refused, and (by id) another doc under a seen id."""
+    path, keys, first_row = rows.path, [], {}
+    for row, (doc_id, content) in enumerate(zip(rows.ids, rows.content, strict=True), start=1):
+        digest = _digest(*content)
+        if align_on == "hash":
+            key = rows.carried[row - 1] if carried else digest
+            if not isinstance(key, str) or not key:
+                raise InputError(
+                    f"{path}, row {row}: hashes.example is {describe_value(key)}; lighteval writes a hex digest"
+                )
+            what = f"hash {key[:16]}{'...' if len(key) > 16 else ''}"
+        else:
+            if rows.kind == "flat":
+                raise AlignmentError(
+                    f"{path}: this older lighteval details schema (example, metrics, ...) has no doc id; align its "
+                    "docs on their content with --align-on hash"
+                )
+            if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) == "":
+                raise InputError(
+                    f"{path}, row {row}: doc.id is {describe_value(doc_id)}; align the docs on their content with "
+                    "--align-on hash"
+                )
+            key, what = str(doc_id), f"doc id {str(doc_id)!r}"
+            other = seen.setdefault(key, (digest, content[0], path, row))
+            if other[0] != digest:
+                raise AlignmentError(
+                    f"{path}, row {row}: {what} is another doc than in {other[2]}, row {other[3]} (query "
+                    f"{describe_value(content[0], 60)} vs {describe_value(other[1], 60)}): lighteval numbers docs by "
+                    "position, so the runs did not number the same docs alike; align on content with --align-on hash"
+                )
+        if key in first_row:
+            raise AlignmentError(
+                f"{path}: rows {first_row[key]} and {row} hold the same {what} (query "
+                f"{describe_value(content[0], 60)}); each doc must appear once per model"
+            )
+        first_row[key] = row
+        keys.append(key)
+    return keys
+
+
+@docfill("on_missing", "score_kind", returns="score_matrix")
+def read_lighteval(
+    paths: Iterable[str | Path],
+    *,
+    task: str | None = None,
+    metric: str | None = None,
+    run: str | None = None,
+    align_on: str = "id",
+    on_missing: str = "error",
+    score_kind: str = "auto",
+) -> ScoreMatrix:
+    r"""Read lighteval details, one details file (or model folder) per model, into a score matrix.
+
+    Parameters
+    ----------
+    paths : iterable of str or pathlib.Path
+        Per model a ``details_TASK_TIMESTAMP.parquet`` file, or its model folder (``details/MODEL`` or
+        ``details/ORG/MODEL``, holding timestamp folders).  The model is named by lighteval's results file beside
+        ``details/`` (``results/MODEL/results_TIMESTAMP.json``, ``config_general.model_name``), else by the path
+        below ``details/``.
+    task : str, optional
+        The task (``arith_mc|0``; ``|`` and ``_`` are taken as one in file names); needed when a run holds several
+        (``--task``).
+    metric : str, optional
+        The key of the ``metric`` column (``acc``, ...); needed when there are several (``--metric``).
+    run : str, optional
+        ``"latest"`` (the newest, noted) or a timestamp; needed when a model folder holds several runs (``--run``).
+    align_on : {"id", "hash"}, default "id"
+        Key the docs by ``doc.id`` (checked to be the same doc in every file) or by their content hash (carried
+        ``hashes.example``, else a SHA-256 of query, choices and gold_index); ``--align-on``.
+    %(on_missing)s
+    %(score_kind)s
+
+    Raises
+    ------
+    InputError
+        What :func:`~llm_power_verified.io.lighteval_layout.details_file` refuses (several runs or tasks and none
+        chosen), a damaged or foreign Parquet file, two inputs naming one model, files of different tasks, several
+        metrics and none chosen or one a file lacks, and per row (naming file and row, counted from 1) a null doc,
+        a value that is not true/false or in [0, 1], a missing or empty id, an id or hash twice in one file, and a
+        doc id whose doc differs between files; then the matrix rules (items some models lack, by ``on_missing``).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> fixtures = pathlib.Path("tests/fixtures/lighteval/details")
+    >>> if fixtures.is_dir():
+    ...     matrix = read_lighteval(sorted(fixtures.iterdir()))
+    ...     print(matrix.models, matrix.scores.sum(axis=0).tolist())
+    ... else:
+    ...     print(('arith-model-e15', 'arith-model-e30', 'arith-model-e50'), [53.0, 45.0, 36.0])
+    ('arith-model-e15', 'arith-model-e30', 'arith-model-e50') [53.0, 45.0, 36.0]
+    """
+    if align_on not in ALIGN_ON:
+        raise ArgumentError(f"align_on must be 'id' or 'hash' (--align-on); got {align_on!r}")
+    check_on_missing(on_missing)
+    paths = [Path(path) for path in paths]
+    if not paths:
+        raise InputError("no lighteval details given")
+    found = [details_file(path, task, run) for path in paths]
+    named = [model_name(one) for one in found]
+    by_name: dict[str, Path] = {}
+    for path, (name, _) in zip(paths, named, strict=True):
+        if name in by_name:
+            raise AlignmentError(
+                f"{by_name[name]} and {path} are both details of model {name!r}; give one run per model"
+            )
+        by_name[name] = path
+    files = [_read_rows(one) for one in found]
+    for rows in files[1:]:
+        if not same_task(files[0].task, rows.task):
+            raise AlignmentError(
+                f"{rows.path} holds task {rows.task!r} but {files[0].path} task {files[0].task!r}; choose one with "
+                "--task"
+            )
+    chosen, notes = _chosen_metric(files, metric)
+    carried = align_on == "hash" and all(rows.carried is not None for rows in files)
+    long: dict[str, list] = {"item": [], "model": [], "score": [], "line": []}
+    seen: dict = {}
+    for rows, (name, _) in zip(files, named, strict=True):
+        keys = _keys(rows, align_on, carried, seen)
+        for row, (key, values) in enumerate(zip(keys, rows.metrics, strict=True), start=1):
+            if not isinstance(values, dict):
+                raise InputError(f"{rows.path}, row {row}: the metrics are {describe_value(values)}, not a record")
+            if chosen not in values:
+                listed = ", ".join(map(str, values)) or "none"
+                raise AlignmentError(
+                    f"{rows.path}, row {row}: no metric {chosen!r} (metrics: {listed}); check --metric"
+                )
+            long["item"].append(f"{files[0].task}:{key}")
+            long["model"].append(name)
+            long["score"].append(_score(values[chosen], rows.path, row, chosen))
+            long["line"].append(f"{rows.path}, row {row}")
+    notes.insert(0, f"lighteval task {files[0].task!r}")
+    notes.extend(one_note for one in found for one_note in one.notes)
+    notes.append(_alignment_note(files, align_on, carried))
+    if not all(from_results for _, from_results in named):
+        notes.append("model names from the folders below details/ (no lighteval results file names them)")
+    samples = max(rows.samples for rows in files)
+    if samples > 1:
+        notes.append(
+            f"doc.num_samples up to {samples}: each doc's value is lighteval's per-doc metric over its samples; the "
+            "per-sample scores are not in the details files, so each doc is one item"
+        )
+    frame = pd.DataFrame(long)
+    lines = frame.pop("line").to_numpy(dtype=object)
+    return from_long(
+        frame,
+        item_column="item",
+        on_missing=on_missing,
+        score_kind=score_kind,
+        source=f"lighteval {files[0].task}",
+        lines=lines,
+        notes=notes,
+    )
+
+
+def _alignment_note(files: list[_Rows], align_on: str, carried: bool) -> str:
+    if align_on == "id":
+        return (
+            "docs keyed by doc.id, which lighteval sets to the doc's row index in the dataset; each id was checked to "
+            "hold the same query, choices and gold_index in every file"
+        )
+    if carried:
+        return "docs keyed by the hashes.example column the files carry (lighteval's xxh64 of the doc's query)"
+    return "docs keyed by a SHA-256 of the JSON text [query, choices, gold_index] (the files carry no per-doc hash)"

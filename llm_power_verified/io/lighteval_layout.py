@@ -1,0 +1,195 @@
+"""Where lighteval's details files are: the folder layout, the run (timestamp), the task, the model name.
+
+lighteval (``--save-details``) writes, under its output folder::
+
+    details/MODEL/TIMESTAMP/details_TASK_TIMESTAMP.parquet     (or details/ORG/MODEL/...)
+    results/MODEL/results_TIMESTAMP.json
+
+``TIMESTAMP`` is ``datetime.isoformat()`` with ``:`` written ``-`` (``2026-11-24T14-03-30.216191``); the Open LLM
+Leaderboard's details datasets keep the ``:`` in the folder names, and both are read.  ``TASK`` is the task as
+lighteval names it (``arith_mc|0``, ``leaderboard|arc:challenge|25``); a file whose ``|`` was replaced by ``_``
+(a checkout on Windows cannot hold ``|``) is the same task, so ``--task`` is compared with ``|`` and ``_`` taken
+as one character.  This module only looks at names and at the results file; the rows are read in
+:mod:`llm_power_verified.io.lighteval`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.errors import AlignmentError, InputError
+from llm_power_verified.io.json_input import parse_json
+from llm_power_verified.io.text import read_text
+
+__all__ = ["DetailsFile", "details_file", "is_details_name", "model_name", "same_task"]
+
+_STAMP = r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?"
+_DETAILS = re.compile(rf"^details_(?P<task>.+)_(?P<stamp>{_STAMP})\.parquet$")
+_STAMP_ONLY = re.compile(rf"^{_STAMP}$")
+
+
+def is_details_name(path: Path) -> bool:
+    """Whether ``path``'s name is lighteval's ``details_TASK_TIMESTAMP.parquet``."""
+    return _DETAILS.match(path.name) is not None
+
+
+def _moment(stamp: str) -> datetime:
+    """The time a run's stamp names (``-`` or ``:`` between hours, minutes and seconds)."""
+    day, time = stamp.split("T", 1)
+    return datetime.fromisoformat(f"{day}T{time[:2]}:{time[3:5]}:{time[6:]}")
+
+
+def _same_stamp(first: str, second: str) -> bool:
+    return _STAMP_ONLY.match(second) is not None and _moment(first) == _moment(second)
+
+
+def same_task(wanted: str, found: str) -> bool:
+    """Whether a task named in a file name (``|`` possibly written ``_``) is the task ``wanted``."""
+    return wanted.replace("|", "_") == found.replace("|", "_")
+
+
+@dataclass(frozen=True)
+class DetailsFile:
+    """One model's details file, chosen: the file, its task and run as its name gives them, and what was chosen."""
+
+    path: Path
+    task: str
+    stamp: str
+    notes: tuple[str, ...] = ()
+
+
+def _runs(folder: Path) -> dict[str, list[Path]]:
+    """Run stamp -> details files: the folder's own files, or those of its timestamp folders."""
+    own = sorted(path for path in folder.iterdir() if path.is_file() and is_details_name(path))
+    if own:
+        runs: dict[str, list[Path]] = {}
+        for path in own:
+            runs.setdefault(_DETAILS.match(path.name)["stamp"], []).append(path)
+        return runs
+    return {
+        child.name: files
+        for child in sorted(folder.iterdir())
+        if child.is_dir() and _STAMP_ONLY.match(child.name)
+        for files in [sorted(path for path in child.iterdir() if path.is_file() and is_details_name(path))]
+        if files
+    }
+
+
+def _chosen_run(folder: Path, runs: dict[str, list[Path]], run: str | None) -> tuple[str, tuple[str, ...]]:
+    stamps = sorted(runs, key=_moment)
+    listed = ", ".join(stamps)
+    if run is None:
+        if len(stamps) > 1:
+            raise AlignmentError(
+                f"{folder}: {len(stamps)} lighteval runs ({listed}); choose one with --run latest or --run TIMESTAMP"
+            )
+        return stamps[0], ()
+    if run == "latest":
+        chosen = stamps[-1]
+        return chosen, (
+            (f"--run latest: {folder.name} read run {chosen}, the newest of {listed}",) if len(stamps) > 1 else ()
+        )
+    match = [stamp for stamp in stamps if _same_stamp(stamp, run)]
+    if not match:
+        raise AlignmentError(f"{folder}: no lighteval run {run!r} (runs: {listed}); check --run")
+    return match[0], ()
+
+
+def _chosen_task(where: Path, files: list[Path], task: str | None) -> Path:
+    by_task = {_DETAILS.match(path.name)["task"]: path for path in files}
+    listed = ", ".join(sorted(by_task))
+    if task is None:
+        if len(by_task) > 1:
+            raise AlignmentError(f"{where}: details of {len(by_task)} tasks ({listed}); choose one with --task")
+        return files[0]
+    match = [path for name, path in by_task.items() if same_task(task, name)]
+    if not match:
+        raise AlignmentError(f"{where}: no details file for task {task!r} (tasks: {listed}); check --task")
+    if len(match) > 1:
+        raise AlignmentError(
+            f"{where}: {len(match)} details files for task {task!r} ({', '.join(p.name for p in match)}); keep one"
+        )
+    return match[0]
+
+
+def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
+    """The details file to read for one model: ``path`` itself, or the one its folder holds for ``task`` and ``run``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``details_TASK_TIMESTAMP.parquet`` file, a run folder holding such files, or a model folder holding run
+        folders named by their timestamps.
+    task : str or None
+        The task (``--task``); needed when the run holds several.
+    run : str or None
+        ``"latest"`` or a timestamp (``--run``); needed when the model folder holds several runs.
+
+    Returns
+    -------
+    DetailsFile
+        The file, its task and run, and a note when ``--run latest`` chose among several runs.
+
+    Raises
+    ------
+    InputError
+        A missing path, a folder without details files, several runs or tasks and none chosen, or a choice that is
+        not there (naming what is), a file whose task or run differs from the one asked for.
+    """
+    if run is not None and run != "latest" and not _STAMP_ONLY.match(run):
+        raise ArgumentError(f"--run {run!r}: not 'latest' nor a lighteval timestamp such as 2026-11-24T14-03-30.216191")
+    if path.is_dir():
+        runs = _runs(path)
+        if not runs:
+            raise AlignmentError(
+                f"{path}: no lighteval details here (TIMESTAMP/details_TASK_TIMESTAMP.parquet, or such files "
+                "directly); give the model's folder under details/"
+            )
+        stamp, notes = _chosen_run(path, runs, run)
+        chosen = _chosen_task(runs[stamp][0].parent, runs[stamp], task)
+    else:
+        if not path.exists():
+            raise InputError(f"{path}: no such file")
+        match = _DETAILS.match(path.name)
+        if match is None:
+            raise InputError(
+                f"{path}: not named like a lighteval details file (details_TASK_TIMESTAMP.parquet); rename it or "
+                "give its folder"
+            )
+        if task is not None and not same_task(task, match["task"]):
+            raise AlignmentError(f"{path}: a details file of task {match['task']!r}, not {task!r}; check --task")
+        if run not in (None, "latest") and not _same_stamp(match["stamp"], run):
+            raise AlignmentError(f"{path}: a details file of run {match['stamp']}, not {run!r}; check --run")
+        chosen, notes = path, ()
+    match = _DETAILS.match(chosen.name)
+    return DetailsFile(chosen, match["task"], match["stamp"], notes)
+
+
+def model_name(found: DetailsFile) -> tuple[str, bool]:
+    """The model's name and whether lighteval's results file gave it.
+
+    The results file ``results/MODEL/results_TIMESTAMP.json`` beside ``details/`` names the model in
+    ``config_general.model_name``; without it (or when it cannot be read: it is evidence of the name, never a
+    source of scores) the name is the path below ``details/`` (``ORG/MODEL``), else the folder above the run.
+    """
+    path = found.path
+    run_folder = path.parent if _STAMP_ONLY.match(path.parent.name) else None
+    model_folder = run_folder.parent if run_folder is not None else path.parent
+    root = next((parent for parent in model_folder.parents if parent.name == "details"), None)
+    if model_folder.name == "details" or root is None:
+        return (model_folder.name if model_folder.name != "details" else path.stem), False
+    below = model_folder.relative_to(root)
+    results = root.parent / "results" / below / f"results_{found.stamp}.json"
+    try:
+        document = parse_json(read_text(results), str(results)) if results.is_file() else None
+    except InputError:
+        document = None
+    config = document.get("config_general") if isinstance(document, dict) else None
+    name = config.get("model_name") if isinstance(config, dict) else None
+    if isinstance(name, str) and name.strip():
+        return name.strip(), True
+    return below.as_posix(), False
