@@ -1,4 +1,4 @@
-"""``llm-power-verified audit-accuracies FILE``: the resolution audit of a leaderboard that prints accuracies only."""
+"""``llm-power-verified audit-accuracies FILE...``: the resolution audit of a leaderboard of accuracies only."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def add_parser(commands) -> None:
             "resolved, and the share of items the two models must agree on).  A printed accuracy stands for every "
             "count of correct items that rounds to it: each verdict holds at all of them, and a verdict another "
             "allowed count would change says 'depends on the printed digits' (column rounding).  --rho or --rho-range "
-            "add verdicts at an assumed correlation, labelled as an assumption.  Per-item results: audit INPUT..."
+            "add verdicts at an assumed correlation, labelled as an assumption.  FILE is a table of accuracies, or "
+            "FILE... are harness result files, one per model (N from the files).  Per-item results: audit INPUT..."
         ),
         epilog=EXIT_CODES,
         formatter_class=HelpFormatter,
@@ -77,7 +78,7 @@ def run(arguments) -> tuple[str, int] | int:
     from llm_power_verified.leaderboard.accuracies import audit_accuracies
     from llm_power_verified.report.dispatch import render, write
 
-    check_outputs({"--out": arguments.out}, [arguments.file])
+    check_outputs({"--out": arguments.out}, arguments.files)
     table = read_accuracy_table(arguments)
     audit = audit_accuracies(
         table,

@@ -168,22 +168,28 @@ def _read(arguments):
 
 @docfill(returns="parent_parser")
 def accuracy_options() -> argparse.ArgumentParser:
-    """FILE (one accuracy per model) and the options of its reader."""
+    """FILE... (one accuracy per model: a table, or a harness result file per model) and their readers' options."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
-        "file",
+        "files",
+        nargs="+",
         metavar="FILE",
         help="one accuracy per model: a CSV/TSV, Parquet or JSON Lines table with model, accuracy and (or --n) "
-        "n columns; percent or fractions (the report says which it read)",
+        "n columns, percent or fractions (the report says which it read); or one harness result file per model "
+        "(lm-eval results_*.json, lighteval results JSON, Inspect logs, HELM run folders or stats.json), N from "
+        "the files",
     )
     group = parent.add_argument_group("accuracies input")
-    group.add_argument("--n", type=SIZE, help="the benchmark size N, when the table has no n column")
-    group.add_argument("--model-column", default="model", help="the model column")
-    group.add_argument("--accuracy-column", default="accuracy", help="the accuracy column")
+    group.add_argument(
+        "--n", type=SIZE, help="the benchmark size N, when the table has no n column (or lighteval result files)"
+    )
+    group.add_argument("--model-column", default="model", action=Given, help="table: the model column")
+    group.add_argument("--accuracy-column", default="accuracy", action=Given, help="table: the accuracy column")
     group.add_argument(
         "--accuracy-scale",
         choices=("auto", "percent", "fraction"),
         default="auto",
+        action=Given,
         help="read accuracies as percentages or fractions (auto: percent when the values carry %% signs, "
         "the column is named so, or values exceed 1 and so does their median; fractions when none "
         "exceeds 1; a few values over 1 among fractions is refused as ambiguous; values that "
@@ -195,23 +201,51 @@ def accuracy_options() -> argparse.ArgumentParser:
         help="accept accuracies that no whole count k out of N gives at their printed digits "
         "(macro-averages, values rounded elsewhere): listed in the report's notes instead of refused",
     )
+    files = parent.add_argument_group("result files (one per model)")
+    files.add_argument("--task", help="lm-eval, lighteval: the task or group, when a file holds several")
+    files.add_argument("--metric", help="the metric (lm-eval, lighteval, Inspect) or HELM stat, when there are several")
+    files.add_argument("--filter", help="lm-eval: the filter, when the metric has several")
+    files.add_argument("--scorer", help="Inspect: the scorer, when a log has several")
+    files.add_argument("--split", help="HELM: the split, when the stat has several")
     return parent
 
 
 @docfill("arguments")
 def read_accuracy_table(arguments):
-    """The accuracies table of :func:`accuracy_options`' FILE.
+    """The accuracies table of :func:`accuracy_options`' FILE...: one table, or one result file per model.
 
     Returns
     -------
     AccuracyTable
-        The table ``read_accuracies`` reads (:func:`~llm_power_verified.io.accuracy_table.read_accuracies`).
+        The table ``read_accuracies`` reads (:func:`~llm_power_verified.io.accuracy_table.read_accuracies`), or the
+        one ``read_aggregates`` builds from result files (:func:`~llm_power_verified.io.aggregates.read_aggregates`).
     """
     check_out_format(arguments)
     from llm_power_verified.io.accuracy_table import read_accuracies
+    from llm_power_verified.io.aggregates import is_result_file, read_aggregates
 
+    paths, harness = [Path(path) for path in arguments.files], ("task", "metric", "filter", "scorer", "split")
+    if len(paths) > 1 or is_result_file(paths[0]):
+        for dest in ("model_column", "accuracy_column", "accuracy_scale"):
+            if given(arguments, dest):
+                raise CommandError(
+                    f"--{dest.replace('_', '-')} {getattr(arguments, dest)!r} applies to a table of accuracies; "
+                    "FILE... are result files, so it would be ignored: leave it out"
+                )
+        return read_aggregates(
+            paths,
+            n=arguments.n,
+            approximate=arguments.approximate_accuracies,
+            **{dest: getattr(arguments, dest) for dest in harness},
+        )
+    for dest in harness:
+        if getattr(arguments, dest) is not None:
+            raise CommandError(
+                f"--{dest} {getattr(arguments, dest)!r} applies to harness result files; {paths[0]} is a table of "
+                "accuracies, so it would be ignored: leave it out"
+            )
     return read_accuracies(
-        arguments.file,
+        paths[0],
         n=arguments.n,
         model_column=arguments.model_column,
         accuracy_column=arguments.accuracy_column,

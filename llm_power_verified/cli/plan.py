@@ -149,7 +149,7 @@ def add_parser(commands) -> None:
             anytime_options(),
             _options(top=True, cluster_sizes=None, rho=_ASSUMED_RHO, min_effect=_AT_ACCURACIES),
         ],
-        help="one accuracy per model FILE: the items that resolve every adjacent pair",
+        help="one accuracy per model (a table, or result files FILE...): the items that resolve every adjacent pair",
         description=(
             "Plan from an audit of accuracies only, read as audit-accuracies reads them: at each pair's smallest "
             "and largest admissible rho, and at an assumed --rho."
