@@ -178,7 +178,7 @@ def _line_records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
 
 @dataclass
 class _Rows:
-    """The records reduced to the fields read: one entry per record kept."""
+    """The records reduced to the fields read: one entry per record kept, by role (item, model, score, ...)."""
 
     fields: _Fields
     on_missing: str
@@ -186,30 +186,37 @@ class _Rows:
     ids: dict = field(default_factory=dict)  # id text -> (first value, its place): 1 and "1" are not one id
     nulls: list = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.named = self.fields.named()
+        declared = [role for role in ("repeat", "cluster") if getattr(self.fields, role) is not None]
+        self.columns = {role: [] for role in ("item", "model", "score", "place", *declared)}
+
     def add(self, place: str, record: Any, key: str | None, model: str | None) -> None:
-        fields = self.fields
+        """Reduce one record to its fields (checked), or refuse it naming ``place``."""
         if not isinstance(record, dict):
             raise InputError(f"{place}: {kind_of(record)} where a record (a JSON object) is expected")
         values = {}
-        for name, path in fields.named():
-            value, why = resolve(record, path)
+        for role, path in self.named:
+            value = record.get(path.steps[0], MISSING) if len(path.steps) == 1 else resolve(record, path)[0]
             if value is MISSING:
-                raise InputError(f"{place}: {missing_field(record, path, why)}")
-            values[name] = value
+                raise InputError(f"{place}: {missing_field(record, path, resolve(record, path)[1])}")
+            values[role] = value
+        fields = self.fields
         try:
             item = key if fields.item is None else label_value(values["item"], fields.item, "an item id")
             score = score_value(values["score"], fields.score)
             if fields.model is not None:
                 model = model_value(values["model"], fields.model)
-            repeat = label_value(values.get("repeat"), fields.repeat, "a repeat") if fields.repeat else None
-            cluster = (
-                label_value(values["cluster"], fields.cluster, "a cluster label", nullable=True)
-                if fields.cluster
-                else None
-            )
+            if fields.repeat is not None:
+                values["repeat"] = label_value(values["repeat"], fields.repeat, "a repeat")
+            if fields.cluster is not None:
+                values["cluster"] = label_value(values["cluster"], fields.cluster, "a cluster label", nullable=True)
         except InputError as error:
             raise InputError(f"{place}: {error}") from None
-        self._same_spelling(item, place)
+        text = item if type(item) is str else str(item)
+        first = self.ids.setdefault(text.strip(), (item, place))  # blanks around an id are dropped, as in tables
+        if type(first[0]) is not type(item):
+            self._respelled(item, place, first)
         if score is None:
             if self.on_missing == "error":
                 raise AlignmentError(
@@ -218,19 +225,20 @@ class _Rows:
                 )
             self.nulls.append(place)
             return
-        kept = {"item": str(item), "model": model, "score": score, "place": place}
-        kept.update({"repeat": repeat} if fields.repeat else {})
-        kept.update({"cluster": cluster} if fields.cluster else {})
-        for name, value in kept.items():
-            self.columns.setdefault(name, []).append(value)
+        columns = self.columns
+        columns["item"].append(text)
+        columns["model"].append(model)
+        columns["score"].append(score)
+        columns["place"].append(place)
+        for role in ("repeat", "cluster"):
+            if role in values:
+                columns[role].append(values[role])
 
-    def _same_spelling(self, item: str | int, place: str) -> None:
-        first = self.ids.setdefault(str(item).strip(), (item, place))
-        if type(first[0]) is not type(item):
-            raise InputError(
-                f"{place}: {self.fields.item_shown} is {describe_value(item)} but {first[1]} has "
-                f"{describe_value(first[0])}: one id written as a number and as text; write every id one way"
-            )
+    def _respelled(self, item: str | int, place: str, first: tuple) -> None:
+        raise InputError(
+            f"{place}: {self.fields.item_shown} is {describe_value(item)} but {first[1]} has "
+            f"{describe_value(first[0])}: one id written as a number and as text; write every id one way"
+        )
 
 
 def _stems(paths: list[Path]) -> list[str]:
