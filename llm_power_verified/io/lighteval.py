@@ -284,17 +284,17 @@ def _keys(rows: _Rows, align_on: str, carried: bool, seen: dict) -> list[str]:
                     "--align-on hash"
                 )
             key, what = str(doc_id), f"doc id {str(doc_id)!r}"
-            other = seen.setdefault(key, (digest, content[0], path, row))
-            if other[0] != digest:
-                raise AlignmentError(
-                    f"{path}, row {row}: {what} is another doc than in {other[2]}, row {other[3]} (query "
-                    f"{describe_value(content[0], 60)} vs {describe_value(other[1], 60)}): lighteval numbers docs by "
-                    "position, so the runs did not number the same docs alike; align on content with --align-on hash"
-                )
         if key in first_row:
             raise AlignmentError(
                 f"{path}: rows {first_row[key]} and {row} hold the same {what} (query "
                 f"{describe_value(content[0], 60)}); each doc must appear once per model"
+            )
+        other = seen.setdefault(key, (digest, content[0], path, row)) if align_on == "id" else None
+        if other is not None and other[0] != digest:
+            raise AlignmentError(
+                f"{path}, row {row}: {what} is another doc than in {other[2]}, row {other[3]} (query "
+                f"{describe_value(content[0], 60)} vs {describe_value(other[1], 60)}): lighteval numbers docs by "
+                "position, so the runs did not number the same docs alike; align on content with --align-on hash"
             )
         first_row[key] = row
         keys.append(key)

@@ -94,9 +94,11 @@ def _chosen_run(folder: Path, runs: dict[str, list[Path]], run: str | None) -> t
             (f"--run latest: {folder.name} read run {chosen}, the newest of {listed}",) if len(stamps) > 1 else ()
         )
     match = [stamp for stamp in stamps if _same_stamp(stamp, run)]
-    if not match:
+    if match:
+        return match[0], ()
+    if len(stamps) > 1:
         raise AlignmentError(f"{folder}: no lighteval run {run!r} (runs: {listed}); check --run")
-    return match[0], ()
+    return stamps[0], (f"--run {run}: {folder.name} has one run, {stamps[0]}, which was read",)
 
 
 def _chosen_task(where: Path, files: list[Path], task: str | None) -> Path:
@@ -138,7 +140,9 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
     ------
     InputError
         A missing path, a folder without details files, several runs or tasks and none chosen, or a choice that is
-        not there (naming what is), a file whose task or run differs from the one asked for.
+        not there (naming what is), a file whose task differs from the one asked for.  ``--run TIMESTAMP`` chooses
+        in folders holding several runs; a folder of one run, or a file, is read whatever its run, with a note when
+        it is not the one named.
     """
     if run is not None and run != "latest" and not _STAMP_ONLY.match(run):
         raise ArgumentError(f"--run {run!r}: not 'latest' nor a lighteval timestamp such as 2026-11-24T14-03-30.216191")
@@ -162,9 +166,9 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
             )
         if task is not None and not same_task(task, match["task"]):
             raise AlignmentError(f"{path}: a details file of task {match['task']!r}, not {task!r}; check --task")
-        if run not in (None, "latest") and not _same_stamp(match["stamp"], run):
-            raise AlignmentError(f"{path}: a details file of run {match['stamp']}, not {run!r}; check --run")
         chosen, notes = path, ()
+        if run not in (None, "latest") and not _same_stamp(match["stamp"], run):
+            notes = (f"--run {run}: {path.name} is a file of run {match['stamp']}, which was read",)
     match = _DETAILS.match(chosen.name)
     return DetailsFile(chosen, match["task"], match["stamp"], notes)
 

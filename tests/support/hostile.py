@@ -2613,6 +2613,13 @@ def helm_cases() -> list[Case]:
     return build()
 
 
+def lighteval_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_lighteval import lighteval_cases as build
+
+    return build()
+
+
 def all_cases() -> list[Case]:
     cases = [
         case
@@ -2644,6 +2651,7 @@ def all_cases() -> list[Case]:
             terminal_cases,
             output_cases,
             decision_cases,
+            lighteval_cases,
             generation_cases,
             helm_cases,
         )
