@@ -268,7 +268,9 @@ def record_file(path: Path) -> tuple[str, str]:
     name = path.name
     base = name[:-3] if name.lower().endswith(".gz") else name
     for suffix, kind in RECORD_SUFFIXES.items():
-        if base.lower().endswith(suffix) and len(base) > len(suffix):
+        if base.lower() == suffix:
+            raise InputError(f"{path}: no name before {suffix}; a file's name names its model (or pass --model-field)")
+        if base.lower().endswith(suffix):
             return kind, base[: -len(suffix)]
     raise InputError(
         f"{path}: not a .json, .jsonl or .ndjson file (each optionally .gz); the records read by --item-field and "

@@ -85,10 +85,23 @@ def _tau_means() -> np.ndarray:
     return np.array([[sums[(task, half)] for half in (0, 1)] for task in tasks])
 
 
+def _keyed_reports() -> tuple[dict, np.ndarray]:
+    """Two SWE-bench-like per-instance reports ({instance_id: {"resolved": bool}}) and their 0/1 scores."""
+    scores = np.array([[(n + k) % 3 == 0 for k in range(2)] for n in range(12)], dtype=float)
+    files = {
+        f"agent-{'ab'[k]}.json": json.dumps(
+            {f"django__django-{11000 + n}": {"patch_exists": True, "resolved": bool(scores[n, k])} for n in range(12)}
+        ).encode()
+        for k in range(2)
+    }
+    return files, scores
+
+
 def record_cases() -> list[Case]:
     family = "declared-field records"
     audit = ("audit", "early.json", "late.json", *TAU, *FAST, "--format", "json")
     lm_files = _lm_eval_records()
+    keyed = _keyed_reports()
     lm = ("audit", *lm_files, "--item-field", "doc_id", "--score-field", "acc", *FAST)
 
     def case(name: str, expect, files=None, argv=audit) -> Case:
@@ -101,6 +114,12 @@ def record_cases() -> list[Case]:
             Read(json_holds(lambda report: report["data"]["n_items"] == 200, "n_items is not 200")),
             lm_files,
             (*lm, "--format", "json"),
+        ),
+        case(
+            "object keyed by instance id (--item-field @key)",
+            Read(means(keyed[1], ["agent-a", "agent-b"])),
+            keyed[0],
+            ("audit", *keyed[0], "--item-field", "@key", "--score-field", "resolved", *FAST, "--format", "json"),
         ),
         case(
             "--records to a missing key",
