@@ -442,7 +442,7 @@ def read_openai_evals(
     notes.insert(0, f"OpenAI evals eval {seen.eval_name[0]!r}, {read} per sample; items keyed by sample_id")
     long = pd.DataFrame(rows, columns=["item", "model", "score", "line", "repeat"])
     lines = long.pop("line").to_numpy(dtype=object)
-    common = dict(item_column="item", on_missing=on_missing, source="openai evals logs", lines=lines, notes=notes)
+    common = dict(item_column="item", on_missing=on_missing, source="OpenAI evals logs", lines=lines, notes=notes)
     if epochs == "all":
         return from_long_repeated(long, repeat_column="repeat", score_kind=score_kind, **common)
     long = long.drop(columns="repeat")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import pytest
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.openai_evals import is_openai_evals_log, read_openai_evals
+from tests.support.hostile_openai_evals import DAMAGED, MATCH_LINE, copies, drop_lines, set_accuracy, twice, with_record
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openai_evals"
 NAMES = ("arith-solver-a", "arith-solver-b", "arith-solver-c")
@@ -116,199 +116,9 @@ def test_gzip_crlf_and_byte_order_mark_read_alike(tmp_path):
 
 
 # --------------------------------------------------------------------------- damaged copies of the genuine logs
-Edit = Callable[[list[str]], list[str]]
-
-
-def _record(lines: list[str], number: int, change: Callable[[dict], None]) -> list[str]:
-    """Line ``number`` (1-based) parsed, changed in place, written back."""
-    record = json.loads(lines[number - 1])
-    change(record)
-    return [*lines[: number - 1], json.dumps(record), *lines[number:]]
-
-
-def _text(number: int, old: str, new: str) -> Edit:
-    def edit(lines):
-        if old not in lines[number - 1]:
-            raise ValueError(f"line {number} lacks {old!r}")
-        return [*lines[: number - 1], lines[number - 1].replace(old, new, 1), *lines[number:]]
-
-    return edit
-
-
-def _data(number: int, **values) -> Edit:
-    return lambda lines: _record(lines, number, lambda record: record["data"].update(values))
-
-
-def _field(number: int, key: str, value=None, *, drop: bool = False) -> Edit:
-    def change(record):
-        if drop:
-            del record[key]
-        else:
-            record[key] = value
-
-    return lambda lines: _record(lines, number, change)
-
-
-def _report(accuracy) -> Edit:
-    return lambda lines: _record(lines, 2, lambda record: record["final_report"].update(accuracy=accuracy))
-
-
-def _drop(*numbers: int) -> Edit:
-    return lambda lines: [line for index, line in enumerate(lines, start=1) if index not in numbers]
-
-
-def _then(*edits: Edit) -> Edit:
-    def edit(lines):
-        for one in edits:
-            lines = one(lines)
-        return lines
-
-    return edit
-
-
-def _copies(tmp_path: Path, edit: Edit, which: tuple[int, ...] = (0,)) -> list[Path]:
-    """The three logs copied into tmp_path, those at ``which`` edited (their lines, then written with LF ends)."""
-    paths = []
-    for index, source in enumerate(LOGS):
-        path = tmp_path / source.name
-        if index in which:
-            lines = edit(source.read_text(encoding="utf-8").splitlines())
-            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        else:
-            shutil.copyfile(source, path)
-        paths.append(path)
-    return paths
-
-
-MATCH_LINE = 4  # log a's first match event: sample arith-match.dev.53, correct true, event_id 1
-A = "arith-solver-a.jsonl"
-# (name, edit of log a, read_openai_evals keywords, error type, fragments the one-line message must hold)
-REFUSED = [
-    ("spec line missing", _drop(1), {}, InputError, (A, "line 1", "'final_report'", "'spec'", "--input-format")),
-    (
-        "two spec lines",
-        lambda lines: [*lines[:49], lines[0], *lines[49:]],
-        {},
-        InputError,
-        (A, "line 50", "second spec line", "one run per file"),
-    ),
-    (
-        "bad JSON line 10",
-        _text(10, '"type": "match"', '"type": match"'),
-        {},
-        InputError,
-        (A, "line 10", "not valid JSON"),
-    ),
-    ("truncated last line", lambda lines: [*lines[:-1], lines[-1][:70]], {}, InputError, (A, "line 122", "cut short")),
-    (
-        "repeated key",
-        _text(4, '"type": "match"', '"type": "match", "type": "sampling"'),
-        {},
-        InputError,
-        (A, "line 4", "'type' appears twice"),
-    ),
-    ("NaN score", _text(4, '"correct": true', '"correct": NaN'), {}, InputError, (A, "line 4", "NaN")),
-    ("correct is 'yes'", _data(4, correct="yes"), {}, InputError, (A, "line 4", "match.correct is 'yes'", "--metric")),
-    ("correct is 2", _data(4, correct=2), {}, InputError, (A, "line 4", "match.correct is 2", "[0, 1]", "--metric")),
-    ("blank line", lambda lines: [*lines[:6], "", *lines[6:]], {}, InputError, (A, "line 7", "blank line")),
-    ("a list line", lambda lines: [*lines[:6], "[1, 2]", *lines[6:]], {}, InputError, (A, "line 7", "a JSON list")),
-    ("event without sample_id", _field(4, "sample_id", drop=True), {}, InputError, (A, "line 4", "'sample_id'")),
-    ("event without data", _field(5, "data", drop=True), {}, InputError, (A, "line 5", "'data'")),
-    ("sample_id null", _field(4, "sample_id", None), {}, InputError, (A, "line 4", "sample_id is None")),
-    ("event_id text", _field(4, "event_id", "1"), {}, InputError, (A, "line 4", "event_id is '1'")),
-    ("event of another run", _field(6, "run_id", "OTHER"), {}, InputError, (A, "line 6", "'OTHER'", "two runs")),
-    ("repeated event_id", _field(6, "event_id", 1), {}, InputError, (A, "line 6", "event_id 1", "line 4")),
-    (
-        "second final report",
-        lambda lines: [*lines, lines[1]],
-        {},
-        InputError,
-        (A, "line 123", "second final_report", "line 2"),
-    ),
-    (
-        "final report NaN (no match events)",
-        _text(2, '"accuracy": 0.9333333333333333', '"accuracy": NaN'),
-        {},
-        InputError,
-        (A, "line 2", "NaN", "recorded no match events"),
-    ),
-    (
-        "final report disagrees",
-        _report(0.95),
-        {},
-        InputError,
-        (A, "line 2", "accuracy 0.95", "0.9333333333333333", "--metric match.correct"),
-    ),
-    (
-        "one match event flipped",
-        _data(MATCH_LINE, correct=False),
-        {},
-        InputError,
-        (A, "line 2", "0.9333333333333333", "0.9166666666666666", "--metric match.correct"),
-    ),
-    (
-        "sample missing (report dropped too)",
-        _drop(2, MATCH_LINE),
-        {},
-        InputError,
-        ("arith-match.dev.53", "--on-missing intersect"),
-    ),
-    (
-        "no match events",
-        lambda lines: [line for line in lines if '"type": "match"' not in line],
-        {},
-        InputError,
-        (A, "no 'match' events", "event types in the log: sampling", "--metric TYPE.FIELD"),
-    ),
-    (
-        "unknown metric type",
-        lambda lines: lines,
-        {"metric": "metricz.score"},
-        InputError,
-        (A, "no 'metricz' events", "match, sampling", "--metric"),
-    ),
-    (
-        "unknown metric field",
-        lambda lines: lines,
-        {"metric": "match.score"},
-        InputError,
-        (A, "line 4", "no data field 'score'", "--metric"),
-    ),
-    (
-        "several match events, --epochs error",
-        _then(lambda lines: [*lines, lines[3].replace('"event_id": 1,', '"event_id": 500,')], _report(57 / 61)),
-        {"epochs": "error"},
-        InputError,
-        (A, "line 123", "2 match events", "--epochs first, mean or all"),
-    ),
-    (
-        "one event per sample, --epochs all",
-        lambda lines: lines,
-        {"epochs": "all"},
-        InputError,
-        (A, "one match event per sample", "--epochs first"),
-    ),
-    ("empty file", lambda lines: [], {}, InputError, (A, "empty file")),
-    (
-        "expected differs from another log's",
-        _data(MATCH_LINE, expected="140"),
-        {},
-        InputError,
-        ("line 4", "'arith-match.dev.53'", "'140'", "'139'", "not score the same samples"),
-    ),
-    (
-        "spec without completion_fns",
-        lambda lines: _record(lines, 1, lambda r: r["spec"].pop("completion_fns")),
-        {},
-        InputError,
-        (A, "line 1", "spec.completion_fns is None"),
-    ),
-]
-
-
-@pytest.mark.parametrize(("name", "edit", "options", "error", "fragments"), REFUSED, ids=[case[0] for case in REFUSED])
+@pytest.mark.parametrize(("name", "edit", "options", "error", "fragments"), DAMAGED, ids=[case[0] for case in DAMAGED])
 def test_damaged_copy_is_refused_naming_the_place(tmp_path, name, edit, options, error, fragments):
-    paths = _copies(tmp_path, edit)
+    paths = copies(tmp_path, edit)
     with pytest.raises(error) as raised:
         read_openai_evals(paths, **options)
     message = str(raised.value)
@@ -325,8 +135,8 @@ def test_two_logs_of_one_completion_function_name_both_files(tmp_path):
 
 
 def test_different_evals_are_refused_naming_both_files(tmp_path):
-    paths = _copies(
-        tmp_path, lambda lines: _record(lines, 1, lambda r: r["spec"].update(eval_name="other.dev.v0")), (1,)
+    paths = copies(
+        tmp_path, lambda lines: with_record(lines, 1, lambda r: r["spec"].update(eval_name="other.dev.v0")), (1,)
     )
     with pytest.raises(
         InputError, match=r"arith-solver-b\.jsonl is a log of eval 'other\.dev\.v0' but .*arith-solver-a"
@@ -344,14 +154,14 @@ def test_metric_that_is_not_type_dot_field_is_refused():
 
 # --------------------------------------------------------------------------- what is read with a note
 def test_missing_sample_is_dropped_with_on_missing_intersect(tmp_path):
-    matrix = read_openai_evals(_copies(tmp_path, _drop(2, MATCH_LINE)), on_missing="intersect")
+    matrix = read_openai_evals(copies(tmp_path, drop_lines(2, MATCH_LINE)), on_missing="intersect")
     assert len(matrix.item_ids) == 59 and "arith-match.dev.53" not in matrix.item_ids
     assert any("no final_report" in note for note in matrix.notes)
     assert any("dropped 1" in note and "--on-missing intersect" in note for note in matrix.notes)
 
 
 def test_a_disagreeing_report_is_a_note_when_match_correct_is_named(tmp_path):
-    matrix = read_openai_evals(_copies(tmp_path, _report(0.95)), metric="match.correct")
+    matrix = read_openai_evals(copies(tmp_path, set_accuracy(0.95)), metric="match.correct")
     note = next(note for note in matrix.notes if "final_report accuracy 0.95" in note)
     assert "read as asked (--metric match.correct)" in note
     assert matrix.scores.sum(axis=0).tolist() == [56, 40, 33]
@@ -368,7 +178,7 @@ def test_another_event_type_and_field_is_read(tmp_path):
             for line in lines
         ]
 
-    paths = _copies(tmp_path, add_field, (0, 1, 2))
+    paths = copies(tmp_path, add_field, (0, 1, 2))
     matrix = read_openai_evals(paths, metric="sampling.len")
     assert matrix.scores.shape == (60, 3) and (matrix.scores == 1.0).all()
     assert matrix.notes[0].endswith("sampling.len per sample; items keyed by sample_id")
@@ -376,28 +186,9 @@ def test_another_event_type_and_field_is_read(tmp_path):
         read_openai_evals(LOGS, metric="sampling.model")
 
 
-def _twice(second_correct: Callable[[dict], bool]) -> Edit:
-    """Every match event followed by a second one (event_id + 1000) for the same sample, the report updated."""
-
-    def edit(lines):
-        extra = []
-        for line in lines:
-            record = json.loads(line)
-            if record.get("type") == "match":
-                again = {**record, "event_id": record["event_id"] + 1000}
-                again["data"] = {**record["data"], "correct": second_correct(record)}
-                extra.append(again)
-        events = [json.loads(line) for line in lines if '"type": "match"' in line] + extra
-        accuracy = sum(event["data"]["correct"] for event in events) / len(events)
-        lines = [*lines, *map(json.dumps, extra)]
-        return _report(accuracy)(lines)
-
-    return edit
-
-
 def test_several_match_events_per_sample_by_epochs(tmp_path):
     """A log with n = 2 match events per sample (second one always wrong), against two genuine logs."""
-    paths = _copies(tmp_path, _twice(lambda record: False))
+    paths = copies(tmp_path, twice(lambda record: False))
     first = read_openai_evals(paths)
     assert first.scores.sum(axis=0).tolist() == [56, 40, 33]
     assert "arith-solver-a: 60 of 60 samples have several match events (2 each); kept the one of lowest event_id" in (
@@ -411,8 +202,8 @@ def test_several_match_events_per_sample_by_epochs(tmp_path):
 
 
 def test_epochs_all_keeps_each_match_event_as_a_generation(tmp_path):
-    flip = _twice(lambda record: record["sample_id"].endswith("7"))
-    paths = _copies(tmp_path, flip, (0, 1, 2))
+    flip = twice(lambda record: record["sample_id"].endswith("7"))
+    paths = copies(tmp_path, flip, (0, 1, 2))
     matrix = read_openai_evals(paths, epochs="all")
     assert matrix.generations is not None
     assert matrix.generations.count_range == (2, 2)

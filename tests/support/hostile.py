@@ -2606,6 +2606,20 @@ def generation_cases() -> list[Case]:
     return build()
 
 
+def aggregate_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_aggregates import aggregate_cases as build
+
+    return build()
+
+
+def openai_evals_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_openai_evals import openai_evals_cases as build
+
+    return build()
+
+
 def helm_cases() -> list[Case]:
     # Imported here: the module builds on this one's helpers.
     from tests.support.hostile_helm import helm_cases as build
@@ -2653,7 +2667,9 @@ def all_cases() -> list[Case]:
             decision_cases,
             lighteval_cases,
             generation_cases,
+            aggregate_cases,
             helm_cases,
+            openai_evals_cases,
         )
         for case in build()
     ]
