@@ -345,14 +345,23 @@ def read_lighteval(
 
     Examples
     --------
-    >>> import pathlib
-    >>> fixtures = pathlib.Path("tests/fixtures/lighteval/details")
-    >>> if fixtures.is_dir():
-    ...     matrix = read_lighteval(sorted(fixtures.iterdir()))
-    ...     print(matrix.models, matrix.scores.sum(axis=0).tolist())
-    ... else:
-    ...     print(('arith-model-e15', 'arith-model-e30', 'arith-model-e50'), [53.0, 45.0, 36.0])
-    ('arith-model-e15', 'arith-model-e30', 'arith-model-e50') [53.0, 45.0, 36.0]
+    Two models' details files, as lighteval 0.11+ writes them (the ``doc`` and ``metric`` columns; the
+    ``model_response`` column is needed to tell the schema, not read):
+
+    >>> import pathlib, tempfile
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> def details(folder, model, scores):
+    ...     run = pathlib.Path(folder) / "details" / model / "2026-01-02T03-04-05.000001"
+    ...     run.mkdir(parents=True)
+    ...     rows = [{"doc": {"id": str(i), "query": f"{i} + 1 =", "choices": [" 1", " 2"], "gold_index": 1},
+    ...              "metric": {"acc": s}, "model_response": {"text": []}} for i, s in enumerate(scores)]
+    ...     pq.write_table(pa.Table.from_pylist(rows), run / "details_add_0_2026-01-02T03-04-05.000001.parquet")
+    ...     return run.parent
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [details(folder, "m1", [1, 0, 1]), details(folder, "m2", [0, 0, 1])]
+    ...     matrix = read_lighteval(paths)
+    >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
+    (('m1', 'm2'), ('add_0:0', 'add_0:1', 'add_0:2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
     if align_on not in ALIGN_ON:
         raise ArgumentError(f"align_on must be 'id' or 'hash' (--align-on); got {align_on!r}")

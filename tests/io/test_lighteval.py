@@ -191,7 +191,7 @@ def _leaderboard_v1(tmp_path: Path, stringify: bool = False) -> list[Path]:
             rows.append(flat)
         path = tmp_path / "details" / model / "2023-09-03T10-57-04.203304"
         path.mkdir(parents=True)
-        (path / "details_harness|arith|0_2023-09-03T10-57-04.203304.parquet").write_bytes(parquet_bytes(rows))
+        (path / "details_harness_arith_0_2023-09-03T10-57-04.203304.parquet").write_bytes(parquet_bytes(rows))
         paths.append(path.parent)
     return paths
 
