@@ -25,11 +25,9 @@ are not written, so each doc is one item with that value, and the notes say so.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -37,37 +35,14 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
-from llm_power_verified.io.lighteval_layout import DetailsFile, details_file, is_details_name, model_name, same_task
+from llm_power_verified.io.lighteval_layout import details_file, is_details_name, model_name, same_task
+from llm_power_verified.io.lighteval_rows import DetailsRows, parquet_module, read_rows, schema_kind
 from llm_power_verified.io.matrix import ScoreMatrix
-from llm_power_verified.io.table_files import MAX_PARQUET_BYTES
 from llm_power_verified.io.tables import check_on_missing, from_long
 
 __all__ = ["is_lighteval_details", "read_lighteval"]
 
 ALIGN_ON = ("id", "hash")
-_DOC_FIELDS = ("id", "query", "choices", "gold_index", "task_name", "num_samples")
-_FLAT_FIELDS = ("example", "full_prompt", "choices", "gold_index", "metrics")
-_LITERAL_CHARACTERS = 1 << 20  # the longest str() of a 0.4-0.7 cell read back as a Python literal
-
-
-def _schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
-    """The schema: ``doc`` (lighteval 0.11+), ``flat`` (0.1-0.10, Open LLM Leaderboard v1) or None (not details)."""
-    if {"doc", "metric", "model_response"} <= set(names) and doc_is_struct:
-        return "doc"
-    if "metrics" in names and {"example", "full_prompt"} & set(names) and {"predictions", "hashes"} & set(names):
-        return "flat"
-    return None
-
-
-def _parquet():
-    try:
-        # Optional dependency (extra parquet): imported where it is used, so the package works without it.
-        import pyarrow.parquet as parquet
-    except ImportError as error:
-        raise InputError(
-            f"reading lighteval details needs pyarrow ({error}); pip install 'llm-power-verified[parquet]'"
-        ) from None
-    return parquet
 
 
 def is_lighteval_details(path: str | Path) -> bool:
@@ -104,128 +79,11 @@ def is_lighteval_details(path: str | Path) -> bool:
     if is_details_name(path):
         return True
     try:
-        schema = _parquet().read_schema(path)
+        schema = parquet_module().read_schema(path)
         doc = schema.field("doc").type if "doc" in schema.names else None
-        return _schema_kind(schema.names, doc is not None and doc.num_fields > 0) is not None
+        return schema_kind(schema.names, doc is not None and doc.num_fields > 0) is not None
     except Exception:  # no pyarrow, or not a readable Parquet file: not lighteval's, the table reader says why
         return False
-
-
-@dataclass
-class _Rows:
-    """What is read of one details file: the schema, task, and per row the key material and the metric values."""
-
-    path: Path
-    kind: str
-    task: str
-    ids: list
-    content: list  # per row: (query, choices, gold_index list) as read
-    carried: list | None  # hashes.example per row, when the file has that column
-    metrics: list
-    metric_names: tuple[str, ...]
-    samples: int
-
-
-def _literal(value: object, path: Path, row: int, column: str) -> object:
-    """A cell as lighteval wrote it; a 0.4-0.7 ``str()`` of a number, list or dict read back as a Python literal."""
-    if not isinstance(value, str) or column == "example":
-        return value
-    if len(value) > _LITERAL_CHARACTERS:
-        raise InputError(f"{path}, row {row}: column {column!r} holds {len(value):,} characters, more than read back")
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        raise InputError(
-            f"{path}, row {row}: column {column!r} holds {describe_value(value)}, not a value lighteval writes "
-            "(a number, list or dict)"
-        ) from None
-
-
-def _selected_bytes(metadata, prefixes: tuple[str, ...]) -> int:
-    return sum(
-        metadata.row_group(group).column(index).total_uncompressed_size
-        for group in range(metadata.num_row_groups)
-        for index in range(metadata.num_columns)
-        if metadata.row_group(group).column(index).path_in_schema.split(".")[0] in prefixes
-    )
-
-
-def _open(path: Path):
-    """The table of the columns read, and the schema kind; a damaged or foreign file refused naming it."""
-    parquet = _parquet()
-    try:
-        file = parquet.ParquetFile(path)
-        schema = file.schema_arrow
-        names = schema.names
-        doc = schema.field("doc").type if "doc" in names else None
-        kind = _schema_kind(names, doc is not None and getattr(doc, "num_fields", 0) > 0)
-        if kind == "doc":
-            present = {doc.field(i).name for i in range(doc.num_fields)}
-            columns = [f"doc.{name}" for name in _DOC_FIELDS if name in present] + ["metric"]
-            prefixes = ("doc", "metric")
-        elif kind == "flat":
-            has_hashes = "hashes" in names and getattr(schema.field("hashes").type, "num_fields", 0) > 0
-            columns = [name for name in _FLAT_FIELDS if name in names] + (["hashes.example"] if has_hashes else [])
-            prefixes = (*_FLAT_FIELDS, "hashes")
-        else:
-            shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-            raise InputError(
-                f"{path}: columns {shown}, not lighteval details (doc, metric, model_response; or example, metrics, "
-                "predictions); read other tables with --input-format table"
-            )
-        size = _selected_bytes(file.metadata, prefixes)
-        if size > MAX_PARQUET_BYTES:
-            raise InputError(
-                f"{path}: the columns read hold {size:,} bytes uncompressed, more than the {MAX_PARQUET_BYTES:,} read "
-                "whole; split the task"
-            )
-        return file.read(columns=columns), kind
-    except (InputError, MemoryError):
-        raise
-    except Exception as error:  # pyarrow raises its own ArrowInvalid/OSError family for damaged files
-        raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())[:200]})") from None
-
-
-def _flat_columns(table, path: Path) -> tuple[list, list | None, list]:
-    """Per row of the flat schema: (query, choices, gold_index), the carried hashes.example or None, the metrics."""
-    count = table.num_rows
-    columns = {name: table.column(name).to_pylist() for name in table.column_names if name != "hashes"}
-    queries = columns["example"] if "example" in columns else columns["full_prompt"]
-    read = {
-        name: [_literal(value, path, row, name) for row, value in enumerate(columns.get(name, [None] * count), start=1)]
-        for name in ("choices", "gold_index", "metrics")
-    }
-    carried = (
-        [(row or {}).get("example") for row in table.column("hashes").to_pylist()]
-        if "hashes" in table.column_names
-        else None
-    )
-    return list(zip(queries, read["choices"], read["gold_index"], strict=True)), carried, read["metrics"]
-
-
-def _read_rows(found: DetailsFile) -> _Rows:
-    path = found.path
-    table, kind = _open(path)
-    if table.num_rows == 0:
-        raise InputError(f"{path}: no rows (a details file holds one row per doc)")
-    if kind == "doc":
-        docs = table.column("doc").to_pylist()
-        metrics = table.column("metric").to_pylist()
-        if any(doc is None for doc in docs):
-            row = next(number for number, doc in enumerate(docs, start=1) if doc is None)
-            raise InputError(f"{path}, row {row}: doc is null; lighteval writes one doc per row")
-        names = tuple(field.name for field in table.schema.field("metric").type)
-        task = docs[0].get("task_name") or found.task
-        ids = [doc.get("id") for doc in docs]
-        content = [(doc.get("query"), doc.get("choices"), doc.get("gold_index")) for doc in docs]
-        samples = max((doc.get("num_samples") or 1 for doc in docs), default=1)
-        carried = None
-    else:
-        content, carried, metrics = _flat_columns(table, path)
-        first = metrics[0]
-        names = tuple(first) if isinstance(first, dict) else ()
-        task, ids, samples = found.task, [None] * table.num_rows, 1
-    return _Rows(path, kind, task, ids, content, carried, metrics, names, samples)
 
 
 def _digest(query: object, choices: object, gold: object) -> str:
@@ -246,7 +104,7 @@ def _score(value: object, path: Path, row: int, metric: str) -> float:
     )
 
 
-def _chosen_metric(files: list[_Rows], metric: str | None) -> tuple[str, list[str]]:
+def _chosen_metric(files: list[DetailsRows], metric: str | None) -> tuple[str, list[str]]:
     first = files[0]
     if metric is None:
         if len(first.metric_names) != 1:
@@ -260,7 +118,7 @@ def _chosen_metric(files: list[_Rows], metric: str | None) -> tuple[str, list[st
     return metric, [f"metric {metric!r}"]
 
 
-def _keys(rows: _Rows, align_on: str, carried: bool, seen: dict) -> list[str]:
+def _keys(rows: DetailsRows, align_on: str, carried: bool, seen: dict) -> list[str]:
     """Each row's item key; duplicates within the file refused, and (by id) another doc under a seen id."""
     path, keys, first_row = rows.path, [], {}
     for row, (doc_id, content) in enumerate(zip(rows.ids, rows.content, strict=True), start=1):
@@ -378,7 +236,7 @@ def read_lighteval(
                 f"{by_name[name]} and {path} are both details of model {name!r}; give one run per model"
             )
         by_name[name] = path
-    files = [_read_rows(one) for one in found]
+    files = [read_rows(one) for one in found]
     for rows in files[1:]:
         if not same_task(files[0].task, rows.task):
             raise AlignmentError(
@@ -427,7 +285,7 @@ def read_lighteval(
     )
 
 
-def _alignment_note(files: list[_Rows], align_on: str, carried: bool) -> str:
+def _alignment_note(files: list[DetailsRows], align_on: str, carried: bool) -> str:
     if align_on == "id":
         return (
             "docs keyed by doc.id, which lighteval sets to the doc's row index in the dataset; each id was checked to "

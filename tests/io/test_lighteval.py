@@ -163,13 +163,15 @@ def _hex16(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
-def _leaderboard_v1(tmp_path: Path, stringify: bool = False) -> list[Path]:
+def _leaderboard_v1(tmp_path: Path, stringify: bool = False, metric_columns: bool = False) -> list[Path]:
     """Open LLM Leaderboard v1 style files built from the 0.13 fixture's docs (no genuine one was available).
 
     Columns as the leaderboard's details hold them: ``example``, ``full_prompt``, ``choices``, ``gold_index``,
     ``predictions``, ``metrics`` and the per-row ``hashes`` struct (xxh64 hex digests; here 16 hex digits made from
     the query, as lighteval's ``hashes.example`` is made from it).  ``stringify``: every column as its Python
     ``str()``, as lighteval 0.4 to 0.7 wrote them (and without ``hashes``, which no release wrote).
+    ``metric_columns``: each metric a column of its own (``acc``, ``acc_norm``) instead of the ``metrics`` struct,
+    as some readers of the leaderboard's files describe them.
     """
     paths = []
     for model, folder in zip(MODELS, FOLDERS, strict=True):
@@ -184,6 +186,9 @@ def _leaderboard_v1(tmp_path: Path, stringify: bool = False) -> list[Path]:
                 "predictions": row["model_response"]["logprobs"],
                 "metrics": {"acc": row["metric"]["acc"]},
             }
+            if metric_columns:
+                del flat["metrics"]
+                flat.update(acc=row["metric"]["acc"], acc_norm=float(row["metric"]["acc"]), truncated=[0], padded=[0])
             if stringify:
                 flat = {key: value if key == "example" else str(value) for key, value in flat.items()}
             else:
@@ -206,6 +211,17 @@ def test_leaderboard_v1_files_align_on_their_carried_hashes(tmp_path):
     assert matrix.scores.sum(axis=0).tolist() == [53, 45, 36]
     for (first, second), expected in PAIRS.items():
         assert _counts(matrix.scores[:, first], matrix.scores[:, second]) == expected
+
+
+def test_leaderboard_v1_files_with_a_column_per_metric(tmp_path):
+    folders = _leaderboard_v1(tmp_path, metric_columns=True)
+    with pytest.raises(
+        InputError, match=r"details_harness_arith_0_.*\.parquet: metrics acc, acc_norm; choose one with"
+    ):
+        read_lighteval(folders, align_on="hash")
+    for metric in ("acc", "acc_norm"):
+        matrix = read_lighteval(folders, align_on="hash", metric=metric)
+        assert matrix.scores.sum(axis=0).tolist() == [53, 45, 36]
 
 
 def test_a_carried_hash_twice_in_one_file_is_refused(tmp_path):
