@@ -35,7 +35,7 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
-from llm_power_verified.io.lighteval_layout import details_file, is_details_name, model_name, same_task
+from llm_power_verified.io.lighteval_layout import details_file, is_details_name, run_identity, same_task
 from llm_power_verified.io.lighteval_rows import DetailsRows, parquet_module, read_rows, schema_kind
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import check_on_missing, from_long
@@ -227,8 +227,9 @@ def read_lighteval(
     paths = [Path(path) for path in paths]
     if not paths:
         raise InputError("no lighteval details given")
-    found = [details_file(path, task, run) for path in paths]
-    named = [model_name(one) for one in found]
+    identities = [run_identity(details_file(path, task, run)) for path in paths]
+    found = [one for one, _, _ in identities]
+    named = [(name, from_results) for _, name, from_results in identities]
     by_name: dict[str, Path] = {}
     for path, (name, _) in zip(paths, named, strict=True):
         if name in by_name:

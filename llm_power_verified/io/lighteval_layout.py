@@ -16,7 +16,7 @@ as one character.  This module only looks at names and at the results file; the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
 
-__all__ = ["DetailsFile", "details_file", "is_details_name", "model_name", "same_task"]
+__all__ = ["DetailsFile", "details_file", "is_details_name", "run_identity", "same_task"]
 
 _STAMP = r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?"
 _DETAILS = re.compile(rf"^details_(?P<task>.+)_(?P<stamp>{_STAMP})\.parquet$")
@@ -173,27 +173,44 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
     return DetailsFile(chosen, match["task"], match["stamp"], notes)
 
 
-def model_name(found: DetailsFile) -> tuple[str, bool]:
-    """The model's name and whether lighteval's results file gave it.
+def run_identity(found: DetailsFile) -> tuple[DetailsFile, str, bool]:
+    """The file with its task as lighteval names it, the model's name, and whether lighteval's results file gave it.
 
     The results file ``results/MODEL/results_TIMESTAMP.json`` beside ``details/`` names the model in
-    ``config_general.model_name``; without it (or when it cannot be read: it is evidence of the name, never a
-    source of scores) the name is the path below ``details/`` (``ORG/MODEL``), else the folder above the run.
+    ``config_general.model_name`` and the task among its ``results`` keys (``community|arith_mc|0``, where the file
+    name may write ``_``); without it (or when it cannot be read: it is evidence of the names, never a source of
+    scores) the model is the path below ``details/`` (``ORG/MODEL``), else the folder above the run, and the task
+    is the file name's.
+
+    Parameters
+    ----------
+    found : DetailsFile
+        The chosen details file.
+
+    Returns
+    -------
+    tuple of (DetailsFile, str, bool)
+        ``found`` with the task so named, the model, and True when the results file named it.
     """
     path = found.path
     run_folder = path.parent if _STAMP_ONLY.match(path.parent.name) else None
     model_folder = run_folder.parent if run_folder is not None else path.parent
     root = next((parent for parent in model_folder.parents if parent.name == "details"), None)
     if model_folder.name == "details" or root is None:
-        return (model_folder.name if model_folder.name != "details" else path.stem), False
+        return found, (model_folder.name if model_folder.name != "details" else path.stem), False
     below = model_folder.relative_to(root)
     results = root.parent / "results" / below / f"results_{found.stamp}.json"
     try:
         document = parse_json(read_text(results), str(results)) if results.is_file() else None
     except InputError:
         document = None
-    config = document.get("config_general") if isinstance(document, dict) else None
+    document = document if isinstance(document, dict) else {}
+    tasks = document.get("results") if isinstance(document.get("results"), dict) else {}
+    named = [key for key in tasks if isinstance(key, str) and same_task(key, found.task)]
+    if len(named) == 1:
+        found = replace(found, task=named[0])
+    config = document.get("config_general")
     name = config.get("model_name") if isinstance(config, dict) else None
     if isinstance(name, str) and name.strip():
-        return name.strip(), True
-    return below.as_posix(), False
+        return found, name.strip(), True
+    return found, below.as_posix(), False

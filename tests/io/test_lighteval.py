@@ -138,6 +138,8 @@ def test_the_older_flat_schema_of_lighteval_0_10():
         read_lighteval(OLD_FOLDERS)
     matrix = read_lighteval(OLD_FOLDERS, align_on="hash")
     assert matrix.models == MODELS
+    # The file names write the task community_arith_mc_0; the results files name it.
+    assert matrix.notes[0] == "lighteval task 'community|arith_mc|0'"
     for column, model in enumerate(MODELS):
         acc = _results_acc(OLD, model, "community|arith_mc|0")
         assert abs(matrix.scores[:, column].mean() - acc) <= EXACT
