@@ -1,0 +1,224 @@
+"""Harness result files as the accuracies table of the accuracies-only audit (issue 28, item 5).
+
+The genuine fixtures: lm-eval 0.4.13 ``results_*.json`` (three ``dummy`` runs; the ``hashlm`` runs with a
+generation task of two filters and a group of five subtasks), lighteval 0.13 results JSON, Inspect 0.3 ``.eval``
+logs and HELM 0.5 ``stats.json``.  Every accuracy a result file stores is checked against the per-item results of
+the same run (the samples files, details Parquet, log samples, per-instance stats), read independently, and every
+count k read from a file equals the number of items right.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llm_power_verified.cli import main
+from llm_power_verified.io import InputError, read_scores
+from llm_power_verified.io.accuracy_table import read_accuracies
+from llm_power_verified.io.aggregates import _counts, is_result_file, read_aggregates
+from llm_power_verified.io.aggregates_formats import helm_aggregate
+from tests.support.hostile import FIXTURES, Read, Refused
+from tests.support.hostile_aggregates import DUMMY, GROUPS, HASHLM, INSPECT, LIGHTEVAL, aggregate_cases
+
+HELM = [FIXTURES / "helm" / "simple_qa" / name for name in ("run-model1", "run-model2")]
+#: A result file's accuracy and the mean of the same run's per-item 0/1 scores are each k/N rounded once to a double
+#: (a sum of 0/1 scores is exact; one division), so they agree to the last bit; one ulp of a value below 1 is allowed.
+SAME_DOUBLE = 2**-52
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _per_item(matrix) -> dict[str, tuple[int, float]]:
+    """{model: (items right, mean score)} of a 0/1 score matrix."""
+    return {
+        model: (int(matrix.scores[:, k].sum()), float(matrix.scores[:, k].mean()))
+        for k, model in enumerate(matrix.models)
+    }
+
+
+def _check_against(table, expected: dict[str, tuple[int, float]], n: int) -> None:
+    assert table.n == n and set(table.models) == set(expected)
+    for k, model in enumerate(table.models):
+        right, mean = expected[model]
+        assert table.count_low[k] == table.count_high[k] == right, (model, table.count_low[k], right)
+        assert math.isclose(table.accuracy[k], mean, rel_tol=0, abs_tol=SAME_DOUBLE), (model, table.accuracy[k], mean)
+
+
+def test_the_fixtures_are_there():
+    assert (len(DUMMY), len(HASHLM), len(GROUPS), len(LIGHTEVAL), len(INSPECT)) == (3, 3, 2, 3, 3)
+
+
+def test_a_leaderboard_of_lm_eval_results_files_runs_through_audit_accuracies_end_to_end():
+    """The issue's Done-when: the three dummy results files, N from the files, through the installed command."""
+    run = subprocess.run(
+        [sys.executable, "-m", "llm_power_verified.cli", "audit-accuracies", *map(str, DUMMY), "--metric", "acc"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert "3 models, N = 200 items" in run.stdout
+    assert "N = 200 (n-samples effective)" in run.stdout
+    for model in ("dummy-seed1", "dummy-seed2", "dummy-seed3"):
+        assert model in run.stdout
+
+
+def test_the_dummy_accuracies_are_the_means_of_the_same_runs_samples():
+    table = read_aggregates(DUMMY, metric="acc")
+    matrix = read_scores([path.parent for path in DUMMY], task="arith_mc", metric="acc")
+    # read_scores names an lm-eval folder after the folder, which here is the model name the results file gives.
+    _check_against(table, _per_item(matrix), 200)
+    assert table.count_low.tolist() == [54, 51, 56]
+    status, out, _ = _cli(["audit-accuracies", *map(str, DUMMY), "--metric", "acc", "--format", "json"])
+    report = json.loads(out)
+    assert status == 0 and report["data"]["n_items"] == 200 and report["data"]["consistent"] is True
+    assert {row["model"]: row["count_low"] for row in report["ranking"]} == {
+        model: right for model, (right, _) in _per_item(matrix).items()
+    }
+
+
+def test_plan_accuracies_reads_result_files_too():
+    status, out, err = _cli(["plan", "accuracies", *map(str, DUMMY), "--metric", "acc"])
+    assert status == 0 and err == "" and "benchmark now: 200 items" in out
+
+
+@pytest.mark.parametrize(
+    ("task", "metric", "filter"),
+    [("arith_mc", "acc", None), ("arith_gen", "exact_match", "strict-match"), ("arith_gen", "exact_match", None)],
+)
+def test_hashlm_tasks_and_filters_equal_the_samples(task, metric, filter):
+    if filter is None and task == "arith_gen":
+        with pytest.raises(
+            InputError, match=r"2 filters \('strict-match', 'flexible-extract'\); choose one with --filter"
+        ):
+            read_aggregates(HASHLM, task=task, metric=metric)
+        return
+    table = read_aggregates(HASHLM, task=task, metric=metric, filter=filter)
+    matrix = read_scores([path.parent for path in HASHLM], task=task, metric=metric, filter=filter)
+    _check_against(table, _per_item(matrix), 200)
+
+
+def test_a_group_is_the_size_weighted_mean_of_its_subtasks_with_n_their_sum():
+    table = read_aggregates(GROUPS, task="arith_mc_by_subject", metric="acc")
+    matrix = read_scores([path.parent for path in GROUPS], task="arith_mc_by_subject", metric="acc")
+    _check_against(table, _per_item(matrix), 200)
+    assert any("is a group of 5 tasks" in note and "size-weighted mean" in note for note in table.notes)
+    one = read_aggregates(GROUPS, task="arith_mc_division", metric="acc")
+    subtask = read_scores([path.parent for path in GROUPS], task="arith_mc_division", metric="acc")
+    _check_against(one, _per_item(subtask), 40)
+
+
+def test_inspect_logs_equal_their_samples():
+    table = read_aggregates(INSPECT)
+    _check_against(table, _per_item(read_scores(INSPECT)), 200)
+    assert table.models == ("mockllm/model-a", "mockllm/model-b", "mockllm/model-c")
+
+
+def test_lighteval_needs_n_and_then_equals_the_details():
+    with pytest.raises(InputError, match=r"the file has no N .*fits N = 60\.0\); give the benchmark size with --n N"):
+        read_aggregates(LIGHTEVAL)
+    table = read_aggregates(LIGHTEVAL, n=60, task="arith_mc", metric="acc")
+    expected = {}
+    for path in LIGHTEVAL:
+        (details,) = (FIXTURES / "lighteval" / "details" / path.parent.name).glob("*/details_*.parquet")
+        scores = np.asarray([row["acc"] for row in pd.read_parquet(details)["metric"]], dtype=float)
+        expected[path.parent.name] = (int(scores.sum()), float(scores.mean()))
+    _check_against(table, expected, 60)
+    status, out, _ = _cli(["audit-accuracies", *map(str, LIGHTEVAL), "--n", "60"])
+    assert status == 0 and "N = 60 items" in out
+
+
+def _helm_per_instance(run: Path, stat: str) -> tuple[int, float]:
+    """(items right, mean) of the unperturbed ``stat`` of a run's per_instance_stats.json, read here directly."""
+    values = [
+        entry["mean"]
+        for instance in json.loads((run / "per_instance_stats.json").read_text())
+        for entry in instance["stats"]
+        if entry["name"]["name"] == stat and "perturbation" not in entry["name"]
+    ]
+    return int(sum(values)), float(np.mean(values))
+
+
+def test_helm_stats_equal_the_per_instance_means():
+    for run in HELM:
+        record = helm_aggregate(run, metric="quasi_exact_match", split=None, n=None)
+        right, mean = _helm_per_instance(run, "quasi_exact_match")
+        assert record.n == 50 and math.isclose(record.accuracy, mean, rel_tol=0, abs_tol=SAME_DOUBLE)
+        assert _counts(record.accuracy, 50) == (right, right)
+    assert [helm_aggregate(run, metric="quasi_exact_match", split="test", n=None).model for run in HELM] == [
+        "simple/model1",
+        "simple/model2",
+    ]
+    # model2 answers nothing right: an accuracy of 0 has no per-item variance to pair, refused naming the file.
+    with pytest.raises(
+        InputError, match=r"run-model2/stats\.json: quasi_exact_match \(test\) is 0\.0; an accuracy of 0"
+    ):
+        read_aggregates(HELM, metric="quasi_exact_match")
+
+
+def test_counts_come_from_the_stored_double_not_from_its_shortest_repr():
+    """The file's 0.27 over N = 200 is k = 54 only; its repr read as printed digits would allow 53 to 55."""
+    printed = read_accuracies(pd.DataFrame({"model": ["a", "b"], "accuracy": ["0.27", "0.255"]}), n=200)
+    assert printed.count_low.tolist() == [53, 51] and printed.count_high.tolist() == [55, 51]
+    assert read_aggregates(DUMMY[:2], metric="acc").count_high.tolist() == [54, 51]
+    rng = np.random.default_rng(28)
+    for n in [1, 2, 3, 7, 200, 999, 12032, *rng.integers(2, 10**6, size=20).tolist()]:
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n, *rng.integers(0, n + 1, size=5).tolist()}):
+            scores = rng.permutation(np.r_[np.ones(k), np.zeros(n - k)])
+            running = 0.0
+            for score in scores[:5000]:  # a running sum, as a harness's Python loop computes it
+                running += score
+            # k/N rounded once, numpy's pairwise mean and a running sum give k and only k.
+            for value in (k / n, float(scores.mean()), (running + scores[5000:].sum()) / n):
+                assert _counts(value, n) == (k, k), (n, k, value)
+        # A value half a count away from every k/N is no count of items right out of N.
+        low, high = _counts((n // 2 + 0.5) / n, n)
+        assert low > high
+
+
+@pytest.mark.parametrize("case", aggregate_cases(), ids=lambda case: case.name)
+def test_damaged_result_files_end_as_they_must(case, tmp_path, monkeypatch):
+    for name, content in case.files.items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content() if callable(content) else content)
+    monkeypatch.chdir(tmp_path)
+    status, out, err = _cli(list(case.argv))
+    if isinstance(case.expect, Read):
+        assert status == 0 and err == "", err
+        assert case.expect.check is None or case.expect.check(out, tmp_path) is None, case.expect.check(out, tmp_path)
+        return
+    assert isinstance(case.expect, Refused)
+    assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("llm-power-verified: error:"), err
+    for fragment in case.expect.fragments:
+        assert fragment in err, (fragment, err)
+
+
+def test_the_table_path_refuses_result_file_options():
+    shipped = Path(__file__).resolve().parents[2] / "llm_power_verified" / "data" / "mmlu_pro_accuracies.csv"
+    status, out, err = _cli(["audit-accuracies", str(shipped), "--task", "arith_mc"])
+    assert status == 2 and out == "" and "--task 'arith_mc' applies to harness result files" in err
+    status, _, err = _cli(["audit-accuracies", str(shipped)])
+    assert status == 0 and err == ""
+
+
+def test_what_is_a_result_file():
+    samples = next(DUMMY[0].parent.glob("samples_*.jsonl"))
+    assert all(is_result_file(path) for path in [*DUMMY, *HASHLM, *GROUPS, *LIGHTEVAL, *INSPECT, *HELM])
+    assert all(is_result_file(run / "stats.json") for run in HELM)
+    assert not any(is_result_file(path) for path in (samples, DUMMY[0].parent, FIXTURES / "README.md"))
