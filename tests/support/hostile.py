@@ -2613,9 +2613,23 @@ def aggregate_cases() -> list[Case]:
     return build()
 
 
+def openai_evals_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_openai_evals import openai_evals_cases as build
+
+    return build()
+
+
 def helm_cases() -> list[Case]:
     # Imported here: the module builds on this one's helpers.
     from tests.support.hostile_helm import helm_cases as build
+
+    return build()
+
+
+def lighteval_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_lighteval import lighteval_cases as build
 
     return build()
 
@@ -2651,9 +2665,11 @@ def all_cases() -> list[Case]:
             terminal_cases,
             output_cases,
             decision_cases,
+            lighteval_cases,
             generation_cases,
             aggregate_cases,
             helm_cases,
+            openai_evals_cases,
         )
         for case in build()
     ]
