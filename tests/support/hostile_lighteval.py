@@ -15,6 +15,7 @@ import io
 import json
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,6 +25,7 @@ from llm_power_verified.io.errors import InputError
 from tests.support.hostile import FAST, FIXTURES, Case, Read, json_holds, refused
 
 SOURCE = FIXTURES / "lighteval"
+OLD = SOURCE / "v0_10"  # the same run by lighteval 0.10.0: the flat schema
 MODELS = ("arith-model-e15", "arith-model-e30", "arith-model-e50")
 STAMPS = ("2026-11-24T14-03-30.216191", "2026-11-24T14-03-39.162252", "2026-11-24T14-03-47.716462")
 TASK_FILE = "details_arith_mc_0_{stamp}.parquet"
@@ -34,12 +36,12 @@ Files = dict[str, bytes]
 Edit = Callable[[Files], Files]
 
 
-def genuine() -> Files:
+def genuine(source: Path = SOURCE) -> Files:
     """The fixture's details and results files, keyed by their path under a work folder (``out/...``)."""
     return {
-        f"out/{path.relative_to(SOURCE).as_posix()}": path.read_bytes()
+        f"out/{path.relative_to(source).as_posix()}": path.read_bytes()
         for part in ("details", "results")
-        for path in sorted((SOURCE / part).rglob("*"))
+        for path in sorted((source / part).rglob("*"))
         if path.is_file()
     }
 
@@ -229,4 +231,27 @@ def lighteval_cases() -> list[Case]:
     for name, files, extra, count, expected in read:
         argv = ("audit", *FOLDERS, *extra, *FAST, "--format", "json")
         cases.append(Case(family, name, argv, Read(_read_right(count, expected)), files))
+    files = genuine()
+    details = tuple(sorted(key for key in files if key.endswith(".parquet")))
+    cases.append(
+        Case(
+            family,
+            "details files given",
+            ("audit", *details, *FAST, "--format", "json"),
+            Read(_read_right(60, means)),
+            files,
+        )
+    )
+    old = genuine(OLD)
+    flat = tuple(f"out/details/{model}" for model in MODELS)
+    cases += [
+        Case(
+            family,
+            "lighteval 0.10 by hash",
+            ("audit", *flat, "--align-on", "hash", *FAST, "--format", "json"),
+            Read(_read_right(60, means)),
+            old,
+        ),
+        Case(family, "lighteval 0.10 by id", ("audit", *flat, *FAST), refused("no doc id", "--align-on hash"), old),
+    ]
     return cases
