@@ -212,7 +212,7 @@ DAMAGED = [
         set_data(MATCH_LINE, expected="140"),
         {},
         InputError,
-        ("line 4", "'arith-match.dev.53'", "'140'", "'139'", "not score the same samples"),
+        ("arith-solver-b.jsonl", "line 4", "'arith-match.dev.53'", "'140'", "'139'", "not score the same samples"),
     ),
     (
         "spec without completion_fns",
@@ -283,9 +283,11 @@ def openai_evals_cases() -> list[Case]:
     named, named_format = ("spec line missing", "empty file"), ("--input-format", "openai-evals")
     cases = []
     for name, edit, options, _, fragments in DAMAGED:
+        # The place (file, line) where there is one, else the most specific fragment (the API test checks them all).
         place = f"{fragments[0]}, {fragments[1]}" if fragments[1:2] and fragments[1].startswith("line ") else None
+        place = place or (fragments[1] if fragments[0] == A and fragments[1:2] else fragments[0])
         fmt = named_format if name in named else ()
-        expect = refused(place or fragments[0])
+        expect = refused(place)
         cases.append(Case(family, name, (*argv, *_flags(options), *fmt, *FAST), expect, edited(edit)))
     genuine = {source.name: source.read_bytes() for source in LOGS}
     a, b = genuine[LOGS[0].name], genuine[LOGS[1].name]
