@@ -69,11 +69,14 @@ def is_lighteval_details(path: str | Path) -> bool:
     """
     path = Path(path)
     if path.is_dir():
-        children = [child for child in path.iterdir() if not child.name.startswith(".")]
-        return any(child.is_file() and is_details_name(child) for child in children) or any(
-            child.is_dir() and any(grand.is_file() and is_details_name(grand) for grand in child.iterdir())
-            for child in children
-        )
+        try:
+            children = [child for child in path.iterdir() if not child.name.startswith(".")]
+            return any(child.is_file() and is_details_name(child) for child in children) or any(
+                child.is_dir() and any(grand.is_file() and is_details_name(grand) for grand in child.iterdir())
+                for child in children
+            )
+        except OSError:  # unreadable: not claimed; the reader chosen says what is wrong
+            return False
     if not (path.is_file() and path.name.lower().endswith(".parquet")):
         return False
     if is_details_name(path):

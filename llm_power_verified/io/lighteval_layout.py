@@ -147,7 +147,10 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
     if run is not None and run != "latest" and not _STAMP_ONLY.match(run):
         raise ArgumentError(f"--run {run!r}: not 'latest' nor a lighteval timestamp such as 2026-11-24T14-03-30.216191")
     if path.is_dir():
-        runs = _runs(path)
+        try:
+            runs = _runs(path)
+        except OSError as error:
+            raise InputError(f"{path}: cannot read the folder ({error.strerror or error})") from None
         if not runs:
             raise AlignmentError(
                 f"{path}: no lighteval details here (TIMESTAMP/details_TASK_TIMESTAMP.parquet, or such files "

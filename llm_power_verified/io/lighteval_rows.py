@@ -18,6 +18,7 @@ from pathlib import Path
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.lighteval_layout import DetailsFile
 from llm_power_verified.io.table_files import MAX_PARQUET_BYTES
+from llm_power_verified.io.text import check_input_kind
 
 __all__ = ["DetailsRows", "parquet_module", "read_rows", "schema_kind"]
 
@@ -114,6 +115,9 @@ def _selected_bytes(metadata, prefixes: tuple[str, ...]) -> int:
 def _open(path: Path):
     """The table of the columns read, and the schema kind; a damaged or foreign file refused naming it."""
     parquet = parquet_module()
+    check_input_kind(path)
+    if not path.is_file():  # a pipe: Parquet is read from its end, and opening one waits for a writer
+        raise InputError(f"{path}: a pipe or device, not a file; Parquet is read from a file (save it to one first)")
     try:
         file = parquet.ParquetFile(path)
         schema = file.schema_arrow

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -304,3 +305,11 @@ def test_damaged_copy_is_refused_naming_the_place(tmp_path, name, edit, options,
     assert "\n" not in message
     missing = [fragment for fragment in fragments if fragment not in message]
     assert not missing, f"{missing} not in {message!r}"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_named_like_a_details_file_is_refused_without_waiting(tmp_path):
+    pipe = tmp_path / "details_arith_mc_0_2026-11-24T14-03-30.216191.parquet"
+    os.mkfifo(pipe)
+    with pytest.raises(InputError, match=r"details_arith_mc_0_.*\.parquet: a pipe or device, not a file"):
+        read_lighteval([pipe, _details(FOLDERS[1])])
