@@ -168,7 +168,9 @@ def _read_one(path: Path, kind: str, options: dict, n: int | None) -> Aggregate:
         return lighteval_aggregate(path, document, task=options["task"], metric=options["metric"], n=n)
     if not is_lm_eval_results(document):
         raise InputError(f"{path}: no 'results' with 'n-samples' or 'config'; not an lm-eval results file")
-    return lm_eval_aggregate(path, document, task=options["task"], metric=options["metric"], filter=options["filter"])
+    return lm_eval_aggregate(
+        path, document, task=options["task"], metric=options["metric"], filter=options["filter"], n=n
+    )
 
 
 def _check_together(records: list[Aggregate], n: int | None) -> int:

@@ -216,6 +216,9 @@ def inspect_aggregate(path: Path, header: Any, *, scorer: str | None, metric: st
         raise InputError(f"{at}: no scored_samples (nor completed_samples): the log has no N; give it with --n N")
     size, n_from = found or (n, "--n")
     notes = []
+    total, completed = results.get("total_samples"), results.get("completed_samples")
+    if isinstance(total, int) and isinstance(completed, int) and completed < total:
+        notes.append(f"{path}: {completed:,} of {total:,} samples completed (status {header.get('status')!r})")
     unscored = score.get("unscored_samples")
     if isinstance(unscored, int) and unscored > 0:
         notes.append(f"{path}: {unscored:,} samples were not scored; N is the {size:,} scored")

@@ -4,7 +4,8 @@ The accuracy is ``results[TASK]["METRIC,FILTER"]``: the task by ``--task`` (or
 the only one), the metric by ``--metric`` (or the only one), the filter by
 ``--filter`` (or the only one the metric has).  N is
 ``n-samples[TASK].effective`` (the documents scored after ``--limit``; the
-notes say when it is below ``original``).  A group (``group_subtasks``) has
+notes say when it is below ``original``); a file without it (older lm-eval)
+takes N from ``--n``.  A group (``group_subtasks``) has
 no ``n-samples`` entry of its own: its accuracy is read only when it is the
 size-weighted mean of its subtasks' (lm-eval's ``weight_by_size``), and then
 N is the sum of their ``effective`` (and must equal the group's
@@ -99,19 +100,32 @@ def _metric_key(entry: dict, task: str, metric: str | None, filter: str | None, 
     return f"{chosen},{choose('filter', filters, filter, '--filter', f'{where}, metric {chosen!r}')}"
 
 
-def _effective(document: dict, task: str, path: Path) -> tuple[int, int | None]:
-    """(effective, original) of ``n-samples[task]``."""
+def _effective(
+    document: dict, task: str, path: Path, n: int | None = None, group: str | None = None
+) -> tuple[int, int | None, str]:
+    """(effective, original, where N was read) of ``n-samples[task]``; ``n`` (``--n``) when the file has none.
+
+    ``group``: the task is a subtask of that group, whose N is the sum of its subtasks' (``--n`` cannot give it).
+    """
     samples = document.get("n-samples")
     entry = samples.get(task) if isinstance(samples, dict) else None
     if not isinstance(entry, dict) or "effective" not in entry:
+        if n is not None and group is None:
+            return n, None, "--n"
+        fix = (
+            f"the N of group {group!r} cannot be counted: read one task with --task and give --n N"
+            if group is not None
+            else "give the benchmark size with --n N"
+        )
         raise InputError(
-            f"{path}: no n-samples[{task!r}].effective (the file has no N for the task; lm-eval writes it from "
-            "0.4.3 on); give the benchmark size with --n N"
+            f"{path}: no n-samples[{task!r}].effective (the file has no N for the task; older lm-eval versions do "
+            f"not write it); {fix}"
         )
     where = f"{path}, n-samples[{task!r}]"
     effective = whole_count(entry["effective"], f"{where}.effective")
     original = entry.get("original")
-    return effective, whole_count(original, f"{where}.original") if original is not None else None
+    original = whole_count(original, f"{where}.original") if original is not None else None
+    return effective, original, "n-samples effective"
 
 
 def _subtasks(document: dict, task: str) -> list[str]:
@@ -132,7 +146,7 @@ def _group(document: dict, task: str, key: str, value: float, path: Path) -> tup
     stderr_key = f"{metric}_stderr,{filter}"
     sizes, values, errors = [], [], []
     for leaf in _leaves(document, task):
-        size, _ = _effective(document, leaf, path)
+        size, _, _ = _effective(document, leaf, path, group=task)
         entry = _entry(document, leaf, path)
         if key not in entry:
             raise InputError(f"{path}: subtask {leaf!r} of group {task!r} has no {key!r}; the group cannot be checked")
@@ -183,7 +197,7 @@ def _group(document: dict, task: str, key: str, value: float, path: Path) -> tup
 
 
 def lm_eval_aggregate(
-    path: Path, document: dict, *, task: str | None, metric: str | None, filter: str | None
+    path: Path, document: dict, *, task: str | None, metric: str | None, filter: str | None, n: int | None = None
 ) -> Aggregate:
     """The model, accuracy, N and standard error of one lm-eval results document.
 
@@ -195,6 +209,8 @@ def lm_eval_aggregate(
         Its parsed content (:func:`is_lm_eval_results`).
     task, metric, filter : str or None
         ``--task``, ``--metric``, ``--filter``: needed when the file holds several.
+    n : int, optional
+        ``--n``: used only when the file has no ``n-samples`` for the task (a task, not a group).
 
     Returns
     -------
@@ -212,13 +228,11 @@ def lm_eval_aggregate(
     if _subtasks(document, chosen):
         n, n_from, notes = _group(document, chosen, key, value, path)
         return Aggregate(path, "lm-eval", model, value, n, n_from, f"{chosen} {key}", None, tuple(notes))
-    n, original = _effective(document, chosen, path)
+    n, original, n_from = _effective(document, chosen, path, n)
     notes = []
     if original is not None and original != n:
         notes.append(f"{path}: lm-eval scored {n:,} of the task's {original:,} documents (a --limit run); N = {n:,}")
     stderr_key = f"{metric_name}_stderr,{filter_name}"
-    stderr, note = check_stderr(
-        entry.get(stderr_key), value, n, f"{path}, results[{chosen!r}][{stderr_key!r}]", "n-samples effective"
-    )
+    stderr, note = check_stderr(entry.get(stderr_key), value, n, f"{path}, results[{chosen!r}][{stderr_key!r}]", n_from)
     notes += [note] if note else []
-    return Aggregate(path, "lm-eval", model, value, n, "n-samples effective", f"{chosen} {key}", stderr, tuple(notes))
+    return Aggregate(path, "lm-eval", model, value, n, n_from, f"{chosen} {key}", stderr, tuple(notes))

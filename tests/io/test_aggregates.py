@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +223,26 @@ def test_what_is_a_result_file():
     assert all(is_result_file(path) for path in [*DUMMY, *HASHLM, *GROUPS, *LIGHTEVAL, *INSPECT, *HELM])
     assert all(is_result_file(run / "stats.json") for run in HELM)
     assert not any(is_result_file(path) for path in (samples, DUMMY[0].parent, FIXTURES / "README.md"))
+
+
+def _lm_eval_copy(folder: Path, name: str, **changes) -> Path:
+    """The first dummy results file with top-level keys changed, written as ``folder/name/results_x.json``."""
+    document = json.loads(DUMMY[0].read_text())
+    document.update(changes)
+    path = folder / name / "results_x.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_model_names_from_older_model_args_and_names_alike_refused(tmp_path):
+    older = _lm_eval_copy(tmp_path, "older", config={"model": "hf", "model_args": "pretrained=org/m,dtype=float16"})
+    table = read_aggregates([older, DUMMY[1]], metric="acc")
+    assert table.models == ("org/m", "dummy-seed2")
+    alike = _lm_eval_copy(tmp_path, "alike", config={"model_args": {"pretrained": "dummy-seed2\u200b"}})
+    shown = re.escape(r"alike/results_x.json: model 'dummy-seed2\u200b' and 'dummy-seed2' (")
+    with pytest.raises(InputError, match=shown + r".* are the same name once format characters \(U\+200B\)"):
+        read_aggregates([DUMMY[1], alike], metric="acc")
+    nameless = _lm_eval_copy(tmp_path, "nameless", config={}, model_name=None)
+    with pytest.raises(InputError, match=r"nameless/results_x\.json: no model name"):
+        read_aggregates([nameless, DUMMY[1]], metric="acc")

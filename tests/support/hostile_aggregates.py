@@ -20,6 +20,7 @@ HASHLM = sorted((FIXTURES / "lm_eval" / "hashlm").glob("*/results_*.json"))
 GROUPS = sorted((FIXTURES / "lm_eval" / "hashlm_by_subject").glob("*/results_*.json"))
 LIGHTEVAL = sorted((FIXTURES / "lighteval" / "results").glob("*/results_*.json"))
 INSPECT = sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))
+INSPECT_JSON = next((FIXTURES / "inspect" / "json").glob("*.json"))
 INSPECT_EPOCHS = sorted((FIXTURES / "inspect" / "eval_epochs2").glob("*.eval"))
 FAMILY = "aggregates (result files for audit-accuracies)"
 
@@ -152,6 +153,16 @@ def aggregate_cases() -> list[Case]:
     for name, (change, expect) in damaged.items():
         files, paths = _dummy(1, change)
         cases.append(Case(FAMILY, name, ("audit-accuracies", *paths, *metric), expect, files))
+    files, paths = _dummy(1, lambda document: document.pop("n-samples"))
+    cases.append(
+        Case(
+            FAMILY,
+            "no n-samples, --n 200",
+            ("audit-accuracies", *paths, *metric, "--n", "200", "--format", "json"),
+            Read(_n_items(200)),
+            files,
+        )
+    )
     files, paths = _dummy(1, _accuracy(0.2712))
     cases.append(
         Case(
@@ -227,6 +238,23 @@ def aggregate_cases() -> list[Case]:
             lighteval,
         ),
     ]
+    scorers = {"a.json": _inspect_json("mockllm/model-a"), "b.json": _inspect_json("mockllm/model-b")}
+    cases += [
+        Case(
+            FAMILY,
+            "Inspect log of two scorers, no --scorer",
+            ("audit-accuracies", *scorers),
+            refused("2 scorers ('choice', 'other')", "--scorer"),
+            scorers,
+        ),
+        Case(
+            FAMILY,
+            "Inspect log of two scorers, --scorer other",
+            ("audit-accuracies", *scorers, "--scorer", "other", "--format", "json"),
+            Read(_n_items(20)),
+            scorers,
+        ),
+    ]
     inspect = {path.name: path.read_bytes() for path in [*INSPECT_EPOCHS, *INSPECT[:1]]}
     mixed = {"lm/results_a.json": DUMMY[0].read_bytes(), INSPECT[0].name: INSPECT[0].read_bytes()}
     cases += [
@@ -246,6 +274,18 @@ def aggregate_cases() -> list[Case]:
         ),
     ]
     return cases
+
+
+def _inspect_json(model: str) -> bytes:
+    """Inspect's .json log (20 samples) under another model name, with a second scorer ``other`` (accuracy 0.45)."""
+    log = json.loads(INSPECT_JSON.read_bytes())
+    log["eval"]["model"] = model
+    other = json.loads(json.dumps(log["results"]["scores"][0]))
+    other["name"] = other["scorer"] = "other"
+    other["metrics"]["accuracy"]["value"] = 0.45
+    other["metrics"]["stderr"]["value"] = math.sqrt(0.45 * 0.55 / 19)
+    log["results"]["scores"].append(other)
+    return json.dumps(log).encode()
 
 
 def _group_value(value: float):
