@@ -110,9 +110,12 @@ def _score(value: object, path: Path, row: int, metric: str) -> float:
 def _chosen_metric(files: list[DetailsRows], metric: str | None) -> tuple[str, list[str]]:
     first = files[0]
     if metric is None:
-        if len(first.metric_names) != 1:
-            listed = ", ".join(first.metric_names) or "none"
-            raise AlignmentError(f"{first.path}: metrics {listed}; choose one with --metric")
+        if not first.metric_names:
+            raise AlignmentError(
+                f"{first.path}: no per-doc metric in the file (the metric column holds no named value)"
+            )
+        if len(first.metric_names) > 1:
+            raise AlignmentError(f"{first.path}: metrics {', '.join(first.metric_names)}; choose one with --metric")
         return first.metric_names[0], [f"metric {first.metric_names[0]!r} (the only one in the details)"]
     for rows in files:
         if rows.kind == "doc" and metric not in rows.metric_names:

@@ -215,7 +215,8 @@ def read_rows(found: DetailsFile) -> DetailsRows:
         if any(doc is None for doc in docs):
             row = next(number for number, doc in enumerate(docs, start=1) if doc is None)
             raise InputError(f"{path}, row {row}: doc is null; lighteval writes one doc per row")
-        names = tuple(field.name for field in table.schema.field("metric").type)
+        kind_of_metric = table.schema.field("metric").type
+        names = tuple(field.name for field in kind_of_metric) if getattr(kind_of_metric, "num_fields", 0) else ()
         task = docs[0].get("task_name") or found.task
         ids = [doc.get("id") for doc in docs]
         content = [(doc.get("query"), doc.get("choices"), doc.get("gold_index")) for doc in docs]

@@ -137,6 +137,13 @@ DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
     ("metric infinite", set_metric(6, -math.inf), {}, InputError, (FILE, "row 6", "is -inf", "--metric")),
     ("metric negative", set_metric(7, -1), {}, InputError, (FILE, "row 7", "is -1;", "--metric")),
     ("metric as text", with_rows(all_text_metric), {}, InputError, (FILE, "row 1", "is '0'", "--metric")),
+    (
+        "metric column not a struct",
+        with_rows(lambda rows: [{**row, "metric": str(row["metric"])} for row in rows]),
+        {},
+        InputError,
+        (FILE, "no per-doc metric in the file"),
+    ),
     ("two metrics, none chosen", with_rows(second_metric), {}, InputError, (FILE, "metrics acc, acc_norm", "--metric")),
     ("unknown metric", lambda files: files, {"metric": "f1"}, InputError, (FILE, "no metric 'f1'", "acc", "--metric")),
     (
