@@ -304,7 +304,7 @@ def helm_aggregate(path: Path, *, metric: str | None, split: str | None, n: int 
     names = [name for name in dict.fromkeys(str(label.get("name")) for label in labels) if not name.startswith("num_")]
     chosen = choose("stat", names, metric, "--metric", str(path))
     splits = list(dict.fromkeys(str(label.get("split")) for label in labels if label.get("name") == chosen))
-    split = choose(f"split of {chosen!r}", splits, split, "--split", str(path))
+    split = choose("split", splits, split, "--split", f"{path}, stat {chosen!r}")
     where = f"{path}, stat {{name: {chosen!r}, split: {split!r}}}"
     stat = _helm_stat(stats, chosen, split)
     value = accuracy_value(stat.get("mean"), f"{where} mean")

@@ -246,3 +246,31 @@ def test_model_names_from_older_model_args_and_names_alike_refused(tmp_path):
     nameless = _lm_eval_copy(tmp_path, "nameless", config={}, model_name=None)
     with pytest.raises(InputError, match=r"nameless/results_x\.json: no model name"):
         read_aggregates([nameless, DUMMY[1]], metric="acc")
+
+
+def test_helm_through_the_table_with_a_second_split(tmp_path):
+    """model2's 0.0 made 0.3 (15 of 50) and every unperturbed stat copied under split 'valid': --split chooses."""
+    runs = []
+    for run in HELM:
+        stats = json.loads((run / "stats.json").read_text())
+        for stat in stats:
+            if run.name == "run-model2" and stat["name"] == {"name": "quasi_exact_match", "split": "test"}:
+                stat.update(sum=15.0, mean=0.3)
+        stats += [
+            dict(stat, name=dict(stat["name"], split="valid")) for stat in stats if "perturbation" not in stat["name"]
+        ]
+        (tmp_path / run.name).mkdir()
+        (tmp_path / run.name / "stats.json").write_text(json.dumps(stats))
+        (tmp_path / run.name / "run_spec.json").write_bytes((run / "run_spec.json").read_bytes())
+        runs.append(tmp_path / run.name)
+    with pytest.raises(
+        InputError, match=r"stat 'quasi_exact_match': 2 splits \('test', 'valid'\); choose one with --split"
+    ):
+        read_aggregates(runs, metric="quasi_exact_match")
+    table = read_aggregates(runs, metric="quasi_exact_match", split="test")
+    assert table.models == ("simple/model1", "simple/model2") and table.n == 50
+    assert (
+        table.count_low.tolist()
+        == table.count_high.tolist()
+        == [_helm_per_instance(HELM[0], "quasi_exact_match")[0], 15]
+    )

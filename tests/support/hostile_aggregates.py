@@ -255,6 +255,27 @@ def aggregate_cases() -> list[Case]:
             scorers,
         ),
     ]
+    helm = {
+        f"{run.name}/{name}": (run / name).read_bytes()
+        for run in sorted((FIXTURES / "helm" / "simple_qa").glob("run-*"))
+        for name in ("stats.json", "run_spec.json")
+    }
+    cases += [
+        Case(
+            FAMILY,
+            "HELM without --metric",
+            ("audit-accuracies", "run-model1", "run-model2"),
+            refused("20 stats (", "'quasi_exact_match'", "choose one with --metric"),
+            helm,
+        ),
+        Case(
+            FAMILY,
+            "HELM accuracy 0",
+            ("audit-accuracies", "run-model1", "run-model2/stats.json", "--metric", "quasi_exact_match"),
+            refused("run-model2/stats.json: quasi_exact_match (test) is 0.0", "strictly between 0 and 1"),
+            helm,
+        ),
+    ]
     inspect = {path.name: path.read_bytes() for path in [*INSPECT_EPOCHS, *INSPECT[:1]]}
     mixed = {"lm/results_a.json": DUMMY[0].read_bytes(), INSPECT[0].name: INSPECT[0].read_bytes()}
     cases += [
