@@ -19,6 +19,7 @@ from llm_power_verified.cli.options import SCORE_KIND_HELP
 from llm_power_verified.cli.parents import Given, given
 from llm_power_verified.cli.streams import print_note
 from llm_power_verified.cli.value_types import SIZE
+from llm_power_verified.io.input_kinds import INPUT_FORMATS
 
 __all__ = [
     "accuracy_options",
@@ -58,7 +59,8 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
         "inputs",
         nargs="+" if required else "*",
         metavar="INPUT",
-        help="score table, lm-eval folders or Inspect logs" + ("" if required else " (none: the shipped example)"),
+        help="score table, harness output (lm-eval or lighteval folders, HELM runs, Inspect or OpenAI evals logs) "
+        "or JSON records" + ("" if required else " (none: the shipped example)"),
     )
     group = parent.add_argument_group("per-item input")
     group.add_argument("--item-column", default="item_id", help="table column holding the item id")
@@ -79,9 +81,31 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
         action=Given,
         help="an item without a cluster label: error (default), drop the item, or make it its own cluster",
     )
-    group.add_argument("--task", help="lm-eval: task or group name")
-    group.add_argument("--metric", help="lm-eval: per-item metric (acc, acc_norm, exact_match, ...)")
+    group.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        default="auto",
+        help="the reader, where an input could be two formats (auto: told from the paths and the files' beginnings)",
+    )
+    group.add_argument("--task", help="lm-eval, lighteval: task or group name")
+    group.add_argument(
+        "--metric",
+        help="per-item metric: lm-eval (acc, acc_norm, exact_match, ...), HELM stat (quasi_exact_match, ...), "
+        "lighteval metric, OpenAI evals event type and field (default match events' correct)",
+    )
     group.add_argument("--filter", help="lm-eval: filter name when the task has several")
+    group.add_argument(
+        "--run", metavar="latest|STAMP", help="lm-eval, lighteval: which run when a folder holds several"
+    )
+    group.add_argument(
+        "--align-on",
+        choices=("id", "hash"),
+        default="id",
+        help="lm-eval, lighteval: pair items by id (default) or by the content hashes the files carry",
+    )
+    group.add_argument("--split", help="HELM: the split when the stat has several")
+    group.add_argument("--perturbation", help="HELM: read this perturbation's instances (default: the unperturbed)")
+    group.add_argument("--run-spec", metavar="PATTERN", help="HELM suite folder: the run folders to read")
     group.add_argument("--scorer", help="Inspect: scorer name when a log has several")
     group.add_argument(
         "--epochs",
@@ -102,6 +126,13 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
         help="wide tables with one column per (model, repeat): how a header names them, e.g. '{model}@{repeat}' "
         "or '{model}_seed{repeat}'",
     )
+    records = parent.add_argument_group("JSON or JSON Lines with declared fields")
+    records.add_argument("--records", metavar="POINTER", help="where the list of records is in a JSON document")
+    records.add_argument("--item-field", metavar="FIELD", help="each record's item id (chooses this reader)")
+    records.add_argument("--score-field", metavar="FIELD", help="each record's score (chooses this reader)")
+    records.add_argument("--model-field", metavar="FIELD", help="each record's model (default: one file per model)")
+    records.add_argument("--repeat-field", metavar="FIELD", help="each record's repeat (several generations per item)")
+    records.add_argument("--cluster-field", metavar="FIELD", help="each record's cluster label")
     return parent
 
 
@@ -163,6 +194,23 @@ def _read(arguments):
         epochs=arguments.epochs,
         repeat_column=arguments.repeat_column,
         repeat_pattern=arguments.repeat_pattern,
+        **{
+            name: getattr(arguments, name)
+            for name in (
+                "input_format",
+                "split",
+                "perturbation",
+                "run_spec",
+                "run",
+                "align_on",
+                "records",
+                "item_field",
+                "score_field",
+                "model_field",
+                "repeat_field",
+                "cluster_field",
+            )
+        },
     )
 
 

@@ -298,10 +298,9 @@ def compare(
         raise ArgumentError(f"the input holds {n} item; a comparison needs at least 2")
     differences = candidate_scores - baseline_scores
     columns = matrix.models.index(baseline), matrix.models.index(candidate)
-    # Exact for 0/1 generations, where summing rounded k/K item means would turn a tie into a gap of 1e-17.
-    mean, sd = mean_difference(matrix, *columns), float(differences.std(ddof=1))
-    if np.ptp(differences) == 0:  # one difference on every item: sd 0, not the rounding residue of the mean
-        sd = 0.0
+    # Exact for 0/1 generations, where summing rounded k/K item means would turn a tie into a gap of 1e-17; sd 0 when
+    # one difference holds on every item, not the rounding residue of the mean.
+    mean, sd = mean_difference(matrix, *columns), float(differences.std(ddof=1)) if np.ptp(differences) else 0.0
     cells = binary_counts(candidate_scores, baseline_scores) if kind == "binary" else (None,) * 4
     notes = list(matrix.notes)
     if method == "cluster" and matrix.clusters is None:

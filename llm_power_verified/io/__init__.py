@@ -31,7 +31,7 @@ _EXPORTS = {
     "from_long_repeated": "repeated_tables",
     "from_wide": "tables",
     "from_wide_repeated": "repeated_tables",
-    "input_kind": "detect",
+    "input_kind": "input_kinds",
     "json_ready": "output",
     "json_text": "output",
     "open_output": "output",

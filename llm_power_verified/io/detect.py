@@ -1,10 +1,14 @@
 """Format detection: the one entry point from paths (or in-memory data) to a validated score matrix.
 
 ``read_scores`` takes what a user has and picks the reader by what the paths
-are, never by guessing from content alone:
+are and what the files begin with (:func:`~llm_power_verified.io.input_kinds.input_kind`), never by guessing:
 
-* folders -> lm-evaluation-harness ``--log_samples`` folders (needs ``task`` and ``metric``);
+* folders -> lm-evaluation-harness ``--log_samples`` folders (needs ``task`` and ``metric``), HELM run or suite
+  folders (``metric``), lighteval details folders;
 * ``.eval`` / ``.json`` files -> Inspect logs, one per model;
+* ``.jsonl`` files that begin with a ``spec`` line -> OpenAI ``evals`` logs, one per model;
+* ``.parquet`` files with lighteval's details columns -> lighteval details, one per model;
+* JSON or JSON Lines with declared fields (``item_field`` and ``score_field``) -> records;
 * one ``.csv``/``.tsv``[``.gz``]/``.parquet``/``.jsonl`` file -> a wide or long table;
 * two other files -> plain score files, one number per line, aligned by line;
 * a pandas DataFrame -> a wide table (long when it has the model and score columns);
@@ -26,6 +30,7 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.input_kinds import TABLE_SUFFIXES, input_kind, refuse_twins
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
 from llm_power_verified.io.matrix import ScoreMatrix, from_array
@@ -35,124 +40,6 @@ from llm_power_verified.io.table_files import read_frame, read_table
 from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, from_long, from_wide
 
 __all__ = ["TABLE_SUFFIXES", "input_kind", "read_scores", "refuse_twins"]
-
-TABLE_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
-_INSPECT_SUFFIXES = (".eval", ".json")
-
-
-def input_kind(paths: Sequence[Path]) -> str:
-    r"""Which reader the paths call for.
-
-    Parameters
-    ----------
-    paths : sequence of pathlib.Path
-        The inputs as given.
-
-    Returns
-    -------
-    {"lm-eval", "inspect", "table", "score-files"}
-        Folders are lm-eval folders; ``.eval``/``.json`` files Inspect logs; one ``.csv``/``.tsv``[``.gz``],
-        ``.parquet``/``.pq`` or ``.jsonl``[``.gz``]/``.ndjson`` file a table; two other files plain score files.
-
-    Raises
-    ------
-    InputError
-        No input, a missing path, one given twice, a folder named like a file, a pipe or device whose format a name
-        cannot tell,
-        folders mixed with files, table or log files mixed with others, one file of unknown format, or more than two
-        plain files.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
-    ...     _ = [path.write_text("1\n0\n") for path in paths]
-    ...     kind = input_kind(paths)
-    >>> kind
-    'score-files'
-    >>> input_kind([pathlib.Path("/nonexistent/scores.csv")])
-    Traceback (most recent call last):
-    ...
-    llm_power_verified.io.errors.InputError: /nonexistent/scores.csv: no such file or folder
-    """
-    if not paths:
-        raise InputError("no input given")
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"{path}: no such file or folder")
-    refuse_twins(paths)
-    for path in paths:
-        if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES):
-            raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
-    for path in paths:
-        stream = not path.is_file() or str(path.absolute()).startswith(
-            ("/dev/", "/proc/")
-        )  # /dev/stdin may be a file's link
-        if (
-            len(paths) == 1
-            and not path.is_dir()
-            and stream
-            and not path.name.lower().endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES)
-        ):
-            raise InputError(
-                f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
-                "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)"
-            )
-    if all(path.is_dir() for path in paths):
-        return "lm-eval"
-    if any(path.is_dir() for path in paths):
-        raise InputError("give either lm-eval folders or files, not both")
-    names = [path.name.lower() for path in paths]
-    if all(name.endswith(_INSPECT_SUFFIXES) for name in names):
-        return "inspect"
-    if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
-        return "table"
-    if any(name.endswith(TABLE_SUFFIXES + _INSPECT_SUFFIXES) for name in names):
-        raise InputError(
-            f"cannot mix these inputs ({', '.join(map(str, paths))}): give one table file, Inspect logs "
-            "(.eval/.json), lm-eval folders, or two plain score files"
-        )
-    if len(paths) == 2:
-        return "score-files"
-    if len(paths) == 1:
-        raise InputError(
-            f"{paths[0]}: unknown input format; name a table .csv, .tsv, .parquet or .jsonl (optionally .gz), "
-            "give Inspect logs (.eval/.json) or lm-eval folders, or two plain score files (one number per line)"
-        )
-    raise InputError(
-        f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
-        "several models go in one table (.csv, .parquet, .jsonl)"
-    )
-
-
-def refuse_twins(paths: Sequence[Path]) -> None:
-    """Refuse one file or folder given twice (by the same name, another spelling of its path, or a link to it).
-
-    Parameters
-    ----------
-    paths : sequence of pathlib.Path
-        The inputs, which exist.
-
-    Raises
-    ------
-    InputError
-        The first input given twice, with the path it repeats.
-    """
-    for later, path in enumerate(paths):
-        twin = next((earlier for earlier in paths[:later] if _same(earlier, path)), None)
-        if twin is not None:
-            shown = str(path) if str(path) == str(twin) else f"{path} (the same as {twin})"
-            raise InputError(
-                f"{shown} is given twice: give each input once (a model compared with itself tells nothing)"
-            )
-
-
-def _same(first: Path, second: Path) -> bool:
-    try:
-        return first.samefile(second)
-    except OSError:  # a path that vanished meanwhile, or a pipe: the readers say what is wrong
-        return False
 
 
 @docfill(
@@ -182,6 +69,18 @@ def read_scores(
     names: Sequence[str] | None = None,
     repeat_column: str | None = None,
     repeat_pattern: str | None = None,
+    input_format: str = "auto",
+    split: str | None = None,
+    perturbation: str | None = None,
+    run_spec: str | None = None,
+    run: str | None = None,
+    align_on: str = "id",
+    records: str | None = None,
+    item_field: str | None = None,
+    score_field: str | None = None,
+    model_field: str | None = None,
+    repeat_field: str | None = None,
+    cluster_field: str | None = None,
 ) -> ScoreMatrix:
     """Read any supported input into a validated score matrix.
 
@@ -197,14 +96,16 @@ def read_scores(
     %(score_kind)s
     %(missing_cluster)s
     task, metric : str, optional
-        lm-eval folders: the task (or group) and the per-item metric (both needed; ``--task``, ``--metric``).
+        lm-eval folders: the task (or group) and the per-item metric (both needed; ``--task``, ``--metric``); HELM:
+        the per-instance stat (``metric``, needed); lighteval: the task and the metric (when the files hold several);
+        OpenAI evals: the event type and field read (default: ``match`` events' ``correct``).
     filter : str, optional
         lm-eval folders: the filter, when a task has several (``--filter``).
     scorer : str, optional
         Inspect logs: the scorer, when a log has several (``--scorer``).
     epochs : {"first", "mean", "all", "error"}, default "first"
         Inspect logs: which epochs are read (:func:`~llm_power_verified.io.inspect_logs.read_inspect`); "all" keeps
-        every epoch as a generation.
+        every epoch as a generation.  The same for HELM's train trials and repeated samples of an OpenAI evals log.
     names : sequence of str, optional
         Model names of lm-eval folders (default: the folder names) or of an array's columns.
     repeat_column : str, optional
@@ -214,6 +115,22 @@ def read_scores(
     repeat_pattern : str, optional
         Wide tables (file or DataFrame): how a header names its model and repeat, e.g. ``{model}@{repeat}``, read by
         :func:`~llm_power_verified.io.repeated_tables.from_wide_repeated` (``--repeat-pattern``).
+    input_format : str, default "auto"
+        The reader, when detection is ambiguous (``--input-format``; values in
+        :data:`~llm_power_verified.io.input_kinds.INPUT_FORMATS`).
+    split, perturbation, run_spec : str, optional
+        HELM: the split (when the stat has several), the perturbation read (default: the unperturbed instances), and
+        the run folders of a suite folder to read (``--split``, ``--perturbation``, ``--run-spec``).
+    run : str, optional
+        lm-eval folders and lighteval details: which run, when a folder holds several ("latest" or a time stamp;
+        ``--run``).
+    align_on : {"id", "hash"}, default "id"
+        lm-eval folders and lighteval details: pair items by their id, or by the content hashes the files carry
+        (``--align-on``).
+    records, item_field, score_field, model_field, repeat_field, cluster_field : str, optional
+        JSON or JSON Lines with declared fields
+        (:func:`~llm_power_verified.io.json_records.read_records`; ``--records``, ``--item-field``, ...): giving
+        ``item_field`` or ``score_field`` chooses that reader.
 
     Raises
     ------
@@ -252,6 +169,64 @@ def read_scores(
     """
     if isinstance(source, ScoreMatrix):
         return source
+    repeats = _repeat_options(repeat_column, repeat_pattern)
+    columns = dict(item_column=item_column, model_column=model_column, score_column=score_column)
+    options = dict(
+        cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, missing_cluster=missing_cluster
+    )
+    if isinstance(source, pd.DataFrame):
+        return _from_frame(source, None, "DataFrame", repeats, columns, options)
+    if isinstance(source, np.ndarray):
+        _refuse_unused("array", repeats)
+        return from_array(source, models=names, score_kind=score_kind, source="array")
+    paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
+    declared = {
+        "records": records,
+        "item_field": item_field,
+        "score_field": score_field,
+        "model_field": model_field,
+        "repeat_field": repeat_field,
+        "cluster_field": cluster_field,
+    }
+    chosen = input_format
+    if chosen == "auto" and (item_field is not None or score_field is not None):
+        chosen = "records"
+    kind = input_kind(paths, chosen)
+    given = {
+        "task": task,
+        "metric": metric,
+        "filter": filter,
+        "scorer": scorer,
+        "epochs": None if epochs == "first" else epochs,
+        "cluster_column": cluster_column,
+        "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
+        "model_column": None if model_column == "model" else model_column,
+        "score_column": None if score_column == "score" else score_column,
+        **repeats,
+        "split": split,
+        "perturbation": perturbation,
+        "run_spec": run_spec,
+        "run": run,
+        "align_on": None if align_on == "id" else align_on,
+        **declared,
+    }
+    _refuse_unused(kind, given)
+    common = dict(on_missing=on_missing, score_kind=score_kind)
+    if kind == "inspect":
+        return read_inspect(paths, scorer=scorer, epochs=epochs, **common)
+    if kind in ("lm-eval", "helm", "lighteval", "openai-evals", "records"):
+        return _harness(kind, paths, {**given, "names": names}, missing_cluster, common)
+    if kind == "table" and (repeat_column is not None or repeat_pattern is not None):
+        text_columns = {name for name in (item_column, cluster_column, model_column, repeat_column) if name}
+        frame, lines = read_frame(paths[0], text_columns, item_column)
+        return _from_frame(frame, lines, str(paths[0]), repeats, columns, options)
+    if kind == "table":
+        return _repeat_header_note(read_table(paths[0], **columns, **options))
+    return read_score_files(paths[0], paths[1], score_kind=score_kind)
+
+
+def _repeat_options(repeat_column: str | None, repeat_pattern: str | None) -> dict:
+    """The repeat options, refused when empty or both given."""
     repeats = {"repeat_column": repeat_column, "repeat_pattern": repeat_pattern}
     for name, value in repeats.items():
         if value is not None and (not isinstance(value, str) or not value.strip()):
@@ -269,70 +244,74 @@ def read_scores(
             f"--repeat-column {repeat_column!r} and --repeat-pattern {repeat_pattern!r}: give one (a long table names "
             "each row's repeat in a column, a wide table in its headers)"
         )
-    columns = dict(item_column=item_column, model_column=model_column, score_column=score_column)
-    options = dict(
-        cluster_column=cluster_column, on_missing=on_missing, score_kind=score_kind, missing_cluster=missing_cluster
-    )
-    if isinstance(source, pd.DataFrame):
-        return _from_frame(source, None, "DataFrame", repeats, columns, options)
-    if isinstance(source, np.ndarray):
-        _refuse_unused("array", repeats)
-        return from_array(source, models=names, score_kind=score_kind, source="array")
-    paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
-    kind = input_kind(paths)
-    _refuse_unused(
-        kind,
-        {
-            "task": task,
-            "metric": metric,
-            "filter": filter,
-            "scorer": scorer,
-            "epochs": None if epochs == "first" else epochs,
-            "cluster_column": cluster_column,
-            "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
-            "model_column": None if model_column == "model" else model_column,
-            "score_column": None if score_column == "score" else score_column,
-            **repeats,
-        },
-    )
+    return repeats
+
+
+def _harness(kind: str, paths: list[Path], given: dict, missing_cluster: str, common: dict) -> ScoreMatrix:
+    """Read lm-eval folders, HELM runs, lighteval details, OpenAI evals logs or declared-field records."""
+    epochs = given["epochs"] or "first"
     if kind == "lm-eval":
+        task, metric = given["task"], given["metric"]
         if not task or not metric:
             missing = " and ".join(f"--{name}" for name, value in (("task", task), ("metric", metric)) if not value)
             raise InputError(f"lm-eval folders need --task and --metric (task=, metric= in Python); missing: {missing}")
+        keys = ("task", "metric", "filter", "names", "run")
+        align_on = given["align_on"] or "id"
         return read_lm_eval(
-            paths,
-            task=task,
-            metric=metric,
-            filter=filter,
-            on_missing=on_missing,
-            names=names,
-            score_kind=score_kind,
-            missing_cluster=missing_cluster,
+            paths, **{key: given[key] for key in keys}, align_on=align_on, missing_cluster=missing_cluster, **common
         )
-    if kind == "inspect":
-        return read_inspect(paths, scorer=scorer, epochs=epochs, on_missing=on_missing, score_kind=score_kind)
-    if kind == "table" and (repeat_column is not None or repeat_pattern is not None):
-        text_columns = {name for name in (item_column, cluster_column, model_column, repeat_column) if name}
-        frame, lines = read_frame(paths[0], text_columns, item_column)
-        return _from_frame(frame, lines, str(paths[0]), repeats, columns, options)
-    if kind == "table":
-        return _repeat_header_note(read_table(paths[0], **columns, **options))
-    return read_score_files(paths[0], paths[1], score_kind=score_kind)
+    if kind == "helm":
+        # Lazy: each harness's reader is imported when its input is given.
+        from llm_power_verified.io.helm import read_helm
+
+        keys = ("metric", "split", "perturbation", "run_spec")
+        return read_helm(paths, **{key: given[key] for key in keys}, epochs=epochs, **common)
+    if kind == "lighteval":
+        # Lazy: imported when its input is given.
+        from llm_power_verified.io.lighteval import read_lighteval
+
+        align_on = given["align_on"] or "id"
+        return read_lighteval(
+            paths, task=given["task"], metric=given["metric"], run=given["run"], align_on=align_on, **common
+        )
+    if kind == "openai-evals":
+        # Lazy: imported when its input is given.
+        from llm_power_verified.io.openai_evals import read_openai_evals
+
+        return read_openai_evals(paths, metric=given["metric"], epochs=epochs, **common)
+    # Lazy: imported when its input is given.
+    from llm_power_verified.io.json_records import read_records
+
+    if given["item_field"] is None or given["score_field"] is None:
+        raise InputError(
+            "declared-field records need --item-field and --score-field (item_field=, score_field= in Python): the "
+            "fields of each record that hold the item id and its score"
+        )
+    keys = ("records", "item_field", "score_field", "model_field", "repeat_field", "cluster_field")
+    return read_records(paths, **{key: given[key] for key in keys}, missing_cluster=missing_cluster, **common)
 
 
 #: The input kinds each reader option applies to; an option given for another kind would be ignored, so it is refused.
 _APPLIES_TO = {
-    "task": ("lm-eval",),
-    "metric": ("lm-eval",),
+    "task": ("lm-eval", "lighteval"),
+    "metric": ("lm-eval", "helm", "lighteval", "openai-evals"),
     "filter": ("lm-eval",),
     "scorer": ("inspect",),
-    "epochs": ("inspect",),
+    "epochs": ("inspect", "helm", "openai-evals"),
     "cluster_column": ("table",),
     "item_column": ("table",),
     "model_column": ("table",),
     "score_column": ("table",),
     "repeat_column": ("table",),
     "repeat_pattern": ("table",),
+    "split": ("helm",),
+    "perturbation": ("helm",),
+    "run_spec": ("helm",),
+    "run": ("lm-eval", "lighteval"),
+    "align_on": ("lm-eval", "lighteval"),
+    **dict.fromkeys(
+        ("records", "item_field", "score_field", "model_field", "repeat_field", "cluster_field"), ("records",)
+    ),
 }
 #: Why a repeat option does not apply to a kind, when there is more to say than that it would be ignored.
 _REPEAT_HINTS = {
@@ -342,6 +321,10 @@ _REPEAT_HINTS = {
 _KIND_NAMES = {
     "lm-eval": "lm-eval folders",
     "inspect": "Inspect logs",
+    "helm": "HELM runs",
+    "lighteval": "lighteval details",
+    "openai-evals": "OpenAI evals logs",
+    "records": "declared-field records",
     "table": "a table file",
     "score-files": "two score files",
     "array": "an array",

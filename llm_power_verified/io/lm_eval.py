@@ -32,71 +32,26 @@ is a few hundred bytes per line, not the whole record (prompts, responses).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from llm_power_verified._docstrings import docfill
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
+from llm_power_verified.io.lm_eval_runs import Seen, lm_eval_files, short
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import kept_value, read_text
 
 __all__ = ["read_lm_eval"]
-
-_SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl$")
-
-
-def _load_json(path: Path) -> object:
-    return parse_json(read_text(path), str(path))
-
-
-def _lm_eval_files(folder: Path, task: str) -> list[tuple[str, Path]]:
-    """(task, samples file) for the task, or for each subtask of a group task."""
-    by_task: dict[str, list[Path]] = {}
-    for path in sorted(folder.glob("samples_*.jsonl")):
-        match = _SAMPLES.match(path.name)
-        if match:
-            by_task.setdefault(match["task"], []).append(path)
-    tasks = [task]
-    if task not in by_task:
-        subtasks: list = []
-        for results in sorted(folder.glob("results_*.json")):
-            document = _load_json(results)
-            groups = document.get("group_subtasks", {}) if isinstance(document, dict) else {}
-            if not isinstance(groups, dict):
-                raise InputError(f"{results}: 'group_subtasks' is not an object")
-            subtasks = groups.get(task, subtasks)
-        if not isinstance(subtasks, list) or not all(isinstance(name, str) for name in subtasks):
-            raise InputError(
-                f"{folder}: group {task!r} lists its subtasks as {describe_value(subtasks)}, not a list of names"
-            )
-        if not subtasks:
-            available = ", ".join(sorted(by_task)) or "none"
-            raise AlignmentError(
-                f"{folder}: no samples file for task {task!r} (tasks with samples: {available}); check --task"
-            )
-        tasks = list(subtasks)
-    files = []
-    for name in tasks:
-        paths = by_task.get(name, [])
-        if not paths:
-            raise AlignmentError(f"{folder}: group {task!r} lists subtask {name!r} but it has no samples file")
-        if len(paths) > 1:
-            raise AlignmentError(
-                f"{folder}: {len(paths)} samples files for task {name!r} ({', '.join(p.name for p in paths)}): "
-                "re-runs append new files; keep the one to audit"
-            )
-        files.append((name, paths[0]))
-    return files
 
 
 @dataclass(frozen=True)
@@ -167,129 +122,6 @@ def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
     )
 
 
-def _short(digest: str) -> str:
-    return digest[:12] + ("..." if len(digest) > 12 else "")
-
-
-def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str] | None:
-    """(model as printed, key of model, model_args and settings) from the run's results file, or None.
-
-    None when there is no results file, no model in it, or a results file this reader does not parse (lm-eval writes
-    NaN for a metric it could not compute): the file is evidence of which run this is, never a source of scores, so
-    it cannot stop a read.  The settings include the tasks' configurations and versions, so that a prompt variant of
-    the same model is a run of its own.
-    """
-    stamp = _SAMPLES.match(files[0][1].name)["stamp"]
-    results = folder / f"results_{stamp}.json"
-    try:
-        document = _load_json(results) if results.is_file() else None
-    except InputError:
-        return None
-    if not isinstance(document, dict):
-        return None
-    config = document.get("config") if isinstance(document.get("config"), dict) else {}
-    model, arguments = config.get("model"), config.get("model_args")
-    if model is None and document.get("model_name") is None:
-        return None
-    shots = document.get("n-shot") if isinstance(document.get("n-shot"), dict) else {}
-    settings = {
-        "model": model,
-        "model_args": arguments,
-        "model_name": document.get("model_name"),
-        "n-shot": {name: shots.get(name) for name, _ in files},
-        **{key: config.get(key) for key in ("gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
-        **{key: document.get(key) for key in ("system_instruction", "chat_template", "fewshot_as_multiturn")},
-        **{
-            part: {name: (document.get(part) or {}).get(name) for name, _ in files}
-            for part in ("configs", "versions")
-            if isinstance(document.get(part), dict)
-        },
-    }
-    shown = f"{model}" + (f" ({describe_value(arguments, 120)})" if arguments not in (None, "", {}) else "")
-    return (shown if model is not None else str(document.get("model_name"))), json.dumps(
-        settings, sort_keys=True, default=str
-    )
-
-
-@dataclass
-class _Seen:
-    """What the folders read so far hold: each next one must be another model's run, same items, same filter."""
-
-    items: dict = field(default_factory=dict)  # (subtask, doc_id) -> (doc_hash, model, file name, line)
-    filters: dict = field(default_factory=dict)  # subtask -> (filter, file)
-    runs: dict = field(default_factory=dict)  # run key -> folder
-    copies: dict = field(default_factory=dict)  # digests of the samples files -> folder
-    unhashed: list = field(default_factory=list)  # files without doc_hash
-    files: int = 0
-    unnamed: list = field(default_factory=list)  # folders whose results file names no model
-
-    def same_filter(self, subtask: str, chosen: str, path: Path) -> None:
-        first = self.filters.setdefault(subtask, (chosen, path))
-        if first[0] != chosen:
-            raise AlignmentError(
-                f"{path} holds task {subtask!r} under filter {chosen!r} but {first[1]} under filter "
-                f"{first[0]!r}: the models were scored differently; re-run them under one filter, or "
-                "choose one both files hold with --filter"
-            )
-
-    def same_item(self, subtask: str, doc_id: int, doc_hash: str | None, model: str, path: Path, number: int) -> None:
-        first = self.items.setdefault((subtask, doc_id), (doc_hash, model, path.name, number))
-        if first[0] is None:
-            self.items[(subtask, doc_id)] = (doc_hash, model, path.name, number)
-        elif doc_hash is not None and doc_hash != first[0]:
-            raise AlignmentError(
-                f"{path}, line {number}: task {subtask!r} doc_id {doc_id} has doc_hash {_short(doc_hash)} "
-                f"but {first[1]}'s doc_id {doc_id} ({first[2]}, line {first[3]}) has {_short(first[0])}: "
-                "the runs did not score the same items (another dataset version, order or subset); "
-                "re-run the models on one dataset"
-            )
-
-    def hashed(self, path: Path, present: bool) -> None:
-        self.files += 1
-        if not present:
-            self.unhashed.append(f"{path.parent.name}/{path.name}")
-
-    def another_run(self, folder: Path, files: list[tuple[str, Path]], digests: tuple[str, ...]) -> None:
-        identity = _run_identity(folder, files)
-        if identity is None:
-            self.unnamed.append(folder.name)
-        elif identity[1] in self.runs:
-            raise AlignmentError(
-                f"{folder.name} and {self.runs[identity[1]]} are both runs of model {identity[0]} with the "
-                "same settings (their results files say so); keep one of them"
-            )
-        else:
-            self.runs[identity[1]] = folder.name
-        if digests in self.copies:
-            raise AlignmentError(
-                f"{folder} and {self.copies[digests]} hold byte-identical samples files: both are the "
-                "same run; keep one of them"
-            )
-        self.copies[digests] = folder
-
-    def notes(self) -> list[str]:
-        notes = []
-        if self.unhashed:
-            listed = ", ".join(self.unhashed[:3]) + (
-                f" and {len(self.unhashed) - 3:,} more" if len(self.unhashed) > 3 else ""
-            )
-            which = (
-                "no samples file"
-                if len(self.unhashed) == self.files
-                else f"{len(self.unhashed):,} of {self.files:,} samples files ({listed})"
-            )
-            notes.append(
-                f"{which} carr{'ies' if which.startswith('no') else 'y no'} doc_hash (older lm-eval): "
-                "those items are matched by doc_id alone, not checked to be the same documents"
-            )
-        if self.unnamed:
-            notes.append(
-                f"no results file naming the model beside the samples of {', '.join(self.unnamed)}: "
-                "not checked to be runs of different models"
-            )
-        return notes
-
-
 @docfill("on_missing", "score_kind", "missing_cluster", returns="score_matrix")
 def read_lm_eval(
     folders: Iterable[str | Path],
@@ -301,6 +133,8 @@ def read_lm_eval(
     names: Iterable[str] | None = None,
     score_kind: str = "auto",
     missing_cluster: str = "error",
+    run: str | None = None,
+    align_on: str = "id",
 ) -> ScoreMatrix:
     r"""Read lm-evaluation-harness ``--log_samples`` folders, one per model.
 
@@ -319,6 +153,13 @@ def read_lm_eval(
         Model names; default: the folder names.
     %(score_kind)s
     %(missing_cluster)s
+    run : str, optional
+        Which run, when a folder holds several samples files of one task (re-runs; the Open LLM Leaderboard's details
+        datasets keep every run): "latest" or a time stamp as the file names write it (``--run``).
+    align_on : {"id", "hash"}, default "id"
+        "id" pairs items by (task, doc_id) and refuses a ``doc_hash`` that differs under one id; "hash" pairs them by
+        (task, doc_hash), whatever their doc_id (runs over one dataset in another order or subset), and refuses a line
+        without ``doc_hash`` and two lines of one file with the same one (``--align-on``).
 
     Raises
     ------
@@ -345,6 +186,8 @@ def read_lm_eval(
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('arc_easy:0', 'arc_easy:1', 'arc_easy:2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
+    if align_on not in ("id", "hash"):
+        raise ArgumentError(f"--align-on {align_on!r} (align_on): choose id or hash")
     folders = [Path(folder) for folder in folders]
     names = list(names) if names is not None else [folder.name for folder in folders]
     if len(names) != len(folders):
@@ -353,11 +196,11 @@ def read_lm_eval(
         duplicate = next(name for name, count in Counter(names).items() if count > 1)
         raise AlignmentError(f"two folders are named {duplicate!r}; pass distinct model names")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "cluster": [], "line": []}
-    grouped, seen = False, _Seen()
+    grouped, seen = False, Seen()
     for folder, model in zip(folders, names, strict=True):
         if not folder.is_dir():
             raise AlignmentError(f"{folder}: not a folder")
-        files = _lm_eval_files(folder, task)
+        files = lm_eval_files(folder, task, run)
         grouped |= len(files) > 1 or files[0][0] != task
         digests = []
         for subtask, path in files:
@@ -371,6 +214,7 @@ def read_lm_eval(
                 raise AlignmentError(f"{path}: no filter {wanted!r} (filters: {filters}); check --filter")
             seen.same_filter(subtask, wanted, path)
             lines: dict[int, int] = {}
+            hashes: dict[str, int] = {}
             for record in records:
                 if record.filter != wanted:
                     continue
@@ -390,8 +234,12 @@ def read_lm_eval(
                         f"{number})"
                     )
                 lines[doc_id] = number
-                seen.same_item(subtask, doc_id, record.doc_hash, model, path, number)
-                rows["item"].append(f"{subtask}:{doc_id}")
+                if align_on == "hash":
+                    key = _hash_key(record, path, hashes)
+                else:
+                    seen.same_item(subtask, doc_id, record.doc_hash, model, path, number)
+                    key = doc_id
+                rows["item"].append(f"{subtask}:{key}")
                 rows["model"].append(model)
                 rows["score"].append(_metric_value(record.value, path, number, metric))
                 rows["cluster"].append(subtask)
@@ -403,12 +251,32 @@ def read_lm_eval(
     notes = [
         f"lm-eval task {task!r}, metric {metric!r}, filter{'s' if len(used) > 1 else ''} {', '.join(map(repr, used))}"
         + ("" if filter else " (the only one in the samples files)")
-        + "; items keyed by (task, doc_id)",
+        + (
+            "; items keyed by (task, doc_hash): documents paired by their content, whatever their doc_id"
+            if align_on == "hash"
+            else "; items keyed by (task, doc_id)"
+        ),
         *seen.notes(),
     ]
     if grouped:
         notes.append("group task: subtasks are the item clusters")
     return _from_rows(long, grouped, on_missing, score_kind, missing_cluster, f"lm-eval {task}", notes)
+
+
+def _hash_key(record: _Line, path: Path, hashes: dict[str, int]) -> str:
+    """The line's doc_hash, the item's key when aligning on content; a line without one, or a repeated one, refused."""
+    if record.doc_hash is None:
+        raise AlignmentError(
+            f"{path}, line {record.number}: no doc_hash, which --align-on hash pairs the items by (lm-eval writes it "
+            "from version 0.4.3 on): align on the doc_id with --align-on id"
+        )
+    earlier = hashes.setdefault(record.doc_hash, record.number)
+    if earlier != record.number:
+        raise AlignmentError(
+            f"{path}, lines {earlier} and {record.number}: one doc_hash ({short(record.doc_hash)}) for two documents "
+            "with the same content, which a hash cannot tell apart: align on the doc_id with --align-on id"
+        )
+    return record.doc_hash
 
 
 def _from_rows(

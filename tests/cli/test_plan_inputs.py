@@ -104,4 +104,4 @@ def test_an_option_the_input_does_not_read_is_refused_not_ignored(extra):
         status, out, err = _cli([*command, *LM_EVAL, "--task", "arith_mc", "--metric", "acc", *extra])
         assert status == 2 and out == "" and err.count("\n") == 1 and extra[0] in err and "lm-eval folders" in err, err
     status, _, err = _cli(["audit", *INSPECT, "--task", "arith_mc"])
-    assert status == 2 and "--task 'arith_mc' applies to lm-eval folders; INPUT is Inspect logs" in err
+    assert status == 2 and "--task 'arith_mc' applies to lm-eval folders or lighteval details; INPUT is Inspect" in err

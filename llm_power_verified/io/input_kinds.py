@@ -1,0 +1,318 @@
+"""Which reader the inputs call for: told from what the paths are and what the files begin with, never guessed.
+
+Each reader claims its inputs by something only its harness writes:
+
+* a folder with ``samples_*.jsonl``: lm-evaluation-harness ``--log_samples`` output (also the Open LLM Leaderboard v2
+  details layout, ``ORG__MODEL/samples_leaderboard_TASK_STAMP.jsonl``);
+* a folder with ``per_instance_stats.json`` and ``run_spec.json`` (a HELM run), or with such folders in it (a HELM
+  suite);
+* a folder with ``details_*.parquet`` at most three levels down, or a ``.parquet`` file whose schema has lighteval's
+  details columns (``doc``, ``metric``, ``model_response``; or the older ``hashes``, ``metrics``, ``predictions``):
+  lighteval;
+* a ``.jsonl`` file whose first line is an object with the key ``spec``: an OpenAI ``evals`` log (``oaieval``);
+* ``.eval`` / ``.json`` files: Inspect logs;
+* one other ``.csv``/``.tsv``[``.gz``], ``.parquet``/``.pq`` or ``.jsonl``[``.gz``]/``.ndjson`` file: a table;
+* two other files: plain score files.
+
+An input two readers claim (a folder holding both lm-eval samples and a HELM run) is refused naming
+``--input-format``, which chooses; inputs that different readers claim are refused as a mix.  The sniffs read a
+bounded prefix (the first line, up to 1 MiB) or a Parquet file's schema, never a whole file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.json_input import parse_json
+
+__all__ = ["INPUT_FORMATS", "TABLE_SUFFIXES", "input_kind", "refuse_twins"]
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson")
+INSPECT_SUFFIXES = (".eval", ".json")
+#: The values of ``--input-format`` (``input_format``): "auto" detects, the others choose the reader.
+INPUT_FORMATS = ("auto", "table", "score-files", "lm-eval", "inspect", "helm", "lighteval", "openai-evals", "records")
+_FOLDER_FORMATS = ("lm-eval", "helm", "lighteval")
+_SNIFF_BYTES = 1 << 20
+_DESCRIBED = {
+    "lm-eval": "lm-eval samples (samples_*.jsonl)",
+    "helm": "a HELM run (per_instance_stats.json)",
+    "lighteval": "lighteval details (details_*.parquet)",
+    "inspect": "Inspect logs (*.eval)",
+}
+
+
+def input_kind(paths: Sequence[Path], input_format: str = "auto") -> str:
+    r"""Which reader the paths call for.
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The inputs as given.
+    input_format : str, default "auto"
+        One of :data:`INPUT_FORMATS`: "auto" detects (module notes); another value chooses the reader, whose own
+        checks then apply (``--input-format``).
+
+    Returns
+    -------
+    {"lm-eval", "inspect", "table", "score-files", "helm", "lighteval", "openai-evals", "records"}
+        The reader (module notes); "records" only when chosen.
+
+    Raises
+    ------
+    InputError
+        No input, a missing path, one given twice, a folder named like a file, a pipe or device whose format a name
+        cannot tell, folders mixed with files, an input two readers claim, inputs different readers claim, a folder
+        no reader claims, one file of unknown format, or more than two plain files.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = [pathlib.Path(folder) / name for name in ("a.txt", "b.txt")]
+    ...     _ = [path.write_text("1\n0\n") for path in paths]
+    ...     kind = input_kind(paths)
+    >>> kind
+    'score-files'
+    >>> input_kind([pathlib.Path("/nonexistent/scores.csv")])
+    Traceback (most recent call last):
+    ...
+    llm_power_verified.io.errors.InputError: /nonexistent/scores.csv: no such file or folder
+    """
+    if input_format not in INPUT_FORMATS:
+        raise InputError(f"--input-format {input_format!r}: choose one of {', '.join(INPUT_FORMATS)}")
+    if not paths:
+        raise InputError("no input given")
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+    refuse_twins(paths)
+    for path in paths:
+        if path.is_dir() and path.name.lower().endswith(TABLE_SUFFIXES + INSPECT_SUFFIXES):
+            raise InputError(f"{path}: a folder, not a file, although its name ends like a table or log file")
+    if input_format != "auto":
+        return input_format
+    _refuse_stream(paths)
+    if all(path.is_dir() for path in paths):
+        return _folder_kind(paths)
+    if any(path.is_dir() for path in paths):
+        raise InputError("give either harness output folders or files, not both")
+    return _file_kind(paths)
+
+
+def _refuse_stream(paths: Sequence[Path]) -> None:
+    for path in paths:
+        stream = not path.is_file() or str(path.absolute()).startswith(("/dev/", "/proc/"))  # /dev/stdin: a link
+        if (
+            len(paths) == 1
+            and not path.is_dir()
+            and stream
+            and not path.name.lower().endswith(TABLE_SUFFIXES + INSPECT_SUFFIXES)
+        ):
+            raise InputError(
+                f"{path}: a pipe or device (standard input?), whose format cannot be told from its name; save the "
+                "input to a file named .csv, .tsv, .parquet, .jsonl, .eval or .json (or two plain score files)"
+            )
+
+
+def _folder_claims(folder: Path) -> list[str]:
+    """The readers that claim a folder, by the files only their harness writes."""
+    claims = []
+    if any(folder.glob("samples_*.jsonl")):
+        claims.append("lm-eval")
+    if is_helm_run(folder) or any(is_helm_run(child) for child in _subfolders(folder)):
+        claims.append("helm")
+    if any(any(folder.glob("*/" * depth + "details_*.parquet")) for depth in range(4)):
+        claims.append("lighteval")
+    if any(folder.glob("*.eval")):
+        claims.append("inspect")
+    return claims
+
+
+def _subfolders(folder: Path):
+    try:
+        with os.scandir(folder) as entries:
+            folders = [Path(entry.path) for entry in entries if entry.is_dir()]
+    except OSError:  # unreadable: the reader says what is wrong
+        return []
+    return sorted(folders)
+
+
+def is_helm_run(folder: Path) -> bool:
+    """Whether a folder is a HELM run folder (``per_instance_stats.json`` and ``run_spec.json``).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder.
+
+    Returns
+    -------
+    bool
+        True when both files are in it.
+    """
+    return (folder / "per_instance_stats.json").is_file() and (folder / "run_spec.json").is_file()
+
+
+def _folder_kind(paths: Sequence[Path]) -> str:
+    kinds = []
+    for folder in paths:
+        claims = _folder_claims(folder)
+        if not claims:
+            raise InputError(
+                f"{folder}: no harness output recognised in this folder: lm-eval --log_samples output "
+                "(samples_*.jsonl), a HELM run or suite (per_instance_stats.json) or lighteval details "
+                "(details_*.parquet) is read from a folder; tables and logs are given as files"
+            )
+        if len(claims) > 1:
+            held = " and ".join(_DESCRIBED[claim] for claim in claims)
+            choices = " or ".join(f"--input-format {claim}" for claim in claims if claim != "inspect")
+            raise InputError(f"{folder}: holds {held}: choose the reader with {choices}")
+        if claims == ["inspect"]:
+            raise InputError(
+                f"{folder}: a folder of Inspect logs: give the logs to compare, one per model ({folder}/*.eval)"
+            )
+        kinds.append(claims[0])
+    if len(set(kinds)) > 1:
+        shown = ", ".join(f"{folder} ({kind})" for folder, kind in zip(paths, kinds, strict=True))
+        raise InputError(f"the folders hold different harnesses' output: {shown}; give one kind at a time")
+    return kinds[0]
+
+
+def _file_kind(paths: Sequence[Path]) -> str:
+    names = [path.name.lower() for path in paths]
+    for path, name in zip(paths, names, strict=True):
+        _refuse_part_of_a_run(path, name)
+    claims = [_file_claim(path, name) for path, name in zip(paths, names, strict=True)]
+    for special in ("openai-evals", "lighteval"):
+        if special in claims:
+            if all(claim == special for claim in claims):
+                return special
+            shown = ", ".join(f"{path} ({claim or 'other'})" for path, claim in zip(paths, claims, strict=True))
+            raise InputError(f"cannot mix these inputs: {shown}; give one kind at a time")
+    if all(name.endswith(INSPECT_SUFFIXES) for name in names):
+        return "inspect"
+    if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
+        return "table"
+    if any(name.endswith(TABLE_SUFFIXES + INSPECT_SUFFIXES) for name in names):
+        raise InputError(
+            f"cannot mix these inputs ({', '.join(map(str, paths))}): give one table file, Inspect logs "
+            "(.eval/.json), harness output folders, OpenAI evals logs, or two plain score files"
+        )
+    if len(paths) == 2:
+        return "score-files"
+    if len(paths) == 1:
+        raise InputError(
+            f"{paths[0]}: unknown input format; name a table .csv, .tsv, .parquet or .jsonl (optionally .gz), "
+            "give Inspect logs (.eval/.json), OpenAI evals logs (.jsonl), harness output folders, or two plain score "
+            "files (one number per line)"
+        )
+    raise InputError(
+        f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
+        "several models go in one table (.csv, .parquet, .jsonl)"
+    )
+
+
+#: Files of a harness run that hold no per-item results of their own, or only as part of a folder.
+_RUN_PARTS = {
+    "per_instance_stats.json": "a HELM run's file: give the run folder (it also holds run_spec.json, which names "
+    "the model)",
+    "stats.json": "a HELM run's aggregates: give the run folder for per-item results, or audit-accuracies for the "
+    "aggregates",
+    "run_spec.json": "a HELM run's specification: give the run folder",
+}
+
+
+def _refuse_part_of_a_run(path: Path, name: str) -> None:
+    if name in _RUN_PARTS:
+        raise InputError(f"{path}: {_RUN_PARTS[name]}")
+    if name.startswith("results_") and name.endswith(".json"):
+        raise InputError(
+            f"{path}: an lm-eval or lighteval results file, which holds each model's aggregate, not per-item results: "
+            "give the lm-eval output folder (with samples_*.jsonl) or the lighteval details, or audit the aggregates "
+            "with audit-accuracies"
+        )
+
+
+def _file_claim(path: Path, name: str) -> str | None:
+    """'openai-evals' or 'lighteval' when the file's beginning says so, else None."""
+    if name.endswith(".jsonl") and path.is_file():
+        return "openai-evals" if _first_line_is_spec(path) else None
+    if name.endswith((".parquet", ".pq")) and path.is_file():
+        return "lighteval" if is_lighteval_parquet(path) else None
+    return None
+
+
+def _first_line_is_spec(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:  # unreadable: the table reader says what is wrong
+        return False
+    line, newline, _ = head.partition(b"\n")
+    if not newline and len(head) == _SNIFF_BYTES:
+        return False
+    try:
+        record = parse_json(line.decode("utf-8-sig").strip(), str(path))
+    except (InputError, UnicodeDecodeError):
+        return False
+    return isinstance(record, dict) and isinstance(record.get("spec"), dict)
+
+
+#: Column sets that only lighteval's details files have: the current schema, and the Open LLM Leaderboard v1 one.
+LIGHTEVAL_COLUMNS = ({"doc", "metric", "model_response"}, {"hashes", "metrics", "predictions"})
+
+
+def is_lighteval_parquet(path: Path) -> bool:
+    """Whether a Parquet file's schema has lighteval's details columns (only the schema is read).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    bool
+        True when its columns include one of :data:`LIGHTEVAL_COLUMNS`; False for any other file, or one whose
+        schema cannot be read (the table reader then says why).
+    """
+    # Lazy: pyarrow is imported only when a Parquet file is given.
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(path).names)
+    except (OSError, ValueError, TypeError):  # pyarrow raises ArrowInvalid (a ValueError) for a damaged file
+        return False
+    return any(columns <= names for columns in LIGHTEVAL_COLUMNS)
+
+
+def refuse_twins(paths: Sequence[Path]) -> None:
+    """Refuse one file or folder given twice (by the same name, another spelling of its path, or a link to it).
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        The inputs, which exist.
+
+    Raises
+    ------
+    InputError
+        The first input given twice, with the path it repeats.
+    """
+    for later, path in enumerate(paths):
+        twin = next((earlier for earlier in paths[:later] if _same(earlier, path)), None)
+        if twin is not None:
+            shown = str(path) if str(path) == str(twin) else f"{path} (the same as {twin})"
+            raise InputError(
+                f"{shown} is given twice: give each input once (a model compared with itself tells nothing)"
+            )
+
+
+def _same(first: Path, second: Path) -> bool:
+    try:
+        return first.samefile(second)
+    except OSError:  # a path that vanished meanwhile, or a pipe: the readers say what is wrong
+        return False

@@ -1,0 +1,230 @@
+"""Which lm-eval runs the folders hold: each folder another model's run, on the same items, under one filter.
+
+:class:`Seen` collects what the folders read so far hold and refuses what would pair wrong items or a run with a copy
+of itself: a (task, doc_id) whose ``doc_hash`` differs between folders, a subtask read under two filters, two folders
+of one run (byte-identical samples files, or results files naming the same model and settings).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
+from llm_power_verified.io.json_input import parse_json
+from llm_power_verified.io.text import read_text
+
+__all__ = ["SAMPLES", "lm_eval_files", "load_json", "short", "stamp_order"]
+
+SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl$")
+
+
+def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple[str, Path]]:
+    """(task, samples file) for the task, or for each subtask of a group task.
+
+    A folder with several samples files for one task holds re-runs (lm-eval appends a new time-stamped file; the Open
+    LLM Leaderboard's details datasets keep every run of a model): ``run`` picks one, "latest" or a time stamp as the
+    file names write it; without it they are refused, never chosen silently.
+    """
+    by_task: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("samples_*.jsonl")):
+        match = SAMPLES.match(path.name)
+        if match:
+            by_task.setdefault(match["task"], []).append(path)
+    tasks = [task]
+    if task not in by_task:
+        subtasks: list = []
+        for results in sorted(folder.glob("results_*.json")):
+            document = load_json(results)
+            groups = document.get("group_subtasks", {}) if isinstance(document, dict) else {}
+            if not isinstance(groups, dict):
+                raise InputError(f"{results}: 'group_subtasks' is not an object")
+            subtasks = groups.get(task, subtasks)
+        if not isinstance(subtasks, list) or not all(isinstance(name, str) for name in subtasks):
+            raise InputError(
+                f"{folder}: group {task!r} lists its subtasks as {describe_value(subtasks)}, not a list of names"
+            )
+        if not subtasks:
+            available = ", ".join(sorted(by_task)) or "none"
+            raise AlignmentError(
+                f"{folder}: no samples file for task {task!r} (tasks with samples: {available}); check --task"
+            )
+        tasks = list(subtasks)
+    files = []
+    for name in tasks:
+        paths = by_task.get(name, [])
+        if not paths:
+            raise AlignmentError(f"{folder}: group {task!r} lists subtask {name!r} but it has no samples file")
+        files.append((name, _chosen_run(folder, name, paths, run)))
+    return files
+
+
+def stamp_order(stamp: str) -> tuple[tuple[int, ...], float]:
+    """A sort key of a time stamp as lm-eval and lighteval write them (2024-06-26T13-54-51.123456): by time, not text.
+
+    Parameters
+    ----------
+    stamp : str
+        The stamp; the fraction of a second is absent when it is 0 (``datetime.isoformat``).
+
+    Returns
+    -------
+    tuple
+        (date and time fields, fraction of a second).
+    """
+    whole, _, fraction = stamp.partition(".")
+    return tuple(int(part) for part in re.findall(r"\d+", whole)), float(f"0.{fraction}") if fraction.isdigit() else 0.0
+
+
+def _chosen_run(folder: Path, task: str, paths: list[Path], run: str | None) -> Path:
+    """The samples file of the run asked for (the only one when ``run`` is None)."""
+    stamps = [SAMPLES.match(path.name)["stamp"] for path in paths]
+    if run is None and len(paths) > 1:
+        raise AlignmentError(
+            f"{folder}: {len(paths)} samples files for task {task!r} ({', '.join(stamps)}), runs at different times: "
+            "choose one with --run latest or --run STAMP (or keep only the one to audit)"
+        )
+    if run is None or run == "latest":
+        return max(zip(stamps, paths, strict=True), key=lambda pair: stamp_order(pair[0]))[1]
+    if run not in stamps:
+        raise AlignmentError(
+            f"{folder}: --run {run!r} is no run of task {task!r}; its samples files are stamped {', '.join(stamps)} "
+            "(or give --run latest)"
+        )
+    return paths[stamps.index(run)]
+
+
+def load_json(path: Path) -> object:
+    """The JSON document of a file, through :func:`~llm_power_verified.io.json_input.parse_json`."""
+    return parse_json(read_text(path), str(path))
+
+
+def short(digest: str) -> str:
+    """A digest shortened for a message."""
+    return digest[:12] + ("..." if len(digest) > 12 else "")
+
+
+def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str] | None:
+    """(model as printed, key of model, model_args and settings) from the run's results file, or None.
+
+    None when there is no results file, no model in it, or a results file this reader does not parse (lm-eval writes
+    NaN for a metric it could not compute): the file is evidence of which run this is, never a source of scores, so
+    it cannot stop a read.  The settings include the tasks' configurations and versions, so that a prompt variant of
+    the same model is a run of its own.
+    """
+    stamp = SAMPLES.match(files[0][1].name)["stamp"]
+    results = folder / f"results_{stamp}.json"
+    try:
+        document = load_json(results) if results.is_file() else None
+    except InputError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    config = document.get("config") if isinstance(document.get("config"), dict) else {}
+    model, arguments = config.get("model"), config.get("model_args")
+    if model is None and document.get("model_name") is None:
+        return None
+    shots = document.get("n-shot") if isinstance(document.get("n-shot"), dict) else {}
+    settings = {
+        "model": model,
+        "model_args": arguments,
+        "model_name": document.get("model_name"),
+        "n-shot": {name: shots.get(name) for name, _ in files},
+        **{key: config.get(key) for key in ("gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed")},
+        **{key: document.get(key) for key in ("system_instruction", "chat_template", "fewshot_as_multiturn")},
+        **{
+            part: {name: (document.get(part) or {}).get(name) for name, _ in files}
+            for part in ("configs", "versions")
+            if isinstance(document.get(part), dict)
+        },
+    }
+    shown = f"{model}" + (f" ({describe_value(arguments, 120)})" if arguments not in (None, "", {}) else "")
+    return (shown if model is not None else str(document.get("model_name"))), json.dumps(
+        settings, sort_keys=True, default=str
+    )
+
+
+@dataclass
+class Seen:
+    """What the folders read so far hold: each next one must be another model's run, same items, same filter."""
+
+    items: dict = field(default_factory=dict)  # (subtask, doc_id) -> (doc_hash, model, file name, line)
+    filters: dict = field(default_factory=dict)  # subtask -> (filter, file)
+    runs: dict = field(default_factory=dict)  # run key -> folder
+    copies: dict = field(default_factory=dict)  # digests of the samples files -> folder
+    unhashed: list = field(default_factory=list)  # files without doc_hash
+    files: int = 0
+    unnamed: list = field(default_factory=list)  # folders whose results file names no model
+
+    def same_filter(self, subtask: str, chosen: str, path: Path) -> None:
+        """Refuse a subtask read under another filter than in an earlier folder."""
+        first = self.filters.setdefault(subtask, (chosen, path))
+        if first[0] != chosen:
+            raise AlignmentError(
+                f"{path} holds task {subtask!r} under filter {chosen!r} but {first[1]} under filter "
+                f"{first[0]!r}: the models were scored differently; re-run them under one filter, or "
+                "choose one both files hold with --filter"
+            )
+
+    def same_item(self, subtask: str, doc_id: int, doc_hash: str | None, model: str, path: Path, number: int) -> None:
+        """Refuse a (subtask, doc_id) whose doc_hash differs from an earlier folder's."""
+        first = self.items.setdefault((subtask, doc_id), (doc_hash, model, path.name, number))
+        if first[0] is None:
+            self.items[(subtask, doc_id)] = (doc_hash, model, path.name, number)
+        elif doc_hash is not None and doc_hash != first[0]:
+            raise AlignmentError(
+                f"{path}, line {number}: task {subtask!r} doc_id {doc_id} has doc_hash {short(doc_hash)} "
+                f"but {first[1]}'s doc_id {doc_id} ({first[2]}, line {first[3]}) has {short(first[0])}: "
+                "the runs did not score the same items (another dataset version, order or subset); "
+                "re-run the models on one dataset"
+            )
+
+    def hashed(self, path: Path, present: bool) -> None:
+        """Count a samples file, and whether it carries doc_hash."""
+        self.files += 1
+        if not present:
+            self.unhashed.append(f"{path.parent.name}/{path.name}")
+
+    def another_run(self, folder: Path, files: list[tuple[str, Path]], digests: tuple[str, ...]) -> None:
+        """Refuse a folder holding the same run as an earlier one (same model and settings, or the same files)."""
+        identity = _run_identity(folder, files)
+        if identity is None:
+            self.unnamed.append(folder.name)
+        elif identity[1] in self.runs:
+            raise AlignmentError(
+                f"{folder.name} and {self.runs[identity[1]]} are both runs of model {identity[0]} with the "
+                "same settings (their results files say so); keep one of them"
+            )
+        else:
+            self.runs[identity[1]] = folder.name
+        if digests in self.copies:
+            raise AlignmentError(
+                f"{folder} and {self.copies[digests]} hold byte-identical samples files: both are the "
+                "same run; keep one of them"
+            )
+        self.copies[digests] = folder
+
+    def notes(self) -> list[str]:
+        """The notes on unhashed files and unnamed runs."""
+        notes = []
+        if self.unhashed:
+            listed = ", ".join(self.unhashed[:3]) + (
+                f" and {len(self.unhashed) - 3:,} more" if len(self.unhashed) > 3 else ""
+            )
+            which = (
+                "no samples file"
+                if len(self.unhashed) == self.files
+                else f"{len(self.unhashed):,} of {self.files:,} samples files ({listed})"
+            )
+            notes.append(
+                f"{which} carr{'ies' if which.startswith('no') else 'y no'} doc_hash (older lm-eval): "
+                "those items are matched by doc_id alone, not checked to be the same documents"
+            )
+        if self.unnamed:
+            notes.append(
+                f"no results file naming the model beside the samples of {', '.join(self.unnamed)}: "
+                "not checked to be runs of different models"
+            )
+        return notes
