@@ -1,0 +1,183 @@
+"""lm-eval folders with several runs (the Open LLM Leaderboard's details layout), alignment on doc_hash, detection.
+
+The files are the genuine lm-eval 0.4.13 output in ``tests/fixtures/lm_eval/hashlm`` (two models, doc_hash on every
+line), copied into a temporary folder and arranged the way each case needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_power_verified.cli import main
+from llm_power_verified.io import AlignmentError, InputError, read_scores
+from llm_power_verified.io.input_kinds import input_kind
+from llm_power_verified.io.lm_eval_runs import stamp_order
+
+HASHLM = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "hashlm"
+TASK = "arith_mc"
+EARLIER = "2026-11-21T09-00-00.123"
+
+
+def _samples(model: str) -> Path:
+    return next((HASHLM / model).glob(f"samples_{TASK}_*.jsonl"))
+
+
+def _lines(model: str) -> list[dict]:
+    return [json.loads(line) for line in _samples(model).read_text().splitlines()]
+
+
+def _write(path: Path, records: list[dict]) -> None:
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+
+
+def _leaderboard(tmp_path: Path) -> tuple[Path, Path]:
+    """Two models in the details layout (ORG__MODEL/samples_TASK_STAMP.jsonl, no results file), each run twice.
+
+    The earlier run of model-a has its first item's score flipped, so that which run was read shows in the matrix.
+    """
+    folders = []
+    for model in ("model-a", "model-b"):
+        folder = tmp_path / f"org__{model}"
+        folder.mkdir()
+        shutil.copyfile(_samples(model), folder / _samples(model).name)
+        folders.append(folder)
+    earlier = _lines("model-a")
+    earlier[0]["acc"] = 1.0 - earlier[0]["acc"]
+    _write(folders[0] / f"samples_{TASK}_{EARLIER}.jsonl", earlier)
+    _write(folders[1] / f"samples_{TASK}_{EARLIER}.jsonl", _lines("model-b"))
+    return folders[0], folders[1]
+
+
+def test_several_runs_of_a_task_are_refused_naming_run(tmp_path):
+    folders = _leaderboard(tmp_path)
+    with pytest.raises(AlignmentError, match=r"2 samples files for task 'arith_mc'.*--run latest or --run STAMP"):
+        read_scores(list(folders), task=TASK, metric="acc")
+
+
+def test_run_latest_reads_the_newest_and_a_stamp_reads_its_run(tmp_path):
+    folders = _leaderboard(tmp_path)
+    original = read_scores([HASHLM / "model-a", HASHLM / "model-b"], task=TASK, metric="acc")
+    latest = read_scores(list(folders), task=TASK, metric="acc", run="latest")
+    assert latest.item_ids == original.item_ids
+    assert np.array_equal(latest.scores, original.scores)  # 0/1 scores read from the same text: exact
+    earlier = read_scores(list(folders), task=TASK, metric="acc", run=EARLIER)
+    assert earlier.scores[0, 0] == 1 - original.scores[0, 0]
+    assert np.array_equal(earlier.scores[1:], original.scores[1:])
+
+
+def test_a_stamp_no_folder_holds_is_refused_listing_the_stamps(tmp_path):
+    folders = _leaderboard(tmp_path)
+    with pytest.raises(AlignmentError, match=r"--run '2020-01-01T00-00-00' is no run of task 'arith_mc'.*stamped"):
+        read_scores(list(folders), task=TASK, metric="acc", run="2020-01-01T00-00-00")
+
+
+def test_stamps_sort_by_time_not_by_text():
+    # Text order puts "T9" after "T10" and a stamp without a fraction after one with; time order does not.
+    stamps = ["2024-06-26T10-00-00", "2024-06-26T9-59-59.999999", "2024-06-26T10-00-00.5"]
+    assert sorted(stamps, key=stamp_order) == [stamps[1], stamps[0], stamps[2]]
+
+
+def _shuffled_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """model-a as it is, model-b's lines in reverse order and numbered again: same documents, other doc_ids."""
+    first, second = tmp_path / "model-a", tmp_path / "model-b"
+    shutil.copytree(HASHLM / "model-a", first)
+    second.mkdir()
+    records = _lines("model-b")[::-1]
+    for number, record in enumerate(records):
+        record["doc_id"] = number
+    _write(second / _samples("model-b").name, records)
+    return first, second
+
+
+def test_align_on_hash_pairs_documents_whatever_their_doc_id(tmp_path):
+    folders = _shuffled_copy(tmp_path)
+    with pytest.raises(AlignmentError, match=r"doc_id 0 has doc_hash .* the runs did not score the same items"):
+        read_scores(list(folders), task=TASK, metric="acc")
+    by_hash = read_scores(list(folders), task=TASK, metric="acc", align_on="hash")
+    original = read_scores([HASHLM / "model-a", HASHLM / "model-b"], task=TASK, metric="acc")
+    # The same (doc_hash -> score) pairs per model, whatever the order: compare per document.
+    hashes = [record["doc_hash"] for record in _lines("model-a")]
+    position = {item: row for row, item in enumerate(by_hash.item_ids)}
+    rows = [position[f"{TASK}:{doc_hash}"] for doc_hash in hashes]
+    assert np.array_equal(by_hash.scores[rows], original.scores)
+    assert any("paired by their content" in note for note in by_hash.notes)
+
+
+def test_align_on_hash_refuses_a_line_without_hash_and_a_repeated_hash(tmp_path):
+    folders = _shuffled_copy(tmp_path)
+    samples = next(folders[1].glob("samples_*.jsonl"))
+    records = [json.loads(line) for line in samples.read_text().splitlines()]
+    del records[4]["doc_hash"]
+    _write(samples, records)
+    with pytest.raises(AlignmentError, match=r"line 5: no doc_hash.*--align-on id"):
+        read_scores(list(folders), task=TASK, metric="acc", align_on="hash")
+    records[4]["doc_hash"] = records[7]["doc_hash"]
+    _write(samples, records)
+    with pytest.raises(AlignmentError, match=r"lines 5 and 8: one doc_hash .*--align-on id"):
+        read_scores(list(folders), task=TASK, metric="acc", align_on="hash")
+
+
+def _helm_run(folder: Path) -> None:
+    (folder / "per_instance_stats.json").write_text("[]")
+    (folder / "run_spec.json").write_text("{}")
+
+
+def test_a_folder_two_readers_claim_is_refused_naming_input_format(tmp_path):
+    folder = tmp_path / "both"
+    shutil.copytree(HASHLM / "model-a", folder)
+    _helm_run(folder)
+    with pytest.raises(
+        InputError, match=r"holds lm-eval samples .* and a HELM run .*--input-format lm-eval or --input"
+    ):
+        input_kind([folder])
+    assert input_kind([folder], "lm-eval") == "lm-eval"
+    matrix = read_scores([folder, HASHLM / "model-b"], task=TASK, metric="acc", input_format="lm-eval")
+    assert matrix.n_models == 2
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda folder: None, r"no harness output recognised in this folder"),
+        (lambda folder: (folder / "log.eval").write_bytes(b"PK"), r"a folder of Inspect logs: give the logs"),
+    ],
+)
+def test_a_folder_no_per_item_reader_reads_is_refused(tmp_path, make, message):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    make(folder)
+    with pytest.raises(InputError, match=message):
+        input_kind([folder])
+
+
+def test_files_that_belong_to_a_run_or_hold_aggregates_are_refused_saying_what_to_give():
+    with pytest.raises(InputError, match=r"results file, which holds each model's aggregate.*audit-accuracies"):
+        input_kind(list((HASHLM / "model-a").glob("results_*.json")))
+    helm = Path(__file__).resolve().parents[1] / "fixtures" / "helm" / "simple_qa" / "run-model1"
+    with pytest.raises(InputError, match=r"a HELM run's file: give the run folder"):
+        input_kind([helm / "per_instance_stats.json"])
+    assert input_kind([helm]) == "helm"
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_command_line_reads_a_chosen_run_and_refuses_without_one_in_one_line(tmp_path):
+    folders = [str(folder) for folder in _leaderboard(tmp_path)]
+    base = ["audit", *folders, "--task", TASK, "--metric", "acc", "--n-resamples", "0", "--format", "json", "--quiet"]
+    status, out, err = _cli(base)
+    assert status == 2 and out == "" and err.count("\n") == 1 and "--run latest" in err, err
+    status, out, err = _cli([*base, "--run", "latest"])
+    assert (status, err) == (0, ""), err
+    assert json.loads(out)["data"]["n_items"] == len(_lines("model-a"))
