@@ -134,6 +134,8 @@ def _open(path: Path):
             if "metrics" not in names:  # each metric a column of its own
                 columns += [name for name in _metric_columns(schema) if name not in columns]
             prefixes = tuple(name.split(".")[0] for name in columns)
+        elif "doc" in names and "metric" in names:
+            raise InputError(f"{path}: column doc is {doc}, not the struct lighteval writes (query, choices, id, ...)")
         else:
             shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
             raise InputError(
@@ -187,6 +189,30 @@ def _flat_columns(table, path: Path) -> tuple[list, list | None, list]:
     return list(zip(queries, read["choices"], read["gold_index"], strict=True)), carried, read["metrics"]
 
 
+def _doc_field(docs: list[dict], name: str, kind: type, path: Path):
+    """The first row's ``doc.name`` (None when absent), each row's checked to be one of ``kind`` (or null).
+
+    For ``num_samples`` the largest, for ``task_name`` the one value every row must share.
+    """
+    values = [doc.get(name) for doc in docs]
+    for row, value in enumerate(values, start=1):
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise InputError(
+                f"{path}, row {row}: doc.{name} is {describe_value(value)}; lighteval writes "
+                + ("a whole number" if kind is int else "the task's name")
+            )
+    present = [value for value in values if value is not None]
+    if kind is int:
+        return max(present, default=None)
+    if len(set(present)) > 1:
+        row = next(row for row, value in enumerate(values, start=1) if value is not None and value != present[0])
+        raise InputError(
+            f"{path}, row {row}: doc.task_name is {describe_value(values[row - 1])} but {describe_value(present[0])} "
+            "in an earlier row; a details file holds one task"
+        )
+    return present[0] if present else None
+
+
 def read_rows(found: DetailsFile) -> DetailsRows:
     """The rows of one details file, reduced to the key material and the metric values.
 
@@ -217,10 +243,10 @@ def read_rows(found: DetailsFile) -> DetailsRows:
             raise InputError(f"{path}, row {row}: doc is null; lighteval writes one doc per row")
         kind_of_metric = table.schema.field("metric").type
         names = tuple(field.name for field in kind_of_metric) if getattr(kind_of_metric, "num_fields", 0) else ()
-        task = docs[0].get("task_name") or found.task
+        task = _doc_field(docs, "task_name", str, path) or found.task
+        samples = _doc_field(docs, "num_samples", int, path) or 1
         ids = [doc.get("id") for doc in docs]
         content = [(doc.get("query"), doc.get("choices"), doc.get("gold_index")) for doc in docs]
-        samples = max((doc.get("num_samples") or 1 for doc in docs), default=1)
         carried = None
     else:
         content, carried, metrics = _flat_columns(table, path)

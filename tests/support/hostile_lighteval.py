@@ -112,6 +112,12 @@ def second_metric(rows: list[dict]) -> None:
         row["metric"]["acc_norm"] = row["metric"]["acc"]
 
 
+def text_num_samples(rows: list[dict]) -> None:
+    """Every row's ``doc.num_samples`` written as text."""
+    for row in rows:
+        row["doc"]["num_samples"] = str(row["doc"]["num_samples"])
+
+
 def one_row_twice(rows: list[dict]) -> list[dict]:
     """Row 2 replaced by a copy of row 1 (same doc, same id)."""
     rows[1] = json.loads(json.dumps(rows[0]))
@@ -191,6 +197,16 @@ DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
         (FILE, "row 1", "doc id '38'", "What is 1 + 1", "What is 69 + 88", "--align-on hash"),
     ),
     ("empty doc id", set_doc(2, id=""), {}, InputError, (FILE, "row 2", "doc.id is ''", "--align-on hash")),
+    ("doc id null", set_doc(3, id=None), {}, InputError, (FILE, "row 3", "doc.id is None", "--align-on hash")),
+    ("num_samples as text", with_rows(text_num_samples), {}, InputError, (FILE, "row 1", "doc.num_samples is '1'")),
+    ("two task names", set_doc(5, task_name="other|0"), {}, InputError, (FILE, "row 5", "'other|0'", "'arith_mc|0'")),
+    (
+        "doc not a struct",
+        with_rows(lambda rows: [{**row, "doc": str(row["doc"])} for row in rows]),
+        {},
+        InputError,
+        (FILE, "column doc is string"),
+    ),
     ("doc missing, by hash", with_rows(lambda rows: rows[1:]), {"align_on": "hash"}, InputError, ("--on-missing",)),
     ("doc missing, by id", with_rows(lambda rows: rows[1:]), {}, InputError, ("'arith_mc|0:38'", "--on-missing")),
     ("no rows", with_rows(lambda rows: rows[:0]), {}, InputError, (FILE, "no rows")),
