@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from llm_power_verified.cli import main
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.lighteval import is_lighteval_details, read_lighteval
 from tests.support.hostile_lighteval import DAMAGED, MODELS, genuine, parquet_bytes
@@ -313,3 +314,41 @@ def test_a_pipe_named_like_a_details_file_is_refused_without_waiting(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(InputError, match=r"details_arith_mc_0_.*\.parquet: a pipe or device, not a file"):
         read_lighteval([pipe, _details(FOLDERS[1])])
+
+
+# --------------------------------------------------------------------------- the command line
+QUIET = ("--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet")
+
+
+def _report(capsys, *arguments: str) -> dict:
+    assert main(["audit", *arguments, *QUIET, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return json.loads(captured.out)
+
+
+def test_the_command_line_reads_the_folders_with_its_flags(capsys):
+    folders = [str(folder) for folder in FOLDERS]
+    for extra in ((), ("--align-on", "hash"), ("--task", "arith_mc|0", "--metric", "acc", "--run", "latest")):
+        report = _report(capsys, *folders, *extra)
+        assert report["data"]["n_items"] == 60
+        means = {row["model"]: row["mean_score"] for row in report["ranking"]}
+        for model in MODELS:  # the results files' acc, read independently
+            assert abs(means[model] - _results_acc(FIXTURES, model, "arith_mc|0")) <= EXACT
+    report = _report(capsys, *(str(folder) for folder in OLD_FOLDERS), "--align-on", "hash")
+    for row in report["ranking"]:
+        assert abs(row["mean_score"] - _results_acc(OLD, row["model"], "community|arith_mc|0")) <= EXACT
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (("--metric", "f1"), "no metric 'f1' (metrics: acc); check --metric"),
+        (("--task", "gsm8k"), "no details file for task 'gsm8k' (tasks: arith_mc_0); check --task"),
+        (("--align-on", "position"), "position"),
+    ],
+)
+def test_the_command_line_refuses_in_one_line(capsys, extra, fragment):
+    assert main(["audit", *(str(folder) for folder in FOLDERS), *extra, *QUIET]) == 2
+    message = capsys.readouterr().err.strip()
+    assert len(message.splitlines()) == 1 and fragment in message, message
