@@ -25,7 +25,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from llm_power_verified.cli import main
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io.detect import read_scores
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.json_records import read_records
@@ -152,6 +154,40 @@ def test_null_score_left_out_under_intersect(tmp_path):
     matrix = read_records([path], item_field="id", score_field="s", model_field="m", on_missing="intersect")
     assert matrix.item_ids == ("0", "1", "3", "4")
     assert any("score is null" in note and "r.json, record /5" in note for note in matrix.notes)
+
+
+@pytest.mark.parametrize("layout", ["list", "nested", "keyed", "lines"])
+def test_round_trip_of_a_seeded_matrix(tmp_path, layout):
+    """A seeded matrix written as records in four layouts reads back exactly (scores are k/4, exact in binary)."""
+    rng = np.random.default_rng(28)
+    scores = rng.integers(0, 5, size=(25, 3)) / 4
+    ids = [f"item/{i}.{rng.integers(1000)}~" for i in range(25)]  # '/', '.' and '~' inside ids are kept
+    paths = []
+    for model in range(3):
+        path = tmp_path / f"m{model}.{'jsonl' if layout == 'lines' else 'json'}"
+        records = [{"id": ids[i], "out": {"score": float(scores[i, model])}} for i in rng.permutation(25)]
+        if layout == "nested":
+            document: object = {"data": {"items": records}}
+        elif layout == "keyed":
+            document = {"data": {record["id"]: record["out"] for record in records}}
+        else:
+            document = records
+        if layout == "lines":
+            path.write_text("".join(json.dumps(record) + "\n" for record in records))
+        else:
+            _write_json(path, document)
+        paths.append(path)
+    keyed = layout == "keyed"
+    matrix = read_records(
+        paths,
+        records={"nested": "/data/items", "keyed": "data"}.get(layout),
+        item_field="@key" if keyed else "id",
+        score_field="score" if keyed else "/out/score",
+        score_kind="graded",
+    )
+    order = [ids.index(item) for item in matrix.item_ids]
+    assert sorted(order) == list(range(25))
+    np.testing.assert_array_equal(matrix.scores, scores[order])
 
 
 def test_field_paths():
@@ -290,6 +326,7 @@ DAMAGED = {
         {},
         ["r.jsonl", "--records 'results'", "JSON Lines"],
     ),
+    "a file named .json": ({".json": _runs()}, {"records": None, "model_field": None}, [".json", "no name before"]),
     "a text file": ({"r.txt": _runs()}, {"records": None}, ["r.txt", ".json", ".jsonl"]),
     "one generation with --repeat-field": (
         {name: [{**run, "trial": 0} for run in _runs(models=name[0])] for name in ("a.json", "b.json")},
@@ -315,3 +352,47 @@ def test_damaged_records_are_refused_naming_the_place(tmp_path, name):
     assert "\n" not in message
     missing = [fragment for fragment in fragments if fragment not in message]
     assert not missing, f"{message!r} lacks {missing}"
+
+
+FAST = ("--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet")
+
+
+def _tau_pair(tmp_path: Path) -> list[Path]:
+    table = pd.read_csv(TAU_TRIALS)
+    halves = {"early": table[table.trial <= 1], "late": table[table.trial >= 2]}
+    return [_write_json(tmp_path / f"{name}.json", _tau_runs(half)) for name, half in halves.items()]
+
+
+def test_command_line_reads_declared_fields(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _tau_pair(tmp_path)
+    arguments = ["audit", "early.json", "late.json", "--item-field", "task_id", "--score-field", "reward"]
+    assert main([*arguments, "--repeat-field", "trial", *FAST, "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    table = pd.read_csv(TAU_TRIALS)
+    expected = {"early": table[table.trial <= 1].reward.mean(), "late": table[table.trial >= 2].reward.mean()}
+    # Means of 100 rewards of 0 or 1: exact in double, and printed by the report to full precision.
+    assert {row["model"]: row["mean_score"] for row in report["ranking"]} == expected
+    assert report["data"]["n_items"] == 50
+
+
+def test_command_line_refusal_is_one_line_naming_the_record(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    early, _ = _tau_pair(tmp_path)
+    runs = json.loads(early.read_text())
+    runs[4]["reward"] = "1"
+    early.write_text(json.dumps(runs))
+    arguments = ["audit", "early.json", "late.json", "--item-field", "task_id", "--score-field", "reward"]
+    assert main([*arguments, "--repeat-field", "trial", *FAST]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1
+    assert "early.json, record /4: --score-field 'reward' is '1' (text)" in lines[0]
+
+
+def test_read_scores_passes_the_fields(tmp_path):
+    paths = _tau_pair(tmp_path)
+    fields = dict(item_field="task_id", score_field="reward", repeat_field="trial")
+    matrix = read_scores(paths, **fields)
+    direct = read_records(paths, **fields)
+    assert matrix.models == direct.models and matrix.item_ids == direct.item_ids
+    np.testing.assert_array_equal(matrix.scores, direct.scores)

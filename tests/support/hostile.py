@@ -2634,6 +2634,13 @@ def lighteval_cases() -> list[Case]:
     return build()
 
 
+def record_cases() -> list[Case]:
+    # Imported here: the module builds on this one's helpers.
+    from tests.support.hostile_records import record_cases as build
+
+    return build()
+
+
 def all_cases() -> list[Case]:
     cases = [
         case
@@ -2670,6 +2677,7 @@ def all_cases() -> list[Case]:
             aggregate_cases,
             helm_cases,
             openai_evals_cases,
+            record_cases,
         )
         for case in build()
     ]
