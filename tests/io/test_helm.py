@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from llm_power_verified.cli import main
 from llm_power_verified.errors import ArgumentError, LlmPowerError
 from llm_power_verified.io.helm import is_helm_run, is_helm_suite, read_helm
 from tests.support.hostile_helm import METRIC, RUNS, SUITE, Damage, damages, edited, extra_trial, files, replaced
@@ -256,3 +257,67 @@ def test_reading_a_copy_changes_nothing(tmp_path):
     read_helm([suite], metric=METRIC)
     assert before == {path: path.read_bytes() for path in suite.rglob("*") if path.is_file()}
     shutil.rmtree(suite)
+
+
+# --------------------------------------------------------------------------- through the command line
+FAST = ("--format", "json", "--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet")
+
+
+def _audit(capsys, *arguments: str) -> tuple[int, str, str]:
+    status = main(["audit", *arguments])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        [str(run) for run in _runs()],
+        [str(SUITE), "--run-spec", "simple_short_answer_qa"],
+        [str(SUITE), "--run-spec", "run-model[12]"],
+    ],
+    ids=["run folders", "suite, part of the name", "suite, pattern"],
+)
+def test_cli_audit_means_and_counts(capsys, inputs):
+    status, out, err = _audit(capsys, *inputs, "--metric", METRIC, *FAST)
+    assert status == 0 and err == ""
+    report = json.loads(out)
+    means = {row["model"]: row["mean_score"] for row in report["ranking"]}
+    for run, model in zip(RUNS, ("simple/model1", "simple/model2"), strict=True):
+        assert means[model] == pytest.approx(_helm_aggregate(run), abs=MEAN_TOLERANCE)  # see MEAN_TOLERANCE
+    (pair,) = report["pairs"]
+    first, second = _raw(RUNS[0]), _raw(RUNS[1])
+    assert (pair["model_a"], pair["b"], pair["c"]) == (
+        "simple/model1",
+        sum(first[item] == 1 and second[item] == 0 for item in first),
+        sum(first[item] == 0 and second[item] == 1 for item in first),
+    )
+    assert any("left out 50 perturbed" in note for note in report["notes"])
+
+
+def test_cli_perturbation(capsys, tmp_path):
+    suite = _copy(tmp_path, {"run-model2/per_instance_stats.json": replaced(_with_mild_mix)})
+    status, out, err = _audit(capsys, str(suite), "--metric", METRIC, "--perturbation", "mild_mix", *FAST)
+    assert status == 0 and err == ""
+    means = {row["model"]: row["mean_score"] for row in json.loads(out)["ranking"]}
+    # See MEAN_TOLERANCE.
+    assert means["simple/model1"] == pytest.approx(_helm_aggregate(RUNS[0], perturbation="mild_mix"), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragments"),
+    [
+        (["--metric", METRIC, "--perturbation", "typos"], ("run-model1", "'typos'", "--perturbation")),
+        (["--metric", METRIC, "--split", "valid"], ("run-model1", "'valid'", "--split")),
+        (["--metric", "num_prompt_tokens"], ("'id60'", "205", "--metric")),
+        (["--metric", METRIC, "--epochs", "all"], ("one train trial", "--epochs first")),
+        (["--metric", METRIC, "--run-spec", "mmlu"], ("--run-spec", "suite folder")),
+        ([], ("--metric",)),
+    ],
+)
+def test_cli_refusals_are_one_line(capsys, arguments, fragments):
+    status, out, err = _audit(capsys, *(str(run) for run in _runs()), *arguments, *FAST)
+    lines = err.strip().splitlines()
+    assert status == 2 and out == "" and len(lines) == 1 and lines[0].startswith("llm-power-verified: error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
