@@ -120,7 +120,7 @@ def _refuse_stream(paths: Sequence[Path]) -> None:
 def _folder_claims(folder: Path) -> list[str]:
     """The readers that claim a folder, by the files only their harness writes."""
     claims = []
-    if any(folder.glob("samples_*.jsonl")):
+    if any(folder.glob("samples_*.jsonl")) or any(folder.glob("samples_*.json")):
         claims.append("lm-eval")
     if is_helm_run(folder) or any(is_helm_run(child) for child in _subfolders(folder)):
         claims.append("helm")

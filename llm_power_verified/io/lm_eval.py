@@ -46,7 +46,7 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
-from llm_power_verified.io.lm_eval_runs import Seen, lm_eval_files, short
+from llm_power_verified.io.lm_eval_runs import Seen, at, lm_eval_files, short
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import kept_value, read_text
@@ -70,9 +70,23 @@ _MISSING = object()
 
 
 def _records(path: Path, metric: str) -> tuple[list[_Line], str]:
-    """Every line, reduced to the fields read, and the file's SHA-256; any malformed line is an error naming it."""
+    """Every line, reduced to the fields read, and the file's SHA-256; any malformed line is an error naming it.
+
+    lm-eval from May to mid-June 2024 (0.4.2 to 0.4.3, and the Open LLM Leaderboard v2 details of that time) wrote the
+    samples as one JSON array in ``samples_TASK_STAMP.json``; those are read as records numbered from 1.
+    """
     text = read_text(path)
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if path.suffix == ".json":
+        document = parse_json(text, str(path))
+        del text
+        if not isinstance(document, list):
+            raise InputError(
+                f"{path}: a JSON {type(document).__name__} where lm-eval's samples file holds an array of samples"
+            )
+        if not document:
+            raise InputError(f"{path}: the samples file is empty")
+        return [_line(record, path, number, metric) for number, record in enumerate(document, start=1)], digest
     # Any line end (CR LF, LF, or CR alone); a raw CR cannot occur inside a JSON string.
     lines = re.split(r"\r\n|\r|\n", text)
     del text
@@ -91,25 +105,26 @@ def _records(path: Path, metric: str) -> tuple[list[_Line], str]:
             raise InputError(
                 f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}"
             ) from None
-        if not isinstance(record, dict):
-            raise InputError(f"{path}, line {number}: a JSON {type(record).__name__} where a sample object is expected")
-        value, doc_hash = record.get(metric, _MISSING), record.get("doc_hash")
-        if doc_hash is not None and not (isinstance(doc_hash, str) and 0 < len(doc_hash) <= 128):
-            raise InputError(
-                f"{path}, line {number}: doc_hash is {describe_value(doc_hash)}; lm-eval writes a hex digest"
-            )
-        records.append(
-            _Line(
-                number,
-                str(record.get("filter", "none")),
-                kept_value(record.get("doc_id")),
-                value if value is _MISSING else kept_value(value),
-                "" if value is not _MISSING else describe_value(record.get("metrics"), 200),
-                doc_hash,
-            )
-        )
+        records.append(_line(record, path, number, metric))
         lines[number - 1] = ""  # the line's text is no longer needed
     return records, digest
+
+
+def _line(record: Any, path: Path, number: int, metric: str) -> _Line:
+    """One sample reduced to the fields read."""
+    if not isinstance(record, dict):
+        raise InputError(f"{at(path, number)}: a JSON {type(record).__name__} where a sample object is expected")
+    value, doc_hash = record.get(metric, _MISSING), record.get("doc_hash")
+    if doc_hash is not None and not (isinstance(doc_hash, str) and 0 < len(doc_hash) <= 128):
+        raise InputError(f"{at(path, number)}: doc_hash is {describe_value(doc_hash)}; lm-eval writes a hex digest")
+    return _Line(
+        number,
+        str(record.get("filter", "none")),
+        kept_value(record.get("doc_id")),
+        value if value is _MISSING else kept_value(value),
+        "" if value is not _MISSING else describe_value(record.get("metrics"), 200),
+        doc_hash,
+    )
 
 
 def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
@@ -118,7 +133,7 @@ def _metric_value(value: object, path: Path, number: int, metric: str) -> float:
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)
     raise InputError(
-        f"{path}, line {number}: metric {metric!r} is {describe_value(value)}; a per-item metric is a finite number"
+        f"{at(path, number)}: metric {metric!r} is {describe_value(value)}; a per-item metric is a finite number"
     )
 
 
@@ -221,12 +236,11 @@ def read_lm_eval(
                 number, doc_id = record.number, record.doc_id
                 if isinstance(doc_id, bool) or not isinstance(doc_id, int):
                     raise InputError(
-                        f"{path}, line {number}: doc_id is {describe_value(doc_id)}; lm-eval writes a whole number"
+                        f"{at(path, number)}: doc_id is {describe_value(doc_id)}; lm-eval writes a whole number"
                     )
                 if record.value is _MISSING:
                     raise AlignmentError(
-                        f"{path}, line {number}: no per-item metric {metric!r} (metrics: {record.metrics}); check "
-                        "--metric"
+                        f"{at(path, number)}: no per-item metric {metric!r} (metrics: {record.metrics}); check --metric"
                     )
                 if doc_id in lines:
                     raise AlignmentError(
@@ -243,7 +257,7 @@ def read_lm_eval(
                 rows["model"].append(model)
                 rows["score"].append(_metric_value(record.value, path, number, metric))
                 rows["cluster"].append(subtask)
-                rows["line"].append(f"{path}, line {number}")
+                rows["line"].append(at(path, number))
             seen.hashed(path, any(record.doc_hash is not None for record in records if record.filter == wanted))
         seen.another_run(folder, files, tuple(digests))
     long = pd.DataFrame(rows)
@@ -267,7 +281,7 @@ def _hash_key(record: _Line, path: Path, hashes: dict[str, int]) -> str:
     """The line's doc_hash, the item's key when aligning on content; a line without one, or a repeated one, refused."""
     if record.doc_hash is None:
         raise AlignmentError(
-            f"{path}, line {record.number}: no doc_hash, which --align-on hash pairs the items by (lm-eval writes it "
+            f"{at(path, record.number)}: no doc_hash, which --align-on hash pairs the items by (lm-eval writes it "
             "from version 0.4.3 on): align on the doc_id with --align-on id"
         )
     earlier = hashes.setdefault(record.doc_hash, record.number)

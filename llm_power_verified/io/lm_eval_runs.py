@@ -16,9 +16,10 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
 
-__all__ = ["SAMPLES", "lm_eval_files", "load_json", "short", "stamp_order"]
+__all__ = ["SAMPLES", "at", "lm_eval_files", "load_json", "short", "stamp_order"]
 
-SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl$")
+#: A samples file's name: JSON Lines (lm-eval 0.4.3 on), or one JSON array (``.json``, May to mid-June 2024).
+SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl?$")
 
 
 def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple[str, Path]]:
@@ -29,7 +30,7 @@ def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple
     file names write it; without it they are refused, never chosen silently.
     """
     by_task: dict[str, list[Path]] = {}
-    for path in sorted(folder.glob("samples_*.jsonl")):
+    for path in sorted([*folder.glob("samples_*.jsonl"), *folder.glob("samples_*.json")]):
         match = SAMPLES.match(path.name)
         if match:
             by_task.setdefault(match["task"], []).append(path)
@@ -94,6 +95,24 @@ def _chosen_run(folder: Path, task: str, paths: list[Path], run: str | None) -> 
             "(or give --run latest)"
         )
     return paths[stamps.index(run)]
+
+
+def at(path: Path, number: int) -> str:
+    """Where a sample is: its line of a JSON Lines file, or its place in a ``.json`` file's array.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The samples file.
+    number : int
+        The line or record, from 1.
+
+    Returns
+    -------
+    str
+        "PATH, line N" or "PATH, record N".
+    """
+    return f"{path}, {'record' if path.suffix == '.json' else 'line'} {number}"
 
 
 def load_json(path: Path) -> object:
@@ -175,7 +194,7 @@ class Seen:
             self.items[(subtask, doc_id)] = (doc_hash, model, path.name, number)
         elif doc_hash is not None and doc_hash != first[0]:
             raise AlignmentError(
-                f"{path}, line {number}: task {subtask!r} doc_id {doc_id} has doc_hash {short(doc_hash)} "
+                f"{at(path, number)}: task {subtask!r} doc_id {doc_id} has doc_hash {short(doc_hash)} "
                 f"but {first[1]}'s doc_id {doc_id} ({first[2]}, line {first[3]}) has {short(first[0])}: "
                 "the runs did not score the same items (another dataset version, order or subset); "
                 "re-run the models on one dataset"

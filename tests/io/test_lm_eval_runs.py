@@ -181,3 +181,26 @@ def test_the_command_line_reads_a_chosen_run_and_refuses_without_one_in_one_line
     status, out, err = _cli([*base, "--run", "latest"])
     assert (status, err) == (0, ""), err
     assert json.loads(out)["data"]["n_items"] == len(_lines("model-a"))
+
+
+def test_samples_written_as_one_json_array_are_read_like_json_lines(tmp_path):
+    # lm-eval from May to mid-June 2024 (and the Open LLM Leaderboard details of that time) wrote
+    # samples_TASK_STAMP.json: json.dumps(samples, indent=2); the same samples must give the same matrix.
+    folders = []
+    for model in ("model-a", "model-b"):
+        folder = tmp_path / model
+        folder.mkdir()
+        name = _samples(model).name.removesuffix(".jsonl") + ".json"
+        (folder / name).write_text(json.dumps(_lines(model), indent=2))
+        folders.append(folder)
+    original = read_scores([HASHLM / "model-a", HASHLM / "model-b"], task=TASK, metric="acc")
+    arrays = read_scores(folders, task=TASK, metric="acc")
+    assert arrays.item_ids == original.item_ids and np.array_equal(arrays.scores, original.scores)
+    records = _lines("model-b")
+    records[6]["acc"] = "1"
+    next(folders[1].glob("*.json")).write_text(json.dumps(records, indent=2))
+    with pytest.raises(InputError, match=r"samples_arith_mc_.*\.json, record 7: metric 'acc' is '1'"):
+        read_scores(folders, task=TASK, metric="acc")
+    next(folders[1].glob("*.json")).write_text(json.dumps({"samples": records}))
+    with pytest.raises(InputError, match=r"a JSON dict where lm-eval's samples file holds an array of samples"):
+        read_scores(folders, task=TASK, metric="acc")
