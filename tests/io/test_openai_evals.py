@@ -18,9 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from llm_power_verified.cli import main
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.openai_evals import is_openai_evals_log, read_openai_evals
+from tests.io.test_bounded_reading import refused
 from tests.support.hostile_openai_evals import DAMAGED, MATCH_LINE, copies, drop_lines, set_accuracy, twice, with_record
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openai_evals"
@@ -212,3 +214,26 @@ def test_epochs_all_keeps_each_match_event_as_a_generation(tmp_path):
         for row, item in enumerate(matrix.item_ids):
             second = item.endswith("7")
             assert matrix.scores[row, column] == (raw[column][item] + second) / 2
+
+
+# --------------------------------------------------------------------------- through the command line
+def test_audit_reads_the_logs_by_detection(capsys):
+    status = main(["audit", *map(str, LOGS), "--n-resamples", "0", "--quiet", "--format", "json"])
+    captured = capsys.readouterr()
+    assert status == 0 and captured.err == ""
+    report = json.loads(captured.out)
+    assert report["data"]["n_items"] == 60
+    means = {row["model"]: row["mean_score"] for row in report["ranking"]}
+    for path in LOGS:
+        assert abs(means[path.stem] - _raw(path)[1]) <= EXACT
+    assert report["notes"][0].startswith("OpenAI evals eval 'arith-match.dev.v0', match.correct per sample")
+
+
+def test_audit_flags_reach_the_reader(tmp_path, capsys):
+    paths = list(map(str, copies(tmp_path, twice(lambda record: False))))
+    message = refused(["audit", *paths, "--epochs", "error"], ["arith-solver-a.jsonl, line 123"], capsys)
+    assert "--epochs first, mean or all" in message
+    refused(["audit", *paths, "--metric", "metricz.score"], ["no 'metricz' events", "--metric TYPE.FIELD"], capsys)
+    status = main(["audit", *paths, "--epochs", "mean", "--n-resamples", "0", "--quiet", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["data"]["binary"] is False
