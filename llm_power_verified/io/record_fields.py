@@ -50,7 +50,17 @@ _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 @dataclass(frozen=True)
 class FieldPath:
-    """A field as the user wrote it, the flag that gave it, and its steps."""
+    """A field as the user wrote it, the flag that gave it, and its steps.
+
+    Attributes
+    ----------
+    text : str
+        The path as given.
+    flag : str
+        The flag that gave it (``--score-field``), for messages.
+    steps : tuple of str
+        The keys (or list indices) from the record to the value.
+    """
 
     text: str
     flag: str
@@ -167,7 +177,22 @@ def resolve(value: Any, path: FieldPath, root: str = "the record") -> tuple[Any,
 
 
 def missing_field(record: dict, path: FieldPath, why: str) -> str:
-    """Why a record lacks a field, with its keys and, for a plain name holding ``.`` or ``/``, the pointer form."""
+    """Why a record lacks a field, with its keys and, for a plain name holding ``.`` or ``/``, the pointer form.
+
+    Parameters
+    ----------
+    record : dict
+        The record.
+    path : FieldPath
+        The field it lacks.
+    why : str
+        The step that was missing (:func:`resolve`).
+
+    Returns
+    -------
+    str
+        The message, without the place.
+    """
     keys = list(record)
     shown = ", ".join(describe_value(key, 30) for key in keys[:8]) + (
         f" and {len(keys) - 8:,} more" if len(keys) > 8 else ""
@@ -181,6 +206,18 @@ def missing_field(record: dict, path: FieldPath, why: str) -> str:
 
 def score_value(value: Any, path: FieldPath) -> float | None:
     """A record's score: true/false as 1/0, a finite number in [0, 1], None for null; else the reason refused.
+
+    Parameters
+    ----------
+    value : object
+        The field's value.
+    path : FieldPath
+        The score field, for messages.
+
+    Returns
+    -------
+    float or None
+        The score; None for null (a missing score).
 
     Raises
     ------
@@ -206,6 +243,22 @@ def score_value(value: Any, path: FieldPath) -> float | None:
 def label_value(value: Any, path: FieldPath, what: str, *, nullable: bool = False) -> str | int | None:
     """An item id, repeat or cluster label: text or a whole number (None only where ``nullable``).
 
+    Parameters
+    ----------
+    value : object
+        The field's value.
+    path : FieldPath
+        The field, for messages.
+    what : str
+        What the value is ("an item id"), for messages.
+    nullable : bool, default False
+        Whether null is allowed (a cluster label: an item without a cluster).
+
+    Returns
+    -------
+    str, int or None
+        The value.
+
     Raises
     ------
     InputError
@@ -229,6 +282,18 @@ def label_value(value: Any, path: FieldPath, what: str, *, nullable: bool = Fals
 
 def model_value(value: Any, path: FieldPath) -> str:
     """A model name from ``--model-field``: non-empty text.
+
+    Parameters
+    ----------
+    value : object
+        The field's value.
+    path : FieldPath
+        The model field, for messages.
+
+    Returns
+    -------
+    str
+        The name.
 
     Raises
     ------
@@ -279,7 +344,23 @@ def record_file(path: Path) -> tuple[str, str]:
 
 
 def kind_of(value: Any) -> str:
-    """What a JSON value is, for a message: ``a JSON list``, ``a JSON number (3)``."""
+    """What a JSON value is, for a message.
+
+    Parameters
+    ----------
+    value : object
+        A parsed JSON value.
+
+    Returns
+    -------
+    str
+        ``a JSON list``, ``a JSON object``, ``a JSON null``, or the kind with the value: ``a JSON number (3)``.
+
+    Examples
+    --------
+    >>> kind_of(3), kind_of([1])
+    ('a JSON number (3)', 'a JSON list')
+    """
     if isinstance(value, (dict, list)):
         return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
     kind = (
