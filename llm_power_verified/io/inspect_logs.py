@@ -334,7 +334,12 @@ def read_inspect(
         scorers = sorted({name for sample in samples for name in sample.scores})
         if scorer is None and len(scorers) > 1:
             raise AlignmentError(f"{path}: several scorers {scorers}; choose one with --scorer")
-        chosen = scorer or (scorers[0] if scorers else None)
+        if not scorers:
+            raise AlignmentError(
+                f"{path}: no sample of the log has a score ({len(samples)} samples): the run was not scored (run "
+                "with --no-score, or its scorer failed); score it with 'inspect score LOG' and give the scored log"
+            )
+        chosen = scorer or scorers[0]
         if chosen not in scorers:
             raise AlignmentError(f"{path}: no scorer {chosen!r} (scorers: {scorers}); check --scorer")
         table, every = _by_sample(path, samples)
