@@ -25,7 +25,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
 
-__all__ = ["DetailsFile", "details_file", "is_details_name", "run_identity", "same_task"]
+__all__ = ["details_file", "is_details_name", "run_identity", "same_task"]  # DetailsFile: the lighteval modules' own
 
 _STAMP = r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?"
 _DETAILS = re.compile(rf"^details_(?P<task>.+)_(?P<stamp>{_STAMP})\.parquet$")

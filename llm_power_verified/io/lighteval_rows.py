@@ -14,13 +14,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.lighteval_layout import DetailsFile
 from llm_power_verified.io.table_files import MAX_PARQUET_BYTES
 from llm_power_verified.io.text import check_input_kind
 
-__all__ = ["DetailsRows", "parquet_module", "read_rows", "schema_kind"]
+__all__ = ["parquet_module", "read_rows", "schema_kind"]  # DetailsRows: passed between the lighteval modules only
 
 _DOC_FIELDS = ("id", "query", "choices", "gold_index", "task_name", "num_samples")
 _FLAT_FIELDS = ("example", "full_prompt", "choices", "gold_index", "metrics")
@@ -61,7 +62,7 @@ def schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
     return None
 
 
-def parquet_module():
+def parquet_module() -> ModuleType:
     """``pyarrow.parquet``, or the refusal that names the optional dependency to install."""
     try:
         # Optional dependency (extra parquet): imported where it is used, so the package works without it.
@@ -73,17 +74,17 @@ def parquet_module():
     return parquet
 
 
-@dataclass
+@dataclass(frozen=True)
 class DetailsRows:
     """What is read of one details file: the schema, task, and per row the key material and the metric values."""
 
     path: Path
     kind: str
     task: str
-    ids: list
-    content: list  # per row: (query, choices, gold_index list) as read
-    carried: list | None  # hashes.example per row, when the file has that column
-    metrics: list
+    ids: list[object]  # doc.id per row as read (None in the flat schema)
+    content: list[tuple[object, object, object]]  # per row: (query, choices, gold_index) as read
+    carried: list[object] | None  # hashes.example per row, when the file has that column
+    metrics: list[object]  # per row: the metric record (a dict when well formed)
     metric_names: tuple[str, ...]
     samples: int
 
