@@ -135,7 +135,7 @@ def pointer_step(key: str) -> str:
 
 
 def resolve(value: Any, path: FieldPath, root: str = "the record") -> tuple[Any, str]:
-    """The value a path reaches in a record, or :data:`MISSING` with the step that was missing.
+    """The value a path reaches in a record, or ``MISSING`` with the step that was missing.
 
     Parameters
     ----------
@@ -149,7 +149,7 @@ def resolve(value: Any, path: FieldPath, root: str = "the record") -> tuple[Any,
     Returns
     -------
     tuple
-        The value (:data:`MISSING` when a step is absent) and, when missing, what was missing (else "").
+        The value (``MISSING`` when a step is absent) and, when missing, what was missing (else "").
 
     Examples
     --------
