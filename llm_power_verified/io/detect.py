@@ -117,7 +117,7 @@ def read_scores(
         :func:`~llm_power_verified.io.repeated_tables.from_wide_repeated` (``--repeat-pattern``).
     input_format : str, default "auto"
         The reader, when detection is ambiguous (``--input-format``; values in
-        :data:`~llm_power_verified.io.input_kinds.INPUT_FORMATS`).
+        ``llm_power_verified.io.input_kinds.INPUT_FORMATS``).
     split, perturbation, run_spec : str, optional
         HELM: the split (when the stat has several), the perturbation read (default: the unperturbed instances), and
         the run folders of a suite folder to read (``--split``, ``--perturbation``, ``--run-spec``).

@@ -4,12 +4,13 @@ Each reader claims its inputs by something only its harness writes:
 
 * a folder with ``samples_*.jsonl``: lm-evaluation-harness ``--log_samples`` output (also the Open LLM Leaderboard v2
   details layout, ``ORG__MODEL/samples_leaderboard_TASK_STAMP.jsonl``);
-* a folder with ``per_instance_stats.json`` and ``run_spec.json`` (a HELM run), or with such folders in it (a HELM
-  suite);
-* a folder with ``details_*.parquet`` at most three levels down, or a ``.parquet`` file whose schema has lighteval's
-  details columns (``doc``, ``metric``, ``model_response``; or the older ``hashes``, ``metrics``, ``predictions``):
-  lighteval;
-* a ``.jsonl`` file whose first line is an object with the key ``spec``: an OpenAI ``evals`` log (``oaieval``);
+* a folder with ``per_instance_stats.json`` or ``run_spec.json`` (a HELM run; the reader names a missing one), or
+  with HELM runs in it (a suite);
+* a folder with lighteval's ``details_*.parquet`` files (or timestamp folders of them), or a ``.parquet`` file named
+  so or whose schema has lighteval's details columns: lighteval
+  (:func:`~llm_power_verified.io.lighteval.is_lighteval_details`);
+* a ``.jsonl`` file whose first line is an object with the key ``spec``: an OpenAI ``evals`` log (``oaieval``;
+  :func:`~llm_power_verified.io.openai_evals.is_openai_evals_log`);
 * ``.eval`` / ``.json`` files: Inspect logs;
 * one other ``.csv``/``.tsv``[``.gz``], ``.parquet``/``.pq`` or ``.jsonl``[``.gz``]/``.ndjson`` file: a table;
 * two other files: plain score files.
@@ -21,12 +22,10 @@ bounded prefix (the first line, up to 1 MiB) or a Parquet file's schema, never a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from llm_power_verified.io.errors import InputError
-from llm_power_verified.io.json_input import parse_json
 
 __all__ = ["INPUT_FORMATS", "TABLE_SUFFIXES", "input_kind", "refuse_twins"]
 
@@ -35,7 +34,6 @@ INSPECT_SUFFIXES = (".eval", ".json")
 #: The values of ``--input-format`` (``input_format``): "auto" detects, the others choose the reader.
 INPUT_FORMATS = ("auto", "table", "score-files", "lm-eval", "inspect", "helm", "lighteval", "openai-evals", "records")
 _FOLDER_FORMATS = ("lm-eval", "helm", "lighteval")
-_SNIFF_BYTES = 1 << 20
 _DESCRIBED = {
     "lm-eval": "lm-eval samples (samples_*.jsonl)",
     "helm": "a HELM run (per_instance_stats.json)",
@@ -52,7 +50,7 @@ def input_kind(paths: Sequence[Path], input_format: str = "auto") -> str:
     paths : sequence of pathlib.Path
         The inputs as given.
     input_format : str, default "auto"
-        One of :data:`INPUT_FORMATS`: "auto" detects (module notes); another value chooses the reader, whose own
+        One of ``INPUT_FORMATS``: "auto" detects (module notes); another value chooses the reader, whose own
         checks then apply (``--input-format``).
 
     Returns
@@ -119,41 +117,22 @@ def _refuse_stream(paths: Sequence[Path]) -> None:
 
 def _folder_claims(folder: Path) -> list[str]:
     """The readers that claim a folder, by the files only their harness writes."""
+    # Lazy: each harness's detection lives with its reader, imported when a folder is given.
+    from llm_power_verified.io import helm, lighteval
+
     claims = []
     if any(folder.glob("samples_*.jsonl")) or any(folder.glob("samples_*.json")):
         claims.append("lm-eval")
-    if is_helm_run(folder) or any(is_helm_run(child) for child in _subfolders(folder)):
+    # One of a run's two files is enough to claim it: the HELM reader then names the one missing.
+    if any((folder / name).is_file() for name in ("per_instance_stats.json", "run_spec.json")) or helm.is_helm_suite(
+        folder
+    ):
         claims.append("helm")
-    if any(any(folder.glob("*/" * depth + "details_*.parquet")) for depth in range(4)):
+    if lighteval.is_lighteval_details(folder):
         claims.append("lighteval")
     if any(folder.glob("*.eval")):
         claims.append("inspect")
     return claims
-
-
-def _subfolders(folder: Path):
-    try:
-        with os.scandir(folder) as entries:
-            folders = [Path(entry.path) for entry in entries if entry.is_dir()]
-    except OSError:  # unreadable: the reader says what is wrong
-        return []
-    return sorted(folders)
-
-
-def is_helm_run(folder: Path) -> bool:
-    """Whether a folder is a HELM run folder (``per_instance_stats.json`` and ``run_spec.json``).
-
-    Parameters
-    ----------
-    folder : pathlib.Path
-        The folder.
-
-    Returns
-    -------
-    bool
-        True when both files are in it.
-    """
-    return (folder / "per_instance_stats.json").is_file() and (folder / "run_spec.json").is_file()
 
 
 def _folder_kind(paths: Sequence[Path]) -> str:
@@ -237,56 +216,15 @@ def _refuse_part_of_a_run(path: Path, name: str) -> None:
 
 
 def _file_claim(path: Path, name: str) -> str | None:
-    """'openai-evals' or 'lighteval' when the file's beginning says so, else None."""
-    if name.endswith(".jsonl") and path.is_file():
-        return "openai-evals" if _first_line_is_spec(path) else None
-    if name.endswith((".parquet", ".pq")) and path.is_file():
-        return "lighteval" if is_lighteval_parquet(path) else None
+    """'openai-evals' or 'lighteval' when the file's beginning (or a lighteval details name) says so, else None."""
+    # Lazy: each harness's detection lives with its reader, imported when such a file is given.
+    from llm_power_verified.io import lighteval, openai_evals
+
+    if openai_evals.is_openai_evals_log(path):
+        return "openai-evals"
+    if lighteval.is_lighteval_details(path):
+        return "lighteval"
     return None
-
-
-def _first_line_is_spec(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except OSError:  # unreadable: the table reader says what is wrong
-        return False
-    line, newline, _ = head.partition(b"\n")
-    if not newline and len(head) == _SNIFF_BYTES:
-        return False
-    try:
-        record = parse_json(line.decode("utf-8-sig").strip(), str(path))
-    except (InputError, UnicodeDecodeError):
-        return False
-    return isinstance(record, dict) and isinstance(record.get("spec"), dict)
-
-
-#: Column sets that only lighteval's details files have: the current schema, and the Open LLM Leaderboard v1 one.
-LIGHTEVAL_COLUMNS = ({"doc", "metric", "model_response"}, {"hashes", "metrics", "predictions"})
-
-
-def is_lighteval_parquet(path: Path) -> bool:
-    """Whether a Parquet file's schema has lighteval's details columns (only the schema is read).
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
-
-    Returns
-    -------
-    bool
-        True when its columns include one of :data:`LIGHTEVAL_COLUMNS`; False for any other file, or one whose
-        schema cannot be read (the table reader then says why).
-    """
-    # Lazy: pyarrow is imported only when a Parquet file is given.
-    import pyarrow.parquet as pq
-
-    try:
-        names = set(pq.read_schema(path).names)
-    except (OSError, ValueError, TypeError):  # pyarrow raises ArrowInvalid (a ValueError) for a damaged file
-        return False
-    return any(columns <= names for columns in LIGHTEVAL_COLUMNS)
 
 
 def refuse_twins(paths: Sequence[Path]) -> None:

@@ -1,6 +1,6 @@
 """Which lm-eval runs the folders hold: each folder another model's run, on the same items, under one filter.
 
-:class:`Seen` collects what the folders read so far hold and refuses what would pair wrong items or a run with a copy
+``Seen`` collects what the folders read so far hold and refuses what would pair wrong items or a run with a copy
 of itself: a (task, doc_id) whose ``doc_hash`` differs between folders, a subtask read under two filters, two folders
 of one run (byte-identical samples files, or results files naming the same model and settings).
 """
@@ -28,6 +28,25 @@ def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple
     A folder with several samples files for one task holds re-runs (lm-eval appends a new time-stamped file; the Open
     LLM Leaderboard's details datasets keep every run of a model): ``run`` picks one, "latest" or a time stamp as the
     file names write it; without it they are refused, never chosen silently.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        One model's output folder.
+    task : str
+        The task, or a group whose subtasks the results file lists.
+    run : str, optional
+        "latest" or a time stamp (``--run``).
+
+    Returns
+    -------
+    list of (str, pathlib.Path)
+        Each (sub)task and its samples file.
+
+    Raises
+    ------
+    AlignmentError
+        No samples file for the task, a subtask without one, several runs and no ``run``, a ``run`` not there.
     """
     by_task: dict[str, list[Path]] = {}
     for path in sorted([*folder.glob("samples_*.jsonl"), *folder.glob("samples_*.json")]):
@@ -116,12 +135,34 @@ def at(path: Path, number: int) -> str:
 
 
 def load_json(path: Path) -> object:
-    """The JSON document of a file, through :func:`~llm_power_verified.io.json_input.parse_json`."""
+    """The JSON document of a file, through :func:`~llm_power_verified.io.json_input.parse_json`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    object
+        The parsed document.
+    """
     return parse_json(read_text(path), str(path))
 
 
 def short(digest: str) -> str:
-    """A digest shortened for a message."""
+    """A digest shortened for a message.
+
+    Parameters
+    ----------
+    digest : str
+        A hex digest.
+
+    Returns
+    -------
+    str
+        Its first 12 characters, and "..." when it is longer.
+    """
     return digest[:12] + ("..." if len(digest) > 12 else "")
 
 

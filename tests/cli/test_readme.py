@@ -9,8 +9,9 @@ by ``.. slow-test: REASON`` (it runs under the ``slow`` marker, which CI runs).
 Python blocks run as scripts (``python block.py``, a subprocess with a time limit) in a temporary folder holding
 the files they name: ``scores.csv`` (the shipped example, its clusters in a ``topic`` column), ``board.csv`` (the
 shipped accuracies table), ``scores_a.txt``/``scores_b.txt`` (two models of the shipped example, one score a
-line), and links to the repository's ``tests/fixtures/mmlu_pro_tiger/scores.csv.gz`` and
-``llm_power_verified/data/``.  A block whose code has ``if __name__ == "__main__":`` is a Dask example; it runs
+line), and links to the repository's ``tests/fixtures/`` (the genuine harness outputs) and
+``llm_power_verified/data/``; a ``*`` in a command's word is expanded there, as a shell would.  A block whose
+code has ``if __name__ == "__main__":`` is a Dask example; it runs
 the same way, so a missing guard shows as a time-out.
 
 The guide's long Python tour holds three statements that take minutes (the paper's Monte Carlo tables and the
@@ -53,6 +54,7 @@ DOC_PAGES = sorted(
         DOCS / "index.rst",
         DOCS / "verification.rst",
         *(DOCS / "guide").glob("*.rst"),
+        *(DOCS / "guide" / "formats").glob("*.rst"),
         *(DOCS / "reference" / name for name in ("cli.rst", "glossary.rst", "conventions.rst")),
     ]
 )
@@ -135,9 +137,8 @@ def _prepare(folder: Path) -> None:
     matrix = shipped_example()
     for column, name in ((0, "scores_a.txt"), (1, "scores_b.txt")):
         (folder / name).write_text("".join(f"{score:g}\n" for score in matrix.scores[:, column]))
-    fixture = folder / "tests" / "fixtures" / "mmlu_pro_tiger"
-    fixture.mkdir(parents=True)
-    (fixture / "scores.csv.gz").symlink_to(CHECKOUT / "tests" / "fixtures" / "mmlu_pro_tiger" / "scores.csv.gz")
+    (folder / "tests").mkdir()
+    (folder / "tests" / "fixtures").symlink_to(CHECKOUT / "tests" / "fixtures")
     (folder / "llm_power_verified").mkdir()
     (folder / "llm_power_verified" / "data").symlink_to(CHECKOUT / "llm_power_verified" / "data")
 
@@ -336,6 +337,7 @@ def test_shell_command_exits_zero(command, tmp_path):
     words = shlex.split(command)
     if words[0] == "llm-power-verified":
         _prepare(tmp_path)
+        words = _expanded(words, tmp_path)
         out, err = io.StringIO(), io.StringIO()
         previous = os.getcwd()
         os.chdir(tmp_path)
@@ -353,6 +355,19 @@ def test_shell_command_exits_zero(command, tmp_path):
         )
     else:
         raise AssertionError(f"{command!r} is a command this test does not know how to run: add it here")
+
+
+def _expanded(words: list[str], folder: Path) -> list[str]:
+    """The words with shell patterns (``*``) expanded in ``folder`` as a shell would (sorted); none matching fails."""
+    expanded = []
+    for word in words:
+        if "*" not in word:
+            expanded.append(word)
+            continue
+        matches = sorted(str(path.relative_to(folder)) for path in folder.glob(word))
+        assert matches, f"{word} matches no file"
+        expanded.extend(matches)
+    return expanded
 
 
 def test_every_shell_command_is_run_or_skipped_for_a_stated_reason():
