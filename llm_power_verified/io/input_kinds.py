@@ -34,6 +34,7 @@ INSPECT_SUFFIXES = (".eval", ".json")
 #: The values of ``--input-format`` (``input_format``): "auto" detects, the others choose the reader.
 INPUT_FORMATS = ("auto", "table", "score-files", "lm-eval", "inspect", "helm", "lighteval", "openai-evals", "records")
 _FOLDER_FORMATS = ("lm-eval", "helm", "lighteval")
+_NAMES = {"openai-evals": "OpenAI evals logs", "lighteval": "lighteval details"}
 _DESCRIBED = {
     "lm-eval": "lm-eval samples (samples_*.jsonl)",
     "helm": "a HELM run (per_instance_stats.json)",
@@ -169,8 +170,13 @@ def _file_kind(paths: Sequence[Path]) -> str:
         if special in claims:
             if all(claim == special for claim in claims):
                 return special
-            shown = ", ".join(f"{path} ({claim or 'other'})" for path, claim in zip(paths, claims, strict=True))
-            raise InputError(f"cannot mix these inputs: {shown}; give one kind at a time")
+            shown = ", ".join(
+                f"{path} ({claim or 'not recognised'})" for path, claim in zip(paths, claims, strict=True)
+            )
+            raise InputError(
+                f"cannot mix these inputs: {shown}; give one kind at a time, or, if they are all {_NAMES[special]} "
+                f"(one damaged), read them with --input-format {special}, whose reader says what is wrong"
+            )
     if all(name.endswith(INSPECT_SUFFIXES) for name in names):
         return "inspect"
     if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
