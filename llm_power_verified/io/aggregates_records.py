@@ -17,6 +17,7 @@ from typing import Any
 
 from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.results import Result
 
 __all__ = ["STDERR_TOLERANCE", "Aggregate", "accuracy_value", "check_stderr", "choose", "whole_count"]
 
@@ -26,8 +27,8 @@ __all__ = ["STDERR_TOLERANCE", "Aggregate", "accuracy_value", "check_stderr", "c
 STDERR_TOLERANCE = 1e-9
 
 
-@dataclass(frozen=True)
-class Aggregate:
+@dataclass(frozen=True, repr=False)
+class Aggregate(Result):
     """One model's accuracy as one result file stores it.
 
     Attributes

@@ -22,6 +22,7 @@ from typing import Any
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.results import Result
 
 __all__ = [
     "KEY_FIELD",
@@ -48,8 +49,8 @@ RECORD_SUFFIXES = {".json": "document", ".jsonl": "lines", ".ndjson": "lines"}
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
-@dataclass(frozen=True)
-class FieldPath:
+@dataclass(frozen=True, repr=False)
+class FieldPath(Result):
     """A field as the user wrote it, the flag that gave it, and its steps.
 
     Attributes
