@@ -12,6 +12,7 @@ from pathlib import Path
 
 from llm_power_verified.io.errors import AlignmentError
 from llm_power_verified.io.helm_records import RunStats, StatValue
+from llm_power_verified.io.repeat_choice import choose_repeats, exact_repeats
 
 __all__ = ["kept_trials", "split_and_values", "trial_table"]
 
@@ -90,45 +91,44 @@ def _trial_list(trials: list[int]) -> str:
 
 def trial_table(path: Path, values: list[StatValue], metric: str) -> tuple[dict[str, dict[int, StatValue]], list[int]]:
     """{instance: {trial: value}} and the run's trials, refusing an (instance, trial) twice or a trial lacking."""
-    table: dict[str, dict[int, StatValue]] = {}
-    for value in values:
-        trials = table.setdefault(value.instance, {})
-        if value.trial in trials:
-            raise AlignmentError(
-                f"{value.where}: instance {value.instance!r} train trial {value.trial} has stat {metric!r} twice "
-                f"(also at {trials[value.trial].where}); HELM writes each (instance, trial, perturbation) once"
-            )
-        trials[value.trial] = value
-    every = sorted({trial for trials in table.values() for trial in trials})
-    for instance, trials in table.items():
-        if len(trials) != len(every):
-            lacking = next(trial for trial in every if trial not in trials)
-            raise AlignmentError(
-                f"{path}: instance {instance!r} has no train trial {lacking} for stat {metric!r} (its trials: "
-                f"{_trial_list(sorted(trials))}; the run's: {_trial_list(every)}); every instance needs the same "
-                "train trials, each once"
-            )
-    return table, every
+    return exact_repeats(
+        values,
+        lambda value: (value.instance, value.trial),
+        twice=lambda value, earlier: (
+            f"{value.where}: instance {value.instance!r} train trial {value.trial} has stat {metric!r} twice "
+            f"(also at {earlier.where}); HELM writes each (instance, trial, perturbation) once"
+        ),
+        lacking=lambda instance, trial, its, every: (
+            f"{path}: instance {instance!r} has no train trial {trial} for stat {metric!r} (its trials: "
+            f"{_trial_list(its)}; the run's: {_trial_list(every)}); every instance needs the same train trials, "
+            "each once"
+        ),
+    )
 
 
 def kept_trials(path: Path, model: str, every: list[int], epochs: str) -> tuple[list[int], str | None]:
     """The train trials read under ``epochs`` (``--epochs``), and the note saying so (None: nothing to say)."""
-    kept = every[:1] if epochs == "first" else every
-    if len(every) > 1:
-        if epochs == "error":
-            raise AlignmentError(
-                f"{path}: {len(every)} train trials per instance (train_trial_index {_trial_list(every)}); "
-                "choose --epochs first, mean or all"
-            )
-        done = {
-            "first": f"kept train trial {kept[0]} of each instance (--epochs mean or all reads the others)",
-            "mean": f"averaged all {len(kept)} of each instance (scores are graded)",
-            "all": "kept every train trial as a generation of its instance",
-        }[epochs]
-        return kept, f"{model}: {len(every)} train trials per instance ({_trial_list(every)}); {done}"
-    if epochs == "all":
-        raise AlignmentError(
+    listed = _trial_list(every)
+    # Every instance has the same trials (trial_table): one choice serves them all.
+    kept, note = choose_repeats(
+        {path: every},
+        epochs,
+        refuse_several=lambda _, __: (
+            f"{path}: {len(every)} train trials per instance (train_trial_index {listed}); "
+            "choose --epochs first, mean or all"
+        ),
+        refuse_single=lambda: (
             f"{path}: one train trial per instance (train_trial_index {every[0]}); --epochs all keeps every trial as "
             "a generation and needs at least 2 to see the within-item variance: read it with --epochs first"
-        )
-    return kept, f"{model}: one train trial per instance, trial {every[0]}" if every[0] != 0 else None
+        ),
+        note_several=lambda _, __: (
+            f"{model}: {len(every)} train trials per instance ({listed}); "
+            + {
+                "first": f"kept train trial {every[0]} of each instance (--epochs mean or all reads the others)",
+                "mean": f"averaged all {len(every)} of each instance (scores are graded)",
+                "all": "kept every train trial as a generation of its instance",
+            }[epochs]
+        ),
+        note_single=lambda: f"{model}: one train trial per instance, trial {every[0]}" if every[0] != 0 else None,
+    )
+    return kept[path], note

@@ -51,6 +51,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.repeat_choice import EPOCHS, choose_repeats, exact_repeats, kept_scores
 from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
@@ -212,47 +213,43 @@ def _epoch_list(epochs: list[int]) -> str:
 
 def _by_sample(path: Path, samples: list[_Sample]) -> tuple[dict[str, dict[int, _Sample]], list[int]]:
     """{item: {epoch: sample}} and the log's epochs, refusing a repeated (id, epoch) or a sample that lacks an epoch."""
-    table: dict[str, dict[int, _Sample]] = {}
-    for sample in samples:
-        epochs = table.setdefault(str(sample.id), {})
-        if sample.epoch in epochs:
-            raise AlignmentError(
-                f"{sample.where}: sample {sample.id!r} epoch {sample.epoch} appears twice in one log "
-                f"(also at {epochs[sample.epoch].where}); a log holds each (sample, epoch) once"
-            )
-        epochs[sample.epoch] = sample
-    every = sorted({epoch for epochs in table.values() for epoch in epochs})
-    for item, epochs in table.items():
-        if len(epochs) != len(every):
-            lacking = next(epoch for epoch in every if epoch not in epochs)
-            raise AlignmentError(
-                f"{path}: sample {item!r} has no epoch {lacking} (its epochs: {_epoch_list(sorted(epochs))}; "
-                f"the log's: {_epoch_list(every)}); every sample needs the same epochs, each once"
-            )
-    return table, every
+    return exact_repeats(
+        samples,
+        lambda sample: (str(sample.id), sample.epoch),
+        twice=lambda sample, earlier: (
+            f"{sample.where}: sample {sample.id!r} epoch {sample.epoch} appears twice in one log "
+            f"(also at {earlier.where}); a log holds each (sample, epoch) once"
+        ),
+        lacking=lambda item, epoch, its, every: (
+            f"{path}: sample {item!r} has no epoch {epoch} (its epochs: {_epoch_list(its)}; "
+            f"the log's: {_epoch_list(every)}); every sample needs the same epochs, each once"
+        ),
+    )
 
 
 def _kept_epochs(path: Path, model: str, every: list[int], epochs: str) -> tuple[list[int], str | None]:
     """The epochs of a log that are read under ``epochs``, and the note saying so (None: nothing to say)."""
-    kept = every[:1] if epochs == "first" else every
-    if len(every) > 1:
-        if epochs == "error":
-            raise AlignmentError(
-                f"{path}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); "
-                "choose --epochs first, mean or all"
-            )
-        done = {
-            "first": f"kept epoch {kept[0]} of each sample",
-            "mean": f"averaged all {len(kept)} of each sample (scores are graded)",
-            "all": "kept every epoch as a generation of its sample",
-        }[epochs]
-        return kept, f"{model}: {len(every)} epochs per sample (epochs {_epoch_list(every)}); {done}"
-    if every and epochs == "all":
-        raise AlignmentError(
+    listed = f"{len(every)} epochs per sample (epochs {_epoch_list(every)})"
+    # Every sample has the same epochs (_by_sample): one choice serves them all.
+    kept, note = choose_repeats(
+        {path: every},
+        epochs,
+        refuse_several=lambda _, __: f"{path}: {listed}; choose --epochs first, mean or all",
+        refuse_single=lambda: (
             f"{path}: one epoch per sample (epoch {every[0]}); --epochs all keeps every epoch as a generation "
             "and needs at least 2 to see the within-item variance: read it with --epochs first"
-        )
-    return kept, f"{model}: one epoch per sample, epoch {every[0]}" if every and every[0] != 1 else None
+        ),
+        note_several=lambda _, __: (
+            f"{model}: {listed}; "
+            + {
+                "first": f"kept epoch {every[0]} of each sample",
+                "mean": f"averaged all {len(every)} of each sample (scores are graded)",
+                "all": "kept every epoch as a generation of its sample",
+            }[epochs]
+        ),
+        note_single=lambda: f"{model}: one epoch per sample, epoch {every[0]}" if every and every[0] != 1 else None,
+    )
+    return kept[path], note
 
 
 def _same_sample(asked: dict, sample: _Sample, model: str) -> None:
@@ -319,7 +316,7 @@ def read_inspect(
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('1', '2', '3'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
-    if epochs not in ("first", "mean", "all", "error"):
+    if epochs not in EPOCHS:
         raise ArgumentError(f"epochs must be 'first', 'mean', 'all' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": [], "epoch": []}
     notes, seen_models, asked = [], {}, {}
@@ -354,10 +351,7 @@ def read_inspect(
                     raise AlignmentError(f"{sample.where}: sample {sample.id!r} epoch {epoch} has no {chosen!r} score")
                 values.append(_score_value(sample.scores[chosen], sample.where))
             _same_sample(asked, by_epoch[kept[0]], model)
-            generations = (
-                zip(kept, values, strict=True) if epochs == "all" else [(kept[0], math.fsum(values) / len(values))]
-            )
-            for epoch, value in generations:
+            for epoch, value in kept_scores(kept, values, epochs):
                 rows["item"].append(item)
                 rows["model"].append(model)
                 rows["score"].append(value)

@@ -42,6 +42,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.repeat_choice import EPOCHS, choose_repeats, kept_scores
 from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import kept_value, read_text
@@ -269,35 +270,37 @@ def _read_log(path: Path, kind: str, name: str) -> _Log:
 
 
 def _by_sample(log: _Log, epochs: str, metric: str) -> tuple[dict[str, list[_Event]], str | None]:
-    """{sample_id: its events by event_id}, and the note on samples with several; refused as ``epochs`` says."""
+    """{sample_id: its events kept under ``epochs``, by event_id}, and the note on samples with several."""
     table: dict[str, list[_Event]] = {}
     for event in log.events:
         table.setdefault(event.sample_id, []).append(event)
-    several = {sample: events for sample, events in table.items() if len(events) > 1}
-    for events in several.values():
+    for events in table.values():
         events.sort(key=lambda event: event.event_id)
-    if not several:
-        if epochs == "all" and table:
-            raise AlignmentError(
-                f"{log.path}: one {metric} event per sample; --epochs all keeps each as a generation and needs "
-                "at least 2 to see the within-item variance: read it with --epochs first"
-            )
-        return table, None
-    sample, events = next(iter(several.items()))
-    if epochs == "error":
-        raise AlignmentError(
+
+    def noted(several: dict[str, list[_Event]], samples: int) -> str:
+        counts = sorted({len(events) for events in several.values()})
+        each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        done = {
+            "first": "kept the one of lowest event_id of each (--epochs mean or all read every one)",
+            "mean": "averaged them (scores are graded)",
+            "all": "kept each as a generation of its sample",
+        }[epochs]
+        return (
+            f"{log.model}: {len(several):,} of {samples:,} samples have several {metric} events ({each} each); {done}"
+        )
+
+    return choose_repeats(
+        table,
+        epochs,
+        refuse_several=lambda sample, events: (
             f"{log.path}, line {events[1].line}: sample {sample!r} has {len(events)} {metric} events (lines "
             f"{', '.join(str(event.line) for event in events[:5])}); choose --epochs first, mean or all"
-        )
-    counts = sorted({len(events) for events in several.values()})
-    each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    done = {
-        "first": "kept the one of lowest event_id of each (--epochs mean or all read every one)",
-        "mean": "averaged them (scores are graded)",
-        "all": "kept each as a generation of its sample",
-    }[epochs]
-    return table, (
-        f"{log.model}: {len(several):,} of {len(table):,} samples have several {metric} events ({each} each); {done}"
+        ),
+        refuse_single=lambda: (
+            f"{log.path}: one {metric} event per sample; --epochs all keeps each as a generation and needs "
+            "at least 2 to see the within-item variance: read it with --epochs first"
+        ),
+        note_several=noted,
     )
 
 
@@ -406,7 +409,7 @@ def read_openai_evals(
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('e.dev.0', 'e.dev.1', 'e.dev.2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
-    if epochs not in ("first", "mean", "all", "error"):
+    if epochs not in EPOCHS:
         raise ArgumentError(f"epochs must be 'first', 'mean', 'all' or 'error'; got {epochs!r}")
     kind, name = _metric(metric)
     read, matched = f"{kind}.{name}", (kind, name) == ("match", "correct")
@@ -425,17 +428,14 @@ def read_openai_evals(
         table, note = _by_sample(log, epochs, kind)
         notes.extend([note] if note else [])
         notes.extend([checked] if matched and (checked := _check_report(log, metric is not None)) else [])
-        for sample, events in table.items():
-            seen.same_sample(log, events[0])
-            kept = events if epochs in ("mean", "all") else events[:1]
+        for sample, kept in table.items():
+            seen.same_sample(log, kept[0])
             averaged |= epochs == "mean" and len(kept) > 1
-            scores = [event.score for event in kept]
-            generations = (
-                zip(kept, scores, strict=True) if epochs == "all" else [(kept[0], math.fsum(scores) / len(scores))]
-            )
             rows.extend(
                 (sample, log.model, score, f"{path}, line {event.line}", position)
-                for position, (event, score) in enumerate(generations, start=1)
+                for position, (event, score) in enumerate(
+                    kept_scores(kept, [event.score for event in kept], epochs), start=1
+                )
             )
     if not rows:
         raise ArgumentError("read_openai_evals: no log given")
