@@ -285,7 +285,7 @@ def read_helm(
         notes.extend([*run_notes, *([note] if note else [])])
         averaged |= epochs == "mean" and len(kept) > 1
         for instance, by_trial in table.items():
-            scores = [by_trial[trial].value(metric) for trial in kept]
+            scores = [by_trial[trial].value() for trial in kept]
             generations = (
                 zip(kept, scores, strict=True) if epochs == "all" else [(kept[0], math.fsum(scores) / len(scores))]
             )
