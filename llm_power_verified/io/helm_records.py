@@ -73,7 +73,7 @@ class RunSpec(Result):
 class StatValue(Result):
     """One value of the chosen stat in ``per_instance_stats.json``, checked as a per-instance score when read.
 
-    A value that cannot be a per-instance score keeps the one-line refusal, raised by :meth:`value` only if the value
+    A value that cannot be a per-instance score keeps the one-line refusal, raised by ``value()`` only if the value
     is used (a value of a split, perturbation or train trial left out is not refused).
 
     Attributes
