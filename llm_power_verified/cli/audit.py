@@ -41,8 +41,10 @@ def add_parser(commands) -> None:
             "Per-pair resolution report for K models: gap, discordant counts, rho-hat, the four arbiters, "
             "N*, q = N/N*, MDE, verdict, bootstrap interval on N*, rho sensitivity, the shortcut, multiplicity, "
             "clusters, tiers and the paper's reporting checklist.  INPUT: a wide or long table (CSV, Parquet, "
-            "JSON Lines), lm-evaluation-harness folders (one per model; --task, --metric), or Inspect logs "
-            "(.eval/.json, one per model).  With no INPUT, runs on the shipped MMLU-Pro top-10 example.  "
+            "JSON Lines), or each model's harness output: lm-evaluation-harness folders (--task, --metric; also "
+            "the Open LLM Leaderboard details, --run), Inspect logs (.eval/.json), HELM run folders (--metric), "
+            "lighteval details, OpenAI evals logs (.jsonl), or any JSON with declared fields (--item-field, "
+            "--score-field).  With no INPUT, runs on the shipped MMLU-Pro top-10 example.  "
             "A leaderboard that prints one accuracy per model: audit-accuracies FILE."
         ),
         epilog=INPUT_RULES + "\n\n" + EXIT_CODES,

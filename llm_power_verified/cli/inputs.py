@@ -110,9 +110,10 @@ def input_options(*, required: bool = False) -> argparse.ArgumentParser:
     group.add_argument(
         "--epochs",
         choices=("first", "mean", "all", "error"),
-        default="first",
-        help="Inspect: repeated epochs: first keeps each log's lowest epoch (default), mean averages them, all keeps "
-        "every epoch as a generation (item means, with the within/between split), error refuses",
+        default="error",
+        help="items scored several times (Inspect epochs, HELM train trials, repeated OpenAI evals events): all "
+        "keeps each as a generation (item means, with the within/between split), mean averages them, first keeps "
+        "the first; error (default) refuses several, so that none is dropped silently",
     )
     group.add_argument(
         "--repeat-column",

@@ -109,7 +109,11 @@ EXIT_CODES_NO_GATE = "exit status: 0 done; " + _EXIT_REST
 #: The rules of the inputs and outputs, at the end of the help of the commands that read per-item results.
 INPUT_RULES = """\
 input rules (documentation: guide/inputs, "Input formats and rules"):
-  items are aligned by id (item column, lm-eval (task, doc_id), Inspect sample id), never by position,
+  the reader is told from the inputs (folders by the files only each harness writes, .jsonl logs by
+  their first line, Parquet by its columns); an input two readers could claim is refused naming
+  --input-format; items are aligned by id (item column, lm-eval (task, doc_id) or doc_hash with
+  --align-on hash, Inspect sample id, HELM instance_id, lighteval doc id or content hash, OpenAI evals
+  sample_id, the declared --item-field), never by position,
   except in plain score files, wide tables and JSON Lines without an id column; UTF-8 (a BOM is fine;
   LF, CRLF and CR-only line ends all read); a blank line is skipped in a table with an id column and
   refused where rows align by position; a wrong field count, a duplicate model/item/(item, model) row
@@ -120,8 +124,9 @@ input rules (documentation: guide/inputs, "Input formats and rules"):
   are neither 0 nor 1, otherwise the first such value is refused naming its cell (--scores graded
   accepts it); a cluster label that is empty or NA, nan, null, None, n/a (any case) is missing, an
   error unless --missing-cluster drop|own; a model constant on every item is kept (rho undefined for
-  its pairs). Damaged lm-eval lines and Inspect members (bad CRC, malformed, over 128 MiB) are refused
-  by name; a gzip input may inflate to at most 32 MiB.
+  its pairs). Damaged harness files (lm-eval lines, Inspect members with a bad CRC, malformed or over
+  128 MiB, HELM entries, lighteval rows, OpenAI evals events, records) are refused by name; a gzip input
+  may inflate to at most 32 MiB.
 outputs: --out and --plot are checked before any work and made only after the input is read; a file is
   written atomically (a symlink's target is written; a read-only file, an input, another output and the
   shipped data are refused); /dev/stdout, /dev/fd/N, a FIFO or a device is written directly (appended to

@@ -65,7 +65,7 @@ def read_scores(
     metric: str | None = None,
     filter: str | None = None,
     scorer: str | None = None,
-    epochs: str = "first",
+    epochs: str = "error",
     names: Sequence[str] | None = None,
     repeat_column: str | None = None,
     repeat_pattern: str | None = None,
@@ -103,9 +103,11 @@ def read_scores(
         lm-eval folders: the filter, when a task has several (``--filter``).
     scorer : str, optional
         Inspect logs: the scorer, when a log has several (``--scorer``).
-    epochs : {"first", "mean", "all", "error"}, default "first"
+    epochs : {"first", "mean", "all", "error"}, default "error"
         Inspect logs: which epochs are read (:func:`~llm_power_verified.io.inspect_logs.read_inspect`); "all" keeps
-        every epoch as a generation.  The same for HELM's train trials and repeated samples of an OpenAI evals log.
+        every epoch as a generation, "mean" averages them, "first" keeps the first; "error" refuses several (a log of
+        one epoch per sample reads the same under all four).  The same for HELM's train trials and repeated samples
+        of an OpenAI evals log.
     names : sequence of str, optional
         Model names of lm-eval folders (default: the folder names) or of an array's columns.
     repeat_column : str, optional
@@ -197,7 +199,7 @@ def read_scores(
         "metric": metric,
         "filter": filter,
         "scorer": scorer,
-        "epochs": None if epochs == "first" else epochs,
+        "epochs": None if epochs == "error" else epochs,
         "cluster_column": cluster_column,
         "item_column": None if item_column == DEFAULT_ITEM_COLUMN else item_column,
         "model_column": None if model_column == "model" else model_column,
@@ -249,7 +251,7 @@ def _repeat_options(repeat_column: str | None, repeat_pattern: str | None) -> di
 
 def _harness(kind: str, paths: list[Path], given: dict, missing_cluster: str, common: dict) -> ScoreMatrix:
     """Read lm-eval folders, HELM runs, lighteval details, OpenAI evals logs or declared-field records."""
-    epochs = given["epochs"] or "first"
+    epochs = given["epochs"] or "error"
     if kind == "lm-eval":
         task, metric = given["task"], given["metric"]
         if not task or not metric:

@@ -191,7 +191,7 @@ def read_helm(
     split: str | None = None,
     perturbation: str | None = None,
     run_spec: str | None = None,
-    epochs: str = "first",
+    epochs: str = "error",
     on_missing: str = "error",
     score_kind: str = "auto",
 ) -> ScoreMatrix:
@@ -214,7 +214,7 @@ def read_helm(
         Which runs of a suite folder to read: a shell-style pattern (``*``, ``?``, ``[...]``) matched against each
         run's name (``run_spec.json``) and folder name, or, without wildcards, a part of either
         (``simple_short_answer_qa``); at most one run per model may match (``--run-spec``).
-    epochs : {"first", "mean", "all", "error"}, default "first"
+    epochs : {"first", "mean", "all", "error"}, default "error"
         HELM's train trials (``train_trial_index``): "first" keeps the lowest, "mean" averages them (graded
         scores, as asked), "all" keeps each as a generation of its item (item means with ``matrix.generations``;
         at least two trials per run), "error" refuses a run with several (``--epochs``).
@@ -303,7 +303,7 @@ def read_helm(
     common = dict(item_column="item", on_missing=on_missing, source=f"HELM {metric}", lines=lines, notes=notes)
     if epochs == "all":
         return from_long_repeated(
-            long, repeat_column="trial", score_kind=score_kind, single_hint="read it with --epochs first", **common
+            long, repeat_column="trial", score_kind=score_kind, single_hint="read it without --epochs", **common
         )
     # Averaging trials was asked for: the scores are graded by request, not by a silent switch.
     return from_long(long, score_kind="graded" if averaged and score_kind == "auto" else score_kind, **common)

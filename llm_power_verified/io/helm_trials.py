@@ -12,7 +12,7 @@ from pathlib import Path
 
 from llm_power_verified.io.errors import AlignmentError
 from llm_power_verified.io.helm_records import RunStats, StatValue
-from llm_power_verified.io.repeat_choice import choose_repeats, exact_repeats
+from llm_power_verified.io.repeat_choice import CHOOSE, choose_repeats, exact_repeats
 
 __all__ = ["kept_trials", "split_and_values", "trial_table"]
 
@@ -114,12 +114,11 @@ def kept_trials(path: Path, model: str, every: list[int], epochs: str) -> tuple[
         {path: every},
         epochs,
         refuse_several=lambda _, __: (
-            f"{path}: {len(every)} train trials per instance (train_trial_index {listed}); "
-            "choose --epochs first, mean or all"
+            f"{path}: {len(every)} train trials per instance (train_trial_index {listed}); {CHOOSE}"
         ),
         refuse_single=lambda: (
             f"{path}: one train trial per instance (train_trial_index {every[0]}); --epochs all keeps every trial as "
-            "a generation and needs at least 2 to see the within-item variance: read it with --epochs first"
+            "a generation and needs at least 2 to see the within-item variance: read it without --epochs"
         ),
         note_several=lambda _, __: (
             f"{model}: {len(every)} train trials per instance ({listed}); "

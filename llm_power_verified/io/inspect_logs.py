@@ -2,13 +2,14 @@
 
 Items are keyed by sample id.  Epochs are exact: in each log every sample
 must have the same set of epochs, each exactly once, or the reader refuses
-naming the sample and the epoch.  Then ``epochs="first"`` (default) keeps
-the lowest epoch of the log and the notes name it; ``"mean"`` averages the
-epochs (the scores become graded, as asked) and the notes name them;
+naming the sample and the epoch.  A log of several epochs needs a choice
+(``epochs``; the default ``"error"`` refuses it naming the three):
 ``"all"`` keeps every epoch as a generation of its item (the matrix holds
 the item means and their :class:`~llm_power_verified.io.generations.Generations`;
 a log needs at least two epochs, the logs may differ in their number);
-``"error"`` refuses logs with more than one epoch.
+``"mean"`` averages the epochs (the scores become graded, as asked) and the
+notes name them; ``"first"`` keeps the lowest epoch of the log and the notes
+name it.
 
 Reading under damage.  Each member is read by
 :func:`~llm_power_verified.io.zip_members.read_zip_member` (size-bounded,
@@ -51,7 +52,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
-from llm_power_verified.io.repeat_choice import EPOCHS, choose_repeats, exact_repeats, kept_scores
+from llm_power_verified.io.repeat_choice import CHOOSE, EPOCHS, choose_repeats, exact_repeats, kept_scores
 from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import Shown, check_input_kind, kept_value, read_input_bytes
@@ -234,10 +235,10 @@ def _kept_epochs(path: Path, model: str, every: list[int], epochs: str) -> tuple
     kept, note = choose_repeats(
         {path: every},
         epochs,
-        refuse_several=lambda _, __: f"{path}: {listed}; choose --epochs first, mean or all",
+        refuse_several=lambda _, __: f"{path}: {listed}; {CHOOSE}",
         refuse_single=lambda: (
             f"{path}: one epoch per sample (epoch {every[0]}); --epochs all keeps every epoch as a generation "
-            "and needs at least 2 to see the within-item variance: read it with --epochs first"
+            "and needs at least 2 to see the within-item variance: read it without --epochs"
         ),
         note_several=lambda _, __: (
             f"{model}: {listed}; "
@@ -270,7 +271,7 @@ def read_inspect(
     paths: Iterable[str | Path],
     *,
     scorer: str | None = None,
-    epochs: str = "first",
+    epochs: str = "error",
     on_missing: str = "error",
     score_kind: str = "auto",
 ) -> ScoreMatrix:
@@ -282,7 +283,7 @@ def read_inspect(
         The logs.
     scorer : str, optional
         The scorer whose values are read; required when a log has several (``--scorer``).
-    epochs : {"first", "mean", "all", "error"}, default "first"
+    epochs : {"first", "mean", "all", "error"}, default "error"
         "first" keeps each log's lowest epoch, "mean" averages the epochs (the scores are then graded, as asked),
         "all" keeps every epoch as a generation (item means with ``matrix.generations``; at least two epochs per
         log), "error" refuses a log with more than one epoch (``--epochs``).

@@ -42,7 +42,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
-from llm_power_verified.io.repeat_choice import EPOCHS, choose_repeats, kept_scores
+from llm_power_verified.io.repeat_choice import CHOOSE, EPOCHS, choose_repeats, kept_scores
 from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
 from llm_power_verified.io.text import kept_value, read_text
@@ -294,11 +294,11 @@ def _by_sample(log: _Log, epochs: str, metric: str) -> tuple[dict[str, list[_Eve
         epochs,
         refuse_several=lambda sample, events: (
             f"{log.path}, line {events[1].line}: sample {sample!r} has {len(events)} {metric} events (lines "
-            f"{', '.join(str(event.line) for event in events[:5])}); choose --epochs first, mean or all"
+            f"{', '.join(str(event.line) for event in events[:5])}); {CHOOSE}"
         ),
         refuse_single=lambda: (
             f"{log.path}: one {metric} event per sample; --epochs all keeps each as a generation and needs "
-            "at least 2 to see the within-item variance: read it with --epochs first"
+            "at least 2 to see the within-item variance: read it without --epochs"
         ),
         note_several=noted,
     )
@@ -367,7 +367,7 @@ def read_openai_evals(
     paths: Iterable[str | Path],
     *,
     metric: str | None = None,
-    epochs: str = "first",
+    epochs: str = "error",
     on_missing: str = "error",
     score_kind: str = "auto",
 ) -> ScoreMatrix:
@@ -380,7 +380,7 @@ def read_openai_evals(
     metric : str, optional
         ``TYPE.FIELD``: the events of type TYPE, their data field FIELD (``--metric metrics.score``); default
         ``match.correct``, checked against the ``final_report``'s accuracy (module notes).
-    epochs : {"first", "mean", "all", "error"}, default "first"
+    epochs : {"first", "mean", "all", "error"}, default "error"
         For samples with several events of that type: "first" keeps the one of lowest ``event_id`` (a note says
         how many samples had several), "mean" averages them (graded scores), "all" keeps each as a generation
         (item means with ``matrix.generations``), "error" refuses (``--epochs``).

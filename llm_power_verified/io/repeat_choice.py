@@ -8,7 +8,9 @@ readers choose among them by ``epochs`` (``--epochs``), the same four ways:
 * ``"mean"`` averages them (the scores are then graded, as asked);
 * ``"all"`` keeps each as a generation of its item
   (:class:`~llm_power_verified.io.generations.Generations`), and so needs an item with at least two;
-* ``"error"`` refuses an item with several.
+* ``"error"`` (the default) refuses an item with several, naming the three choices (:data:`CHOOSE`): keeping
+  the first alone drops data and can rank models differently from the harness's own accuracy, so it is never
+  chosen silently.
 
 :func:`exact_repeats` groups records by item and repeat label for the readers whose items must all have the same
 labels (Inspect, HELM); :func:`choose_repeats` applies ``epochs`` to each item's ordered repeats; :func:`kept_scores`
@@ -25,10 +27,15 @@ from typing import TypeVar
 
 from llm_power_verified.io.errors import AlignmentError
 
-__all__ = ["EPOCHS", "choose_repeats", "exact_repeats", "kept_scores"]
+__all__ = ["CHOOSE", "EPOCHS", "choose_repeats", "exact_repeats", "kept_scores"]
 
-#: The values of ``epochs`` (``--epochs``).
+#: The values of ``epochs`` (``--epochs``); "error", the default, refuses several rather than choosing silently.
 EPOCHS = ("first", "mean", "all", "error")
+#: How a refusal of several repeats ends: the three choices and what each gives.
+CHOOSE = (
+    "choose --epochs all (each a generation of its item: the item means, with the within/between split; their mean "
+    "is the harness's accuracy), mean (the item means alone) or first (the first of each, the others dropped)"
+)
 
 Item = TypeVar("Item", bound=Hashable)
 Record = TypeVar("Record")
