@@ -205,7 +205,7 @@ def test_train_trials(tmp_path, epochs):
 
 
 def test_one_trial_refused_under_epochs_all():
-    with pytest.raises(LlmPowerError, match=r"one train trial per instance.*--epochs first"):
+    with pytest.raises(LlmPowerError, match=r"one train trial per instance.*read it without --epochs"):
         read_helm(_runs(), metric=METRIC, epochs="all")
 
 
@@ -310,7 +310,7 @@ def test_cli_perturbation(capsys, tmp_path):
         (["--metric", METRIC, "--perturbation", "typos"], ("run-model1", "'typos'", "--perturbation")),
         (["--metric", METRIC, "--split", "valid"], ("run-model1", "'valid'", "--split")),
         (["--metric", "num_prompt_tokens"], ("'id60'", "205", "--metric")),
-        (["--metric", METRIC, "--epochs", "all"], ("one train trial", "--epochs first")),
+        (["--metric", METRIC, "--epochs", "all"], ("one train trial", "read it without --epochs")),
         (["--metric", METRIC, "--run-spec", "mmlu"], ("--run-spec", "suite folder")),
         ([], ("--metric",)),
     ],
