@@ -33,6 +33,7 @@ from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.input_kinds import TABLE_SUFFIXES, input_kind, refuse_twins
 from llm_power_verified.io.inspect_logs import read_inspect
 from llm_power_verified.io.lm_eval import read_lm_eval
+from llm_power_verified.io.lm_eval_runs import choices_hint
 from llm_power_verified.io.matrix import ScoreMatrix, from_array
 from llm_power_verified.io.plain import read_score_files
 from llm_power_verified.io.repeated_tables import from_long_repeated, from_wide_repeated
@@ -256,7 +257,10 @@ def _harness(kind: str, paths: list[Path], given: dict, missing_cluster: str, co
         task, metric = given["task"], given["metric"]
         if not task or not metric:
             missing = " and ".join(f"--{name}" for name, value in (("task", task), ("metric", metric)) if not value)
-            raise InputError(f"lm-eval folders need --task and --metric (task=, metric= in Python); missing: {missing}")
+            hint = choices_hint(paths[0], task)
+            raise InputError(
+                f"lm-eval folders need --task and --metric (task=, metric= in Python); missing: {missing}{hint}"
+            )
         keys = ("task", "metric", "filter", "names", "run")
         align_on = given["align_on"] or "id"
         return read_lm_eval(

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llm_power_verified.io.errors import InputError
+from llm_power_verified.io.lm_eval_runs import SAMPLES
 
 __all__ = ["INPUT_FORMATS", "TABLE_SUFFIXES", "input_kind", "refuse_twins"]
 
@@ -136,16 +137,35 @@ def _folder_claims(folder: Path) -> list[str]:
     return claims
 
 
+def _refuse_unclaimed(folder: Path) -> None:
+    """A folder no reader claims; when its subfolders hold harness output (lm-eval's --output_path), name them."""
+    held = [child for child in _subfolders(folder) if _folder_claims(child)][:50]
+    if held:
+        shown = ", ".join(child.name for child in held[:5]) + (", ..." if len(held) > 5 else "")
+        raise InputError(
+            f"{folder}: holds harness output in its folders ({shown}): give those folders ({folder}/*, or the ones to "
+            "compare), not the folder that holds them"
+        )
+    raise InputError(
+        f"{folder}: no harness output recognised in this folder: lm-eval --log_samples output "
+        "(samples_*.jsonl), a HELM run or suite (per_instance_stats.json) or lighteval details "
+        "(details_*.parquet) is read from a folder; tables and logs are given as files"
+    )
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return sorted(child for child in folder.iterdir() if child.is_dir())
+    except OSError:  # unreadable: the reader says what is wrong
+        return []
+
+
 def _folder_kind(paths: Sequence[Path]) -> str:
     kinds = []
     for folder in paths:
         claims = _folder_claims(folder)
         if not claims:
-            raise InputError(
-                f"{folder}: no harness output recognised in this folder: lm-eval --log_samples output "
-                "(samples_*.jsonl), a HELM run or suite (per_instance_stats.json) or lighteval details "
-                "(details_*.parquet) is read from a folder; tables and logs are given as files"
-            )
+            _refuse_unclaimed(folder)
         if len(claims) > 1:
             held = " and ".join(_DESCRIBED[claim] for claim in claims)
             choices = " or ".join(f"--input-format {claim}" for claim in claims if claim != "inspect")
@@ -166,6 +186,8 @@ def _file_kind(paths: Sequence[Path]) -> str:
     for path, name in zip(paths, names, strict=True):
         _refuse_part_of_a_run(path, name)
     claims = [_file_claim(path, name) for path, name in zip(paths, names, strict=True)]
+    if "lm-eval samples" in claims:
+        _refuse_samples_files(paths, claims)
     for special in ("openai-evals", "lighteval"):
         if special in claims:
             if all(claim == special for claim in claims):
@@ -173,11 +195,14 @@ def _file_kind(paths: Sequence[Path]) -> str:
             shown = ", ".join(
                 f"{path} ({claim or 'not recognised'})" for path, claim in zip(paths, claims, strict=True)
             )
-            raise InputError(
-                f"cannot mix these inputs: {shown}; give one kind at a time, or, if they are all {_NAMES[special]} "
-                f"(one damaged), read them with --input-format {special}, whose reader says what is wrong"
+            damaged = (
+                ""
+                if any(claim not in (special, None) for claim in claims)
+                else f", or, if they are all {_NAMES[special]} (one damaged), read them with --input-format "
+                f"{special}, whose reader says what is wrong"
             )
-    if all(name.endswith(INSPECT_SUFFIXES) for name in names):
+            raise InputError(f"cannot mix these inputs: {shown}; give one kind at a time{damaged}")
+    if all(claim == "inspect" for claim in claims):
         return "inspect"
     if len(paths) == 1 and names[0].endswith(TABLE_SUFFIXES):
         return "table"
@@ -197,6 +222,16 @@ def _file_kind(paths: Sequence[Path]) -> str:
     raise InputError(
         f"{len(paths)} plain files given: plain score files (one number per line) come in pairs; "
         "several models go in one table (.csv, .parquet, .jsonl)"
+    )
+
+
+def _refuse_samples_files(paths: Sequence[Path], claims: list[str | None]) -> None:
+    """lm-eval samples files given as files: their folder is the input (it names the model and holds the run)."""
+    samples = [path for path, claim in zip(paths, claims, strict=True) if claim == "lm-eval samples"]
+    folders = " ".join(str(path.parent) for path in samples)
+    raise InputError(
+        f"{samples[0]}: an lm-eval samples file: give the folders that hold them, one per model ({folders}), with "
+        "--task and --metric; or read the files as plain JSON records with --item-field doc_id --score-field METRIC"
     )
 
 
@@ -222,7 +257,7 @@ def _refuse_part_of_a_run(path: Path, name: str) -> None:
 
 
 def _file_claim(path: Path, name: str) -> str | None:
-    """'openai-evals' or 'lighteval' when the file's beginning (or a lighteval details name) says so, else None."""
+    """Which reader a file's name and beginning point to: 'openai-evals', 'lighteval', 'inspect', 'lm-eval samples'."""
     # Lazy: each harness's detection lives with its reader, imported when such a file is given.
     from llm_power_verified.io import lighteval, openai_evals
 
@@ -230,6 +265,10 @@ def _file_claim(path: Path, name: str) -> str | None:
         return "openai-evals"
     if lighteval.is_lighteval_details(path):
         return "lighteval"
+    if SAMPLES.match(path.name):
+        return "lm-eval samples"
+    if name.endswith(INSPECT_SUFFIXES):
+        return "inspect"
     return None
 
 

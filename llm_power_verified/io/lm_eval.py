@@ -271,6 +271,7 @@ def read_lm_eval(
             else "; items keyed by (task, doc_id)"
         ),
         *seen.notes(),
+        *[note for note in [seen.runs_note(run)] if note],
     ]
     if grouped:
         notes.append("group task: subtasks are the item clusters")

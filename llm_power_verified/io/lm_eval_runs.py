@@ -16,7 +16,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
 
-__all__ = ["SAMPLES", "at", "lm_eval_files", "load_json", "short", "stamp_order"]
+__all__ = ["SAMPLES", "at", "choices_hint", "lm_eval_files", "load_json", "short", "stamp_order"]
 
 #: A samples file's name: JSON Lines (lm-eval 0.4.3 on), or one JSON array (``.json``, May to mid-June 2024).
 SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl?$")
@@ -81,6 +81,37 @@ def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple
     return files
 
 
+def choices_hint(folder: Path, task: str | None) -> str:
+    """What a folder offers for the missing ``--task`` or ``--metric``: its tasks, or the task's metrics.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        One model's output folder.
+    task : str or None
+        The task given, if any.
+
+    Returns
+    -------
+    str
+        " (tasks with samples: ...)" or " (metrics of TASK: ...)", or "" when the folder does not tell.
+    """
+    names = sorted({match["task"] for path in folder.glob("samples_*.json*") if (match := SAMPLES.match(path.name))})
+    if task is None or task not in names:
+        return f" (tasks with samples in {folder.name}: {', '.join(names[:20])})" if names else ""
+    path = next(path for path in sorted(folder.glob(f"samples_{task}_*.json*")) if SAMPLES.match(path.name))
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(1 << 20)
+        record = parse_json(first.decode("utf-8").strip().rstrip(",").lstrip("["), str(path))
+    except (OSError, UnicodeDecodeError, InputError):  # a damaged file: the reader names the damage later
+        return ""
+    metrics = record.get("metrics") if isinstance(record, dict) else None
+    if not isinstance(metrics, list) or not all(isinstance(name, str) for name in metrics):
+        return ""
+    return f" (metrics of {task}: {', '.join(metrics[:20])})"
+
+
 def stamp_order(stamp: str) -> tuple[tuple[int, ...], float]:
     """A sort key of a time stamp as lm-eval and lighteval write them (2024-06-26T13-54-51.123456): by time, not text.
 
@@ -108,12 +139,14 @@ def _chosen_run(folder: Path, task: str, paths: list[Path], run: str | None) -> 
         )
     if run is None or run == "latest":
         return max(zip(stamps, paths, strict=True), key=lambda pair: stamp_order(pair[0]))[1]
-    if run not in stamps:
-        raise AlignmentError(
-            f"{folder}: --run {run!r} is no run of task {task!r}; its samples files are stamped {', '.join(stamps)} "
-            "(or give --run latest)"
-        )
-    return paths[stamps.index(run)]
+    if run in stamps:
+        return paths[stamps.index(run)]
+    if len(paths) == 1:  # each model's folder has its own stamps: a folder of one run is read, and the note says so
+        return paths[0]
+    raise AlignmentError(
+        f"{folder}: --run {run!r} is no run of task {task!r}; its samples files are stamped {', '.join(stamps)} "
+        "(or give --run latest)"
+    )
 
 
 def at(path: Path, number: int) -> str:
@@ -164,6 +197,12 @@ def short(digest: str) -> str:
         Its first 12 characters, and "..." when it is longer.
     """
     return digest[:12] + ("..." if len(digest) > 12 else "")
+
+
+def _listed(stamps: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} {stamp}" for name, stamp in stamps[:10]) + (
+        f" and {len(stamps) - 10} more" if len(stamps) > 10 else ""
+    )
 
 
 def _run_identity(folder: Path, files: list[tuple[str, Path]]) -> tuple[str, str] | None:
@@ -217,6 +256,7 @@ class Seen:
     unhashed: list = field(default_factory=list)  # files without doc_hash
     files: int = 0
     unnamed: list = field(default_factory=list)  # folders whose results file names no model
+    stamps: list = field(default_factory=list)  # (folder name, stamp of the run read)
 
     def same_filter(self, subtask: str, chosen: str, path: Path) -> None:
         """Refuse a subtask read under another filter than in an earlier folder."""
@@ -249,6 +289,7 @@ class Seen:
 
     def another_run(self, folder: Path, files: list[tuple[str, Path]], digests: tuple[str, ...]) -> None:
         """Refuse a folder holding the same run as an earlier one (same model and settings, or the same files)."""
+        self.stamps.append((folder.name, SAMPLES.match(files[0][1].name)["stamp"]))
         identity = _run_identity(folder, files)
         if identity is None:
             self.unnamed.append(folder.name)
@@ -265,6 +306,15 @@ class Seen:
                 "same run; keep one of them"
             )
         self.copies[digests] = folder
+
+    def runs_note(self, run: str | None) -> str | None:
+        """The run read of each folder, when ``run`` chose it; a stamp that is no folder's run is refused."""
+        if run is None:
+            return None
+        if run != "latest" and all(stamp != run for _, stamp in self.stamps):
+            raise AlignmentError(f"--run {run!r} is the run of no folder (their runs: {_listed(self.stamps)})")
+        asked = "the newest of each folder" if run == "latest" else f"{run} where a folder has several"
+        return f"runs read (--run {run}: {asked}): {_listed(self.stamps)}"
 
     def notes(self) -> list[str]:
         """The notes on unhashed files and unnamed runs."""

@@ -204,3 +204,46 @@ def test_samples_written_as_one_json_array_are_read_like_json_lines(tmp_path):
     next(folders[1].glob("*.json")).write_text(json.dumps({"samples": records}))
     with pytest.raises(InputError, match=r"a JSON dict where lm-eval's samples file holds an array of samples"):
         read_scores(folders, task=TASK, metric="acc")
+
+
+def test_the_folder_holding_the_model_folders_is_refused_naming_them():
+    with pytest.raises(InputError, match=r"holds harness output in its folders \(model-a, model-b, model-c\)"):
+        input_kind([HASHLM])
+
+
+def test_samples_files_given_as_files_are_refused_pointing_at_their_folders():
+    files = [_samples("model-a"), _samples("model-b")]
+    with pytest.raises(InputError, match=r"an lm-eval samples file: give the folders .*--item-field doc_id"):
+        input_kind(files)
+    with pytest.raises(InputError, match=r"an lm-eval samples file"):
+        input_kind(files[:1])  # one file alone is not a table either
+
+
+def test_logs_of_two_harnesses_are_named_each_by_its_harness():
+    fixtures = HASHLM.parents[1]
+    logs = [fixtures / "openai_evals" / "arith-solver-a.jsonl", next((fixtures / "inspect" / "eval").glob("*.eval"))]
+    with pytest.raises(InputError, match=r"\(openai-evals\), .*\.eval \(inspect\); give one kind at a time$"):
+        input_kind(logs)
+
+
+def test_a_stamp_picks_the_run_of_the_folder_that_has_several_and_the_note_names_every_run_read(tmp_path):
+    folders = _leaderboard(tmp_path)
+    only = next(folders[1].glob(f"samples_{TASK}_{EARLIER}.jsonl"))
+    only.unlink()  # model-b: one run; model-a: two
+    matrix = read_scores(list(folders), task=TASK, metric="acc", run=EARLIER)
+    original = read_scores([HASHLM / "model-a", HASHLM / "model-b"], task=TASK, metric="acc")
+    assert matrix.scores[0, 0] == 1 - original.scores[0, 0]  # model-a's earlier run
+    assert np.array_equal(matrix.scores[:, 1], original.scores[:, 1])  # model-b's only run
+    stamp_b = _samples("model-b").name.removeprefix(f"samples_{TASK}_").removesuffix(".jsonl")
+    note = next(note for note in matrix.notes if note.startswith("runs read"))
+    assert f"org__model-a {EARLIER}" in note and f"org__model-b {stamp_b}" in note
+    with pytest.raises(AlignmentError, match=r"--run '2020-01-01T00-00-00' is the run of no folder"):
+        read_scores([folders[1]], task=TASK, metric="acc", run="2020-01-01T00-00-00")
+
+
+def test_a_missing_task_or_metric_is_refused_listing_what_the_folder_holds():
+    folders = [HASHLM / "model-a", HASHLM / "model-b"]
+    with pytest.raises(InputError, match=r"missing: --task and --metric \(tasks with samples in model-a: arith_gen"):
+        read_scores(folders)  # a folder is lm-eval output by its samples files; both options are needed
+    with pytest.raises(InputError, match=r"missing: --metric \(metrics of arith_mc: acc, acc_norm\)"):
+        read_scores(folders, task="arith_mc")
