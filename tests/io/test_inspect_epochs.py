@@ -1,10 +1,13 @@
 """Inspect epochs are exact, and an archive's members are unambiguous.
 
 Every sample of a log has the same set of epochs, each exactly once, or the
-reader refuses naming the sample and the epoch; the notes name the epoch
-kept (``--epochs first``) or the epochs averaged (``--epochs mean``).  An
-archive holding two members of one name is refused.  Refusals are checked
-through the CLI: exit status 2, one line on stderr naming the file.
+reader refuses naming the sample and the epoch.  A log of several epochs is
+refused unless ``--epochs`` chooses (the refusal names the three choices);
+the notes name the epoch kept (``--epochs first``) or the epochs averaged
+(``--epochs mean``), whose model means are the log header's accuracies on the
+shipped 5-epoch run.  An archive holding two members of one name is refused.
+Refusals are checked through the CLI: exit status 2, one line on stderr
+naming the file.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from llm_power_verified.cli import main
 from llm_power_verified.io import read_inspect
 from llm_power_verified.io.errors import AlignmentError, InputError
+from llm_power_verified.io.repeat_choice import CHOOSE
 from llm_power_verified.io.zip_members import read_zip_member
 from tests.io.test_bounded_reading import refused
 from tests.support.damaged import eval_bytes, zip_archive, zstd_member
@@ -70,7 +75,7 @@ def test_fixture_notes_and_values_tell_the_truth():
     truth = _fixture_epochs()
     ids = sorted({item for item, _ in truth})
     assert len(ids) == 50 and {epoch for _, epoch in truth} == {1, 2} and len(truth) == 100
-    first = read_inspect([epochs_file, other], on_missing="intersect")
+    first = read_inspect([epochs_file, other], epochs="first", on_missing="intersect")
     mean = read_inspect([epochs_file, other], epochs="mean", on_missing="intersect")
     assert "mockllm/model-a: 2 epochs per sample (epochs 1, 2); kept epoch 1 of each sample" in first.notes
     assert (
@@ -91,7 +96,7 @@ def test_fixture_notes_and_values_tell_the_truth():
 # --------------------------------------------------------------------------- synthetic logs
 def test_first_keeps_the_lowest_epoch_and_names_it(tmp_path):
     samples, values = _epochs(20, [2, 3, 4])
-    matrix = read_inspect(_pair(tmp_path, samples))
+    matrix = read_inspect(_pair(tmp_path, samples), epochs="first")
     assert "m/x: 3 epochs per sample (epochs 2-4); kept epoch 2 of each sample" in matrix.notes
     column = matrix.models.index("m/x")
     assert [matrix.scores[row, column] for row in range(20)] == [values[int(item[1:]), 2] for item in matrix.item_ids]
@@ -186,3 +191,55 @@ def test_every_zip_method_reads_the_same(tmp_path, method):
         archive.writestr("summaries.json", json.dumps(samples))
     matrix = read_inspect(paths)
     assert matrix.item_ids == expected.item_ids and np.array_equal(matrix.scores, expected.scores)
+
+
+# --------------------------------------------------------------------------- the shipped 5-epoch run
+EPOCHS5 = sorted((FIXTURES.parent / "inspect_epochs5").glob("*.eval"))
+# Inspect's accuracy is the mean over epochs of each epoch's mean (or the mean of the item means): the same sum of
+# 500 values in 0.2 steps divided in another order, so it differs from ours by a few ulps of numbers below 1.
+HEADER_TOLERANCE = 1e-12
+
+
+def _header_accuracies() -> dict[str, float]:
+    """Model -> the accuracy each log's header.json reports (Inspect's own aggregate), read from the archive."""
+    accuracies = {}
+    for path in EPOCHS5:
+        with zipfile.ZipFile(path) as archive:
+            header = json.loads(read_zip_member(archive, path, "header.json"))
+        assert header["eval"]["config"]["epochs"] == 5
+        (score,) = header["results"]["scores"]
+        accuracies[header["eval"]["model"]] = score["metrics"]["accuracy"]["value"]
+    return accuracies
+
+
+def test_the_shipped_5_epoch_logs_without_epochs_are_refused_naming_the_three_choices(capsys):
+    assert len(EPOCHS5) == 3
+    message = refused(
+        ["audit", *map(str, EPOCHS5), "--n-resamples", "0"],
+        ["model-a.eval: 5 epochs per sample (epochs 1-5)", CHOOSE],
+        capsys,
+    )
+    for choice in ("--epochs all (", "mean (", "or first ("):
+        assert choice in message
+    with pytest.raises(AlignmentError, match=re.escape(CHOOSE)):
+        read_inspect(EPOCHS5)
+
+
+def test_the_shipped_5_epoch_logs_by_their_mean_are_the_headers_accuracies_and_rank_c_first(capsys):
+    accuracies = _header_accuracies()
+    # What PROVENANCE.md states, here only as a check that the header was read (the header is the reference).
+    assert [round(accuracies[f"mockllm/model-{x}"], 3) for x in "abc"] == [0.524, 0.528, 0.590]
+    matrix = read_inspect(EPOCHS5, epochs="mean")
+    assert matrix.n_items == 100 and not matrix.binary
+    means = dict(zip(matrix.models, matrix.scores.mean(axis=0), strict=True))
+    assert means.keys() == accuracies.keys()
+    for model, accuracy in accuracies.items():
+        assert abs(means[model] - accuracy) <= HEADER_TOLERANCE, (model, means[model], accuracy)
+    status = main(
+        ["audit", *map(str, EPOCHS5), "--epochs", "mean", "--n-resamples", "0", "--quiet", "--format", "json"]
+    )
+    captured = capsys.readouterr()
+    assert status == 0 and captured.err == ""
+    ranking = [row["model"] for row in json.loads(captured.out)["ranking"]]
+    assert ranking == sorted(accuracies, key=accuracies.get, reverse=True)
+    assert ranking[0] == "mockllm/model-c"

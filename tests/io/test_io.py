@@ -121,15 +121,17 @@ def test_inspect_epochs_and_json():
     json_file = next((FIXTURES / "inspect" / "json").glob("*.json"))
     model_a = sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[0]
     with pytest.raises(AlignmentError, match="both logs of model 'mockllm/model-a'"):
-        read_inspect([epochs_file, json_file])
+        read_inspect([epochs_file, json_file], epochs="first")
     with pytest.raises(AlignmentError, match="2 epochs per sample"):
         read_inspect(
             [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]],
             epochs="error",
             on_missing="intersect",
         )
+    with pytest.raises(AlignmentError, match=r"2 epochs per sample.*choose --epochs all"):
+        read_inspect([epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect")
     first = read_inspect(
-        [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], on_missing="intersect"
+        [epochs_file, sorted((FIXTURES / "inspect" / "eval").glob("*.eval"))[1]], epochs="first", on_missing="intersect"
     )
     assert (
         first.n_items == 50 and first.scores[:, 0].sum() == 31 and any("kept epoch 1" in note for note in first.notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from llm_power_verified.cli import main
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.openai_evals import is_openai_evals_log, read_openai_evals
+from llm_power_verified.io.repeat_choice import CHOOSE
 from tests.io.test_bounded_reading import refused
 from tests.support.hostile_openai_evals import DAMAGED, MATCH_LINE, copies, drop_lines, set_accuracy, twice, with_record
 
@@ -191,7 +193,11 @@ def test_another_event_type_and_field_is_read(tmp_path):
 def test_several_match_events_per_sample_by_epochs(tmp_path):
     """A log with n = 2 match events per sample (second one always wrong), against two genuine logs."""
     paths = copies(tmp_path, twice(lambda record: False))
-    first = read_openai_evals(paths)
+    with pytest.raises(
+        InputError, match=re.escape(f"sample 'arith-match.dev.53' has 2 match events (lines 4, 123); {CHOOSE}")
+    ):
+        read_openai_evals(paths)
+    first = read_openai_evals(paths, epochs="first")
     assert first.scores.sum(axis=0).tolist() == [56, 40, 33]
     assert "arith-solver-a: 60 of 60 samples have several match events (2 each); kept the one of lowest event_id" in (
         " ".join(first.notes)
@@ -199,7 +205,9 @@ def test_several_match_events_per_sample_by_epochs(tmp_path):
     mean = read_openai_evals(paths, epochs="mean")
     assert mean.score_kind == "graded"
     assert mean.scores[:, 0].sum() == 28  # halves of 0/1 sums are exact in binary
-    with pytest.raises(InputError, match=r"arith-solver-b\.jsonl: one match event per sample.*--epochs first"):
+    with pytest.raises(
+        InputError, match=r"arith-solver-b\.jsonl: one match event per sample.*read it without --epochs$"
+    ):
         read_openai_evals(paths, epochs="all")
 
 
@@ -231,8 +239,9 @@ def test_audit_reads_the_logs_by_detection(capsys):
 
 def test_audit_flags_reach_the_reader(tmp_path, capsys):
     paths = list(map(str, copies(tmp_path, twice(lambda record: False))))
-    message = refused(["audit", *paths, "--epochs", "error"], ["arith-solver-a.jsonl, line 123"], capsys)
-    assert "--epochs first, mean or all" in message
+    for flag in ([], ["--epochs", "error"]):
+        message = refused(["audit", *paths, *flag], ["arith-solver-a.jsonl, line 123"], capsys)
+        assert message.endswith(CHOOSE)
     refused(["audit", *paths, "--metric", "metricz.score"], ["no 'metricz' events", "--metric TYPE.FIELD"], capsys)
     status = main(["audit", *paths, "--epochs", "mean", "--n-resamples", "0", "--quiet", "--format", "json"])
     report = json.loads(capsys.readouterr().out)

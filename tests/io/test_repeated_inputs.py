@@ -344,7 +344,7 @@ def test_inspect_epochs_all_keeps_every_epoch(tmp_path, capsys):
     one = _log(tmp_path, "z", {(i, 1): 1.0 for i in range(15)}, "m/z")
     refused(
         ["audit", str(paths[0]), str(one), "--epochs", "all", "--n-resamples", "0"],
-        ["z.eval: one epoch per sample (epoch 1)", "--epochs first"],
+        ["z.eval: one epoch per sample (epoch 1)", "read it without --epochs"],
         capsys,
     )
 

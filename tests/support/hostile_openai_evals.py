@@ -95,6 +95,11 @@ def copies(folder: Path, edit: Edit, which: tuple[int, ...] = (0,)) -> list[Path
 MATCH_LINE = 4  # log a's first match event: sample arith-match.dev.53, correct true, event_id 1
 A = "arith-solver-a.jsonl"
 # (name, edit of log a, read_openai_evals keywords, error type, fragments the one-line message must hold)
+# The first sample's match event again, as a later event (so two for one sample), the final report made to agree.
+SECOND_MATCH_EVENT = in_turn(
+    lambda lines: [*lines, lines[3].replace('"event_id": 1,', '"event_id": 500,')], set_accuracy(57 / 61)
+)
+
 DAMAGED = [
     ("spec line missing", drop_lines(1), {}, InputError, (A, "line 1", "'final_report'", "'spec'", "--input-format")),
     (
@@ -194,17 +199,24 @@ DAMAGED = [
     ),
     (
         "several match events, --epochs error",
-        in_turn(lambda lines: [*lines, lines[3].replace('"event_id": 1,', '"event_id": 500,')], set_accuracy(57 / 61)),
+        SECOND_MATCH_EVENT,
         {"epochs": "error"},
         InputError,
-        (A, "line 123", "2 match events", "--epochs first, mean or all"),
+        (A, "line 123", "2 match events", "choose --epochs all", "mean (the item means alone)", "or first ("),
+    ),
+    (
+        "several match events, no --epochs (the default refuses)",
+        SECOND_MATCH_EVENT,
+        {},
+        InputError,
+        (A, "line 123", "2 match events", "choose --epochs all", "mean (the item means alone)", "or first ("),
     ),
     (
         "one event per sample, --epochs all",
         lambda lines: lines,
         {"epochs": "all"},
         InputError,
-        (A, "one match event per sample", "--epochs first"),
+        (A, "one match event per sample", "read it without --epochs"),
     ),
     ("empty file", lambda lines: [], {}, InputError, (A, "empty file")),
     (
