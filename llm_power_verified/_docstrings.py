@@ -150,6 +150,11 @@ PARAMETERS = {
         'The range every score must lie in; None allows any finite real (with score_kind="graded" only).',
     ),
     "source_name": ("source : str", 'What messages and the matrix call the input (a file name, "DataFrame").'),
+    "exact_ids": (
+        "exact_ids : bool, default False",
+        "Keep item ids exactly as written: a harness file's ids are exact strings (JSON, Parquet), so ``'q1 '`` and "
+        "``'q1'`` are two items there; False drops the blanks around an id, as for a table's cells.",
+    ),
     "lines": (
         "lines : array_like, optional",
         "Where each row came from, for messages: a line number, or a place such "

@@ -40,6 +40,7 @@ __all__ = [
     "EXACT_FLOATS",
     "FINITE_NUMBER",
     "MISSING_TEXT",
+    "exact_text",
     "is_missing_label",
     "item_text",
     "label_codes",
@@ -304,6 +305,29 @@ def item_text(value: object) -> str:
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         value = int(value)
     return str(value).strip()
+
+
+def exact_text(value: object) -> str:
+    """An id as text, exactly as written (12.0 read from a float column is "12"; blanks kept).
+
+    Parameters
+    ----------
+    value : object
+        The cell.
+
+    Returns
+    -------
+    str
+        Its text.
+
+    Examples
+    --------
+    >>> exact_text(12.0), exact_text(" q1 ")
+    ('12', ' q1 ')
+    """
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    return str(value)
 
 
 _SCALARS = (str, int, float, bool, np.generic)

@@ -2,17 +2,14 @@
 
 Long (``repeat_column``, ``--repeat-column NAME``): one row per (item, model, repeat), the repeat a label (an epoch,
 sample, seed or run: text or whole numbers).  Wide (``repeat_pattern``, ``--repeat-pattern PATTERN``): one row per
-item, one column per (model, repeat), each header spelled by the pattern, e.g. ``{model}@{repeat}`` or
-``{model}_seed{repeat}``; every cell filled (a blank one is refused as by the plain wide reader, or its item left
-out under ``on_missing="intersect"``: unequal generations are written as a long table).
+item, one column per (model, repeat), each header spelled by the pattern (``{model}@{repeat}``); every cell filled
+(a blank one refused, or its item left out under ``on_missing="intersect"``: unequal counts go in a long table).
 
-Both follow :mod:`llm_power_verified.io.generations`: a repeat once per (item, model), spelled one way in the whole
-table ("1" and "1.0", or "1" and a full-width "1", are one repeat written two ways: refused), never missing (empty,
-NA, null); a cell without generations is an item the model lacks (``on_missing``); a cell with one is refused (no
-within-item variance); counts may differ between cells (a note says so).  Each generation's score is range-checked
-on its own line, and a few fractional generations among 0/1 ones are refused as damage under ``score_kind="auto"``
-(:func:`~llm_power_verified.io.score_kind.resolve_score_kind`, as without repeats).  The matrix holds the item means
-(graded), :class:`~llm_power_verified.io.generations.Generations` the counts and variances.
+Both follow :mod:`llm_power_verified.io.generations`: a repeat once per (item, model), spelled one way ("1" and
+"1.0" refused), never missing; a cell without generations is an item the model lacks (``on_missing``), a cell with
+one is refused (no within-item variance), counts may differ (noted).  Each score is range-checked on its line; a few
+fractional generations among 0/1 ones are damage under ``score_kind="auto"`` (as without repeats).  The matrix
+holds the item means (graded), :class:`~llm_power_verified.io.generations.Generations` the counts and variances.
 """
 
 from __future__ import annotations
@@ -155,6 +152,7 @@ def _repeated_matrix(
     "missing_cluster",
     "source_name",
     "lines",
+    "exact_ids",
     returns="score_matrix",
 )
 def from_long_repeated(
@@ -173,6 +171,7 @@ def from_long_repeated(
     lines: np.ndarray | None = None,
     notes: Sequence[str] = (),
     single_hint: str = _SINGLE_HINT,
+    exact_ids: bool = False,
 ) -> ScoreMatrix:
     """Item means and their generations from a long table: one row per (item, model, repeat).
 
@@ -195,6 +194,7 @@ def from_long_repeated(
         Notes of the caller (a harness reader's), kept before the matrix's own.
     single_hint : str, optional
         What a refusal of a cell with one generation suggests (default: read without ``--repeat-column``).
+    %(exact_ids)s
 
     Raises
     ------
@@ -230,7 +230,7 @@ def from_long_repeated(
             "the generations of one (item, model) apart: name another column"
         )
     check_long_columns(frame, {**named, repeat_column: "--repeat-column"}, source)
-    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
+    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines, exact_ids)
     lines = codes.lines
     empty = (
         f"the {repeat_column} is missing (empty, or a missing-value text such as NA, null, None); every generation "

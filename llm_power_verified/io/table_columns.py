@@ -18,7 +18,7 @@ import pandas as pd
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.io.cells import is_missing_label, item_text, label_codes, number_matrix, row_place
+from llm_power_verified.io.cells import exact_text, is_missing_label, item_text, label_codes, number_matrix, row_place
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.table_alignment import same_name_repeat
 from llm_power_verified.io.text import first_repeat
@@ -145,7 +145,7 @@ class LongCodes(Result):
     label_names: list[str] | None = None
 
 
-@docfill("source_name", "lines")
+@docfill("source_name", "lines", "exact_ids")
 def long_codes(
     frame: pd.DataFrame,
     item_column: str,
@@ -154,6 +154,7 @@ def long_codes(
     cluster_column: str | None,
     source: str,
     lines: np.ndarray | None,
+    exact_ids: bool = False,
 ) -> LongCodes:
     """The rows of a long table (its columns checked by :func:`check_long_columns`) as codes with their scores.
 
@@ -167,6 +168,7 @@ def long_codes(
         Its cluster column, if any.
     %(source_name)s
     %(lines)s
+    %(exact_ids)s
 
     Returns
     -------
@@ -181,7 +183,13 @@ def long_codes(
     """
     lines = np.arange(2, len(frame) + 2) if lines is None else lines
     rows, item_names = required_codes(
-        frame[item_column], source, lines, item_column, "an item id", "the item id is empty; every item needs an id"
+        frame[item_column],
+        source,
+        lines,
+        item_column,
+        "an item id",
+        "the item id is empty; every item needs an id",
+        exact_text if exact_ids else item_text,
     )
     # Blanks around a model name dropped, as around a wide table's header names ('m1 ' is 'm1').
     cols, model_names = required_codes(

@@ -262,6 +262,7 @@ def from_wide(
     "missing_cluster",
     "source_name",
     "lines",
+    "exact_ids",
     returns="score_matrix",
 )
 def from_long(
@@ -278,6 +279,7 @@ def from_long(
     source: str = "long table",
     lines: np.ndarray | None = None,
     notes: Sequence[str] = (),
+    exact_ids: bool = False,
 ) -> ScoreMatrix:
     """Score matrix from a long table: one row per (item, model).
 
@@ -296,6 +298,7 @@ def from_long(
     %(lines)s
     notes : sequence of str, default ()
         Notes of the caller (a harness reader's), kept before the matrix's own.
+    %(exact_ids)s
 
     Raises
     ------
@@ -327,7 +330,7 @@ def from_long(
         },
         source,
     )
-    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines)
+    codes = long_codes(frame, item_column, model_column, score_column, cluster_column, source, lines, exact_ids)
     rows, item_names, model_names, lines = codes.rows, codes.item_names, codes.model_names, codes.lines
     position, scores = score_grid(rows, codes.cols, codes.values, item_names, model_names, source, lines)
     keep_items, note = common_items(position, item_names, model_names, on_missing, source)
