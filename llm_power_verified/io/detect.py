@@ -21,6 +21,7 @@ Mixed kinds of input are refused.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -182,7 +183,10 @@ def read_scores(
     if isinstance(source, np.ndarray):
         _refuse_unused("array", repeats)
         return from_array(source, models=names, score_kind=score_kind, source="array")
-    paths = [Path(source)] if isinstance(source, (str, Path)) else [Path(p) for p in source]
+    paths = _paths(source)
+    for name, value in (("run", run), ("input_format", input_format), ("metric", metric), ("task", task)):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(f"{name}={value!r}: give text (or leave it out)")
     declared = {
         "records": records,
         "item_field": item_field,
@@ -212,13 +216,14 @@ def read_scores(
         "run": run,
         "align_on": None if align_on == "id" else align_on,
         **declared,
+        "names": names,
     }
     _refuse_unused(kind, given)
     common = dict(on_missing=on_missing, score_kind=score_kind)
     if kind == "inspect":
         return read_inspect(paths, scorer=scorer, epochs=epochs, **common)
     if kind in ("lm-eval", "helm", "lighteval", "openai-evals", "records"):
-        return _harness(kind, paths, {**given, "names": names}, missing_cluster, common)
+        return _harness(kind, paths, given, missing_cluster, common)
     if kind == "table" and (repeat_column is not None or repeat_pattern is not None):
         text_columns = {name for name in (item_column, cluster_column, model_column, repeat_column) if name}
         frame, lines = read_frame(paths[0], text_columns, item_column)
@@ -226,6 +231,20 @@ def read_scores(
     if kind == "table":
         return _repeat_header_note(read_table(paths[0], **columns, **options))
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
+
+
+def _paths(source) -> list[Path]:
+    """The input paths of ``source`` (a path or a sequence of them); anything else refused."""
+    if isinstance(source, (str, os.PathLike)):
+        return [Path(source)]
+    try:
+        items = list(source)
+    except TypeError:
+        raise ArgumentError(f"source={source!r}: give a path, a sequence of paths, a DataFrame or an array") from None
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)) or isinstance(os.fspath(item), bytes):
+            raise ArgumentError(f"source holds {item!r}: each input is a path (str or pathlib.Path)")
+    return [Path(item) for item in items]
 
 
 def _repeat_options(repeat_column: str | None, repeat_pattern: str | None) -> dict:
@@ -315,6 +334,7 @@ _APPLIES_TO = {
     "run_spec": ("helm",),
     "run": ("lm-eval", "lighteval"),
     "align_on": ("lm-eval", "lighteval"),
+    "names": ("lm-eval",),
     **dict.fromkeys(
         ("records", "item_field", "score_field", "model_field", "repeat_field", "cluster_field"), ("records",)
     ),

@@ -7,6 +7,7 @@ of one run (byte-identical samples files, or results files naming the same model
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from llm_power_verified.io.errors import AlignmentError, InputError, describe_va
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import read_text
 
-__all__ = ["SAMPLES", "at", "choices_hint", "lm_eval_files", "load_json", "short", "stamp_order"]
+__all__ = ["SAMPLES", "at", "choices_hint", "lm_eval_files", "load_json", "short", "stamp_moment"]
 
 #: A samples file's name: JSON Lines (lm-eval 0.4.3 on), or one JSON array (``.json``, May to mid-June 2024).
 SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[0-9:.\-]+)\.jsonl?$")
@@ -52,6 +53,8 @@ def lm_eval_files(folder: Path, task: str, run: str | None = None) -> list[tuple
     for path in sorted([*folder.glob("samples_*.jsonl"), *folder.glob("samples_*.json")]):
         match = SAMPLES.match(path.name)
         if match:
+            if not path.is_file():  # a pipe would block the read for ever; a folder member is never the user's pipe
+                raise InputError(f"{path}: a pipe, device or folder, not a samples file")
             by_task.setdefault(match["task"], []).append(path)
     tasks = [task]
     if task not in by_task:
@@ -112,33 +115,59 @@ def choices_hint(folder: Path, task: str | None) -> str:
     return f" (metrics of {task}: {', '.join(metrics[:20])})"
 
 
-def stamp_order(stamp: str) -> tuple[tuple[int, ...], float]:
-    """A sort key of a time stamp as lm-eval and lighteval write them (2024-06-26T13-54-51.123456): by time, not text.
+#: The time stamps lm-eval writes: ``datetime.isoformat()`` with ``-`` for ``:`` (older runs kept ``:``).
+_STAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2})[-:](\d{2})(?:[-:](\d{2})(?:\.(\d{1,6}))?)?$")
+
+
+def stamp_moment(stamp: str, path: Path) -> datetime.datetime:
+    """The moment a samples file's time stamp names; a stamp that is no moment is refused naming the file.
 
     Parameters
     ----------
     stamp : str
-        The stamp; the fraction of a second is absent when it is 0 (``datetime.isoformat``).
+        The stamp of the file name (``2024-06-26T13-54-51.123456``).
+    path : pathlib.Path
+        The file, for the message.
 
     Returns
     -------
-    tuple
-        (date and time fields, fraction of a second).
+    datetime.datetime
+        The moment (``.5`` and ``.500000`` are one).
+
+    Raises
+    ------
+    InputError
+        A stamp not of lm-eval's shape, or no date (month 13).
     """
-    whole, _, fraction = stamp.partition(".")
-    return tuple(int(part) for part in re.findall(r"\d+", whole)), float(f"0.{fraction}") if fraction.isdigit() else 0.0
+    match = _STAMP.match(stamp)
+    try:
+        if match is None:
+            raise ValueError("not of the shape YYYY-MM-DDTHH-MM-SS[.ffffff]")
+        parts = [int(part) for part in match.groups()[:6] if part is not None]
+        micro = int((match[7] or "0").ljust(6, "0"))
+        return datetime.datetime(*parts, micro)
+    except ValueError as error:
+        raise InputError(f"{path}: time stamp {stamp!r} is no moment ({error}); lm-eval names its files so") from None
 
 
 def _chosen_run(folder: Path, task: str, paths: list[Path], run: str | None) -> Path:
     """The samples file of the run asked for (the only one when ``run`` is None)."""
     stamps = [SAMPLES.match(path.name)["stamp"] for path in paths]
+    moments: dict = {}
+    for stamp, path in zip(stamps, paths, strict=True):
+        earlier = moments.setdefault(stamp_moment(stamp, path), path)
+        if earlier != path:
+            raise AlignmentError(
+                f"{folder}: {earlier.name} and {path.name} are runs of task {task!r} at the same moment (one run "
+                "written twice, or a copy): keep one"
+            )
     if run is None and len(paths) > 1:
         raise AlignmentError(
             f"{folder}: {len(paths)} samples files for task {task!r} ({', '.join(stamps)}), runs at different times: "
             "choose one with --run latest or --run STAMP (or keep only the one to audit)"
         )
     if run is None or run == "latest":
-        return max(zip(stamps, paths, strict=True), key=lambda pair: stamp_order(pair[0]))[1]
+        return max(zip(stamps, paths, strict=True), key=lambda pair: stamp_moment(*pair))[1]
     if run in stamps:
         return paths[stamps.index(run)]
     if len(paths) == 1:  # each model's folder has its own stamps: a folder of one run is read, and the note says so

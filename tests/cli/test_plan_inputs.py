@@ -58,7 +58,7 @@ def test_plan_items_takes_the_lm_eval_options_and_asks_for_them_as_audit_does():
         status, _, err = _cli([*command, *LM_EVAL])
         assert status == 2 and err == (
             "llm-power-verified: error: lm-eval folders need --task and --metric (task=, metric= in "
-            "Python); missing: --task and --metric\n"
+            "Python); missing: --task and --metric (tasks with samples in model-a: arith_gen, arith_mc)\n"
         )
     status, out, err = _cli(["plan", "items", *LM_EVAL, "--task", "arith_mc", "--metric", "acc"])
     assert (status, err) == (0, "") and "unrecognized" not in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,9 +17,10 @@ import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import AlignmentError, InputError, read_scores
 from llm_power_verified.io.input_kinds import input_kind
-from llm_power_verified.io.lm_eval_runs import stamp_order
+from llm_power_verified.io.lm_eval_runs import stamp_moment
 
 HASHLM = Path(__file__).resolve().parents[1] / "fixtures" / "lm_eval" / "hashlm"
 TASK = "arith_mc"
@@ -78,10 +80,42 @@ def test_a_stamp_no_folder_holds_is_refused_listing_the_stamps(tmp_path):
         read_scores(list(folders), task=TASK, metric="acc", run="2020-01-01T00-00-00")
 
 
-def test_stamps_sort_by_time_not_by_text():
-    # Text order puts "T9" after "T10" and a stamp without a fraction after one with; time order does not.
-    stamps = ["2024-06-26T10-00-00", "2024-06-26T9-59-59.999999", "2024-06-26T10-00-00.5"]
-    assert sorted(stamps, key=stamp_order) == [stamps[1], stamps[0], stamps[2]]
+def test_stamps_are_moments_not_text(tmp_path):
+    here = tmp_path / "f.jsonl"
+    # Text order puts a stamp without a fraction after one with; time order does not.
+    stamps = ["2024-06-26T10-00-00", "2024-06-26T09-59-59.999999", "2024-06-26T10-00-00.5"]
+    assert sorted(stamps, key=lambda stamp: stamp_moment(stamp, here)) == [stamps[1], stamps[0], stamps[2]]
+    assert stamp_moment("2024-06-26T10-00-00.5", here) == stamp_moment("2024-06-26T10:00:00.500000", here)
+    for bad in ("2026-13-45T99-99-99", "2024-06-26T10-00-43.9.9"):
+        with pytest.raises(InputError, match=r"f\.jsonl: time stamp .* is no moment"):
+            stamp_moment(bad, here)
+
+
+@pytest.mark.parametrize(
+    "other", ["2026-11-21T16-04-38.378533000", "2026-11-21T16:04:38.378533", "2026-11-21T16-04-38.378533.json"]
+)
+def test_two_files_of_one_moment_are_refused_not_chosen(tmp_path, other):
+    folder = tmp_path / "model-a"
+    shutil.copytree(HASHLM / "model-a", folder)
+    name = f"samples_{TASK}_{other}" if other.endswith(".json") else f"samples_{TASK}_{other}.jsonl"
+    if other.endswith(".json"):
+        (folder / name).write_text(json.dumps(_lines("model-a")))
+    else:
+        _write(folder / name, _lines("model-a"))
+    if other.endswith("000"):  # seven digits and more: not a fraction of lm-eval's
+        with pytest.raises(InputError, match=r"is no moment"):
+            read_scores([folder, HASHLM / "model-b"], task=TASK, metric="acc", run="latest")
+        return
+    with pytest.raises(AlignmentError, match=r"at the same moment .*keep one"):
+        read_scores([folder, HASHLM / "model-b"], task=TASK, metric="acc", run="latest")
+
+
+def test_a_pipe_named_like_a_samples_file_is_refused_not_read(tmp_path):
+    folder = tmp_path / "model-a"
+    folder.mkdir()
+    os.mkfifo(folder / f"samples_{TASK}_2026-11-21T16-04-38.378533.jsonl")
+    with pytest.raises(InputError, match=r"a pipe, device or folder, not a samples file"):
+        read_scores([folder, HASHLM / "model-b"], task=TASK, metric="acc")
 
 
 def _shuffled_copy(tmp_path: Path) -> tuple[Path, Path]:
@@ -247,3 +281,22 @@ def test_a_missing_task_or_metric_is_refused_listing_what_the_folder_holds():
         read_scores(folders)  # a folder is lm-eval output by its samples files; both options are needed
     with pytest.raises(InputError, match=r"missing: --metric \(metrics of arith_mc: acc, acc_norm\)"):
         read_scores(folders, task="arith_mc")
+
+
+@pytest.mark.parametrize(
+    ("source", "options", "message"),
+    [
+        ([str(HASHLM / "model-a"), None], {}, r"source holds None: each input is a path"),
+        ([b"model-a"], {}, r"source holds b'model-a'"),
+        ([str(HASHLM / "model-a"), str(HASHLM / "model-b")], {"task": TASK, "metric": "acc", "run": 5}, r"run=5"),
+    ],
+)
+def test_the_api_refuses_what_is_no_path_or_no_text(source, options, message):
+    with pytest.raises(ArgumentError, match=message):
+        read_scores(source, **options)
+
+
+def test_names_apply_to_lm_eval_folders_only():
+    logs = sorted((HASHLM.parents[1] / "openai_evals").glob("*.jsonl"))
+    with pytest.raises(InputError, match=r"--names \['x', 'y', 'z'\] applies to lm-eval folders; INPUT is OpenAI"):
+        read_scores(logs, names=["x", "y", "z"])
