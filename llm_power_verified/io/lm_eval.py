@@ -67,6 +67,10 @@ class _Line:
 
 
 _MISSING = object()
+#: The fields of every samples line that are not per-item metrics (lm-eval 0.4).
+_SAMPLE_FIELDS = frozenset(
+    "doc_id doc target arguments resps filtered_resps filter metrics doc_hash prompt_hash target_hash".split()
+)
 
 
 def _records(path: Path, metric: str) -> tuple[list[_Line], str]:
@@ -203,6 +207,11 @@ def read_lm_eval(
     """
     if align_on not in ("id", "hash"):
         raise ArgumentError(f"--align-on {align_on!r} (align_on): choose id or hash")
+    if metric in _SAMPLE_FIELDS:
+        raise ArgumentError(
+            f"--metric {metric!r} is a field every lm-eval sample has, not a metric: name one of the task's metrics "
+            "(each sample's 'metrics' lists them)"
+        )
     folders = [Path(folder) for folder in folders]
     names = list(names) if names is not None else [folder.name for folder in folders]
     if len(names) != len(folders):
