@@ -69,7 +69,19 @@ class _Line:
 _MISSING = object()
 #: The fields of every samples line that are not per-item metrics (lm-eval 0.4).
 _SAMPLE_FIELDS = frozenset(
-    "doc_id doc target arguments resps filtered_resps filter metrics doc_hash prompt_hash target_hash".split()
+    [
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+    ]
 )
 
 

@@ -300,3 +300,8 @@ def test_names_apply_to_lm_eval_folders_only():
     logs = sorted((HASHLM.parents[1] / "openai_evals").glob("*.jsonl"))
     with pytest.raises(InputError, match=r"--names \['x', 'y', 'z'\] applies to lm-eval folders; INPUT is OpenAI"):
         read_scores(logs, names=["x", "y", "z"])
+
+
+def test_a_sample_field_named_as_the_metric_is_refused_as_no_metric():
+    with pytest.raises(ArgumentError, match=r"--metric 'doc_id' is a field every lm-eval sample has, not a metric"):
+        read_scores([HASHLM / "model-a", HASHLM / "model-b"], task=TASK, metric="doc_id")
