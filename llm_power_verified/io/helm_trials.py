@@ -3,7 +3,8 @@
 A stat on several splits needs ``--split``; the unperturbed values are read unless ``--perturbation NAME`` asks for
 one perturbation (one description per name: two descriptions sharing a name are refused).  Train trials are exact:
 every instance has the same ``train_trial_index`` values, each once, or the run is refused naming the instance and
-the trial; then ``--epochs`` keeps the first, averages them, keeps each as a generation, or refuses several.
+the trial; then a run of several is refused (``--epochs error``, the default) unless ``--epochs`` chooses: ``all``
+keeps each as a generation, ``mean`` averages them, ``first`` keeps the first.
 """
 
 from __future__ import annotations
@@ -38,7 +39,27 @@ def _split(run: RunStats, metric: str, split: str | None) -> str | None:
 def split_and_values(
     run: RunStats, model: str, metric: str, split: str | None, perturbation: str | None
 ) -> tuple[str | None, list[StatValue], list[str]]:
-    """(the split read, the values kept, notes) of one run: one split, unperturbed or under one perturbation."""
+    """(the split read, the values kept, notes) of one run: one split, unperturbed or under one perturbation.
+
+    Parameters
+    ----------
+    run : RunStats
+        The run's per-instance values of the stat.
+    model : str
+        The run's model, named in the notes.
+    metric : str
+        The stat's name (``--metric``), named in the messages.
+    split : str or None
+        The split asked for (``--split``); None: the stat's only split, or refused naming them.
+    perturbation : str or None
+        The perturbation asked for (``--perturbation``); None: the unperturbed values.
+
+    Returns
+    -------
+    tuple
+        ``(split, values, notes)``: the split read (None when the stat has none), the values kept, and the notes
+        saying what was left out.
+    """
     used = _split(run, metric, split)
     on_split = [value for value in run.values if value.split == used]
     where = f"stat {metric!r}" + ("" if used is None else f" on split {used!r}")
@@ -90,7 +111,22 @@ def _trial_list(trials: list[int]) -> str:
 
 
 def trial_table(path: Path, values: list[StatValue], metric: str) -> tuple[dict[str, dict[int, StatValue]], list[int]]:
-    """{instance: {trial: value}} and the run's trials, refusing an (instance, trial) twice or a trial lacking."""
+    """{instance: {trial: value}} and the run's trials, refusing an (instance, trial) twice or a trial lacking.
+
+    Parameters
+    ----------
+    path : Path
+        The run's ``per_instance_stats.json``, named in the messages.
+    values : list of StatValue
+        The values kept (:func:`split_and_values`).
+    metric : str
+        The stat's name, named in the messages.
+
+    Returns
+    -------
+    tuple
+        ``(table, trials)``: ``{instance: {train_trial_index: value}}`` and the sorted trials every instance has.
+    """
     return exact_repeats(
         values,
         lambda value: (value.instance, value.trial),
@@ -107,7 +143,25 @@ def trial_table(path: Path, values: list[StatValue], metric: str) -> tuple[dict[
 
 
 def kept_trials(path: Path, model: str, every: list[int], epochs: str) -> tuple[list[int], str | None]:
-    """The train trials read under ``epochs`` (``--epochs``), and the note saying so (None: nothing to say)."""
+    """The train trials read under ``epochs`` (``--epochs``), and the note saying so (None: nothing to say).
+
+    Parameters
+    ----------
+    path : Path
+        The run's ``per_instance_stats.json``, named in the messages.
+    model : str
+        The run's model, named in the note.
+    every : list of int
+        The run's train trials, sorted (:func:`trial_table`).
+    epochs : {"first", "mean", "all", "error"}
+        ``"error"`` (the default of the reader) refuses several trials naming the three choices
+        (``repeat_choice.CHOOSE``); ``"all"`` refuses a single one.
+
+    Returns
+    -------
+    tuple
+        ``(trials, note)``: the trials read and the note (None: nothing to say).
+    """
     listed = _trial_list(every)
     # Every instance has the same trials (trial_table): one choice serves them all.
     kept, note = choose_repeats(

@@ -8,7 +8,7 @@ readers choose among them by ``epochs`` (``--epochs``), the same four ways:
 * ``"mean"`` averages them (the scores are then graded, as asked);
 * ``"all"`` keeps each as a generation of its item
   (:class:`~llm_power_verified.io.generations.Generations`), and so needs an item with at least two;
-* ``"error"`` (the default) refuses an item with several, naming the three choices (:data:`CHOOSE`): keeping
+* ``"error"`` (the default) refuses an item with several, naming the three choices (``CHOOSE``): keeping
   the first alone drops data and can rank models differently from the harness's own accuracy, so it is never
   chosen silently.
 
@@ -116,7 +116,7 @@ def choose_repeats(
         numbers.  A reader whose items all have the same repeats (:func:`exact_repeats`) may pass its list of
         labels once, under any one key, and so choose for every item at once.
     epochs : {"first", "mean", "all", "error"}
-        Checked by the reader before reading (:data:`EPOCHS`).
+        Checked by the reader before reading (``EPOCHS``).
     refuse_several : callable
         ``refuse_several(item, its_repeats)``: the message refusing, under ``"error"``, the first item with several.
     refuse_single : callable
