@@ -26,7 +26,6 @@ are not written, so each doc is one item with that value, and the notes say so.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,8 +34,8 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
-from llm_power_verified.io.lighteval_layout import details_file, is_details_name, run_identity, same_task
-from llm_power_verified.io.lighteval_rows import DetailsRows, parquet_module, read_rows, schema_kind
+from llm_power_verified.io.lighteval_layout import DetailsFile, details_file, is_details_name, run_identity, same_task
+from llm_power_verified.io.lighteval_rows import DetailsRows, metric_values, parquet_module, read_rows, schema_kind
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.tables import check_on_missing, from_long
 
@@ -89,13 +88,6 @@ def is_lighteval_details(path: str | Path) -> bool:
         return False
 
 
-def _digest(query: object, choices: object, gold: object) -> str:
-    """SHA-256 of the JSON text ``[query, choices, gold_index]`` (gold_index a list; no choices an empty list)."""
-    golds = [] if gold is None else list(gold) if isinstance(gold, (list, tuple)) else [gold]
-    text = json.dumps([query, list(choices or []), golds], ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _score(value: object, path: Path, row: int, metric: str) -> float:
     if isinstance(value, bool):
         return float(value)
@@ -127,10 +119,9 @@ def _chosen_metric(files: list[DetailsRows], metric: str | None) -> tuple[str, l
 def _keys(rows: DetailsRows, align_on: str, carried: bool, seen: dict) -> list[str]:
     """Each row's item key; duplicates within the file refused, and (by id) another doc under a seen id."""
     path, keys, first_row = rows.path, [], {}
-    for row, (doc_id, content) in enumerate(zip(rows.ids, rows.content, strict=True), start=1):
-        digest = _digest(*content)
+    for row, (doc_id, digest) in enumerate(zip(rows.ids, rows.digests, strict=True), start=1):
         if align_on == "hash":
-            key = rows.carried[row - 1] if carried else digest
+            key = rows.carried[row - 1] if carried else digest.hex()
             if not isinstance(key, str) or not key:
                 raise InputError(
                     f"{path}, row {row}: hashes.example is {describe_value(key)}; lighteval writes a hex digest"
@@ -151,13 +142,15 @@ def _keys(rows: DetailsRows, align_on: str, carried: bool, seen: dict) -> list[s
         if key in first_row:
             raise AlignmentError(
                 f"{path}: rows {first_row[key]} and {row} hold the same {what} (query "
-                f"{describe_value(content[0], 60)}); each doc must appear once per model"
+                f"{describe_value(rows.query(row), 60)}); each doc must appear once per model"
             )
-        other = seen.setdefault(key, (digest, content[0], path, row)) if align_on == "id" else None
+        other = seen.setdefault(key, (digest, rows, row)) if align_on == "id" else None
         if other is not None and other[0] != digest:
+            before, before_row = other[1], other[2]
             raise AlignmentError(
-                f"{path}, row {row}: {what} is another doc than in {other[2]}, row {other[3]} (query "
-                f"{describe_value(content[0], 60)} vs {describe_value(other[1], 60)}): lighteval numbers docs by "
+                f"{path}, row {row}: {what} is another doc than in {before.path}, row {before_row} (query "
+                f"{describe_value(rows.query(row), 60)} vs {describe_value(before.query(before_row), 60)}): "
+                "lighteval numbers docs by "
                 "position, so the runs did not number the same docs alike; align on content with --align-on hash"
             )
         first_row[key] = row
@@ -230,6 +223,9 @@ def read_lighteval(
     if align_on not in ALIGN_ON:
         raise ArgumentError(f"align_on must be 'id' or 'hash' (--align-on); got {align_on!r}")
     check_on_missing(on_missing)
+    for name, value in (("task", task), ("metric", metric), ("run", run)):
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(f"{name} must be text or None (--{name}); got {value!r}")
     paths = [Path(path) for path in paths]
     if not paths:
         raise InputError("no lighteval details given")
@@ -244,6 +240,7 @@ def read_lighteval(
             )
         by_name[name] = path
     files = [read_rows(one) for one in found]
+    _refuse_one_run_twice(paths, found, files)
     for rows in files[1:]:
         if not same_task(files[0].task, rows.task):
             raise AlignmentError(
@@ -256,17 +253,10 @@ def read_lighteval(
     seen: dict = {}
     for rows, (name, _) in zip(files, named, strict=True):
         keys = _keys(rows, align_on, carried, seen)
-        for row, (key, values) in enumerate(zip(keys, rows.metrics, strict=True), start=1):
-            if not isinstance(values, dict):
-                raise InputError(f"{rows.path}, row {row}: the metrics are {describe_value(values)}, not a record")
-            if chosen not in values:
-                listed = ", ".join(map(str, values)) or "none"
-                raise AlignmentError(
-                    f"{rows.path}, row {row}: no metric {chosen!r} (metrics: {listed}); check --metric"
-                )
+        for row, (key, value) in enumerate(zip(keys, metric_values(rows, chosen), strict=True), start=1):
             long["item"].append(f"{files[0].task}:{key}")
             long["model"].append(name)
-            long["score"].append(_score(values[chosen], rows.path, row, chosen))
+            long["score"].append(_score(value, rows.path, row, chosen))
             long["line"].append(f"{rows.path}, row {row}")
     notes.insert(0, f"lighteval task {files[0].task!r}")
     notes.extend(one_note for one in found for one_note in one.notes)
@@ -287,9 +277,41 @@ def read_lighteval(
         on_missing=on_missing,
         score_kind=score_kind,
         source=f"lighteval {files[0].task}",
+        exact_ids=True,
         lines=lines,
         notes=notes,
     )
+
+
+def _refuse_one_run_twice(paths: list[Path], found: list[DetailsFile], files: list[DetailsRows]) -> None:
+    """Two inputs holding one run refused: byte-identical details files, or one stamp with the same docs and scores.
+
+    A lighteval run is stamped to the microsecond when it starts, so the runs of two models never share a stamp;
+    a copy rewritten (by pyarrow, say) is no longer byte-identical, but keeps its stamp, docs and scores.
+    """
+    digests: dict[str, Path] = {}
+    stamps: dict[str, tuple[Path, DetailsRows]] = {}
+    for path, one, rows in zip(paths, found, files, strict=True):
+        with one.path.open("rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        if digest in digests:
+            raise AlignmentError(
+                f"{digests[digest]} and {path} hold byte-identical details files: both are one run; give each "
+                "model's own run"
+            )
+        digests[digest] = path
+        earlier, before = stamps.setdefault(one.stamp.replace(":", "-"), (path, rows))
+        if before is not rows and _same_rows(before, rows):
+            raise AlignmentError(
+                f"{earlier} and {path} hold run {one.stamp} with the same docs and scores: both are one run; give "
+                "each model's own run"
+            )
+
+
+def _same_rows(first: DetailsRows, second: DetailsRows) -> bool:
+    if (first.kind, first.ids, first.digests) != (second.kind, second.ids, second.digests):
+        return False
+    return first.metrics.equals(second.metrics) if first.kind == "doc" else first.metrics == second.metrics
 
 
 def _alignment_note(files: list[DetailsRows], align_on: str, carried: bool) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 
 from llm_power_verified.errors import ArgumentError
@@ -37,14 +38,27 @@ def is_details_name(path: Path) -> bool:
     return _DETAILS.match(path.name) is not None
 
 
-def _moment(stamp: str) -> datetime:
-    """The time a run's stamp names (``-`` or ``:`` between hours, minutes and seconds)."""
+def _moment(stamp: str, where: Path | None = None) -> datetime:
+    """The time a run's stamp names (``-`` or ``:`` between hours, minutes and seconds).
+
+    A stamp of ``where`` (a run folder or details file) must be ``datetime.isoformat()``'s, as lighteval writes it:
+    no fraction or six digits of one, and a real date and time; a stamp given with ``--run`` (``where`` None) may
+    write the fraction with fewer digits.
+    """
     day, time = stamp.split("T", 1)
-    return datetime.fromisoformat(f"{day}T{time[:2]}:{time[3:5]}:{time[6:]}")
-
-
-def _same_stamp(first: str, second: str) -> bool:
-    return _STAMP_ONLY.match(second) is not None and _moment(first) == _moment(second)
+    fraction = time[8:]  # "" or "." and its digits
+    try:
+        if fraction == "" or len(fraction) == 7 or (where is None and len(fraction) < 7):
+            digits = (day[:4], day[5:7], day[8:10], time[:2], time[3:5], time[6:8], fraction[1:7].ljust(6, "0"))
+            return datetime(*map(int, digits))
+        error = "datetime.isoformat() writes six digits of a second's fraction, or none"
+    except ValueError as raised:
+        error = str(raised)
+    if where is None:
+        raise ArgumentError(f"--run {stamp!r}: not a time ({error}); check --run")
+    raise InputError(
+        f"{where}: run stamp {stamp!r} is not a lighteval time stamp ({error}); rename it or give the file"
+    )
 
 
 def same_task(wanted: str, found: str) -> bool:
@@ -80,7 +94,18 @@ def _runs(folder: Path) -> dict[str, list[Path]]:
 
 
 def _chosen_run(folder: Path, runs: dict[str, list[Path]], run: str | None) -> tuple[str, tuple[str, ...]]:
-    stamps = sorted(runs, key=_moment)
+    """The run read: the only one, the newest (``latest``) or the one named; two of one moment refused."""
+    # A run folder's own name is checked; runs written as files directly in ``folder`` are checked by file.
+    moments = {
+        stamp: _moment(stamp, files[0] if files[0].parent == folder else files[0].parent)
+        for stamp, files in runs.items()
+    }
+    stamps = sorted(runs, key=moments.__getitem__)
+    for earlier, later in pairwise(stamps):
+        if moments[earlier] == moments[later]:
+            raise AlignmentError(
+                f"{folder}: runs {earlier} and {later} are the same moment ({moments[later].isoformat()}); keep one"
+            )
     listed = ", ".join(stamps)
     if run is None:
         if len(stamps) > 1:
@@ -93,7 +118,7 @@ def _chosen_run(folder: Path, runs: dict[str, list[Path]], run: str | None) -> t
         return chosen, (
             (f"--run latest: {folder.name} read run {chosen}, the newest of {listed}",) if len(stamps) > 1 else ()
         )
-    match = [stamp for stamp in stamps if _same_stamp(stamp, run)]
+    match = [stamp for stamp in stamps if moments[stamp] == _moment(run)]
     if match:
         return match[0], ()
     if len(stamps) > 1:
@@ -144,8 +169,10 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
         in folders holding several runs; a folder of one run, or a file, is read whatever its run, with a note when
         it is not the one named.
     """
-    if run is not None and run != "latest" and not _STAMP_ONLY.match(run):
+    if run is not None and (not isinstance(run, str) or (run != "latest" and not _STAMP_ONLY.match(run))):
         raise ArgumentError(f"--run {run!r}: not 'latest' nor a lighteval timestamp such as 2026-11-24T14-03-30.216191")
+    if run not in (None, "latest"):
+        _moment(run)  # a real date and time
     if path.is_dir():
         try:
             runs = _runs(path)
@@ -170,9 +197,10 @@ def details_file(path: Path, task: str | None, run: str | None) -> DetailsFile:
         if task is not None and not same_task(task, match["task"]):
             raise AlignmentError(f"{path}: a details file of task {match['task']!r}, not {task!r}; check --task")
         chosen, notes = path, ()
-        if run not in (None, "latest") and not _same_stamp(match["stamp"], run):
+        if run not in (None, "latest") and _moment(match["stamp"], path) != _moment(run):
             notes = (f"--run {run}: {path.name} is a file of run {match['stamp']}, which was read",)
     match = _DETAILS.match(chosen.name)
+    _moment(match["stamp"], chosen)
     return DetailsFile(chosen, match["task"], match["stamp"], notes)
 
 

@@ -6,22 +6,30 @@ lighteval 0.11 and later: the ``doc`` struct (of it ``id``, ``query``, ``choices
 ``gold_index``, the ``metrics`` struct (or, without it, each number column that is not one of lighteval's own
 Detail fields, taken as a metric of its own) and ``hashes.example`` when present.  lighteval 0.4 to 0.7 wrote
 each flat cell as ``str()`` of its value, read back here as a Python literal.  Only the columns read are loaded,
-and their uncompressed size (from the footer) is bounded before they are.
+and their row count and uncompressed size (from the footer) are bounded before they are; the ``doc`` fields and
+the metric are taken from Arrow one field at a time, never as a Python record per row.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.lighteval_layout import DetailsFile
 from llm_power_verified.io.table_files import MAX_PARQUET_BYTES
 from llm_power_verified.io.text import check_input_kind
 
-__all__ = ["parquet_module", "read_rows", "schema_kind"]  # DetailsRows: passed between the lighteval modules only
+__all__ = [
+    "metric_values",
+    "parquet_module",
+    "read_rows",
+    "schema_kind",
+]  # DetailsRows: passed between the lighteval modules only
 
 _DOC_FIELDS = ("id", "query", "choices", "gold_index", "task_name", "num_samples")
 _FLAT_FIELDS = ("example", "full_prompt", "choices", "gold_index", "metrics")
@@ -46,6 +54,13 @@ _FLAT_OTHERS = frozenset(
     )
 )
 _LITERAL_CHARACTERS = 1 << 20  # the longest str() of a 0.4-0.7 cell read back as a Python literal
+# Most rows (docs) of a details file read, checked on the footer before any row is.  The Parquet byte bound alone
+# does not bound memory: dictionary and run-length encoding store a repeated row in a few bytes (a 1.4 MB file of
+# 2.4 M repeated rows once took 3.1 GB), and each row read costs some hundreds of bytes of Python objects (about
+# 0.7 kB a doc through the whole audit, measured).  The largest evaluation sets lighteval runs hold tens of
+# thousands of docs (MMLU's test split 14,042), so a genuine details file, one task each, is far below a million.
+MAX_DETAILS_ROWS = 1_000_000
+_BATCH_ROWS = 1 << 16  # rows of the doc fields read to Python at a time, to digest their content
 
 
 def schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
@@ -82,11 +97,40 @@ class DetailsRows:
     kind: str
     task: str
     ids: list[object]  # doc.id per row as read (None in the flat schema)
-    content: list[tuple[object, object, object]]  # per row: (query, choices, gold_index) as read
+    digests: list[bytes]  # per row: the SHA-256 of [query, choices, gold_index] (see content_digest)
+    queries: object  # per row the query: an Arrow array (doc schema) or a list (flat), read one at a time by query()
     carried: list[object] | None  # hashes.example per row, when the file has that column
-    metrics: list[object]  # per row: the metric record (a dict when well formed)
+    metrics: (
+        object  # the metric struct array (doc schema), or per row the metric record (flat: a dict when well formed)
+    )
     metric_names: tuple[str, ...]
     samples: int
+
+    def query(self, row: int) -> object:
+        """Row ``row``'s query (from 1), for a message."""
+        value = self.queries[row - 1]
+        return value.as_py() if hasattr(value, "as_py") else value
+
+
+def content_digest(query: object, choices: object, gold: object) -> bytes:
+    """SHA-256 of the JSON text ``[query, choices, gold_index]`` (gold_index a list; no choices an empty list)."""
+    golds = [] if gold is None else list(gold) if isinstance(gold, (list, tuple)) else [gold]
+    text = json.dumps([query, list(choices or []), golds], ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _doc_digests(docs) -> list[bytes]:
+    """Each row's content digest, the query, choices and gold_index read to Python a batch of rows at a time."""
+    digests = []
+    fields = {docs.type.field(i).name for i in range(docs.type.num_fields)}
+    for start in range(0, len(docs), _BATCH_ROWS):
+        batch = docs.slice(start, _BATCH_ROWS)
+        query, choices, gold = (
+            batch.field(name).to_pylist() if name in fields else [None] * len(batch)
+            for name in ("query", "choices", "gold_index")
+        )
+        digests += map(content_digest, query, choices, gold)
+    return digests
 
 
 def _literal(value: object, path: Path, row: int, column: str) -> object:
@@ -119,13 +163,26 @@ def _open(path: Path):
     check_input_kind(path)
     if not path.is_file():  # a pipe: Parquet is read from its end, and opening one waits for a writer
         raise InputError(f"{path}: a pipe or device, not a file; Parquet is read from a file (save it to one first)")
+    # Optional dependency (extra parquet), as in parquet_module.
+    import pyarrow.types as types
+
     try:
         file = parquet.ParquetFile(path)
+        if file.metadata.num_rows > MAX_DETAILS_ROWS:
+            raise InputError(
+                f"{path}: {file.metadata.num_rows:,} rows, more than the {MAX_DETAILS_ROWS:,} docs of a details file "
+                "read (one task each); split the task"
+            )
         schema = file.schema_arrow
         names = schema.names
         doc = schema.field("doc").type if "doc" in names else None
         kind = schema_kind(names, doc is not None and getattr(doc, "num_fields", 0) > 0)
         if kind == "doc":
+            if not types.is_struct(schema.field("metric").type):
+                raise InputError(
+                    f"{path}: column metric is {schema.field('metric').type}, not the struct lighteval writes (one key "
+                    "per metric)"
+                )
             present = {doc.field(i).name for i in range(doc.num_fields)}
             columns = [f"doc.{name}" for name in _DOC_FIELDS if name in present] + ["metric"]
             prefixes = ("doc", "metric")
@@ -190,28 +247,55 @@ def _flat_columns(table, path: Path) -> tuple[list, list | None, list]:
     return list(zip(queries, read["choices"], read["gold_index"], strict=True)), carried, read["metrics"]
 
 
-def _doc_field(docs: list[dict], name: str, kind: type, path: Path):
-    """The first row's ``doc.name`` (None when absent), each row's checked to be one of ``kind`` (or null).
+def _first_row(array, wanted) -> int:
+    """The first row (from 1) whose value is ``wanted`` (an error path: the column is read to Python)."""
+    return next(row for row, value in enumerate(array.to_pylist(), start=1) if value == wanted)
+
+
+def _doc_field(docs, name: str, kind: type, path: Path):
+    """``doc.name`` (None when absent), each row's checked to be one of ``kind`` (or null), from its distinct values.
 
     For ``num_samples`` the largest, for ``task_name`` the one value every row must share.
     """
-    values = [doc.get(name) for doc in docs]
-    for row, value in enumerate(values, start=1):
-        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+    if name not in {docs.type.field(i).name for i in range(docs.type.num_fields)}:
+        return None
+    array = docs.field(name)
+    try:
+        present = [value for value in array.unique().to_pylist() if value is not None]  # in order of first row
+    except Exception:  # a type Arrow cannot hash (a list, a struct): it is refused below by its first value
+        present = [value for value in array.to_pylist() if value is not None]
+    for value in present:
+        if not isinstance(value, kind) or isinstance(value, bool):
             raise InputError(
-                f"{path}, row {row}: doc.{name} is {describe_value(value)}; lighteval writes "
+                f"{path}, row {_first_row(array, value)}: doc.{name} is {describe_value(value)}; lighteval writes "
                 + ("a whole number" if kind is int else "the task's name")
             )
-    present = [value for value in values if value is not None]
     if kind is int:
         return max(present, default=None)
-    if len(set(present)) > 1:
-        row = next(row for row, value in enumerate(values, start=1) if value is not None and value != present[0])
+    if len(present) > 1:
         raise InputError(
-            f"{path}, row {row}: doc.task_name is {describe_value(values[row - 1])} but {describe_value(present[0])} "
-            "in an earlier row; a details file holds one task"
+            f"{path}, row {_first_row(array, present[1])}: doc.task_name is {describe_value(present[1])} but "
+            f"{describe_value(present[0])} in an earlier row; a details file holds one task"
         )
     return present[0] if present else None
+
+
+def metric_values(rows: DetailsRows, metric: str) -> list[object]:
+    """Per row the value of ``metric``; a row whose metrics are no record, or lack it, refused naming the row."""
+    if rows.kind == "doc":
+        if rows.metrics.null_count:
+            row = _first_row(rows.metrics.is_null(), True)
+            raise InputError(f"{rows.path}, row {row}: the metrics are None, not a record")
+        return rows.metrics.field(metric).to_pylist()  # the metric is one of the struct's fields (checked before)
+    values = []
+    for row, record in enumerate(rows.metrics, start=1):
+        if not isinstance(record, dict):
+            raise InputError(f"{rows.path}, row {row}: the metrics are {describe_value(record)}, not a record")
+        if metric not in record:
+            listed = ", ".join(map(str, record)) or "none"
+            raise AlignmentError(f"{rows.path}, row {row}: no metric {metric!r} (metrics: {listed}); check --metric")
+        values.append(record[metric])
+    return values
 
 
 def read_rows(found: DetailsFile) -> DetailsRows:
@@ -237,21 +321,25 @@ def read_rows(found: DetailsFile) -> DetailsRows:
     if table.num_rows == 0:
         raise InputError(f"{path}: no rows (a details file holds one row per doc)")
     if kind == "doc":
-        docs = table.column("doc").to_pylist()
-        metrics = table.column("metric").to_pylist()
-        if any(doc is None for doc in docs):
-            row = next(number for number, doc in enumerate(docs, start=1) if doc is None)
-            raise InputError(f"{path}, row {row}: doc is null; lighteval writes one doc per row")
-        kind_of_metric = table.schema.field("metric").type
-        names = tuple(field.name for field in kind_of_metric) if getattr(kind_of_metric, "num_fields", 0) else ()
+        docs = table.column("doc").combine_chunks()
+        if docs.null_count:
+            raise InputError(
+                f"{path}, row {_first_row(docs.is_null(), True)}: doc is null; lighteval writes one doc per row"
+            )
+        metrics = table.column("metric").combine_chunks()
+        names = tuple(metrics.type.field(i).name for i in range(metrics.type.num_fields))
         task = _doc_field(docs, "task_name", str, path) or found.task
         samples = _doc_field(docs, "num_samples", int, path) or 1
-        ids = [doc.get("id") for doc in docs]
-        content = [(doc.get("query"), doc.get("choices"), doc.get("gold_index")) for doc in docs]
+        fields = {docs.type.field(i).name for i in range(docs.type.num_fields)}
+        ids = docs.field("id").to_pylist() if "id" in fields else [None] * len(docs)
+        digests = _doc_digests(docs)
+        queries = docs.field("query") if "query" in fields else [None] * len(docs)
         carried = None
     else:
         content, carried, metrics = _flat_columns(table, path)
+        digests = [content_digest(*one) for one in content]
+        queries = [one[0] for one in content]
         first = metrics[0]
         names = tuple(first) if isinstance(first, dict) else ()
         task, ids, samples = found.task, [None] * table.num_rows, 1
-    return DetailsRows(path, kind, task, ids, content, carried, metrics, names, samples)
+    return DetailsRows(path, kind, task, ids, digests, queries, carried, metrics, names, samples)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -24,6 +25,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from llm_power_verified.cli import main
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.io import lighteval_rows
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.lighteval import is_lighteval_details, read_lighteval
 from tests.support.hostile_lighteval import DAMAGED, MODELS, genuine, parquet_bytes
@@ -352,3 +355,54 @@ def test_the_command_line_refuses_in_one_line(capsys, extra, fragment):
     assert main(["audit", *(str(folder) for folder in FOLDERS), *extra, *QUIET]) == 2
     message = capsys.readouterr().err.strip()
     assert len(message.splitlines()) == 1 and fragment in message, message
+
+
+def test_one_run_under_two_names_is_refused(tmp_path):
+    # Copied byte for byte (the newcomer's cp -r), and rewritten by pyarrow with its stamp, docs and scores kept.
+    copied = tmp_path / "copied"
+    shutil.copytree(FOLDERS[0], copied)
+    with pytest.raises(InputError, match="byte-identical details files: both are one run") as raised:
+        read_lighteval([FOLDERS[0], copied])
+    assert str(FOLDERS[0]) in str(raised.value) and str(copied) in str(raised.value)
+    source = _details(FOLDERS[0])
+    rewritten = tmp_path / "rewritten" / source.parent.name / source.name
+    rewritten.parent.mkdir(parents=True)
+    pq.write_table(pq.read_table(source), rewritten, compression="zstd")
+    assert rewritten.read_bytes() != source.read_bytes()
+    with pytest.raises(InputError, match=f"hold run {source.parent.name} with the same docs and scores"):
+        read_lighteval([FOLDERS[0], FOLDERS[1], tmp_path / "rewritten"])
+
+
+def test_two_runs_of_one_moment_are_refused_whichever_is_asked_for(tmp_path):
+    model = tmp_path / MODELS[0]
+    for stamp in ("2026-11-24T14-03-30.500000", "2026-11-24T14:03:30.500000"):
+        (model / stamp).mkdir(parents=True)
+        shutil.copy(_details(FOLDERS[0]), model / stamp / f"details_arith_mc_0_{stamp}.parquet")
+    for run in ("latest", "2026-11-24T14-03-30.5"):
+        with pytest.raises(
+            InputError, match=re.escape("2026-11-24T14-03-30.500000 and 2026-11-24T14:03:30.500000 are the same")
+        ):
+            read_lighteval([model, FOLDERS[1]], run=run)
+
+
+def test_a_stamp_that_is_no_time_is_refused_naming_it(tmp_path):
+    stamp = "2026-13-45T99-99-99"
+    target = tmp_path / stamp / f"details_arith_mc_0_{stamp}.parquet"
+    target.parent.mkdir()
+    shutil.copy(_details(FOLDERS[0]), target)
+    for given in (tmp_path, target.parent, target):
+        with pytest.raises(InputError, match=f"run stamp '{stamp}' is not a lighteval time stamp \\(month must be"):
+            read_lighteval([given, FOLDERS[1]])
+
+
+@pytest.mark.parametrize("name", ["task", "metric", "run"])
+def test_options_of_the_wrong_type_are_refused_naming_them(name):
+    with pytest.raises(ArgumentError, match=f"^{name} must be text or None \\(--{name}\\); got 5$"):
+        read_lighteval(FOLDERS, **{name: 5})
+
+
+def test_a_file_of_more_rows_than_read_is_refused_from_its_footer(tmp_path, monkeypatch):
+    # The cap is checked on the footer's row count before any row is read (the 60-row fixture against a cap of 59).
+    monkeypatch.setattr(lighteval_rows, "MAX_DETAILS_ROWS", 59)
+    with pytest.raises(InputError, match="60 rows, more than the 59 docs of a details file read"):
+        read_lighteval(FOLDERS)

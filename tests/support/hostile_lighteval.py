@@ -126,6 +126,27 @@ def one_row_twice(rows: list[dict]) -> list[dict]:
 
 FILE = TASK_FILE.format(stamp=STAMPS[0])
 LATER = "2026-11-25T09-00-00.000000"
+NO_DATE = "2026-13-45T99-99-99"  # the name's shape, no date
+SHORT_FRACTION = "2026-11-24T14-03-30.5"  # a moment, not written as datetime.isoformat() writes it
+SAME = "2026-11-24T14-03-30.500000"
+
+
+def renamed_run(stamp: str) -> Edit:
+    """The first model's run folder and details file renamed to the run stamp ``stamp``."""
+
+    def edit(files: Files) -> Files:
+        moved = f"out/details/{MODELS[0]}/{stamp}/{TASK_FILE.format(stamp=stamp)}"
+        return {moved if key == FIRST else key: data for key, data in files.items()}
+
+    return edit
+
+
+def copied_model(files: Files) -> Files:
+    """The second model's details file replaced, byte for byte, by the first model's: one run under two names."""
+    second = next(key for key in files if key.startswith(f"out/details/{MODELS[1]}/"))
+    return {**files, second: files[FIRST]}
+
+
 DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
     ("truncated parquet", with_bytes(lambda data: data[: len(data) // 2]), {}, InputError, (FILE, "not a readable")),
     ("text named .parquet", with_bytes(lambda data: b"acc\n1\n0\n"), {}, InputError, (FILE, "not a readable")),
@@ -148,7 +169,14 @@ DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
         with_rows(lambda rows: [{**row, "metric": str(row["metric"])} for row in rows]),
         {},
         InputError,
-        (FILE, "no per-doc metric in the file"),
+        (FILE, "column metric is string", "not the struct"),
+    ),
+    (
+        "metric column a list",
+        with_rows(lambda rows: [{**row, "metric": [row["metric"]["acc"]]} for row in rows]),
+        {},
+        InputError,
+        (FILE, "column metric is list<element: int64>", "not the struct"),
     ),
     ("two metrics, none chosen", with_rows(second_metric), {}, InputError, (FILE, "metrics acc, acc_norm", "--metric")),
     ("unknown metric", lambda files: files, {"metric": "f1"}, InputError, (FILE, "no metric 'f1'", "acc", "--metric")),
@@ -167,6 +195,31 @@ DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
         (MODELS[0], "no lighteval run '2020-01-01T00-00-00'", STAMPS[0], LATER, "--run"),
     ),
     ("--run not a timestamp", lambda files: files, {"run": "newest"}, ArgumentError, ("--run 'newest'", "latest")),
+    ("--run not a date", lambda files: files, {"run": "2026-13-45T99-99-99"}, ArgumentError, ("--run", "month")),
+    (
+        "run folder not a date",
+        renamed_run(NO_DATE),
+        {},
+        InputError,
+        (MODELS[0], f"run stamp '{NO_DATE}'", "month must be in 1..12", "rename it"),
+    ),
+    (
+        "run folder not isoformat's",
+        renamed_run(SHORT_FRACTION),
+        {},
+        InputError,
+        (MODELS[0], f"run stamp '{SHORT_FRACTION}'", "six digits", "rename it"),
+    ),
+    (
+        "two runs of one moment",
+        lambda files: renamed_run(SAME.replace("14-03-30", "14:03:30"))(
+            another_file(f"{SAME}/{TASK_FILE.format(stamp=SAME)}")(files)
+        ),
+        {"run": "latest"},
+        InputError,
+        (MODELS[0], SAME, SAME.replace("14-03-30", "14:03:30"), "the same moment", "keep one"),
+    ),
+    ("one run copied as another model", copied_model, {}, InputError, (MODELS[0], MODELS[1], "byte-identical")),
     (
         "unknown --task",
         lambda files: files,
@@ -195,6 +248,13 @@ DAMAGED: list[tuple[str, Edit, dict, type, tuple[str, ...]]] = [
         {},
         InputError,
         (FILE, "row 1", "doc id '38'", "What is 1 + 1", "What is 69 + 88", "--align-on hash"),
+    ),
+    (
+        "doc id with a blank",
+        set_doc(1, id="38 "),
+        {},
+        InputError,
+        ("no item 'arith_mc|0:38 '", "of 61", "--on-missing"),
     ),
     ("empty doc id", set_doc(2, id=""), {}, InputError, (FILE, "row 2", "doc.id is ''", "--align-on hash")),
     ("doc id null", set_doc(3, id=None), {}, InputError, (FILE, "row 3", "doc.id is None", "--align-on hash")),
