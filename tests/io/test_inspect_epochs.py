@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
-from llm_power_verified.io import read_inspect
+from llm_power_verified.io import read_inspect, read_scores
 from llm_power_verified.io.errors import AlignmentError, InputError
 from llm_power_verified.io.repeat_choice import CHOOSE
 from llm_power_verified.io.zip_members import read_zip_member
@@ -221,8 +221,9 @@ def test_the_shipped_5_epoch_logs_without_epochs_are_refused_naming_the_three_ch
     )
     for choice in ("--epochs all (", "mean (", "or first ("):
         assert choice in message
-    with pytest.raises(AlignmentError, match=re.escape(CHOOSE)):
-        read_inspect(EPOCHS5)
+    for read in (read_inspect, read_scores):
+        with pytest.raises(AlignmentError, match=re.escape(CHOOSE)):
+            read(EPOCHS5)
 
 
 def test_the_shipped_5_epoch_logs_by_their_mean_are_the_headers_accuracies_and_rank_c_first(capsys):
