@@ -29,7 +29,15 @@ import pandas as pd
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
-from llm_power_verified.io.helm_records import PER_INSTANCE, RUN_SPEC, RunSpec, RunStats, read_run_spec, read_stats
+from llm_power_verified.io.helm_records import (
+    PER_INSTANCE,
+    RUN_SPEC,
+    RunSpec,
+    RunStats,
+    member_problem,
+    read_run_spec,
+    read_stats,
+)
 from llm_power_verified.io.helm_trials import kept_trials, split_and_values, trial_table
 from llm_power_verified.io.matrix import ScoreMatrix
 from llm_power_verified.io.repeated_tables import from_long_repeated
@@ -42,6 +50,8 @@ _EPOCHS = ("first", "mean", "all", "error")
 
 def is_helm_run(folder: str | Path) -> bool:
     """Whether ``folder`` is a HELM run folder: it holds ``per_instance_stats.json`` and ``run_spec.json``.
+
+    Either may be a pipe or device by that name: the reader then refuses it saying so, not that it is missing.
 
     Parameters
     ----------
@@ -65,7 +75,22 @@ def is_helm_run(folder: str | Path) -> bool:
     (False, True)
     """
     folder = Path(folder)
-    return folder.is_dir() and (folder / PER_INSTANCE).is_file() and (folder / RUN_SPEC).is_file()
+    return folder.is_dir() and all((folder / name).exists() for name in (PER_INSTANCE, RUN_SPEC))
+
+
+def _lacking(folder: Path) -> str | None:
+    """The one file a folder holding only one of a run's two files lacks; None for a run or a folder with neither."""
+    present = [(folder / name).exists() for name in (PER_INSTANCE, RUN_SPEC)]
+    return None if present[0] == present[1] else (RUN_SPEC if present[0] else PER_INSTANCE)
+
+
+def _refuse_partial(folder: Path, lacking: str, *, suite: Path | None = None) -> None:
+    held = PER_INSTANCE if lacking == RUN_SPEC else RUN_SPEC
+    within = "" if suite is None else f" (in the suite folder {suite}, a run whose model would drop out)"
+    raise InputError(
+        f"{folder / lacking}: {member_problem(folder / lacking)}; a HELM run folder holds {PER_INSTANCE} and "
+        f"{RUN_SPEC} (this one only {held}){within}: was the run interrupted, or the folder copied in part?"
+    )
 
 
 def is_helm_suite(folder: str | Path) -> bool:
@@ -103,9 +128,9 @@ def _subfolders(folder: Path) -> list[Path]:
         raise InputError(f"{folder}: cannot list it ({error.strerror})") from None
 
 
-def _matches(pattern: str, spec: RunSpec) -> bool:
-    """A shell-style pattern against the run's name and folder name; without wildcards, a part of either."""
-    names = (spec.name, spec.folder.name)
+def _matches(pattern: str, spec: RunSpec | str) -> bool:
+    """A shell-style pattern against the run's name and folder name (or a folder name); without wildcards, a part."""
+    names = (spec,) if isinstance(spec, str) else (spec.name, spec.folder.name)
     if any(character in pattern for character in "*?["):
         return any(fnmatch.fnmatchcase(name, pattern) for name in names)
     return any(pattern in name for name in names)
@@ -126,17 +151,25 @@ def _runs(paths: list[Path], run_spec: str | None) -> list[RunSpec]:
             continue
         if not path.is_dir():
             raise InputError(f"{path}: no such folder; give HELM run folders or a suite folder")
-        present = [name for name in (PER_INSTANCE, RUN_SPEC) if (path / name).is_file()]
-        if present:
-            lacking = RUN_SPEC if present == [PER_INSTANCE] else PER_INSTANCE
-            raise InputError(
-                f"{path / lacking}: no such file; a HELM run folder holds {PER_INSTANCE} and {RUN_SPEC} "
-                f"(this one only {present[0]}): was the run interrupted, or the folder copied in part?"
-            )
-        inside = [read_run_spec(child) for child in _subfolders(path) if is_helm_run(child)]
+        lacking = _lacking(path)
+        if lacking is not None:
+            _refuse_partial(path, lacking)
+        children = _subfolders(path)
+        for child in children:
+            # A half-written run is refused, not skipped, unless --run-spec leaves it out by its folder's name.
+            lacking = _lacking(child)
+            if lacking is not None and (run_spec is None or _matches(run_spec, child.name)):
+                _refuse_partial(child, lacking, suite=path)
+        inside = [read_run_spec(child) for child in children if is_helm_run(child)]
         if not inside:
             raise InputError(
                 f"{path}: neither a HELM run folder ({PER_INSTANCE} and {RUN_SPEC}) nor a suite folder holding any"
+            )
+        unnamed = next((spec for spec in inside if not spec.named), None)
+        if run_spec is not None and unnamed is not None:
+            raise InputError(
+                f"{unnamed.folder / RUN_SPEC}: no 'name'; --run-spec {run_spec!r} matches each run's name (HELM "
+                "writes one), which this run lacks: restore it, or give the run folders themselves without --run-spec"
             )
         chosen = [spec for spec in inside if run_spec is None or _matches(run_spec, spec)]
         if not chosen:
@@ -168,6 +201,26 @@ def _one_run_per_model(runs: list[RunSpec], suite: bool) -> None:
                 "their instances are not the same items: choose runs of one scenario"
                 + (" with --run-spec" if suite else "")
             )
+
+
+def _runs_note(runs: list[RunSpec]) -> str:
+    """The scenario and the runs read (at most 10 named), for the report's notes."""
+    labels = [spec.scenario_label for spec in runs if spec.scenario_label is not None]
+    names = [spec.name for spec in runs]
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")
+    scenario = f"scenario {labels[0]}" if labels else f"no scenario_spec in {RUN_SPEC}"
+    return f"HELM {scenario}; {len(names):,} run{'s' if len(names) != 1 else ''} read: {shown}"
+
+
+def _same_file_twice(seen: dict[str, RunSpec], spec: RunSpec, run: RunStats) -> None:
+    """Refuse a run whose per_instance_stats.json holds another's entries: one run given under two names."""
+    first = seen.setdefault(run.digest, spec)
+    if first is not spec:
+        raise AlignmentError(
+            f"{first.folder} and {spec.folder} hold the same {PER_INSTANCE} (every entry alike, runtimes too; "
+            f"SHA-256 {run.digest[:16]}... of the entries): one run "
+            f"given twice, as models {first.model!r} and {spec.model!r} (adapter_spec.model); give each run once"
+        )
 
 
 def _stat_present(run: RunStats, metric: str | None) -> None:
@@ -226,16 +279,20 @@ def read_helm(
     ArgumentError
         An unknown ``epochs``; no ``metric``; ``run_spec`` without a suite folder.
     InputError
-        A folder that is neither a run nor a suite folder; no run matching ``run_spec``; damaged JSON (through
-        :func:`~llm_power_verified.io.json_input.parse_json`); ``run_spec.json`` without ``adapter_spec.model``; two
-        runs of one model or of different scenarios; an entry without an instance id or whole-number
-        ``train_trial_index``; the stat absent, on several splits with none chosen, under no such perturbation;
-        an (instance, trial) twice; a trial some instances lack; a value whose count is not 1, whose mean is not sum /
-        count, or that lies outside [0, 1]; naming the file, the entry, the instance, the value and the flag.  Then the
-        matrix rules (missing items follow ``on_missing``).
+        A folder that is neither a run nor a suite folder; a run folder (given, or in a suite folder) holding only one
+        of the two files; a pipe or device named as one; no run matching ``run_spec``, or a run without a ``name``
+        when ``run_spec`` is given; damaged JSON (through :func:`~llm_power_verified.io.json_input.parse_json`);
+        ``run_spec.json`` without ``adapter_spec.model``; two runs of one model or of different scenarios; one
+        ``per_instance_stats.json`` given twice (the same entries, by SHA-256) under two model names; an entry without
+        an instance id or whole-number ``train_trial_index``; the stat absent, on several splits with none chosen,
+        under no such perturbation; the stat given twice for one instance, trial, split and perturbation; a trial
+        some instances lack; a value whose count is not 1, whose mean is not sum / count, or that lies outside
+        [0, 1]; naming the file, the entry, the instance, the value and the flag.  Then the matrix rules (missing
+        items, and instance ids that differ only by blanks, follow ``on_missing``: ids are kept as written).
 
     Notes
     -----
+    The notes name the stat, split and perturbation read, the scenario and the runs read (at most 10 by name).
     The per-model means equal HELM's own aggregate in ``stats.json`` (the stat of the same name, split and
     perturbation): HELM averages the per-instance values of each trial, then the trials.
 
@@ -270,8 +327,10 @@ def read_helm(
     notes: list[str] = []
     chosen_split: tuple[str | None, Path] | None = None
     averaged = False
+    seen: dict[str, RunSpec] = {}
     for spec in runs:
         run = read_stats(spec.folder, metric)
+        _same_file_twice(seen, spec, run)
         _stat_present(run, metric)
         used, values, run_notes = split_and_values(run, spec.model, metric, split, perturbation)
         if chosen_split is not None and used != chosen_split[0]:
@@ -297,10 +356,13 @@ def read_helm(
                 rows["trial"].append(trial)
     shown_split = "no split" if chosen_split[0] is None else f"split {chosen_split[0]!r}"
     how = f"under perturbation {perturbation!r}" if perturbation is not None else "unperturbed"
-    notes.insert(0, f"HELM stat {metric!r} on {shown_split}, {how}; items keyed by instance_id")
+    notes[:0] = [f"HELM stat {metric!r} on {shown_split}, {how}; items keyed by instance_id", _runs_note(runs)]
     long = pd.DataFrame(rows)
     lines = long.pop("line").to_numpy(dtype=object)
-    common = dict(item_column="item", on_missing=on_missing, source=f"HELM {metric}", lines=lines, notes=notes)
+    # Instance ids are JSON strings, exact: 'id60 ' and 'id60' are two instances, never merged by a dropped blank.
+    common = dict(
+        item_column="item", on_missing=on_missing, source=f"HELM {metric}", lines=lines, notes=notes, exact_ids=True
+    )
     if epochs == "all":
         return from_long_repeated(
             long, repeat_column="trial", score_kind=score_kind, single_hint="read it without --epochs", **common

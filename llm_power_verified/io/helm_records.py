@@ -16,8 +16,11 @@ for is absent.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import re
+import stat as file_modes
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ __all__ = [
     "RUN_SPEC",
     "RunSpec",
     "StatValue",
+    "member_problem",
     "read_run_spec",
     "read_stats",
 ]
@@ -61,12 +65,18 @@ class RunSpec(Result):
         ``adapter_spec.model``: the model whose column the run fills.
     scenario : str or None
         ``scenario_spec`` as canonical JSON (sorted keys), or None when the spec has none.
+    named : bool
+        Whether the spec has a ``name`` (``--run-spec`` matches on it).
+    scenario_label : str or None
+        ``scenario_spec`` in short for the notes: the class's last name and its args, ``BBQScenario(subject='all')``.
     """
 
     folder: Path
     name: str
     model: str
     scenario: str | None
+    named: bool = True
+    scenario_label: str | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -171,6 +181,17 @@ def _score(stat: dict, stat_place: str) -> tuple[float | None, str | None]:
         return None, str(refusal)
 
 
+#: Stats HELM writes for every request whatever the scenario, which are never scores of the answer: its "general
+#: information" and "efficiency" metrics (``helm.benchmark.metrics.basic_metrics`` and ``efficiency_metrics``; the
+#: schema's "Infrastructure metrics"): token, byte, reference and train-instance counts, runtimes, batch sizes, the
+#: finish reason, the prompt's truncation, the completion's log-probability, the training cost.  On a few instances
+#: they too fall in [0, 1] (a 0/1 ``prompt_truncated``, a runtime under a second), so the message asking for
+#: ``--metric`` lists them apart, after the stats that may be scores, rather than among them.
+_BOOKKEEPING = re.compile(
+    r"num_.*|.*_runtime|batch_size|finish_reason_.*|logprob|max_prob|prompt_truncated|training_.*_cost"
+)
+
+
 @dataclass
 class RunStats:
     """The chosen stat's values in one run, and per stat name whether it looks like a per-instance score."""
@@ -179,16 +200,65 @@ class RunStats:
     values: list[StatValue] = field(default_factory=list)
     score_like: dict[str, bool] = field(default_factory=dict)
     entries: int = 0
+    #: SHA-256 of the entries as parsed (canonical JSON, keys sorted): the same run given twice has the same digest
+    #: however its file was rewritten (indented, keys reordered); two runs differ at least in their runtimes.
+    digest: str = ""
 
     def scores_listed(self) -> str:
+        """The stats with one value in [0, 1] per instance: those that may be scores, then HELM's bookkeeping."""
         names = sorted(name for name, like in self.score_like.items() if like)
-        return ", ".join(names) if names else "none"
+        other = [name for name in names if _BOOKKEEPING.fullmatch(name)]
+        scores = [name for name in names if name not in other]
+        listed = ", ".join(scores) if scores else "none"
+        return listed + (
+            f"; other stats, not scores (token counts, runtimes, ...): {', '.join(other)}" if other else ""
+        )
+
+
+def member_problem(path: Path) -> str | None:
+    """What keeps a run folder's member from being read: None for a regular file, else what the path is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        ``RUN/per_instance_stats.json`` or ``RUN/run_spec.json`` (a symbolic link is followed).
+
+    Returns
+    -------
+    str or None
+        None for a regular file; ``"no such file"``, ``"a folder, not a file"``, ``"a pipe or device, not a file"``
+        or ``"cannot be read (REASON)"``.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if file_modes.S_ISREG(mode):
+        return None
+    return "a folder, not a file" if file_modes.S_ISDIR(mode) else "a pipe or device, not a file"
 
 
 def _read(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; a HELM run folder holds {PER_INSTANCE} and {RUN_SPEC}")
+    # A pipe or device in a run folder is never a user's stream (read_input_bytes reads pipes given as inputs).
+    problem = member_problem(path)
+    if problem is not None:
+        raise InputError(f"{path}: {problem}; a HELM run folder holds {PER_INSTANCE} and {RUN_SPEC} as files")
     return read_input_bytes(path, limit)
+
+
+def _scenario_label(scenario: Any) -> str | None:
+    """``BBQScenario(subject='all')`` from ``{"class_name": "helm...bbq_scenario.BBQScenario", "args": {...}}``."""
+    if not isinstance(scenario, dict):
+        return None if scenario is None else describe_value(scenario, 60)
+    class_name = scenario.get("class_name")
+    short = class_name.rsplit(".", 1)[-1] if isinstance(class_name, str) else describe_value(class_name, 40)
+    args = scenario.get("args")
+    shown = (
+        ", ".join(f"{key}={describe_value(value, 30)}" for key, value in args.items()) if isinstance(args, dict) else ""
+    )
+    return f"{short}({shown if len(shown) <= 80 else shown[:77] + '...'})"
 
 
 def read_run_spec(folder: Path) -> RunSpec:
@@ -207,7 +277,8 @@ def read_run_spec(folder: Path) -> RunSpec:
     Raises
     ------
     InputError
-        No ``run_spec.json``, damaged JSON, not an object, or no ``adapter_spec.model``.
+        No ``run_spec.json`` (or a pipe, device or folder by that name), damaged JSON, not an object, no
+        ``adapter_spec.model``, or a ``name`` that is not text.
     """
     path = folder / RUN_SPEC
     spec = parse_json(_read(path), str(path))
@@ -221,12 +292,19 @@ def read_run_spec(folder: Path) -> RunSpec:
             "(e.g. 'openai/gpt2'), which names the run's column"
         )
     name = spec.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InputError(
+            f"{path}: name is {describe_value(name)}; HELM writes the run's name as text (e.g. "
+            "'mmlu:subject=anatomy,model=openai_gpt2'), which --run-spec matches"
+        )
     scenario = spec.get("scenario_spec")
     return RunSpec(
         folder,
-        name if isinstance(name, str) and name else folder.name,
+        folder.name if name is None else name,
         model,
         None if scenario is None else json.dumps(scenario, sort_keys=True, default=str),
+        named=name is not None,
+        scenario_label=_scenario_label(scenario),
     )
 
 
@@ -307,20 +385,21 @@ def read_stats(folder: Path, metric: str | None) -> RunStats:
     Returns
     -------
     RunStats
-        The stat's values, and per stat name whether it looks like a per-instance score.
+        The stat's values, per stat name whether it looks like a per-instance score, and the entries' SHA-256.
 
     Raises
     ------
     InputError
-        No such file; damaged JSON, naming the entry; not a list; an entry without an instance id, a whole-number
-        ``train_trial_index`` or a list of stats; a stat without a name object; a split, sub-split or perturbation
-        of the wrong kind.
+        No such file (or a pipe, device or folder by that name); damaged JSON, naming the entry; not a list; an
+        entry without an instance id, a whole-number ``train_trial_index`` or a list of stats; a stat without a name
+        object; a split, sub-split or perturbation of the wrong kind.
     """
     path = folder / PER_INSTANCE
-    run = RunStats(path)
+    run, digest = RunStats(path), hashlib.sha256()
     entries = json_array_items(_read(path, MAX_STATS_BYTES), str(path), expected="HELM's list of per-instance stats")
     for index, entry in entries:
         where = f"{path}[{index}]"
+        digest.update(json.dumps(entry, sort_keys=True, separators=(",", ":")).encode() + b"\n")
         instance, trial, stats = _instance(entry, where)
         for number, stat in enumerate(stats):
             place = f"{where}.stats[{number}]"
@@ -343,4 +422,5 @@ def read_stats(folder: Path, metric: str | None) -> RunStats:
                 )
             )
         run.entries += 1
+    run.digest = digest.hexdigest()
     return run

@@ -10,6 +10,7 @@ the value and the flag, or read with the items they should.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,20 @@ from llm_power_verified.errors import ArgumentError, LlmPowerError
 from llm_power_verified.io.helm import is_helm_run, is_helm_suite, read_helm
 from tests.support.hostile_helm import METRIC, RUNS, SUITE, Damage, damages, edited, extra_trial, files, replaced
 
+#: Two genuine HELM runs of the public v3 suite (PROVENANCE.md): bbq, 2 instances, Llama 3 8B and 70B.
+V3 = SUITE.parent / "v3_bbq"
+V3_RUNS = ("bbq-meta_llama-3-70b", "bbq-meta_llama-3-8b")
+#: The stats of those runs with one value in [0, 1] per instance that may be scores (HELM's accuracy metrics).
+V3_SCORES = [
+    "exact_match",
+    "exact_match@5",
+    "prefix_exact_match",
+    "prefix_exact_match@5",
+    "quasi_exact_match",
+    "quasi_exact_match@5",
+    "quasi_prefix_exact_match",
+    "quasi_prefix_exact_match@5",
+]
 #: Means of 50 values that are 0 or 1: both sides are k/50 rounded once (HELM: sum / count; here the mean of the
 #: matrix column), so they agree to the last bit; 1e-12 leaves room for a summation order, not for a wrong item.
 MEAN_TOLERANCE = 1e-12
@@ -321,3 +336,95 @@ def test_cli_refusals_are_one_line(capsys, arguments, fragments):
     assert status == 2 and out == "" and len(lines) == 1 and lines[0].startswith("llm-power-verified: error: "), err
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+# --------------------------------------------------------------------------- issue 28 fix round
+def _score_like(run: Path) -> set[str]:
+    """The raw file's stats with count 1 and a value in [0, 1] in every entry (the standard library's json)."""
+    like: dict[str, bool] = {}
+    for entry in json.loads((run / "per_instance_stats.json").read_text()):
+        for stat in entry["stats"]:
+            value = stat.get("mean", stat.get("sum"))
+            ok = stat["count"] == 1 and isinstance(value, (int, float)) and 0 <= value <= 1
+            like[stat["name"]["name"]] = like.get(stat["name"]["name"], True) and ok
+    return {name for name, ok in like.items() if ok}
+
+
+def test_genuine_v3_runs_stats_listed_scores_first():
+    """N11: without --metric, HELM's accuracy stats are listed first, its bookkeeping after them, apart."""
+    with pytest.raises(ArgumentError) as raised:
+        read_helm([V3 / run for run in V3_RUNS], metric=None)
+    message = str(raised.value)
+    listed = message.split("per instance: ", 1)[1].rstrip(")")
+    scores, other = listed.split("; other stats, not scores (token counts, runtimes, ...): ")
+    assert scores.split(", ") == V3_SCORES
+    assert set(other.split(", ")) == _score_like(V3 / V3_RUNS[0]) - set(V3_SCORES)
+    assert {"batch_size", "inference_runtime", "num_train_trials", "prompt_truncated", "logprob"} <= set(
+        other.split(", ")
+    )
+
+
+def test_genuine_v3_runs_means_counts_and_notes():
+    """The v3 bbq runs as a suite: means equal stats.json, b and c the raw files', a note names scenario and runs."""
+    matrix = read_helm([V3], metric="exact_match")
+    assert matrix.models == ("meta/llama-3-70b", "meta/llama-3-8b") and matrix.n_items == 2
+    for column, run in enumerate(V3_RUNS):
+        stats = json.loads((V3 / run / "stats.json").read_text())
+        helm_mean = next(s["mean"] for s in stats if s["name"] == {"name": "exact_match", "split": "test"})
+        # Means of two 0/1 values are exact binary fractions on both sides.
+        assert matrix.scores[:, column].mean() == helm_mean
+    assert matrix.scores[:, 1].tolist() != matrix.scores[:, 0].tolist()  # 8B 1 of 2, 70B 0 of 2 (PROVENANCE.md)
+    names = [json.loads((V3 / run / "run_spec.json").read_text())["name"] for run in V3_RUNS]
+    assert f"HELM scenario BBQScenario(subject='all'); 2 runs read: {names[0]}, {names[1]}" in matrix.notes
+
+
+def test_notes_name_ten_runs_then_a_count(tmp_path):
+    """N4: twelve runs of one scenario: the note names the first ten runs read and counts the other two."""
+    suite = tmp_path / "suite"
+    for number in range(12):
+        run = suite / f"run-{number:02d}"
+        shutil.copytree(SUITE / RUNS[1], run)
+        spec = json.loads((run / "run_spec.json").read_text())
+        spec["name"], spec["adapter_spec"]["model"] = f"qa:model=m{number:02d}", f"m/{number:02d}"
+        (run / "run_spec.json").write_text(json.dumps(spec))
+        document = json.loads((run / "per_instance_stats.json").read_text())
+        document[0]["stats"][0]["sum_squared"] = number  # twelve runs, not one run twelve times
+        (run / "per_instance_stats.json").write_text(json.dumps(document))
+    matrix = read_helm([suite], metric=METRIC)
+    note = next(note for note in matrix.notes if "runs read" in note)
+    shown = ", ".join(f"qa:model=m{number:02d}" for number in range(10))
+    assert note == f"HELM scenario SimpleShortAnswerQAScenario(); 12 runs read: {shown} and 2 more"
+
+
+def test_the_same_run_copied_under_another_model_name(tmp_path, capsys):
+    """A4: a run folder copied byte for byte with only adapter_spec.model renamed is one run given twice."""
+    suite = _copy(tmp_path, {})
+    shutil.copytree(suite / RUNS[0], tmp_path / "renamed")
+    spec = json.loads((tmp_path / "renamed" / "run_spec.json").read_text())
+    spec["adapter_spec"]["model"] = "renamed/model"
+    (tmp_path / "renamed" / "run_spec.json").write_text(json.dumps(spec))
+    expected = r"run-model1 and .*renamed hold the same per_instance_stats.json.*'simple/model1' and 'renamed/model'"
+    with pytest.raises(LlmPowerError, match=expected):
+        read_helm([suite / RUNS[0], tmp_path / "renamed"], metric=METRIC)
+    status, out, err = _audit(capsys, str(suite / RUNS[0]), str(tmp_path / "renamed"), "--metric", METRIC, *FAST)
+    assert status == 2 and out == "" and "one run given twice" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(os.name != "posix", reason="named pipes and /dev/zero are POSIX")
+@pytest.mark.parametrize("kind", ["pipe", "device"])
+def test_a_pipe_or_device_named_as_a_run_file(tmp_path, capsys, kind):
+    """A13: a FIFO, or a link to /dev/zero, named per_instance_stats.json is said to be one, not 'no such file'."""
+    suite = _copy(tmp_path, {})
+    member = suite / RUNS[0] / "per_instance_stats.json"
+    member.unlink()
+    if kind == "pipe":
+        os.mkfifo(member)
+    else:
+        member.symlink_to("/dev/zero")
+    expected = f"{member}: a pipe or device, not a file"
+    for paths in ([suite / run for run in RUNS], [suite]):
+        with pytest.raises(LlmPowerError) as raised:
+            read_helm(paths, metric=METRIC)
+        assert str(raised.value).startswith(expected)
+    status, out, err = _audit(capsys, *(str(suite / run) for run in RUNS), "--metric", METRIC, *FAST)
+    assert status == 2 and out == "" and expected in err and "no such file" not in err

@@ -56,12 +56,15 @@ def original(relative: str) -> bytes:
 
 
 def files(edits: dict[str, Edit]) -> dict[str, bytes]:
-    """The suite's files with ``edits`` applied (a file whose edit is None is left out)."""
+    """The suite's files with ``edits`` applied (a file whose edit is None is left out; a new path's edit gets b"")."""
     result = {}
     for path in sorted(SUITE.rglob("*")):
         relative = path.relative_to(SUITE).as_posix()
         if path.is_file() and not (relative in edits and edits[relative] is None):
             result[relative] = edits[relative](original(relative)) if relative in edits else original(relative)
+    for relative, edit in edits.items():
+        if relative not in result and edit is not None and not (SUITE / relative).exists():
+            result[relative] = edit(b"")
     return result
 
 
@@ -116,6 +119,18 @@ def extra_trial(skip: str | None = None) -> Callable[[bytes], bytes]:
         return document + json.loads(json.dumps(copies))
 
     return replaced(change)
+
+
+def copy_of(relative: str, change: Callable[[object], object] = lambda document: document) -> Edit:
+    """The file ``relative`` of the suite, parsed, changed and written again (indent 2), whatever the file edited."""
+    return lambda _data: replaced(change)(original(relative))
+
+
+def _respaced(document: list) -> None:
+    """Instance 'id60' written 'id60 ' (a blank after it): another id in a JSON file, not the same one padded."""
+    for entry in document:
+        if entry["instance_id"] == "id60":
+            entry["instance_id"] = "id60 "
 
 
 def _entry(document: list, instance: str) -> dict:
@@ -257,6 +272,46 @@ def damages() -> list[Damage]:
             "runs of different scenarios",
             {SPEC2: edited(lambda spec: spec["scenario_spec"].update(class_name="helm.Other"))},
             ("run-model1", "run-model2", "scenario"),
+        ),
+        Damage(
+            "same run under two model names",
+            {STATS2: copy_of(STATS1)},  # written again by json.dumps: the entries alike, the bytes need not be
+            ("run-model1", "run-model2", "same per_instance_stats.json", "'simple/model1'", "'simple/model2'"),
+        ),
+        Damage(
+            "suite, a run without run_spec.json",
+            {"run-model3/per_instance_stats.json": copy_of(STATS2)},
+            ("run-model3/run_spec.json", "no such file", "only per_instance_stats.json", "interrupted"),
+            paths=(".",),
+        ),
+        Damage(
+            "suite, a run without per_instance_stats.json",
+            {"run-model3/run_spec.json": copy_of(SPEC2, lambda spec: {**spec, "name": "other:model=m3"})},
+            ("run-model3/per_instance_stats.json", "no such file", "only run_spec.json"),
+            paths=(".",),
+        ),
+        Damage(
+            "suite, a half run --run-spec leaves out",
+            {"run-model3/per_instance_stats.json": copy_of(STATS2)},
+            items=50,
+            options={"metric": METRIC, "run_spec": "run-model[12]"},
+            paths=(".",),
+        ),
+        Damage(
+            "run_spec.json without name, --run-spec",
+            {SPEC2: edited(lambda spec: spec.pop("name"))},
+            (SPEC2, "no 'name'", "--run-spec 'simple'"),
+            options={"metric": METRIC, "run_spec": "simple"},
+            paths=(".",),
+        ),
+        Damage("run_spec.json without name, run folders", {SPEC2: edited(lambda spec: spec.pop("name"))}, items=50),
+        Damage("run name a number", {SPEC2: edited(lambda spec: spec.update(name=5))}, (SPEC2, "name is 5", "text")),
+        Damage("instance id with a blank after it", {STATS2: edited(_respaced)}, ("'id60'", "lacks 1", "--on-missing")),
+        Damage(
+            "instance id with a blank after it, intersect",
+            {STATS2: edited(_respaced)},
+            items=49,
+            options={"metric": METRIC, "on_missing": "intersect"},
         ),
         Damage(
             "suite, no run matches",
