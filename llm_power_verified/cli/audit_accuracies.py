@@ -64,6 +64,12 @@ def add_parser(commands) -> None:
         help="verdicts over this assumed range of correlations too, labelled as an assumption",
     )
     parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="as audit's --quiet (no progress bar on stderr): this command never shows one, so it changes nothing; "
+        "accepted so that one script can pass it to both",
+    )
+    parser.add_argument(
         "--fail-on",
         choices=("unresolved",),
         help="exit 1 unless every adjacent pair is resolved under the correction at every admissible rho: "

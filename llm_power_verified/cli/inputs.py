@@ -271,10 +271,14 @@ def read_accuracy_table(arguments):
     """
     check_out_format(arguments)
     from llm_power_verified.io.accuracy_table import read_accuracies
-    from llm_power_verified.io.aggregates import is_result_file, read_aggregates
+    from llm_power_verified.io.aggregates import is_result_file, read_aggregates, table_refusal
 
     paths, harness = [Path(path) for path in arguments.files], ("task", "metric", "filter", "scorer", "split")
-    if len(paths) > 1 or is_result_file(paths[0]):
+    aggregates = len(paths) > 1 or is_result_file(paths[0])
+    refusal = None if aggregates else table_refusal(paths[0])
+    if refusal is not None:  # a folder (a HELM suite), a samples file, an OpenAI evals log: no table
+        raise refusal
+    if aggregates:
         for dest in ("model_column", "accuracy_column", "accuracy_scale"):
             if given(arguments, dest):
                 raise CommandError(

@@ -59,12 +59,13 @@ from llm_power_verified.io.aggregates_formats import (
     lighteval_aggregate,
 )
 from llm_power_verified.io.aggregates_lm_eval import is_lm_eval_results, lm_eval_aggregate
-from llm_power_verified.io.aggregates_records import Aggregate
+from llm_power_verified.io.aggregates_records import Aggregate, check_regular
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.lm_eval_runs import load_json
+from llm_power_verified.io.openai_evals import is_openai_evals_log
 from llm_power_verified.io.table_alignment import same_name_repeat
 
-__all__ = ["is_result_file", "read_aggregates", "result_kind"]
+__all__ = ["is_result_file", "read_aggregates", "result_kind", "table_refusal"]
 
 _RESULTS_NAME = re.compile(r"results_.*\.json", re.IGNORECASE)
 _KIND_NAMES = {
@@ -73,6 +74,7 @@ _KIND_NAMES = {
     "Inspect": "an Inspect log",
     "HELM": "a HELM run's stats.json",
 }
+_KINDS_READ = "lm-eval results_*.json, lighteval results JSON, Inspect logs, HELM run folders or their stats.json"
 #: The options each kind reads (the others would be ignored, so they are refused).
 _OPTIONS = {
     "task": ("lm-eval", "lighteval"),
@@ -95,18 +97,26 @@ def result_kind(path: str | Path) -> str | None:
     -------
     str or None
         The harness; None when the path is none of their result files.  A ``results_*.json`` that cannot be parsed
-        is "lm-eval" (its reader then says why).
+        is "lm-eval" (its reader then says why).  A pipe or device is never opened: None, unless its name is a
+        result file's.
+
+    Raises
+    ------
+    InputError
+        A pipe or device named like a result file (``results_*.json``, ``stats.json``, ``*.eval``): it is found by
+        its name and opened twice, and a pipe without a writer would block for ever.
     """
     path = Path(path)
     if path.is_dir():
-        return "HELM" if (path / "stats.json").is_file() and (path / "run_spec.json").is_file() else None
+        return "HELM" if _is_helm_run(path) else None
     name = path.name.lower()
-    if name == "stats.json":
-        return "HELM"
-    if name.endswith(".eval"):
-        return "Inspect"
-    if not name.endswith(".json"):
-        return None
+    by_name = "HELM" if name == "stats.json" else "Inspect" if name.endswith(".eval") else None
+    if by_name is not None or _RESULTS_NAME.fullmatch(path.name):
+        check_regular(path)  # a pipe named like a result file would block for ever (no writer)
+    elif path.exists() and not path.is_file():
+        return None  # a pipe or device is never opened to sniff it: the table reader reads a pipe once
+    if by_name is not None or not name.endswith(".json"):
+        return by_name
     try:
         document = load_json(path)
     except InputError:
@@ -143,18 +153,83 @@ def is_result_file(path: str | Path) -> bool:
     return result_kind(path) is not None
 
 
-def _not_a_result_file(path: Path) -> InputError:
-    """The refusal of a path that is no result file, saying what it looks like."""
-    name = path.name.lower()
-    if (name.startswith("samples_") and name.endswith(".jsonl")) or path.is_dir():
-        folder = path if path.is_dir() else path.parent
+def _is_helm_run(path: Path) -> bool:
+    return (path / "stats.json").exists() and (path / "run_spec.json").exists()  # a pipe is refused when read
+
+
+def _listed(paths: list[Path]) -> str:
+    return ", ".join(path.name for path in paths[:3]) + (f", ... ({len(paths):,} in all)" if len(paths) > 3 else "")
+
+
+def _folder_refusal(path: Path) -> InputError:
+    """The refusal of a folder that is no HELM run: a suite folder, a per-item output folder, any other folder."""
+    try:
+        children = sorted(path.iterdir())
+    except OSError as error:
+        return InputError(f"{path}: cannot list the folder ({error.strerror})")
+    runs = [child for child in children if child.is_dir() and _is_helm_run(child)]
+    if runs:
         return InputError(
-            f"{path}: per-item results, not a result file; audit them with 'audit {folder} --task TASK --metric "
-            "METRIC', or give the run's results_*.json here"
+            f"{path}: a HELM suite folder (runs {_listed(runs)}), not a result file; give the run folders to compare, "
+            f"one per model ({path}/RUN_NAME..., or their stats.json)"
+        )
+    names = [child.name.lower() for child in children]
+    if any(name.startswith("samples_") or _RESULTS_NAME.fullmatch(name) for name in names):
+        results = [child for child in children if _RESULTS_NAME.fullmatch(child.name)]
+        here = f"the models' results files here (this folder's: {results[-1]})" if results else "their results_*.json"
+        return InputError(
+            f"{path}: per-item results, not a result file; audit them with 'audit {path} --task TASK --metric "
+            f"METRIC', or give {here}"
         )
     return InputError(
-        f"{path}: not a harness result file (an lm-eval results_*.json, a lighteval results JSON, an Inspect log or a "
-        "HELM run's stats.json); a table of accuracies is given alone"
+        f"{path}: a folder, not a result file; give the result files to compare, one per model ({_KINDS_READ})"
+    )
+
+
+def table_refusal(path: str | Path) -> InputError | None:
+    """Why one FILE is neither a table of accuracies nor a result file, when it is plainly something else.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The one FILE of ``audit-accuracies`` that :func:`is_result_file` did not recognise.
+
+    Returns
+    -------
+    InputError or None
+        The refusal of a folder (a HELM suite folder: give its run folders; an lm-eval output folder: audit it per
+        item), an lm-eval samples file or an OpenAI evals log (per-item results: audit them); None otherwise (the
+        table reader reads it).
+    """
+    path = Path(path)
+    if path.is_dir() or _per_item_log(path):
+        return _not_a_result_file(path)
+    return None
+
+
+def _per_item_log(path: Path) -> bool:
+    name = path.name.lower()
+    return (name.startswith("samples_") and name.endswith(".jsonl")) or is_openai_evals_log(path)
+
+
+def _not_a_result_file(path: Path) -> InputError:
+    """The refusal of a path that is no result file, saying what it looks like."""
+    if path.is_dir():
+        return _folder_refusal(path)
+    name = path.name.lower()
+    if name.startswith("samples_") and name.endswith(".jsonl"):
+        return InputError(
+            f"{path}: per-item results, not a result file; audit them with 'audit {path.parent} --task TASK --metric "
+            "METRIC', or give the run's results_*.json here"
+        )
+    if is_openai_evals_log(path):
+        return InputError(
+            f"{path}: an OpenAI evals log, which holds per-item results (one event per sample), not a result file; "
+            "audit the logs with 'audit LOG...', one per model (the per-item audit pairs the samples)"
+        )
+    return InputError(
+        f"{path}: not a harness result file ({_KINDS_READ}); a table of accuracies (model and accuracy columns) is "
+        "read only when it is the one FILE given"
     )
 
 

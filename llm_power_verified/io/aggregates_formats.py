@@ -28,7 +28,15 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from llm_power_verified.io.aggregates_records import Aggregate, accuracy_value, check_stderr, choose, whole_count
+from llm_power_verified.io.aggregates_records import (
+    Aggregate,
+    accuracy_value,
+    check_regular,
+    check_stderr,
+    choose,
+    fitted_n,
+    whole_count,
+)
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.lm_eval_runs import load_json
@@ -116,7 +124,7 @@ def lighteval_aggregate(
     if n is None:
         hint = ""
         if isinstance(stderr, (int, float)) and not isinstance(stderr, bool) and stderr > 0:
-            hint = f" (its {key}_stderr {stderr!r} fits N = {value * (1 - value) / stderr**2 + 1:,.1f})"
+            hint = f" (its {key}_stderr {stderr!r} {fitted_n(value, stderr)})"
         raise InputError(
             f"{path}: the file has no N (lighteval's results JSON does not record how many items were scored){hint}; "
             "give the benchmark size with --n N"
@@ -265,6 +273,7 @@ def _helm_stat(stats: list, name: str, split: str) -> dict | None:
 
 def _helm_model(path: Path) -> str:
     spec_path = path.parent / "run_spec.json"
+    check_regular(spec_path)
     if not spec_path.is_file():
         raise InputError(f"{path}: no run_spec.json beside it (the run folder's model is named there)")
     spec = load_json(spec_path)
@@ -293,6 +302,7 @@ def helm_aggregate(path: Path, *, metric: str | None, split: str | None, n: int 
         What the run's statistics say.
     """
     path = helm_stats_path(path)
+    check_regular(path)
     stats = load_json(path)
     if not isinstance(stats, list):
         raise InputError(f"{path}: a JSON {type(stats).__name__} where HELM's list of statistics is expected")

@@ -11,6 +11,8 @@ split).  :func:`check_stderr` tests the standard error against N;
 from __future__ import annotations
 
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,16 @@ from llm_power_verified.contract import MAX_COUNT
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.results import Result
 
-__all__ = ["STDERR_TOLERANCE", "Aggregate", "accuracy_value", "check_stderr", "choose", "whole_count"]
+__all__ = [
+    "STDERR_TOLERANCE",
+    "Aggregate",
+    "accuracy_value",
+    "check_regular",
+    "check_stderr",
+    "choose",
+    "fitted_n",
+    "whole_count",
+]
 
 #: Relative tolerance of a standard error against sqrt(p (1 - p) / (N - 1)): the harnesses compute it in doubles
 #: (relative error ~1e-15), while N - 1 or N + 1 items change it by about 1 / (2 N), so 1e-9 tells N apart up to
@@ -191,13 +202,72 @@ def check_stderr(stderr: Any, accuracy: float, n: int, where: str, n_from: str) 
     expected = math.sqrt(accuracy * (1 - accuracy) / (n - 1)) if n > 1 else 0.0
     if abs(stderr - expected) <= STDERR_TOLERANCE * expected:
         return float(stderr), None
-    fits = (
-        f"fits N = {accuracy * (1 - accuracy) / stderr**2 + 1:,.1f}"
-        if stderr > 0
-        else "fits no N (it is 0 while the accuracy is not 0 or 1)"
-    )
+    fits = fitted_n(accuracy, stderr) if stderr > 0 else "fits no N (it is 0 while the accuracy is not 0 or 1)"
     raise InputError(
         f"{where} is {stderr!r}, but an accuracy of {accuracy!r} over N = {n:,} ({n_from}) has standard error "
         f"{expected:.10g} (sqrt(p (1 - p) / (N - 1))); it {fits}: the accuracy was not computed on N items (an edited "
         "or merged file?)"
+    )
+
+
+def fitted_n(accuracy: float, stderr: float) -> str:
+    """The N a standard error fits, p (1 - p) / se^2 + 1, as a phrase: "fits N = 60" (a whole number of items).
+
+    Parameters
+    ----------
+    accuracy : float
+        The accuracy p, strictly between 0 and 1.
+    stderr : float
+        The standard error, finite and > 0.
+
+    Returns
+    -------
+    str
+        "fits N = K" when the value is a whole K from 2 to ``MAX_COUNT`` (to 1e-6 relative: the doubles' rounding),
+        "fits no whole N (... = X)" when it lies between two, "fits no N from 2 to MAX_COUNT" otherwise (a standard
+        error so small that its square underflows, or so large that no N of two items or more gives it).
+
+    Examples
+    --------
+    >>> fitted_n(0.5, math.sqrt(0.25 / 59))
+    'fits N = 60'
+    """
+    square = stderr * stderr  # a product, not **: no OverflowError for a huge stderr, 0.0 for a tiny one
+    fit = accuracy * (1 - accuracy) / square + 1 if square > 0 else math.inf
+    if not 2 <= fit <= MAX_COUNT:
+        return f"fits no N from 2 to {MAX_COUNT:,}"
+    if abs(fit - round(fit)) <= 1e-6 * fit:
+        return f"fits N = {round(fit):,}"
+    return f"fits no whole N (p (1 - p) / se^2 + 1 = {fit:,.1f})"
+
+
+def check_regular(path: Path) -> None:
+    """Refuse a pipe, a device or a socket where a result file is found by its name.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A file found by its name (a ``results_*.json``, a HELM run's ``stats.json`` or ``run_spec.json``, an Inspect
+        ``.eval``): it is opened to recognise it, then to read it, and a pipe without a writer would block for ever.
+
+    Raises
+    ------
+    InputError
+        Naming the path and what it is.  A missing path passes (its reader says so).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISFIFO(mode):
+        what = "a pipe"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        what = "a device"
+    elif stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    else:
+        what = "not a regular file"
+    raise InputError(
+        f"{path}: {what}, not a file; a harness result file is recognised by its name and read from a file "
+        "(it is opened twice: to recognise it, then to read it): give the file itself"
     )

@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from llm_power_verified.io import InputError, read_scores
 from llm_power_verified.io.accuracy_table import read_accuracies
 from llm_power_verified.io.aggregates import _counts, is_result_file, read_aggregates
 from llm_power_verified.io.aggregates_formats import helm_aggregate
+from llm_power_verified.io.aggregates_records import fitted_n
 from tests.support.hostile import FIXTURES, Read, Refused
 from tests.support.hostile_aggregates import DUMMY, GROUPS, HASHLM, INSPECT, LIGHTEVAL, aggregate_cases
 
@@ -131,7 +133,7 @@ def test_inspect_logs_equal_their_samples():
 
 
 def test_lighteval_needs_n_and_then_equals_the_details():
-    with pytest.raises(InputError, match=r"the file has no N .*fits N = 60\.0\); give the benchmark size with --n N"):
+    with pytest.raises(InputError, match=r"the file has no N .*fits N = 60\); give the benchmark size with --n N"):
         read_aggregates(LIGHTEVAL)
     table = read_aggregates(LIGHTEVAL, n=60, task="arith_mc", metric="acc")
     expected = {}
@@ -248,21 +250,31 @@ def test_model_names_from_older_model_args_and_names_alike_refused(tmp_path):
         read_aggregates([nameless, DUMMY[1]], metric="acc")
 
 
-def test_helm_through_the_table_with_a_second_split(tmp_path):
-    """model2's 0.0 made 0.3 (15 of 50) and every unperturbed stat copied under split 'valid': --split chooses."""
+def _helm_copy(folder: Path, *, valid: bool) -> list[Path]:
+    """The HELM fixture's runs with model2's quasi_exact_match 0.0 made 0.3 (15 of 50) in stats.json; ``valid``:
+    every unperturbed stat copied under split 'valid' too."""
     runs = []
     for run in HELM:
         stats = json.loads((run / "stats.json").read_text())
         for stat in stats:
             if run.name == "run-model2" and stat["name"] == {"name": "quasi_exact_match", "split": "test"}:
                 stat.update(sum=15.0, mean=0.3)
-        stats += [
-            dict(stat, name=dict(stat["name"], split="valid")) for stat in stats if "perturbation" not in stat["name"]
-        ]
-        (tmp_path / run.name).mkdir()
-        (tmp_path / run.name / "stats.json").write_text(json.dumps(stats))
-        (tmp_path / run.name / "run_spec.json").write_bytes((run / "run_spec.json").read_bytes())
-        runs.append(tmp_path / run.name)
+        if valid:
+            stats += [
+                dict(stat, name=dict(stat["name"], split="valid"))
+                for stat in stats
+                if "perturbation" not in stat["name"]
+            ]
+        (folder / run.name).mkdir()
+        (folder / run.name / "stats.json").write_text(json.dumps(stats))
+        (folder / run.name / "run_spec.json").write_bytes((run / "run_spec.json").read_bytes())
+        runs.append(folder / run.name)
+    return runs
+
+
+def test_helm_through_the_table_with_a_second_split(tmp_path):
+    """model2's 0.0 made 0.3 (15 of 50) and every unperturbed stat copied under split 'valid': --split chooses."""
+    runs = _helm_copy(tmp_path, valid=True)
     with pytest.raises(
         InputError, match=r"stat 'quasi_exact_match': 2 splits \('test', 'valid'\); choose one with --split"
     ):
@@ -274,3 +286,90 @@ def test_helm_through_the_table_with_a_second_split(tmp_path):
         == table.count_high.tolist()
         == [_helm_per_instance(HELM[0], "quasi_exact_match")[0], 15]
     )
+
+
+def test_helm_run_folders_through_audit_accuracies(tmp_path):
+    """N20: the shipped runs are refused (model2 scores 0); on the copy with model2 at 15 of 50 the command runs."""
+    status, out, err = _cli(["audit-accuracies", *map(str, HELM), "--metric", "quasi_exact_match"])
+    assert status == 2 and out == "" and "run-model2/stats.json: quasi_exact_match (test) is 0.0" in err
+    runs = _helm_copy(tmp_path, valid=False)
+    status, out, err = _cli(["audit-accuracies", *map(str, runs), "--metric", "quasi_exact_match", "--format", "json"])
+    report = json.loads(out)
+    assert status == 0 and err == "" and report["data"]["n_items"] == 50
+    right = _helm_per_instance(HELM[0], "quasi_exact_match")[0]
+    assert {row["model"]: row["count_low"] for row in report["ranking"]} == {
+        "simple/model1": right,
+        "simple/model2": 15,
+    }
+    assert any("N = 50 (num_instances)" in note for note in report["notes"])
+    status, _, err = _cli(["audit-accuracies", *(str(run / "stats.json") for run in runs)])
+    assert status == 2 and "run-model1/stats.json: 20 stats (" in err and "choose one with --metric" in err
+
+
+def test_a_folder_or_a_per_item_log_says_what_to_give(tmp_path):
+    """N9, N19: a HELM suite folder, an lm-eval folder, any folder and OpenAI evals logs name what to give."""
+    suite = FIXTURES / "helm" / "simple_qa"
+    status, out, err = _cli(["audit-accuracies", str(suite), "--metric", "exact_match"])
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert f"{suite}: a HELM suite folder (runs run-model1, run-model2), not a result file" in err
+    assert "give the run folders to compare, one per model" in err and "table of accuracies" not in err
+    status, _, err = _cli(["audit-accuracies", str(DUMMY[0].parent)])
+    assert status == 2 and f"audit {DUMMY[0].parent} --task TASK --metric METRIC" in err and str(DUMMY[0]) in err
+    (tmp_path / "empty").mkdir()
+    for argv in ([str(tmp_path / "empty")], [str(tmp_path / "empty"), str(DUMMY[0])]):
+        status, _, err = _cli(["audit-accuracies", *argv])
+        assert status == 2 and "empty: a folder, not a result file; give the result files to compare" in err
+    logs = sorted((FIXTURES / "openai_evals").glob("arith-solver-*.jsonl"))[:2]
+    for argv in ([str(logs[0])], list(map(str, logs))):
+        status, out, err = _cli(["audit-accuracies", *argv])
+        assert status == 2 and out == "" and f"{logs[0]}: an OpenAI evals log" in err, err
+        assert "audit the logs with 'audit LOG...'" in err and "given alone" not in err
+    status, _, err = _cli(["audit-accuracies", str(DUMMY[0]), str(FIXTURES / "README.md")])
+    assert status == 2 and "is read only when it is the one FILE given" in err
+
+
+def test_quiet_is_accepted_and_changes_nothing():
+    """N18: audit's --quiet (no progress bar) is accepted; audit-accuracies never shows a bar."""
+    argv = ["audit-accuracies", *map(str, DUMMY), "--metric", "acc"]
+    quiet, plain = _cli([*argv, "--quiet"]), _cli(argv)
+    assert quiet[0] == 0 and quiet == plain
+
+
+def test_the_n_a_standard_error_fits_is_a_whole_number():
+    """N18: "fits N = 60", never 60.0; a standard error whose square under- or overflows ends in a message."""
+    assert fitted_n(0.5, math.sqrt(0.25 / 59)) == "fits N = 60"
+    assert fitted_n(0.3, math.sqrt(0.21 / 199)) == "fits N = 200"
+    assert fitted_n(0.5, math.sqrt(0.25 / 59.5)) == "fits no whole N (p (1 - p) / se^2 + 1 = 60.5)"
+    for stderr in (1e-200, 1e200, math.sqrt(0.25 / 0.5)):
+        assert fitted_n(0.5, stderr).startswith("fits no N from 2 to ")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("name", ["results_x.json", "run/stats.json", "run/run_spec.json", "log.eval"])
+def test_a_pipe_named_like_a_result_file_is_refused_at_once(tmp_path, name):
+    """A10: a FIFO without a writer, found by its result-file name, is refused; opening it would block for ever."""
+    if name.startswith("run/"):
+        (tmp_path / "run").mkdir()
+        for member in ("stats.json", "run_spec.json"):
+            (tmp_path / "run" / member).write_bytes((HELM[0] / member).read_bytes())
+        (tmp_path / name).unlink()
+    os.mkfifo(tmp_path / name)
+    target = tmp_path / "run" if name.startswith("run/") else tmp_path / name
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llm_power_verified.cli",
+            "audit-accuracies",
+            str(target),
+            str(HELM[0]),
+            "--metric",
+            "quasi_exact_match",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the hang it guards against: without the refusal the command never returns
+        check=False,
+    )
+    assert run.returncode == 2 and run.stdout == "", run.stderr
+    assert f"{tmp_path / name}: a pipe, not a file" in run.stderr and "give the file itself" in run.stderr

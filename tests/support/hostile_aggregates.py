@@ -134,7 +134,7 @@ def aggregate_cases() -> list[Case]:
         ),
         "stderr inconsistent with N": (
             lambda document: _set_n(document, 150, stderr=False),
-            refused("['acc_stderr,none'] is 0.0308", "over N = 150", "fits N = 200.0", "not computed on N items"),
+            refused("['acc_stderr,none'] is 0.0308", "over N = 150", "fits N = 200", "not computed on N items"),
         ),
         "another N in one file": (
             lambda document: _set_n(document, 100, stderr=True),
@@ -220,15 +220,29 @@ def aggregate_cases() -> list[Case]:
             FAMILY,
             "lighteval without --n",
             ("audit-accuracies", *lighteval),
-            refused("the file has no N", "fits N = 60.0", "--n N"),
+            refused("the file has no N", "fits N = 60", "--n N"),
             lighteval,
         ),
         Case(
             FAMILY,
             "lighteval with a wrong --n",
             ("audit-accuracies", *lighteval, "--n", "59"),
-            refused("over N = 59 (--n)", "fits N = 60.0"),
+            refused("over N = 59 (--n)", "fits N = 60"),
             lighteval,
+        ),
+        *(
+            Case(
+                FAMILY,
+                f"lighteval stderr {stderr:g}, {how}",
+                ("audit-accuracies", *(files := _changed(LIGHTEVAL, 0, _lighteval_stderr(stderr))), *more),
+                refused(*fragments),
+                files,
+            )
+            for stderr in (1e-200, 1e200)
+            for how, more, fragments in (
+                ("no --n", (), ("the file has no N", "fits no N from 2 to ")),
+                ("--n 60", ("--n", "60"), ("over N = 60 (--n)", "fits no N from 2 to ")),
+            )
         ),
         Case(
             FAMILY,
@@ -313,5 +327,15 @@ def _group_value(value: float):
     def change(document: dict) -> None:
         for part in ("results", "groups"):
             document[part]["arith_mc_by_subject"]["acc,none"] = value
+
+    return change
+
+
+def _lighteval_stderr(value: float):
+    """A lighteval results file's acc_stderr set to ``value`` (its square under- or overflows a double)."""
+
+    def change(document: dict) -> None:
+        entry = next(entry for name, entry in document["results"].items() if name != "all")
+        entry["acc_stderr"] = value
 
     return change
