@@ -67,7 +67,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _integer(text: str) -> int:
-    digits = len(text.lstrip("-"))
+    digits = len(text) if len(text) <= MAX_INTEGER_DIGITS else len(text.lstrip("-"))
     if digits > MAX_INTEGER_DIGITS:
         raise _Refusal(f"an integer of {digits:,} digits (at most {MAX_INTEGER_DIGITS} are read)")
     return int(text)
@@ -145,26 +145,37 @@ def _as_text(data: str | bytes, where: str) -> str:
     return decode_utf8(data, where)
 
 
+#: What the parser raises on a refusal: a hook's, a syntax error, nesting too deep.
+_PARSER_ERRORS = (_Refusal, json.JSONDecodeError, RecursionError)
+
+
+def _refusal(error: Exception, where: str, line_numbers: bool = True) -> InputError:
+    """One of the parser's refusals (``_PARSER_ERRORS``) as one InputError naming ``where``."""
+    if isinstance(error, _Refusal):
+        return InputError(f"{where}: {error}")
+    if isinstance(error, json.JSONDecodeError):
+        place = f" at line {error.lineno}, column {error.colno}" if line_numbers else f" at column {error.colno}"
+        return InputError(f"{where}: not valid JSON ({error.msg}{place})")
+    return InputError(f"{where}: JSON nested too deeply to read (more than about {sys.getrecursionlimit()} levels)")
+
+
 @contextmanager
 def _refusals(where: str, line_numbers: bool = True) -> Iterator[None]:
     """Turn the parser's refusals (hooks, syntax, depth) into one InputError naming ``where``."""
     try:
         yield
-    except _Refusal as refusal:
-        raise InputError(f"{where}: {refusal}") from None
-    except json.JSONDecodeError as error:
-        place = f" at line {error.lineno}, column {error.colno}" if line_numbers else f" at column {error.colno}"
-        raise InputError(f"{where}: not valid JSON ({error.msg}{place})") from None
-    except RecursionError:
-        raise InputError(
-            f"{where}: JSON nested too deeply to read (more than about {sys.getrecursionlimit()} levels)"
-        ) from None
+    except _PARSER_ERRORS as error:
+        raise _refusal(error, where, line_numbers) from None
 
 
 def _parsed(text: str, where: str, line_numbers: bool = True) -> Any:
-    with _refusals(where, line_numbers):
-        value = json.loads(text, **_HOOKS)
-    _surrogate_free(value, where)
+    try:  # one decoder for every document (json.loads builds one per call; kept for its message on a second BOM)
+        value = json.loads(text, **_HOOKS) if text.startswith("\ufeff") else _DECODER.decode(text)
+    except _PARSER_ERRORS as error:
+        raise _refusal(error, where, line_numbers) from None
+    # A lone surrogate comes from a \\u escape or is in the text (not if it is ASCII): else none to look for.
+    if "\\u" in text or (not text.isascii() and _SURROGATE.search(text)):
+        _surrogate_free(value, where)
     return value
 
 
@@ -203,7 +214,8 @@ def parse_json(data: str | bytes, where: str, *, line_numbers: bool = True) -> A
     """
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
-    _check_size(len(data), _values(data), where, "split the file")
+    if len(data) * (1 + BYTES_PER_VALUE) > MAX_BUILT_BYTES:  # else under the limit whatever its marks
+        _check_size(len(data), _values(data), where, "split the file")
     return _parsed(_as_text(data, where), where, line_numbers)
 
 

@@ -17,19 +17,22 @@ one name are refused, naming both); with it the records name their models, in on
 
 Values.  A score is true/false (1/0) or a finite number in [0, 1]; null is a missing score (``on_missing``); text is
 refused (no ``"yes"`` or ``"1"`` is guessed).  Item ids, repeat and cluster labels are text or whole numbers; an id
-written as the number 1 in one record and the text "1" in another is refused naming both (as respelled repeats are,
-:func:`~llm_power_verified.io.generations.refuse_respelled`).  A null cluster label is an item without a cluster
-(``missing_cluster``).  Each record is reduced at once to the fields read; every document and line is parsed by
-:func:`~llm_power_verified.io.json_input.parse_json`.  The matrix is built by
-:func:`~llm_power_verified.io.tables.from_long` (or :func:`~llm_power_verified.io.repeated_tables.from_long_repeated`
-with ``repeat_field``), whose rules every reader shares.
+or cluster label written as the number 1 in one record and the text "1" in another is refused naming both (as
+respelled repeats are, :func:`~llm_power_verified.io.generations.refuse_respelled`); ids are kept exactly as written
+(``"a "`` and ``"a"`` are two items).  A null cluster label is an item without a cluster (``missing_cluster``).
+Each record is reduced at once to codes and numbers (a few bytes a record; its place is made into text only for a
+message); every document and line is parsed by :func:`~llm_power_verified.io.json_input.parse_json`.  The matrix is
+built by :func:`~llm_power_verified.io.tables.from_long` (or
+:func:`~llm_power_verified.io.repeated_tables.from_long_repeated` with ``repeat_field``), whose rules every reader
+shares.
 """
 
 from __future__ import annotations
 
-import re
+import bisect
+from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +51,7 @@ from llm_power_verified.io.record_fields import (
     field_path,
     kind_of,
     label_value,
+    line_records,
     missing_field,
     model_value,
     pointer_step,
@@ -154,52 +158,51 @@ def _document_records(path: Path, fields: _Fields) -> Iterator[tuple[str, Any, s
         )
 
 
-def _line_records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
-    """(place, record, None) of each line of a JSON Lines file, parsed one line at a time."""
-    lines = re.split(r"\r\n|\r|\n", read_text(path))  # any line end; a raw CR cannot occur inside a JSON string
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not lines:
-        raise InputError(f"{path}: the file is empty: no records to read")
-    for number, line in enumerate(lines, start=1):
-        place = f"{path}, line {number}"
-        if not line.strip():
-            raise InputError(f"{place}: blank line; a JSON Lines file holds one record per line")
-        try:
-            record = parse_json(line, place, line_numbers=False)
-        except InputError as error:
-            cut = number == len(lines) and ": not valid JSON" in str(error)
-            raise InputError(
-                f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}"
-            ) from None
-        lines[number - 1] = ""
-        yield place, record, None
-
-
-@dataclass
 class _Rows:
-    """The records reduced to the fields read: one entry per record kept, by role (item, model, score, ...)."""
+    """The records reduced to the fields read, as columns of codes and numbers (a few bytes per record).
 
-    fields: _Fields
-    on_missing: str
-    columns: dict = field(default_factory=dict)
-    ids: dict = field(default_factory=dict)  # id text -> (first value, its place): 1 and "1" are not one id
-    nulls: list = field(default_factory=list)
+    A record's place is its file and its line (JSON Lines) or the index of its pointer text (a document), turned
+    into text only for a message.  Ids and cluster labels written as 1 and "1" are refused naming both records.
+    """
 
-    def __post_init__(self) -> None:
-        self.named = self.fields.named()
-        declared = [role for role in ("repeat", "cluster") if getattr(self.fields, role) is not None]
-        self.columns = {role: [] for role in ("item", "model", "score", "place", *declared)}
+    def __init__(self, fields: _Fields, on_missing: str) -> None:
+        self.fields, self.on_missing, self.named = fields, on_missing, fields.named()
+        self.files: list[tuple[Path, str]] = []  # (path, kind) of each file read
+        self.pointers: list[str] = []  # the places of a document's records
+        self.ids: dict[str, int] = {}  # id text -> item code
+        self.first_id = (bytearray(), array("q"), array("q"))  # per item code: a number?, file, at of its first record
+        self.models: dict[str, int] = {}
+        self.labels: dict[str, tuple] = {}  # cluster label text -> (label, file, at) of its first record
+        self.columns = {"item": array("q"), "model": array("i"), "score": array("d"), "at": array("q")}
+        self.starts: list[int] = []  # per file, its first row (a file's rows are consecutive)
+        self.extra: dict[str, list] = {role: [] for role in ("repeat", "cluster") if getattr(fields, role)}
+        self.nulls, self.first_null = 0, ""
 
-    def add(self, place: str, record: Any, key: str | None, model: str | None) -> None:
-        """Reduce one record to its fields (checked), or refuse it naming ``place``."""
+    def place(self, file: int, at: int) -> str:
+        """A record's place as messages name it: ``runs.jsonl, line 7`` or ``runs.json, record /results/6``."""
+        path, kind = self.files[file]
+        return self.pointers[at] if kind == "document" else f"{path}, line {at}"
+
+    def read(self, path: Path, kind: str, records: Iterable[tuple[Any, Any, str | None]], model: str | None) -> None:
+        """Reduce each record of one file (its place: a line number, or a pointer's text)."""
+        file = len(self.files)
+        self.files.append((path, kind))
+        self.starts.append(len(self.columns["item"]))
+        for where, record, key in records:
+            at = where if kind == "lines" else len(self.pointers)
+            if kind == "document":
+                self.pointers.append(where)
+            self.add(file, at, record, key, model)
+
+    def add(self, file: int, at: int, record: Any, key: str | None, model: str | None) -> None:
+        """Reduce one record to its fields (checked), or refuse it naming its place."""
         if not isinstance(record, dict):
-            raise InputError(f"{place}: {kind_of(record)} where a record (a JSON object) is expected")
+            raise InputError(f"{self.place(file, at)}: {kind_of(record)} where a record (a JSON object) is expected")
         values = {}
         for role, path in self.named:
             value = record.get(path.steps[0], MISSING) if len(path.steps) == 1 else resolve(record, path)[0]
             if value is MISSING:
-                raise InputError(f"{place}: {missing_field(record, path, resolve(record, path)[1])}")
+                raise InputError(f"{self.place(file, at)}: {missing_field(record, path, resolve(record, path)[1])}")
             values[role] = value
         fields = self.fields
         try:
@@ -212,32 +215,51 @@ class _Rows:
             if fields.cluster is not None:
                 values["cluster"] = label_value(values["cluster"], fields.cluster, "a cluster label", nullable=True)
         except InputError as error:
-            raise InputError(f"{place}: {error}") from None
+            raise InputError(f"{self.place(file, at)}: {error}") from None
         text = item if type(item) is str else str(item)
-        first = self.ids.setdefault(text.strip(), (item, place))  # blanks around an id are dropped, as in tables
-        if type(first[0]) is not type(item):
-            self._respelled(item, place, first)
+        code = self.ids.setdefault(text, len(self.ids))  # exact text: "a " and "a" are two ids
+        number, first_file, first_at = self.first_id
+        if code == len(number):  # the id's first record
+            number.append(type(item) is int)
+            first_file.append(file)
+            first_at.append(at)
+        elif number[code] != (type(item) is int):
+            first = int(text) if number[code] else text
+            self._respelled(fields.item_shown, item, (file, at), first, (first_file[code], first_at[code]), "id")
+        if "cluster" in values and values["cluster"] is not None:
+            label = values["cluster"]
+            first = self.labels.setdefault(str(label), (label, file, at))
+            if type(first[0]) is not type(label):
+                self._respelled(fields.cluster.shown, label, (file, at), first[0], first[1:], "cluster label")
         if score is None:
             if self.on_missing == "error":
                 raise AlignmentError(
-                    f"{place}: {fields.score.shown} is null (no score for item {describe_value(item)}); use "
-                    "--on-missing intersect (on_missing='intersect') to leave out the items a model has no score for"
+                    f"{self.place(file, at)}: {fields.score.shown} is null (no score for item {describe_value(item)}); "
+                    "use --on-missing intersect (on_missing='intersect') to leave out the items a model has no score "
+                    "for"
                 )
-            self.nulls.append(place)
+            self.nulls, self.first_null = self.nulls + 1, self.first_null or self.place(file, at)
             return
         columns = self.columns
-        columns["item"].append(text)
-        columns["model"].append(model)
+        columns["item"].append(code)
+        columns["model"].append(self.models.setdefault(model, len(self.models)))
         columns["score"].append(score)
-        columns["place"].append(place)
-        for role in ("repeat", "cluster"):
-            if role in values:
-                columns[role].append(values[role])
+        columns["at"].append(at)
+        for role, kept in self.extra.items():
+            kept.append(values[role])
 
-    def _respelled(self, item: str | int, place: str, first: tuple) -> None:
+    def __len__(self) -> int:
+        return len(self.columns["item"])
+
+    def __getitem__(self, row: int) -> str:
+        """The place of a kept record (a row of the columns), as :func:`~.cells.row_place` shows it."""
+        file = bisect.bisect_right(self.starts, row) - 1
+        return self.place(file, self.columns["at"][row])
+
+    def _respelled(self, flag: str, value: object, where: tuple, first: object, first_where: tuple, what: str) -> None:
         raise InputError(
-            f"{place}: {self.fields.item_shown} is {describe_value(item)} but {first[1]} has "
-            f"{describe_value(first[0])}: one id written as a number and as text; write every id one way"
+            f"{self.place(*where)}: {flag} is {describe_value(value)} but {self.place(*first_where)} has "
+            f"{describe_value(first)}: one {what} written as a number and as text; write every {what} one way"
         )
 
 
@@ -257,17 +279,20 @@ def _stems(paths: list[Path]) -> list[str]:
     return names
 
 
-def _refuse_duplicates(frame: pd.DataFrame, item: str, model: str, places: np.ndarray) -> None:
-    """Two records of one model for one item (no --repeat-field): refused naming both and the flag for repeats."""
-    twice = frame.duplicated([item, model]).to_numpy()
+def _refuse_duplicates(rows: _Rows, item: np.ndarray, model: np.ndarray) -> None:
+    """Two records of one model for one item (no --repeat-field): refused naming both and what they may be."""
+    pairs = pd.Series(item * len(rows.models) + model)
+    twice = pairs.duplicated().to_numpy()
     if twice.any():
         second = int(np.argmax(twice))
-        key = (frame[item].iat[second], frame[model].iat[second])
-        first = int(np.argmax(((frame[item] == key[0]) & (frame[model] == key[1])).to_numpy()))
+        first = int(np.argmax((pairs == pairs.iat[second]).to_numpy()))
+        places = [rows[first], rows[second]]
         raise AlignmentError(
-            f"{places[second]}: model {key[1]!r} has a second record for item {key[0]!r} (the first: "
-            f"{places[first]}); each model scores an item once: if these are repeated generations (trials, epochs, "
-            "seeds), name their field with --repeat-field"
+            f"{places[1]}: model {list(rows.models)[model[second]]!r} has a second record for item "
+            f"{list(rows.ids)[item[second]]!r} (the first: {places[0]}); each model scores an item once: if these "
+            "are repeated generations (trials, epochs, seeds), name their field with --repeat-field; if they are "
+            "two scorings of one generation (two filters or metrics, as lm-eval writes for a task with two "
+            "filters), keep one per item: filter the file first, or read lm-eval's folders with --filter"
         )
 
 
@@ -317,9 +342,9 @@ def read_records(
     InputError
         Naming the file and the record (line, or pointer): a suffix not read, JSON that does not parse, no list at
         ``records``, an empty list, a record that is not an object, a missing field, a score that is text or outside
-        [0, 1], an id or label that is not text or a whole number, one id written as 1 and "1", a null score
-        (``on_missing="error"``), a model field that is not text, two files of one name (without ``model_field``),
-        two records of one (item, model) without ``repeat_field``; then the matrix rules.
+        [0, 1], an id or label that is not text or a whole number, one id or cluster label written as 1 and "1", a
+        null score (``on_missing="error"``), a model field that is not text, two files of one name (without
+        ``model_field``), two records of one (item, model) without ``repeat_field``; then the matrix rules.
 
     Examples
     --------
@@ -352,8 +377,7 @@ def read_records(
                 f"{path}: --item-field {KEY_FIELD} reads the keys of a .json object of records; a JSON Lines record "
                 "names its item with --item-field FIELD"
             )
-        for place, record, key in _document_records(path, fields) if kind == "document" else _line_records(path):
-            rows.add(place, record, key, name)
+        rows.read(path, kind, _document_records(path, fields) if kind == "document" else line_records(path), name)
     return _matrix(rows, fields, len(paths), on_missing, score_kind, missing_cluster)
 
 
@@ -361,12 +385,12 @@ def _matrix(
     rows: _Rows, fields: _Fields, files: int, on_missing: str, score_kind: str, missing_cluster: str
 ) -> ScoreMatrix:
     """The reduced records through the long-table builders."""
-    if not rows.columns:
+    if not rows.columns["item"]:
         raise AlignmentError(
-            f"{_SOURCE}: every record's score is null ({len(rows.nulls):,} records, the first: {rows.nulls[0]}); "
+            f"{_SOURCE}: every record's score is null ({rows.nulls:,} records, the first: {rows.first_null}); "
             "nothing to compare"
         )
-    places = np.asarray(rows.columns.pop("place"), dtype=object)
+    columns = {role: np.frombuffer(values, dtype=values.typecode) for role, values in rows.columns.items()}
     # The columns carry the fields' names, which the builders' messages and the generations' label show.
     named = {
         "item": fields.item.text if fields.item else KEY_FIELD,
@@ -377,10 +401,17 @@ def _matrix(
     }
     if fields.model is None and "model" in {text for role, text in named.items() if role != "model"}:
         named["model"] = "model (file name)"
-    frame = pd.DataFrame({named[role]: pd.Series(values, dtype=object) for role, values in rows.columns.items()})
-    frame[named["score"]] = frame[named["score"]].astype(float)
     if fields.repeat is None:
-        _refuse_duplicates(frame, named["item"], named["model"], places)
+        _refuse_duplicates(rows, columns["item"], columns["model"])
+    # Items and models as categories of the codes read: the builders factorise them without a text per record.
+    frame = pd.DataFrame(
+        {
+            named["item"]: pd.Categorical.from_codes(columns["item"], categories=list(rows.ids)),
+            named["model"]: pd.Categorical.from_codes(columns["model"], categories=list(rows.models)),
+            named["score"]: columns["score"],
+            **{named[role]: pd.Series(values, dtype=object) for role, values in rows.extra.items()},
+        }
+    )
     notes = [
         f"{files} file{'s' if files != 1 else ''} of records: item {fields.item_shown}, score {fields.score.shown}, "
         + (f"model {fields.model.shown}" if fields.model else "one model per file, named by its file name")
@@ -388,8 +419,8 @@ def _matrix(
     ]
     if rows.nulls:
         notes.append(
-            f"left out {len(rows.nulls):,} record{'s' if len(rows.nulls) != 1 else ''} whose score is null "
-            f"(--on-missing intersect; the first: {rows.nulls[0]})"
+            f"left out {rows.nulls:,} record{'s' if rows.nulls != 1 else ''} whose score is null "
+            f"(--on-missing intersect; the first: {rows.first_null})"
         )
     common = dict(
         item_column=named["item"],
@@ -400,8 +431,9 @@ def _matrix(
         score_kind=score_kind,
         missing_cluster=missing_cluster,
         source=_SOURCE,
-        lines=places,
+        lines=rows,  # the long builders only index it by row: each place is made when a message names it
         notes=notes,
+        exact_ids=True,
     )
     if fields.repeat is None:
         return from_long(frame, **common)

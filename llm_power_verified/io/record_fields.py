@@ -10,18 +10,23 @@ A field path is written one of two ways:
 
 ``@key`` as the item field reads an object whose keys are the item ids (``{"id": {record}, ...}``); a field
 really named ``@key`` is written ``/@key``.
+
+:func:`line_records` parses a JSON Lines file line by line, cutting each line from the text as it goes.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import InputError, describe_value
+from llm_power_verified.io.json_input import parse_json
+from llm_power_verified.io.text import read_text
 from llm_power_verified.results import Result
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "field_path",
     "kind_of",
     "label_value",
+    "line_records",
     "missing_field",
     "model_value",
     "pointer_step",
@@ -374,3 +380,52 @@ def kind_of(value: Any) -> str:
         else "number"
     )
     return f"a JSON {kind}" + ("" if value is None else f" ({describe_value(value)})")
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")  # any line end; a raw CR cannot occur inside a JSON string
+
+
+def _lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of ``text`` (its end dropped) and whether it is the last, cut as read: no list of lines is built."""
+    start = 0
+    for match in _LINE_END.finditer(text):
+        yield text[start : match.start()], match.end() == len(text)
+        start = match.end()
+    if start < len(text):
+        yield text[start:], True
+
+
+def line_records(path: Path) -> Iterator[tuple[int, Any, None]]:
+    """(line number, record, None) of each line of a JSON Lines file, parsed one line at a time.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file (``.gz`` inflated).
+
+    Yields
+    ------
+    tuple
+        The line number (from 1), the parsed record (any JSON value), and None (no key).
+
+    Raises
+    ------
+    InputError
+        An empty file, a blank line, or a line :func:`~llm_power_verified.io.json_input.parse_json` refuses, naming
+        the line (a last line that does not parse is called cut short).
+    """
+    number, name = 0, str(path)
+    for number, (line, last) in enumerate(_lines(read_text(path)), start=1):
+        place = f"{name}, line {number}"
+        if not line.strip():
+            raise InputError(f"{place}: blank line; a JSON Lines file holds one record per line")
+        try:
+            record = parse_json(line, place, line_numbers=False)
+        except InputError as error:
+            cut = last and ": not valid JSON" in str(error)
+            raise InputError(
+                f"{error}{' (the last line is cut short: was the run interrupted?)' if cut else ''}"
+            ) from None
+        yield number, record, None
+    if number == 0:
+        raise InputError(f"{path}: the file is empty: no records to read")

@@ -285,6 +285,29 @@ DAMAGED = {
         {},
         ["r.json, record /results/1", "'1'", "record /results/0", "--item-field 'task_id'", "one way"],
     ),
+    "cluster 1 and '1' (A6)": (
+        {"r.json": _document(records={0: _replace("c", 1), 1: _replace("c", 1), 2: _replace("c", "1")})},
+        {"cluster_field": "c", "missing_cluster": "own"},
+        ["r.json, record /results/2", "--cluster-field 'c' is '1'", "record /results/0 has 1", "cluster label"],
+    ),
+    "two scorings of one item (N2)": (
+        {
+            "r.jsonl": "".join(
+                json.dumps({"doc_id": i, "filter": f, "exact_match": (i + k) % 2}) + "\n"
+                for i in range(3)
+                for k, f in enumerate(["strict-match", "flexible-extract"])
+            )
+        },
+        {"records": None, "model_field": None, "item_field": "doc_id", "score_field": "exact_match"},
+        [
+            "r.jsonl, line 2",
+            "second record for item '0'",
+            "r.jsonl, line 1",
+            "--repeat-field",
+            "two filters",
+            "--filter",
+        ],
+    ),
     "item id a float": (
         {"r.json": _document(records={1: _replace("task_id", 2.0)})},
         {},
@@ -352,6 +375,34 @@ def test_damaged_records_are_refused_naming_the_place(tmp_path, name):
     assert "\n" not in message
     missing = [fragment for fragment in fragments if fragment not in message]
     assert not missing, f"{message!r} lacks {missing}"
+
+
+def test_ids_differing_by_blanks_are_two_items(tmp_path):
+    """JSON strings are exact: "a " and "a" are two ids, each one model's only (A5), never merged into one item."""
+    path = tmp_path / "r.jsonl"
+    records = [{"id": "a", "m": "alpha", "s": 1}, {"id": "a ", "m": "beta", "s": 0}, {"id": "b", "m": "alpha", "s": 0}]
+    records.append({"id": "b", "m": "beta", "s": 1})
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    fields = dict(item_field="id", score_field="s", model_field="m")
+    with pytest.raises(InputError, match="'alpha' lacks 1, 'beta' lacks 1 of 3"):
+        read_records([path], **fields)
+    matrix = read_records([path], **fields, on_missing="intersect")
+    assert matrix.item_ids == ("b",)
+
+
+def test_places_of_many_records_are_made_when_named(tmp_path):
+    """The places of kept records are made only for a message: a builder's refusal still names the file and line."""
+    paths = []
+    for name in ("first", "second"):
+        lines = [
+            json.dumps({"id": f"q{i}", "m": name, "s": i % 2, "c": None if (name, i) == ("second", 2) else "x"})
+            for i in range(5)
+        ]
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_text("\n".join(lines))
+    with pytest.raises(InputError) as caught:
+        read_records(paths, item_field="id", score_field="s", model_field="m", cluster_field="c")
+    assert "second.jsonl, line 3" in str(caught.value) and "'q2'" in str(caught.value), str(caught.value)
 
 
 FAST = ("--n-resamples", "0", "--n-cluster-resamples", "0", "--quiet")

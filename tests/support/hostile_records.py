@@ -65,6 +65,13 @@ def _set(position: int, key: str, value):
     return change
 
 
+def _clusters(runs: list[dict]) -> None:
+    """A cluster label per run, the number 0 or 1, with run 4's written as text."""
+    for run in runs:
+        run["c"] = run["task_id"] % 2
+    runs[4]["c"] = str(runs[4]["c"])
+
+
 def _lm_eval_records() -> dict:
     """The dummy lm-eval runs' samples files, named by their model."""
     folder = FIXTURES / "lm_eval" / "dummy"
@@ -182,7 +189,7 @@ def record_cases() -> list[Case]:
         ),
         case(
             "--repeat-field forgotten",
-            refused("model 'early' has a second record for item '0'", "--repeat-field"),
+            refused("model 'early' has a second record for item '0'", "--repeat-field", "two filters", "--filter"),
             argv=("audit", "early.json", "late.json", *TAU[:4], *FAST, "--format", "json"),
         ),
         case(
@@ -191,6 +198,12 @@ def record_cases() -> list[Case]:
             _tau_pair(_set(4, "task_id", "1")),
         ),
         case("trial 1 and '1'", refused("'1'", "are the same number"), _tau_pair(_set(3, "trial", "1"))),
+        case(
+            "cluster 1 and '1'",
+            refused("early.json, record /4: --cluster-field 'c' is '0' but early.json, record /0 has 0", "one way"),
+            _tau_pair(_clusters),
+            (*audit, "--cluster-field", "c"),
+        ),
         case(
             "two files with one stem",
             refused("a/early.json and b/early.json are both named 'early'"),
