@@ -5,7 +5,8 @@ once the eval has run (anywhere after the spec: events are flushed in batches, t
 one line per event: ``run_id``, ``event_id`` (the order of recording), ``sample_id``, ``type``, ``data``.
 
 * Model: ``spec.completion_fns`` joined with ``+`` (a solver and a model grader are one model named by both);
-  two logs of one model, or of two ``spec.eval_name`` values, are refused naming both files.
+  two logs of one model, of two ``spec.eval_name`` values, or of one run (one ``spec.run_id``, or the same events
+  line for line) are refused naming both files.
 * Items: ``sample_id``.  Score: ``data.correct`` of the ``match`` events, or the field named by
   ``metric="TYPE.FIELD"`` (``--metric metrics.score``: events of type ``metrics``, data field ``score``; the
   type ends at the first dot): true/false (1/0) or a finite number in [0, 1].
@@ -18,22 +19,20 @@ one line per event: ``run_id``, ``event_id`` (the order of recording), ``sample_
 
 Each line goes through :func:`~llm_power_verified.io.json_input.parse_json`, reduced at once to the fields read
 (other event types are dropped once their type is known).  A blank, non-JSON or non-object line (a cut last
-line says so), a second spec or final report, an event without ``sample_id``, ``type`` or ``data`` or of
-another run, is refused naming the file and line.
+line says so), a spec without ``run_id``, a second spec or final report, a final report that is no object, an event
+without ``sample_id``, ``type``, ``data`` or ``run_id`` (evals writes them on every event) or of another run, is
+refused naming the file and line.
 """
 
 from __future__ import annotations
 
 import gzip
-import hashlib
-import json
 import math
 import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -42,10 +41,10 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.errors import AlignmentError, InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.openai_evals_events import MISSING, Event, Log, read_log
 from llm_power_verified.io.repeat_choice import CHOOSE, EPOCHS, choose_repeats, kept_scores
 from llm_power_verified.io.repeated_tables import from_long_repeated
 from llm_power_verified.io.tables import from_long
-from llm_power_verified.io.text import kept_value, read_text
 
 __all__ = ["REPORT_TOLERANCE", "SNIFF_BYTES", "is_openai_evals_log", "read_openai_evals"]
 
@@ -55,9 +54,6 @@ SNIFF_BYTES = 1 << 20
 #: evals writes ``correct / total`` as a double (exact to 1e-16); one event more or less correct moves the mean
 #: by 1 / total, more than 1e-9 for any log of fewer than 10^9 events.
 REPORT_TOLERANCE = 1e-9
-_MAX_ID_CHARACTERS = 4096
-_MAX_TYPES = 50  # event type names kept for a message
-_MISSING = object()
 
 
 def is_openai_evals_log(path: str | Path) -> bool:
@@ -105,28 +101,6 @@ def is_openai_evals_log(path: str | Path) -> bool:
     return isinstance(record, dict) and list(record) == ["spec"] and isinstance(record["spec"], dict)
 
 
-@dataclass(frozen=True)
-class _Event:
-    """What is kept of one event of the type read: line, event_id, sample_id, score, digest of ``expected``."""
-
-    line: int
-    event_id: int
-    sample_id: str
-    score: float
-    expected: tuple[str, str] | None  # (digest, shown) of a match event's data.expected
-
-
-@dataclass
-class _Log:
-    path: Path
-    model: str = ""
-    eval_name: str = ""
-    run_id: Any = None
-    events: list[_Event] = field(default_factory=list)
-    report: tuple[int, Any] | None = None  # (line, the final_report's accuracy or _MISSING)
-    types: set[str] = field(default_factory=set)
-
-
 def _metric(metric: str | None) -> tuple[str, str]:
     if metric is None:
         return "match", "correct"
@@ -139,145 +113,15 @@ def _metric(metric: str | None) -> tuple[str, str]:
     return kind, name
 
 
-def _spec(record: Any, path: Path, log: _Log) -> None:
-    where = f"{path}, line 1"
-    if not isinstance(record, dict) or list(record) != ["spec"] or not isinstance(record["spec"], dict):
-        shown = describe_value(list(record)) if isinstance(record, dict) else f"a JSON {type(record).__name__}"
-        raise InputError(
-            f"{where}: {shown} where an oaieval log starts with its spec line, an object whose only key is 'spec' "
-            "(was the log cut at its start, or is it another format? --input-format chooses the reader)"
-        )
-    spec = record["spec"]
-    functions, name = spec.get("completion_fns"), spec.get("eval_name")
-    named = isinstance(functions, list) and all(isinstance(one, str) and one.strip() for one in functions)
-    if not named or not functions:
-        raise InputError(f"{where}: spec.completion_fns is {describe_value(functions)}; evals writes a list of names")
-    if not isinstance(name, str) or not name.strip():
-        raise InputError(f"{where}: spec.eval_name is {describe_value(name)}; evals writes the eval's name")
-    log.model, log.eval_name, log.run_id = "+".join(functions), name, spec.get("run_id")
-
-
-def _parse(path: Path, number: int, line: str, last: bool) -> dict:
-    where = f"{path}, line {number}"
-    if not line.strip():
-        raise InputError(f"{where}: blank line in an oaieval log (evals writes one JSON object per line)")
-    try:
-        record = parse_json(line, where, line_numbers=False)
-    except InputError as error:
-        hints = {
-            " (the last line is cut short: was the run interrupted?)": last and ": not valid JSON" in str(error),
-            " (evals writes NaN as the accuracy of an eval that recorded no match events)": line.startswith(
-                '{"final_report"'
-            )
-            and "NaN" in str(error),
-        }
-        raise InputError(f"{error}{''.join(hint for hint, applies in hints.items() if applies)}") from None
-    if not isinstance(record, dict):
-        raise InputError(f"{where}: a JSON {type(record).__name__} where an oaieval event object is expected")
-    return record
-
-
-def _expected(data: dict) -> tuple[str, str] | None:
-    if "expected" not in data:
-        return None
-    text = json.dumps(data["expected"], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16], describe_value(data["expected"])
-
-
-def _score(value: Any, where: str, metric: str) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1:
-        return float(value)
-    raise InputError(
-        f"{where}: {metric} is {describe_value(value)}; a per-sample score is true/false or a finite number in "
-        "[0, 1] (choose another event field with --metric TYPE.FIELD)"
-    )
-
-
-def _event(record: dict, number: int, log: _Log, kind: str, name: str) -> _Event | None:
-    """The event reduced to what is read, or None when it is of another type; a malformed event is refused."""
-    where = f"{log.path}, line {number}"
-    lacking = [key for key in ("sample_id", "type", "data") if key not in record]
-    if lacking:
-        raise InputError(
-            f"{where}: an object without {lacking[0]!r} (keys: {describe_value(list(record), 80)}); an oaieval "
-            "event holds sample_id, type and data (and the spec and final_report lines their own key)"
-        )
-    sample_id, event_type, run_id = record["sample_id"], record["type"], record.get("run_id", log.run_id)
-    if not isinstance(event_type, str) or not event_type:
-        raise InputError(f"{where}: event type is {describe_value(event_type)}; evals writes a name")
-    if not isinstance(sample_id, str) or not sample_id or len(sample_id) > _MAX_ID_CHARACTERS:
-        raise InputError(f"{where}: sample_id is {describe_value(sample_id)}; evals writes a non-empty name")
-    if log.run_id is not None and run_id != log.run_id:
-        raise InputError(
-            f"{where}: an event of run {describe_value(run_id)} in the log of run {describe_value(log.run_id)} "
-            "(line 1): lines of two runs in one file; keep one run per file"
-        )
-    if len(log.types) < _MAX_TYPES:
-        log.types.add(event_type)
-    if event_type != kind:
-        return None
-    event_id, data = record.get("event_id"), record["data"]
-    if isinstance(event_id, bool) or not isinstance(event_id, int) or event_id < 0:
-        raise InputError(f"{where}: event_id is {describe_value(event_id)}; evals writes a whole number >= 0")
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: {kind} event data is {describe_value(data)}, not an object")
-    if name not in data:
-        raise InputError(
-            f"{where}: {kind} event of sample {sample_id!r} has no data field {name!r} (fields: "
-            f"{describe_value(list(data), 80)}); check --metric"
-        )
-    score = _score(kept_value(data[name]), where, f"{kind}.{name}")
-    return _Event(number, event_id, sample_id, score, _expected(data) if kind == "match" else None)
-
-
-def _read_log(path: Path, kind: str, name: str) -> _Log:
-    """One log, line by line, each record reduced at once to what is read."""
-    text = read_text(path)
-    lines = re.split(r"\r\n|\r|\n", text)  # a raw CR cannot occur inside a JSON string
-    del text
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not lines:
-        raise InputError(f"{path}: empty file; an oaieval log starts with a spec line (was the run started?)")
-    log, event_ids = _Log(path), {}
-    for number, line in enumerate(lines, start=1):
-        record = _parse(path, number, line, number == len(lines))
-        lines[number - 1] = ""  # the line's text is no longer needed
-        where = f"{path}, line {number}"
-        if number == 1:
-            _spec(record, path, log)
-        elif "spec" in record:
-            raise InputError(
-                f"{where}: a second spec line (the first is line 1): two runs written to one file; keep one run "
-                "per file"
-            )
-        elif "final_report" in record:
-            if log.report is not None:
-                raise InputError(f"{where}: a second final_report (the first is line {log.report[0]}); one per run")
-            report = record["final_report"]
-            log.report = (number, report.get("accuracy", _MISSING) if isinstance(report, dict) else _MISSING)
-        elif (event := _event(record, number, log, kind, name)) is not None:
-            if event.event_id in event_ids:
-                raise InputError(
-                    f"{where}: event_id {event.event_id} is also line {event_ids[event.event_id]}'s; "
-                    "evals numbers each event once"
-                )
-            event_ids[event.event_id] = number
-            log.events.append(event)
-    return log
-
-
-def _by_sample(log: _Log, epochs: str, metric: str) -> tuple[dict[str, list[_Event]], str | None]:
+def _by_sample(log: Log, epochs: str, metric: str) -> tuple[dict[str, list[Event]], str | None]:
     """{sample_id: its events kept under ``epochs``, by event_id}, and the note on samples with several."""
-    table: dict[str, list[_Event]] = {}
+    table: dict[str, list[Event]] = {}
     for event in log.events:
         table.setdefault(event.sample_id, []).append(event)
     for events in table.values():
         events.sort(key=lambda event: event.event_id)
 
-    def noted(several: dict[str, list[_Event]], samples: int) -> str:
+    def noted(several: dict[str, list[Event]], samples: int) -> str:
         counts = sorted({len(events) for events in several.values()})
         each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
         done = {
@@ -304,10 +148,10 @@ def _by_sample(log: _Log, epochs: str, metric: str) -> tuple[dict[str, list[_Eve
     )
 
 
-def _check_report(log: _Log, explicit: bool) -> str | None:
+def _check_report(log: Log, explicit: bool) -> str | None:
     """Compare the final report's accuracy with the mean of every match event's correct; a note or a refusal."""
     line, accuracy = log.report or (0, None)
-    if accuracy is None or accuracy is _MISSING:
+    if accuracy is None or accuracy is MISSING:
         where = f"the final_report (line {line}) has no accuracy" if line else "no final_report (an unfinished run?)"
         return f"{log.path.name}: {where}: its means are not checked against the harness's"
     where = f"{log.path}, line {line}"
@@ -333,16 +177,25 @@ class _Seen:
     """What the logs read so far hold: each next one must be another model's run of one eval on the same samples."""
 
     models: dict = field(default_factory=dict)  # model -> file name
+    runs: dict = field(default_factory=dict)  # run_id, and digest of the events -> file name
     eval_name: tuple[str, Path] | None = None
     expected: dict = field(default_factory=dict)  # sample_id -> (digest, shown, where)
 
-    def another(self, log: _Log) -> None:
+    def another(self, log: Log) -> None:
         if log.model in self.models:
             raise AlignmentError(
                 f"{log.path} and {self.models[log.model]} are both logs of completion function {log.model!r} "
                 "(spec.completion_fns); keep one of them"
             )
         self.models[log.model] = log.path
+        for key, what in ((log.run_id, f"spec.run_id {log.run_id!r}"), (log.digest.hexdigest(), "")):
+            if key in self.runs:
+                what = what or "the same events, line for line (the run id aside)"
+                raise AlignmentError(
+                    f"{log.path} and {self.runs[key]} are one run given twice ({what}) under two completion "
+                    f"functions ({log.model!r}, spec.completion_fns); oaieval gives each run its own id: keep one"
+                )
+            self.runs[key] = log.path
         self.eval_name = self.eval_name or (log.eval_name, log.path)
         if log.eval_name != self.eval_name[0]:
             raise AlignmentError(
@@ -351,7 +204,7 @@ class _Seen:
                 "of one eval"
             )
 
-    def same_sample(self, log: _Log, event: _Event) -> None:
+    def same_sample(self, log: Log, event: Event) -> None:
         where = f"{log.path}, line {event.line}"
         first = self.expected.setdefault(event.sample_id, (*event.expected, where)) if event.expected else None
         if first and first[0] != event.expected[0]:
@@ -401,8 +254,10 @@ def read_openai_evals(
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     paths = [pathlib.Path(folder) / f"{model}.jsonl" for model in ("m1", "m2")]
     ...     for path, correct in zip(paths, ([True, False, True], [False, False, True])):
-    ...         lines = [{"spec": {"completion_fns": [path.stem], "eval_name": "e.dev.v0"}}] + [
-    ...             {"event_id": i, "sample_id": f"e.dev.{i}", "type": "match", "data": {"correct": c}}
+    ...         spec = {"completion_fns": [path.stem], "eval_name": "e.dev.v0", "run_id": path.stem}
+    ...         lines = [{"spec": spec}] + [
+    ...             {"run_id": path.stem, "event_id": i, "sample_id": f"e.dev.{i}", "type": "match",
+    ...              "data": {"correct": c}}
     ...             for i, c in enumerate(correct)]
     ...         _ = path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     ...     matrix = read_openai_evals(paths)
@@ -416,7 +271,7 @@ def read_openai_evals(
     rows: list[tuple] = []
     notes, seen, averaged = [], _Seen(), False
     for path in map(Path, paths):
-        log = _read_log(path, kind, name)
+        log = read_log(path, kind, name)
         seen.another(log)
         if not log.events:
             types = ", ".join(sorted(log.types)) or "none"
@@ -443,6 +298,7 @@ def read_openai_evals(
     long = pd.DataFrame(rows, columns=["item", "model", "score", "line", "repeat"])
     lines = long.pop("line").to_numpy(dtype=object)
     common = dict(item_column="item", on_missing=on_missing, source="OpenAI evals logs", lines=lines, notes=notes)
+    common["exact_ids"] = True  # a sample_id is an exact string: "x " and "x" are two samples
     if epochs == "all":
         return from_long_repeated(long, repeat_column="repeat", score_kind=score_kind, **common)
     long = long.drop(columns="repeat")

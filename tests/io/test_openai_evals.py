@@ -25,7 +25,16 @@ from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.openai_evals import is_openai_evals_log, read_openai_evals
 from llm_power_verified.io.repeat_choice import CHOOSE
 from tests.io.test_bounded_reading import refused
-from tests.support.hostile_openai_evals import DAMAGED, MATCH_LINE, copies, drop_lines, set_accuracy, twice, with_record
+from tests.support.hostile_openai_evals import (
+    DAMAGED,
+    MATCH_LINE,
+    copies,
+    drop_lines,
+    replace_text,
+    set_accuracy,
+    twice,
+    with_record,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openai_evals"
 NAMES = ("arith-solver-a", "arith-solver-b", "arith-solver-c")
@@ -136,6 +145,41 @@ def test_two_logs_of_one_completion_function_name_both_files(tmp_path):
     shutil.copyfile(LOGS[0], copy)
     with pytest.raises(InputError, match=r"again\.jsonl and .*arith-solver-a\.jsonl are both logs of completion "):
         read_openai_evals([LOGS[0], copy])
+
+
+def _renamed(lines: list[str]) -> list[str]:
+    """Log a's lines with its completion function renamed: one run under another name."""
+    return with_record(lines, 1, lambda r: r["spec"].update(completion_fns=["renamed"]))
+
+
+def test_one_run_under_two_names_is_refused_naming_both_files(tmp_path):
+    """The same spec.run_id, or the same events line for line under a rewritten run id: one run given twice."""
+    same_run = tmp_path / "same-run.jsonl"
+    same_run.write_text("".join(line + "\n" for line in _renamed(LOGS[0].read_text().splitlines())))
+    with pytest.raises(
+        InputError,
+        match=r"same-run\.jsonl and .*arith-solver-a\.jsonl are one run given twice "
+        r"\(spec\.run_id '261124135732AEN27BDX'\) under two completion functions \('renamed'",
+    ):
+        read_openai_evals([LOGS[0], same_run])
+    rewritten = tmp_path / "rewritten.jsonl"
+    rewritten.write_text(same_run.read_text().replace("261124135732AEN27BDX", "261124135732OTHERID0"))
+    with pytest.raises(
+        InputError,
+        match=r"rewritten\.jsonl and .*arith-solver-a\.jsonl are one run given twice "
+        r"\(the same events, line for line \(the run id aside\)\)",
+    ):
+        read_openai_evals([LOGS[0], rewritten])
+
+
+def test_ids_differing_by_blanks_are_two_samples(tmp_path):
+    """A sample_id is an exact JSON string: 'x ' and 'x' are not merged (refused as missing, dropped by intersect)."""
+    paths = copies(tmp_path, replace_text(MATCH_LINE, '"arith-match.dev.53"', '"arith-match.dev.53 "'))
+    with pytest.raises(InputError, match=r"has no item 'arith-match\.dev\.53 '.*--on-missing intersect"):
+        read_openai_evals(paths)
+    matrix = read_openai_evals(paths, on_missing="intersect")
+    assert len(matrix.item_ids) == 59
+    assert "arith-match.dev.53" not in matrix.item_ids and "arith-match.dev.53 " not in matrix.item_ids
 
 
 def test_different_evals_are_refused_naming_both_files(tmp_path):

@@ -140,6 +140,29 @@ DAMAGED = [
     ("sample_id null", set_key(4, "sample_id", None), {}, InputError, (A, "line 4", "sample_id is None")),
     ("event_id text", set_key(4, "event_id", "1"), {}, InputError, (A, "line 4", "event_id is '1'")),
     ("event of another run", set_key(6, "run_id", "OTHER"), {}, InputError, (A, "line 6", "'OTHER'", "two runs")),
+    # evals writes run_id on every event (evals/record.py, Event) and a dict as the final report (Eval.run's metrics).
+    ("event without run_id", set_key(6, "run_id", drop=True), {}, InputError, (A, "line 6", "'run_id'")),
+    (
+        "spec without run_id",
+        lambda lines: with_record(lines, 1, lambda r: r["spec"].pop("run_id")),
+        {},
+        InputError,
+        (A, "line 1", "spec.run_id is None"),
+    ),
+    (
+        "final report of another run",
+        set_key(2, "run_id", "OTHER"),
+        {},
+        InputError,
+        (A, "line 2", "final_report of run 'OTHER'", "two runs"),
+    ),
+    (
+        "final report a list",
+        set_key(2, "final_report", [1]),
+        {},
+        InputError,
+        (A, "line 2", "final_report is [1]", "an object"),
+    ),
     ("repeated event_id", set_key(6, "event_id", 1), {}, InputError, (A, "line 6", "event_id 1", "line 4")),
     (
         "second final report",
