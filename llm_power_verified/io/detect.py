@@ -183,10 +183,7 @@ def read_scores(
     if isinstance(source, np.ndarray):
         _refuse_unused("array", repeats)
         return from_array(source, models=names, score_kind=score_kind, source="array")
-    paths = _paths(source)
-    for name, value in (("run", run), ("input_format", input_format), ("metric", metric), ("task", task)):
-        if value is not None and not isinstance(value, str):
-            raise ArgumentError(f"{name}={value!r}: give text (or leave it out)")
+    paths = _paths(source, run=run, input_format=input_format, metric=metric, task=task)
     declared = {
         "records": records,
         "item_field": item_field,
@@ -233,8 +230,11 @@ def read_scores(
     return read_score_files(paths[0], paths[1], score_kind=score_kind)
 
 
-def _paths(source) -> list[Path]:
-    """The input paths of ``source`` (a path or a sequence of them); anything else refused."""
+def _paths(source, **texts) -> list[Path]:
+    """The input paths of ``source`` (a path or a sequence of them); anything else refused, and ``texts`` not text."""
+    for name, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(f"{name}={value!r}: give text (or leave it out)")
     if isinstance(source, (str, os.PathLike)):
         return [Path(source)]
     try:

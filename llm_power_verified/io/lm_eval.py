@@ -217,13 +217,7 @@ def read_lm_eval(
     >>> matrix.models, matrix.item_ids, matrix.scores.tolist()
     (('m1', 'm2'), ('arc_easy:0', 'arc_easy:1', 'arc_easy:2'), [[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     """
-    if align_on not in ("id", "hash"):
-        raise ArgumentError(f"--align-on {align_on!r} (align_on): choose id or hash")
-    if metric in _SAMPLE_FIELDS:
-        raise ArgumentError(
-            f"--metric {metric!r} is a field every lm-eval sample has, not a metric: name one of the task's metrics "
-            "(each sample's 'metrics' lists them)"
-        )
+    _check_options(align_on, metric)
     folders = [Path(folder) for folder in folders]
     names = list(names) if names is not None else [folder.name for folder in folders]
     if len(names) != len(folders):
@@ -297,6 +291,16 @@ def read_lm_eval(
     if grouped:
         notes.append("group task: subtasks are the item clusters")
     return _from_rows(long, grouped, on_missing, score_kind, missing_cluster, f"lm-eval {task}", notes)
+
+
+def _check_options(align_on: str, metric: str) -> None:
+    if align_on not in ("id", "hash"):
+        raise ArgumentError(f"--align-on {align_on!r} (align_on): choose id or hash")
+    if metric in _SAMPLE_FIELDS:
+        raise ArgumentError(
+            f"--metric {metric!r} is a field every lm-eval sample has, not a metric: name one of the task's metrics "
+            "(each sample's 'metrics' lists them)"
+        )
 
 
 def _hash_key(record: _Line, path: Path, hashes: dict[str, int]) -> str:
