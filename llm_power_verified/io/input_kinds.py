@@ -126,7 +126,7 @@ def _folder_claims(folder: Path) -> list[str]:
     if any(folder.glob("samples_*.jsonl")) or any(folder.glob("samples_*.json")):
         claims.append("lm-eval")
     # One of a run's two files is enough to claim it: the HELM reader then names the one missing.
-    if any((folder / name).is_file() for name in ("per_instance_stats.json", "run_spec.json")) or helm.is_helm_suite(
+    if any((folder / name).exists() for name in ("per_instance_stats.json", "run_spec.json")) or helm.is_helm_suite(
         folder
     ):
         claims.append("helm")
