@@ -34,7 +34,18 @@ _STAMP_ONLY = re.compile(rf"^{_STAMP}$")
 
 
 def is_details_name(path: Path) -> bool:
-    """Whether ``path``'s name is lighteval's ``details_TASK_TIMESTAMP.parquet``."""
+    """Whether ``path``'s name is lighteval's ``details_TASK_TIMESTAMP.parquet``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file; only its name is looked at.
+
+    Returns
+    -------
+    bool
+        True when the name has the shape (the stamp is checked to be a time when the file is read).
+    """
     return _DETAILS.match(path.name) is not None
 
 
@@ -57,12 +68,25 @@ def _moment(stamp: str, where: Path | None = None) -> datetime:
     if where is None:
         raise ArgumentError(f"--run {stamp!r}: not a time ({error}); check --run")
     raise InputError(
-        f"{where}: run stamp {stamp!r} is not a lighteval time stamp ({error}); rename it or give the file"
+        f"{where}: run stamp {stamp!r} is not a lighteval time stamp ({error}); rename it to the stamp lighteval wrote"
     )
 
 
 def same_task(wanted: str, found: str) -> bool:
-    """Whether a task named in a file name (``|`` possibly written ``_``) is the task ``wanted``."""
+    """Whether a task named in a file name (``|`` possibly written ``_``) is the task ``wanted``.
+
+    Parameters
+    ----------
+    wanted : str
+        The task asked for (``--task``).
+    found : str
+        The task a file name or results file gives.
+
+    Returns
+    -------
+    bool
+        True when they are equal once ``|`` and ``_`` are taken as one character.
+    """
     return wanted.replace("|", "_") == found.replace("|", "_")
 
 

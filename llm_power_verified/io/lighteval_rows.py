@@ -64,7 +64,20 @@ _BATCH_ROWS = 1 << 16  # rows of the doc fields read to Python at a time, to dig
 
 
 def schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
-    """The schema: ``doc`` (lighteval 0.11+), ``flat`` (0.1-0.10, Open LLM Leaderboard v1) or None (not details)."""
+    """The schema of a Parquet file's columns.
+
+    Parameters
+    ----------
+    names : list of str
+        The top-level column names.
+    doc_is_struct : bool
+        Whether the ``doc`` column is a struct.
+
+    Returns
+    -------
+    str or None
+        ``doc`` (lighteval 0.11+), ``flat`` (0.1-0.10, Open LLM Leaderboard v1) or None (not details).
+    """
     if {"doc", "metric", "model_response"} <= set(names) and doc_is_struct:
         return "doc"
     named = set(names)
@@ -78,7 +91,13 @@ def schema_kind(names: list[str], doc_is_struct: bool) -> str | None:
 
 
 def parquet_module() -> ModuleType:
-    """``pyarrow.parquet``, or the refusal that names the optional dependency to install."""
+    """``pyarrow.parquet``, or the refusal that names the optional dependency to install.
+
+    Returns
+    -------
+    module
+        ``pyarrow.parquet``.
+    """
     try:
         # Optional dependency (extra parquet): imported where it is used, so the package works without it.
         import pyarrow.parquet as parquet
@@ -281,7 +300,20 @@ def _doc_field(docs, name: str, kind: type, path: Path):
 
 
 def metric_values(rows: DetailsRows, metric: str) -> list[object]:
-    """Per row the value of ``metric``; a row whose metrics are no record, or lack it, refused naming the row."""
+    """Per row the value of ``metric``; a row whose metrics are no record, or lack it, refused naming the row.
+
+    Parameters
+    ----------
+    rows : DetailsRows
+        One file's rows, as :func:`read_rows` gives them.
+    metric : str
+        The metric chosen (for the doc schema, one of the ``metric`` struct's fields, checked before).
+
+    Returns
+    -------
+    list
+        The value of each row, as read (checked by the caller).
+    """
     if rows.kind == "doc":
         if rows.metrics.null_count:
             row = _first_row(rows.metrics.is_null(), True)
