@@ -76,6 +76,26 @@ class _Sample:
     epoch: int
     scores: dict[str, Any]
     content: tuple[str, str] | None = None  # (digest of input and target, the input as shown) when the input is text
+    error: str | None = None  # the sample's error message (Inspect: a text in summaries, {message, ...} in samples)
+
+
+@dataclass(frozen=True)
+class _Header:
+    """What this reader keeps of a log's header: the model, the task, the run's status and its error message."""
+
+    model: str
+    task: str | None
+    status: str | None
+    error: str | None
+
+
+def _message(error: Any) -> str | None:
+    """An Inspect error's message: the text itself, or an EvalError's ``message``; None when there is none."""
+    text = error.get("message") if isinstance(error, dict) else error
+    if not isinstance(text, str) or not text.strip():
+        return None
+    text = " ".join(text.split())  # a traceback's lines on one line
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _sample(record: Any, where: str) -> _Sample:
@@ -101,9 +121,8 @@ def _sample(record: Any, where: str) -> _Sample:
         raise InputError(f"{where}: sample {sample_id!r} has 'scores' {describe_value(scores)}, not an object")
     # Keep only the values: a score's explanation and metadata can be large.
     values = {name: score.get("value") if isinstance(score, dict) else score for name, score in scores.items()}
-    return _Sample(
-        where, sample_id, epoch, {name: kept_value(value) for name, value in values.items()}, _content(record)
-    )
+    kept = {name: kept_value(value) for name, value in values.items()}
+    return _Sample(where, sample_id, epoch, kept, _content(record), _message(record.get("error")))
 
 
 def _content(record: dict) -> tuple[str, str] | None:
@@ -125,15 +144,18 @@ def _content(record: dict) -> tuple[str, str] | None:
     return digest[:16], describe_value(text, 60)
 
 
-def _model(header: Any, where: str) -> str:
-    model = (
-        header.get("eval", {}).get("model")
-        if isinstance(header, dict) and isinstance(header.get("eval"), dict)
-        else None
-    )
+def _header(header: Any, where: str) -> _Header:
+    spec = header.get("eval") if isinstance(header, dict) else None
+    model = spec.get("model") if isinstance(spec, dict) else None
     if not isinstance(model, str) or not model:
         raise InputError(f"{where}: no 'eval.model' (got {describe_value(model)}); not an Inspect log header")
-    return model
+    task, status = spec.get("task"), header.get("status")
+    return _Header(
+        model,
+        task if isinstance(task, str) else None,
+        status if isinstance(status, str) else None,
+        _message(header.get("error")),
+    )
 
 
 def _samples(records: Any, where: str) -> list[_Sample]:
@@ -142,8 +164,8 @@ def _samples(records: Any, where: str) -> list[_Sample]:
     return [_sample(record, f"{where}[{i}]") for i, record in enumerate(records)]
 
 
-def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
-    """(model, samples) of one log."""
+def _inspect_records(path: Path) -> tuple[_Header, list[_Sample]]:
+    """(header, samples) of one log."""
     if path.suffix.lower() == ".json":
         log = parse_json(read_input_bytes(path, MAX_MEMBER_BYTES), str(path))
         samples = log.get("samples") if isinstance(log, dict) else None
@@ -158,7 +180,7 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
             raise InputError(
                 f"{path}: no 'samples' list (got {describe_value(samples)}); was the log written with samples?"
             )
-        return _model(log, str(path)), _samples(samples, f"{path}, samples")
+        return _header(log, str(path)), _samples(samples, f"{path}, samples")
     check_input_kind(path)
     try:
         archive = zipfile.ZipFile(path)
@@ -185,7 +207,7 @@ def _inspect_records(path: Path) -> tuple[str, list[_Sample]]:
         def member(name: str) -> Any:
             return parse_json(read_zip_member(archive, path, name), f"{path}, member {name!r}")
 
-        model = _model(member("header.json"), f"{path}, member 'header.json'")
+        model = _header(member("header.json"), f"{path}, member 'header.json'")
         if "summaries.json" in names:
             return model, _samples(member("summaries.json"), f"{path}, member 'summaries.json'")
         return model, [
@@ -266,6 +288,33 @@ def _same_sample(asked: dict, sample: _Sample, model: str) -> None:
         )
 
 
+def _scorer(path: Path, header: _Header, samples: list[_Sample], scorer: str | None) -> str:
+    """The scorer read from a log; a run that errored, or was not scored, or several scorers unchosen, are refused."""
+    errored = [sample for sample in samples if sample.error]
+    said = errored[0].error if errored and errored[0].error != header.error else "the same error"
+    first = f" (first, sample {errored[0].id!r}: {said})" if errored else ""
+    counted = f"{len(errored):,} of {len(samples):,} samples errored{first}"
+    rerun = "re-run the eval ('inspect eval-retry LOG' re-runs what failed) and give the log it writes"
+    if header.status == "error":
+        raise AlignmentError(
+            f"{path}: the run ended with status error ({header.error or 'no message'}): {counted}; {rerun}"
+        )
+    scorers = sorted({name for sample in samples for name in sample.scores})
+    if not scorers and errored:
+        raise AlignmentError(f"{path}: no sample of the log has a score: {counted}; {rerun}")
+    if not scorers:
+        raise AlignmentError(
+            f"{path}: no sample of the log has a score ({len(samples)} samples): the run was not scored (run "
+            "with --no-score, or its scorer failed); score it with 'inspect score LOG' and give the scored log"
+        )
+    if scorer is None and len(scorers) > 1:
+        raise AlignmentError(f"{path}: several scorers {scorers}; choose one with --scorer")
+    chosen = scorer or scorers[0]
+    if chosen not in scorers:
+        raise AlignmentError(f"{path}: no scorer {chosen!r} (scorers: {scorers}); check --scorer")
+    return chosen
+
+
 @docfill("on_missing", "score_kind", returns="score_matrix")
 def read_inspect(
     paths: Iterable[str | Path],
@@ -320,26 +369,25 @@ def read_inspect(
     if epochs not in EPOCHS:
         raise ArgumentError(f"epochs must be 'first', 'mean', 'all' or 'error'; got {epochs!r}")
     rows: dict[str, list] = {"item": [], "model": [], "score": [], "line": [], "epoch": []}
-    notes, seen_models, asked = [], {}, {}
+    notes, seen_models, asked, read_by, tasks = [], {}, {}, {}, {}
     averaged = False
     for path in map(Path, paths):
         if not path.is_file():
             raise InputError(f"{path}: no such file")
-        model, samples = _inspect_records(path)
+        header, samples = _inspect_records(path)
+        model = header.model
         if model in seen_models:
             raise AlignmentError(f"{path.name} and {seen_models[model]} are both logs of model {model!r}")
         seen_models[model] = path.name
-        scorers = sorted({name for sample in samples for name in sample.scores})
-        if scorer is None and len(scorers) > 1:
-            raise AlignmentError(f"{path}: several scorers {scorers}; choose one with --scorer")
-        if not scorers:
+        chosen = _scorer(path, header, samples, scorer)
+        read_by.setdefault(chosen, path)
+        if len(read_by) > 1:  # each log's only scorer, and they differ (a scorer chosen is every log's)
+            others = ", ".join(f"{name!r} ({where.name})" for name, where in read_by.items())
             raise AlignmentError(
-                f"{path}: no sample of the log has a score ({len(samples)} samples): the run was not scored (run "
-                "with --no-score, or its scorer failed); score it with 'inspect score LOG' and give the scored log"
+                f"{path}: the logs hold different scorers ({others}): their scores measure different things; "
+                "score every log with one scorer and choose it with --scorer"
             )
-        chosen = scorer or scorers[0]
-        if chosen not in scorers:
-            raise AlignmentError(f"{path}: no scorer {chosen!r} (scorers: {scorers}); check --scorer")
+        tasks.setdefault(header.task or "(no eval.task)", []).append(model)
         table, every = _by_sample(path, samples)
         kept, note = _kept_epochs(path, model, every, epochs)
         notes.extend([note] if note else [])
@@ -349,7 +397,10 @@ def read_inspect(
             for epoch in kept:
                 sample = by_epoch[epoch]
                 if sample.scores.get(chosen) is None:
-                    raise AlignmentError(f"{sample.where}: sample {sample.id!r} epoch {epoch} has no {chosen!r} score")
+                    errored = f" (it errored: {sample.error})" if sample.error else ""
+                    raise AlignmentError(
+                        f"{sample.where}: sample {sample.id!r} epoch {epoch} has no {chosen!r} score{errored}"
+                    )
                 values.append(_score_value(sample.scores[chosen], sample.where))
             _same_sample(asked, by_epoch[kept[0]], model)
             for epoch, value in kept_scores(kept, values, epochs):
@@ -360,9 +411,16 @@ def read_inspect(
                 rows["epoch"].append(epoch)
     if not rows["item"]:
         raise AlignmentError("inspect logs: no per-item results found")
+    named = ", ".join(
+        f"{task!r}" + (f" ({', '.join(models)})" if len(tasks) > 1 else "") for task, models in tasks.items()
+    )
+    notes.insert(
+        0, f"Inspect task {named}, scorer {', '.join(map(repr, read_by))} per sample; items keyed by sample id"
+    )
     long = pd.DataFrame(rows)
     lines = long.pop("line").to_numpy(dtype=object)
     common = dict(item_column="item", on_missing=on_missing, source="inspect logs", lines=lines, notes=notes)
+    common["exact_ids"] = True  # a sample id is exact: "x " and "x" are two samples
     if epochs == "all":
         return from_long_repeated(long, repeat_column="epoch", score_kind=score_kind, **common)
     # Averaging epochs was asked for: the scores are graded by request, not by a silent switch.

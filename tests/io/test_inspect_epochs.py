@@ -78,6 +78,11 @@ def test_fixture_notes_and_values_tell_the_truth():
     first = read_inspect([epochs_file, other], epochs="first", on_missing="intersect")
     mean = read_inspect([epochs_file, other], epochs="mean", on_missing="intersect")
     assert "mockllm/model-a: 2 epochs per sample (epochs 1, 2); kept epoch 1 of each sample" in first.notes
+    with zipfile.ZipFile(epochs_file) as archive:  # the task and scorer, read here from the log itself
+        task = json.loads(read_zip_member(archive, epochs_file, "header.json"))["eval"]["task"]
+        sample = next(name for name in archive.namelist() if name.startswith("samples/"))
+        scorer = next(iter(json.loads(read_zip_member(archive, epochs_file, sample))["scores"]))
+    assert first.notes[0] == f"Inspect task {task!r}, scorer {scorer!r} per sample; items keyed by sample id"
     assert (
         "mockllm/model-a: 2 epochs per sample (epochs 1, 2); averaged all 2 of each sample (scores are graded)"
         in mean.notes
