@@ -31,7 +31,21 @@ MISSING = object()
 
 @dataclass(frozen=True)
 class Event:
-    """What is kept of one event of the type read: line, event_id, sample_id, score, digest of ``expected``."""
+    """What is kept of one event of the type read.
+
+    Parameters
+    ----------
+    line : int
+        Its line in the log, from 1.
+    event_id : int
+        evals' number of the event (the order of recording).
+    sample_id : str
+        The sample (the item).
+    score : float
+        The field read, as a number in [0, 1].
+    expected : tuple of (str, str) or None
+        A ``match`` event's ``data.expected``: its digest and how it is shown; None for other types.
+    """
 
     line: int
     event_id: int
@@ -42,7 +56,27 @@ class Event:
 
 @dataclass
 class Log:
-    """What is kept of one log: its spec's names and run id, the events of the type read, the final report."""
+    """What is kept of one log.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The log.
+    model : str
+        ``spec.completion_fns`` joined with ``+``.
+    eval_name : str
+        ``spec.eval_name``.
+    run_id : str
+        ``spec.run_id``, which every event and the final report carry.
+    events : list of Event
+        The events of the type read.
+    report : tuple of (int, object) or None
+        The final report's line and accuracy (``MISSING`` when it has none); None without a final report.
+    types : set of str
+        The event types met (the first 50), for a message.
+    digest : hashlib sha256 object
+        Of every event line, the run id taken out: two logs of one run have the same.
+    """
 
     path: Path
     model: str = ""
@@ -169,7 +203,27 @@ def _report(record: dict, number: int, log: Log) -> tuple[int, Any]:
 
 
 def read_log(path: Path, kind: str, name: str) -> Log:
-    """One log, line by line, each record reduced at once to what is read."""
+    """One log, line by line, each record reduced at once to what is read.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The log (``.jsonl`` or ``.jsonl.gz``).
+    kind : str
+        The event type read (``match``).
+    name : str
+        The field of its data read (``correct``).
+
+    Returns
+    -------
+    Log
+        What is kept of the log.
+
+    Raises
+    ------
+    InputError
+        A damaged line, naming the file and the line (module notes).
+    """
     text = read_text(path)
     lines = re.split(r"\r\n|\r|\n", text)  # a raw CR cannot occur inside a JSON string
     del text
