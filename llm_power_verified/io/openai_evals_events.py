@@ -21,7 +21,7 @@ from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.text import kept_value, read_text
 
-__all__ = ["MISSING", "Event", "Log", "read_log"]
+__all__ = ["MISSING", "read_log"]
 
 _MAX_ID_CHARACTERS = 4096
 _MAX_TYPES = 50  # event type names kept for a message
