@@ -163,8 +163,8 @@ def _chosen_run(folder: Path, task: str, paths: list[Path], run: str | None) -> 
             )
     if run is None and len(paths) > 1:
         raise AlignmentError(
-            f"{folder}: {len(paths)} samples files for task {task!r} ({', '.join(stamps)}), runs at different times: "
-            "choose one with --run latest or --run STAMP (or keep only the one to audit)"
+            f"{folder}: {len(paths)} samples files for task {task!r} ({', '.join(path.name for path in paths)}), runs "
+            "at different times: choose one with --run latest or --run STAMP (or keep only the one to audit)"
         )
     if run is None or run == "latest":
         return max(zip(stamps, paths, strict=True), key=lambda pair: stamp_moment(*pair))[1]
