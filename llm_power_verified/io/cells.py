@@ -302,9 +302,7 @@ def item_text(value: object) -> str:
     >>> item_text(12.0), item_text(" q1 ")
     ('12', 'q1')
     """
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    return str(value).strip()
+    return exact_text(value).strip()
 
 
 def exact_text(value: object) -> str:
