@@ -330,7 +330,7 @@ def checked_values(values: Any, procedure: str, chunk: Any) -> np.ndarray:
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
         allowed = "log e-values that are not NaN" if procedure == "e-bh" else "p-values in [0, 1]"
-        raise ArgumentError(f"chunk {chunk}, value {at}: {array[at]!r}; allowed: {allowed}")
+        raise ArgumentError(f"chunk {chunk}, value {at}: {float(array[at])!r}; allowed: {allowed}")
     return -array if procedure == "e-bh" else array
 
 
