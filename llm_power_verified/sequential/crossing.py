@@ -1,13 +1,11 @@
 """The anytime-valid required N: the first N at which the monitored test reaches the target power, found exactly.
 
-See :func:`required_n_anytime` for the definition and :class:`Envelope` for the
-bounds that make the search exact.
+See :func:`required_n_anytime` for the definition and
+:class:`~llm_power_verified.sequential.thresholds.Envelope` for the bounds that make the search exact.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import threading
 from typing import Any
 
@@ -18,202 +16,9 @@ from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
 from llm_power_verified._validation import check_count, finish
 from llm_power_verified.errors import ArgumentError, LlmPowerError
-from llm_power_verified.sequential.e_process import GRID, TWO_POINT, log_e_real, log_e_value
-from llm_power_verified.sequential.thresholds import ThresholdTable, exact_counts, threshold_table
+from llm_power_verified.sequential.thresholds import Envelope, ThresholdTable, envelope, threshold_table
 
 __all__ = ["LARGEST_N", "Envelope", "envelope", "required_n_anytime"]
-
-
-class Envelope:
-    """What makes the first-crossing search over discordant counts exact: the threshold u(m) and proven lower bounds.
-
-    For a symmetric discrete mixture (grid, two-point) write, for each mixture
-    point theta > 1/2, L = log(theta / (1 - theta)) and g(theta) = -log(4 theta (1 - theta)) / L,
-    and gamma = min g (at the point closest to 1/2; 0.0100007 for the grid).  With
-    j = 2b - m, the e-value of b wins in m pairs is
-
-        e = (1/K) sum_{theta > 1/2} exp((j - g m) L / 2) + exp(-(j + g m) L / 2),
-
-    the second term being the mirror point 1 - theta.  Hence, at real-valued counts:
-
-    1. e is increasing in j >= 0, so the lattice threshold is the ceiling of the real one:
-       u(m) = (2 ceil(b~) - m) / sqrt(m), and u~(m) <= u(m) < u~(m) + 2 / sqrt(m);
-    2. at j = gamma m every term is at most 1, one is below, so e < 1 < 1/alpha:
-       u(m) > gamma sqrt(m) for every m;
-    3. at fixed D = j - gamma m every term decreases with m, so the real threshold's
-       excess D(m) = u~(m) sqrt(m) - gamma m is nondecreasing in m.
-
-    From 1 and 3, for every m' >= m:  u(m') >= gamma sqrt(m') + D / sqrt(m') with
-    D = max(0, u(m) sqrt(m) - gamma m - 2).  Up to ``EXACT`` the exact u is tabulated
-    with its suffix minimum, closed beyond the table by that bound.  The Beta
-    mixture has mass arbitrarily close to 1/2 (no gamma > 0); it is refused.
-
-    Parameters
-    ----------
-    table : ThresholdTable
-        The threshold table of a discrete mixture ("grid" or "two-point").
-    """
-
-    def __init__(self, table: ThresholdTable) -> None:
-        if table.mixture not in ("grid", "two-point"):
-            raise ArgumentError(
-                f"the anytime-valid required N is computed for the discrete mixtures 'grid' and 'two-point'; "
-                f"got mixture={table.mixture!r}, whose threshold has no proven lower envelope here "
-                "(use required_n_anytime_simulated)"
-            )
-        self.table = table
-        thetas = GRID if table.mixture == "grid" else TWO_POINT
-        upper = thetas[thetas > 0.5]
-        self.gamma = float(np.min(-np.log(4 * upper * (1 - upper)) / np.log(upper / (1 - upper))))
-        size = table.EXACT
-        self.m0 = size
-        self.exact = table.nodes[1][:size].copy()
-        excess = max(0.0, self.exact[-1] * math.sqrt(size) - self.gamma * size - 2)
-        # min over m' >= size of gamma sqrt(m') + excess / sqrt(m'): at m' = size, or at sqrt(m') = sqrt(excess / gamma)
-        tail = (
-            self.gamma * math.sqrt(size) + excess / math.sqrt(size)
-            if self.gamma * size >= excess
-            else 2 * math.sqrt(self.gamma * excess)
-        )
-        self.suffix = np.minimum(np.minimum.accumulate(self.exact[::-1])[::-1], tail)
-        self._excess_table = self._excess(np.arange(1, size + 1, dtype=np.float64))
-        # (grid, values) swapped as one tuple; nodes are never re-spaced, so a bound does not depend on earlier calls.
-        self._excess_nodes = (np.array([float(size)]), self._excess_table[-1:].copy())
-        self._lock = threading.Lock()
-
-    def u(self, m: np.ndarray) -> np.ndarray:
-        """Exact u(m) (a table read up to m0)."""
-        out = np.empty(m.shape)
-        small = m <= self.m0
-        out[small] = self.exact[m[small].astype(np.int64) - 1]
-        if (~small).any():
-            big = m[~small]
-            counts = exact_counts(big, self.table)
-            out[~small] = np.where(counts > big, np.inf, (2 * counts - big) / np.sqrt(big))
-        return out
-
-    def _log_e(self, wins: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Log e at real-valued counts (the mixture sum is defined for any b, c >= 0)."""
-        return log_e_real(wins, total - wins, self.table.mixture)
-
-    def excess(self, m: np.ndarray) -> np.ndarray:
-        """D <= D(m') for every m' >= m (point 3): the real threshold's excess, from below.
-
-        The real threshold b~ lies in (k(m) - 1, k(m)] (point 1); the bracket is narrowed
-        keeping e < 1/alpha at its lower end, and that end is used, so D never exceeds
-        the true D(m) (:meth:`slack` is taken off for rounding in e).  Exact up to m0;
-        beyond, D at the largest node m_k <= m of the fixed grid m0 x 10^(k/400), a lower
-        bound by point 3 that needs no root per query (D barely moves between nodes).
-        """
-        out = np.empty(m.shape)
-        small = m <= self.m0
-        out[small] = self._excess_table[m[small].astype(np.int64) - 1]
-        if (~small).any():
-            big = m[~small]
-            self._extend(float(big.max()))
-            grid, values = self._excess_nodes
-            out[~small] = values[np.searchsorted(grid, big, side="right") - 1]
-        return out
-
-    def _extend(self, largest: float) -> None:
-        grid, values = self._excess_nodes
-        if grid[-1] >= largest:
-            return
-        with self._lock:
-            grid, values = self._excess_nodes
-            steps = math.ceil(400 * math.log10(largest / self.m0)) + 1
-            if steps >= grid.size:
-                extra = np.floor(self.m0 * 10.0 ** (np.arange(grid.size, steps + 1) / 400))
-                self._excess_nodes = (np.concatenate([grid, extra]), np.concatenate([values, self._excess(extra)]))
-
-    @staticmethod
-    def slack(m: np.ndarray) -> np.ndarray:
-        """What is taken off D for rounding.
-
-        log e's terms are of size m, so its rounding error is about 1e-16 m, or 1e-16 m / log(0.51/0.49) = 3e-15 m
-        in counts; 1e-9 + 1e-14 m covers it three times over.
-        """
-        return 1e-9 + 1e-14 * m
-
-    def _excess(self, m: np.ndarray) -> np.ndarray:
-        counts = exact_counts(m, self.table)
-        finite = counts <= m
-        out = np.zeros(m.shape)
-        if finite.any():
-            total = m[finite]
-            hi = counts[finite]
-            lo = np.maximum(hi - 1, total / 2)
-            target = math.log(1 / self.table.alpha)
-            # False position (Illinois) on the unit bracket, keeping f(lo) < 0 <= f(hi) at every step: log e is
-            # smooth and nearly linear over one count, so 5 steps pin the root far below the slack taken off.
-            f_lo, f_hi = self._log_e(lo, total) - target, self._log_e(hi, total) - target
-            side = np.zeros(total.shape)
-            for _ in range(5):
-                middle = np.clip(hi - f_hi * (hi - lo) / (f_hi - f_lo), lo, hi)
-                # a root within rounding of an end: try the point four doubles inside it
-                middle = np.where(
-                    middle >= hi, hi - 4 * np.spacing(hi), np.where(middle <= lo, lo + 4 * np.spacing(lo), middle)
-                )
-                middle = np.where((middle <= lo) | (middle >= hi) | ~np.isfinite(middle), (lo + hi) / 2, middle)
-                f_mid = self._log_e(middle, total) - target
-                up = f_mid >= 0
-                lo, f_lo = np.where(up, lo, middle), np.where(up, np.where(side == 1, f_lo / 2, f_lo), f_mid)
-                hi, f_hi = np.where(up, middle, hi), np.where(up, f_mid, np.where(side == -1, f_hi / 2, f_hi))
-                side = np.where(up, 1, -1)
-            out[finite] = np.maximum(0.0, 2 * lo - total - self.gamma * total - self.slack(total))
-        return out
-
-    def smallest_counts(self, m: np.ndarray, start: np.ndarray, excess: np.ndarray) -> np.ndarray:
-        """A lower bound on k(m) for m >= start, from D(m) >= D(start) >= excess: ceil((m (1 + gamma) + excess) / 2)."""
-        return np.ceil((m * (1 + self.gamma) + excess) / 2)
-
-    def meets(self, m: np.ndarray, bound: np.ndarray) -> np.ndarray:
-        """u(m) <= bound, elementwise, with one e-value per m beyond the table.
-
-        u(m) = (2 k(m) - m) / sqrt(m) <= bound exactly when k(m) <= K = floor((m + sqrt(m)
-        bound) / 2), and (e being increasing in the count) that is when e(K, m - K) >= 1/alpha.
-        """
-        out = np.zeros(m.shape, dtype=bool)
-        small = m <= self.m0
-        out[small] = self.exact[m[small].astype(np.int64) - 1] <= bound[small]
-        big = ~small & (bound > 0)
-        if big.any():
-            total = m[big]
-            count = np.minimum(np.floor((total + np.sqrt(total) * bound[big]) / 2), total)
-            ahead = count > np.floor(total / 2)
-            reached = np.zeros(total.shape, dtype=bool)
-            reached[ahead] = np.asarray(
-                log_e_value(count[ahead], total[ahead] - count[ahead], self.table.mixture, self.table.prior)
-            ) >= math.log(1 / self.table.alpha)
-            out[big] = reached
-        return out
-
-
-@functools.lru_cache(maxsize=16)
-@docfill("prior")
-def envelope(alpha: float, mixture: str = "grid", prior: tuple[float, float] = (1.0, 1.0)) -> Envelope:
-    """The process's one :class:`Envelope` per (alpha, mixture).
-
-    Parameters
-    ----------
-    alpha : float
-        Significance level, in (0, 1).
-    mixture : {"grid", "two-point"}, default "grid"
-        The e-process's discrete mixture over theta (``log_e_value``);
-        "beta" is refused: its threshold has no proven lower envelope (use ``required_n_anytime_simulated``).
-    %(prior)s
-
-    Returns
-    -------
-    Envelope
-        The bounds of the threshold of ``threshold_table(alpha, mixture, prior)``, cached like it.
-
-    Examples
-    --------
-    >>> round(envelope(0.05).gamma, 7)   # the grid's gamma, at theta = 0.51
-    0.0100007
-    """
-    return Envelope(threshold_table(alpha, mixture, prior))
 
 
 #: Largest N_av reported: a pair whose first crossing lies beyond (proven by the envelope) gets inf.
@@ -329,7 +134,10 @@ def required_n_anytime(
     Within the items whose expected discordant count is M, the condition is
     monotone in N, so the first crossing is the first M whose last item satisfies it,
     and within that M the first item that does.  Tested against a brute-force
-    scan over every N.
+    scan over every N.  A pair's search does not depend on the other pairs asked for
+    with it, so each distinct (b, c) of one n is searched once per process and its
+    value reused (an all-pairs audit of 5,000 models on 12,000 items asks for 0.56 M
+    distinct tables among 12.5 M pairs).
 
     References
     ----------
@@ -347,15 +155,86 @@ def required_n_anytime(
     b = np.atleast_1d(check_count("b", b)).astype(np.float64)
     c = np.atleast_1d(check_count("c", c)).astype(np.float64)
     n = np.atleast_1d(check_count("n", n, minimum=1)).astype(np.float64)
-    b, c, n = np.broadcast_arrays(b, c, n)
+    b, c, n = (x.ravel() for x in np.broadcast_arrays(b, c, n))
     if not 0.5 < power < 1:
         raise ArgumentError(f"power must lie in (0.5, 1) for the anytime-valid required N; got {power!r}")
     table = table or threshold_table(float(alpha), mixture, tuple(prior))
     bounds = envelope(table.alpha, table.mixture, table.prior)
-    psi = ((b + c) / n).ravel()
-    gap = (np.abs(b - c) / n).ravel()
-    sd = np.sqrt(_variance.paired_difference_variance_from_cells(b / n, c / n)).ravel()
     z_power = -float(ndtri(1 - power))
+    result = np.full(b.shape, np.inf)
+    # N_av is a function of (b, c, n): each distinct (b, c) of one n is searched once, and once per process (_FOUND).
+    size = n[0] if n.size else 1.0
+    keyed = np.isfinite(b + c) & (n == size) & (b <= size) & (c <= size) & (size < 2**31)
+    if keyed.any():
+        keys, inverse = np.unique(
+            b[keyed].astype(np.int64) * int(size + 1) + c[keyed].astype(np.int64), return_inverse=True
+        )
+        config = (float(size), table.alpha, table.mixture, tuple(table.prior), float(power))
+        known, values = _FOUND.look_up(config, keys)
+        if not known.all():
+            wins, losses = (x.astype(np.float64) for x in np.divmod(keys[~known], int(size + 1)))
+            values[~known] = _search(wins, losses, np.full(wins.size, size), bounds, z_power)
+            _FOUND.store(config, keys[~known], values[~known])
+        result[keyed] = values[inverse.reshape(-1)]
+    if not keyed.all():
+        result[~keyed] = _search(b[~keyed], c[~keyed], n[~keyed], bounds, z_power)
+    return finish(result.reshape(shape))
+
+
+class _Found:
+    """N_av already found in this process: sorted keys b (n + 1) + c and their N_av, per (n, alpha, mixture, power).
+
+    An all-pairs audit asks for the same (b, c) many times (12.5 M pairs of 5,000 models on 12,000 items hold 0.56 M
+    distinct ones), in blocks of pairs.  N_av is a function of (b, c, n) and the settings alone (its search does not
+    depend on the other pairs asked for with it), so a value found once is reused as is.  At most ``LIMIT`` values
+    per setting are kept (16 bytes each), for the last ``SETTINGS`` settings.
+    """
+
+    LIMIT = 1 << 22
+    SETTINGS = 4
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def look_up(self, config: tuple, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(known, values) of sorted unique ``keys``: values where known, NaN elsewhere."""
+        stored, found = self._tables.get(config, _EMPTY)
+        at, known = _present(stored, keys)
+        return known, np.where(known, found[np.minimum(at, found.size - 1)] if found.size else np.nan, np.nan)
+
+    def store(self, config: tuple, keys: np.ndarray, values: np.ndarray) -> None:
+        """Add sorted unique ``keys`` and their values (those another thread stored meanwhile are skipped)."""
+        with self._lock:
+            stored, found = self._tables.pop(config, _EMPTY)
+            at, known = _present(stored, keys)
+            if stored.size + keys.size - known.sum() <= self.LIMIT:
+                stored, found = (
+                    np.insert(stored, at[~known], keys[~known]),
+                    np.insert(found, at[~known], values[~known]),
+                )
+            while len(self._tables) >= self.SETTINGS:
+                del self._tables[next(iter(self._tables))]
+            self._tables[config] = (stored, found)
+
+
+_EMPTY = (np.empty(0, dtype=np.int64), np.empty(0))
+
+
+def _present(stored: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each key goes in the sorted ``stored``, and whether it is there."""
+    at = np.searchsorted(stored, keys)
+    return at, stored[np.minimum(at, stored.size - 1)] == keys if stored.size else np.zeros(keys.size, dtype=bool)
+
+
+_FOUND = _Found()
+
+
+def _search(b: np.ndarray, c: np.ndarray, n: np.ndarray, bounds: Envelope, z_power: float) -> np.ndarray:
+    """N_av of each (b, c, n) (flat float arrays): the first-crossing search of :func:`required_n_anytime`."""
+    psi = (b + c) / n
+    gap = np.abs(b - c) / n
+    sd = np.sqrt(_variance.paired_difference_variance_from_cells(b / n, c / n))
     result = np.full(psi.shape, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         a = np.where(sd > 0, gap / sd, 0.0)
@@ -404,8 +283,7 @@ def required_n_anytime(
     else:
         raise LlmPowerError(
             f"the anytime-valid required N search did not finish in {_MAX_ROUNDS} rounds "
-            f"for {live.size} pairs (b, c, n) such as {b.ravel()[live[0]]:.0f}, {c.ravel()[live[0]]:.0f}, "
-            f"{n.ravel()[live[0]]:.0f}"
+            f"for {live.size} pairs (b, c, n) such as {b[live[0]]:.0f}, {c[live[0]]:.0f}, {n[live[0]]:.0f}"
         )
     result[result > LARGEST_N] = np.inf
-    return finish(result.reshape(shape))
+    return result
