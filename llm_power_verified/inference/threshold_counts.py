@@ -77,7 +77,7 @@ DEFAULT_BINS = 65_536
 class CountPlan(Result):
     """The thresholds one pass counts at: sent to every chunk.
 
-    Parameters
+    Attributes
     ----------
     procedure : {"holm", "bh", "e-bh"}
         The procedure whose steps the thresholds belong to.
@@ -96,7 +96,7 @@ class CountPlan(Result):
 class StepState(Result):
     """What the client knows of one procedure: F at some steps' thresholds.
 
-    Parameters
+    Attributes
     ----------
     procedure : {"holm", "bh", "e-bh"}
         The procedure.
@@ -323,7 +323,10 @@ def next_plan(state: StepState, bins: int = DEFAULT_BINS) -> CountPlan | None:
 
 def checked_values(values: Any, procedure: str, chunk: Any) -> np.ndarray:
     """A chunk on the counting scale (p, or -log e for e-BH); NaN or a p-value outside [0, 1] is refused."""
-    array = np.asarray(values, dtype=np.float64)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ArgumentError(f"chunk {chunk}: values must be numbers; {error}") from None
     if array.ndim != 1:
         raise ArgumentError(f"chunk {chunk}: values must be one-dimensional; got shape {array.shape}")
     bad = np.isnan(array) if procedure == "e-bh" else ~((array >= 0) & (array <= 1))

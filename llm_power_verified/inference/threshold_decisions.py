@@ -36,7 +36,7 @@ __all__ = ["EBHDecision", "FamilyDecisions", "e_bh_decision", "family_decisions"
 class FamilyDecisions(Result):
     """Holm's and Benjamini-Hochberg's decisions for a family given in chunks.
 
-    Parameters
+    Attributes
     ----------
     family_size : int
         m.
@@ -180,7 +180,7 @@ def family_decisions(
 class EBHDecision(Result):
     """e-BH's decision for a family of e-values given in chunks.
 
-    Parameters
+    Attributes
     ----------
     family_size : int
         m.

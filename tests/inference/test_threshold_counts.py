@@ -323,6 +323,8 @@ def test_a_nan_or_an_out_of_range_pvalue_is_refused_naming_the_chunk():
         _decide([good, np.array([1.5])])
     with pytest.raises(ArgumentError, match="chunk 0, value 0: nan; allowed: log e-values"):
         e_bh_decision(lambda: iter([np.array([np.nan])]))
+    with pytest.raises(ArgumentError, match="chunk 0: values must be numbers; could not convert string"):
+        _decide([np.array(["a"])], family_size=1)
     with pytest.raises(ArgumentError, match="one-dimensional"):
         _decide([np.zeros((2, 2))], family_size=4)
 
