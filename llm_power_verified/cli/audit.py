@@ -18,7 +18,7 @@ from llm_power_verified.cli.parents import (
 )
 from llm_power_verified.cli.path_types import PLOT_SUFFIXES
 from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
-from llm_power_verified.contract import MACHINE_FORMATS, MODES
+from llm_power_verified.contract import COLUMN_CHOICES, MACHINE_FORMATS, MODES, TEXT_FORMATS
 
 __all__ = ["add_parser", "run"]
 
@@ -83,6 +83,7 @@ def run(arguments) -> str | tuple[str, int] | int:
             "--mode reference needs --reference NAME: the model every other model is compared with "
             "(one of the models' names); add --reference, or choose another --mode"
         )
+    columns = _pair_columns(arguments.format, arguments.columns)
     check_outputs(outputs, arguments.inputs)
     matrix = read_matrix(arguments)
     from llm_power_verified.leaderboard.audit import AuditSettings
@@ -107,7 +108,7 @@ def run(arguments) -> str | tuple[str, int] | int:
         if arguments.format == "parquet":
             from llm_power_verified.report.headline import headline
 
-            written = write(request, "parquet", arguments.out)  # streamed, or (with clusters) run in memory
+            written = write(request, "parquet", arguments.out, columns=columns)  # streamed, or run in memory (clusters)
             count = getattr(written, "pairs_written", len(written.pairs))
             return wrote(
                 arguments.out, _gate(written.pairs, arguments.fail_on), headline(written), f": {count:,} pairs"
@@ -124,14 +125,16 @@ def run(arguments) -> str | tuple[str, int] | int:
     status = _gate(result.pairs, arguments.fail_on)
     view = {"pairs": arguments.pairs}
     if arguments.format in ("table", "markdown"):
-        view.update(width=arguments.width or terminal_width(), columns=arguments.columns, wide=arguments.wide)
+        view.update(width=arguments.width or terminal_width(), columns=columns, wide=arguments.wide)
+    elif arguments.format in MACHINE_FORMATS:
+        view.update(columns=columns)
     if arguments.out:
         write(result, arguments.format, arguments.out, **view)
         return wrote(arguments.out, status)
     if arguments.format in MACHINE_FORMATS:
         from llm_power_verified.report.machine import chunks
 
-        write_report_chunks(chunks(result, arguments.format))
+        write_report_chunks(chunks(result, arguments.format, columns))
         return status
     return render(result, arguments.format, **view).rstrip("\n"), status
 
@@ -150,6 +153,29 @@ def _backend(arguments):
         raise CommandError(str(error)) from None
     with backend:
         yield backend
+
+
+def _pair_columns(output: str, columns: list[str] | None) -> list[str] | None:
+    """--columns for the format asked, checked before any work; Parquet's default is the contract's default set.
+
+    Table, markdown and html take the text view's names; csv and jsonl every column unless asked; json holds every
+    column (its schema requires them).
+    """
+    if output in TEXT_FORMATS:
+        other = [name for name in columns or () if name not in COLUMN_CHOICES]
+        if other:
+            raise CommandError(
+                f"--columns {other[0]}: --format {output} shows the text view's columns "
+                f"({', '.join(COLUMN_CHOICES)}); default, all and the other pair columns choose what csv, jsonl and "
+                "parquet write"
+            )
+        return columns
+    if output == "json" and columns and set(columns) != {"all"}:
+        raise CommandError(
+            f"--columns {','.join(columns)}: the JSON report holds every pair column (audit.schema.json requires "
+            "them); choose columns with --format csv, jsonl or parquet, or give --columns all"
+        )
+    return ["default"] if columns is None and output == "parquet" else columns
 
 
 _FIGURE_FILES = [f"{name}.{kind}" for name in ("resolution", "efficiency", "forest") for kind in ("png", "svg")]

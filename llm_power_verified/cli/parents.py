@@ -264,7 +264,10 @@ def output_options(*, per_item: bool) -> argparse.ArgumentParser:
         group.add_argument(
             "--columns",
             type=column_list,
-            help=f"pair-table columns, comma-separated (from: {', '.join(COLUMN_CHOICES)})",
+            help=f"pair-table columns, comma-separated: table and markdown show some of {', '.join(COLUMN_CHOICES)}; "
+            "csv, jsonl and parquet write 'default' (the default set: names, ranks, gap, each test's p, N*, q and "
+            "the verdicts; parquet's default), 'all' (csv's and jsonl's default) or pair columns, with default to "
+            "add to it (default,icc; every name in the documentation's reference/columns); json holds every column",
         )
         group.add_argument("--wide", action="store_true", help="terminal report: every column, whole model names")
         group.add_argument(

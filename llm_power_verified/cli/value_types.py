@@ -13,7 +13,7 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.contract import MAX_COUNT, MAX_RESAMPLES
+from llm_power_verified.contract import COLUMN_SETS, MAX_COUNT, MAX_RESAMPLES, PAIR_COLUMNS
 from llm_power_verified.contract.choices import MIN_GAP
 from llm_power_verified.contract.views import COLUMN_CHOICES
 
@@ -278,7 +278,10 @@ HORIZON = _deferred(
 
 @docfill("option_text")
 def column_list(text: str) -> list[str]:
-    """--columns: comma-separated pair-table column names.
+    """--columns: comma-separated pair-table column names, and the sets "default" and "all".
+
+    The text view's names (``COLUMN_CHOICES``, table and markdown) or the contract's per-item pair columns and
+    ``COLUMN_SETS`` (csv, jsonl, parquet); which apply to the format asked is checked when the format is known.
 
     Parameters
     ----------
@@ -295,10 +298,19 @@ def column_list(text: str) -> list[str]:
         For an unknown name, or none.
     """
     names = separated(text, "names")
-    unknown = [name for name in names if name not in COLUMN_CHOICES]
+    unknown = [name for name in names if name not in _COLUMN_NAMES]
     if unknown:
-        raise argparse.ArgumentTypeError(f"unknown column {unknown[0]!r}; choose from {', '.join(COLUMN_CHOICES)}")
+        raise argparse.ArgumentTypeError(
+            f"unknown column {unknown[0]!r}; choose from default, all or pair columns (every name in the "
+            "documentation's reference/columns; table and markdown take the names --help lists)"
+        )
     return names
+
+
+#: Every name --columns takes: the text view's, the per-item pair columns and the sets.
+_COLUMN_NAMES = frozenset(
+    (*COLUMN_CHOICES, *COLUMN_SETS, *(item.name for item in PAIR_COLUMNS if item.audits & {"binary", "graded"}))
+)
 
 
 def separated(text: str, what: str) -> list[str]:

@@ -27,6 +27,7 @@ from llm_power_verified.contract.choices import (
 )
 from llm_power_verified.contract.columns import (
     AUDITS,
+    COLUMN_SETS,
     KINDS,
     MODEL_COLUMNS,
     PAIR_COLUMNS,
@@ -61,6 +62,7 @@ __all__ = [
     "AUDITS",
     "BINARY_VIEW",
     "COLUMN_CHOICES",
+    "COLUMN_SETS",
     "COMPOSITES",
     "CORRECTIONS",
     "DATA",

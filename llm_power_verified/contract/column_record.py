@@ -54,6 +54,9 @@ class Column:
     range : tuple or None
         (low, high), inclusive, None for an open end, of a numeric column that has one (``ranges.RANGES``); None:
         unbounded, or not a number.
+    default : bool
+        In the default set of the per-item pair table's machine formats (``--columns default``, Parquet's default):
+        the columns a reader of the pair table needs, the rest on request.
     """
 
     name: str
@@ -64,6 +67,7 @@ class Column:
     when: str | None
     header: str
     range: tuple[float | None, float | None] | None = None
+    default: bool = False
 
 
 def declare(audits: str, kind: str, entries: Iterable[tuple], when: str | None = None) -> tuple[Column, ...]:

@@ -20,6 +20,7 @@ from llm_power_verified.contract.item_pair_columns import ITEM_PAIR_COLUMNS
 
 __all__ = [
     "AUDITS",
+    "COLUMN_SETS",
     "KINDS",
     "MODEL_COLUMNS",
     "PAIR_COLUMNS",
@@ -34,6 +35,9 @@ __all__ = [
 
 #: Every pair column, in machine-format order.
 PAIR_COLUMNS: tuple[Column, ...] = ITEM_PAIR_COLUMNS + ACCURACY_PAIR_COLUMNS
+#: The sets a request of pair columns (``--columns``) may name besides columns: the default set (the columns whose
+#: ``default`` is true) and every column of the audit.
+COLUMN_SETS = ("default", "all")
 
 MODEL_COLUMNS: tuple[Column, ...] = (
     *declare("bga", "int", [("rank", "position by mean score; equal means are ordered by name")]),

@@ -5,14 +5,31 @@ Paper references are to Resolution Diagnostics for Paired LLM Evaluation (arXiv 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from llm_power_verified.contract.choices import VERDICT_RULES
 from llm_power_verified.contract.column_record import Column, declare
 from llm_power_verified.contract.generation_columns import GENERATION_PAIR_COLUMNS
 
-__all__ = ["ITEM_PAIR_COLUMNS"]
+__all__ = ["DEFAULT_PAIR_NAMES", "ITEM_PAIR_COLUMNS"]
 
-#: The pair columns of the per-item audits (those the accuracies-only audit shares are marked "a" too).
-ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
+#: The default set of the per-item pair table's machine formats (``--columns default``; Parquet's default): who
+#: (names, ranks, adjacency), the gap and the counts it rests on, the pair's own test, N*, q and every verdict with the
+#: p-value or N it is read from; the analyses a user asks for by name (--min-effect, several generations) whole, and
+#: the clusters' verdicts with the design effect behind them.  Left for ``--columns all`` or by name: the other
+#: arbiters and corrections, the rho sensitivity, the shortcut and unpaired N, the anytime N search and the bootstrap
+#: percentiles (``icc``, ``required_n_anytime``, ``p_holm``, ...).
+DEFAULT_PAIR_NAMES = (
+    *("model_a", "model_b", "rank_a", "rank_b", "adjacent", "delta", "p_a", "p_b", "b", "c", "rho"),
+    *("p_exact", "p_t", "required_n", "mde", "boot_ci_low", "boot_ci_high", "n", "q", "resolved"),
+    *("p_anytime_at_n", "resolved_anytime", "p_adjusted", "significant", "significant_anytime"),
+    *("power_min_effect", "required_n_min_effect", "q_min_effect", "resolved_min_effect", "p_margin_lower"),
+    *("p_margin_upper", "p_equivalence", "margin_ci_low", "margin_ci_high", "equivalence"),
+    *(item.name for item in GENERATION_PAIR_COLUMNS),
+    *("design_effect", "required_n_cluster", "resolved_cluster", "p_cluster", "significant_clustered"),
+)
+
+_DECLARED: tuple[Column, ...] = (
     *declare("bga", "text", [("model_a", "higher-ranked model (or the reference)"), ("model_b", "the other model")]),
     *declare("bga", "int", [("rank_a", "rank of A"), ("rank_b", "rank of B")]),
     *declare("bga", "bool", [("adjacent", "the two models are next in the ranking: abs(rank_a - rank_b) = 1")]),
@@ -336,4 +353,9 @@ ITEM_PAIR_COLUMNS: tuple[Column, ...] = (
         [("significant_clustered", VERDICT_RULES["significant_clustered"], None, "signif. clusters")],
         when="clusters",
     ),
+)
+
+#: The pair columns of the per-item audits (those the accuracies-only audit shares are marked "a" too).
+ITEM_PAIR_COLUMNS: tuple[Column, ...] = tuple(
+    replace(item, default=item.name in DEFAULT_PAIR_NAMES) for item in _DECLARED
 )

@@ -53,6 +53,9 @@ def columns_page(header: str = "GENERATED from llm_power_verified/contract; do n
         "Every column of the audits' tables, from the declarations in ``llm_power_verified/contract``.",
         "Digits are the significant digits of the text tables; a range bounds a column's numbers (the JSON schemas "
         "check it; a float may also be null, or infinite at an open end).",
+        "Columns marked *default* are the default set of the per-item pair table's machine formats: what Parquet "
+        "holds unless ``--columns`` asks for others (``--columns all``: every column; ``--columns default,icc``: the "
+        "set and ``icc``).",
         "",
     ]
 
@@ -82,7 +85,8 @@ def columns_page(header: str = "GENERATED from llm_power_verified/contract; do n
                     f"     - {item.kind}",
                     f"     - {_NOT_NUMERIC if item.digits is None else item.digits}",
                     f"     - {_rst(_shown_range(item.range)) if item.kind in ('int', 'float') else _NOT_NUMERIC}",
-                    f"     - {_rst(WHEN[item.when]) if item.when else 'always'}",
+                    f"     - {_rst(WHEN[item.when]) if item.when else 'always'}"
+                    + ("; *default*" if item.default and item.audits & {"binary", "graded"} else ""),
                 ]
             )
         lines.append("")

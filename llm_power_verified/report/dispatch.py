@@ -4,7 +4,9 @@ They are :func:`~llm_power_verified.report.dispatch.render` and :func:`~llm_powe
 
 ``format`` is one of the contract's ``FORMATS``;
 the view options are checked here, once: ``width`` (the terminal table's
-columns), ``columns`` (the per-item pair columns to show), ``wide`` (every
+columns), ``columns`` (the per-item pair columns to show: names of the text
+view's columns; in CSV, JSON Lines and Parquet, pair columns and the sets
+"default" and "all", :mod:`~.column_choice`), ``wide`` (every
 column, names whole), ``pairs`` ("top", "all" or "none": the pairs the text
 formats list) and ``figures`` (the HTML page's figures).  Each format module
 renders any audit of the protocol (:class:`~llm_power_verified.leaderboard.protocol.Audit`)
@@ -98,7 +100,7 @@ def render(audit, format: str = "table", **view) -> str:
     if format == "parquet":
         raise ArgumentError("format 'parquet' is a binary file: write(audit, 'parquet', path)")
     if format in MACHINE_FORMATS:
-        return b"".join(machine.chunks(audit, format)).decode("utf-8")
+        return b"".join(machine.chunks(audit, format, view["columns"])).decode("utf-8")
     if format == "html":
         return html_report(audit, figures=view["figures"], pairs=view["pairs"])
     return text_report(
@@ -155,19 +157,19 @@ def write(audit, format: str, path: str | Path | None = None, **view) -> Audit:
     >>> audit.family_size
     2
     """
-    _view(audit, format, view)
+    columns = _view(audit, format, view)["columns"]
     if format == "parquet":
         if path is None:
             raise ArgumentError("format 'parquet' needs a file (Parquet is binary, not terminal output)")
         if isinstance(audit, AuditRequest) and audit.matrix.clusters is None:
-            return machine.write_parquet(path, lambda sink: audit.stream(sink, arrow=True))
+            return machine.write_parquet(path, lambda sink: audit.stream(sink, arrow=True), columns)
         if isinstance(audit, AuditRequest):
             audit = audit.run()  # clusters: the cluster bootstrap needs every pair at once, so the audit runs in memory
-        return machine.write_parquet(path, machine.parquet_blocks(audit))
+        return machine.write_parquet(path, machine.parquet_blocks(audit), columns, audit.kind)
     if isinstance(audit, AuditRequest):
         audit = audit.run()
     if format in MACHINE_FORMATS:
-        pieces = machine.chunks(audit, format)
+        pieces = machine.chunks(audit, format, columns)
     else:
         pieces = [terminal_lines(render(audit, format, **view)).encode("utf-8")]
     if path is None:

@@ -11,9 +11,17 @@ all (it comes from :func:`~llm_power_verified.leaderboard.audit.stream_audit`).
 * JSON Lines: the pair table only, one record per line (``pandas.read_json(path,
   lines=True)`` reads it back).
 * CSV: the pair table, text cells escaped against spreadsheet formulas.
-* Parquet: the pair table, one row group per block, with the rest of the
+* Parquet: the pair table in row groups of about ``ROW_GROUP_BYTES`` of data
+  (blocks gathered until one is full, at most ``ROW_GROUP_ROWS`` rows), the
+  model names dictionary-encoded (read back as strings), with the rest of the
   report (the JSON document without ``pairs``) in the file's key-value
   metadata under ``llm-power-verified``.
+
+CSV, JSON Lines and Parquet write the columns a request asks for
+(:mod:`~.column_choice`: every column, the contract's default set, or a list;
+``--columns`` on the command line, where Parquet's default is the default set);
+a Parquet file of a chosen set lists them in its metadata's ``pairs_columns``.
+The JSON report always holds every column: its schema requires them.
 
 Every value follows the JSON rule of :func:`~llm_power_verified.io.output.json_ready`:
 undefined values are null, infinities the strings "inf" and "-inf" (in
@@ -40,11 +48,14 @@ from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.output import json_ready, open_output
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.report.cells import reported_pairs
+from llm_power_verified.report.column_choice import chosen_columns
 from llm_power_verified.report.report_data import document
 from llm_power_verified.report.sections import ChecklistTally, checklist
 
 __all__ = [
     "METADATA_KEY",
+    "ROW_GROUP_BYTES",
+    "ROW_GROUP_ROWS",
     "ParquetSink",
     "chunks",
     "csv_chunks",
@@ -58,6 +69,13 @@ __all__ = [
 
 #: The Parquet key-value metadata key holding the report without its pairs.
 METADATA_KEY = b"llm-power-verified"
+#: A row group is written when the blocks gathered hold this much Arrow data (128 MiB, the usual size readers and
+#: query engines are tuned for: few enough groups for a cheap footer, small enough to read one group at a time) ...
+ROW_GROUP_BYTES = 128 * 2**20
+#: ... or this many rows, whichever comes first (a row group passes them by less than a block).
+ROW_GROUP_ROWS = 2**20
+#: The columns dictionary-encoded in Parquet: the model names, a few thousand values repeated over millions of rows.
+_DICTIONARY = ("model_a", "model_b")
 
 
 def _column_values(column: pd.Series) -> list:
@@ -177,7 +195,7 @@ def csv_chunks(frames: Iterable[pd.DataFrame]) -> Iterator[bytes]:
         yield b"\n"
 
 
-def chunks(audit, output: str) -> Iterator[bytes]:
+def chunks(audit, output: str, columns=None) -> Iterator[bytes]:
     r"""An audit in memory in a machine format.
 
     Parameters
@@ -187,6 +205,9 @@ def chunks(audit, output: str) -> Iterator[bytes]:
         streamed) or accuracies only.
     output : {"json", "jsonl", "csv"}
         "json": the whole report; "jsonl" and "csv": the pair table (:func:`~.cells.reported_pairs`).
+    columns : str, list of str or None, optional
+        The pair columns of "jsonl" and "csv" (:func:`~.column_choice.chosen_columns`); None: every column.  "json"
+        takes only every column (its schema requires them).
 
     Returns
     -------
@@ -196,7 +217,7 @@ def chunks(audit, output: str) -> Iterator[bytes]:
     Raises
     ------
     ArgumentError
-        Any other ``output``.
+        Any other ``output``; a column request the table cannot meet; a chosen set of columns for "json".
 
     Examples
     --------
@@ -208,10 +229,19 @@ def chunks(audit, output: str) -> Iterator[bytes]:
     >>> audit = audit_leaderboard(from_array(scores, models=["x", "y", "z"]), n_resamples=0)
     >>> print(b"".join(chunks(audit, "jsonl")).decode().count("\n"))
     2
+    >>> print(b"".join(chunks(audit, "csv", ["model_a", "model_b", "q"])).decode().splitlines()[0])
+    model_a,model_b,q
     """
     pairs = reported_pairs(audit.pairs)
+    chosen = chosen_columns(list(pairs.columns), columns, getattr(audit, "kind", None))
     if output == "json":
+        if len(chosen) < len(pairs.columns):
+            raise ArgumentError(
+                "--columns: the JSON report holds every pair column (audit.schema.json requires them); choose "
+                "columns with --format csv, jsonl or parquet, or give --columns all"
+            )
         return json_chunks(document(audit), pairs)
+    pairs = pairs[chosen] if len(chosen) < len(pairs.columns) else pairs
     if output == "jsonl":
         return jsonl_chunks(_frames(pairs))
     if output == "csv":
@@ -220,32 +250,41 @@ def chunks(audit, output: str) -> Iterator[bytes]:
 
 
 class ParquetSink:
-    """Writes each block of the pair table as a row group of one Parquet file.
+    """Writes the blocks of the pair table to one Parquet file, gathered into row groups of a reader's size.
 
-    The schema is the first block's; later blocks are cast to it.  Called with a block (a DataFrame or a pyarrow Table);
-    ``close(metadata)`` adds the key-value metadata and closes the file (a file with no pairs still carries it).
+    The schema is the first block's columns the request keeps; later blocks are cast to it.  Blocks are gathered
+    until they hold ``ROW_GROUP_BYTES`` of data or ``ROW_GROUP_ROWS`` rows, then written as one row group (zstd; the
+    model names dictionary-encoded).  Called with a block (a DataFrame or a pyarrow Table); ``close(metadata)`` writes
+    what is gathered, adds the key-value metadata and closes the file (a file with no pairs still carries it).
 
     Parameters
     ----------
     stream : binary file
         Where the Parquet file is written.
     tally : ChecklistTally, optional
-        Gathers what the checklist needs from each block (:class:`~.sections.ChecklistTally`).
+        Gathers what the checklist needs from each whole block, before columns are dropped
+        (:class:`~.sections.ChecklistTally`).
+    columns : str, list of str or None, optional
+        The pair columns written (:func:`~.column_choice.chosen_columns`); None: every column.
+    kind : {"binary", "graded", "accuracies"}, optional
+        The audit, for the refusal of a column it never has.
 
     Attributes
     ----------
     writer : pyarrow.parquet.ParquetWriter or None
         The writer, opened by the first block.
     schema : pyarrow.Schema or None
-        The first block's schema.
+        The schema written: the first block's, narrowed to the columns chosen.
+    present : list of str or None
+        The first block's columns (the audit's pair table).
 
     Raises
     ------
     ArgumentError
-        When pyarrow (the ``parquet`` extra) is not installed.
+        When pyarrow (the ``parquet`` extra) is not installed; from the first block, a column request it cannot meet.
     """
 
-    def __init__(self, stream, tally: ChecklistTally | None = None) -> None:
+    def __init__(self, stream, tally: ChecklistTally | None = None, columns=None, kind: str | None = None) -> None:
         try:
             # Optional dependency (extra parquet): imported where it is used, so the package works without it.
             import pyarrow as pa
@@ -255,31 +294,53 @@ class ParquetSink:
         except ImportError as error:
             raise ArgumentError("Parquet output needs pyarrow: pip install 'llm-power-verified[parquet]'") from error
         self._pa, self._pq, self._stream, self.tally = pa, pq, stream, tally
-        self.writer = None
-        self.schema = None
+        self._request, self._kind = columns, kind
+        self.writer = self.schema = self.present = None
+        self._gathered: list = []
+        self._bytes = self._rows = 0
 
     def __call__(self, frame) -> None:
-        """Write one block of the pair table as a row group (and count it for the checklist)."""
+        """Take one block of the pair table (and count it for the checklist); write a row group when one is full."""
         table = frame if isinstance(frame, self._pa.Table) else self._pa.Table.from_pandas(frame, preserve_index=False)
-        if self.writer is None:
-            self.schema = table.schema.remove_metadata()
-            self.writer = self._pq.ParquetWriter(self._stream, self.schema, compression="zstd")
-        self.writer.write_table(table.cast(self.schema))
         if self.tally is not None:
             self.tally.add(table)
+        if self.writer is None:
+            self.present = table.column_names
+            chosen = chosen_columns(self.present, self._request, self._kind)
+            self.schema = table.select(chosen).schema.remove_metadata()
+            names = [name for name in _DICTIONARY if name in chosen]
+            self.writer = self._pq.ParquetWriter(
+                self._stream, self.schema, compression="zstd", use_dictionary=names or False
+            )
+        table = table.select(self.schema.names).cast(self.schema)
+        self._gathered.append(table)
+        self._bytes += table.nbytes
+        self._rows += table.num_rows
+        if self._bytes >= ROW_GROUP_BYTES or self._rows >= ROW_GROUP_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the blocks gathered as one row group."""
+        if self._gathered:
+            table = self._pa.concat_tables(self._gathered)
+            self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        self._gathered, self._bytes, self._rows = [], 0, 0
 
     def close(self, metadata: dict[bytes, bytes]) -> None:
-        """Add the key-value ``metadata`` and close the file."""
+        """Write the blocks still gathered, add the key-value ``metadata`` and close the file."""
         if self.writer is None:  # no pairs at all: an empty table still carries the metadata
             self.writer = self._pq.ParquetWriter(self._stream, self._pa.schema([]))
+        self._flush()
         self.writer.add_key_value_metadata(metadata)
         self.writer.close()
 
 
-def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) -> object:
+def write_parquet(
+    path: str | Path, produce: Callable[[ParquetSink], object], columns=None, kind: str | None = None
+) -> object:
     """Write a Parquet audit, its report in the file's metadata (the JSON report's members but ``pairs``).
 
-    Written atomically: the file appears only when the audit has finished.
+    Written atomically, when the audit has finished; a chosen part of the pair table is listed in ``pairs_columns``.
 
     Parameters
     ----------
@@ -289,6 +350,10 @@ def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) ->
         ``produce(sink)`` hands the pair table to ``sink`` (a :class:`ParquetSink`) block by block and returns the
         audit,
         whose :func:`~.report_data.document` goes into the metadata.
+    columns : str, list of str or None, optional
+        The pair columns written (:func:`~.column_choice.chosen_columns`); None: every column.
+    kind : {"binary", "graded", "accuracies"}, optional
+        The audit, for the refusal of a column it never has.
 
     Returns
     -------
@@ -296,11 +361,13 @@ def write_parquet(path: str | Path, produce: Callable[[ParquetSink], object]) ->
         What ``produce`` returned.
     """
     with open_output(path) as stream:
-        sink = ParquetSink(stream, ChecklistTally())
+        sink = ParquetSink(stream, ChecklistTally(), columns, kind)
         audit = produce(sink)
         report = document(audit)
         if audit.kind != "accuracies" and "checklist" not in report:  # a streamed audit: from the pairs written
             report["checklist"] = json_ready(checklist(audit, sink.tally))
+        if sink.schema is not None and len(sink.schema.names) < len(sink.present):  # a chosen part: say which
+            report["pairs_columns"] = sink.schema.names
         sink.close({METADATA_KEY: orjson.dumps(report)})
     return audit
 

@@ -273,6 +273,11 @@ def audit_schema(audit: str) -> dict:
         "minimum": 0,
         "description": "rows of the pair table written, for a streamed audit (Parquet)",
     }
+    schema["properties"]["pairs_columns"] = {  # optional: only a Parquet file of a chosen part of the pair table
+        "type": "array",
+        "items": {"type": "string", "enum": [item.name for item in _merged(("binary", "graded"), PAIR_COLUMNS)]},
+        "description": "the pair columns of a Parquet file of a chosen part of the pair table (--columns)",
+    }
     _by_score_kind(schema)
     return schema
 
