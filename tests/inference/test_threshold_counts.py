@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.family_table import family_table
 from llm_power_verified.inference.multiplicity import adjust_pvalues, holm_levels
 from llm_power_verified.inference.threshold_counts import (
     absorb,
@@ -194,6 +195,8 @@ def test_a_family_of_a_billion_in_integer_arithmetic(seed):
     weights = np.bincount(where, weights).astype(np.int64)
     holm, bh, passes = _counted_grouped(values, weights, ALPHA, 65_536)
     assert (holm, bh) == _grouped_decisions(values, weights, ALPHA)
+    table = family_table([(values, weights)])  # a third route: the distinct-value table's adjusted p-values
+    assert (holm, bh) == tuple(int(weights[table.adjusted(method) <= ALPHA].sum()) for method in ("holm", "bh"))
     assert passes <= 3
 
 
