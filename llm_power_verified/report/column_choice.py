@@ -1,7 +1,7 @@
 """The pair columns a machine format writes: every column, the contract's default set, or a list (``--columns``).
 
 A request is None or ``"all"`` (every column of the audit's pair table), ``"default"`` (the columns the contract
-marks ``default``: :data:`~llm_power_verified.contract.item_pair_columns.DEFAULT_PAIR_NAMES`), or a list of column
+marks ``default``: ``DEFAULT_PAIR_NAMES`` in ``llm_power_verified/contract/item_pair_columns.py``), or a list of column
 names and those two words (``["default", "icc"]``).  The columns written keep the pair table's (the contract's)
 order whatever the order asked, so that two files of one audit have the same schema for the same request.
 """
