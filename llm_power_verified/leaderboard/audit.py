@@ -20,6 +20,12 @@ comparisons), "all" (K (K - 1) / 2) or "reference" (K - 1); adjusted
 p-values and N* inflations use it.  Cluster diagnostics are in
 :mod:`llm_power_verified.leaderboard.clusters`.  A matrix of fewer than 2 items is refused naming its source.
 An audit too large for the machine is refused before it allocates (:func:`~.ranking.check_audit_memory`).
+
+Memory linear in K where the mode is: with mode and family adjacent or reference and more than
+``LINEAR_MODELS`` (2,000) models, the audit forms no K x K array (each block's counts come from the scores,
+:func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs` with ``all_pairs=False``) and computes nothing over all
+pairs: the ranking's Holm rank intervals and letters are left empty and the significant and resolved counts over all
+pairs are None, said in a note (mode "all" computes them; :mod:`~llm_power_verified.leaderboard.memory`).
 """
 
 from __future__ import annotations
@@ -40,7 +46,9 @@ from llm_power_verified.leaderboard.headline import headline_facts
 from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
 from llm_power_verified.leaderboard.pairs import pair_indices, rank_models
 from llm_power_verified.leaderboard.ranking import (
+    LINEAR_MODELS,
     RANKING_PROCEDURE,
+    all_pairs_computed,
     bootstrap_rank_intervals,
     check_audit_memory,
     holm_all_pairs,
@@ -255,7 +263,9 @@ def _run(
 ) -> AuditResult | StreamedAudit:
     """Check the settings and the memory, put the matrix in canonical order, audit."""
     settings = settings.checked(matrix)
-    check_audit_memory(matrix.n_models, matrix.n_items, settings.mode, settings.family, streamed=sink is not None)
+    check_audit_memory(
+        matrix.n_models, matrix.n_items, settings.mode, settings.family, streamed=sink is not None, binary=matrix.binary
+    )
     return _audit(canonical_order(matrix), settings, progress, backend or LocalBackend(), sink, arrow)
 
 
@@ -263,8 +273,8 @@ def _tiers(
     ranking: pd.DataFrame,
     adjacent_rows: pd.DataFrame,
     mode: str,
-    significant_pairs: int,
-    resolved_pairs: int,
+    significant_pairs: int | None,
+    resolved_pairs: int | None,
     n_models: int,
 ) -> Tiers:
     """The ranking's tiers and compact letters; each model's adjacent tier goes into ``ranking``'s "tier" column."""
@@ -282,10 +292,22 @@ def _tiers(
 
 
 def _notes(
-    matrix: ScoreMatrix, pairs: pd.DataFrame, min_effect: float | None, generations: GenerationColumns | None
+    matrix: ScoreMatrix,
+    pairs: pd.DataFrame,
+    settings: AuditSettings,
+    generations: GenerationColumns | None,
+    all_pairs: bool,
 ) -> tuple[str, ...]:
-    """The audit's notes: the matrix's, the graded anytime column's, the gap of interest's n/a pairs, the split's."""
+    """The notes: the matrix's, the skipped all-pairs ones, the graded anytime column's, DELTA's, the split's."""
+    min_effect = settings.min_effect
     notes = list(matrix.notes)
+    if not all_pairs:
+        notes.append(
+            f"{matrix.n_models:,} models, mode {settings.mode}: nothing over all "
+            f"{matrix.n_models * (matrix.n_models - 1) // 2:,} pairs is computed above {LINEAR_MODELS:,} models "
+            "(memory linear in the models): the Holm rank intervals and letters are empty and the significant and "
+            "resolved counts over all pairs n/a; --mode all computes them"
+        )
     if not matrix.binary:
         notes.append(
             "anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "
@@ -316,12 +338,27 @@ def _min_effect_note(pairs: pd.DataFrame, binary: bool, min_effect: float) -> st
 
 def _ranking(matrix: ScoreMatrix, order, settings: AuditSettings, holm_all) -> tuple[pd.DataFrame, int]:
     """The model table, with the bootstrap rank intervals when asked for, and the significant pairs among all."""
-    ranking, significant_pairs = model_table(matrix, order, settings.alpha, holm_all)
+    ranking, significant_pairs = model_table(matrix, order, settings.alpha, holm_all)  # holm_all None: skipped
     if settings.n_rank_resamples:
         ranking["rank_boot_low"], ranking["rank_boot_high"] = bootstrap_rank_intervals(
             matrix, order, int(settings.n_rank_resamples), settings.seed, settings.alpha
         )
     return ranking, significant_pairs
+
+
+def _inputs(matrix: ScoreMatrix, order, settings: AuditSettings, reference_index, pairs, backend: Backend):
+    """The pair inputs, the all-pairs p-values (None when not computed) and the family context."""
+    mode, family = settings.mode, settings.family
+    # Linear mode and family above LINEAR_MODELS: no K x K array and nothing over all pairs (the module notes).
+    all_pairs = all_pairs_computed(order.size, mode, family)
+    # Graded keeps its K x K covariance until pairs.paired_t_columns reads PairInputs.variances and covariances().
+    inputs = pair_inputs(matrix, order, all_pairs or not matrix.binary)
+    all_p = all_pairs_pvalues(inputs, order, backend) if all_pairs else None
+    family_pairs = pairs if family == mode else None
+    context = family_context(
+        inputs, order, family, reference_index, settings.alpha, settings.power, all_p, family_pairs, backend
+    )
+    return inputs, all_p, context
 
 
 def _audit(
@@ -333,19 +370,7 @@ def _audit(
     order = rank_models(matrix)
     reference_index = matrix.models.index(settings.reference) if mode == "reference" else None
     first, second = pair_indices(order, mode, reference_index)
-    inputs = pair_inputs(matrix, order)
-    all_p = all_pairs_pvalues(inputs, order, backend)
-    context = family_context(
-        inputs,
-        order,
-        family,
-        reference_index,
-        alpha,
-        power,
-        all_p,
-        (first, second) if family == mode else None,
-        backend,
-    )
+    inputs, all_p, context = _inputs(matrix, order, settings, reference_index, (first, second), backend)
     family_size = context.multiplicity.family_size
     block_settings = BlockSettings(
         alpha=alpha,
@@ -365,7 +390,7 @@ def _audit(
     else:
         pairs, adjacent = stream_blocks(tables, sink, first.size)
     # The ranking's Holm over all pairs: the family's own adjustment when the family is all pairs (the same vector).
-    holm_all = context.adjusted["holm"] if family == "all" else holm_all_pairs(all_p)
+    holm_all = context.adjusted["holm"] if family == "all" else None if all_p is None else holm_all_pairs(all_p)
     del all_p
     ranking, significant_pairs = _ranking(matrix, order, settings, holm_all)
     clusters = None
@@ -377,7 +402,9 @@ def _audit(
         if generations is not None:
             generations.add_clustered(pairs)
     adjacent_rows = pairs[pairs["adjacent"]] if sink is None else pd.concat(adjacent, ignore_index=True)
-    tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_count(inputs, alpha, power), order.size)
+    all_pairs = all_pairs_computed(order.size, mode, family)
+    resolved_pairs = resolved_count(inputs, alpha, power) if all_pairs else None
+    tiers = _tiers(ranking, adjacent_rows, mode, significant_pairs, resolved_pairs, order.size)
     if generations is not None:
         generations.add_model_columns(ranking)
     common = dict(
@@ -395,7 +422,7 @@ def _audit(
         tiers=tiers,
         verdicts=verdict_table(pairs, clusters),
         by_gap=resolution_by_gap(pairs),
-        notes=_notes(matrix, pairs, settings.min_effect, generations),
+        notes=_notes(matrix, pairs, settings, generations, all_pairs),
         headline=headline_facts(
             matrix,
             alpha=alpha,

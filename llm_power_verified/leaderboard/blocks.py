@@ -91,8 +91,12 @@ class FamilyContext(Result):
 
     Attributes
     ----------
-    position : numpy.ndarray
-        K x K family positions (either orientation), -1 outside the family.
+    rank : numpy.ndarray
+        Each model's 1-based rank (what :func:`triangle_position` keys the pairs by).
+    keys : numpy.ndarray
+        The family's pairs' :func:`triangle_position` keys, sorted (O(family) memory: no K x K table).
+    key_positions : numpy.ndarray
+        The family position of each sorted key.
     adjusted : dict of str to numpy.ndarray
         Holm- and BH-adjusted p-values.
     holm_inflation : numpy.ndarray
@@ -111,7 +115,9 @@ class FamilyContext(Result):
         The family's summary.
     """
 
-    position: np.ndarray
+    rank: np.ndarray
+    keys: np.ndarray
+    key_positions: np.ndarray
     adjusted: dict[str, np.ndarray]
     holm_inflation: np.ndarray
     bonferroni: float
@@ -125,7 +131,12 @@ class FamilyContext(Result):
 
     def locate(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Family position of each pair (either orientation), -1 outside the family."""
-        return self.position[first, second]
+        first, second = np.asarray(first), np.asarray(second)
+        wanted = triangle_position(self.rank, first, second)
+        at = np.minimum(np.searchsorted(self.keys, wanted), max(self.keys.size - 1, 0))
+        # A model with itself has no key of its own (its formula lands on another pair's): outside, as in no family.
+        found = (self.keys[at] == wanted) & (first != second) if self.keys.size else np.zeros(wanted.shape, bool)
+        return np.where(found, self.key_positions[at] if self.keys.size else -1, -1)
 
     def for_block(self, first: np.ndarray, second: np.ndarray) -> BlockFamily:
         """What one block needs of the family: its pairs' entries only (what a Dask task receives)."""
@@ -230,14 +241,17 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
     [0.0087, 0.0, 0.0]
     """
     first, second = pair_indices(order, "all")
-    pvalues = np.empty(first.size)
+    return _by_blocks(backend or LocalBackend(), arbiter_pvalues, first, second, (inputs,))
+
+
+def _by_blocks(backend: Backend, compute, first: np.ndarray, second: np.ndarray, shared: tuple) -> np.ndarray:
+    """``compute(*shared, first, second)`` of the pairs, block by block on ``backend``, as one float64 array."""
+    values = np.empty(first.size)
     slices = blocks(first.size)
-    results = (backend or LocalBackend()).map(
-        arbiter_pvalues, [(first[sl], second[sl]) for sl in slices], shared=(inputs,)
-    )
-    for sl, block_p in zip(slices, results, strict=True):
-        pvalues[sl] = block_p
-    return pvalues
+    results = backend.map(compute, [(first[sl], second[sl]) for sl in slices], shared=shared)
+    for sl, block_values in zip(slices, results, strict=True):
+        values[sl] = block_values
+    return values
 
 
 def triangle_position(rank: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -296,7 +310,7 @@ def family_context(
     reference_index: int | None,
     alpha: float,
     power: float,
-    all_pvalues: np.ndarray,
+    all_pvalues: np.ndarray | None,
     pairs: tuple[np.ndarray, np.ndarray] | None = None,
     backend: Backend | None = None,
 ) -> FamilyContext:
@@ -316,9 +330,10 @@ def family_context(
         Two-sided level, in (0, 1).
     power : float
         Target power, in (alpha, 1).
-    all_pvalues : numpy.ndarray
+    all_pvalues : numpy.ndarray or None
         The arbiter's p-values of all pairs (:func:`all_pairs_pvalues`), from which the family's are taken (a
-        two-sided p-value does not depend on the orientation).
+        two-sided p-value does not depend on the orientation); None: the family's own are computed, block by block
+        (an audit that computes nothing over all pairs; the same values, elementwise).
     pairs : tuple of numpy.ndarray, optional
         The family's (first, second) when the caller has them.
     backend : Backend, optional
@@ -342,20 +357,17 @@ def family_context(
     """
     first, second = pairs if pairs is not None else pair_indices(order, family, reference_index)
     size = first.size
-    pvalues = all_pvalues if family == "all" else all_pvalues[triangle_position(inputs.rank, first, second)]
-    log_e = np.empty(size)
-    slices = blocks(size)
-    results = (backend or LocalBackend()).map(
-        family_log_e, [(first[sl], second[sl]) for sl in slices], shared=(inputs, alpha)
-    )
-    for sl, block_log_e in zip(slices, results, strict=True):
-        log_e[sl] = block_log_e
+    keys = triangle_position(inputs.rank, first, second)
+    backend = backend or LocalBackend()
+    if all_pvalues is None:
+        pvalues = _by_blocks(backend, arbiter_pvalues, first, second, (inputs,))
+    else:
+        pvalues = all_pvalues if family == "all" else all_pvalues[keys]
+    log_e = _by_blocks(backend, family_log_e, first, second, (inputs, alpha))
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
     adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}
-    # K x K table of family positions (either orientation), -1 outside; int32 while the family has < 2^31 pairs.
-    position = np.full((order.size, order.size), -1, dtype=np.int32 if size < 2**31 else np.int64)
-    position[first, second] = np.arange(size)
-    position[second, first] = np.arange(size)
+    # Family positions by key (either orientation): the sorted keys and their positions, O(family), no K x K table.
+    key_positions = np.argsort(keys, kind="stable")
     # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
     holm_inflation = (
         np.asarray(inflation_at_level(holm_levels(pvalues, alpha), alpha, power), dtype=np.float64).reshape(-1)
@@ -384,7 +396,9 @@ def family_context(
         e_bh_rejections=int(rejected.sum()),
     )
     return FamilyContext(
-        position=position,
+        rank=inputs.rank,
+        keys=keys[key_positions],
+        key_positions=key_positions,
         adjusted=adjusted,
         holm_inflation=holm_inflation,
         bonferroni=bonferroni,

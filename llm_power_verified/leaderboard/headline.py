@@ -71,8 +71,11 @@ class Headline(Result):
         The adjacent pairs reported (in mode "reference", only the reference's neighbours in the ranking).
     adjacent : dict of str to VerdictCount
         Per verdict column present (``ADJACENT_VERDICTS``), its count among them.
-    total_pairs, significant_pairs, resolved_pairs : int
-        All K (K - 1) / 2 pairs, and those significant (Holm over all pairs) and resolved (q >= 1).
+    total_pairs : int
+        All K (K - 1) / 2 pairs.
+    significant_pairs, resolved_pairs : int or None
+        Those significant (Holm over all pairs) and resolved (q >= 1); None when the audit computes nothing over all
+        pairs (:func:`~llm_power_verified.leaderboard.memory.all_pairs_computed`).
     procedure : str
         The all-pairs procedure.
     smallest_resolvable_gap : float
@@ -123,8 +126,8 @@ class Headline(Result):
     adjacent_pairs: int
     adjacent: dict[str, VerdictCount]
     total_pairs: int
-    significant_pairs: int
-    resolved_pairs: int
+    significant_pairs: int | None
+    resolved_pairs: int | None
     procedure: str
     smallest_resolvable_gap: float
     median_rho: float

@@ -19,7 +19,10 @@ Memory grows as K^2 (the K x K tables behind the decisions): :func:`audit_memory
 estimates an audit's peak from its shape (``RANKING_BYTES_PER_CELL`` per
 cell plus the pair rows kept) and :func:`memory_budget` says what a run may
 use, so that an audit too large for the machine is refused before it
-allocates (20,000 models need about 19 GB whatever the mode).
+allocates.  An audit whose mode and family are linear (adjacent, reference)
+computes these all-pairs quantities only up to ``LINEAR_MODELS`` models
+(:func:`all_pairs_computed`); above, :func:`model_table` leaves the rank
+interval and the letters empty and its memory is linear in K.
 
 References
 ----------
@@ -42,12 +45,21 @@ from scipy.special import ndtri
 from llm_power_verified.inference.multiplicity import adjust_pvalues
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.blocks import PairInputs
-from llm_power_verified.leaderboard.memory import audit_memory, check_audit_memory, memory_budget, ranking_memory
+from llm_power_verified.leaderboard.memory import (
+    LINEAR_MODELS,
+    all_pairs_computed,
+    audit_memory,
+    check_audit_memory,
+    memory_budget,
+    ranking_memory,
+)
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 from llm_power_verified.repeats.means import model_means
 
 __all__ = [
+    "LINEAR_MODELS",
     "RANKING_PROCEDURE",
+    "all_pairs_computed",
     "audit_memory",
     "bootstrap_rank_intervals",
     "check_audit_memory",
@@ -274,7 +286,9 @@ def wilson_interval(successes: np.ndarray, n: int, alpha: float) -> tuple[np.nda
     return (centre - half) / scale, (centre + half) / scale
 
 
-def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: np.ndarray) -> tuple[pd.DataFrame, int]:
+def model_table(
+    matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: np.ndarray | None
+) -> tuple[pd.DataFrame, int | None]:
     """One row per model in rank order, and the number of significant pairs among all K (K - 1) / 2.
 
     Parameters
@@ -285,15 +299,17 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: 
         Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
     alpha : float
         Level of the intervals and of the all-pairs decisions.
-    holm_all : numpy.ndarray
-        The Holm-adjusted arbiter p-values of all pairs (:func:`holm_all_pairs`), computed once by the audit.
+    holm_all : numpy.ndarray or None
+        The Holm-adjusted arbiter p-values of all pairs (:func:`holm_all_pairs`), computed once by the audit; None
+        when the audit computes nothing over all pairs (:func:`all_pairs_computed`).
 
     Returns
     -------
     ranking : pandas.DataFrame
-        rank, model, mean score and its interval, the Holm rank interval and the letters.
-    significant_pairs : int
-        Pairs significant under Holm over all pairs.
+        rank, model, mean score and its interval, the Holm rank interval and the letters (without ``holm_all``: the
+        rank interval missing, nullable Int64, and the letters empty).
+    significant_pairs : int or None
+        Pairs significant under Holm over all pairs (None without ``holm_all``).
 
     Notes
     -----
@@ -312,11 +328,7 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: 
 
         half = stats.t.ppf(1 - alpha / 2, n - 1) * matrix.scores.std(axis=0, ddof=1)[order] / np.sqrt(n)
         low, high = means - half, means + half
-    significant, _ = significance_matrix(order, holm_all, alpha) if size > 1 else (np.zeros((1, 1), bool), None)
     position = np.arange(size)
-    better = (significant & (position[None, :] < position[:, None])).sum(axis=1)
-    worse = (significant & (position[None, :] > position[:, None])).sum(axis=1)
-    # Equal means never count as "better": a significant pair always has distinct means, so rank order is safe.
     table = pd.DataFrame(
         {
             "rank": position + 1,
@@ -324,11 +336,17 @@ def model_table(matrix: ScoreMatrix, order: np.ndarray, alpha: float, holm_all: 
             "mean_score": means,
             "ci_low": np.asarray(low, dtype=np.float64),
             "ci_high": np.asarray(high, dtype=np.float64),
-            "rank_low": 1 + better,
-            "rank_high": size - worse,
-            "letters": letters_from_significance(significant),
         }
     )
+    if holm_all is None:
+        table["rank_low"] = table["rank_high"] = pd.array([pd.NA] * size, dtype="Int64")
+        table["letters"] = ""
+        return table, None
+    significant, _ = significance_matrix(order, holm_all, alpha) if size > 1 else (np.zeros((1, 1), bool), None)
+    # Equal means never count as "better": a significant pair always has distinct means, so rank order is safe.
+    table["rank_low"] = 1 + (significant & (position[None, :] < position[:, None])).sum(axis=1)
+    table["rank_high"] = size - (significant & (position[None, :] > position[:, None])).sum(axis=1)
+    table["letters"] = letters_from_significance(significant)
     return table, int(np.triu(significant, k=1).sum())
 
 
@@ -380,7 +398,16 @@ def bootstrap_rank_intervals(
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
         means = stream.multinomial(n, np.full(n, 1.0 / n), size=size).astype(np.float64) @ scores / n
-        ranks.append(1 + (means[:, None, :] > means[:, :, None]).sum(axis=2))
+        # 1 + the models with a strictly higher mean, by a sorted search (no resamples x K x K comparison).
+        ordered = np.sort(means, axis=1)
+        ranks.append(
+            np.stack(
+                [
+                    1 + order.size - np.searchsorted(row, values, side="right")
+                    for row, values in zip(ordered, means, strict=True)
+                ]
+            )
+        )
     ranks = np.concatenate(ranks)
     low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
     return low.astype(np.int64), high.astype(np.int64)
