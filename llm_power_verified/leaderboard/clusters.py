@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from llm_power_verified._generated import design_effect as _generated_design_effect
+from llm_power_verified.leaderboard.cluster_blocks import cluster_bootstrap_columns
 from llm_power_verified.leaderboard.summaries import ClusterBootstrap, ClusterSummary
-from llm_power_verified.numeric import quantiles
 from llm_power_verified.power.clustering import ClusterStatistics
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 
@@ -196,17 +196,13 @@ def cluster_diagnostics(
 def _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) -> ClusterBootstrap:
     """Resample the clusters; add the per-pair 5-95% columns to ``pairs`` and summarise the unresolved count."""
     groups = statistics.names.size
-    required = pairs["required_n"].to_numpy()
     weights = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=n_resamples).astype(np.float64)
-    boot_icc, boot_size = statistics.icc(first, second, weights)
-    boot_effect = _design_effect(boot_icc, boot_size)
-    boot_required = required[None, :] * boot_effect
-    unresolved = np.sum(boot_required > matrix.n_items, axis=1)
+    columns, unresolved = cluster_bootstrap_columns(
+        statistics, statistics.weighting(weights), first, second, pairs["required_n"].to_numpy(), matrix.n_items
+    )
+    for name, values in columns.items():
+        pairs[name] = values
     counts = np.bincount(unresolved, minlength=len(pairs) + 1)
-    pairs["icc_p05"], pairs["icc_p95"] = quantiles(boot_icc, [0.05, 0.95], axis=0)
-    pairs["design_effect_p05"], pairs["design_effect_p95"] = quantiles(boot_effect, [0.05, 0.95], axis=0)
-    pairs["required_n_cluster_p05"], pairs["required_n_cluster_p95"] = quantiles(boot_required, [0.05, 0.95], axis=0)
-    pairs["probability_unresolved_cluster"] = np.mean(boot_required > matrix.n_items, axis=0)
     return ClusterBootstrap(
         n_resamples=int(n_resamples),
         seed=(int(seed), 1),

@@ -11,6 +11,7 @@ estimate is truncated at zero by default.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -162,6 +163,21 @@ class ClusterStatistics:
         squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]
         return total, squares
 
+    def weighting(self, weights: np.ndarray | None = None) -> ClusterWeighting:
+        """What every pair's ICC needs of a weighting of the clusters, computed once for all blocks of pairs.
+
+        ``weights`` (clusters,) or (replicates, clusters) counts how often each cluster enters (1 everywhere by
+        default).
+        """
+        w = np.ones(self.n.size) if weights is None else np.asarray(weights, dtype=np.float64)
+        size = w @ self.n
+        groups = w.sum(axis=-1)
+        squared = w @ self.n**2
+        # The special values of the divisions are handled in icc_from_sums, case by case.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            n0 = (size - squared / size) / (groups - 1)
+        return ClusterWeighting(weights=w, size=size, groups=groups, n0=n0, weighted_size=squared / size)
+
     def icc(
         self, first: np.ndarray, second: np.ndarray, weights: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -178,28 +194,64 @@ class ClusterStatistics:
         n0 = (N - sum n_g^2 / N) / (G - 1), ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW).  The size-weighted cluster
         size sum w_g n_g^2 / sum w_g n_g, the m of the design effect for unequal clusters (:func:`design_effect`).
         """
-        total, squares = self.pair_sums(first, second)
-        w = np.ones(self.n.size) if weights is None else np.asarray(weights, dtype=np.float64)
-        size = w @ self.n
-        groups = w.sum(axis=-1)
-        between_raw = w @ (total**2 / self.n[:, None])
-        grand = w @ total
-        square_sum = w @ squares
-        size_b = np.asarray(size)[..., None] if np.ndim(size) else size
-        groups_b = np.asarray(groups)[..., None] if np.ndim(groups) else groups
+        weighting = self.weighting(weights)
+        return self.icc_from_sums(*self.pair_sums(first, second), weighting), weighting.weighted_size
+
+    def icc_from_sums(self, total: np.ndarray, squares: np.ndarray, weighting: ClusterWeighting) -> np.ndarray:
+        """The ICC of D from the pairs' per-cluster sums (:meth:`pair_sums`) under a :meth:`weighting`.
+
+        The formula of :meth:`icc`, evaluated in place (each operation of each element as written there, so the
+        result does not depend on how many pairs are passed at once, for a given product ``weights @ sums``).
+        """
+        w = weighting.weights
+        between = w @ (total**2 / self.n[:, None])
+        msb = w @ total
+        msw = w @ squares
+        vector = np.ndim(weighting.size) > 0
+        size = weighting.size[:, None] if vector else weighting.size
+        groups = weighting.groups[:, None] if vector else weighting.groups
+        n0 = weighting.n0[:, None] if vector else weighting.n0
         # The special values of the divisions are handled below, case by case.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            msb = (between_raw - grand**2 / size_b) / (groups_b - 1)
-            msw = (square_sum - between_raw) / (size_b - groups_b)
-            n0 = (size - (w @ self.n**2) / size) / (groups - 1)
-            n0_b = np.asarray(n0)[..., None] if np.ndim(n0) else n0
-            icc = (msb - msw) / (msb + (n0_b - 1) * msw)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            np.square(msb, out=msb)
+            np.divide(msb, size, out=msb)
+            np.subtract(between, msb, out=msb)
+            np.divide(msb, groups - 1, out=msb)
+            np.subtract(msw, between, out=msw)
+            np.divide(msw, size - groups, out=msw)
+            icc = np.subtract(msb, msw, out=between)
+            np.multiply(n0 - 1, msw, out=msw)
+            np.add(msb, msw, out=msw)
+            np.divide(icc, msw, out=icc)
         # One cluster (a leave-one-out drop of two): no between-cluster mean square (G - 1 = 0), so the ICC is not
         # estimable: NaN.  Every cluster a single item (N = G): no within-cluster pair, the design effect is 1
         # whatever the ICC: 0.  A constant difference D (both mean squares 0): no variance to apportion: 0.
-        estimable = np.broadcast_to(groups_b >= 2, np.shape(icc))
-        icc = np.where(estimable, np.where(np.isfinite(icc), icc, 0.0), np.nan)
-        return icc, (w @ self.n**2) / size
+        np.copyto(icc, 0.0, where=~np.isfinite(icc))
+        np.copyto(icc, np.nan, where=np.broadcast_to(groups < 2, icc.shape))
+        return icc
+
+
+@dataclass(frozen=True)
+class ClusterWeighting:
+    """A weighting of the clusters and what every pair's ICC needs of it (:meth:`ClusterStatistics.weighting`).
+
+    Attributes
+    ----------
+    weights : numpy.ndarray
+        (clusters,) or (replicates, clusters): how often each cluster enters.
+    size, groups : numpy.ndarray or float
+        Items (sum w_g n_g) and clusters (sum w_g) of each replicate.
+    n0 : numpy.ndarray or float
+        The adjusted mean cluster size (N - sum w_g n_g^2 / N) / (G - 1).
+    weighted_size : numpy.ndarray or float
+        The size-weighted cluster size sum w_g n_g^2 / N of the design effect.
+    """
+
+    weights: np.ndarray
+    size: np.ndarray | float
+    groups: np.ndarray | float
+    n0: np.ndarray | float
+    weighted_size: np.ndarray | float
 
 
 def icc_oneway(values, labels) -> float:
@@ -254,4 +306,4 @@ def icc_oneway(values, labels) -> float:
     return float((msb - msw) / (msb + (n0 - 1) * msw))
 
 
-__all__ += ["ClusterStatistics", "icc_oneway"]
+__all__ += ["ClusterStatistics", "ClusterWeighting", "icc_oneway"]
