@@ -1,21 +1,16 @@
 """The all-pairs audit in row bands of the rank-order upper triangle: each band's counts by one product, in the band.
 
-A band is the consecutive ranks [r0, r1) with every lower-ranked model: the pairs (i, j), r0 <= i < r1, i < j, in
-the order :func:`~llm_power_verified.leaderboard.pairs.pair_indices` gives them (mode "all"), so that the bands'
-rows one after the other are the local pair table.  A band task receives the scores once (:class:`TileScores`, the
-0/1 scores as float32, one row per model in rank order) and forms its slice of the both-correct counts by one
-matrix product, never the K x K counts: :func:`band_inputs` gives an object with what
-:func:`~llm_power_verified.leaderboard.pair_table.pair_block` reads of
-:class:`~llm_power_verified.leaderboard.pair_inputs.PairInputs` (``n_items``, ``models``, ``binary``, ``rank``,
-``correct``, ``counts``).
+A band is the ranks [r0, r1) with every lower-ranked model: the pairs (i, j), r0 <= i < r1, i < j, in the order of
+:func:`~llm_power_verified.leaderboard.pairs.pair_indices` (mode "all"), so the bands' rows one after the other are
+the local pair table.  A band task receives the scores once (:class:`TileScores`) and forms its slice of the
+both-correct counts by one matrix product, never the K x K counts; :class:`BandInputs` has what
+:func:`~llm_power_verified.leaderboard.pair_table.pair_block` reads of a PairInputs.  The product is exact: in float32
+every partial sum is a whole number of at most 2^24 items (blocks of ``BLOCK_ROWS`` items, as in ``contingency``).
 
 Two passes (:mod:`~llm_power_verified.leaderboard.tiled_audit` runs them): :func:`band_value_counts` sends back the
 distinct exact McNemar p-values and log e-values of a band with their counts (the family's
 :mod:`~llm_power_verified.inference.family_table`); :func:`band_rows` computes the band's rows with the family's
 adjusted values, writes them as one Parquet file and sends back small summaries (:class:`BandSummary`).
-
-The product is exact: in float32 every partial sum is a whole number of at most 2^24 items (the product runs over
-blocks of at most ``BLOCK_ROWS`` items, as :mod:`~llm_power_verified.leaderboard.contingency` does).
 """
 
 from __future__ import annotations
@@ -374,6 +369,8 @@ def band_rows(
     """
     # Optional dependency (extra parquet): the tiled audit writes Parquet.
     import pyarrow as pa
+
+    # Optional dependency (extra parquet), as above.
     import pyarrow.parquet as pq
 
     inputs = band_inputs(scores, band)
