@@ -70,7 +70,8 @@ def check_differences(differences: Any) -> np.ndarray:
     return values
 
 
-def _check_alpha(alpha: float) -> None:
+def check_alpha(alpha: float) -> None:
+    """Refuse an ``alpha`` outside (0, 1), naming it."""
     if not 0 < alpha < 1:
         raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
 
@@ -138,7 +139,7 @@ def betting_log_e(differences: Any, alpha: float = 0.05) -> np.ndarray:
     True
     """
     values = check_differences(differences)
-    _check_alpha(alpha)
+    check_alpha(alpha)
     rows = np.atleast_2d(values)
     x = (rows + 1) / 2
     bets, _ = _plug_in(x, alpha)
@@ -178,7 +179,7 @@ def empirical_bernstein_log_e(differences: Any, alpha: float = 0.05) -> np.ndarr
     18.13844
     """
     values = check_differences(differences)
-    _check_alpha(alpha)
+    check_alpha(alpha)
     x = (np.atleast_2d(values) + 1) / 2
     bets, previous_mean = _plug_in(x, alpha)
     bets = np.minimum(bets, TRUNCATION)
@@ -246,7 +247,7 @@ def empirical_bernstein_confidence_sequence(differences: Any, alpha: float = 0.0
     values = check_differences(differences)
     if values.ndim != 1:
         raise ArgumentError("differences must be one path (1-D) for a confidence sequence")
-    _check_alpha(alpha)
+    check_alpha(alpha)
     x = (values + 1) / 2
     bets, previous_mean = _plug_in(x[None, :], alpha)
     bets = np.minimum(bets[0], TRUNCATION)
@@ -320,7 +321,7 @@ def betting_confidence_sequence(
     values = check_differences(differences)
     if values.ndim != 1:
         raise ArgumentError("differences must be one path (1-D) for a confidence sequence")
-    _check_alpha(alpha)
+    check_alpha(alpha)
     x = (values + 1) / 2
     bets = _plug_in(x[None, :], alpha)[0][0]
     grid = np.linspace(0.0, 1.0, GRID_POINTS)[1:-1]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from llm_power_verified.errors import ArgumentError
-from llm_power_verified.sequential.betting import ITEM_BLOCK, TRUNCATION, _check_alpha
+from llm_power_verified.sequential.betting import ITEM_BLOCK, TRUNCATION, check_alpha
 
 __all__ = ["betting_log_e_at_n"]
 
@@ -189,7 +189,7 @@ def betting_log_e_at_n(
     >>> bool(np.array_equal(fast, reference))
     True
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     if int(pairs_per_chunk) < 1:
         raise ArgumentError(f"pairs_per_chunk must be at least 1; got {pairs_per_chunk!r}")
     values, first, second = _check_pairs(scores, first, second)
