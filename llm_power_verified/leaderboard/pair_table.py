@@ -55,13 +55,19 @@ def pair_block(
     """
     alpha, power, n = settings.alpha, settings.power, inputs.n_items
     compute = binary_pair_columns if inputs.binary else graded_pair_columns
-    pairs = pd.DataFrame(compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed))
     names = np.asarray(inputs.models, dtype=object)
-    pairs.insert(0, "model_a", names[first])
-    pairs.insert(1, "model_b", names[second])
-    pairs.insert(2, "rank_a", inputs.rank[first])
-    pairs.insert(3, "rank_b", inputs.rank[second])
-    pairs.insert(4, "adjacent", adjacent_ranks(pairs["rank_a"], pairs["rank_b"]))
+    rank_a, rank_b = inputs.rank[first], inputs.rank[second]
+    # One frame built from every column at once (inserting five columns in front copied the block five times).
+    pairs = pd.DataFrame(
+        {
+            "model_a": names[first],
+            "model_b": names[second],
+            "rank_a": rank_a,
+            "rank_b": rank_b,
+            "adjacent": adjacent_ranks(rank_a, rank_b),
+            **compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed),
+        }
+    )
     pairs["n"] = n
     required = pairs["required_n"].to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
