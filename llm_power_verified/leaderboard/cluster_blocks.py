@@ -21,7 +21,10 @@ checks blocked against one-block results.
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -45,9 +48,21 @@ MIN_BLOCKED_RESAMPLES = 16
 
 _LARGEST = sys.float_info.max
 _LEVELS = (0.05, 0.95)
+_COLUMNS = (
+    *(f"{name}_{level}" for name in ("icc", "design_effect", "required_n_cluster") for level in ("p05", "p95")),
+    "probability_unresolved_cluster",
+)
+#: Blocks computed at once (threads), each within BLOCK_BYTES / _WORKERS.
+_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
-def bootstrap_blocks(size: int, n_resamples: int) -> list[slice]:
+def _part_width(n_resamples: int, workers: int = 1) -> int:
+    """Pairs per block: <= ``PAIR_BLOCK`` and ``BLOCK_BYTES / workers`` of R x block arrays, a multiple of ALIGN."""
+    block = min(_blocks.PAIR_BLOCK, BLOCK_BYTES // (workers * n_resamples * 8 * ALIVE))
+    return max(ALIGN, block // ALIGN * ALIGN)
+
+
+def bootstrap_blocks(size: int, n_resamples: int, workers: int = 1) -> list[slice]:
     """The blocks of pairs of a cluster bootstrap of ``n_resamples`` resamples over ``size`` pairs.
 
     Parameters
@@ -56,6 +71,8 @@ def bootstrap_blocks(size: int, n_resamples: int) -> list[slice]:
         The pairs.
     n_resamples : int
         The resamples R.
+    workers : int, default 1
+        Blocks held at once.
 
     Returns
     -------
@@ -67,12 +84,11 @@ def bootstrap_blocks(size: int, n_resamples: int) -> list[slice]:
     Examples
     --------
     >>> bootstrap_blocks(10_000, 1000)
-    [slice(0, 2048, None), slice(2048, 10000, None)]
+    [slice(0, 2048, None), slice(2048, 4096, None), slice(4096, 10000, None)]
     """
     if n_resamples < MIN_BLOCKED_RESAMPLES:
         return [slice(0, size)]
-    block = min(_blocks.PAIR_BLOCK, BLOCK_BYTES // (n_resamples * 8 * ALIVE))
-    block = max(ALIGN, block // ALIGN * ALIGN)
+    block = _part_width(n_resamples, workers)
     tail = max(TAIL_PAIRS, TAIL_PER_RESAMPLE * n_resamples)
     stop = max(size - tail, 0) // block * block
     return [slice(start, start + block) for start in range(0, stop, block)] + [slice(stop, size)]
@@ -100,9 +116,8 @@ def _lerp(lower: np.ndarray, upper: np.ndarray, gamma: np.ndarray) -> np.ndarray
 
 def _order_statistics(values: np.ndarray, previous: np.ndarray, following: np.ndarray):
     """Each row of ``values`` (pairs x R) partitioned as ``np.quantile`` partitions it; the rows' min and max."""
-    count = values.shape[1]
     kth = np.unique(np.concatenate(([0, -1], previous, following)))
-    values.partition(np.unique(np.where(kth < 0, kth + count, kth)), axis=1)
+    values.partition(kth, axis=1)
     return values[:, previous].T, values[:, following].T, values[:, 0], values[:, -1]
 
 
@@ -134,8 +149,11 @@ def column_quantiles(values: np.ndarray, levels=_LEVELS, scale: np.ndarray | Non
     Examples
     --------
     >>> import numpy as np
-    >>> column_quantiles(np.arange(20.0).reshape(10, 2), [0.05, 0.95]).tolist()
+    >>> values = np.arange(20.0).reshape(10, 2)
+    >>> column_quantiles(values, [0.05, 0.95]).round(3).tolist()
     [[0.9, 1.9], [17.1, 18.1]]
+    >>> bool(np.array_equal(column_quantiles(values, [0.05, 0.95]), np.quantile(values, [0.05, 0.95], axis=0)))
+    True
     """
     previous, following, gamma = _virtual(values.shape[0], levels)
     lower, upper, smallest, largest = _order_statistics(values.T.copy(), previous, following)
@@ -193,24 +211,44 @@ def cluster_bootstrap_columns(
         Per resample, the pairs with N*_cluster > N (int64).
     """
     n_resamples, size = weighting.weights.shape[0], first.size
-    names = ("icc", "design_effect", "required_n_cluster")
-    columns = {f"{name}_{level}": np.empty(size) for name in names for level in ("p05", "p95")}
-    columns["probability_unresolved_cluster"] = np.empty(size)
-    unresolved = np.zeros(n_resamples, dtype=np.int64)
-    slices = bootstrap_blocks(size, n_resamples)
-    for block in slices:
-        block_icc = statistics.icc_from_sums(*statistics.pair_sums(first[block], second[block]), weighting)
-        # The last block can be longer than the others: what follows the product runs on parts of their length.
-        for part in _blocks.blocks(block.stop - block.start, slices[0].stop - slices[0].start):
-            at = slice(block.start + part.start, block.start + part.stop)
-            icc = block_icc[:, part]
-            effect = _design_effect(icc, weighting.weighted_size)
-            exceeds = np.multiply(required[None, at], effect) > n_items
-            unresolved += exceeds.sum(axis=1)
-            columns["probability_unresolved_cluster"][at] = np.mean(exceeds, axis=0)
-            del exceeds
-            columns["icc_p05"][at], columns["icc_p95"][at] = column_quantiles(icc)
-            effect_quantiles, required_quantiles = column_quantiles(effect, scale=required[at])
-            columns["design_effect_p05"][at], columns["design_effect_p95"][at] = effect_quantiles
-            columns["required_n_cluster_p05"][at], columns["required_n_cluster_p95"][at] = required_quantiles
-    return columns, unresolved
+    columns = {name: np.empty(size) for name in _COLUMNS}
+    slices = bootstrap_blocks(size, n_resamples, _WORKERS)
+    columns["unresolved"] = np.zeros(n_resamples, dtype=np.int64)
+    block_columns = functools.partial(_block_columns, statistics, weighting, first, second, required, n_items)
+    # The blocks before the last in threads (NumPy's loops, partitions and BLAS release the GIL); the last, whose
+    # product must be formed as in the all-pairs one (BLAS's own threads: the module notes), alone afterwards.
+    if len(slices) > 1:
+        with ThreadPoolExecutor(_WORKERS) as pool:
+            for block, values in zip(slices[:-1], pool.map(block_columns, slices[:-1]), strict=True):
+                _store(columns, block, values)
+    _store(columns, slices[-1], block_columns(slices[-1]))
+    return columns, columns.pop("unresolved")
+
+
+def _store(columns: dict[str, np.ndarray], block: slice, values: dict[str, np.ndarray]) -> None:
+    """Write a block's columns in place and add its unresolved counts."""
+    columns["unresolved"] += values.pop("unresolved")
+    for name, column in values.items():
+        columns[name][block] = column
+
+
+def _block_columns(statistics, weighting, first, second, required, n_items, block: slice) -> dict[str, np.ndarray]:
+    """One block's bootstrap columns and per-resample unresolved counts (its R x block arrays live only here)."""
+    width = block.stop - block.start
+    values = {name: np.empty(width) for name in _COLUMNS}
+    values["unresolved"] = np.zeros(weighting.weights.shape[0], dtype=np.int64)
+    block_icc = statistics.icc_from_sums(*statistics.pair_sums(first[block], second[block]), weighting)
+    # The last block can be longer than the others: what follows the product runs on parts of a block's length.
+    for part in _blocks.blocks(width, _part_width(weighting.weights.shape[0])):
+        icc = block_icc[:, part]
+        effect = _design_effect(icc, weighting.weighted_size)
+        scale = required[block][part]
+        exceeds = np.multiply(scale[None, :], effect) > n_items
+        values["unresolved"] += exceeds.sum(axis=1)
+        values["probability_unresolved_cluster"][part] = np.mean(exceeds, axis=0)
+        del exceeds
+        values["icc_p05"][part], values["icc_p95"][part] = column_quantiles(icc)
+        effect_quantiles, required_quantiles = column_quantiles(effect, scale=scale)
+        values["design_effect_p05"][part], values["design_effect_p95"][part] = effect_quantiles
+        values["required_n_cluster_p05"][part], values["required_n_cluster_p95"][part] = required_quantiles
+    return values

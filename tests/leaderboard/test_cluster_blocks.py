@@ -88,14 +88,17 @@ def _random_columns(rng, rows, columns):
     for column in range(2, columns, 5):
         where = rng.choice(rows, size=rng.integers(1, max(2, rows // 3)), replace=False)
         values[where, column] = rng.choice(specials, size=where.size)
+    # Sorted columns, and few values each many times.
+    values[:, 3], values[:, 4] = np.sort(values[:, 3])[::-1], np.sort(values[:, 4])
+    values[:, 6] = np.repeat(rng.normal(size=4), -(-rows // 4))[:rows]  # four values, each many times
     return values
 
 
 @pytest.mark.parametrize("rows", [1, 2, 3, 20, 21, 999, 1000])
 def test_column_quantiles_equal_numeric_quantiles(rows):
     rng = np.random.default_rng(rows)
-    values = _random_columns(rng, rows, 60)
-    scale = np.abs(rng.normal(size=60)) * 1e3
+    values = _random_columns(rng, rows, 300)
+    scale = np.abs(rng.normal(size=300)) * 1e3
     scale[::4] = np.round(scale[::4])
     scale[5], scale[9], scale[13] = 0.0, np.inf, np.nan
     scale[17] = 1e305  # the scaled values overflow
