@@ -154,7 +154,7 @@ def betting_log_e_at_n(
     Parameters
     ----------
     scores : array_like
-        Items x models, graded scores: every paired difference must lie in [-1, 1].
+        Items x models, graded scores (as float64: a ScoreMatrix's are): every paired difference must lie in [-1, 1].
     first, second : array_like of int
         The model columns of each pair; the pair's differences are ``scores[:, first] - scores[:, second]``.
     alpha : float, default 0.05
