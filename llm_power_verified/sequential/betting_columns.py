@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,10 @@ __all__ = ["betting_log_e_at_n"]
 ROWS = 16
 #: Pairs per chunk: a block's arrays are ROWS x PAIRS (1 MB each); the Python overhead of a step is shared by them all.
 PAIRS = 8192
+#: Chunks computed at once, on threads (numpy's loops release the GIL), each holding about 8 MB.
+WORKERS = max(1, min(2, os.cpu_count() or 1))
+#: Pairs below which a second thread is not worth starting.
+MIN_THREAD_PAIRS = 1024
 
 
 def _check_pairs(scores: Any, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,8 +152,19 @@ def _chunk_log_e(scores: np.ndarray, first: np.ndarray, second: np.ndarray, c: f
     return np.logaddexp(state.log_capital[0], state.log_capital[1]) + math.log(0.5)
 
 
+def _chunks(size: int, pairs_per_chunk: int, workers: int) -> list[tuple[int, int]]:
+    """(start, stop) of chunks of (nearly) equal size, a multiple of ``workers`` of them when there are enough pairs.
+
+    Equal sizes: a small last chunk would pay the per-call overhead for few pairs.
+    """
+    count = -(-size // pairs_per_chunk)
+    if workers > 1 and size >= 2 * MIN_THREAD_PAIRS:
+        count = -(-max(count, workers) // workers) * workers
+    return list(itertools.pairwise(np.linspace(0, size, count + 1).round().astype(np.intp).tolist()))
+
+
 def betting_log_e_at_n(
-    scores: Any, first: Any, second: Any, alpha: float = 0.05, pairs_per_chunk: int = PAIRS
+    scores: Any, first: Any, second: Any, alpha: float = 0.05, pairs_per_chunk: int = PAIRS, workers: int = WORKERS
 ) -> np.ndarray:
     """Log e_N of the hedged betting e-process for 'mean difference 0' of each pair, over the items in row order.
 
@@ -162,12 +179,14 @@ def betting_log_e_at_n(
     pairs_per_chunk : int, default 8192
         Pairs computed together; the arrays of a chunk are about ``16 x pairs_per_chunk`` floats each, and the
         result does not depend on it.
+    workers : int, default 2 (1 on a one-core machine)
+        Chunks computed at once, on threads (numpy's loops release the GIL); the result does not depend on it.
 
     Returns
     -------
     numpy.ndarray
         One log e_N per pair, equal bit for bit to
-        ``betting_log_e(scores[:, first] - scores[:, second]).T, alpha)[:, -1]``.
+        ``betting_log_e((scores[:, first] - scores[:, second]).T, alpha)[:, -1]``.
 
     Notes
     -----
@@ -190,13 +209,22 @@ def betting_log_e_at_n(
     True
     """
     check_alpha(alpha)
-    if int(pairs_per_chunk) < 1:
-        raise ArgumentError(f"pairs_per_chunk must be at least 1; got {pairs_per_chunk!r}")
+    for name, value in (("pairs_per_chunk", pairs_per_chunk), ("workers", workers)):
+        if int(value) < 1:
+            raise ArgumentError(f"{name} must be at least 1; got {value!r}")
     values, first, second = _check_pairs(scores, first, second)
     c = 2 * math.log(2 / alpha)
     out = np.empty(first.size)
-    # Chunks of (nearly) equal size: a small last chunk would pay the per-call overhead for few pairs.
-    bounds = np.linspace(0, first.size, -(-first.size // int(pairs_per_chunk)) + 1).round().astype(np.intp)
-    for start, stop in itertools.pairwise(bounds.tolist()):
-        out[start:stop] = _chunk_log_e(values, first[start:stop], second[start:stop], c)
+    chunks = _chunks(first.size, int(pairs_per_chunk), int(workers))
+
+    def compute(chunk: tuple[int, int]) -> np.ndarray:
+        return _chunk_log_e(values, first[chunk[0] : chunk[1]], second[chunk[0] : chunk[1]], c)
+
+    if int(workers) > 1 and len(chunks) > 1:
+        with ThreadPoolExecutor(int(workers)) as pool:
+            results = list(pool.map(compute, chunks))
+    else:
+        results = [compute(chunk) for chunk in chunks]
+    for (start, stop), result in zip(chunks, results, strict=True):
+        out[start:stop] = result
     return out

@@ -78,6 +78,18 @@ def test_chunks_of_pairs_do_not_change_a_value():
         assert np.array_equal(betting_log_e_at_n(scores, first, second, pairs_per_chunk=chunk), reference), chunk
 
 
+def test_threads_do_not_change_a_value():
+    # 2,415 pairs: enough for the chunks to be shared among threads (MIN_THREAD_PAIRS), in 2, 3 or 4 chunks at once.
+    rng = np.random.default_rng(5)
+    scores = np.round(rng.uniform(0, 1, (40, 70)), 2)
+    first, second = np.triu_indices(70, k=1)
+    reference = _reference(scores, first, second)
+    for workers in (1, 2, 3):
+        for chunk in (700, 8192):
+            values = betting_log_e_at_n(scores, first, second, pairs_per_chunk=chunk, workers=workers)
+            assert np.array_equal(values, reference), (workers, chunk)
+
+
 def test_the_audit_reading_no_difference_is_zero_evidence():
     # D = 0 at every item: every factor is 1, so log e_N = log((1 + 1) / 2) = 0 exactly.
     scores = np.tile(np.linspace(0, 1, 50)[:, None], (1, 2))
@@ -98,6 +110,7 @@ def test_no_pairs_give_no_values():
         (np.zeros(3), [0], [0], {}, "scores must be a non-empty 2-D array"),
         (np.zeros((3, 2)), [0], [1], {"alpha": 1.0}, "alpha must lie in (0, 1)"),
         (np.zeros((3, 2)), [0], [1], {"pairs_per_chunk": 0}, "pairs_per_chunk must be at least 1"),
+        (np.zeros((3, 2)), [0], [1], {"workers": 0}, "workers must be at least 1; got 0"),
     ],
 )
 def test_refusals_name_the_argument(scores, first, second, kwargs, message):
