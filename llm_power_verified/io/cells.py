@@ -262,7 +262,17 @@ def number_matrix(
     [[1.0, 0.5], [0.0, nan]]
     """
     result = np.empty(raw.shape, dtype=np.float64)
-    for k, column in enumerate(columns):
+    # Typed columns (numbers, booleans) converted together, one block per dtype: what number_cells does to each, without
+    # a Python step per column (20,000 columns of a 3-item table: 0.1 s instead of 3 s).
+    dtypes = raw.dtypes.to_numpy()
+    typed = np.array([pd.api.types.is_numeric_dtype(dtype) for dtype in dtypes], dtype=bool)
+    if typed.all():  # the common case: no column selection (a take over 20,000 one-column blocks costs seconds)
+        result[:] = raw.to_numpy(dtype=np.float64, na_value=np.nan)
+    for dtype in set(dtypes[typed]) if not typed.all() else ():
+        same = np.flatnonzero(typed & (dtypes == dtype))
+        result[:, same] = raw.iloc[:, same].to_numpy(dtype=np.float64, na_value=np.nan)
+    for k in np.flatnonzero(~typed):
+        column = columns[k]
         values = raw.iloc[:, k]
         parsed, bad = number_cells(values)
         if bad.any():

@@ -185,8 +185,9 @@ def _unquoted_csv(
         data_frame = pd.DataFrame(columns=range(len(header)))
     except (pd.errors.ParserError, ValueError) as error:
         raise InputError(f"{path}: not a readable {kind} table ({' '.join(str(error).split())})") from None
-    for position, name in enumerate(header):
-        if position not in textual and pd.api.types.is_bool_dtype(data_frame[position].dtype):
+    # The dtypes at once: a column lookup per column costs 0.15 ms (3 s at 20,000 columns).
+    for position, (name, dtype) in enumerate(zip(header, data_frame.dtypes, strict=True)):
+        if position not in textual and pd.api.types.is_bool_dtype(dtype):
             raise InputError(
                 f"{path}, line {lines[0]}, column {name!r}: true/false text ({data_frame[position].iloc[0]}) is not a "
                 "number; write the scores as 1 and 0"

@@ -275,7 +275,10 @@ def test_a_sample_id_the_size_of_the_member(tmp_path):
 
 
 def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
-    """20,000 models x 3 items (a 120 KB CSV): the all-pairs ranking would need about 19 GB; refused at once."""
+    """20,000 models x 3 items (a 120 KB CSV), mode all: about 179 GB; refused at once, naming the linear modes.
+
+    (Mode adjacent now runs in memory linear in the models: tests/leaderboard/test_linear_memory.py.)
+    """
     rng = np.random.default_rng(1)
     lines = ["item_id,model,score"] + [
         f"q{i},m{k:05d},{int(v)}" for k in range(20_000) for i, v in enumerate(rng.random(3) < 0.5)
@@ -283,8 +286,12 @@ def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
     path = tmp_path / "long.csv"
     path.write_text("\n".join(lines) + "\n")
     report = refused_within_memory(
-        ["audit", str(path), "--mode", "adjacent", "--n-resamples", "0"],
-        ["auditing 20,000 models x 3 items (mode adjacent) needs about 19.2 GB", "fit"],
+        ["audit", str(path), "--mode", "all", "--n-resamples", "0"],
+        [
+            "auditing 20,000 models x 3 items (mode all) needs about 179.2 GB",
+            "fit",
+            "mode and family adjacent or reference compute nothing over all pairs above 2,000 models",
+        ],
     )
     print("20,000 models:", report["peak_mib"], "MiB")
 
