@@ -57,35 +57,35 @@ def pair_block(
     compute = binary_pair_columns if inputs.binary else graded_pair_columns
     names = np.asarray(inputs.models, dtype=object)
     rank_a, rank_b = inputs.rank[first], inputs.rank[second]
-    # One frame built from every column at once (inserting five columns in front copied the block five times).
-    pairs = pd.DataFrame(
-        {
-            "model_a": names[first],
-            "model_b": names[second],
-            "rank_a": rank_a,
-            "rank_b": rank_b,
-            "adjacent": adjacent_ranks(rank_a, rank_b),
-            **compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed),
-        }
-    )
-    pairs["n"] = n
-    required = pairs["required_n"].to_numpy()
+    # The columns are gathered as arrays and made a frame once (adding them one by one to a frame cost more than
+    # computing most of them).
+    columns = {
+        "model_a": names[first],
+        "model_b": names[second],
+        "rank_a": rank_a,
+        "rank_b": rank_b,
+        "adjacent": adjacent_ranks(rank_a, rank_b),
+        **compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed),
+    }
+    columns["n"] = np.full(first.size, n)
+    required = columns["required_n"]
     with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["q"] = np.where(np.isinf(required), 0.0, n / required)
+        columns["q"] = np.where(np.isinf(required), 0.0, n / required)
         # The Wald z of the observed gap (0 for no gap; +-inf when every item differs by the same amount).
-        gap = pairs["delta"].to_numpy()
-        pairs["z_wald"] = np.where(gap == 0, 0.0, _wald.z_wald(pairs["variance"].to_numpy(), gap, n))
-    pairs["resolved"] = pairs["q"] >= 1
+        gap = columns["delta"]
+        columns["z_wald"] = np.where(gap == 0, 0.0, _wald.z_wald(columns["variance"], gap, n))
+    columns["resolved"] = columns["q"] >= 1
     for label in ("rho_minus", "rho_plus"):
-        pairs[f"resolved_{label}"] = n >= pairs[f"required_n_{label}"]
+        columns[f"resolved_{label}"] = n >= columns[f"required_n_{label}"]
     # The e-values of pairs inside the family were computed in the first pass (the same function of the same data).
     if inputs.binary:
-        add_anytime_columns(pairs, n, alpha, power, log_e=family.log_e)
+        add_anytime_columns(columns, n, alpha, power, log_e=family.log_e)
     else:
         log_e = family.log_e if family.log_e is not None else graded_log_e(inputs, first, second, alpha)
-        pairs["log_e"] = log_e
-        pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
-    _add_family_columns(pairs, family, alpha)
+        columns["log_e"] = log_e
+        columns["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
+    _add_family_columns(columns, family, alpha)
+    pairs = pd.DataFrame(columns)
     add_decision_columns(pairs, inputs.binary, settings.correction, alpha)
     if settings.min_effect is not None:
         add_min_effect_columns(pairs, inputs.binary, n, settings.min_effect, alpha, power)
@@ -125,27 +125,27 @@ _FAMILY_P = tuple(
 )
 
 
-def _add_family_columns(pairs: pd.DataFrame, family: BlockFamily, alpha: float) -> None:
+def _add_family_columns(columns: dict[str, np.ndarray], family: BlockFamily, alpha: float) -> None:
     """Adjusted p-values, e-BH and the family-wise verdicts of a block, from its slice of the family context."""
-    rows, inside = len(pairs), family.inside
+    rows, inside = family.inside.size, family.inside
     for method in _FAMILY_P:
         column = np.full(rows, np.nan)
         if method in ("holm", "bh"):
             column[inside] = getattr(family, method)
         elif inside.any():
             column[inside] = adjust_pvalues(family.pvalues, method, family_size=family.family_size)
-        pairs[f"p_{method}"] = column
+        columns[f"p_{method}"] = column
     column = np.zeros(rows, dtype=bool)
     column[inside] = family.rejected_e_bh
-    pairs["rejected_e_bh"] = column
-    pairs["rejected_bh"] = pairs["p_bh"] <= alpha
+    columns["rejected_e_bh"] = column
+    columns["rejected_bh"] = columns["p_bh"] <= alpha
     holm = np.full(rows, np.nan)
     holm[inside] = family.holm_inflation
-    pairs["required_n_bonferroni"] = pairs["required_n"] * family.bonferroni
-    pairs["required_n_holm"] = pairs["required_n"] * holm
-    pairs["resolved_bonferroni"] = pairs["q"] >= family.bonferroni
-    pairs["resolved_holm"] = pairs["q"] >= holm
-    pairs["resolved_bh"] = pairs["q"] >= family.bh_inflation
+    columns["required_n_bonferroni"] = columns["required_n"] * family.bonferroni
+    columns["required_n_holm"] = columns["required_n"] * holm
+    columns["resolved_bonferroni"] = columns["q"] >= family.bonferroni
+    columns["resolved_holm"] = columns["q"] >= holm
+    columns["resolved_bh"] = columns["q"] >= family.bh_inflation
 
 
 #: The columns a streamed audit keeps in memory for its summaries and headline (the rest go to the sink block by block).

@@ -348,7 +348,11 @@ def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) ->
 
 
 def add_anytime_columns(
-    pairs: pd.DataFrame, n_items: int, alpha: float, power: float, log_e: np.ndarray | None = None
+    pairs: pd.DataFrame | dict[str, np.ndarray],
+    n_items: int,
+    alpha: float,
+    power: float,
+    log_e: np.ndarray | None = None,
 ) -> None:
     """Add the anytime-valid columns of 0/1 scores, in place: the e-value at the observed counts and N_av.
 
@@ -357,8 +361,8 @@ def add_anytime_columns(
 
     Parameters
     ----------
-    pairs : pandas.DataFrame
-        The block's pair table (``b``, ``c``, ``delta``, ``variance``).
+    pairs : pandas.DataFrame or dict of str to numpy.ndarray
+        The block's pair table or its columns (``b``, ``c``, ``required_n``).
     n_items : int
         N.
     alpha : float
@@ -368,14 +372,14 @@ def add_anytime_columns(
     log_e : numpy.ndarray, optional
         The log e-values already computed for these very counts.
     """
+    b, c = np.asarray(pairs["b"]), np.asarray(pairs["c"])
     if log_e is None:
-        log_e = np.asarray(log_e_value(pairs["b"].to_numpy(), pairs["c"].to_numpy()), dtype=np.float64).reshape(-1)
+        log_e = np.asarray(log_e_value(b, c), dtype=np.float64).reshape(-1)
     pairs["log_e"] = log_e
     pairs["p_anytime_at_n"] = np.exp(-np.maximum(log_e, 0.0))
-    pairs["required_n_anytime"] = np.asarray(
-        required_n_anytime(pairs["b"].to_numpy(), pairs["c"].to_numpy(), n_items, alpha, power)
-    ).reshape(-1)
+    required = np.asarray(required_n_anytime(b, c, n_items, alpha, power)).reshape(-1)
+    pairs["required_n_anytime"] = required
     with np.errstate(divide="ignore", invalid="ignore"):
-        pairs["q_anytime"] = np.where(np.isinf(pairs["required_n_anytime"]), 0.0, n_items / pairs["required_n_anytime"])
-        pairs["anytime_inflation"] = pairs["required_n_anytime"] / pairs["required_n"]
-    pairs["resolved_anytime"] = pairs["q_anytime"] >= 1
+        pairs["q_anytime"] = np.where(np.isinf(required), 0.0, n_items / required)
+        pairs["anytime_inflation"] = required / np.asarray(pairs["required_n"])
+    pairs["resolved_anytime"] = np.asarray(pairs["q_anytime"]) >= 1

@@ -242,6 +242,9 @@ def _search(b: np.ndarray, c: np.ndarray, n: np.ndarray, bounds: Envelope, z_pow
     # condition would need gamma (sqrt(M + 1/2) - sqrt(M)) <= gamma / 4 >= z_{1-beta}, false for power > 0.5.
     live = np.flatnonzero((gap > 0) & (a > bounds.gamma * np.sqrt(psi)))
     m = np.ones(live.size)
+    # Counts checked per round: about 64 per pair of the call, within [2^14, 2^20] (a fixed 2^20 made a call of a
+    # few pairs check 2^20 counts a round, most of them past the crossing).
+    budget = min(max(64 * live.size, 1 << 14), 1 << 20)
     for _ in range(_MAX_ROUNDS):
         m = _leap(bounds, m, psi[live], a[live], z_power)
         beyond = m > psi[live] * LARGEST_N + 1
@@ -249,7 +252,7 @@ def _search(b: np.ndarray, c: np.ndarray, n: np.ndarray, bounds: Envelope, z_pow
         if live.size == 0:
             break
         # Few pairs are left after the first rounds; wider windows for them end the walk through the saw-tooth sooner.
-        width = int(max(_WINDOW, min(1 << 16, (1 << 20) // live.size)))
+        width = int(max(_WINDOW, min(1 << 16, budget // live.size)))
         p, slope = psi[live], a[live]
         window = m[:, None] + np.arange(width, dtype=np.float64)[None, :]
         last = np.ceil((window + 0.5) / p[:, None]) - 1  # the last N with M(N) = M

@@ -112,3 +112,18 @@ def test_threads_sharing_the_store_get_the_same_values(fresh):
     for thread in threads:
         thread.join()
     assert all(np.array_equal(found, expected) for found in results)
+
+
+def test_the_search_of_a_pair_does_not_depend_on_the_pairs_searched_with_it():
+    """Calls of 1 to 400 pairs (the new tables of a late block of an audit) give the values of one call of all.
+
+    A call's window of counts per round depends on its number of pairs; the first crossing must not.
+    """
+    rng = np.random.default_rng(21)
+    b, c = _cases(12_000, rng, size=1200)
+    together = _every_pair(b, c, 12_000)
+    for size in (1, 4, 40, 400):
+        pieces = [
+            _every_pair(b[start : start + size], c[start : start + size], 12_000) for start in range(0, 400, size)
+        ]
+        assert np.array_equal(np.concatenate(pieces), together[:400]), size
