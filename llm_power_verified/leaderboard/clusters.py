@@ -21,7 +21,13 @@ Across pairs:
 
 Everything runs on per-cluster sufficient statistics
 (:class:`llm_power_verified.power.clustering.ClusterStatistics`), so a resample is a
-weight vector over clusters, not a pass over items.
+weight vector over clusters, not a pass over items.  The bootstrap's weights are
+drawn once and its R x pairs quantities are formed block by block of pairs
+(:mod:`llm_power_verified.leaderboard.cluster_blocks`), bit for bit the all-pairs
+computation; the per-pair ICCs, leave-one-cluster-out and the alternative
+definitions hold clusters x pairs arrays (their products over the clusters are
+formed on all pairs at once, as BLAS's matrix-vector kernels give a column
+different last bits in a shorter product).
 """
 
 from __future__ import annotations
