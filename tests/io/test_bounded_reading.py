@@ -405,10 +405,11 @@ def test_parquet_is_checked_by_its_footer(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
     path = tmp_path / "w.parquet"
     pd.DataFrame({"item_id": [f"q{i}" for i in range(10)], "a": [1.0] * 10, "b": [0.0] * 10}).to_parquet(path)
-    monkeypatch.setattr(table_files, "MAX_PARQUET_CELLS", 29)
-    with pytest.raises(InputError, match=r"w.parquet: 10 rows x 3 columns .* more than the 29 cells"):
+    # The estimate: 10 ids of 64 bytes plus their text, and 2 x 10 numbers of 8 bytes; about 1 KiB.
+    monkeypatch.setattr(table_files, "MAX_PARQUET_ESTIMATE", 512)
+    with pytest.raises(InputError, match=r"w\.parquet: 10 rows x 3 columns take about 0 MiB .* more than the 0 MiB"):
         read_table(path)
-    monkeypatch.setattr(table_files, "MAX_PARQUET_CELLS", 30)
+    monkeypatch.setattr(table_files, "MAX_PARQUET_ESTIMATE", 4096)
     assert read_table(path).n_items == 10
 
 
