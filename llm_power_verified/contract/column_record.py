@@ -14,8 +14,9 @@ __all__ = ["AUDITS", "KINDS", "WHEN", "Column", "declare"]
 
 #: The audits: per-item 0/1 scores, per-item graded scores, printed accuracies only.
 AUDITS = ("binary", "graded", "accuracies")
-#: ``decision``: a bool that is None (JSON null) outside the declared family; ``verdict``: text from VERDICT_KINDS.
-KINDS = ("text", "int", "float", "bool", "decision", "verdict")
+#: ``decision``: a bool that is None (JSON null) outside the declared family; ``verdict``: text from VERDICT_KINDS;
+#: ``rank-bound``: an integer rank, None (JSON null) where it was not computed (a linear mode above 2,000 models).
+KINDS = ("text", "int", "float", "bool", "decision", "verdict", "rank-bound")
 #: When a column is present (None: always, in the audits that have it).
 WHEN = {
     "bootstrap": "with paired-bootstrap resamples (n_resamples > 0)",
@@ -40,9 +41,9 @@ class Column:
         The column's name in every format (CSV header, JSON key, DataFrame column).
     meaning : str
         Its legend text.
-    kind : {"text", "int", "float", "bool", "decision", "verdict"}
+    kind : {"text", "int", "float", "bool", "decision", "verdict", "rank-bound"}
         The type (``KINDS``): a ``decision`` is a bool that is None outside the declared family, a ``verdict`` a
-        text drawn from ``VERDICT_KINDS``.
+        text drawn from ``VERDICT_KINDS``, a ``rank-bound`` an integer rank or None where not computed.
     digits : int or None
         Significant digits in the text tables; None for a column that is not a number.
     audits : frozenset of str

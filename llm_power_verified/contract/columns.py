@@ -57,7 +57,7 @@ MODEL_COLUMNS: tuple[Column, ...] = (
     ),
     *declare(
         "bg",
-        "int",
+        "rank-bound",
         [
             ("rank_low", "best rank consistent with the data: 1 + models significantly better (Holm over all pairs)"),
             ("rank_high", "worst rank: the number of models minus those significantly worse (Holm over all pairs)"),

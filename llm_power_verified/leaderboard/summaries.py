@@ -292,15 +292,18 @@ class Tiers(Result):
         ``procedure``.
     procedure : str
         The all-pairs procedure behind the letters.
-    significant_pairs, resolved_pairs, total_pairs : int
-        Counts over all K (K - 1) / 2 pairs, whatever the mode.
+    significant_pairs, resolved_pairs : int or None
+        Counts over all K (K - 1) / 2 pairs, whatever the mode; None in a linear mode above
+        :data:`~llm_power_verified.leaderboard.memory.LINEAR_MODELS` models (not computed).
+    total_pairs : int
+        K (K - 1) / 2.
     """
 
     adjacent: dict[str, int] | None
     letters: dict[str, str]
     procedure: str
-    significant_pairs: int
-    resolved_pairs: int
+    significant_pairs: int | None
+    resolved_pairs: int | None
     total_pairs: int
 
 

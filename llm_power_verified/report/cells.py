@@ -172,7 +172,9 @@ def cell(row: pd.Series, name: str) -> str:
         return "-" if undefined else ("yes" if value else "no")
     if name in CRITICAL and undefined:
         return "none"
-    if declared.kind == "int":
+    if declared.kind == "rank-bound" and (value is None or value is pd.NA):
+        return "n/a"
+    if declared.kind in ("int", "rank-bound"):
         return fmt(int(value))
     if is_item_count(name):
         return item_count(value)

@@ -88,10 +88,14 @@ def headline_lines(facts: Headline) -> list[str]:
         if "resolved" in facts.adjacent:
             lines.append(_resolved_meaning(facts))
     every = "The one pair" if facts.total_pairs == 1 else f"All {facts.total_pairs:,} pairs"
-    lines.append(
-        f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved (q >= 1, each pair at alpha) "
-        f"{facts.resolved_pairs:,}."
-    )
+    if facts.significant_pairs is None or facts.resolved_pairs is None:
+        # A linear mode above LINEAR_MODELS models: the all-pairs counts are O(K^2) work for O(K) reported pairs.
+        lines.append(f"{every}: not tested in this mode at {facts.n_models:,} models; --mode all counts them.")
+    else:
+        lines.append(
+            f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved (q >= 1, each pair at "
+            f"alpha) {facts.resolved_pairs:,}."
+        )
     gap, rho, mean = facts.smallest_resolvable_gap, facts.median_rho, facts.mean_score
     if gap == 0.0:  # a plug-in variance of 0: every model scores every item alike, which states no detectable gap
         lines.append(

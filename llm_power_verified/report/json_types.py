@@ -21,6 +21,7 @@ KIND_SCHEMAS = {
     "float": FLOAT,
     "bool": {"type": "boolean"},
     "decision": {"type": ["boolean", "null"]},
+    "rank-bound": {"type": ["integer", "null"]},
     "verdict": {"enum": list(VERDICT_KINDS)},
 }
 

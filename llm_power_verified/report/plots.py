@@ -20,6 +20,7 @@ import io as _stdio
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.output import write_bytes
@@ -153,7 +154,7 @@ def _forest(result: AuditResult):
         capsize=2,
     )
     labels = [
-        f"{_short(model)}  [{low}, {high}]  {letters}"
+        f"{_short(model)}  " + ("" if pd.isna(low) else f"[{low}, {high}]  ") + letters
         for model, low, high, letters in zip(
             ranking["model"], ranking["rank_low"], ranking["rank_high"], ranking["letters"], strict=True
         )

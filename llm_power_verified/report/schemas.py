@@ -72,8 +72,8 @@ def _bounded(item: Column) -> dict:
         return dict(KIND_SCHEMAS[item.kind])
     low, high = item.range
     bounds = {**({"minimum": low} if low is not None else {}), **({"maximum": high} if high is not None else {})}
-    if item.kind == "int":
-        return {"type": "integer", **bounds}
+    if item.kind in ("int", "rank-bound"):
+        return {"type": "integer" if item.kind == "int" else ["integer", "null"], **bounds}
     infinite = [text for text, open_end in (("inf", high is None), ("-inf", low is None)) if open_end]
     return {"oneOf": [{"type": "number", **bounds}, *([{"enum": infinite}] if infinite else []), {"type": "null"}]}
 

@@ -370,7 +370,7 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
         cells = [str(row["rank"])] + ([keys[row["model"]]] if keyed else []) + [row["model"]]
         cells += [
             f"{row['mean_score']:.4f} [{row['ci_low']:.4f}, {row['ci_high']:.4f}]",
-            f"[{row['rank_low']}, {row['rank_high']}]",
+            "n/a" if pd.isna(row["rank_low"]) else f"[{row['rank_low']}, {row['rank_high']}]",
         ]
         cells += [f"[{row['rank_boot_low']}, {row['rank_boot_high']}]"] if booted else []
         rows.append(cells + [row["letters"]] + ([str(row["tier"])] if tiered else []))

@@ -90,7 +90,8 @@ def _kind(series: pd.Series) -> set[str]:
     if pd.api.types.is_bool_dtype(series):
         return {"bool", "decision"}
     if pd.api.types.is_integer_dtype(series):
-        return {"int"}
+        # A rank bound is an integer, or missing (pandas' Int64) where it was not computed.
+        return {"int", "rank-bound"}
     if pd.api.types.is_float_dtype(series):
         return {"float"}
     values = set(series.dropna())

@@ -194,3 +194,17 @@ def test_ceil_sample_size_rule():
     assert lpv.ceil_sample_size(1000.0 * (1 + 1e-15)) == 1000
     assert lpv.ceil_sample_size(1000.001) == 1001
     assert lpv.ceil_sample_size(math.inf) == math.inf
+
+
+def test_phi_of_identical_models_is_exactly_one_whatever_the_rounding():
+    """b = c = 0: phi = a d / sqrt(a d a d) is 1; rounding gave 1 + 2^-52 for a = 7, d = 13 (outside [-1, 1])."""
+    from llm_power_verified.power.correlation import correlation_from_counts
+
+    a = np.arange(1, 200)[:, None]
+    d = np.arange(1, 200)[None, :]
+    same = correlation_from_counts(a + 0 * d, 0, 0, d + 0 * a)
+    opposite = correlation_from_counts(0, a + 0 * d, d + 0 * a, 0)
+    # Inside [-1, 1] always; within 4 ulp of +-1 (a few roundings of a product, a square root and a quotient).
+    assert same.max() <= 1.0 and opposite.min() >= -1.0
+    np.testing.assert_allclose(same, 1.0, rtol=4 * np.finfo(float).eps)
+    np.testing.assert_allclose(opposite, -1.0, rtol=4 * np.finfo(float).eps)
