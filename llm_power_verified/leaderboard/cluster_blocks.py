@@ -121,7 +121,9 @@ def _order_statistics(values: np.ndarray, previous: np.ndarray, following: np.nd
     return values[:, previous].T, values[:, following].T, values[:, 0], values[:, -1]
 
 
-def column_quantiles(values: np.ndarray, levels=_LEVELS, scale: np.ndarray | None = None):
+def column_quantiles(
+    values: np.ndarray, levels=_LEVELS, scale: np.ndarray | None = None
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """:func:`~llm_power_verified.numeric.quantiles` over axis 0, bit for bit, by one partition per column.
 
     Parameters

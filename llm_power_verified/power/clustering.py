@@ -19,6 +19,7 @@ import numpy as np
 from llm_power_verified._generated import design_effect as _design_effect
 from llm_power_verified._validation import as_array, check_in_open_interval, check_positive, describe_index, finish
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.results import Result
 
 __all__ = ["cluster_adjusted_required_n", "design_effect"]
 
@@ -231,8 +232,8 @@ class ClusterStatistics:
         return icc
 
 
-@dataclass(frozen=True)
-class ClusterWeighting:
+@dataclass(frozen=True, repr=False)
+class ClusterWeighting(Result):
     """A weighting of the clusters and what every pair's ICC needs of it (:meth:`ClusterStatistics.weighting`).
 
     Attributes
