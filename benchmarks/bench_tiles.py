@@ -45,8 +45,12 @@ def _read(path: Path):
 
     table = pq.read_table(path)
     models = [name for name in table.column_names if name != "item_id"]
-    scores = np.column_stack([table[name].to_numpy().astype(np.float64) for name in models])
-    return from_array(scores, models=models, item_ids=table["item_id"].to_pylist())
+    scores = np.empty((table.num_rows, len(models)))
+    for index, name in enumerate(models):  # a column at a time: no second copy of the matrix
+        scores[:, index] = table[name].to_numpy()
+    item_ids = table["item_id"].to_pylist()
+    del table
+    return from_array(scores, models=models, item_ids=item_ids)
 
 
 def _local(matrix, out: Path) -> dict:
@@ -124,6 +128,7 @@ def _compare(folder: Path, scratch: Path, repeats: int, pairs_per_band: int) -> 
         for name, workers in (("local", 0), ("tiled-local", 0), ("tiled-dask2", 2)):
             out = scratch / f"{name}-{repeat}"
             runs[name].append(_run(path, out, workers, "auto", pairs_per_band, local=name == "local"))
+            print(f"  run {repeat + 1} {name}: {runs[name][-1][0]:.1f} s, {json.dumps(runs[name][-1][2])}", flush=True)
             for file in out.iterdir():
                 file.unlink()
     base = min(seconds for seconds, _, _ in runs["local"])
