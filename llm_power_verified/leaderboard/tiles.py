@@ -184,7 +184,7 @@ class BandInputs(Result):
     ----------
     n_items, models, binary, rank, correct
         As :class:`~llm_power_verified.leaderboard.pair_inputs.PairInputs` has them (``binary`` always True).
-    both : numpy.ndarray
+    a : numpy.ndarray
         (stop_row - first_row) x (K - first_row - 1): items both solve, rows the band's ranks, columns the ranks below
         its first row.
     first_row : int
@@ -196,31 +196,31 @@ class BandInputs(Result):
     binary: bool
     rank: np.ndarray
     correct: np.ndarray
-    both: np.ndarray
+    a: np.ndarray
     first_row: int
 
     def counts(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Both-correct, only-first and only-second counts of pairs of the band (first of higher rank)."""
         row = self.rank[first] - 1 - self.first_row
         column = self.rank[second] - 2 - self.first_row
-        a = self.both[row, column]
+        a = self.a[row, column]
         return a, self.correct[first] - a, self.correct[second] - a
 
 
 def band_inputs(scores: TileScores, band: Band) -> BandInputs:
     """The band's :class:`BandInputs`: its slice of the both-correct counts by one product (exact, see the module)."""
     rows, columns = scores.ranked[band.first_row : band.stop_row], scores.ranked[band.first_row + 1 :]
-    both = np.zeros((rows.shape[0], columns.shape[0]), dtype=np.int64)
+    a = np.zeros((rows.shape[0], columns.shape[0]), dtype=np.int64)
     for start in range(0, scores.n_items, BLOCK_ROWS):
         items = slice(start, start + BLOCK_ROWS)
-        both += (rows[:, items] @ columns[:, items].T).astype(np.int64)
+        a += (rows[:, items] @ columns[:, items].T).astype(np.int64)
     return BandInputs(
         n_items=scores.n_items,
         models=scores.models,
         binary=True,
         rank=scores.rank,
         correct=scores.correct,
-        both=both,
+        a=a,
         first_row=band.first_row,
     )
 
@@ -312,8 +312,8 @@ class BandSummary(Result):
     better: np.ndarray
     tied_low: np.ndarray
     tied_high: np.ndarray
-    unresolved: dict
-    gaps: dict
+    unresolved: dict[str, int]
+    gaps: dict[str, tuple]
     resolved: int
     rows: int
 
