@@ -29,7 +29,7 @@ from llm_power_verified.power.sample_size import (
 from llm_power_verified.power.shortcut import required_n_shortcut
 from llm_power_verified.repeats.means import model_means
 from llm_power_verified.sequential import required_n_anytime
-from llm_power_verified.sequential.betting import betting_log_e
+from llm_power_verified.sequential.betting_columns import betting_log_e_at_n
 from llm_power_verified.sequential.e_process import log_e_value
 
 __all__ = [
@@ -257,6 +257,7 @@ def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
     spread = np.sqrt(var_a * var_b)
     rho = np.full(gap.size, np.nan)
     np.divide(cov, spread, out=rho, where=spread > 0)  # undefined (NaN) for a constant model
+    np.clip(rho, -1.0, 1.0, out=rho)  # |rho| <= 1 (Cauchy-Schwarz): beyond is rounding of cov / spread
     # t = gap / SE; a pair whose difference is the same on every item has SE = 0: t = +/-inf (p = 0) when
     # that difference is non-zero, and t = 0 (p = 1: no evidence of a difference) when the models agree on every item.
     standard_error = np.sqrt(variance / n)
@@ -325,11 +326,6 @@ def graded_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     return frame
 
 
-#: Pairs per sub-block of the graded e-values: bounds the (pairs x items) arrays of the betting capital (about 8 MB per
-#: 100k items).
-_GRADED_PAIRS = 8
-
-
 def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) -> np.ndarray:
     """Graded scores: log e_N of the hedged betting e-process (sequential/betting.py) over the items in id order.
 
@@ -339,12 +335,8 @@ def graded_log_e(inputs, first: np.ndarray, second: np.ndarray, alpha: float) ->
     orientation does not matter: the hedged capital at 'no difference' is
     symmetric in the sign of the differences.
     """
-    out = np.empty(first.size)
-    for start in range(0, first.size, _GRADED_PAIRS):
-        chunk = slice(start, start + _GRADED_PAIRS)
-        differences = (inputs.scores[:, first[chunk]] - inputs.scores[:, second[chunk]]).T
-        out[chunk] = betting_log_e(differences, alpha)[:, -1] if differences.size else np.empty(0)
-    return out
+    # Many pairs per call, only e_N (sequential/betting_columns.py): equal bit for bit to betting_log_e(d)[:, -1].
+    return betting_log_e_at_n(inputs.scores, first, second, alpha)
 
 
 def add_anytime_columns(
