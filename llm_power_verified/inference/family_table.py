@@ -7,10 +7,10 @@ leaderboard of N items has at most about N^2 / 4 of them, whatever the number of
 values with their counts is a small summary that blocks of pairs computed anywhere can send to one place, and
 from which every pair's adjusted value follows exactly.
 
-Exactly means bit for bit: :meth:`FamilyTable.adjusted` performs, for each distinct value, the same floating-point
+Exactly means bit for bit: ``FamilyTable.adjusted`` performs, for each distinct value, the same floating-point
 operations :func:`~llm_power_verified.inference.multiplicity.adjust_pvalues` performs on the sorted family (a tie
 run of Holm takes the product of its first rank, which the running maximum carries over the run; a tie run of BH
-takes the quotient of its last rank, which the running minimum carries back), and :meth:`FamilyTable.holm_levels`
+takes the quotient of its last rank, which the running minimum carries back), and ``FamilyTable.holm_levels``
 gives the level of :func:`~llm_power_verified.inference.multiplicity.holm_levels` (ties ranked in family order) from
 each block's count of ties in the blocks before it.
 """

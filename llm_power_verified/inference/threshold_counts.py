@@ -19,7 +19,7 @@ decided by F at that step's threshold:
 * Benjamini-Hochberg rejects the R smallest p-values, R = max{i : F(u_i) >= i}, u_i the largest double p with
   ``m * p / i <= alpha`` as :func:`~.multiplicity.adjust_pvalues` computes it.
 * e-BH rejects the R largest e-values, R = max{k : #{log e >= l_k} >= k}, l_k = ``np.log(m / (alpha * k))`` as
-  :func:`~llm_power_verified.sequential.e_process.e_bh` computes it (counted as -log e <= -l_k).
+  ``e_bh`` (sequential/e_process.py) computes it (counted as -log e <= -l_k).
 
 The thresholds are computed with the same floating-point operations as the in-memory code, so the decisions are
 equal, including for a p-value that equals a threshold.  Pass 1 counts at up to ``bins`` evenly spaced steps; a

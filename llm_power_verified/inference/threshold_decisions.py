@@ -143,7 +143,7 @@ def family_decisions(
     Notes
     -----
     Holm: R = min{i : F(t_i) < i} - 1; BH: R = max{i : F(u_i) >= i}, with F(t) = #{p <= t} and t_i, u_i from
-    :func:`step_thresholds`.  Each equals ``sum(adjust_pvalues(p, method) <= alpha)`` over the whole family.
+    ``step_thresholds``.  Each equals ``sum(adjust_pvalues(p, method) <= alpha)`` over the whole family.
 
     References
     ----------
@@ -234,7 +234,7 @@ def e_bh_decision(
     Notes
     -----
     R = max{k : #{log e >= log(m / (alpha k))} >= k}, the count form of
-    :func:`~llm_power_verified.sequential.e_process.e_bh`'s k* = max{k : e_(k) >= m / (alpha k)}.
+    ``e_bh``'s k* = max{k : e_(k) >= m / (alpha k)}.
 
     References
     ----------

@@ -6,7 +6,7 @@ per-pair 5% and 95% quantiles and the per-resample count of its unresolved
 pairs, which the blocks add up.  No array of R x all pairs is formed.
 
 Bit for bit the all-pairs computation: every element goes through the same
-operations (:meth:`~llm_power_verified.power.clustering.ClusterStatistics.icc_from_sums`), and
+operations (``ClusterStatistics.icc_from_sums``), and
 the products ``weights @ sums`` are formed on blocks laid out so that OpenBLAS
 computes each of their columns as it does in the all-pairs product: blocks
 start at multiples of 64 pairs (a column in the kernels' interior is one

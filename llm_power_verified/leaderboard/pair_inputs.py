@@ -8,7 +8,7 @@ It is held in :class:`~llm_power_verified.leaderboard.pair_inputs.PairInputs`, i
 * linear (``all_pairs=False``): no K x K array.  Binary: the scores packed 8 items a byte, one row per model, and each
   block's both-correct counts a = popcount(x_first AND x_second), exact integers equal to the matrix product's.
   Graded: the centred scores, one row per model, and each pair's covariance a dot product of two rows
-  (:meth:`PairInputs.covariances`; it may differ from the Gram matrix's entry by rounding, bounded in its notes).
+  (``PairInputs.covariances``; it may differ from the Gram matrix's entry by rounding, bounded in its notes).
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ class Tiers(Result):
         The all-pairs procedure behind the letters.
     significant_pairs, resolved_pairs : int or None
         Counts over all K (K - 1) / 2 pairs, whatever the mode; None in a linear mode above
-        :data:`~llm_power_verified.leaderboard.memory.LINEAR_MODELS` models (not computed).
+        ``LINEAR_MODELS`` (leaderboard/memory.py) models (not computed).
     total_pairs : int
         K (K - 1) / 2.
     """

@@ -1,7 +1,7 @@
 """The all-pairs audit of 0/1 scores past one machine: row bands on a backend, summaries to the client.
 
 :func:`tiled_audit` audits every pair (mode and family "all") in the row bands of
-:mod:`~llm_power_verified.leaderboard.tiles`, on any :class:`~llm_power_verified.parallel.Backend` (a Dask cluster
+:mod:`~llm_power_verified.leaderboard.tiles`, on any ``Backend`` (:mod:`llm_power_verified.parallel`) (a Dask cluster
 for the scale this is for).  Nothing on the client is K x K or holds a value per pair:
 
 1. each band forms its slice of the 2x2 counts by one product and sends back the distinct exact McNemar p-values and
@@ -32,6 +32,7 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.inference.family_table import FamilyTable, family_table
 from llm_power_verified.inference.multiplicity import inflation_at_level, required_n_inflation
 from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.bands import PAIRS_PER_BAND, Band, plan_bands
 from llm_power_verified.leaderboard.blocks import BlockSettings
 from llm_power_verified.leaderboard.pairs import rank_models
 from llm_power_verified.leaderboard.ranking import RANKING_PROCEDURE, model_table
@@ -47,16 +48,7 @@ from llm_power_verified.leaderboard.summaries import (
     resolution_by_gap,
 )
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
-from llm_power_verified.leaderboard.tiles import (
-    PAIRS_PER_BAND,
-    Band,
-    BandSummary,
-    TileFamily,
-    band_rows,
-    band_value_counts,
-    plan_bands,
-    tile_scores,
-)
+from llm_power_verified.leaderboard.tiles import BandSummary, TileFamily, band_rows, band_value_counts, tile_scores
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
 

@@ -26,6 +26,7 @@ from llm_power_verified.inference.family_table import FamilyTable, value_counts
 from llm_power_verified.inference.multiplicity import inflation_at_level
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard import blocks as blocks_module
+from llm_power_verified.leaderboard.bands import Band
 from llm_power_verified.leaderboard.blocks import BlockFamily, BlockSettings, arbiter_pvalues, family_log_e
 from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, correct_counts
 from llm_power_verified.leaderboard.pair_table import pair_block
@@ -33,8 +34,6 @@ from llm_power_verified.leaderboard.summaries import resolution_by_gap
 from llm_power_verified.results import Result
 
 __all__ = [
-    "PAIRS_PER_BAND",
-    "Band",
     "BandInputs",
     "BandSummary",
     "TileFamily",
@@ -43,12 +42,8 @@ __all__ = [
     "band_pairs",
     "band_rows",
     "band_value_counts",
-    "plan_bands",
     "tile_scores",
 ]
-
-#: Pairs per band (about): a band's counts are at most twice that many int64 (8 MB), its rows go out in blocks.
-PAIRS_PER_BAND = 500_000
 
 #: The resolved columns whose unresolved pairs the verdict table counts (summaries.verdict_table).
 VERDICT_COLUMNS = (
@@ -60,63 +55,6 @@ VERDICT_COLUMNS = (
     "resolved_rho_plus",
     "resolved_anytime",
 )
-
-
-@dataclass(frozen=True, repr=False)
-class Band(Result):
-    """Ranks [first_row, stop_row) against every lower-ranked model: pairs [start, stop) of the pair table.
-
-    Attributes
-    ----------
-    index : int
-        The band's number (its file is ``band-{index:05d}.parquet``).
-    first_row, stop_row : int
-        The 0-based rank positions of its rows.
-    start, stop : int
-        Its pairs' positions in the local pair table.
-    """
-
-    index: int
-    first_row: int
-    stop_row: int
-    start: int
-    stop: int
-
-
-def _row_start(row: int | np.ndarray, size: int) -> int | np.ndarray:
-    """The pair-table position of row ``row``'s first pair (rows of K - 1 - row pairs)."""
-    return row * size - row * (row + 1) // 2
-
-
-def plan_bands(size: int, pairs_per_band: int = PAIRS_PER_BAND) -> list[Band]:
-    """Consecutive rows of the upper triangle, each band about ``pairs_per_band`` pairs (a row is never split).
-
-    Parameters
-    ----------
-    size : int
-        K, the models.
-    pairs_per_band : int, default ``PAIRS_PER_BAND``
-        The pairs a band holds at least (the last one fewer), unless one row holds more.
-
-    Returns
-    -------
-    list of Band
-        The bands in pair-table order.
-
-    Examples
-    --------
-    >>> [(band.first_row, band.stop_row, band.start, band.stop) for band in plan_bands(5, 4)]
-    [(0, 1, 0, 4), (1, 3, 4, 9), (3, 4, 9, 10)]
-    """
-    bands, row = [], 0
-    ends = _row_start(np.arange(1, size), size)  # pairs through each row
-    while row < size - 1:
-        start = int(_row_start(row, size))
-        stop_row = int(np.searchsorted(ends, start + pairs_per_band, side="left")) + 1
-        stop_row = min(max(stop_row, row + 1), size - 1)
-        bands.append(Band(len(bands), row, stop_row, start, int(_row_start(stop_row, size))))
-        row = stop_row
-    return bands
 
 
 @dataclass(frozen=True, repr=False)
@@ -208,7 +146,20 @@ class BandInputs(Result):
 
 
 def band_inputs(scores: TileScores, band: Band) -> BandInputs:
-    """The band's :class:`BandInputs`: its slice of the both-correct counts by one product (exact, see the module)."""
+    """The band's :class:`BandInputs`: its slice of the both-correct counts by one product (exact, see the module).
+
+    Parameters
+    ----------
+    scores : TileScores
+        The scores every band receives.
+    band : Band
+        The band.
+
+    Returns
+    -------
+    BandInputs
+        What :func:`~llm_power_verified.leaderboard.pair_table.pair_block` reads of the band's pairs.
+    """
     rows, columns = scores.ranked[band.first_row : band.stop_row], scores.ranked[band.first_row + 1 :]
     a = np.zeros((rows.shape[0], columns.shape[0]), dtype=np.int64)
     for start in range(0, scores.n_items, BLOCK_ROWS):
@@ -226,7 +177,20 @@ def band_inputs(scores: TileScores, band: Band) -> BandInputs:
 
 
 def band_pairs(scores: TileScores, band: Band) -> tuple[np.ndarray, np.ndarray]:
-    """The band's pairs as (first, second) model indices, in pair-table order."""
+    """The band's pairs as (first, second) model indices, in pair-table order.
+
+    Parameters
+    ----------
+    scores : TileScores
+        The scores every band receives.
+    band : Band
+        The band.
+
+    Returns
+    -------
+    first, second : numpy.ndarray
+        Model indices of each pair.
+    """
     size = scores.order.size
     rows = np.arange(band.first_row, band.stop_row)
     lengths = size - 1 - rows

@@ -234,7 +234,7 @@ class ClusterStatistics:
 
 @dataclass(frozen=True, repr=False)
 class ClusterWeighting(Result):
-    """A weighting of the clusters and what every pair's ICC needs of it (:meth:`ClusterStatistics.weighting`).
+    """A weighting of the clusters and what every pair's ICC needs of it (``ClusterStatistics.weighting``).
 
     Attributes
     ----------

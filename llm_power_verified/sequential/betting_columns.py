@@ -12,7 +12,7 @@ two are equal bit for bit:
 * the running sums of the plug-in (the mean and the variance estimates) are advanced item by item, each step one
   vectorised addition across the pairs, which is the sequential order of numpy's ``cumsum`` along the items;
 * the sums of the log factors restart at the same multiples of
-  :data:`~llm_power_verified.sequential.betting.ITEM_BLOCK` items as the reference's blocks, and each block's sum is
+  ``ITEM_BLOCK`` (sequential/betting.py) items as the reference's blocks, and each block's sum is
   added to the carried total as there;
 * every elementwise expression keeps the reference's operands and their order (``(pv * t) * log1p(t)``, then
   ``c / .``, then ``sqrt``; the truncation ``min(bet, 1)`` of the hedged capital at m = 1/2).

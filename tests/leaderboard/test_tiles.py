@@ -19,8 +19,8 @@ from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import from_array
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.leaderboard.bands import plan_bands
 from llm_power_verified.leaderboard.tiled_audit import tiled_audit
-from llm_power_verified.leaderboard.tiles import plan_bands
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
