@@ -14,8 +14,9 @@ from scipy.special import ndtri
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified._generated import paired_variance as _variance
-from llm_power_verified._validation import check_count, finish
+from llm_power_verified._validation import finish
 from llm_power_verified.errors import ArgumentError, LlmPowerError
+from llm_power_verified.power.sample_size import validate_table
 from llm_power_verified.sequential.thresholds import Envelope, ThresholdTable, envelope, threshold_table
 
 __all__ = ["LARGEST_N", "Envelope", "envelope", "required_n_anytime"]
@@ -152,9 +153,7 @@ def required_n_anytime(
     2.65
     """
     shape = np.broadcast(np.asarray(b), np.asarray(c), np.asarray(n)).shape
-    b = np.atleast_1d(check_count("b", b)).astype(np.float64)
-    c = np.atleast_1d(check_count("c", c)).astype(np.float64)
-    n = np.atleast_1d(check_count("n", n, minimum=1)).astype(np.float64)
+    b, c, n = (np.atleast_1d(x).astype(np.float64) for x in validate_table(b, c, n))  # b + c <= n, named if not
     b, c, n = (x.ravel() for x in np.broadcast_arrays(b, c, n))
     if not 0.5 < power < 1:
         raise ArgumentError(f"power must lie in (0.5, 1) for the anytime-valid required N; got {power!r}")

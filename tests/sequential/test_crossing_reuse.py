@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtri
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.sequential import crossing, required_n_anytime
 
 
@@ -127,3 +128,9 @@ def test_the_search_of_a_pair_does_not_depend_on_the_pairs_searched_with_it():
             _every_pair(b[start : start + size], c[start : start + size], 12_000) for start in range(0, 400, size)
         ]
         assert np.array_equal(np.concatenate(pieces), together[:400]), size
+
+
+def test_a_table_with_more_discordant_items_than_items_is_refused_naming_it():
+    """b + c > n is no table of n items: refused in one line (it leaked a RuntimeWarning from sqrt before)."""
+    with pytest.raises(ArgumentError, match=r"b \+ c must not exceed n; got b = 600, c = 500, n = 1000 at index 1"):
+        required_n_anytime([5, 600], [3, 500], 1000)
