@@ -351,8 +351,7 @@ def _inputs(matrix: ScoreMatrix, order, settings: AuditSettings, reference_index
     mode, family = settings.mode, settings.family
     # Linear mode and family above LINEAR_MODELS: no K x K array and nothing over all pairs (the module notes).
     all_pairs = all_pairs_computed(order.size, mode, family)
-    # Graded keeps its K x K covariance until pairs.paired_t_columns reads PairInputs.variances and covariances().
-    inputs = pair_inputs(matrix, order, all_pairs or not matrix.binary)
+    inputs = pair_inputs(matrix, order, all_pairs)
     all_p = all_pairs_pvalues(inputs, order, backend) if all_pairs else None
     family_pairs = pairs if family == mode else None
     context = family_context(

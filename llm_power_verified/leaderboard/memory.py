@@ -112,7 +112,7 @@ def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool
     streamed : bool
         Whether the pair table is streamed (only the summary columns kept).
     binary : bool, default True
-        0/1 scores (graded scores keep their K x K covariance matrix in every mode, 8 bytes a cell).
+        0/1 scores (graded scores in a linear mode keep a centred copy of the scores, 8 bytes a cell).
 
     Returns
     -------
@@ -134,7 +134,7 @@ def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool
         (
             ranking_memory(models)
             if quadratic
-            else _LINEAR_MODEL_BYTES * models + _BLOCK_BYTES + 8 * (not binary) * models**2
+            else _LINEAR_MODEL_BYTES * models + _BLOCK_BYTES + 8 * (not binary) * models * items
         )
         + 24 * models * items
         + (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported

@@ -249,9 +249,11 @@ def paired_t_columns(inputs, first, second) -> dict[str, np.ndarray]:
         Column name -> one value per pair.
     """
     n = inputs.n_items
-    means, covariance = inputs.means, inputs.covariance
-    var_a, var_b = np.diag(covariance)[first], np.diag(covariance)[second]
-    cov = covariance[first, second]
+    # The covariance matrix's entries (all pairs), or per-pair dot products of the centred scores (a linear mode;
+    # equal to rounding, bounded in PairInputs.covariances).
+    means, variances = inputs.means, inputs.variances
+    var_a, var_b = variances[first], variances[second]
+    cov = inputs.covariances(first, second)
     gap = means[first] - means[second]
     variance = np.maximum(var_a + var_b - 2 * cov, 0.0)
     spread = np.sqrt(var_a * var_b)

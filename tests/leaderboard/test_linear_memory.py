@@ -122,6 +122,26 @@ def test_linear_audit_reports_the_same_pairs(monkeypatch, mode):
     assert any("--mode all computes them" in note for note in linear.notes)
 
 
+@pytest.mark.parametrize("mode", ["adjacent", "reference"])
+def test_graded_linear_audit_equals_the_covariance_path_to_rounding(monkeypatch, mode):
+    """Graded above LINEAR_MODELS: per-pair dot products of the centred scores instead of the K x K covariance."""
+    rng = np.random.default_rng(7)
+    scores = np.round(rng.random((60, 30)) * 0.5 + np.linspace(0.45, 0.0, 30), 3)
+    matrix = from_array(scores, models=[f"m{k:04d}" for k in range(30)])
+    settings = dict(mode=mode, reference="m0007" if mode == "reference" else None, n_resamples=0)
+    full = audit_leaderboard(matrix, **settings)
+    monkeypatch.setattr(memory, "LINEAR_MODELS", 10)
+    linear = audit_leaderboard(matrix, **settings)
+    assert list(linear.pairs.columns) == list(full.pairs.columns)
+    for column in full.pairs.columns:
+        if full.pairs[column].dtype.kind == "f":
+            # The two covariances differ by at most 2 gamma_N sum |x y| / (N - 1) (PairInputs.covariances), ~1e-14
+            # relative at N = 60; the t statistic, p-value and N* carry it with factors of order 1e2 here: 1e-9.
+            np.testing.assert_allclose(linear.pairs[column], full.pairs[column], rtol=1e-9, atol=1e-12, err_msg=column)
+        else:
+            assert linear.pairs[column].equals(full.pairs[column]), column
+
+
 def _adjacent_peak(models: int) -> int:
     matrix = _matrix(models=models, items=5)
     tracemalloc.start()
