@@ -144,10 +144,12 @@ def _step(p: np.ndarray, correction: str) -> np.ndarray:
     audit from the command line; the code is one sort and one running
     maximum (Holm) or minimum (BH).
     """
+    return _step_sorted(p, correction, np.argsort(p, kind="stable")) if p.size else p.copy()
+
+
+def _step_sorted(p: np.ndarray, correction: str, order: np.ndarray) -> np.ndarray:
+    """:func:`_step` given the stable ascending order of ``p``."""
     m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
     ordered = p[order]
     steps = np.arange(1, m + 1)
     if correction == "holm":
@@ -290,4 +292,45 @@ def holm_levels(pvalues: np.ndarray, alpha: float = 0.05) -> np.ndarray:
     return alpha / (pvalues.size - ranks)
 
 
-__all__ += ["ADJUSTMENTS", "adjust_pvalues", "guaranteed_level", "holm_levels", "inflation_at_level"]
+def family_adjustments(pvalues: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Holm- and BH-adjusted p-values and Holm's levels of a whole family, from one sort.
+
+    The same values as :func:`adjust_pvalues` (``"holm"``, ``"bh"``) and :func:`holm_levels`, bit for bit: each sorts
+    the family the same stable way; an audit of 12.5 M pairs sorts once instead of three times.
+
+    Parameters
+    ----------
+    pvalues : numpy.ndarray
+        The p-values of the whole family (one-dimensional, in [0, 1]).
+    alpha : float, default 0.05
+        Family-wise level, in (0, 1).
+
+    Returns
+    -------
+    holm, bh, levels : numpy.ndarray
+        The adjusted p-values and Holm's level of each p-value, in the order given.
+
+    Examples
+    --------
+    >>> [part.round(3).tolist() for part in family_adjustments(np.array([0.01, 0.04, 0.03]))]
+    [[0.03, 0.06, 0.06], [0.03, 0.04, 0.04], [0.017, 0.05, 0.025]]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 1 or np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
+        raise ArgumentError("pvalues must be a one-dimensional array of numbers in [0, 1]")
+    if not p.size:
+        return p.copy(), p.copy(), p.copy()
+    order = np.argsort(p, kind="stable")
+    ranks = np.empty(p.size, dtype=np.int64)
+    ranks[order] = np.arange(p.size)
+    return _step_sorted(p, "holm", order), _step_sorted(p, "bh", order), alpha / (p.size - ranks)
+
+
+__all__ += [
+    "ADJUSTMENTS",
+    "adjust_pvalues",
+    "family_adjustments",
+    "guaranteed_level",
+    "holm_levels",
+    "inflation_at_level",
+]

@@ -24,12 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llm_power_verified.inference.mcnemar import mcnemar_exact
-from llm_power_verified.inference.multiplicity import (
-    adjust_pvalues,
-    holm_levels,
-    inflation_at_level,
-    required_n_inflation,
-)
+from llm_power_verified.inference.multiplicity import family_adjustments, inflation_at_level, required_n_inflation
 from llm_power_verified.leaderboard.pair_inputs import PairInputs, pair_inputs
 from llm_power_verified.leaderboard.pairs import graded_log_e, pair_indices, paired_t_columns
 from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
@@ -365,14 +360,14 @@ def family_context(
         pvalues = all_pvalues if family == "all" else all_pvalues[keys]
     log_e = _by_blocks(backend, family_log_e, first, second, (inputs, alpha))
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
-    adjusted = {method: adjust_pvalues(pvalues, method) if size else np.empty(0) for method in ("holm", "bh")}
+    # Holm, BH and Holm's levels from one sort of the family (the same values as adjust_pvalues and holm_levels).
+    holm, bh, levels = family_adjustments(pvalues, alpha)
+    adjusted = {"holm": holm, "bh": bh}
     # Family positions by key (either orientation): the sorted keys and their positions, O(family), no K x K table.
     key_positions = np.argsort(keys, kind="stable")
     # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
     holm_inflation = (
-        np.asarray(inflation_at_level(holm_levels(pvalues, alpha), alpha, power), dtype=np.float64).reshape(-1)
-        if size
-        else np.empty(0)
+        np.asarray(inflation_at_level(levels, alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
     )
     rejections = int(np.sum(adjusted["bh"] <= alpha))
     bh_level = alpha * max(rejections, 1) / max(size, 1)

@@ -7,6 +7,8 @@ import pytest
 from scipy.stats import norm
 
 import llm_power_verified as lpv
+from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.multiplicity import adjust_pvalues, family_adjustments, holm_levels
 
 
 def test_inflation_is_ratio_of_required_n_at_corrected_alpha():
@@ -53,3 +55,17 @@ def test_adjustments_agree_with_statsmodels_and_stay_quiet_at_one(method, name):
     with np.errstate(divide="ignore"):
         reference = multipletests(p, method=name)[1]
     assert np.allclose(ours, reference, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_family_adjustments_equal_the_three_functions_bit_for_bit(seed):
+    """One sort for Holm, BH and Holm's levels: the same stable order, the same operations, the same bits."""
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(int(rng.integers(1, 5000))) ** 3, int(rng.integers(2, 6)))  # many ties, some 0
+    holm, bh, levels = family_adjustments(p, 0.05)
+    assert np.array_equal(holm, adjust_pvalues(p, "holm"))
+    assert np.array_equal(bh, adjust_pvalues(p, "bh"))
+    assert np.array_equal(levels, holm_levels(p, 0.05))
+    assert [part.size for part in family_adjustments(np.empty(0))] == [0, 0, 0]
+    with pytest.raises(ArgumentError, match="one-dimensional array of numbers in"):
+        family_adjustments(np.array([0.1, np.nan]))
