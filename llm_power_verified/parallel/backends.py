@@ -169,18 +169,29 @@ class DaskBackend(Backend):
     workers : int, optional
         Without ``scheduler``: the single-threaded worker processes of the LocalCluster started here, from 1 to
         :func:`max_local_workers` (default 2).  Not with ``scheduler``.
+    memory_limit : int, optional
+        Without ``scheduler``: each LocalCluster worker's memory limit in bytes (Dask's ``memory_limit``: the worker
+        spills, pauses and at 95% is restarted past it); default Dask's (the machine's memory shared by the workers).
+        Not with ``scheduler`` (an existing cluster's workers have their own).
 
     Raises
     ------
     ImportError
         Without ``dask.distributed`` installed.
     llm_power_verified.errors.ArgumentError
-        For both ``scheduler`` and ``workers``, a scheduler that cannot be reached, or ``workers`` out of range.
+        For both ``scheduler`` and ``workers`` (or ``memory_limit``), a scheduler that cannot be reached, ``workers``
+        out of range, or a ``memory_limit`` that is not a positive whole number of bytes.
     """
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self, scheduler: str | None = None, workers: int | None = None, memory_limit: int | None = None
+    ) -> None:
+        if memory_limit is not None and (
+            isinstance(memory_limit, bool) or not isinstance(memory_limit, int) or memory_limit < 1
+        ):
+            raise ArgumentError(f"memory_limit must be a positive whole number of bytes; got {memory_limit!r}")
         try:
             # Optional dependency (extra dask): imported where it is used, so the package works without it.
             from dask.distributed import Client, LocalCluster
@@ -190,10 +201,10 @@ class DaskBackend(Backend):
             ) from error
         self.cluster = None
         if scheduler:
-            if workers is not None:
+            if workers is not None or memory_limit is not None:
                 raise ArgumentError(
-                    "give either a scheduler address (an existing cluster) or a number of workers (a local cluster), "
-                    "not both"
+                    "give either a scheduler address (an existing cluster) or a number of workers and their memory "
+                    "limit (a local cluster), not both"
                 )
             try:
                 self.client = Client(scheduler, timeout="10s")
@@ -209,6 +220,7 @@ class DaskBackend(Backend):
                 processes=True,
                 dashboard_address=":0",
                 silence_logs=logging.ERROR,
+                **({} if memory_limit is None else {"memory_limit": memory_limit}),
             )
             self.client = Client(self.cluster)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
