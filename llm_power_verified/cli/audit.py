@@ -18,6 +18,7 @@ from llm_power_verified.cli.parents import (
 )
 from llm_power_verified.cli.path_types import PLOT_SUFFIXES
 from llm_power_verified.cli.streams import print_note, progress_bar, terminal_width, write_report_chunks, wrote
+from llm_power_verified.cli.value_types import number
 from llm_power_verified.contract import COLUMN_CHOICES, MACHINE_FORMATS, MODES, TEXT_FORMATS
 
 __all__ = ["add_parser", "run"]
@@ -55,13 +56,37 @@ def add_parser(commands) -> None:
         choices=("unresolved", "not-significant"),
         help="exit 1 when any adjacent pair is unresolved (or not significant): a gate for pipelines",
     )
+    parser.add_argument(
+        "--tiles",
+        action="store_true",
+        help="all pairs of 0/1 scores in row bands (each band forms its own counts, on --workers or --scheduler "
+        "too): --out is a folder of band-NNNNN.parquet files (every pair column; in name order, the pair table) and "
+        "_report.json (the summary, also printed); needs --mode all and --format parquet; no clusters, generations "
+        "or graded scores",
+    )
+    parser.add_argument(
+        "--band-pairs",
+        type=number(integer=True, low=1, high=10**9, summary="The pairs of a band (--band-pairs)"),
+        metavar="N",
+        help="with --tiles: about how many pairs a band (one task, one file) holds (default 500,000); whole rows of "
+        "the rank order, so a band holds at least N pairs unless it is the last",
+    )
 
 
 @docfill("arguments", returns="cli_gated")
 def run(arguments) -> str | tuple[str, int] | int:
     """Run ``llm-power-verified audit`` on the parsed command line."""
+    from llm_power_verified.cli.tiled import check_compute, check_tiled, run_tiled
     from llm_power_verified.io import check_outputs
 
+    check_compute(arguments)
+    if arguments.scheduler and arguments.workers:
+        raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
+    if arguments.tiles:
+        folder = check_tiled(arguments)
+        matrix = read_matrix(arguments)
+        with _backend(arguments) as backend:
+            return run_tiled(arguments, matrix, backend, folder, _gate)
     plot_folder = _plot_folder(arguments.plot)
     outputs = {"--out": arguments.out, "--plot": None if plot_folder else arguments.plot}
     if plot_folder and plot_folder.is_dir():
@@ -76,8 +101,6 @@ def run(arguments) -> str | tuple[str, int] | int:
                 "--plot needs the pair table in memory; --format parquet streams it to the file (plot from another "
                 "format)"
             )
-    if arguments.scheduler and arguments.workers:
-        raise CommandError("give --scheduler (an existing Dask cluster) or --workers (a local one), not both")
     if arguments.mode == "reference" and arguments.reference is None:
         raise CommandError(
             "--mode reference needs --reference NAME: the model every other model is compared with "
@@ -142,13 +165,15 @@ def run(arguments) -> str | tuple[str, int] | int:
 @contextlib.contextmanager
 def _backend(arguments):
     """The backend the options ask for: this process, or a Dask cluster (closed at the end)."""
-    from llm_power_verified.parallel import LocalBackend, backend_for
+    from llm_power_verified.parallel import DaskBackend, LocalBackend
 
     if not (arguments.scheduler or arguments.workers):
         yield LocalBackend()
         return
     try:
-        backend = backend_for("dask", workers=arguments.workers, scheduler=arguments.scheduler)
+        backend = DaskBackend(
+            scheduler=arguments.scheduler, workers=arguments.workers, memory_limit=arguments.worker_memory
+        )
     except ImportError as error:
         raise CommandError(str(error)) from None
     with backend:

@@ -19,6 +19,7 @@ import argparse
 
 from llm_power_verified._docstrings import docfill
 from llm_power_verified.cli.path_types import output_path, plot_path
+from llm_power_verified.cli.tiled import memory_size
 from llm_power_verified.cli.value_types import (
     ALPHA,
     AUDIT_RESAMPLES,
@@ -201,6 +202,13 @@ def compute_options() -> argparse.ArgumentParser:
         type=POSITIVE_COUNT,
         help="compute the blocks of pairs on a local Dask cluster of this many processes (needs the dask extra; "
         "at most the CPUs available, or 4 if fewer); the results do not depend on it",
+    )
+    group.add_argument(
+        "--worker-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="with --workers: each local worker's memory limit (2GB, 512MiB; Dask spills, pauses and restarts a "
+        "worker past it); default Dask's share of the machine's memory",
     )
     group.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     return parent

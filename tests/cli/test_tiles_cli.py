@@ -1,0 +1,175 @@
+"""``audit --tiles``: the band files are the in-memory pair table, the summary is the in-memory audit's, refusals.
+
+The command line's dataset (the band files read in name order, and ``pandas.read_parquet`` of the folder, which skips
+``_report.json``) equals ``audit_leaderboard(matrix, "all").pairs`` after the same Arrow round trip
+(``DataFrame.equals``), in this process (the local backend) and with a real Dask LocalCluster of two workers under a
+memory limit; ``_report.json``'s numbers equal the in-memory audit's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llm_power_verified.cli import main
+from llm_power_verified.io import from_array
+from llm_power_verified.io.output import json_ready
+from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.report.machine import pair_records
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+_TILES = ["--tiles", "--mode", "all", "--format", "parquet", "--quiet"]
+
+
+def _leaderboard(folder, models: int, items: int, seed: int):
+    """A seeded wide CSV of strongly paired neighbours, and the same scores as a matrix."""
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(items, 1)) + np.linspace(0.4, -0.4, models) + rng.normal(size=(items, models))
+    scores = (latent > 0).astype(int)
+    names = [f"m{k:03d}" for k in rng.permutation(models)]
+    ids = [f"i{row:04d}" for row in range(items)]
+    frame = pd.DataFrame(scores, columns=names)
+    frame.insert(0, "item_id", ids)
+    path = folder / "scores.csv"
+    frame.to_csv(path, index=False)
+    return path, from_array(scores.astype(float), models=names, item_ids=ids)
+
+
+def _dataset(folder) -> pd.DataFrame:
+    """The band files read in name order, as one frame."""
+    files = sorted(name for name in os.listdir(folder) if name.startswith("band-"))
+    return pa.concat_tables([pq.read_table(folder / name) for name in files]).to_pandas()
+
+
+def _round_trip(frame: pd.DataFrame) -> pd.DataFrame:
+    """The dtype conversion the files went through (pandas -> Arrow -> pandas)."""
+    return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
+
+
+def _assert_report(report: dict, local, items: int) -> None:
+    """The summary's numbers are the in-memory audit's (exact: counts, and floats that went through JSON unchanged)."""
+    pairs = local.pairs
+    assert (report["models"], report["items"], report["pairs"]) == (len(local.ranking), items, len(pairs))
+    assert report["multiplicity"] == json_ready(local.multiplicity)
+    assert report["holm_rejections"] == local.tiers.significant_pairs == int(pairs["p_holm"].le(0.05).sum())
+    assert report["resolved_pairs"] == local.tiers.resolved_pairs
+    assert report["verdicts"] == json_ready(local.verdicts)
+    assert report["adjacent"] == pair_records(pairs[pairs["adjacent"]])
+    ranking = pd.DataFrame(report["ranking"])
+    for column in ("rank", "model", "mean_score", "rank_low", "rank_high", "tier"):
+        assert ranking[column].tolist() == local.ranking[column].tolist(), column
+    assert (ranking["tied_first"] <= ranking["rank"]).all() and (ranking["rank"] <= ranking["tied_last"]).all()
+
+
+@pytest.mark.parametrize(("models", "items", "band_pairs"), [(60, 400, 150), (150, 900, 2_000)])
+def test_local_tiles_are_the_in_memory_audit(tmp_path, capsys, models, items, band_pairs):
+    path, matrix = _leaderboard(tmp_path, models, items, seed=models)
+    out = tmp_path / "pairs"
+    command = ["audit", str(path), *_TILES, "--out", str(out), "--n-resamples", "0", "--band-pairs", str(band_pairs)]
+    assert main(command) == 0
+    printed = capsys.readouterr()
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    files = sorted(os.listdir(out))
+    assert files[0] == "_report.json" and len(files) > 2  # several bands
+    assert _dataset(out).equals(_round_trip(local.pairs))
+    assert pd.read_parquet(out).equals(_round_trip(local.pairs))  # the summary is skipped by dataset readers
+    report = json.loads((out / "_report.json").read_text())
+    _assert_report(report, local, items)
+    assert report["files"] == files[1:]
+    assert printed.err == ""
+    assert printed.out.startswith(f"tiled all-pairs audit: {models} models, {items} items, {len(local.pairs):,} pairs")
+    assert f"rejected: Holm {local.tiers.significant_pairs:,}, BH {local.multiplicity.bh_rejections:,}" in printed.out
+
+
+def test_dask_tiles_under_a_memory_limit_are_the_in_memory_audit(tmp_path):
+    if not os.environ.get("CI"):
+        pytest.importorskip("dask.distributed")
+    path, matrix = _leaderboard(tmp_path, 120, 600, seed=7)
+    out = tmp_path / "pairs"
+    command = [sys.executable, "-m", "llm_power_verified.cli", "audit", str(path), *_TILES, "--out", str(out)]
+    command += ["--n-resamples", "0", "--band-pairs", "1500", "--workers", "2", "--worker-memory", "1GB"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    assert len(os.listdir(out)) > 5
+    assert _dataset(out).equals(_round_trip(local.pairs))
+    _assert_report(json.loads((out / "_report.json").read_text()), local, 600)
+
+
+def test_fail_on_gates_on_the_adjacent_pairs(tmp_path, capsys):
+    path, matrix = _leaderboard(tmp_path, 8, 300, seed=3)
+    command = ["audit", str(path), *_TILES, "--out", str(tmp_path / "pairs"), "--n-resamples", "0"]
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    expected = int(not local.pairs[local.pairs["adjacent"]]["resolved"].all())
+    assert main([*command, "--fail-on", "unresolved"]) == expected == 1
+    assert "gate failed" in capsys.readouterr().err
+
+
+def _refused(capsys, command: list[str], fragment: str) -> None:
+    assert main(command) == 2
+    message = capsys.readouterr().err.strip()
+    assert len(message.splitlines()) == 1 and fragment in message, message
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--mode", "adjacent"], "give --mode all"),
+        (["--family", "adjacent"], "give --mode all"),
+        (["--format", "csv"], "give --format parquet --out FOLDER"),
+        (["--columns", "default"], "drop --columns"),
+        (["--n-rank-resamples", "100"], "drop --n-rank-resamples"),
+        (["--worker-memory", "2GB"], "add --workers N"),
+        (["--workers", "2", "--worker-memory", "2XB"], "not a memory size"),
+        (["--workers", "2", "--worker-memory", "1KB"], "under 1 MiB"),
+        (["--band-pairs", "0"], "--band-pairs"),
+    ],
+)
+def test_refusals_name_the_flag(tmp_path, capsys, extra, fragment):
+    path, _ = _leaderboard(tmp_path, 4, 50, seed=1)
+    _refused(capsys, ["audit", str(path), *_TILES, "--out", str(tmp_path / "pairs"), *extra], fragment)
+    assert not (tmp_path / "pairs").exists()
+
+
+def test_band_pairs_needs_tiles(tmp_path, capsys):
+    path, _ = _leaderboard(tmp_path, 4, 50, seed=1)
+    _refused(capsys, ["audit", str(path), "--band-pairs", "10"], "add --tiles")
+
+
+def test_folder_must_be_new_or_empty(tmp_path, capsys):
+    path, _ = _leaderboard(tmp_path, 4, 50, seed=1)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "other.txt").write_text("x")
+    _refused(capsys, ["audit", str(path), *_TILES, "--out", str(tmp_path / "full")], "new or empty folder")
+    _refused(capsys, ["audit", str(path), *_TILES, "--out", str(path)], "new or empty folder")
+
+
+def test_scores_the_tiles_do_not_audit_are_refused(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    graded = pd.DataFrame(rng.random((60, 3)).round(3), columns=["a", "b", "c"])
+    graded.insert(0, "item_id", [f"i{k}" for k in range(60)])
+    graded.to_csv(tmp_path / "graded.csv", index=False)
+    out = tmp_path / "pairs"
+    _refused(capsys, ["audit", str(tmp_path / "graded.csv"), *_TILES, "--out", str(out)], "drop --tiles")
+    clustered = pd.DataFrame((rng.random((60, 3)) < 0.6).astype(int), columns=["a", "b", "c"])
+    clustered.insert(0, "item_id", [f"i{k}" for k in range(60)])
+    clustered.insert(1, "topic", [f"t{k % 4}" for k in range(60)])
+    clustered.to_csv(tmp_path / "clustered.csv", index=False)
+    command = ["audit", str(tmp_path / "clustered.csv"), "--cluster-column", "topic", *_TILES, "--out", str(out)]
+    _refused(capsys, command, "--cluster-column")
+    long = pd.DataFrame(
+        [(f"i{k}", model, epoch, int(rng.random() < 0.6)) for k in range(30) for model in "ab" for epoch in (1, 2)],
+        columns=["item_id", "model", "epoch", "score"],
+    )
+    long.to_csv(tmp_path / "repeats.csv", index=False)
+    command = ["audit", str(tmp_path / "repeats.csv"), "--repeat-column", "epoch", *_TILES, "--out", str(out)]
+    _refused(capsys, command, "--tiles takes one score per item")
+    assert not out.exists()
