@@ -165,10 +165,22 @@ def run_tiled(arguments, matrix, backend, folder: Path, gate) -> tuple[str, int]
     from llm_power_verified.leaderboard.bands import PAIRS_PER_BAND
 
     bands = arguments.band_pairs or PAIRS_PER_BAND
-    result = tiled_audit(matrix, folder, backend=backend, pairs_per_band=bands, **settings)
+    try:
+        result = tiled_audit(matrix, folder, backend=backend, pairs_per_band=bands, **settings)
+    except BaseException:
+        _remove_bands(folder)  # an interrupted or failed run leaves no partial dataset behind
+        raise
     document = tiled_document(result, items=matrix.n_items, settings=settings)
     written = write_tiled_report(document, folder)
     status = gate(result.adjacent, arguments.fail_on)
     return "\n".join(
         [*tiled_lines(document), "", f"wrote {folder}: {result.bands:,} band files and {written.name}"]
     ), status
+
+
+def _remove_bands(folder: Path) -> None:
+    """Remove the band files written so far, and the folder when that leaves it empty (it was new or empty)."""
+    for path in folder.glob("band-*.parquet"):
+        path.unlink(missing_ok=True)
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()

@@ -173,3 +173,36 @@ def test_scores_the_tiles_do_not_audit_are_refused(tmp_path, capsys):
     command = ["audit", str(tmp_path / "repeats.csv"), "--repeat-column", "epoch", *_TILES, "--out", str(out)]
     _refused(capsys, command, "--tiles takes one score per item")
     assert not out.exists()
+
+
+def test_an_interrupted_run_leaves_no_partial_dataset(tmp_path, capsys, monkeypatch):
+    from llm_power_verified.leaderboard import tiled_audit as tiled_module
+
+    real = tiled_module.tiled_audit
+
+    def interrupted(matrix, folder, **options):
+        real(matrix, folder, **options)  # every band written, then the run is stopped
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tiled_module, "tiled_audit", interrupted)
+    path, _ = _leaderboard(tmp_path, 20, 100, seed=5)
+    out = tmp_path / "pairs"
+    assert main(["audit", str(path), *_TILES, "--out", str(out), "--n-resamples", "0", "--band-pairs", "30"]) == 130
+    capsys.readouterr()
+    assert not out.exists()
+
+
+def test_tiles_on_an_existing_scheduler(tmp_path, capsys):
+    if not os.environ.get("CI"):
+        pytest.importorskip("dask.distributed")
+    from dask.distributed import LocalCluster
+
+    path, matrix = _leaderboard(tmp_path, 70, 300, seed=11)
+    out = tmp_path / "pairs"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        command = ["audit", str(path), *_TILES, "--out", str(out), "--n-resamples", "0", "--band-pairs", "400"]
+        assert main([*command, "--scheduler", cluster.scheduler_address]) == 0
+    capsys.readouterr()
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    assert _dataset(out).equals(_round_trip(local.pairs))
+    _assert_report(json.loads((out / "_report.json").read_text()), local, 300)
