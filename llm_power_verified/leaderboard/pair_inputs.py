@@ -114,9 +114,15 @@ class PairInputs(Result):
 _GATHER_BYTES = 1 << 23
 
 
+#: Set bits of each byte: the popcount of NumPy < 2.0, which has no np.bitwise_count (pyproject allows numpy 1.26).
+_BYTE_BITS = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
+
+
 def _both_set(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Items set in both packed rows of each pair: the popcount of their AND (exact int64)."""
-    return np.bitwise_count(x & y).sum(axis=1, dtype=np.int64)
+    both = x & y
+    bits = np.bitwise_count(both) if hasattr(np, "bitwise_count") else _BYTE_BITS[both]
+    return bits.sum(axis=1, dtype=np.int64)
 
 
 def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:

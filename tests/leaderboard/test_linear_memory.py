@@ -165,3 +165,11 @@ def test_adjacent_memory_grows_linearly_in_the_models(monkeypatch):
     small, large = _adjacent_peak(4_000), _adjacent_peak(8_000)
     assert large < 2.5 * small  # linear: 2 plus fixed costs; quadratic would be 4
     assert large < 8_000 * 8_000 // 4  # a quarter of one K x K int8 array
+
+
+def test_the_byte_popcount_table_of_old_numpy_counts_every_byte():
+    """NumPy < 2.0 has no bitwise_count: the packed counts then read a 256-entry table, checked here bit by bit."""
+    from llm_power_verified.leaderboard import pair_inputs as module
+
+    expected = [sum((byte >> bit) & 1 for bit in range(8)) for byte in range(256)]
+    assert module._BYTE_BITS.tolist() == expected
