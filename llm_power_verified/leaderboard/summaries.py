@@ -20,6 +20,7 @@ from llm_power_verified.results import Result
 
 __all__ = [
     "GAP_BUCKETS",
+    "VERDICT_COLUMNS",
     "ClusterBootstrap",
     "ClusterSummary",
     "GapBucket",
@@ -410,6 +411,19 @@ def resolution_by_gap(pairs: pd.DataFrame) -> tuple[GapBucket, ...]:
     return tuple(rows)
 
 
+#: Each verdict's resolved column of the pair table (clustered: with clusters; anytime-valid: 0/1 scores).
+VERDICT_COLUMNS = {
+    "fixed_n": "resolved",
+    "bonferroni": "resolved_bonferroni",
+    "holm": "resolved_holm",
+    "benjamini_hochberg": "resolved_bh",
+    "rho_minus": "resolved_rho_minus",
+    "rho_plus": "resolved_rho_plus",
+    "clustered": "resolved_cluster",
+    "anytime_valid": "resolved_anytime",
+}
+
+
 def verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdicts:
     """Unresolved-pair counts across procedures (the paper's Table 5).
 
@@ -425,18 +439,11 @@ def verdict_table(pairs: pd.DataFrame, clusters: ClusterSummary | None) -> Verdi
     Verdicts
         The counts.
     """
-
-    def unresolved(column: str) -> int:
-        return int((~pairs[column].astype(bool)).sum())
-
+    counted = {"clustered": clusters is not None, "anytime_valid": "resolved_anytime" in pairs}
     return Verdicts(
-        fixed_n=unresolved("resolved"),
-        bonferroni=unresolved("resolved_bonferroni"),
-        holm=unresolved("resolved_holm"),
-        benjamini_hochberg=unresolved("resolved_bh"),
-        rho_minus=unresolved("resolved_rho_minus"),
-        rho_plus=unresolved("resolved_rho_plus"),
-        clustered=unresolved("resolved_cluster") if clusters is not None else None,
-        anytime_valid=unresolved("resolved_anytime") if "resolved_anytime" in pairs else None,
+        **{
+            field: int((~pairs[column].astype(bool)).sum()) if counted.get(field, True) else None
+            for field, column in VERDICT_COLUMNS.items()
+        },
         pairs=len(pairs),
     )

@@ -40,6 +40,7 @@ from llm_power_verified.leaderboard.settings import AuditSettings
 from llm_power_verified.leaderboard.streams import canonical_order
 from llm_power_verified.leaderboard.summaries import (
     GAP_BUCKETS,
+    VERDICT_COLUMNS,
     GapBucket,
     Inflation,
     Multiplicity,
@@ -259,17 +260,8 @@ def _combine(matrix, order, settings: AuditSettings, summaries, multiplicity, fo
     )
     if tiers.adjacent is not None:
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
-    verdicts = Verdicts(
-        fixed_n=unresolved["resolved"],
-        bonferroni=unresolved["resolved_bonferroni"],
-        holm=unresolved["resolved_holm"],
-        benjamini_hochberg=unresolved["resolved_bh"],
-        rho_minus=unresolved["resolved_rho_minus"],
-        rho_plus=unresolved["resolved_rho_plus"],
-        clustered=None,
-        anytime_valid=unresolved["resolved_anytime"],
-        pairs=rows,
-    )
+    # No clusters in a tiled audit: its count is None, as verdict_table gives without clusters.
+    verdicts = Verdicts(**{field: unresolved.get(column) for field, column in VERDICT_COLUMNS.items()}, pairs=rows)
     return TiledAudit(
         ranking=ranking,
         adjacent=adjacent_rows,
