@@ -17,7 +17,7 @@ import numpy as np
 
 from llm_power_verified.errors import ArgumentError
 
-__all__ = ["BLOCK_ROWS", "both_correct_counts", "correct_counts"]
+__all__ = ["BLOCK_ROWS", "both_correct_between", "both_correct_counts", "correct_counts"]
 
 BLOCK_ROWS = 2**24
 
@@ -52,6 +52,32 @@ def _both_correct(scores: np.ndarray, block_rows: int) -> np.ndarray:
     for start in range(0, scores.shape[0], block_rows):
         block = scores[start : start + block_rows].astype(np.float32)
         total += (block.T @ block).astype(np.int64)
+    return total
+
+
+def both_correct_between(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Items both models solve for every (row, column) pair of two sets of models, exact as :func:`both_correct_counts`.
+
+    Parameters
+    ----------
+    first, second : numpy.ndarray
+        0/1 scores, models x items (float32 avoids a copy per block), one row per model of each set.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts, len(first) x len(second).
+
+    Examples
+    --------
+    >>> both_correct_between(np.array([[1, 1, 0]]), np.array([[1, 0, 1], [1, 1, 1]])).tolist()
+    [[1, 2]]
+    """
+    total = np.zeros((first.shape[0], second.shape[0]), dtype=np.int64)
+    for start in range(0, first.shape[1], BLOCK_ROWS):
+        items = slice(start, start + BLOCK_ROWS)
+        rows, columns = (part[:, items].astype(np.float32, copy=False) for part in (first, second))
+        total += (rows @ columns.T).astype(np.int64)
     return total
 
 

@@ -28,8 +28,9 @@ from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard import blocks as blocks_module
 from llm_power_verified.leaderboard.bands import Band
 from llm_power_verified.leaderboard.blocks import BlockFamily, BlockSettings, arbiter_pvalues, family_log_e
-from llm_power_verified.leaderboard.contingency import BLOCK_ROWS, correct_counts
+from llm_power_verified.leaderboard.contingency import both_correct_between, correct_counts
 from llm_power_verified.leaderboard.pair_table import pair_block
+from llm_power_verified.leaderboard.summaries import VERDICT_COLUMNS as SUMMARY_VERDICTS
 from llm_power_verified.leaderboard.summaries import resolution_by_gap
 from llm_power_verified.results import Result
 
@@ -45,16 +46,8 @@ __all__ = [
     "tile_scores",
 ]
 
-#: The resolved columns whose unresolved pairs the verdict table counts (summaries.verdict_table).
-VERDICT_COLUMNS = (
-    "resolved",
-    "resolved_bonferroni",
-    "resolved_holm",
-    "resolved_bh",
-    "resolved_rho_minus",
-    "resolved_rho_plus",
-    "resolved_anytime",
-)
+#: The resolved columns whose unresolved pairs the verdict table counts (no clusters in a tiled audit).
+VERDICT_COLUMNS = tuple(column for field, column in SUMMARY_VERDICTS.items() if field != "clustered")
 
 
 @dataclass(frozen=True, repr=False)
@@ -160,11 +153,7 @@ def band_inputs(scores: TileScores, band: Band) -> BandInputs:
     BandInputs
         What :func:`~llm_power_verified.leaderboard.pair_table.pair_block` reads of the band's pairs.
     """
-    rows, columns = scores.ranked[band.first_row : band.stop_row], scores.ranked[band.first_row + 1 :]
-    a = np.zeros((rows.shape[0], columns.shape[0]), dtype=np.int64)
-    for start in range(0, scores.n_items, BLOCK_ROWS):
-        items = slice(start, start + BLOCK_ROWS)
-        a += (rows[:, items] @ columns[:, items].T).astype(np.int64)
+    a = both_correct_between(scores.ranked[band.first_row : band.stop_row], scores.ranked[band.first_row + 1 :])
     return BandInputs(
         n_items=scores.n_items,
         models=scores.models,
