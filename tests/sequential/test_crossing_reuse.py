@@ -11,6 +11,7 @@ from scipy.special import ndtri
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.sequential import crossing, required_n_anytime
+from llm_power_verified.sequential.e_process import log_e_value
 
 
 def _every_pair(b, c, n, alpha=0.05, power=0.8, mixture="grid") -> np.ndarray:
@@ -134,3 +135,13 @@ def test_a_table_with_more_discordant_items_than_items_is_refused_naming_it():
     """b + c > n is no table of n items: refused in one line (it leaked a RuntimeWarning from sqrt before)."""
     with pytest.raises(ArgumentError, match=r"b \+ c must not exceed n; got b = 600, c = 500, n = 1000 at index 1"):
         required_n_anytime([5, 600], [3, 500], 1000)
+
+
+@pytest.mark.parametrize("mixture", ["grid", "two-point"])
+@pytest.mark.parametrize("alpha", [0.05, 0.001])
+def test_every_item_one_way_needs_the_first_count_whose_e_value_reaches_one_over_alpha(mixture, alpha):
+    """b = n or c = n (sigma_D = 0): certain crossing at the first M with e(M wins) >= 1/alpha (it was inf)."""
+    wins = np.arange(1, 400)
+    first = int(wins[np.argmax(np.asarray(log_e_value(wins, 0, mixture=mixture)) >= np.log(1 / alpha))])
+    got = required_n_anytime([50, 0, 1000], [0, 50, 0], [50, 50, 1000], alpha=alpha, mixture=mixture)
+    assert got.tolist() == [first] * 3
