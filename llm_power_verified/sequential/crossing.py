@@ -158,6 +158,8 @@ def required_n_anytime(
     b, c, n = (x.ravel() for x in np.broadcast_arrays(b, c, n))
     if not 0.5 < power < 1:
         raise ArgumentError(f"power must lie in (0.5, 1) for the anytime-valid required N; got {power!r}")
+    if table is None and not 0 < alpha < 1:  # NaN fails the comparison too
+        raise ArgumentError(f"alpha must lie in (0, 1) for the anytime-valid required N; got {alpha!r}")
     table = table or threshold_table(float(alpha), mixture, tuple(prior))
     bounds = envelope(table.alpha, table.mixture, table.prior)
     z_power = -float(ndtri(1 - power))
@@ -176,8 +178,10 @@ def required_n_anytime(
             values[~known] = _search(wins, losses, np.full(wins.size, size), bounds, z_power)
             _FOUND.store(config, keys[~known], values[~known])
         result[keyed] = values[inverse.reshape(-1)]
-    if not keyed.all():
-        result[~keyed] = _search(b[~keyed], c[~keyed], n[~keyed], bounds, z_power)
+    searched = ~keyed & np.isfinite(b + c + n)
+    if searched.any():
+        result[searched] = _search(b[searched], c[searched], n[searched], bounds, z_power)
+    result[np.isnan(b + c + n)] = np.nan  # a missing count: N_av unknown, not inf
     return finish(result.reshape(shape))
 
 

@@ -145,3 +145,14 @@ def test_every_item_one_way_needs_the_first_count_whose_e_value_reaches_one_over
     first = int(wins[np.argmax(np.asarray(log_e_value(wins, 0, mixture=mixture)) >= np.log(1 / alpha))])
     got = required_n_anytime([50, 0, 1000], [0, 50, 0], [50, 50, 1000], alpha=alpha, mixture=mixture)
     assert got.tolist() == [first] * 3
+
+
+@pytest.mark.parametrize("alpha", [0, 2, -0.1, float("nan")])
+def test_an_alpha_outside_the_unit_interval_is_refused_naming_it(alpha):
+    with pytest.raises(ArgumentError, match=r"alpha must lie in \(0, 1\)"):
+        required_n_anytime(5, 3, 100, alpha=alpha)
+
+
+def test_a_missing_count_gives_a_missing_n_not_inf():
+    got = required_n_anytime([np.nan, 1680], [3, 1454], [100, 12032])
+    assert np.isnan(got[0]) and got[1] == required_n_anytime(1680, 1454, 12032)
