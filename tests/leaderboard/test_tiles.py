@@ -153,3 +153,10 @@ def test_a_folder_that_is_a_file_or_below_one_is_refused_in_one_line(tmp_path):
         tiled_audit(matrix, tmp_path / "file")
     with pytest.raises(ArgumentError, match="cannot be made"):
         tiled_audit(matrix, tmp_path / "file" / "below")
+
+
+@pytest.mark.parametrize(("size", "per_band"), [(10.5, 3), (-1, 3), (10, 0), (10, 2.5), (True, 3)])
+def test_plan_bands_refuses_sizes_that_are_not_whole(size, per_band):
+    """plan_bands(10.5, 3) gave a band ending at row 9.5."""
+    with pytest.raises(ArgumentError, match="must be a whole number"):
+        plan_bands(size, per_band)
