@@ -54,7 +54,7 @@ def standard_streams() -> Iterator[None]:
       the rest of a partial write, and prints a character its encoding cannot show as an escape (a replaced
       stream, a test's capture, is left as it is);
     * Ctrl-C (KeyboardInterrupt) becomes :class:`~llm_power_verified.cli.errors.Interrupted` (status 130, one line,
-      no traceback);
+      no traceback); running out of memory (MemoryError, pyarrow's ArrowMemoryError) a one-line CommandError;
     * a broken pipe becomes :class:`~llm_power_verified.cli.errors.ReaderLeft`, after standard output is pointed at
       the null device (the signal module's "Note on SIGPIPE"); what is still buffered is flushed at the end
       (``--help`` included), a failure there being one line.
@@ -105,6 +105,11 @@ def standard_streams() -> Iterator[None]:
         raise ReaderLeft("the reader of standard output went away") from None
     except KeyboardInterrupt:
         raise Interrupted("interrupted") from None
+    except MemoryError:  # numpy's and Arrow's allocation failures (ArrowMemoryError is one): one line, not a traceback
+        raise CommandError(
+            "out of memory: the input or the audit needs more memory than this process may use; split the input "
+            "(fewer models or items per file), or give the run more memory"
+        ) from None
     finally:
         replaced, sys.stdout = sys.stdout, original
         if replaced is not original:

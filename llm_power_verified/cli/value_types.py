@@ -301,7 +301,8 @@ def column_list(text: str) -> list[str]:
     unknown = [name for name in names if name not in _COLUMN_NAMES]
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown column {unknown[0]!r}; choose from default, all or pair columns (every name in the "
+            f"unknown column {unknown[0][:80]!r}{' (cut at 80 characters)' if len(unknown[0]) > 80 else ''}; choose "
+            "from default, all or pair columns (every name in the "
             "documentation's reference/columns; table and markdown take the names --help lists)"
         )
     return names

@@ -101,6 +101,8 @@ class FamilyTable(Result):
             :func:`~llm_power_verified.inference.multiplicity.adjust_pvalues` gives each occurrence.
         """
         m, p = self.size, self.values
+        if p.size and not (p[0] >= 0 and p[-1] <= 1):
+            raise ArgumentError(f"adjusted p-values need values in [0, 1]; the table holds {p[0]!r} to {p[-1]!r}")
         if correction == "holm":
             # The first rank of a tie run is below + 1: the factor (m - steps + 1) there is m - below.
             return np.maximum.accumulate(np.minimum(1.0, (m - self.below) * p))
@@ -129,6 +131,13 @@ class FamilyTable(Result):
             Each value's level, equal bit for bit to
             :func:`~llm_power_verified.inference.multiplicity.holm_levels` on the whole family.
         """
+        _check_level(alpha)
+        earlier = np.asarray(earlier)
+        if earlier.shape != self.values.shape or not np.issubdtype(earlier.dtype, np.integer) or (earlier < 0).any():
+            raise ArgumentError(
+                f"earlier must hold a whole number >= 0 per distinct value ({self.values.size}); got shape "
+                f"{earlier.shape}, dtype {earlier.dtype}"
+            )
         at = self.locate(values)
         # Within the block, ties keep their order: the j-th occurrence of a value is j places after its first.
         order = np.argsort(at, kind="stable")
@@ -155,11 +164,17 @@ class FamilyTable(Result):
         float
             The cut, or inf.
         """
+        _check_level(alpha)
         m = self.size
         # The last (largest k) member of each run in descending order: k = m - below.
         k = m - self.below
         passes = self.values >= np.log(m / (alpha * k))
         return float(self.values[np.flatnonzero(passes)[0]]) if passes.any() else float("inf")
+
+
+def _check_level(alpha: float) -> None:
+    if not 0 < alpha < 1:  # NaN fails too
+        raise ArgumentError(f"alpha must lie in (0, 1); got {alpha!r}")
 
 
 def family_table(parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> FamilyTable:
@@ -186,6 +201,14 @@ def family_table(parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> FamilyTable:
     parts = list(parts)
     if not parts:
         return FamilyTable(values=np.empty(0), counts=np.empty(0, np.int64), below=np.empty(0, np.int64), size=0)
+    for index, (values, counts) in enumerate(parts):
+        values, counts = np.asarray(values), np.asarray(counts)
+        if values.ndim != 1 or values.shape != counts.shape:
+            raise ArgumentError(f"part {index}: values and counts must be one-dimensional and of one length")
+        if np.isnan(values.astype(np.float64)).any():
+            raise ArgumentError(f"part {index}: a value is NaN")
+        if not np.issubdtype(counts.dtype, np.integer) or (counts < 1).any():
+            raise ArgumentError(f"part {index}: counts must be whole numbers >= 1 (value_counts gives them)")
     values = np.concatenate([np.asarray(part[0], dtype=np.float64) for part in parts])
     counts = np.concatenate([np.asarray(part[1], dtype=np.int64) for part in parts])
     distinct, where = np.unique(values, return_inverse=True)

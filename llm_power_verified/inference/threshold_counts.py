@@ -187,7 +187,13 @@ def step_thresholds(procedure: str, steps: Any, family_size: int, alpha: float =
     """
     if procedure not in PROCEDURES:
         raise ArgumentError(f"procedure must be one of {tuple(PROCEDURES)}; got {procedure!r}")
-    steps = np.asarray(steps, dtype=np.int64)
+    alpha = check_alpha(alpha)
+    if isinstance(family_size, bool) or not isinstance(family_size, (int, np.integer)) or family_size < 1:
+        raise ArgumentError(f"family_size must be a whole number >= 1; got {family_size!r}")
+    given = np.asarray(steps)
+    if given.dtype.kind not in "iu" or (given.size and not (given.min() >= 1 and given.max() <= family_size)):
+        raise ArgumentError(f"steps must be whole numbers from 1 to family_size ({family_size}); got {given!r}"[:300])
+    steps = given.astype(np.int64)
     m = int(family_size)
     if procedure == "e-bh":
         return -np.log(m / (alpha * steps))

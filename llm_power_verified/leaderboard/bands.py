@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_power_verified.errors import ArgumentError
 from llm_power_verified.results import Result
 
 __all__ = ["PAIRS_PER_BAND", "Band", "plan_bands"]
@@ -65,6 +66,9 @@ def plan_bands(size: int, pairs_per_band: int = PAIRS_PER_BAND) -> list[Band]:
     >>> [(band.first_row, band.stop_row, band.start, band.stop) for band in plan_bands(5, 4)]
     [(0, 1, 0, 4), (1, 3, 4, 9), (3, 4, 9, 10)]
     """
+    for name, value in (("size", size), ("pairs_per_band", pairs_per_band)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if name == "size" else 1):
+            raise ArgumentError(f"{name} must be a whole number >= {0 if name == 'size' else 1}; got {value!r}")
     bands, row = [], 0
     ends = _row_start(np.arange(1, size), size)  # pairs through each row
     while row < size - 1:

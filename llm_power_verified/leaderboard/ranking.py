@@ -283,7 +283,8 @@ def wilson_interval(successes: np.ndarray, n: int, alpha: float) -> tuple[np.nda
     centre = p + z * z / (2 * n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return (centre - half) / scale, (centre + half) / scale
+    # The interval lies in [0, 1]; at 0 or N successes rounding can leave it by an ulp (1 + 2^-52 at N of N).
+    return np.clip((centre - half) / scale, 0.0, 1.0), np.clip((centre + half) / scale, 0.0, 1.0)
 
 
 def model_table(

@@ -180,9 +180,14 @@ def _check(matrix: ScoreMatrix, folder: str | Path, pairs_per_band: int) -> Path
     if isinstance(pairs_per_band, bool) or not isinstance(pairs_per_band, int) or pairs_per_band < 1:
         raise ArgumentError(f"pairs_per_band must be a positive integer; got {pairs_per_band!r}")
     folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    if folder.exists() and not folder.is_dir():
+        raise ArgumentError(f"folder {str(folder)!r}: a file, not a folder; give a new or empty folder for the dataset")
+    if folder.exists() and any(folder.iterdir()):
         raise ArgumentError(f"folder {str(folder)!r}: the dataset's folder must be new or empty (give another path)")
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a parent that is a file, no permission, a read-only file system
+        raise ArgumentError(f"folder {str(folder)!r}: cannot be made ({error.strerror}); give another path") from None
     return folder
 
 

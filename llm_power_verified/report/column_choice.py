@@ -80,7 +80,7 @@ def chosen_columns(present: Sequence[str], columns, kind: str | None = None) -> 
     Returns
     -------
     list of str
-        The columns written, in the order of ``present``.
+        The columns written, in the order of ``present``; ``model_a`` and ``model_b`` always (they name the pair).
 
     Raises
     ------
@@ -91,6 +91,8 @@ def chosen_columns(present: Sequence[str], columns, kind: str | None = None) -> 
     --------
     >>> chosen_columns(["model_a", "model_b", "delta", "p_holm", "q"], ["q", "default"])
     ['model_a', 'model_b', 'delta', 'q']
+    >>> chosen_columns(["model_a", "model_b", "delta", "p_holm", "q"], ["q"])  # the pair's names always
+    ['model_a', 'model_b', 'q']
     """
     names = requested_names(columns)
     if names is None:
@@ -100,6 +102,7 @@ def chosen_columns(present: Sequence[str], columns, kind: str | None = None) -> 
         raise ArgumentError(
             f"--columns {missing[0]}: not in this audit's pair table ({_absent(missing[0], kind)}); give {_WHERE}"
         )
-    wanted = set(names)
+    # A row names its pair whatever is chosen: without the models a row of numbers identifies nothing.
+    wanted = set(names) | {"model_a", "model_b"}
     default = "default" in wanted
     return [name for name in present if name in wanted or (default and name in _DECLARED and _DECLARED[name].default)]

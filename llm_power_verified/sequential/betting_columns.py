@@ -43,11 +43,27 @@ WORKERS = max(1, min(2, os.cpu_count() or 1))
 MIN_THREAD_PAIRS = 1024
 
 
+def _model_indices(name: str, index: Any) -> np.ndarray:
+    """Whole model indices, refused (never truncated: 1.9 is no model) when not whole numbers."""
+    given = np.asarray(index).reshape(-1)
+    if given.dtype.kind in "iu":
+        return given.astype(np.intp)
+    if given.dtype.kind != "f":
+        raise ArgumentError(f"{name} must hold whole model indices; got dtype {given.dtype}")
+    whole = np.isfinite(given) & (given == np.floor(given)) & (np.abs(given) < 2**62)
+    if not whole.all():
+        raise ArgumentError(f"{name} must hold whole model indices; got {float(given[~whole][0])!r}")
+    return given.astype(np.intp)
+
+
 def _check_pairs(scores: Any, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    values = np.asarray(scores, dtype=np.float64)
+    values = np.asarray(scores)
+    if values.dtype.kind not in "fiub":
+        raise ArgumentError(f"scores must be real numbers; got dtype {values.dtype}")
+    values = values.astype(np.float64, copy=False)
     if values.ndim != 2 or values.shape[0] == 0:
         raise ArgumentError(f"scores must be a non-empty 2-D array (items x models); got shape {values.shape}")
-    first, second = np.asarray(first, dtype=np.intp).reshape(-1), np.asarray(second, dtype=np.intp).reshape(-1)
+    first, second = _model_indices("first", first), _model_indices("second", second)
     if first.shape != second.shape:
         raise ArgumentError(f"first and second must name as many models; got {first.size} and {second.size}")
     for name, index in (("first", first), ("second", second)):
@@ -210,8 +226,8 @@ def betting_log_e_at_n(
     """
     check_alpha(alpha)
     for name, value in (("pairs_per_chunk", pairs_per_chunk), ("workers", workers)):
-        if int(value) < 1:
-            raise ArgumentError(f"{name} must be at least 1; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ArgumentError(f"{name} must be a whole number >= 1; got {value!r}")
     values, first, second = _check_pairs(scores, first, second)
     c = 2 * math.log(2 / alpha)
     out = np.empty(first.size)

@@ -105,7 +105,8 @@ def required_n_anytime(
     sqrt(M) with e >= 1/alpha).  u is saw-toothed, so the condition is not monotone
     in N; the search is exact all the same (see :class:`Envelope`): it steps over
     discordant counts M, skipping only counts that a proven lower bound on u rules
-    out, and checks the condition itself everywhere else.  inf when b = c, when
+    out, and checks the condition itself everywhere else.  When every item differs the same way (b = n or c = n,
+    sigma_D = 0) the crossing is certain: N_av is the first M whose threshold any count reaches.  inf when b = c, when
     a <= gamma sqrt(psi) (the grid has no theta within 0.01 of 1/2, so the threshold
     grows like gamma sqrt(M) and is never met), or when the first crossing is proven
     to lie beyond 10^12 items.
@@ -157,6 +158,8 @@ def required_n_anytime(
     b, c, n = (x.ravel() for x in np.broadcast_arrays(b, c, n))
     if not 0.5 < power < 1:
         raise ArgumentError(f"power must lie in (0.5, 1) for the anytime-valid required N; got {power!r}")
+    if table is None and not 0 < alpha < 1:  # NaN fails the comparison too
+        raise ArgumentError(f"alpha must lie in (0, 1) for the anytime-valid required N; got {alpha!r}")
     table = table or threshold_table(float(alpha), mixture, tuple(prior))
     bounds = envelope(table.alpha, table.mixture, table.prior)
     z_power = -float(ndtri(1 - power))
@@ -175,8 +178,10 @@ def required_n_anytime(
             values[~known] = _search(wins, losses, np.full(wins.size, size), bounds, z_power)
             _FOUND.store(config, keys[~known], values[~known])
         result[keyed] = values[inverse.reshape(-1)]
-    if not keyed.all():
-        result[~keyed] = _search(b[~keyed], c[~keyed], n[~keyed], bounds, z_power)
+    searched = ~keyed & np.isfinite(b + c + n)
+    if searched.any():
+        result[searched] = _search(b[searched], c[searched], n[searched], bounds, z_power)
+    result[np.isnan(b + c + n)] = np.nan  # a missing count: N_av unknown, not inf
     return finish(result.reshape(shape))
 
 
@@ -229,6 +234,15 @@ def _present(stored: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarr
 _FOUND = _Found()
 
 
+def _first_reachable(bounds: Envelope) -> float:
+    """The fewest discordant pairs whose e-value can reach 1/alpha (all of them one way): the first finite u(M)."""
+    for start in range(1, int(LARGEST_N), 4096):
+        reachable = np.isfinite(bounds.u(np.arange(start, start + 4096, dtype=np.float64)))
+        if reachable.any():
+            return float(start + int(np.argmax(reachable)))
+    return float("inf")  # pragma: no cover - every mixture's e-value grows without bound in M
+
+
 def _search(b: np.ndarray, c: np.ndarray, n: np.ndarray, bounds: Envelope, z_power: float) -> np.ndarray:
     """N_av of each (b, c, n) (flat float arrays): the first-crossing search of :func:`required_n_anytime`."""
     psi = (b + c) / n
@@ -239,7 +253,12 @@ def _search(b: np.ndarray, c: np.ndarray, n: np.ndarray, bounds: Envelope, z_pow
         a = np.where(sd > 0, gap / sd, 0.0)
     # u(M) > gamma sqrt(M) for every M, and a sqrt(N) <= a sqrt((M + 1/2) / psi); with a <= gamma sqrt(psi) the
     # condition would need gamma (sqrt(M + 1/2) - sqrt(M)) <= gamma / 4 >= z_{1-beta}, false for power > 0.5.
-    live = np.flatnonzero((gap > 0) & (a > bounds.gamma * np.sqrt(psi)))
+    # sigma_D = 0 with a gap: every item differs the same way (b = n or c = n, so psi = 1 and M(N) = N), the
+    # plug-in monitored test crosses with certainty at the first M whose threshold any count reaches (a = inf).
+    certain = (sd == 0) & (gap > 0)
+    if certain.any():
+        result[certain] = _first_reachable(bounds)
+    live = np.flatnonzero((gap > 0) & ~certain & (a > bounds.gamma * np.sqrt(psi)))
     m = np.ones(live.size)
     # Counts checked per round: about 64 per pair of the call, within [2^14, 2^20] (a fixed 2^20 made a call of a
     # few pairs check 2^20 counts a round, most of them past the crossing).

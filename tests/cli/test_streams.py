@@ -285,3 +285,19 @@ def test_plot_folder_is_not_made_before_the_input_is_read(tmp_path):
     )
     assert result.returncode == 2 and "'x'" in _one_line_error(result.stderr)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.csv"]
+
+
+def test_running_out_of_memory_is_one_line_with_status_2(tmp_path, monkeypatch, capsys):
+    """An allocation that fails while reading (numpy's or Arrow's MemoryError) ends in one line, not a traceback."""
+    from llm_power_verified.cli.main import main
+    from llm_power_verified.io import table_files
+
+    def exhausted(*_args, **_kwargs):
+        raise MemoryError("Unable to allocate 3.1 GiB for an array")
+
+    path = tmp_path / "w.csv"
+    path.write_text("item_id,a,b\nq1,1,0\nq2,0,1\n")
+    monkeypatch.setattr(table_files, "_read_csv", exhausted)
+    assert main(["audit", str(path), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "out of memory" in captured.err and "Traceback" not in captured.err

@@ -70,3 +70,27 @@ def test_refusals_name_the_value():
         value_counts(np.array([0.1, np.nan]))
     with pytest.raises(ArgumentError, match="'holm' or 'bh'"):
         table.adjusted("bonferroni")
+
+
+def test_damaged_parts_and_settings_are_refused():
+    """Counts below 1 or not whole, mismatched lengths, NaN, p outside [0, 1], a bad alpha or negative `earlier`."""
+    good = (np.array([0.1, 0.2]), np.array([1, 2]))
+    for part, why in [
+        ((np.array([0.1, 0.2]), np.array([1, 0])), "whole numbers >= 1"),
+        ((np.array([0.1, 0.2]), np.array([1.5, 2.0])), "whole numbers >= 1"),
+        ((np.array([0.1, 0.2]), np.array([-3, 2])), "whole numbers >= 1"),
+        ((np.array([0.1, 0.2]), np.array([1])), "of one length"),
+        ((np.array([0.1, np.nan]), np.array([1, 1])), "NaN"),
+    ]:
+        with pytest.raises(ArgumentError, match=f"part 1: .*{why}"):
+            family_table([good, part])
+    with pytest.raises(ArgumentError, match=r"values in \[0, 1\]"):
+        family_table([(np.array([-0.5, 0.2]), np.array([1, 1]))]).adjusted("holm")
+    table = family_table([good])
+    for alpha in (0.0, 2.0, float("nan")):
+        with pytest.raises(ArgumentError, match=r"alpha must lie in \(0, 1\)"):
+            table.e_bh_cut(alpha)
+        with pytest.raises(ArgumentError, match=r"alpha must lie in \(0, 1\)"):
+            table.holm_levels(np.array([0.1]), np.zeros(2, dtype=np.int64), alpha)
+    with pytest.raises(ArgumentError, match="earlier must hold a whole number >= 0"):
+        table.holm_levels(np.array([0.1]), np.array([-1, 0]), 0.05)

@@ -366,3 +366,13 @@ def test_a_family_hugging_its_bh_thresholds_needs_passes_and_max_passes_refuses(
 def test_arguments_outside_their_range_are_refused(call, message):
     with pytest.raises(ArgumentError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    ("steps", "family_size", "alpha"),
+    [([0], 10, 0.05), ([11], 10, 0.05), ([1.5], 10, 0.05), ([1], 0, 0.05), ([1], 2.5, 0.05), ([1], 10, 2.0)],
+)
+def test_step_thresholds_refuses_steps_sizes_and_levels_out_of_range(steps, family_size, alpha):
+    """Steps outside 1..m, m not whole, alpha outside (0, 1) gave warnings or plausible wrong thresholds."""
+    with pytest.raises(ArgumentError, match=r"steps must be|family_size must be|alpha must be"):
+        step_thresholds("holm", steps, family_size, alpha)

@@ -156,3 +156,15 @@ def test_wilson_interval_agrees_with_statsmodels():
         ref_low, ref_high = proportion_confint(successes, n, alpha=alpha, method="wilson")
         assert np.allclose(low, ref_low, rtol=1e-13, atol=1e-16)
         assert np.allclose(high, ref_high, rtol=1e-13, atol=1e-16)
+
+
+def test_wilson_interval_stays_inside_zero_one_at_the_ends():
+    """N of N (and 0 of N) solved: rounding gave 1 + 2^-52 for some N (the JSON schema's [0, 1] refused it)."""
+    from llm_power_verified.leaderboard.ranking import wilson_interval
+
+    n = np.arange(1, 3000)
+    for k in n:
+        low, high = wilson_interval(np.array([0, k]), int(k), 0.05)
+        # Inside [0, 1]; at the ends within a few ulp of 0 and 1 (exactly 0 and 1 in exact arithmetic).
+        assert low.min() >= 0.0 and high.max() <= 1.0
+        assert low[0] <= 4e-16 and high[1] >= 1.0 - 4 * np.finfo(float).eps

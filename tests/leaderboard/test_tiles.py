@@ -143,3 +143,20 @@ def test_refusals(tmp_path):
         tiled_audit(matrix, tmp_path / "bands", pairs_per_band=0)
     with pytest.raises(ArgumentError, match="alpha"):
         tiled_audit(matrix, tmp_path / "alpha", alpha=1.5)
+
+
+def test_a_folder_that_is_a_file_or_below_one_is_refused_in_one_line(tmp_path):
+    """A raw NotADirectoryError reached the caller for a folder below a file."""
+    matrix = from_array((np.random.default_rng(1).random((40, 4)) < 0.6).astype(float), models=list("wxyz"))
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ArgumentError, match="a file, not a folder"):
+        tiled_audit(matrix, tmp_path / "file")
+    with pytest.raises(ArgumentError, match="cannot be made"):
+        tiled_audit(matrix, tmp_path / "file" / "below")
+
+
+@pytest.mark.parametrize(("size", "per_band"), [(10.5, 3), (-1, 3), (10, 0), (10, 2.5), (True, 3)])
+def test_plan_bands_refuses_sizes_that_are_not_whole(size, per_band):
+    """plan_bands(10.5, 3) gave a band ending at row 9.5."""
+    with pytest.raises(ArgumentError, match="must be a whole number"):
+        plan_bands(size, per_band)

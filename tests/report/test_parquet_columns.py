@@ -180,3 +180,15 @@ def test_the_library_keeps_every_column_unless_asked(tmp_path):
     assert pq.read_schema(tmp_path / "default.parquet").names == _defaults(every)
     with pytest.raises(ArgumentError, match="--columns nope: not a pair column"):
         write(request, "csv", tmp_path / "x.csv", columns=["nope"])
+
+
+def test_a_chosen_set_keeps_the_pair_names_and_a_long_unknown_name_is_cut(tmp_path, capsys):
+    """--columns delta,q still names each pair (model_a, model_b); a 5,000-character name is not echoed whole."""
+    from llm_power_verified.cli.main import main
+
+    out = tmp_path / "a.parquet"
+    assert main(["audit", "--quiet", "--format", "parquet", "--columns", "delta,q", "--out", str(out)]) == 0
+    assert pq.read_schema(out).names == ["model_a", "model_b", "delta", "q"]
+    assert main(["audit", "--quiet", "--format", "parquet", "--columns", "x" * 5000, "--out", str(out)]) == 2
+    error = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(error) == 1 and "(cut at 80 characters)" in error[0] and len(error[0]) < 400

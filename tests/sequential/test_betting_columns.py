@@ -109,8 +109,8 @@ def test_no_pairs_give_no_values():
         (np.zeros((3, 2)), [0, 1], [1], {}, "first and second must name as many models; got 2 and 1"),
         (np.zeros(3), [0], [0], {}, "scores must be a non-empty 2-D array"),
         (np.zeros((3, 2)), [0], [1], {"alpha": 1.0}, "alpha must lie in (0, 1)"),
-        (np.zeros((3, 2)), [0], [1], {"pairs_per_chunk": 0}, "pairs_per_chunk must be at least 1"),
-        (np.zeros((3, 2)), [0], [1], {"workers": 0}, "workers must be at least 1; got 0"),
+        (np.zeros((3, 2)), [0], [1], {"pairs_per_chunk": 0}, "pairs_per_chunk must be a whole number >= 1"),
+        (np.zeros((3, 2)), [0], [1], {"workers": 0}, "workers must be a whole number >= 1; got 0"),
     ],
 )
 def test_refusals_name_the_argument(scores, first, second, kwargs, message):
@@ -124,3 +124,19 @@ def test_scores_out_of_range_whose_differences_stay_in_range_are_accepted():
     rng = np.random.default_rng(11)
     scores = rng.uniform(2, 2.5, (40, 3))
     assert np.array_equal(betting_log_e_at_n(scores, [0, 1], [2, 0]), _reference(scores, [0, 1], [2, 0]))
+
+
+@pytest.mark.parametrize("first", [[1.9], [-0.5], [float("nan")], [1e20], ["a"]])
+def test_model_indices_that_are_not_whole_are_refused_not_truncated(first):
+    """[1.9] used to audit model 1 silently; NaN and huge floats ended in a cast warning."""
+    scores = np.random.default_rng(0).random((50, 4))
+    with pytest.raises(ArgumentError, match="first must hold whole model indices"):
+        betting_log_e_at_n(scores, first, [2])
+
+
+def test_complex_scores_and_a_fractional_chunk_size_are_refused():
+    scores = np.random.default_rng(0).random((50, 4))
+    with pytest.raises(ArgumentError, match="scores must be real numbers"):
+        betting_log_e_at_n(scores.astype(complex), [0], [1])
+    with pytest.raises(ArgumentError, match="pairs_per_chunk must be a whole number >= 1"):
+        betting_log_e_at_n(scores, [0], [1], pairs_per_chunk=float("nan"))

@@ -11,6 +11,7 @@ from scipy.special import ndtri
 
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.sequential import crossing, required_n_anytime
+from llm_power_verified.sequential.e_process import log_e_value
 
 
 def _every_pair(b, c, n, alpha=0.05, power=0.8, mixture="grid") -> np.ndarray:
@@ -80,8 +81,8 @@ def test_pairs_outside_the_store_are_searched_as_before(fresh):
     n = np.array([12032, 12033, 2_000_000, 12032, 10, 100, 7_000_000_000])
     found = required_n_anytime(b, c, n)
     expected = _every_pair(np.nan_to_num(b), c, n)
-    expected[5] = np.inf  # a NaN count has no N_av
-    assert np.array_equal(found, expected) and np.isfinite(found[[0, 1, 3, 4, 6]]).all()
+    expected[5] = np.nan  # a missing count: N_av unknown
+    assert np.array_equal(found, expected, equal_nan=True) and np.isfinite(found[[0, 1, 3, 4, 6]]).all()
 
 
 def test_store_keeps_at_most_its_limit_and_the_values_stay_exact(fresh, monkeypatch):
@@ -134,3 +135,24 @@ def test_a_table_with_more_discordant_items_than_items_is_refused_naming_it():
     """b + c > n is no table of n items: refused in one line (it leaked a RuntimeWarning from sqrt before)."""
     with pytest.raises(ArgumentError, match=r"b \+ c must not exceed n; got b = 600, c = 500, n = 1000 at index 1"):
         required_n_anytime([5, 600], [3, 500], 1000)
+
+
+@pytest.mark.parametrize("mixture", ["grid", "two-point"])
+@pytest.mark.parametrize("alpha", [0.05, 0.001])
+def test_every_item_one_way_needs_the_first_count_whose_e_value_reaches_one_over_alpha(mixture, alpha):
+    """b = n or c = n (sigma_D = 0): certain crossing at the first M with e(M wins) >= 1/alpha (it was inf)."""
+    wins = np.arange(1, 400)
+    first = int(wins[np.argmax(np.asarray(log_e_value(wins, 0, mixture=mixture)) >= np.log(1 / alpha))])
+    got = required_n_anytime([50, 0, 1000], [0, 50, 0], [50, 50, 1000], alpha=alpha, mixture=mixture)
+    assert got.tolist() == [first] * 3
+
+
+@pytest.mark.parametrize("alpha", [0, 2, -0.1, float("nan")])
+def test_an_alpha_outside_the_unit_interval_is_refused_naming_it(alpha):
+    with pytest.raises(ArgumentError, match=r"alpha must lie in \(0, 1\)"):
+        required_n_anytime(5, 3, 100, alpha=alpha)
+
+
+def test_a_missing_count_gives_a_missing_n_not_inf():
+    got = required_n_anytime([np.nan, 1680], [3, 1454], [100, 12032])
+    assert np.isnan(got[0]) and got[1] == required_n_anytime(1680, 1454, 12032)
