@@ -3,9 +3,10 @@
 ``llm-power-verified audit INPUT --tiles --format parquet --out FOLDER`` runs
 :func:`~llm_power_verified.leaderboard.tiled_audit.tiled_audit` on the backend the options ask for (this process,
 ``--workers N`` processes of a local Dask cluster with an optional ``--worker-memory``, or ``--scheduler ADDRESS``):
-each band forms its own counts and writes ``FOLDER/band-NNNNN.parquet`` (every pair column; read in name order they are
-the in-memory audit's pair table), and the client writes the summary ``FOLDER/_report.json``
-(:mod:`~llm_power_verified.report.tiled`) and prints it.
+each band forms its own counts and writes ``FOLDER/band-NNNNN.parquet`` (the pair columns of ``--columns``, the
+default set unless asked, as ``--format parquet`` writes them: :mod:`~llm_power_verified.report.tiled_run`; read in
+name order they are the in-memory audit's Parquet table), and the client writes the summary ``FOLDER/_report.json``
+(:mod:`~llm_power_verified.report.tiled`) and prints it, the adjacent pairs and models cut as ``--pairs`` says.
 
 The tiled path is chosen by ``--tiles``, not by ``--workers`` or ``--scheduler`` alone: its output is a folder rather
 than one file, and it audits a subset (0/1 scores, no clusters or generations, mode all), so choosing it
@@ -84,11 +85,17 @@ def check_tiled(arguments) -> Path:
         raise CommandError("--tiles gives each model's Holm rank interval only: drop --n-rank-resamples")
     if arguments.plot:
         raise CommandError("--plot needs the pair table in memory; --tiles writes it in bands (drop --plot)")
-    if arguments.columns and set(arguments.columns) != {"all"}:
-        raise CommandError("--tiles writes every pair column into each band file: drop --columns (or give all)")
     folder = Path(arguments.out)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise CommandError(f"--out {arguments.out}: --tiles writes a folder of band files; give a new or empty folder")
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(
+            f"--out {arguments.out}: a file, not a folder; --tiles writes a folder of band files: give a new or empty "
+            "folder"
+        )
+    if folder.exists() and any(folder.iterdir()):
+        raise CommandError(
+            f"--out {arguments.out}: the folder holds files; --tiles writes a folder of band files: give a new or "
+            "empty folder"
+        )
     if not folder.parent.is_dir():
         raise CommandError(f"--out {arguments.out}: the folder {folder.parent} does not exist")
     return folder
@@ -151,8 +158,8 @@ def run_tiled(arguments, matrix, backend, folder: Path, gate) -> tuple[str, int]
         raise CommandError("--tiles takes no item clusters: drop --tiles, or --cluster-column/--cluster-field")
     if not matrix.binary:
         raise CommandError("--tiles audits 0/1 scores; these are graded: drop --tiles (the audit streams them)")
-    from llm_power_verified.leaderboard.tiled_audit import tiled_audit
     from llm_power_verified.report.tiled import tiled_document, tiled_lines, write_tiled_report
+    from llm_power_verified.report.tiled_run import tiled_parquet
 
     settings = {
         "alpha": arguments.alpha,
@@ -166,16 +173,16 @@ def run_tiled(arguments, matrix, backend, folder: Path, gate) -> tuple[str, int]
 
     bands = arguments.band_pairs or PAIRS_PER_BAND
     try:
-        result = tiled_audit(matrix, folder, backend=backend, pairs_per_band=bands, **settings)
+        columns = arguments.columns or ["default"]  # as --format parquet: the default set unless asked
+        result = tiled_parquet(matrix, folder, columns=columns, backend=backend, pairs_per_band=bands, **settings)
     except BaseException:
         _remove_bands(folder)  # an interrupted or failed run leaves no partial dataset behind
         raise
-    document = tiled_document(result, items=matrix.n_items, settings=settings)
+    document = tiled_document(result)
     written = write_tiled_report(document, folder)
     status = gate(result.adjacent, arguments.fail_on)
-    return "\n".join(
-        [*tiled_lines(document), "", f"wrote {folder}: {result.bands:,} band files and {written.name}"]
-    ), status
+    lines = tiled_lines(document, arguments.pairs)
+    return "\n".join([*lines, "", f"wrote {folder}: {result.bands:,} band files and {written.name}"]), status
 
 
 def _remove_bands(folder: Path) -> None:

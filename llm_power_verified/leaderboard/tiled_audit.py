@@ -34,6 +34,7 @@ from llm_power_verified.inference.multiplicity import inflation_at_level, requir
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.bands import PAIRS_PER_BAND, Band, plan_bands
 from llm_power_verified.leaderboard.blocks import BlockSettings
+from llm_power_verified.leaderboard.headline import Headline, headline_facts
 from llm_power_verified.leaderboard.pairs import rank_models
 from llm_power_verified.leaderboard.ranking import RANKING_PROCEDURE, model_table
 from llm_power_verified.leaderboard.settings import AuditSettings
@@ -49,6 +50,9 @@ from llm_power_verified.leaderboard.summaries import (
     resolution_by_gap,
 )
 from llm_power_verified.leaderboard.tiers import adjacent_tiers
+from llm_power_verified.leaderboard.tile_document import summary_document
+from llm_power_verified.leaderboard.tile_median import RHO_BINS, MedianPlan, median_plan
+from llm_power_verified.leaderboard.tile_sink import EveryColumn
 from llm_power_verified.leaderboard.tiles import BandSummary, TileFamily, band_rows, band_value_counts, tile_scores
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
@@ -82,6 +86,14 @@ class TiledAudit(Result):
         The bands (files).
     pairs_written : int
         The rows in the files.
+    pairs_columns : list of str
+        The pair columns every band file holds.
+    headline : Headline
+        The headline's facts, as the in-memory audit has them (``median_rho`` the median of every pair's rho, exact).
+    n_items : int
+        N.
+    settings : dict
+        The audit's settings (alpha, power, n_resamples, seed, correction, min_effect).
     """
 
     ranking: pd.DataFrame
@@ -93,6 +105,25 @@ class TiledAudit(Result):
     folder: Path
     bands: int
     pairs_written: int
+    pairs_columns: list[str]
+    headline: Headline
+    n_items: int
+    settings: dict
+
+    @property
+    def kind(self) -> str:
+        """The audit's kind, as the in-memory audit names 0/1 scores: "binary"."""
+        return "binary"
+
+    def to_dict(self) -> dict:
+        """The summary as a JSON-ready document (the members of ``_report.json`` but the worded headline).
+
+        Returns
+        -------
+        dict
+            :func:`~llm_power_verified.leaderboard.tile_document.summary_document`.
+        """
+        return summary_document(self)
 
 
 def tiled_audit(
@@ -107,6 +138,7 @@ def tiled_audit(
     min_effect: float | None = None,
     backend: Backend | None = None,
     pairs_per_band: int = PAIRS_PER_BAND,
+    sink=None,
 ) -> TiledAudit:
     """Audit every pair of a 0/1 leaderboard in row bands on ``backend``; the pair table goes to ``folder``.
 
@@ -122,6 +154,10 @@ def tiled_audit(
         Where the bands run (default: this process).
     pairs_per_band : int, default ``PAIRS_PER_BAND``
         About how many pairs a band (a task, a file) holds.
+    sink : callable, optional
+        ``sink(stream)``, the band file's writer (:mod:`~llm_power_verified.leaderboard.tile_sink`); default every
+        column.  :func:`~llm_power_verified.report.tiled_run.tiled_parquet` passes the Parquet report's writer with a
+        choice of columns (``columns=``).
 
     Returns
     -------
@@ -155,18 +191,21 @@ def tiled_audit(
     order = rank_models(matrix)
     scores = tile_scores(matrix, order)
     bands = plan_bands(order.size, pairs_per_band)
-    p_parts, log_e = [], (np.empty(0), np.empty(0, np.int64))
-    for p_counts, e_counts in backend.map(band_value_counts, [(band,) for band in bands], shared=(scores, alpha)):
+    p_parts, log_e, rho = [], (np.empty(0), np.empty(0, np.int64)), np.zeros(RHO_BINS + 1, np.int64)
+    for p_counts, e_counts, histogram in backend.map(
+        band_value_counts, [(band,) for band in bands], shared=(scores, alpha)
+    ):
         p_parts.append(p_counts)
+        rho += histogram
         merged = family_table([log_e, e_counts])  # folded as they come: the client keeps one table of e-values
         log_e = (merged.values, merged.counts)
     table, e_table = family_table(p_parts), family_table([log_e])
     family, multiplicity = _family(table, e_table, alpha, power)
     block_settings = BlockSettings(alpha, power, settings.n_resamples, seed, correction, settings.min_effect)
-    summaries = backend.map(
-        band_rows, _band_tasks(table, bands, p_parts), shared=(scores, family, block_settings, str(folder))
-    )
-    return _combine(matrix, order, settings, summaries, multiplicity, folder, len(bands))
+    plan = median_plan(rho)
+    shared = (scores, family, block_settings, str(folder), sink or EveryColumn(), (plan.low, plan.high))
+    summaries = backend.map(band_rows, _band_tasks(table, bands, p_parts), shared=shared)
+    return _combine(matrix, order, settings, summaries, (multiplicity, plan), folder, len(bands))
 
 
 def _check(matrix: ScoreMatrix, folder: str | Path, pairs_per_band: int) -> Path:
@@ -227,9 +266,12 @@ def _band_tasks(table: FamilyTable, bands: list[Band], p_parts: list):
         running[at] += counts
 
 
-def _combine(matrix, order, settings: AuditSettings, summaries, multiplicity, folder: Path, bands: int) -> TiledAudit:
+def _combine(matrix, order, settings: AuditSettings, summaries, family, folder: Path, bands: int) -> TiledAudit:
     """Fold the bands' summaries, in band order, into the :class:`TiledAudit`."""
+    multiplicity, plan = family
+    plan: MedianPlan
     size = order.size
+    rho, columns = [], []
     worse, better = np.zeros(size, np.int64), np.zeros(size, np.int64)
     tied_low, tied_high = np.arange(size), np.arange(size)
     unresolved: dict[str, int] = {}
@@ -247,6 +289,8 @@ def _combine(matrix, order, settings: AuditSettings, summaries, multiplicity, fo
             before = gaps.get(label, (0, 0, -np.inf))
             gaps[label] = (before[0] + pairs, before[1] + unresolved_pairs, max(before[2], worst))
         adjacent.append(summary.adjacent)
+        rho.append(summary.rho)
+        columns = columns or summary.columns
         resolved += summary.resolved
         rows += summary.rows
     ranking, _ = model_table(matrix, order, settings.alpha, None)
@@ -267,6 +311,19 @@ def _combine(matrix, order, settings: AuditSettings, summaries, multiplicity, fo
         ranking["tier"] = [tiers.adjacent[model] for model in ranking["model"]]
     # No clusters in a tiled audit: its count is None, as verdict_table gives without clusters.
     verdicts = Verdicts(**{field: unresolved.get(column) for field, column in VERDICT_COLUMNS.items()}, pairs=rows)
+    facts = headline_facts(
+        matrix,
+        alpha=settings.alpha,
+        power=settings.power,
+        family="all",
+        family_size=multiplicity.family_size,
+        correction=settings.correction,
+        n_clusters=None,
+        reported=pd.DataFrame({"rho": [plan.median(rho)]}),  # the median of every pair's rho, the headline's one use
+        adjacent=adjacent_rows,
+        tiers=tiers,
+        min_effect=settings.min_effect,
+    )
     return TiledAudit(
         ranking=ranking,
         adjacent=adjacent_rows,
@@ -277,7 +334,15 @@ def _combine(matrix, order, settings: AuditSettings, summaries, multiplicity, fo
         folder=folder,
         bands=bands,
         pairs_written=rows,
+        pairs_columns=columns,
+        headline=facts,
+        n_items=matrix.n_items,
+        settings={name: getattr(settings, name) for name in _SETTINGS},
     )
+
+
+#: The settings a tiled audit records.
+_SETTINGS = ("alpha", "power", "n_resamples", "seed", "correction", "min_effect")
 
 
 def _by_gap(gaps: dict) -> tuple[GapBucket, ...]:

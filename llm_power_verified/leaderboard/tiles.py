@@ -15,6 +15,7 @@ adjusted values, writes them as one Parquet file and sends back small summaries 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,8 @@ from llm_power_verified.leaderboard.contingency import both_correct_between, cor
 from llm_power_verified.leaderboard.pair_table import pair_block
 from llm_power_verified.leaderboard.summaries import VERDICT_COLUMNS as SUMMARY_VERDICTS
 from llm_power_verified.leaderboard.summaries import resolution_by_gap
+from llm_power_verified.leaderboard.tile_median import rho_histogram, values_in_bins
+from llm_power_verified.power.correlation import correlation_from_counts
 from llm_power_verified.results import Result
 
 __all__ = [
@@ -188,8 +191,19 @@ def band_pairs(scores: TileScores, band: Band) -> tuple[np.ndarray, np.ndarray]:
     return scores.order[upper_i], scores.order[upper_i + 1 + offsets]
 
 
-def band_value_counts(scores: TileScores, alpha: float, band: Band) -> tuple[tuple, tuple]:
-    """Pass 1 of a band: the distinct exact McNemar p-values and log e-values of its pairs with their counts.
+#: The band files' key-value metadata key: the band's place in the pair table and the columns it holds.
+BAND_METADATA_KEY = b"llm-power-verified-band"
+
+
+def _rho(inputs: BandInputs, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The pairs' rho-hat, computed as the pair table's ``rho`` column is (pairs.binary_pair_columns)."""
+    both, only_a, only_b = inputs.counts(first, second)
+    neither = inputs.n_items - both - only_a - only_b
+    return np.asarray(correlation_from_counts(both, only_a, only_b, neither), dtype=np.float64).reshape(-1)
+
+
+def band_value_counts(scores: TileScores, alpha: float, band: Band) -> tuple[tuple, tuple, np.ndarray]:
+    """Pass 1 of a band: the distinct exact McNemar p-values and log e-values of its pairs with their counts, and rho.
 
     Parameters
     ----------
@@ -204,12 +218,15 @@ def band_value_counts(scores: TileScores, alpha: float, band: Band) -> tuple[tup
     -------
     pvalues, log_e : tuple of numpy.ndarray
         Each as :func:`~llm_power_verified.inference.family_table.value_counts` gives it.
+    rho : numpy.ndarray
+        The pairs' rho in fixed bins (:func:`~llm_power_verified.leaderboard.tile_median.rho_histogram`).
     """
     inputs = band_inputs(scores, band)
     first, second = band_pairs(scores, band)
     return (
         value_counts(arbiter_pvalues(inputs, first, second)),
         value_counts(family_log_e(inputs, alpha, first, second)),
+        rho_histogram(_rho(inputs, first, second)),
     )
 
 
@@ -256,6 +273,10 @@ class BandSummary(Result):
         unresolved pairs and largest r = 1/q.
     resolved : int
         Pairs with q >= 1.
+    rho : numpy.ndarray
+        The band's rho in the bins that hold the median (:mod:`~llm_power_verified.leaderboard.tile_median`).
+    columns : list of str
+        The pair columns its file holds.
     rows : int
         The band's pairs.
     """
@@ -268,6 +289,8 @@ class BandSummary(Result):
     unresolved: dict[str, int]
     gaps: dict[str, tuple]
     resolved: int
+    rho: np.ndarray
+    columns: list[str]
     rows: int
 
 
@@ -294,6 +317,8 @@ def band_rows(
     family: TileFamily,
     settings: BlockSettings,
     folder: str,
+    sink,
+    median_bins: tuple[int, int],
     band: Band,
     values: np.ndarray,
     earlier: np.ndarray,
@@ -310,6 +335,10 @@ def band_rows(
         The audit settings a block needs.
     folder : str
         The dataset's folder.
+    sink : callable
+        ``sink(stream)``: the band file's writer (:mod:`~llm_power_verified.leaderboard.tile_sink`).
+    median_bins : tuple of int
+        The rho bins whose values go back (:class:`~llm_power_verified.leaderboard.tile_median.MedianPlan`).
     band : Band
         The band.
     values, earlier : numpy.ndarray
@@ -320,12 +349,6 @@ def band_rows(
     BandSummary
         The band's adjacent rows and reductions.
     """
-    # Optional dependency (extra parquet): the tiled audit writes Parquet.
-    import pyarrow as pa
-
-    # Optional dependency (extra parquet), as above.
-    import pyarrow.parquet as pq
-
     inputs = band_inputs(scores, band)
     first, second = band_pairs(scores, band)
     table = family.table
@@ -334,30 +357,29 @@ def band_rows(
     summary = _Reductions(scores.order.size)
     path = Path(folder) / f"band-{band.index:05d}.parquet"
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    writer = None
     try:
-        # Blocks on the local path's PAIR_BLOCK grid: the same blocks of the same pairs as the in-memory audit.
-        block = blocks_module.PAIR_BLOCK
-        edges = np.r_[band.start, np.arange(block * (band.start // block + 1), band.stop, block), band.stop]
-        for low, high in zip(edges[:-1] - band.start, edges[1:] - band.start, strict=True):
-            block_first, block_second = first[low:high], second[low:high]
-            pvalues = arbiter_pvalues(inputs, block_first, block_second)
-            levels = table.holm_levels(pvalues, running, settings.alpha)
-            running += np.bincount(table.locate(pvalues), minlength=running.size)
-            log_e = family_log_e(inputs, settings.alpha, block_first, block_second)
-            block_family = _block_family(family, settings, pvalues, log_e, levels)
-            frame = pair_block(inputs, settings, block_first, block_second, block_family)
-            summary.add(frame, scores.rank[block_first] - 1, scores.rank[block_second] - 1, settings.alpha)
-            arrow = pa.Table.from_pandas(frame, preserve_index=False)
-            if writer is None:
-                writer = pq.ParquetWriter(temporary, arrow.schema, compression="zstd")
-            writer.write_table(arrow if arrow.schema.equals(writer.schema) else arrow.cast(writer.schema))
-        writer.close()
-        writer = None
+        with temporary.open("wb") as stream:
+            writer = sink(stream)
+            # Blocks on the local path's PAIR_BLOCK grid: the same blocks of the same pairs as the in-memory audit.
+            block = blocks_module.PAIR_BLOCK
+            edges = np.r_[band.start, np.arange(block * (band.start // block + 1), band.stop, block), band.stop]
+            for low, high in zip(edges[:-1] - band.start, edges[1:] - band.start, strict=True):
+                block_first, block_second = first[low:high], second[low:high]
+                pvalues = arbiter_pvalues(inputs, block_first, block_second)
+                levels = table.holm_levels(pvalues, running, settings.alpha)
+                running += np.bincount(table.locate(pvalues), minlength=running.size)
+                log_e = family_log_e(inputs, settings.alpha, block_first, block_second)
+                block_family = _block_family(family, settings, pvalues, log_e, levels)
+                frame = pair_block(inputs, settings, block_first, block_second, block_family)
+                summary.add(frame, scores.rank[block_first] - 1, scores.rank[block_second] - 1, settings.alpha)
+                summary.rho.append(values_in_bins(frame["rho"].to_numpy(dtype=np.float64), *median_bins))
+                writer(frame)
+            summary.columns = list(writer.schema.names) if writer.schema is not None else []
+            place = {"band": band.index, "first_row": band.first_row, "stop_row": band.stop_row}
+            place.update(start=band.start, stop=band.stop, pairs_columns=summary.columns)
+            writer.close({BAND_METADATA_KEY: json.dumps(place).encode()})
         os.replace(temporary, path)
     finally:
-        if writer is not None:
-            writer.close()
         temporary.unlink(missing_ok=True)
     return summary.result(first.size)
 
@@ -374,6 +396,8 @@ class _Reductions:
         self.gaps: dict[str, tuple[int, int, float]] = {}
         self.resolved = 0
         self.adjacent: list[pd.DataFrame] = []
+        self.rho: list[np.ndarray] = []
+        self.columns: list[str] = []
 
     def add(self, frame: pd.DataFrame, upper: np.ndarray, lower: np.ndarray, alpha: float) -> None:
         """Fold one block's rows in; ``upper`` and ``lower`` are each pair's rank positions (upper < lower)."""
@@ -397,4 +421,5 @@ class _Reductions:
 
     def result(self, rows: int) -> BandSummary:
         """The band's :class:`BandSummary`."""
-        return BandSummary(**{**vars(self), "adjacent": pd.concat(self.adjacent, ignore_index=True), "rows": rows})
+        adjacent = pd.concat(self.adjacent, ignore_index=True)
+        return BandSummary(**{**vars(self), "adjacent": adjacent, "rho": np.concatenate(self.rho), "rows": rows})

@@ -19,8 +19,9 @@ from pathlib import Path
 import orjson
 
 from llm_power_verified.io.escaping import terminal_text
-from llm_power_verified.io.output import json_ready, write_chunks
-from llm_power_verified.report.machine import pair_records
+from llm_power_verified.io.output import write_chunks
+from llm_power_verified.report.headline import headline_lines
+from llm_power_verified.report.view import ROW_LIMIT
 
 __all__ = ["REPORT_NAME", "tiled_document", "tiled_lines", "write_tiled_report"]
 
@@ -30,49 +31,25 @@ REPORT_NAME = "_report.json"
 _ADJACENT_SHOWN = ("rank_a", "model_a", "model_b", "delta", "p_exact", "p_holm", "q", "resolved", "significant")
 
 
-def tiled_document(result, *, items: int, settings: dict) -> dict:
-    """The summary of a tiled audit as a JSON-ready document.
+def tiled_document(result) -> dict:
+    """The summary of a tiled audit as a JSON-ready document: what ``_report.json`` holds.
 
     Parameters
     ----------
     result : TiledAudit
         The tiled audit.
-    items : int
-        The items the models were scored on.
-    settings : dict
-        The audit's settings (alpha, power, correction, resamples, seed, min_effect), recorded as given.
 
     Returns
     -------
     dict
-        ``kind``, ``mode``, the counts (``models``, ``items``, ``pairs``, ``bands``, ``files``), ``settings``,
-        ``multiplicity`` (family size, BH and e-BH rejections), ``holm_rejections`` (significant pairs under Holm over
-        all pairs), ``resolved_pairs``, ``verdicts`` (unresolved pairs per procedure), ``by_gap``, ``adjacent`` (the
-        adjacent pairs' rows, every column) and ``ranking`` (one row per model: rank interval, neighbourhood, tier).
-        NaN is null and infinities "inf"/"-inf", as in every JSON output.
+        ``result.to_dict()`` (:func:`~llm_power_verified.leaderboard.tile_document.summary_document`) with the
+        headline's sentences after ``mode``: the in-memory audit's headline
+        (:func:`~llm_power_verified.report.headline.headline_lines`) of the same facts.  The schema is
+        ``report/tiled_audit.schema.json``.
     """
-    by_gap = [
-        {"bucket": b.bucket, "pairs": b.pairs, "unresolved": b.unresolved, "r_worst": b.r_worst} for b in result.by_gap
-    ]
-    return json_ready(
-        {
-            "kind": "tiled-audit",
-            "mode": "all",
-            "models": len(result.ranking),
-            "items": items,
-            "pairs": result.pairs_written,
-            "bands": result.bands,
-            "files": [f"band-{index:05d}.parquet" for index in range(result.bands)],
-            "settings": settings,
-            "multiplicity": result.multiplicity,
-            "holm_rejections": result.tiers.significant_pairs,
-            "resolved_pairs": result.tiers.resolved_pairs,
-            "verdicts": result.verdicts,
-            "by_gap": by_gap,
-            "adjacent": pair_records(result.adjacent),
-            "ranking": pair_records(result.ranking.drop(columns=["letters"], errors="ignore")),
-        }
-    )
+    summary = result.to_dict()
+    head = {key: summary.pop(key) for key in ("schema", "kind", "mode")}
+    return {**head, "headline": headline_lines(result.headline), **summary}
 
 
 def write_tiled_report(document: dict, folder: str | Path) -> Path:
@@ -93,13 +70,18 @@ def write_tiled_report(document: dict, folder: str | Path) -> Path:
     return write_chunks(Path(folder) / REPORT_NAME, [orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"])
 
 
-def tiled_lines(document: dict) -> list[str]:
-    """The summary for the terminal: headline counts, the adjacent pairs, each model's interval and neighbourhood.
+def tiled_lines(document: dict, pairs: str = "top", limit: int = ROW_LIMIT) -> list[str]:
+    """The summary for the terminal: the headline, counts, the adjacent pairs and each model's neighbourhood.
 
     Parameters
     ----------
     document : dict
         :func:`tiled_document`'s document.
+    pairs : {"top", "all", "none"}, default "top"
+        The adjacent pairs and ranking rows listed: at most ``limit`` of each (the top of the ranking), every one, or
+        none; ``_report.json`` holds them all.
+    limit : int, default ``ROW_LIMIT``
+        The "top" limit.
 
     Returns
     -------
@@ -107,32 +89,53 @@ def tiled_lines(document: dict) -> list[str]:
         The lines; names are escaped for the terminal.
     """
     family, verdicts = document["multiplicity"], document["verdicts"]
-    pairs = document["pairs"]
+    total = document["pairs"]
     lines = [
-        f"tiled all-pairs audit: {document['models']:,} models, {document['items']:,} items, {pairs:,} pairs in "
+        *document["headline"],
+        "",
+        f"tiled all-pairs audit: {document['models']:,} models, {document['items']:,} items, {total:,} pairs in "
         f"{document['bands']:,} band files",
         f"family (all pairs): {family['family_size']:,}; rejected: Holm {document['holm_rejections']:,}, "
         f"BH {family['bh_rejections']:,}, e-BH {family['e_bh_rejections']:,}",
-        f"resolved at fixed N (exact McNemar): {document['resolved_pairs']:,} of {pairs:,}",
+        f"resolved at fixed N (exact McNemar): {document['resolved_pairs']:,} of {total:,}",
         "unresolved pairs: "
         + ", ".join(f"{name} {count:,}" for name, count in verdicts.items() if name != "pairs" and count is not None),
         "",
-        "adjacent pairs:",
-        "  " + "  ".join(_ADJACENT_SHOWN),
     ]
-    for row in document["adjacent"]:
-        lines.append("  " + "  ".join(_cell(row[name]) for name in _ADJACENT_SHOWN))
+    adjacent = _listed(document["adjacent"], pairs, limit)
+    lines += [f"adjacent pairs{_more(adjacent, document['adjacent'], 'adjacent pairs')}:"]
+    if adjacent:
+        lines.append("  " + "  ".join(_ADJACENT_SHOWN))
+    lines += ["  " + "  ".join(_cell(row[name]) for name in _ADJACENT_SHOWN) for row in adjacent]
+    ranking = _listed(document["ranking"], pairs, limit)
     lines += [
         "",
-        "ranking (Holm rank interval; neighbourhood: the ranks of the models not significantly different):",
-        "  rank  model  mean_score  rank_low-rank_high  tied_first-tied_last",
+        "ranking (Holm rank interval; neighbourhood: the ranks of the models not significantly different)"
+        f"{_more(ranking, document['ranking'], 'models')}:",
     ]
-    for row in document["ranking"]:
+    if ranking:
+        lines.append("  rank  model  mean_score  rank_low-rank_high  tied_first-tied_last")
+    for row in ranking:
         lines.append(
             f"  {row['rank']}  {terminal_text(row['model'])}  {row['mean_score']:.4f}  "
             f"{row['rank_low']}-{row['rank_high']}  {row['tied_first']}-{row['tied_last']}"
         )
     return lines
+
+
+def _listed(rows: list[dict], pairs: str, limit: int) -> list[dict]:
+    """The rows the terminal lists under ``--pairs``."""
+    return [] if pairs == "none" else rows if pairs == "all" else rows[:limit]
+
+
+def _more(listed: list[dict], rows: list[dict], noun: str) -> str:
+    """The note of a list cut short: how many are shown, and where the rest are."""
+    if len(listed) == len(rows):
+        return ""
+    return (
+        f" ({len(listed):,} of {len(rows):,} {noun} listed; --pairs all lists every one, {REPORT_NAME} in the folder "
+        "holds them all)"
+    )
 
 
 def _cell(value) -> str:

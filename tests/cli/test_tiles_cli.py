@@ -1,9 +1,10 @@
-"""``audit --tiles``: the band files are the in-memory pair table, the summary is the in-memory audit's, refusals.
+"""``audit --tiles``: the band files are the in-memory Parquet table, the summary is the in-memory audit's, refusals.
 
 The command line's dataset (the band files read in name order, and ``pandas.read_parquet`` of the folder, which skips
-``_report.json``) equals ``audit_leaderboard(matrix, "all").pairs`` after the same Arrow round trip
-(``DataFrame.equals``), in this process (the local backend) and with a real Dask LocalCluster of two workers under a
-memory limit; ``_report.json``'s numbers equal the in-memory audit's.
+``_report.json``) equals the in-memory ``audit --mode all --format parquet`` file of the same ``--columns`` (the
+default set, and all) (``DataFrame.equals``), in this process (the local backend) and with a real Dask LocalCluster of
+two workers under a memory limit; ``_report.json``'s numbers and headline equal the in-memory audit's and follow its
+schema; the terminal lists at most ``ROW_LIMIT`` adjacent pairs and models unless ``--pairs all``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from llm_power_verified.cli import main
 from llm_power_verified.io import from_array
 from llm_power_verified.io.output import json_ready
 from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.report.headline import headline_lines
 from llm_power_verified.report.machine import pair_records
+from llm_power_verified.report.tiled_schema import TILED_SCHEMA_FILE
+from llm_power_verified.report.view import ROW_LIMIT
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -49,9 +53,19 @@ def _dataset(folder) -> pd.DataFrame:
     return pa.concat_tables([pq.read_table(folder / name) for name in files]).to_pandas()
 
 
-def _round_trip(frame: pd.DataFrame) -> pd.DataFrame:
-    """The dtype conversion the files went through (pandas -> Arrow -> pandas)."""
-    return pa.Table.from_pandas(frame, preserve_index=False).to_pandas()
+def _in_memory_parquet(tmp_path, path, columns: list[str]) -> pd.DataFrame:
+    """The in-memory audit's Parquet table (``audit --mode all --format parquet``) of the same --columns."""
+    out = tmp_path / "local.parquet"
+    command = ["audit", str(path), "--mode", "all", "--format", "parquet", "--quiet", "--out", str(out)]
+    assert main([*command, "--n-resamples", "0", *columns]) == 0
+    return pd.read_parquet(out)
+
+
+def _assert_schema(report: dict) -> None:
+    """``_report.json`` follows its schema (report/tiled_audit.schema.json)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(TILED_SCHEMA_FILE.read_text())
+    jsonschema.validate(report, schema, cls=jsonschema.Draft202012Validator)
 
 
 def _assert_report(report: dict, local, items: int) -> None:
@@ -62,6 +76,10 @@ def _assert_report(report: dict, local, items: int) -> None:
     assert report["holm_rejections"] == local.tiers.significant_pairs == int(pairs["p_holm"].le(0.05).sum())
     assert report["resolved_pairs"] == local.tiers.resolved_pairs
     assert report["verdicts"] == json_ready(local.verdicts)
+    assert report["headline"] == headline_lines(local.headline)  # the in-memory audit's sentences, median rho included
+    # The median of every pair's rho, exact (no pair of these leaderboards has an undefined rho).
+    assert report["median_rho"] == float(np.median(pairs["rho"])) == local.headline.median_rho
+    _assert_schema(report)
     assert report["adjacent"] == pair_records(pairs[pairs["adjacent"]])
     ranking = pd.DataFrame(report["ranking"])
     for column in ("rank", "model", "mean_score", "rank_low", "rank_high", "tier"):
@@ -69,24 +87,55 @@ def _assert_report(report: dict, local, items: int) -> None:
     assert (ranking["tied_first"] <= ranking["rank"]).all() and (ranking["rank"] <= ranking["tied_last"]).all()
 
 
+@pytest.mark.parametrize("columns", [[], ["--columns", "all"], ["--columns", "default,log_e"]])
 @pytest.mark.parametrize(("models", "items", "band_pairs"), [(60, 400, 150), (150, 900, 2_000)])
-def test_local_tiles_are_the_in_memory_audit(tmp_path, capsys, models, items, band_pairs):
+def test_local_tiles_are_the_in_memory_audit(tmp_path, capsys, models, items, band_pairs, columns):
     path, matrix = _leaderboard(tmp_path, models, items, seed=models)
     out = tmp_path / "pairs"
     command = ["audit", str(path), *_TILES, "--out", str(out), "--n-resamples", "0", "--band-pairs", str(band_pairs)]
-    assert main(command) == 0
+    assert main([*command, *columns]) == 0
     printed = capsys.readouterr()
     local = audit_leaderboard(matrix, "all", n_resamples=0)
     files = sorted(os.listdir(out))
     assert files[0] == "_report.json" and len(files) > 2  # several bands
-    assert _dataset(out).equals(_round_trip(local.pairs))
-    assert pd.read_parquet(out).equals(_round_trip(local.pairs))  # the summary is skipped by dataset readers
+    expected = _in_memory_parquet(tmp_path, path, columns)
+    assert len(expected.columns) == (
+        len(local.pairs.columns) if columns == ["--columns", "all"] else 22 + bool(columns)
+    )
+    assert _dataset(out).equals(expected)
+    assert pd.read_parquet(out).equals(expected)  # the summary is skipped by dataset readers
     report = json.loads((out / "_report.json").read_text())
     _assert_report(report, local, items)
     assert report["files"] == files[1:]
+    assert report["pairs_columns"] == list(expected.columns)
+    band = json.loads(pq.ParquetFile(out / files[1]).metadata.metadata[b"llm-power-verified-band"])
+    assert (band["band"], band["start"], band["pairs_columns"]) == (0, 0, list(expected.columns))
+    names = pq.ParquetFile(out / files[1]).metadata.row_group(0).column(0)
+    assert names.path_in_schema == "model_a" and "RLE_DICTIONARY" in names.encodings
     assert printed.err == ""
-    assert printed.out.startswith(f"tiled all-pairs audit: {models} models, {items} items, {len(local.pairs):,} pairs")
+    assert printed.out.startswith("\n".join(headline_lines(local.headline)))
+    assert f"tiled all-pairs audit: {models} models, {items} items, {len(local.pairs):,} pairs" in printed.out
     assert f"rejected: Holm {local.tiers.significant_pairs:,}, BH {local.multiplicity.bh_rejections:,}" in printed.out
+
+
+def test_the_terminal_lists_at_most_row_limit_adjacent_pairs_and_models(tmp_path, capsys):
+    models = ROW_LIMIT + 5
+    path, _ = _leaderboard(tmp_path, models, 60, seed=4)
+    command = ["audit", str(path), *_TILES, "--n-resamples", "0"]
+    assert main([*command, "--out", str(tmp_path / "top")]) == 0
+    top = capsys.readouterr().out
+    assert f"({ROW_LIMIT:,} of {models - 1:,} adjacent pairs listed; --pairs all lists every one" in top
+    assert f"({ROW_LIMIT:,} of {models:,} models listed; --pairs all lists every one" in top
+    assert main([*command, "--out", str(tmp_path / "all"), "--pairs", "all"]) == 0
+    every = capsys.readouterr().out
+    assert "listed;" not in every
+    # Every adjacent pair and model past the limit is one line more (the notes sit in the two headings).
+    assert len(every.splitlines()) - len(top.splitlines()) == (models - 1 - ROW_LIMIT) + (models - ROW_LIMIT)
+    assert main([*command, "--out", str(tmp_path / "none"), "--pairs", "none"]) == 0
+    none = capsys.readouterr().out
+    assert f"(0 of {models:,} models listed" in none and len(none.splitlines()) < 25
+    report = json.loads((tmp_path / "top" / "_report.json").read_text())
+    assert (len(report["adjacent"]), len(report["ranking"])) == (models - 1, models)  # the file holds them all
 
 
 def test_dask_tiles_under_a_memory_limit_are_the_in_memory_audit(tmp_path):
@@ -100,7 +149,7 @@ def test_dask_tiles_under_a_memory_limit_are_the_in_memory_audit(tmp_path):
     assert result.returncode == 0 and result.stderr == "", result.stderr
     local = audit_leaderboard(matrix, "all", n_resamples=0)
     assert len(os.listdir(out)) > 5
-    assert _dataset(out).equals(_round_trip(local.pairs))
+    assert _dataset(out).equals(_in_memory_parquet(tmp_path, path, []))
     _assert_report(json.loads((out / "_report.json").read_text()), local, 600)
 
 
@@ -125,7 +174,8 @@ def _refused(capsys, command: list[str], fragment: str) -> None:
         (["--mode", "adjacent"], "give --mode all"),
         (["--family", "adjacent"], "give --mode all"),
         (["--format", "csv"], "give --format parquet --out FOLDER"),
-        (["--columns", "default"], "drop --columns"),
+        (["--columns", "nonsense"], "unknown column 'nonsense'"),
+        (["--columns", "icc"], "present when the items have clusters"),
         (["--n-rank-resamples", "100"], "drop --n-rank-resamples"),
         (["--worker-memory", "2GB"], "add --workers N"),
         (["--workers", "2", "--worker-memory", "2XB"], "not a memory size"),
@@ -149,7 +199,7 @@ def test_folder_must_be_new_or_empty(tmp_path, capsys):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "other.txt").write_text("x")
     _refused(capsys, ["audit", str(path), *_TILES, "--out", str(tmp_path / "full")], "new or empty folder")
-    _refused(capsys, ["audit", str(path), *_TILES, "--out", str(path)], "new or empty folder")
+    _refused(capsys, ["audit", str(path), *_TILES, "--out", str(path)], "a file, not a folder")
 
 
 def test_scores_the_tiles_do_not_audit_are_refused(tmp_path, capsys):
@@ -176,7 +226,7 @@ def test_scores_the_tiles_do_not_audit_are_refused(tmp_path, capsys):
 
 
 def test_an_interrupted_run_leaves_no_partial_dataset(tmp_path, capsys, monkeypatch):
-    from llm_power_verified.leaderboard import tiled_audit as tiled_module
+    from llm_power_verified.report import tiled_run as tiled_module
 
     real = tiled_module.tiled_audit
 
@@ -204,5 +254,5 @@ def test_tiles_on_an_existing_scheduler(tmp_path, capsys):
         assert main([*command, "--scheduler", cluster.scheduler_address]) == 0
     capsys.readouterr()
     local = audit_leaderboard(matrix, "all", n_resamples=0)
-    assert _dataset(out).equals(_round_trip(local.pairs))
+    assert _dataset(out).equals(_in_memory_parquet(tmp_path, path, []))
     _assert_report(json.loads((out / "_report.json").read_text()), local, 300)

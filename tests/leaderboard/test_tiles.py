@@ -160,3 +160,56 @@ def test_plan_bands_refuses_sizes_that_are_not_whole(size, per_band):
     """plan_bands(10.5, 3) gave a band ending at row 9.5."""
     with pytest.raises(ArgumentError, match="must be a whole number"):
         plan_bands(size, per_band)
+
+
+def _in_memory_parquet(matrix, path, columns) -> pd.DataFrame:
+    """The in-memory audit's Parquet table (report.machine.write_parquet, the writer of --format parquet)."""
+    from llm_power_verified.report.machine import parquet_blocks, write_parquet
+
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    write_parquet(path, parquet_blocks(local), columns=columns, kind="binary")
+    return pd.read_parquet(path)
+
+
+@pytest.mark.parametrize("columns", ["default", "all", ["default", "log_e"]])
+def test_chosen_columns_are_the_in_memory_parquet_table(tmp_path, columns):
+    from llm_power_verified.report.tiled_run import tiled_parquet
+
+    matrix = _matrix(50, 400, 8)
+    tiled = tiled_parquet(matrix, tmp_path / "pairs", columns=columns, pairs_per_band=300)
+    expected = _in_memory_parquet(matrix, tmp_path / "local.parquet", columns)
+    assert tiled.bands > 2
+    assert pd.read_parquet(tmp_path / "pairs").equals(expected)
+    assert _dataset(tmp_path / "pairs").equals(expected)
+    assert tiled.pairs_columns == list(expected.columns)
+    assert len(expected.columns) == {"default": 22, "all": 53}.get(str(columns), 23)
+
+
+def test_the_summary_is_json_and_its_median_rho_is_exact(tmp_path):
+    """to_dict() held DataFrames (json.dumps raised TypeError); the median rho of every pair is np.nanmedian's."""
+    import json
+
+    from llm_power_verified.io import json_ready
+
+    rng = np.random.default_rng(9)
+    scores = (rng.random((300, 30)) < np.linspace(0.3, 0.8, 30)).astype(float)
+    scores[:, 4] = 1.0  # a model solving every item: its 29 pairs have an undefined rho (NaN)
+    matrix = from_array(scores, models=[f"m{k:02d}" for k in range(30)])
+    tiled = tiled_audit(matrix, tmp_path / "pairs", pairs_per_band=40)
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    assert local.pairs["rho"].isna().sum() == 29
+    assert tiled.headline.median_rho == np.nanmedian(local.pairs["rho"].to_numpy()) == local.headline.median_rho
+    assert tiled.headline == local.headline  # every fact of the headline, the smallest resolvable gap included
+    document = json.loads(json.dumps(json_ready(tiled)))
+    assert document == json.loads(json.dumps(tiled.to_dict()))
+    assert document["median_rho"] == local.headline.median_rho
+    assert document["pairs"] == len(local.pairs) and len(document["adjacent"]) == 29
+
+
+@pytest.mark.parametrize("models", [2, 3, 4, 7])
+def test_median_rho_of_few_pairs(tmp_path, models):
+    # One, three, six and 21 pairs: odd and even counts, one band per row.
+    matrix = _matrix(models, 200, models)
+    tiled = tiled_audit(matrix, tmp_path / "pairs", pairs_per_band=1)
+    local = audit_leaderboard(matrix, "all", n_resamples=0)
+    assert tiled.headline.median_rho == float(np.median(local.pairs["rho"].to_numpy()))
