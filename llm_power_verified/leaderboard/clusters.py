@@ -37,11 +37,16 @@ import pandas as pd
 
 from llm_power_verified._generated import design_effect as _generated_design_effect
 from llm_power_verified.leaderboard.cluster_blocks import cluster_bootstrap_columns
+from llm_power_verified.leaderboard.cluster_products import block_pieces, piecewise_product, product_pieces
 from llm_power_verified.leaderboard.summaries import ClusterBootstrap, ClusterSummary
 from llm_power_verified.power.clustering import ClusterStatistics
 from llm_power_verified.power.sample_size import required_n_from_counts, required_n_wald
 
 __all__ = ["cluster_diagnostics", "unresolved_under_clusters"]
+
+#: Bytes of one block's clusters x pairs arrays (``_ALIVE`` of them at once).
+BLOCK_BYTES = 64_000_000
+_ALIVE = 8
 
 
 def _design_effect(icc: np.ndarray, weighted_size) -> np.ndarray:
@@ -52,19 +57,65 @@ def _design_effect(icc: np.ndarray, weighted_size) -> np.ndarray:
     return _generated_design_effect.design_effect(weighted_size, np.maximum(icc, 0.0))
 
 
-def _required_from_weights(statistics: ClusterStatistics, first, second, weights, binary, alpha, power):
-    """N* on the items of the weighted clusters (weights 0/1 for leave-one-out)."""
-    total, squares = statistics.pair_sums(first, second)
+def _pair_blocks(size: int, groups: int):
+    """(slice, product) per block of pairs: clusters x block arrays of about ``BLOCK_BYTES`` each.
+
+    ``product(weights, sums)`` gives each pair of the block the bits of the all-pairs product
+    (:mod:`llm_power_verified.leaderboard.cluster_products`).
+    """
+    width = max(64, BLOCK_BYTES // (groups * 8 * _ALIVE))
+    for pieces in block_pieces(product_pieces(size, groups), width):
+        yield slice(pieces[0][0], pieces[-1][1]), piecewise_product(pieces, size)
+
+
+def _required_from_sums(statistics: ClusterStatistics, sums, first, second, weights, binary, alpha, power, product):
+    """N* on the items of the weighted clusters (0/1 weights: leave-one-out), from a block's (total, squares, cross)."""
+    total, squares, both = sums
     size = weights @ statistics.n
     if binary:
-        both = statistics.cross[:, first, second]
-        only_a = weights @ (statistics.sums[:, first] - both)
-        only_b = weights @ (statistics.sums[:, second] - both)
+        only_a = product(weights, statistics.sums[:, first] - both)
+        only_b = product(weights, statistics.sums[:, second] - both)
         return np.asarray(required_n_from_counts(np.rint(only_a), np.rint(only_b), size, alpha, power)), size
-    grand, square_sum = weights @ total, weights @ squares
+    grand, square_sum = product(weights, total), product(weights, squares)
     mean = grand / size
     variance = np.maximum((square_sum - grand**2 / size) / (size - 1), 0.0)
     return np.asarray(required_n_wald(variance, mean, alpha, power)), size
+
+
+def _pair_icc(statistics: ClusterStatistics, first, second) -> tuple[np.ndarray, float]:
+    """Every pair's ICC under the given clusters, block by block, and the size-weighted cluster size."""
+    weighting = statistics.weighting()
+    icc = np.empty(first.size)
+    for block, product in _pair_blocks(first.size, statistics.names.size):
+        icc[block] = statistics.icc_from_sums(*statistics.pair_sums(first[block], second[block]), weighting, product)
+    return icc, weighting.weighted_size
+
+
+def _icc_and_loco(statistics: ClusterStatistics, first, second, binary, alpha, power):
+    """The pairs' ICCs and, per cluster left out, the unresolved count (None with fewer than three clusters).
+
+    One pass over the blocks of pairs: each block's per-cluster sums serve the ICC and every leave-one-out drop.
+    """
+    groups = statistics.names.size
+    weighting = statistics.weighting()
+    drops = [] if groups < 3 else [np.where(np.arange(groups) == index, 0.0, 1.0) for index in range(groups)]
+    drop_weightings = [statistics.weighting(weights) for weights in drops]
+    unresolved = [0] * len(drops)
+    icc = np.empty(first.size)
+    for block, product in _pair_blocks(first.size, groups):
+        block_first, block_second = first[block], second[block]
+        cross = statistics.pair_cross(block_first, block_second) if binary and drops else None
+        total, squares = statistics.pair_sums(block_first, block_second, cross)
+        icc[block] = statistics.icc_from_sums(total, squares, weighting, product)
+        for index, (weights, drop) in enumerate(zip(drops, drop_weightings, strict=True)):
+            required, size = _required_from_sums(
+                statistics, (total, squares, cross), block_first, block_second, weights, binary, alpha, power, product
+            )
+            drop_icc = statistics.icc_from_sums(total, squares, drop, product)
+            unresolved[index] += int(np.sum(required * _design_effect(drop_icc, drop.weighted_size) > size))
+    # One cluster left: its ICC (and the clustered N*) is not estimable.
+    loco = {str(name): (unresolved[index] if drops else None) for index, name in enumerate(statistics.names)}
+    return icc, weighting.weighted_size, loco
 
 
 def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, power) -> tuple[int, np.ndarray]:
@@ -97,8 +148,7 @@ def unresolved_under_clusters(matrix, first, second, required_n, labels, alpha, 
     Design effect 1 + (m_w - 1) max(ICC, 0), m_w = sum m_g^2 / N (``derivations/design_effect.py``; Donner, Birkett
     and Buck 1981).
     """
-    statistics = ClusterStatistics(matrix.scores, labels)
-    icc, weighted_size = statistics.icc(first, second)
+    icc, weighted_size = _pair_icc(ClusterStatistics(matrix.scores, labels), first, second)
     adjusted = required_n * _design_effect(icc, weighted_size)
     return int(np.sum(adjusted > matrix.n_items)), icc
 
@@ -145,7 +195,7 @@ def cluster_diagnostics(
     """
     labels = np.asarray(matrix.clusters)
     statistics = ClusterStatistics(matrix.scores, labels)
-    icc, weighted_size = statistics.icc(first, second)
+    icc, weighted_size, loco = _icc_and_loco(statistics, first, second, matrix.binary, alpha, power)
     effect = _design_effect(icc, weighted_size)
     required = pairs["required_n"].to_numpy()
     pairs = pairs.copy()
@@ -157,17 +207,6 @@ def cluster_diagnostics(
     bootstrap = (
         _cluster_bootstrap(matrix, pairs, statistics, first, second, n_resamples, seed, rng) if n_resamples else None
     )
-    loco: dict[str, int | None] = {}
-    for index, name in enumerate(statistics.names):
-        if statistics.names.size < 3:
-            loco[str(name)] = None  # one cluster left: its ICC (and the clustered N*) is not estimable
-            continue
-        weights = np.ones(statistics.names.size)
-        weights[index] = 0.0
-        loco_required, size = _required_from_weights(statistics, first, second, weights, matrix.binary, alpha, power)
-        loco_icc, loco_size = statistics.icc(first, second, weights)
-        adjusted = loco_required * _design_effect(loco_icc, loco_size)
-        loco[str(name)] = int(np.sum(adjusted > size))
     unresolved_clustered = int((~pairs["resolved_cluster"]).sum())
     alternatives = {"given": unresolved_clustered}
     alternatives["random (null check)"], random_icc = unresolved_under_clusters(

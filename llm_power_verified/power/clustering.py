@@ -129,6 +129,26 @@ def cluster_adjusted_required_n(
     return finish(_design_effect.cluster_adjusted_required_n(required_n, cluster_size, icc))
 
 
+#: Values per part of a pair-by-pair product of whole-number scores (:meth:`ClusterStatistics.pair_cross`).
+_PART = 1 << 22
+
+
+def _exact_sums(scores: np.ndarray) -> bool:
+    """Whole-number scores whose every sum of products is exact in float64 (so its order of terms does not matter)."""
+    if scores.size == 0 or not np.issubdtype(scores.dtype, np.number):
+        return False
+    largest = max(float(np.max(scores)), -float(np.min(scores)))
+    if not (np.isfinite(largest) and largest**2 * scores.shape[0] < 2.0**53):
+        return False
+    return all(np.array_equal(part, np.rint(part)) for part in np.array_split(scores, -(-scores.shape[0] // 1024)))
+
+
+def _exact_dtype(scores: np.ndarray, sizes: np.ndarray):
+    """float32 when every per-cluster sum of products of the whole-number scores is below 2^24 (exact), else float64."""
+    largest = max(float(np.max(scores)), -float(np.min(scores)))
+    return np.float32 if largest**2 * float(np.max(sizes)) < 2.0**24 else np.float64
+
+
 class ClusterStatistics:
     """Per-cluster sufficient statistics of every model's scores.
 
@@ -137,6 +157,11 @@ class ClusterStatistics:
     pair's per-cluster sums of D = X_k - X_l and of D^2 follow, and so does
     the one-way ANOVA ICC of D for any weighting of the clusters (a
     bootstrap resample, a leave-one-out drop) without touching the items again.
+
+    Whole-number scores (binary, counts) make every sum exact, whatever the order of its terms, so the products
+    ``cross`` are formed per pair when asked for (:meth:`pair_cross`: clusters x pairs, never clusters x models x
+    models); other scores keep the clusters x models x models products of the per-cluster matrix products, whose
+    last bits depend on BLAS's order of summation.
 
     Parameters
     ----------
@@ -156,12 +181,56 @@ class ClusterStatistics:
         indicator = np.zeros((groups, scores.shape[0]))
         indicator[index, np.arange(scores.shape[0])] = 1.0
         self.sums = indicator @ scores
-        self.cross = np.stack([scores[index == g].T @ scores[index == g] for g in range(groups)])
+        del indicator
+        self.cross: np.ndarray | None = None
+        if _exact_sums(scores):
+            order = np.argsort(index, kind="stable")
+            self._grouped = np.asarray(scores[order], dtype=_exact_dtype(scores, self.n))
+            self._bounds = np.concatenate(([0], np.cumsum(self.n).astype(np.intp)))
+            self._squares = np.stack(
+                [
+                    np.square(self._grouped[start:stop], dtype=np.float64).sum(axis=0)
+                    for start, stop in zip(self._bounds[:-1], self._bounds[1:], strict=True)
+                ]
+            )
+        else:
+            self.cross = np.stack([scores[index == g].T @ scores[index == g] for g in range(groups)])
 
-    def pair_sums(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(sum of D, sum of D^2) per cluster, shape (clusters, pairs)."""
+    def pair_cross(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """``cross[:, first, second]``, shape (clusters, pairs), formed for these pairs only (whole-number scores).
+
+        The models' columns are multiplied cluster by cluster: by one matrix product of the pairs' distinct first
+        models with their distinct second models when that product is small beside the pairs (all pairs, a
+        reference), else pair by pair in parts of about ``_PART`` values.  Whole-number scores make every sum exact.
+        """
+        if self.cross is not None:
+            return self.cross[:, first, second]
+        rows, row_of = np.unique(first, return_inverse=True)
+        columns, column_of = np.unique(second, return_inverse=True)
+        result = np.empty((self.n.size, first.size))
+        dense = rows.size * columns.size <= 4 * (first.size + columns.size)
+        for group, (start, stop) in enumerate(zip(self._bounds[:-1], self._bounds[1:], strict=True)):
+            items = self._grouped[start:stop]
+            if dense:
+                result[group] = (items[:, rows].T @ items[:, columns])[row_of, column_of]
+                continue
+            step = max(1, _PART // max(stop - start, 1))
+            for lower in range(0, first.size, step):
+                part = slice(lower, lower + step)
+                products = items[:, first[part]] * items[:, second[part]]
+                result[group, part] = products.sum(axis=0, dtype=np.float64)
+        return result
+
+    def pair_sums(
+        self, first: np.ndarray, second: np.ndarray, cross: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(sum of D, sum of D^2) per cluster, shape (clusters, pairs); ``cross``: :meth:`pair_cross`, if formed."""
         total = self.sums[:, first] - self.sums[:, second]
-        squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]
+        if self.cross is not None:
+            squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]
+        else:
+            cross = self.pair_cross(first, second) if cross is None else cross
+            squares = self._squares[:, first] + self._squares[:, second] - 2 * cross
         return total, squares
 
     def weighting(self, weights: np.ndarray | None = None) -> ClusterWeighting:
@@ -198,16 +267,20 @@ class ClusterStatistics:
         weighting = self.weighting(weights)
         return self.icc_from_sums(*self.pair_sums(first, second), weighting), weighting.weighted_size
 
-    def icc_from_sums(self, total: np.ndarray, squares: np.ndarray, weighting: ClusterWeighting) -> np.ndarray:
+    def icc_from_sums(
+        self, total: np.ndarray, squares: np.ndarray, weighting: ClusterWeighting, product=np.matmul
+    ) -> np.ndarray:
         """The ICC of D from the pairs' per-cluster sums (:meth:`pair_sums`) under a :meth:`weighting`.
 
         The formula of :meth:`icc`, evaluated in place (each operation of each element as written there, so the
         result does not depend on how many pairs are passed at once, for a given product ``weights @ sums``).
+        ``product(weights, sums)`` forms those products (``weights @ sums`` by default; in blocks of pairs, one that
+        gives each pair the bits of the all-pairs product).
         """
         w = weighting.weights
-        between = w @ (total**2 / self.n[:, None])
-        msb = w @ total
-        msw = w @ squares
+        between = product(w, total**2 / self.n[:, None])
+        msb = product(w, total)
+        msw = product(w, squares)
         vector = np.ndim(weighting.size) > 0
         size = weighting.size[:, None] if vector else weighting.size
         groups = weighting.groups[:, None] if vector else weighting.groups
