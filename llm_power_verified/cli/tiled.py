@@ -158,6 +158,7 @@ def run_tiled(arguments, matrix, backend, folder: Path, gate) -> tuple[str, int]
         raise CommandError("--tiles takes no item clusters: drop --tiles, or --cluster-column/--cluster-field")
     if not matrix.binary:
         raise CommandError("--tiles audits 0/1 scores; these are graded: drop --tiles (the audit streams them)")
+    from llm_power_verified.report.cells import plural
     from llm_power_verified.report.tiled import tiled_document, tiled_lines, write_tiled_report
     from llm_power_verified.report.tiled_run import tiled_parquet
 
@@ -182,7 +183,7 @@ def run_tiled(arguments, matrix, backend, folder: Path, gate) -> tuple[str, int]
     written = write_tiled_report(document, folder)
     status = gate(result.adjacent, arguments.fail_on)
     lines = tiled_lines(document, arguments.pairs)
-    return "\n".join([*lines, "", f"wrote {folder}: {result.bands:,} band files and {written.name}"]), status
+    return "\n".join([*lines, "", f"wrote {folder}: {plural(result.bands, 'band file')} and {written.name}"]), status
 
 
 def _remove_bands(folder: Path) -> None:

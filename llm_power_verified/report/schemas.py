@@ -45,7 +45,6 @@ from llm_power_verified.leaderboard.summaries import (
 from llm_power_verified.report.columns_page import columns_page
 from llm_power_verified.report.json_types import FLOAT, KIND_SCHEMAS, STRINGS, object_schema
 from llm_power_verified.report.result_docs import attribute_descriptions
-from llm_power_verified.report.tiled_schema import TILED_SCHEMA_FILE, tiled_schema
 
 __all__ = ["COMMAND", "audit_schema", "check", "compare_schema", "generated_files", "main", "regenerate"]
 
@@ -321,9 +320,6 @@ def generated_files(root: Path | None = None) -> dict[Path, str]:
         for audit, name in SCHEMA_FILES.items()
     }
     files[_REPORT / COMPARE_SCHEMA_FILE] = json.dumps(compare_schema(), indent=2, ensure_ascii=False) + "\n"
-    files[TILED_SCHEMA_FILE] = (
-        json.dumps(tiled_schema(audit_schema("binary+graded")), indent=2, ensure_ascii=False) + "\n"
-    )
     root = _REPORT.parents[1] if root is None else root
     if (root / "docs" / "source").is_dir():
         files[root / _DOCS_PAGE] = columns_page(_HEADER)

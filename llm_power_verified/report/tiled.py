@@ -20,6 +20,7 @@ import orjson
 
 from llm_power_verified.io.escaping import terminal_text
 from llm_power_verified.io.output import write_chunks
+from llm_power_verified.report.cells import plural
 from llm_power_verified.report.headline import headline_lines
 from llm_power_verified.report.view import ROW_LIMIT
 
@@ -93,8 +94,8 @@ def tiled_lines(document: dict, pairs: str = "top", limit: int = ROW_LIMIT) -> l
     lines = [
         *document["headline"],
         "",
-        f"tiled all-pairs audit: {document['models']:,} models, {document['items']:,} items, {total:,} pairs in "
-        f"{document['bands']:,} band files",
+        f"tiled all-pairs audit: {document['models']:,} models, {document['items']:,} items, {plural(total, 'pair')} "
+        f"in {plural(document['bands'], 'band file')}",
         f"family (all pairs): {family['family_size']:,}; rejected: Holm {document['holm_rejections']:,}, "
         f"BH {family['bh_rejections']:,}, e-BH {family['e_bh_rejections']:,}",
         f"resolved at fixed N (exact McNemar): {document['resolved_pairs']:,} of {total:,}",
