@@ -59,6 +59,7 @@ from scipy.special import log_ndtr
 from llm_power_verified._docstrings import docfill
 from llm_power_verified._validation import check_count, describe_index, finish, sides_for
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.inference.binomial import log_pmf_half
 from llm_power_verified.inference.cells import binary_counts
 from llm_power_verified.inference.mcnemar_tails import log_smaller_tail_half, log_upper_tail_half
 from llm_power_verified.results import Result
@@ -69,6 +70,7 @@ __all__ = [
     "McNemarResult",
     "binary_counts",
     "exact_and_midp",
+    "exact_with_tail",
     "mcnemar_all",
     "mcnemar_chi2",
     "mcnemar_exact",
@@ -237,9 +239,30 @@ def mcnemar_exact(b: Any, c: Any, alternative: str = "two-sided") -> McNemarResu
         favour, against = _oriented(b, c, alternative)
         log_upper, _ = log_upper_tail_half(favour, against)
         return _result(favour, log_upper, "exact", b, c, alternative)
+    return exact_with_tail(b, c)[0]
+
+
+@docfill("counts")
+def exact_with_tail(b: Any, c: Any) -> tuple[McNemarResult, np.ndarray]:
+    """The two-sided exact test and the log tail log P(X <= min(b, c)) behind it (0 where b + c = 0).
+
+    Returns
+    -------
+    exact : McNemarResult
+        The same values as ``mcnemar_exact(b, c)``.
+    log_tail : numpy.ndarray
+        The tail, which :func:`exact_and_midp` takes so as not to compute it again.
+
+    Examples
+    --------
+    >>> exact, log_tail = exact_with_tail(1, 7)
+    >>> round(exact.pvalue, 6), round(float(np.exp(log_tail)), 6)
+    (0.070312, 0.035156)
+    """
+    b, c = _counts(b, c)
     smaller, total, log_tail, _ = log_smaller_tail_half(b, c, with_pmf=False)
     log_p = np.where(total > 0, _LOG_2 + log_tail, 0.0)
-    return _result(smaller, log_p, "exact", b, c)
+    return _result(smaller, log_p, "exact", b, c), log_tail
 
 
 @docfill("counts", "two_sided_rule", "alternative", returns="mcnemar")
@@ -300,8 +323,15 @@ def _log_midp(b, c, total, log_tail, log_pmf, two_sided_rule: str) -> np.ndarray
 
 
 @docfill("counts")
-def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
+def exact_and_midp(b: Any, c: Any, log_tail: np.ndarray | None = None) -> tuple[McNemarResult, McNemarResult]:
     """The two-sided exact and mid-p tests (default rules) from one evaluation of the binomial tail.
+
+    Parameters
+    ----------
+    %(counts)s
+    log_tail : numpy.ndarray, optional
+        The tail log P(X <= min(b, c)) of these counts when already computed (:func:`exact_with_tail`, the same
+        values); only the pmf is computed then.
 
     Returns
     -------
@@ -319,7 +349,13 @@ def exact_and_midp(b: Any, c: Any) -> tuple[McNemarResult, McNemarResult]:
     (0.070312, 0.039062)
     """
     b, c = _counts(b, c)
-    smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
+    if log_tail is None:
+        smaller, total, log_tail, log_pmf = log_smaller_tail_half(b, c)
+    else:
+        smaller, total, log_pmf = np.minimum(b, c), b + c, np.zeros(np.shape(b))
+        some = total > 0
+        log_pmf[some] = log_pmf_half(smaller[some], total[some])
+        log_tail = np.asarray(log_tail, dtype=np.float64).reshape(log_pmf.shape)
     log_exact = np.where(total > 0, _LOG_2 + log_tail, 0.0)
     return (
         _result(smaller, log_exact, "exact", b, c),

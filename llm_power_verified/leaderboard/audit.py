@@ -38,7 +38,7 @@ from llm_power_verified.contract import FAMILIES, MODES
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io import ScoreMatrix
 from llm_power_verified.leaderboard.audit_results import AuditResult, StreamedAudit
-from llm_power_verified.leaderboard.blocks import BlockSettings, all_pairs_pvalues, family_context, pair_inputs
+from llm_power_verified.leaderboard.blocks import BlockSettings, all_pairs_tests, family_context, pair_inputs
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
 from llm_power_verified.leaderboard.generations import GenerationColumns
@@ -352,11 +352,11 @@ def _inputs(matrix: ScoreMatrix, order, settings: AuditSettings, reference_index
     # Linear mode and family above LINEAR_MODELS: no K x K array and nothing over all pairs (the module notes).
     all_pairs = all_pairs_computed(order.size, mode, family)
     inputs = pair_inputs(matrix, order, all_pairs)
-    all_p = all_pairs_pvalues(inputs, order, backend) if all_pairs else None
+    # The exact tails behind the p-values go to the pair blocks (the exact p computed once per pair).
+    all_p, tails = all_pairs_tests(inputs, order, backend) if all_pairs else (None, None)
     family_pairs = pairs if family == mode else None
-    context = family_context(
-        inputs, order, family, reference_index, settings.alpha, settings.power, all_p, family_pairs, backend
-    )
+    alpha, power = settings.alpha, settings.power
+    context = family_context(inputs, order, family, reference_index, alpha, power, all_p, family_pairs, backend, tails)
     return inputs, all_p, context
 
 

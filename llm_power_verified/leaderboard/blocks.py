@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llm_power_verified.inference.mcnemar import mcnemar_exact
 from llm_power_verified.inference.multiplicity import family_adjustments, inflation_at_level, required_n_inflation
+from llm_power_verified.leaderboard.block_tests import arbiter_pvalues, exact_tests, family_log_e
 from llm_power_verified.leaderboard.pair_inputs import PairInputs, pair_inputs
-from llm_power_verified.leaderboard.pairs import graded_log_e, pair_indices, paired_t_columns
+from llm_power_verified.leaderboard.pairs import pair_indices
 from llm_power_verified.leaderboard.summaries import Inflation, Multiplicity
 from llm_power_verified.parallel import Backend, LocalBackend
 from llm_power_verified.results import Result
-from llm_power_verified.sequential.e_process import e_bh, log_e_value
+from llm_power_verified.sequential.e_process import e_bh
 
 __all__ = [
     "PAIR_BLOCK",
@@ -39,6 +39,7 @@ __all__ = [
     "FamilyContext",
     "PairInputs",
     "all_pairs_pvalues",
+    "all_pairs_tests",
     "arbiter_pvalues",
     "blocks",
     "family_context",
@@ -108,6 +109,9 @@ class FamilyContext(Result):
         The arbiter's p-values of the family.
     multiplicity : Multiplicity
         The family's summary.
+    log_tail : numpy.ndarray or None
+        0/1 scores: the exact tails log P(X <= min(b, c)) behind ``pvalues``, which the blocks' exact and mid-p
+        columns take instead of computing them again; None for graded scores.
     """
 
     rank: np.ndarray
@@ -123,6 +127,7 @@ class FamilyContext(Result):
     second: np.ndarray
     pvalues: np.ndarray
     multiplicity: Multiplicity
+    log_tail: np.ndarray | None = None
 
     def locate(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Family position of each pair (either orientation), -1 outside the family."""
@@ -149,6 +154,7 @@ class FamilyContext(Result):
             holm_inflation=self.holm_inflation[at],
             log_e=None if self.log_e is None or not inside.all() else self.log_e[at],
             rejected_e_bh=None if self.rejected_e_bh is None else self.rejected_e_bh[at],
+            log_tail=None if self.log_tail is None or not inside.all() else self.log_tail[at],
         )
 
 
@@ -170,6 +176,8 @@ class BlockFamily(Result):
         Their log e-values (None unless every pair of the block is inside).
     rejected_e_bh : numpy.ndarray or None
         Their e-BH decisions.
+    log_tail : numpy.ndarray or None
+        Their exact tails log P(X <= min(b, c)) (0/1 scores; None unless every pair of the block is inside).
     """
 
     inside: np.ndarray
@@ -182,29 +190,7 @@ class BlockFamily(Result):
     holm_inflation: np.ndarray
     log_e: np.ndarray | None
     rejected_e_bh: np.ndarray | None
-
-
-def arbiter_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The arbiter's two-sided p-values (exact McNemar for 0/1 scores, paired t for graded) of the given pairs.
-
-    No alpha or power: a p-value needs neither.  Symmetric in each pair's orientation.
-
-    Parameters
-    ----------
-    inputs : PairInputs
-        The audit's pair inputs (:func:`pair_inputs`).
-    first, second : numpy.ndarray
-        Model indices of each pair (``first`` the higher-ranked model, or the reference).
-
-    Returns
-    -------
-    numpy.ndarray
-        One p-value per pair.
-    """
-    if inputs.binary:
-        _, only_a, only_b = inputs.counts(first, second)
-        return np.atleast_1d(mcnemar_exact(only_a, only_b).pvalue)
-    return np.asarray(paired_t_columns(inputs, first, second)["p_t"])
+    log_tail: np.ndarray | None = None
 
 
 def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | None = None) -> np.ndarray:
@@ -239,13 +225,36 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
     return _by_blocks(backend or LocalBackend(), arbiter_pvalues, first, second, (inputs,))
 
 
-def _by_blocks(backend: Backend, compute, first: np.ndarray, second: np.ndarray, shared: tuple) -> np.ndarray:
-    """``compute(*shared, first, second)`` of the pairs, block by block on ``backend``, as one float64 array."""
-    values = np.empty(first.size)
+def all_pairs_tests(
+    inputs: PairInputs, order: np.ndarray, backend: Backend | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`all_pairs_pvalues` (the same arguments) and, for 0/1 scores, the exact tails behind them.
+
+    Returns
+    -------
+    pvalues : numpy.ndarray
+        The same values as :func:`all_pairs_pvalues`.
+    log_tail : numpy.ndarray or None
+        0/1 scores: log P(X <= min(b, c)) of each pair (what the pair table's exact and mid-p columns are made of,
+        so that the tail is computed once per pair); None for graded scores.
+    """
+    if not inputs.binary:
+        return all_pairs_pvalues(inputs, order, backend), None
+    first, second = pair_indices(order, "all")
+    tests = _by_blocks(backend or LocalBackend(), exact_tests, first, second, (inputs,), rows=2)
+    return tests[0], tests[1]
+
+
+def _by_blocks(backend: Backend, compute, first, second, shared: tuple, rows: int | None = None) -> np.ndarray:
+    """``compute(*shared, first, second)`` of the pairs, block by block on ``backend``, as one float64 array.
+
+    ``rows``: each block gives that many rows of values (a ``rows`` x pairs array); None: one value per pair.
+    """
+    values = np.empty(first.size if rows is None else (rows, first.size))
     slices = blocks(first.size)
     results = backend.map(compute, [(first[sl], second[sl]) for sl in slices], shared=shared)
     for sl, block_values in zip(slices, results, strict=True):
-        values[sl] = block_values
+        values[..., sl] = block_values
     return values
 
 
@@ -275,29 +284,6 @@ def triangle_position(rank: np.ndarray, first: np.ndarray, second: np.ndarray) -
     return low * size - low * (low + 1) // 2 + (high - low - 1)
 
 
-def family_log_e(inputs: PairInputs, alpha: float, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """A block of the family's first pass: the log e-values of its pairs (binary mixture, or graded betting).
-
-    Parameters
-    ----------
-    inputs : PairInputs
-        The audit's pair inputs (:func:`pair_inputs`).
-    alpha : float
-        Tunes the graded bets.
-    first, second : numpy.ndarray
-        Model indices of each pair (``first`` the higher-ranked model, or the reference).
-
-    Returns
-    -------
-    numpy.ndarray
-        One log e-value per pair.
-    """
-    if not inputs.binary:
-        return graded_log_e(inputs, first, second, alpha)
-    _, only_a, only_b = inputs.counts(first, second)
-    return np.asarray(log_e_value(only_a, only_b), dtype=np.float64).reshape(-1)
-
-
 def family_context(
     inputs: PairInputs,
     order: np.ndarray,
@@ -308,6 +294,7 @@ def family_context(
     all_pvalues: np.ndarray | None,
     pairs: tuple[np.ndarray, np.ndarray] | None = None,
     backend: Backend | None = None,
+    all_log_tail: np.ndarray | None = None,
 ) -> FamilyContext:
     """The :class:`FamilyContext` of the declared family.
 
@@ -333,6 +320,9 @@ def family_context(
         The family's (first, second) when the caller has them.
     backend : Backend, optional
         Where the per-block first pass (the e-values) runs; Holm, BH and e-BH, which need the whole family, run here.
+    all_log_tail : numpy.ndarray, optional
+        0/1 scores: the exact tails behind ``all_pvalues`` (:func:`all_pairs_tests`), kept for the blocks; None with
+        ``all_pvalues``: the blocks compute the tails themselves.
 
     Returns
     -------
@@ -354,10 +344,15 @@ def family_context(
     size = first.size
     keys = triangle_position(inputs.rank, first, second)
     backend = backend or LocalBackend()
-    if all_pvalues is None:
+    log_tail = None
+    if all_pvalues is None and inputs.binary:
+        pvalues, log_tail = _by_blocks(backend, exact_tests, first, second, (inputs,), rows=2)
+    elif all_pvalues is None:
         pvalues = _by_blocks(backend, arbiter_pvalues, first, second, (inputs,))
     else:
         pvalues = all_pvalues if family == "all" else all_pvalues[keys]
+        if all_log_tail is not None:
+            log_tail = all_log_tail if family == "all" else all_log_tail[keys]
     log_e = _by_blocks(backend, family_log_e, first, second, (inputs, alpha))
     # Bonferroni and Sidak are element-wise (computed per block); Holm and BH need the whole family's order.
     # Holm, BH and Holm's levels from one sort of the family (the same values as adjust_pvalues and holm_levels).
@@ -404,6 +399,7 @@ def family_context(
         second=second,
         pvalues=pvalues,
         multiplicity=multiplicity,
+        log_tail=log_tail,
     )
 
 

@@ -55,6 +55,8 @@ def pair_block(
     """
     alpha, power, n = settings.alpha, settings.power, inputs.n_items
     compute = binary_pair_columns if inputs.binary else graded_pair_columns
+    # 0/1 scores: the family's exact tails of these pairs (when all are inside), not computed again.
+    extra = (family.log_tail,) if inputs.binary else ()
     names = np.asarray(inputs.models, dtype=object)
     rank_a, rank_b = inputs.rank[first], inputs.rank[second]
     # The columns are gathered as arrays and made a frame once (adding them one by one to a frame cost more than
@@ -65,7 +67,7 @@ def pair_block(
         "rank_a": rank_a,
         "rank_b": rank_b,
         "adjacent": adjacent_ranks(rank_a, rank_b),
-        **compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed),
+        **compute(inputs, first, second, alpha, power, settings.n_resamples, settings.seed, *extra),
     }
     columns["n"] = np.full(first.size, n)
     required = columns["required_n"]

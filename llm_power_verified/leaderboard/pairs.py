@@ -133,7 +133,7 @@ def adjacent_ranks(rank_a, rank_b) -> np.ndarray:
     return np.abs(np.asarray(rank_b, dtype=np.int64) - np.asarray(rank_a, dtype=np.int64)) == 1
 
 
-def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) -> dict[str, np.ndarray]:
+def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed, log_tail=None) -> dict[str, np.ndarray]:
     """The per-pair columns of 0/1 scores: gap, cells, rho-hat, the tests, N*, q, MDE, bootstrap, sensitivity, shortcut.
 
     Parameters
@@ -150,6 +150,8 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
         Paired-bootstrap resamples (0: none).
     seed : int
         Seed of the per-pair streams.
+    log_tail : numpy.ndarray, optional
+        The pairs' exact tails log P(X <= min(b, c)) when the family computed them (not computed again).
 
     Returns
     -------
@@ -171,7 +173,7 @@ def binary_pair_columns(inputs, first, second, alpha, power, n_resamples, seed) 
     gap = (only_a - only_b) / n
     frame = {"delta": gap, "p_a": p_a, "p_b": p_b, "a": both, "b": only_a, "c": only_b, "d": neither, "rho": rho}
     chi2 = mcnemar_chi2(only_a, only_b)
-    exact, midp = exact_and_midp(only_a, only_b)
+    exact, midp = exact_and_midp(only_a, only_b, log_tail)
     frame.update(p_chi2=chi2.pvalue, p_exact=exact.pvalue, log_p_exact=exact.log_pvalue, p_midp=midp.pvalue)
     required = np.asarray(required_n_from_counts(only_a, only_b, n, alpha, power), dtype=np.float64).reshape(-1)
     variance = _variance.paired_difference_variance_from_cells(only_a / n, only_b / n)
