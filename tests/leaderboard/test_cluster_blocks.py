@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from llm_power_verified.io import from_array
-from llm_power_verified.leaderboard import blocks, cluster_blocks
+from llm_power_verified.leaderboard import blocks, cluster_blocks, clusters
 from llm_power_verified.leaderboard.audit import audit_leaderboard
 from llm_power_verified.leaderboard.cluster_blocks import bootstrap_blocks, column_quantiles
 from llm_power_verified.numeric import quantiles
@@ -51,6 +51,8 @@ def test_blocked_equals_one_block(case, monkeypatch):
     # BLAS edge code that a short last block does not reproduce): 14 or more blocks with 16 or more resamples.
     monkeypatch.setattr(blocks, "PAIR_BLOCK", 64)
     monkeypatch.setattr(cluster_blocks, "TAIL_PAIRS", 1024)
+    # The ICCs, leave-one-cluster-out and the alternative definitions in blocks of about 64 pairs too.
+    monkeypatch.setattr(clusters, "BLOCK_BYTES", 64 * 8 * clusters._ALIVE * len(sizes))
     if resamples >= cluster_blocks.MIN_BLOCKED_RESAMPLES:
         assert len(bootstrap_blocks(pair_count, resamples)) >= 14
     pairs, summary = _audit(matrix, resamples)

@@ -1,0 +1,119 @@
+"""Cluster sums in blocks of pairs: the pieces reproduce the all-pairs products, the cross term per block is exact."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from llm_power_verified.leaderboard import cluster_products, clusters
+from llm_power_verified.leaderboard.cluster_products import block_pieces, piecewise_product, product_pieces
+from llm_power_verified.power.clustering import ClusterStatistics
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_pieces_cover_the_pairs_in_order(threads):
+    for size, groups in itertools.product([1, 2, 3, 4, 5, 9, 4097, 32_915, 124_753], [2, 14, 1000]):
+        pieces = product_pieces(size, groups, threads)
+        assert pieces[0][0] == 0 and pieces[-1][1] == size
+        assert all(first[1] == second[0] for first, second in itertools.pairwise(pieces))
+        assert all(stop > start for start, stop in pieces)
+        for width in (1, 64, 10**9):
+            blocks = block_pieces(pieces, width)
+            assert [piece for block in blocks for piece in block] == pieces
+            assert all(sum(b - a for a, b in block) <= width or len(block) == 1 for block in blocks)
+
+
+# Pair counts around OpenBLAS's threading threshold (m n >= 460,800) with ragged thread ranges, and small ones.
+SIZES = [1, 2, 3, 4, 5, 7, 100, 4097, 32_913, 32_915, 32_922, 124_750, 124_753, 200_003]
+
+
+@pytest.mark.parametrize("groups", [2, 3, 14, 200])
+def test_blocked_products_equal_the_all_pairs_product_bit_for_bit(groups):
+    rng = np.random.default_rng(groups)
+    for size in SIZES:
+        values = rng.random((groups, size)) ** 2 / 7  # inexact sums: the order of the terms shows in the last bits
+        pieces = product_pieces(size, groups)
+        for weights in (np.ones(groups), (rng.random(groups) < 0.6).astype(float)):
+            whole = weights @ values
+            for width in (1, 64, 5000, 10**9):
+                blocked = np.concatenate(
+                    [
+                        piecewise_product(block, size)(weights, values[:, block[0][0] : block[-1][1]].copy())
+                        for block in block_pieces(pieces, width)
+                    ]
+                )
+                # Exact: each pair goes through the same kernel path as in the all-pairs product (module notes).
+                assert np.array_equal(blocked, whole), (size, width)
+
+
+def test_another_blas_gives_one_piece(monkeypatch):
+    monkeypatch.setattr(cluster_products, "_threads", lambda: 0)
+    assert product_pieces(124_753, 14) == [(0, 124_753)]
+
+
+def _scores(rng, items, models, kind):
+    if kind == "binary":
+        return (rng.random((items, models)) < 0.55).astype(float)
+    if kind == "counts":
+        return rng.integers(0, 5, size=(items, models)).astype(float)
+    return np.round(rng.random((items, models)), 3)
+
+
+def _all_pairs(models):
+    first, second = np.triu_indices(models, 1)
+    return first, second
+
+
+@pytest.mark.parametrize("kind", ["binary", "counts"])
+def test_cross_term_per_block_equals_the_per_cluster_products(kind):
+    rng = np.random.default_rng(3)
+    scores = _scores(rng, 300, 40, kind)
+    labels = rng.choice(["a", "b", "c", "d", "e"], size=300, p=[0.5, 0.2, 0.15, 0.1, 0.05])
+    statistics = ClusterStatistics(scores, labels)
+    assert statistics.cross is None  # whole numbers: no clusters x K x K array
+    index = np.unique(labels, return_inverse=True)[1]
+    cross = np.stack([scores[index == g].T @ scores[index == g] for g in range(5)])
+    first, second = _all_pairs(40)
+    adjacent = np.arange(39), np.arange(1, 40)  # sparse: pair by pair
+    scattered = rng.permutation(40)[:20], rng.permutation(40)[:20]
+    for pair_first, pair_second in [(first, second), adjacent, scattered, (first[:7], second[:7])]:
+        # Exact: sums of whole numbers below 2^24 (float32) and 2^53 (float64) in any order.
+        assert np.array_equal(statistics.pair_cross(pair_first, pair_second), cross[:, pair_first, pair_second])
+        _, squares = statistics.pair_sums(pair_first, pair_second)
+        diagonal = cross[:, pair_first, pair_first] + cross[:, pair_second, pair_second]
+        assert np.array_equal(squares, diagonal - 2 * cross[:, pair_first, pair_second])
+
+
+def test_graded_scores_keep_the_per_cluster_products():
+    rng = np.random.default_rng(4)
+    statistics = ClusterStatistics(_scores(rng, 100, 6, "graded"), np.repeat([0, 1, 2, 3], 25))
+    assert statistics.cross is not None and statistics.cross.shape == (4, 6, 6)
+
+
+@pytest.mark.parametrize(("kind", "groups"), [("binary", 14), ("graded", 5), ("binary", 3), ("graded", 2)])
+def test_one_pass_equals_the_all_pairs_computation(kind, groups, monkeypatch):
+    """ICC and leave-one-cluster-out in one blocked pass equal the whole-array formulas of ClusterStatistics."""
+    rng = np.random.default_rng(groups)
+    models = 90
+    scores = _scores(rng, 20 * groups + 17, models, kind)
+    labels = rng.integers(0, groups, size=scores.shape[0])
+    labels[:groups] = np.arange(groups)
+    statistics = ClusterStatistics(scores, labels)
+    first, second = _all_pairs(models)
+    binary = kind == "binary"
+    monkeypatch.setattr(clusters, "BLOCK_BYTES", 64 * 8 * clusters._ALIVE * groups)  # blocks of 64 pairs
+    icc, weighted_size, loco = clusters._icc_and_loco(statistics, first, second, binary, 0.05, 0.8)
+    whole_icc, whole_size = statistics.icc(first, second)
+    assert np.array_equal(icc, whole_icc, equal_nan=True) and weighted_size == whole_size
+    if groups < 3:
+        assert set(loco.values()) == {None}
+        return
+    for index, name in enumerate(statistics.names):
+        weights = np.where(np.arange(groups) == index, 0.0, 1.0)
+        drop_icc, drop_size = statistics.icc(first, second, weights)
+        cross = statistics.pair_cross(first, second) if binary else None
+        sums = (*statistics.pair_sums(first, second, cross), cross)
+        required, size = clusters._required_from_sums(
+            statistics, sums, first, second, weights, binary, 0.05, 0.8, np.matmul
+        )
+        assert loco[str(name)] == int(np.sum(required * clusters._design_effect(drop_icc, drop_size) > size))
