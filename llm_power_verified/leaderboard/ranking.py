@@ -208,28 +208,64 @@ def letter_columns(significant: np.ndarray) -> np.ndarray:
     size = significant.shape[0]
     together = ~significant
     np.fill_diagonal(together, True)
-    covered = np.zeros((size, size), dtype=bool)
-    columns = []
+    packed = np.packbits(together, axis=1)  # rows as bits: the ANDs and ORs below touch 1/8 of the bytes
+    letters = np.zeros((16, packed.shape[1]), dtype=np.uint8)  # the letters found, as bits
+    holders = np.zeros((size, 16), dtype=bool)  # model x letter; the pairs (i, .) covered: the union of i's letters
+    count = 0
     for i in range(size):
-        nearest = np.argsort(np.abs(np.arange(size) - i), kind="stable")
+        holding = np.flatnonzero(holders[i, :count])
+        covered = np.unpackbits(np.bitwise_or.reduce(letters[holding], axis=0), count=size).view(bool)  # 0 if none
+        nearest: list[np.ndarray] = []
         while True:
-            open_pairs = np.flatnonzero(together[i] & ~covered[i])
+            open_pairs = np.flatnonzero(together[i] & ~covered)
             if open_pairs.size == 0:
                 break
-            j = int(open_pairs[0])
-            members = [i] if i == j else [i, j]
-            candidates = together[i] & together[j]
-            candidates[members] = False
-            # Only the first candidates can join (candidates only shrink), visited nearest in rank first.
-            for k in nearest[candidates[nearest]]:
-                if candidates[k]:
-                    members.append(int(k))
-                    candidates &= together[k]
             column = np.zeros(size, dtype=bool)
-            column[members] = True
-            covered[np.ix_(members, members)] = True  # the members' block of the K x K matrix, not all of it
-            columns.append(column)
-    return np.array(columns, dtype=bool).reshape(-1, size)
+            column[_grow_letter(together, packed, i, int(open_pairs[0]), nearest)] = True
+            if count == letters.shape[0]:
+                letters = np.concatenate([letters, np.zeros_like(letters)])
+                holders = np.concatenate([holders, np.zeros_like(holders)], axis=1)
+            letters[count], holders[column, count] = np.packbits(column), True
+            covered |= column
+            count += 1
+    return np.unpackbits(letters[:count], axis=1, count=size).view(bool)
+
+
+_LETTER_CHUNK = 64  # candidates tried at once by _grow_letter
+
+
+def _grow_letter(together: np.ndarray, packed: np.ndarray, i: int, j: int, nearest: list) -> list[int]:
+    """The letter seeded by (i, j): each candidate, nearest in rank first, joins if together with every member.
+
+    Taken ``_LETTER_CHUNK`` candidates at a time: the longest run of them together with one another joins at once,
+    the first that is not leaves (the members one candidate at a time would give; ``nearest`` caches i's order).
+    """
+    members = [i] if i == j else [i, j]
+    alive = together[i] & together[j]
+    alive[members] = False
+    inside = np.flatnonzero(alive)
+    low, high = (int(inside[0]), int(inside[-1]) + 1) if inside.size else (0, 0)
+    if high - low == inside.size and together[low:high, low:high].all():
+        return members + inside.tolist()  # consecutive ranks, none different from another: every one joins
+    if not nearest:
+        nearest.append(np.argsort(np.abs(np.arange(together.shape[0]) - i), kind="stable"))
+    order = nearest[0][alive[nearest[0]]]
+    alive_bits = np.packbits(alive)
+    earlier = np.triu(np.ones((_LETTER_CHUNK, _LETTER_CHUNK), dtype=bool), 1)
+    start = 0
+    while start < order.size:
+        window = order[start : start + _LETTER_CHUNK]
+        live = np.flatnonzero(alive[window])
+        chunk = window[live]
+        # Candidate t of the chunk leaves when it differs from a candidate s < t of the chunk (all before it joined).
+        clash = (~together[np.ix_(chunk, chunk)] & earlier[: chunk.size, : chunk.size]).any(axis=0)
+        stop = int(np.argmax(clash)) if clash.any() else chunk.size
+        members.extend(chunk[:stop].tolist())
+        if stop:
+            alive_bits &= np.bitwise_and.reduce(packed[chunk[:stop]], axis=0)
+            alive = np.unpackbits(alive_bits, count=together.shape[0]).view(bool)
+        start += int(live[stop]) + 1 if stop < chunk.size else _LETTER_CHUNK
+    return members
 
 
 def letters_from_significance(significant: np.ndarray) -> list[str]:

@@ -168,3 +168,41 @@ def test_wilson_interval_stays_inside_zero_one_at_the_ends():
         # Inside [0, 1]; at the ends within a few ulp of 0 and 1 (exactly 0 and 1 in exact arithmetic).
         assert low.min() >= 0.0 and high.max() <= 1.0
         assert low[0] <= 4e-16 and high[1] >= 1.0 - 4 * np.finfo(float).eps
+
+
+def _letters_one_candidate_at_a_time(significant: np.ndarray) -> np.ndarray:
+    """The letter sweep written plainly (each candidate tried alone, the K x K covered pairs held): the reference."""
+    size = significant.shape[0]
+    together = ~significant
+    np.fill_diagonal(together, True)
+    covered = np.zeros((size, size), dtype=bool)
+    columns = []
+    for i in range(size):
+        nearest = np.argsort(np.abs(np.arange(size) - i), kind="stable")
+        while (open_pairs := np.flatnonzero(together[i] & ~covered[i])).size:
+            j = int(open_pairs[0])
+            members = [i] if i == j else [i, j]
+            candidates = together[i] & together[j]
+            candidates[members] = False
+            for k in nearest[candidates[nearest]]:
+                if candidates[k]:
+                    members.append(int(k))
+                    candidates &= together[k]
+            covered[np.ix_(members, members)] = True
+            columns.append(np.isin(np.arange(size), members))
+    return np.array(columns, dtype=bool).reshape(-1, size)
+
+
+@pytest.mark.parametrize("size", [1, 2, 9, 70, 260])
+@pytest.mark.parametrize("noise", [0.0, 0.03, 0.3, 0.8])
+def test_letters_equal_the_one_candidate_at_a_time_sweep(size, noise):
+    """Runs of non-significant neighbours (the fast path) and decisions far from the ranks (the chunks' clashes)."""
+    rng = np.random.default_rng(size * 100 + int(noise * 100))
+    rank = np.arange(size)
+    significant = np.abs(rank[:, None] - rank[None, :]) > rng.integers(1, 40)
+    flips = np.triu(rng.random((size, size)) < noise, 1)
+    significant ^= flips | flips.T
+    np.fill_diagonal(significant, False)
+    expected = _letters_one_candidate_at_a_time(significant)
+    assert np.array_equal(letter_columns(significant.copy()), expected)
+    assert expected.shape[0] >= 1
