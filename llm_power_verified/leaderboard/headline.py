@@ -20,15 +20,31 @@ from llm_power_verified._validation import ceil_sample_size
 from llm_power_verified.inference.margin import EQUIVALENCE_OUTCOMES
 from llm_power_verified.inference.multiplicity import guaranteed_level, inflation_at_level
 from llm_power_verified.io import ScoreMatrix
+from llm_power_verified.leaderboard.memory import LINEAR_MODELS
 from llm_power_verified.leaderboard.summaries import GenerationSummary, Tiers
 from llm_power_verified.power.correlation import admissible_rho_interval
 from llm_power_verified.power.sample_size import minimum_detectable_effect, paired_difference_variance
 from llm_power_verified.results import Result
 
-__all__ = ["ADJACENT_VERDICTS", "Headline", "VerdictCount", "headline_facts", "smallest_resolvable_gap"]
+__all__ = [
+    "ADJACENT_VERDICTS",
+    "IMPRACTICAL_ITEMS",
+    "REFERENCE_VERDICTS",
+    "Headline",
+    "VerdictCount",
+    "all_pairs_route",
+    "headline_facts",
+    "skipped_all_pairs_note",
+    "smallest_resolvable_gap",
+]
 
 #: The adjacent pairs' verdict columns the headline counts, when the pair table has them.
 ADJACENT_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime", "resolved_min_effect")
+#: The reference comparisons' verdict columns the headline counts (family "reference"), when the pair table has them.
+REFERENCE_VERDICTS = ("significant", "resolved", "significant_clustered", "significant_anytime")
+#: An N* above this many items is no practical N: more items than any benchmark holds (the largest hold millions); a
+#: near-zero gap (graded scores: a difference of means of about 1e-6) needs that many.
+IMPRACTICAL_ITEMS = 1_000_000_000
 
 
 @dataclass(frozen=True, repr=False)
@@ -112,6 +128,17 @@ class Headline(Result):
     generations : GenerationSummary or None
         With several generations per item, the split and the share of the adjacent gaps' noise more generations
         could remove (:mod:`~llm_power_verified.leaderboard.generations`); None without.
+    reference : dict of str to VerdictCount
+        Family "reference": per verdict column present (``REFERENCE_VERDICTS``), its count among the K - 1
+        comparisons with the reference (empty in the other families); a streamed audit counts the columns it keeps.
+    impractical_pairs : int
+        Adjacent pairs with a finite N* above ``IMPRACTICAL_ITEMS`` (each pair at alpha): no practical N resolves them.
+    hardest_pair : tuple of (str, str) or None
+        The adjacent pair with the largest finite N* (None without one, or without model names).
+    hardest_gap : float or None
+        Its gap, mean score of A minus B.
+    hardest_required_n : int or None
+        Its N*, each pair at alpha.
     """
 
     n_items: int
@@ -143,6 +170,13 @@ class Headline(Result):
     required_n_min_effect: int | None = None
     required_n_min_effect_family: int | None = None
     generations: GenerationSummary | None = None
+    # Not compared: a streamed audit keeps fewer verdict columns of the reported pairs (pair_table._KEPT has "resolved"
+    # but not yet "significant", "significant_anytime"), so its counts are a subset of the in-memory audit's.
+    reference: dict[str, VerdictCount] = field(default_factory=dict, compare=False)
+    impractical_pairs: int = 0
+    hardest_pair: tuple[str, str] | None = None
+    hardest_gap: float | None = None
+    hardest_required_n: int | None = None
 
     @property
     def score_kind(self) -> str:
@@ -289,6 +323,91 @@ def headline_facts(
         required_n_all_adjacent_family=int(ceil_sample_size(float(family_required.max()))) if whole else None,
         **({} if min_effect is None else _min_effect_facts(adjacent, min_effect, inflation)),
         generations=generations,
+        # Family "reference" is mode "reference" (the audit refuses any other pairing): the reported rows are the
+        # K - 1 comparisons with the reference.
+        reference={column: _count(reported, column) for column in REFERENCE_VERDICTS if column in reported}
+        if family == "reference" and len(reported)
+        else {},
+        **_hardest(adjacent, required),
+    )
+
+
+def _hardest(adjacent: pd.DataFrame, required: np.ndarray) -> dict:
+    """The adjacent pairs no practical N resolves, and the one with the largest finite N* (its names, gap and N*)."""
+    finite = np.isfinite(required)
+    if not finite.any():
+        return {}
+    at = int(np.flatnonzero(finite)[np.argmax(required[finite])])
+    row = adjacent.iloc[at]
+    named = "model_a" in adjacent and "model_b" in adjacent
+    return {
+        "impractical_pairs": int((required[finite] > IMPRACTICAL_ITEMS).sum()),
+        "hardest_pair": (str(row["model_a"]), str(row["model_b"])) if named else None,
+        "hardest_gap": float(row["delta"]) if "delta" in adjacent else None,
+        "hardest_required_n": int(ceil_sample_size(float(required[at]))),
+    }
+
+
+def all_pairs_route(binary: bool, clustered: bool, generations: bool) -> str:
+    """The command that tests all pairs where a linear mode skips them, as the report words it.
+
+    Parameters
+    ----------
+    binary : bool
+        0/1 scores (``--tiles`` takes only those).
+    clustered : bool
+        The items have clusters (``--tiles`` takes none).
+    generations : bool
+        Several generations per item (``--tiles`` takes none).
+
+    Returns
+    -------
+    str
+        ``audit --mode all --tiles`` and what it does, or ``--mode all`` where tiles do not apply.
+
+    Examples
+    --------
+    >>> all_pairs_route(True, False, False).split(" (")[0]
+    '`audit --mode all --tiles --format parquet --out FOLDER`'
+    """
+    if binary and not clustered and not generations:
+        return (
+            "`audit --mode all --tiles --format parquet --out FOLDER` (row bands, optionally on --workers or "
+            "--scheduler; writes a folder of Parquet bands and the summary)"
+        )
+    return (
+        "`audit --mode all` (its memory grows as the square of the models; --tiles takes 0/1 scores only, without "
+        "clusters or generations)"
+    )
+
+
+def skipped_all_pairs_note(n_models: int, mode: str, route: str) -> str:
+    """The note of a linear-mode audit above ``LINEAR_MODELS`` models: what is skipped, why and what computes it.
+
+    Parameters
+    ----------
+    n_models : int
+        K.
+    mode : str
+        The linear mode ("adjacent" or "reference").
+    route : str
+        :func:`all_pairs_route`'s command.
+
+    Returns
+    -------
+    str
+        The note.
+
+    Examples
+    --------
+    >>> "K x K arrays" in skipped_all_pairs_note(2_500, "adjacent", "`audit --mode all`")
+    True
+    """
+    return (
+        f"{n_models:,} models, mode {mode}: nothing over all {n_models * (n_models - 1) // 2:,} pairs is computed "
+        f"above {LINEAR_MODELS:,} models: an all-pairs pass needs K x K arrays, and this mode keeps memory linear in "
+        "the models. So the rank intervals (Holm over all pairs) are n/a, there are no letters, and the significant "
+        f"and resolved counts over all pairs are n/a; {route} computes them at this size"
     )
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from statistics import NormalDist
 
 from llm_power_verified.leaderboard.accuracies import AccuracyHeadline, VerdictCounts
-from llm_power_verified.leaderboard.headline import Headline
+from llm_power_verified.leaderboard.headline import IMPRACTICAL_ITEMS, Headline, all_pairs_route
+from llm_power_verified.leaderboard.memory import LINEAR_MODELS
 from llm_power_verified.numeric import exact
 from llm_power_verified.report.cells import fmt, plural
 from llm_power_verified.report.generations import generations_line
@@ -26,7 +27,7 @@ def _count(facts: Headline, column: str) -> str:
     The count is None outside the declared family.
     """
     count = facts.adjacent.get(column)
-    return "n/a" if count is None else f"{count.count}/{count.defined}"
+    return "n/a" if count is None else _of(count)
 
 
 def _resolved_meaning(facts: Headline) -> str:
@@ -71,10 +72,12 @@ def headline_lines(facts: Headline) -> list[str]:
     """
     clusters = f", {plural(facts.n_clusters, 'item cluster')}" if facts.n_clusters is not None else ""
     lines = [
-        f"{facts.n_items:,} items x {facts.n_models} models, {facts.score_kind} scores{clusters}; "
-        f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size}), "
+        f"{facts.n_items:,} items x {facts.n_models:,} models, {facts.score_kind} scores{clusters}; "
+        f"alpha {facts.alpha:g}, power {facts.power:g}; family '{facts.family}' (m = {facts.family_size:,}), "
         f"correction {facts.correction}."
     ]
+    if facts.reference:
+        lines.append(_reference_line(facts))
     if facts.adjacent_pairs:
         extras = []
         if "significant_clustered" in facts.adjacent:
@@ -82,15 +85,19 @@ def headline_lines(facts: Headline) -> list[str]:
         if "significant_anytime" in facts.adjacent:
             extras.append(f"significant anytime-valid (e-BH) {_count(facts, 'significant_anytime')}")
         lines.append(
-            f"Adjacent gaps: significant {_count(facts, 'significant')}, resolved (q >= 1, each pair at alpha) "
-            f"{_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + "."
+            f"{_adjacent_label(facts)}: significant {_count(facts, 'significant')}, resolved (q >= 1, each pair at "
+            f"alpha) {_count(facts, 'resolved')}" + "".join(f", {extra}" for extra in extras) + "."
         )
         if "resolved" in facts.adjacent:
             lines.append(_resolved_meaning(facts))
     every = "The one pair" if facts.total_pairs == 1 else f"All {facts.total_pairs:,} pairs"
     if facts.significant_pairs is None or facts.resolved_pairs is None:
-        # A linear mode above LINEAR_MODELS models: the all-pairs counts are O(K^2) work for O(K) reported pairs.
-        lines.append(f"{every}: not tested in this mode at {facts.n_models:,} models; --mode all counts them.")
+        # A linear mode above LINEAR_MODELS models (the family is the mode): no K x K array, so no all-pairs count.
+        route = all_pairs_route(facts.binary, facts.n_clusters is not None, facts.generations is not None)
+        lines.append(
+            f"{every}: not tested in mode {facts.family} above {LINEAR_MODELS:,} models (an all-pairs pass needs K x K "
+            f"arrays; this mode keeps memory linear in the models); {route} tests them."
+        )
     else:
         lines.append(
             f"{every}: significant {facts.significant_pairs:,} ({facts.procedure}), resolved (q >= 1, each pair at "
@@ -119,6 +126,8 @@ def headline_lines(facts: Headline) -> list[str]:
                 f"No N resolves every adjacent gap: {plural(facts.zero_gap_pairs, 'adjacent pair')} "
                 f"{'has' if facts.zero_gap_pairs == 1 else 'have'} a gap of 0."
             )
+        elif facts.impractical_pairs:
+            lines.append(_impractical_line(facts))
         else:
             every = _every_adjacent(facts, facts.required_n_all_adjacent, facts.required_n_all_adjacent_family)
             lines.append(
@@ -130,6 +139,45 @@ def headline_lines(facts: Headline) -> list[str]:
     if facts.generations is not None:
         lines.append(generations_line(facts.generations, facts.adjacent_pairs))
     return lines
+
+
+def _reference_line(facts: Headline) -> str:
+    """The K - 1 comparisons with the reference: significant under the family's correction, resolved, the others."""
+    counts = facts.reference
+    parts = [f"significant {_of(counts['significant'])}"] if "significant" in counts else []
+    parts += [f"resolved (q >= 1, each pair at alpha) {_of(counts['resolved'])}"] if "resolved" in counts else []
+    if "significant_clustered" in counts:
+        parts.append(f"significant with clusters {_of(counts['significant_clustered'])}")
+    if "significant_anytime" in counts:
+        parts.append(f"significant anytime-valid (e-BH) {_of(counts['significant_anytime'])}")
+    family = f"family 'reference', m = {facts.family_size:,}, {facts.correction} at alpha {facts.alpha:g}"
+    return f"Comparisons with the reference ({family}): " + ", ".join(parts) + "."
+
+
+def _adjacent_label(facts: Headline) -> str:
+    """The adjacent line's subject: every adjacent gap, or (family reference) the reference's neighbours."""
+    if facts.family == "reference":
+        return f"Adjacent gaps (the reference's {plural(facts.adjacent_pairs, 'neighbour')} in the ranking)"
+    return "Adjacent gaps"
+
+
+def _of(count) -> str:
+    """A verdict count as "k/m" with thousands separators."""
+    return f"{count.count:,}/{count.defined:,}"
+
+
+def _impractical_line(facts: Headline) -> str:
+    """No practical N resolves every adjacent gap: the pairs past ``IMPRACTICAL_ITEMS`` and the one that drives it."""
+    pairs = facts.impractical_pairs
+    between = "" if facts.hardest_pair is None else f" between {facts.hardest_pair[0]} and {facts.hardest_pair[1]}"
+    gap = "" if facts.hardest_gap is None else f" (a gap of {facts.hardest_gap:.3g}{between})"
+    hardest = f"; the hardest{gap} "
+    return (
+        f"No practical N resolves every adjacent gap: {plural(pairs, 'adjacent pair')} "
+        f"{'needs' if pairs == 1 else 'need'} over {IMPRACTICAL_ITEMS:,} items{'' if pairs == 1 else ' each'}, with "
+        f"each pair at alpha "
+        f"{facts.alpha:g}{hardest}needs {facts.hardest_required_n:,} (now {facts.n_items:,})."
+    )
 
 
 def _at_generations(facts: Headline) -> str:
@@ -161,19 +209,19 @@ def _min_effect_lines(facts: Headline) -> list[str]:
     lines = [
         f"Gaps of interest (--min-effect {delta}): the benchmark resolves a true gap of {delta} in "
         f"{_count(facts, 'resolved_min_effect')} adjacent pairs (q({delta}) >= 1, each pair at alpha)"
-        + (f"; n/a for {undefined} ({_undefined_why(facts)})" if undefined else "")
+        + (f"; n/a for {undefined:,} ({_undefined_why(facts)})" if undefined else "")
         + "."
     ]
     if facts.required_n_min_effect is not None:
         every = _every_adjacent(facts, facts.required_n_min_effect, facts.required_n_min_effect_family)
         which = (
-            f"the {pairs - undefined} adjacent pairs where it is defined"
+            f"the {pairs - undefined:,} adjacent pairs where it is defined"
             if undefined
             else _reported_adjacent(facts, "pair")
         )
         now = f"(now {facts.n_items:,}){_at_generations(facts)}"
         lines.append(f"N that would resolve a gap of {delta} in {which}: {every} {now}.")
-    counts = "; ".join(f"{outcome}: {count}/{pairs}" for outcome, count in facts.equivalence.items())
+    counts = "; ".join(f"{outcome}: {count:,}/{pairs:,}" for outcome, count in facts.equivalence.items())
     lines.append(
         f"Equivalence within +-{delta} (adjacent pairs, each at alpha, no multiplicity; the (1 - 2 alpha) interval) - "
         f"{counts}."
