@@ -48,16 +48,19 @@ def text_sections(audit, listed: pd.DataFrame, keys: dict[str, str], head: str, 
     lines.append(
         grid(
             ["|delta|", "pairs", "unresolved", "r median", "r worst"],
-            [[b.bucket, str(b.pairs), str(b.unresolved), fmt(b.r_median, 3), fmt(b.r_worst, 3)] for b in audit.by_gap],
+            [
+                [b.bucket, f"{b.pairs:,}", f"{b.unresolved:,}", fmt(b.r_median, 3), fmt(b.r_worst, 3)]
+                for b in audit.by_gap
+            ],
             markdown,
         )
     )
-    lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs})"]
+    lines += ["", f"{head}Unresolved pairs across procedures (of {audit.verdicts.pairs:,})"]
     lines.append(
         grid(
             ["procedure", "unresolved"],
             [
-                [_PROCEDURES.get(name, name), "n/a" if value is None else str(value)]
+                [_PROCEDURES.get(name, name), "n/a" if value is None else f"{value:,}"]
                 for name, value in audit.verdicts.to_dict().items()
                 if name != "pairs"
             ],
@@ -150,16 +153,16 @@ def _holm_steps(audit, keys: dict[str, str], escape) -> str:
     family = pairs[pairs["p_holm"].notna()]
     waiting = family[~(family["p_holm"] <= audit.alpha)].sort_values(["p_holm", raw], kind="stable")
     if len(waiting) <= 1:
-        return text + f"; Holm reached every step here (m = {len(family)})."
+        return text + f"; Holm reached every step here (m = {len(family):,})."
     stop = len(family) - len(waiting) + 1
     names = [
         f"{escape(keys.get(a, a))} vs {escape(keys.get(b, b))}"
         for a, b in zip(waiting["model_a"].iloc[1:], waiting["model_b"].iloc[1:], strict=True)
     ]
-    past = ", ".join(names) if len(names) <= 5 else f"{len(names)} pairs"
+    past = f" ({', '.join(names)})" if len(names) <= 5 else ""  # more are a count, not a list
     return (
-        text + f"; Holm stopped at step {stop} of {len(family)} here, so {plural(len(names), 'pair')} past it "
-        f"({past}) {'is' if len(names) == 1 else 'are'} counted at a level Holm did not reach."
+        text + f"; Holm stopped at step {stop:,} of {len(family):,} here, so {plural(len(names), 'pair')} past "
+        f"it{past} {'is' if len(names) == 1 else 'are'} counted at a level Holm did not reach."
     )
 
 
@@ -329,14 +332,14 @@ def checklist(audit, tally: ChecklistTally | None = None) -> list[dict]:
         {"quantity": "N* CI", "value": interval, "why": "does the N* interval straddle N"},
         {
             "quantity": "multiplicity",
-            "value": f"family '{audit.family}' of {audit.family_size}; Bonferroni "
+            "value": f"family '{audit.family}' of {audit.family_size:,}; Bonferroni "
             f"x{audit.multiplicity.inflation.bonferroni:.3g}; BH "
             f"{plural(audit.multiplicity.bh_rejections, 'rejection')}",
             "why": "family-level claims",
         },
         {
             "quantity": "per-item raw matrix",
-            "value": f"{matrix.n_items} x {matrix.n_models} scores from {matrix.source}",
+            "value": f"{matrix.n_items:,} x {matrix.n_models:,} scores from {matrix.source}",
             "why": "third-party check",
         },
     ]

@@ -40,6 +40,7 @@ from llm_power_verified.contract import (
 )
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.io.escaping import markdown_text, terminal_text
+from llm_power_verified.leaderboard.memory import LINEAR_MODELS
 from llm_power_verified.report.cells import cell
 from llm_power_verified.report.gaps import gaps_section
 from llm_power_verified.report.generations import generations_section
@@ -364,7 +365,7 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
         return accuracy_models(audit)
     ranking = audit.ranking
     keyed = any(keys[name] != name for name in ranking["model"])
-    tiered, booted = "tier" in ranking, "rank_boot_low" in ranking
+    tiered, booted, lettered = "tier" in ranking, "rank_boot_low" in ranking, _lettered(audit)
     rows = []
     for _, row in ranking.iterrows():
         cells = [str(row["rank"])] + ([keys[row["model"]]] if keyed else []) + [row["model"]]
@@ -373,9 +374,11 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
             "n/a" if pd.isna(row["rank_low"]) else f"[{row['rank_low']}, {row['rank_high']}]",
         ]
         cells += [f"[{row['rank_boot_low']}, {row['rank_boot_high']}]"] if booted else []
-        rows.append(cells + [row["letters"]] + ([str(row["tier"])] if tiered else []))
+        rows.append(cells + ([row["letters"]] if lettered else []) + ([str(row["tier"])] if tiered else []))
     headers = ["rank"] + (["key"] if keyed else []) + ["model", "mean score [interval]", "rank interval"]
-    headers += (["bootstrap ranks"] if booted else []) + ["letters"] + (["tier"] if tiered else [])
+    headers += (
+        (["bootstrap ranks"] if booted else []) + (["letters"] if lettered else []) + (["tier"] if tiered else [])
+    )
     if not (markdown or wide):  # long names are shortened in the middle to what the width leaves them
         at = headers.index("model")
         others = sum(max([len(h), *(len(r[i]) for r in rows)]) + 2 for i, h in enumerate(headers) if i != at)
@@ -384,6 +387,11 @@ def _models(audit, keys: dict[str, str], markdown: bool, width: int, wide: bool)
             if len(cells[at]) > room:
                 cells[at] = cells[at][: room // 2 - 1] + "..." + cells[at][-(room - room // 2 - 2) :]
     return headers, rows
+
+
+def _lettered(audit) -> bool:
+    """Whether the ranking has the all-pairs Holm columns (rank interval, letters): not in a linear mode past 2,000."""
+    return bool(audit.ranking["rank_low"].notna().any())
 
 
 def _legend(audit, view: list[str], markdown: bool) -> list[tuple[str, str]]:
@@ -401,11 +409,20 @@ def _legend(audit, view: list[str], markdown: bool) -> list[tuple[str, str]]:
         for name in view
         if name not in VERDICT_RULES
     ]
-    entries += [
-        ("mean score [interval]", model["ci_low"].removesuffix(", low end")),
-        ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"),
-        ("letters", model["letters"]),
-    ]
+    entries.append(("mean score [interval]", model["ci_low"].removesuffix(", low end")))
+    if _lettered(audit):
+        entries += [
+            ("rank interval", f"[best, worst]: {model['rank_low']}; {model['rank_high']}"),
+            ("letters", model["letters"]),
+        ]
+    else:  # a linear mode above LINEAR_MODELS models: no Holm over all pairs (the notes say why)
+        entries.append(
+            (
+                "rank interval",
+                f"n/a in this audit: mode {audit.mode} computes nothing over all pairs above {LINEAR_MODELS:,} models "
+                "(no letters either); where computed, [best, worst] from Holm over all pairs",
+            )
+        )
     if "rank_boot_low" in audit.ranking:
         entries.append(("bootstrap ranks", f"{model['rank_boot_low']}; {model['rank_boot_high']}"))
     if "tier" in audit.ranking:
