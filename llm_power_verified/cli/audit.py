@@ -129,13 +129,8 @@ def run(arguments) -> str | tuple[str, int] | int:
     with _backend(arguments) as backend, progress_bar(quiet=arguments.quiet) as progress:
         request = AuditRequest(matrix, settings, backend=backend, progress=progress)
         if arguments.format == "parquet":
-            from llm_power_verified.report.headline import headline
-
             written = write(request, "parquet", arguments.out, columns=columns)  # streamed, or run in memory (clusters)
-            count = getattr(written, "pairs_written", len(written.pairs))
-            return wrote(
-                arguments.out, _gate(written.pairs, arguments.fail_on), headline(written), f": {count:,} pairs"
-            )
+            return _wrote_report(arguments.out, written, _gate(written.pairs, arguments.fail_on))
         result = request.run()
     if plot_folder or arguments.plot:
         from llm_power_verified.report.plots import plot_resolution, write_figures
@@ -153,7 +148,9 @@ def run(arguments) -> str | tuple[str, int] | int:
         view.update(columns=columns)
     if arguments.out:
         write(result, arguments.format, arguments.out, **view)
-        return wrote(arguments.out, status)
+        return (
+            _wrote_report(arguments.out, result, status) if arguments.format == "json" else wrote(arguments.out, status)
+        )
     if arguments.format in MACHINE_FORMATS:
         from llm_power_verified.report.machine import chunks
 
@@ -243,3 +240,14 @@ def _gate(pairs, fail_on: str | None) -> int:
     if failing:
         print_note(f"{PROGRAM}: gate failed: {failing} of {len(adjacent)} adjacent pairs {fail_on.replace('-', ' ')}")
     return 1 if failing else 0
+
+
+def _wrote_report(path: str, written, status: int):
+    """What a report document written to ``--out`` (JSON, Parquet) prints: "wrote PATH: N pairs" and the headline.
+
+    Neither file is read in a terminal, so the command shows what it found (the text formats hold the headline).
+    """
+    from llm_power_verified.report.headline import headline
+
+    count = getattr(written, "pairs_written", len(written.pairs))
+    return wrote(path, status, headline(written), f": {count:,} pairs")
