@@ -11,7 +11,11 @@ import numpy as np
 import pytest
 
 from llm_power_verified.cli import main
+from llm_power_verified.io import from_array
+from llm_power_verified.leaderboard.audit import audit_leaderboard
+from llm_power_verified.leaderboard.headline import IMPRACTICAL_ITEMS
 from llm_power_verified.leaderboard.memory import LINEAR_MODELS
+from llm_power_verified.report.headline import headline
 from llm_power_verified.report.schemas import SCHEMA_FILES
 
 SCHEMA = Path(__file__).resolve().parents[2] / "llm_power_verified" / "report" / SCHEMA_FILES["binary+graded"]
@@ -120,11 +124,6 @@ def test_the_reference_headline_states_the_reference_comparisons(wide, tmp_path,
 
 
 def test_a_gap_no_practical_n_resolves_is_said_as_such():
-    from llm_power_verified.io import from_array
-    from llm_power_verified.leaderboard.audit import audit_leaderboard
-    from llm_power_verified.leaderboard.headline import IMPRACTICAL_ITEMS
-    from llm_power_verified.report.headline import headline
-
     rng = np.random.default_rng(3)
     first = rng.uniform(0.2, 0.8, 200)
     noise = rng.normal(0.0, 0.01, 200)
