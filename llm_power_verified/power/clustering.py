@@ -11,6 +11,7 @@ estimate is truncated at zero by default.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +130,8 @@ def cluster_adjusted_required_n(
     return finish(_design_effect.cluster_adjusted_required_n(required_n, cluster_size, icc))
 
 
+#: Rows copied at a time into the items sorted by cluster.
+_ROWS = 1024
 #: Values per part of a pair-by-pair product of whole-number scores (:meth:`ClusterStatistics.pair_cross`).
 _PART = 1 << 22
 
@@ -178,23 +181,23 @@ class ClusterStatistics:
             raise ArgumentError("clusters: at least two clusters are needed for an ICC")
         groups = self.names.size
         self.n = np.bincount(index, minlength=groups).astype(np.float64)
-        indicator = np.zeros((groups, scores.shape[0]))
-        indicator[index, np.arange(scores.shape[0])] = 1.0
-        self.sums = indicator @ scores
-        del indicator
         self.cross: np.ndarray | None = None
-        if _exact_sums(scores):
-            order = np.argsort(index, kind="stable")
-            self._grouped = np.asarray(scores[order], dtype=_exact_dtype(scores, self.n))
-            self._bounds = np.concatenate(([0], np.cumsum(self.n).astype(np.intp)))
-            self._squares = np.stack(
-                [
-                    np.square(self._grouped[start:stop], dtype=np.float64).sum(axis=0)
-                    for start, stop in zip(self._bounds[:-1], self._bounds[1:], strict=True)
-                ]
-            )
-        else:
+        if not _exact_sums(scores):
+            indicator = np.zeros((groups, scores.shape[0]))
+            indicator[index, np.arange(scores.shape[0])] = 1.0
+            self.sums = indicator @ scores
+            del indicator
             self.cross = np.stack([scores[index == g].T @ scores[index == g] for g in range(groups)])
+            return
+        # Whole numbers: the items sorted by cluster (in their order within it), copied a slice of rows at a time.
+        order = np.argsort(index, kind="stable")
+        self._grouped = np.empty(scores.shape, dtype=_exact_dtype(scores, self.n))
+        for start in range(0, order.size, _ROWS):
+            self._grouped[start : start + _ROWS] = scores[order[start : start + _ROWS]]
+        self._bounds = np.concatenate(([0], np.cumsum(self.n).astype(np.intp)))
+        clusters = [self._grouped[start:stop] for start, stop in itertools.pairwise(self._bounds)]
+        self.sums = np.stack([items.sum(axis=0, dtype=np.float64) for items in clusters])
+        self._squares = np.stack([np.square(items, dtype=np.float64).sum(axis=0) for items in clusters])
 
     def pair_cross(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """``cross[:, first, second]``, shape (clusters, pairs), formed for these pairs only (whole-number scores).
@@ -209,7 +212,7 @@ class ClusterStatistics:
         columns, column_of = np.unique(second, return_inverse=True)
         result = np.empty((self.n.size, first.size))
         dense = rows.size * columns.size <= 4 * (first.size + columns.size)
-        for group, (start, stop) in enumerate(zip(self._bounds[:-1], self._bounds[1:], strict=True)):
+        for group, (start, stop) in enumerate(itertools.pairwise(self._bounds)):
             items = self._grouped[start:stop]
             if dense:
                 result[group] = (items[:, rows].T @ items[:, columns])[row_of, column_of]
