@@ -68,13 +68,17 @@ def _pair_blocks(size: int, groups: int):
         yield slice(pieces[0][0], pieces[-1][1]), piecewise_product(pieces, size)
 
 
-def _required_from_sums(statistics: ClusterStatistics, sums, first, second, weights, binary, alpha, power, product):
-    """N* on the items of the weighted clusters (0/1 weights: leave-one-out), from a block's (total, squares, cross)."""
-    total, squares, both = sums
+def _required_from_sums(statistics: ClusterStatistics, sums, weights, binary, alpha, power, product):
+    """N* on the items of the weighted clusters (0/1 weights: leave-one-out), from a block's per-cluster sums.
+
+    ``sums``: (total, squares, (first_only, second_only)), the last two the per-cluster counts of items only the
+    first (second) model of a pair gets right (binary; None otherwise).
+    """
+    total, squares, (first_only, second_only) = sums
     size = weights @ statistics.n
     if binary:
-        only_a = product(weights, statistics.sums[:, first] - both)
-        only_b = product(weights, statistics.sums[:, second] - both)
+        only_a = product(weights, first_only)
+        only_b = product(weights, second_only)
         return np.asarray(required_n_from_counts(np.rint(only_a), np.rint(only_b), size, alpha, power)), size
     grand, square_sum = product(weights, total), product(weights, squares)
     mean = grand / size
@@ -107,9 +111,12 @@ def _icc_and_loco(statistics: ClusterStatistics, first, second, binary, alpha, p
         cross = statistics.pair_cross(block_first, block_second) if binary and drops else None
         total, squares = statistics.pair_sums(block_first, block_second, cross)
         icc[block] = statistics.icc_from_sums(total, squares, weighting, product)
+        only = (None, None)
+        if cross is not None:
+            only = (statistics.sums[:, block_first] - cross, statistics.sums[:, block_second] - cross)
         for index, (weights, drop) in enumerate(zip(drops, drop_weightings, strict=True)):
             required, size = _required_from_sums(
-                statistics, (total, squares, cross), block_first, block_second, weights, binary, alpha, power, product
+                statistics, (total, squares, only), weights, binary, alpha, power, product
             )
             drop_icc = statistics.icc_from_sums(total, squares, drop, product)
             unresolved[index] += int(np.sum(required * _design_effect(drop_icc, drop.weighted_size) > size))

@@ -112,8 +112,9 @@ def test_one_pass_equals_the_all_pairs_computation(kind, groups, monkeypatch):
         weights = np.where(np.arange(groups) == index, 0.0, 1.0)
         drop_icc, drop_size = statistics.icc(first, second, weights)
         cross = statistics.pair_cross(first, second) if binary else None
-        sums = (*statistics.pair_sums(first, second, cross), cross)
-        required, size = clusters._required_from_sums(
-            statistics, sums, first, second, weights, binary, 0.05, 0.8, np.matmul
+        only = (
+            (None, None) if cross is None else (statistics.sums[:, first] - cross, statistics.sums[:, second] - cross)
         )
+        sums = (*statistics.pair_sums(first, second, cross), only)
+        required, size = clusters._required_from_sums(statistics, sums, weights, binary, 0.05, 0.8, np.matmul)
         assert loco[str(name)] == int(np.sum(required * clusters._design_effect(drop_icc, drop_size) > size))
