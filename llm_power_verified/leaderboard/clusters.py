@@ -21,13 +21,18 @@ Across pairs:
 
 Everything runs on per-cluster sufficient statistics
 (:class:`llm_power_verified.power.clustering.ClusterStatistics`), so a resample is a
-weight vector over clusters, not a pass over items.  The bootstrap's weights are
-drawn once and its R x pairs quantities are formed block by block of pairs
-(:mod:`llm_power_verified.leaderboard.cluster_blocks`), bit for bit the all-pairs
-computation; the per-pair ICCs, leave-one-cluster-out and the alternative
-definitions hold clusters x pairs arrays (their products over the clusters are
-formed on all pairs at once, as BLAS's matrix-vector kernels give a column
-different last bits in a shorter product).
+weight vector over clusters, not a pass over items.  Everything runs in blocks of
+pairs, with memory bounded by the block, bit for bit the all-pairs computation:
+the bootstrap's weights are drawn once and its R x pairs quantities are formed
+block by block (:mod:`llm_power_verified.leaderboard.cluster_blocks`); the per-pair
+ICCs and every leave-one-cluster-out drop take one pass over blocks of about
+``BLOCK_BYTES`` of clusters x block arrays, and each alternative definition one
+more, their products over the clusters formed piece by piece as the all-pairs
+product forms them (:mod:`llm_power_verified.leaderboard.cluster_products`).  What
+stays whole is one number per pair (the ICCs, for their medians) and, for scores that
+are not whole numbers, the clusters x models x models products of
+:class:`~llm_power_verified.power.clustering.ClusterStatistics` (their last bits depend
+on BLAS's order of summation, which a product per block does not reproduce).
 """
 
 from __future__ import annotations
