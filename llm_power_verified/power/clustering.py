@@ -132,6 +132,8 @@ def cluster_adjusted_required_n(
 
 #: Rows copied at a time into the items sorted by cluster.
 _ROWS = 1024
+#: Up to this many clusters, the cross term is formed cluster by cluster.
+_FEW_CLUSTERS = 64
 #: Values per part of a pair-by-pair product of whole-number scores (:meth:`ClusterStatistics.pair_cross`).
 _PART = 1 << 22
 
@@ -202,27 +204,28 @@ class ClusterStatistics:
     def pair_cross(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """``cross[:, first, second]``, shape (clusters, pairs), formed for these pairs only (whole-number scores).
 
-        The models' columns are multiplied cluster by cluster: by one matrix product of the pairs' distinct first
-        models with their distinct second models when that product is small beside the pairs (all pairs, a
-        reference), else pair by pair in parts of about ``_PART`` values.  Whole-number scores make every sum exact.
+        A few clusters: cluster by cluster, one matrix product of the pairs' distinct first models with their distinct
+        second models (all pairs, a reference).  Many clusters (a label per item), or pairs whose distinct models make
+        that product large (adjacent pairs): the items' products pair by pair, summed per cluster, in parts of about
+        ``_PART`` values.  Whole-number scores make every sum exact, in any order.
         """
         if self.cross is not None:
             return self.cross[:, first, second]
         rows, row_of = np.unique(first, return_inverse=True)
         columns, column_of = np.unique(second, return_inverse=True)
-        result = np.empty((self.n.size, first.size))
-        dense = rows.size * columns.size <= 4 * (first.size + columns.size)
-        for group, (start, stop) in enumerate(itertools.pairwise(self._bounds)):
-            items = self._grouped[start:stop]
-            if dense:
+        if self.n.size <= _FEW_CLUSTERS and rows.size * columns.size <= 4 * (first.size + columns.size):
+            result = np.empty((self.n.size, first.size))
+            for group, (start, stop) in enumerate(itertools.pairwise(self._bounds)):
+                items = self._grouped[start:stop]
                 result[group] = (items[:, rows].T @ items[:, columns])[row_of, column_of]
-                continue
-            step = max(1, _PART // max(stop - start, 1))
-            for lower in range(0, first.size, step):
-                part = slice(lower, lower + step)
-                products = items[:, first[part]] * items[:, second[part]]
-                result[group, part] = products.sum(axis=0, dtype=np.float64)
-        return result
+            return result
+        step = max(1, _PART // self._grouped.shape[0])
+        parts = []
+        for lower in range(0, first.size, step):
+            part = slice(lower, lower + step)
+            products = self._grouped[:, first[part]] * self._grouped[:, second[part]]
+            parts.append(np.add.reduceat(products, self._bounds[:-1], axis=0, dtype=np.float64))
+        return np.concatenate(parts, axis=1) if parts else np.empty((self.n.size, 0))
 
     def pair_sums(
         self, first: np.ndarray, second: np.ndarray, cross: np.ndarray | None = None

@@ -118,3 +118,15 @@ def test_one_pass_equals_the_all_pairs_computation(kind, groups, monkeypatch):
         sums = (*statistics.pair_sums(first, second, cross), only)
         required, size = clusters._required_from_sums(statistics, sums, weights, binary, 0.05, 0.8, np.matmul)
         assert loco[str(name)] == int(np.sum(required * clusters._design_effect(drop_icc, drop_size) > size))
+
+
+def test_cross_term_with_a_label_per_item():
+    rng = np.random.default_rng(6)
+    scores = _scores(rng, 150, 12, "counts")
+    statistics = ClusterStatistics(scores, np.arange(150)[::-1])  # 150 clusters of one item
+    assert statistics.cross is None
+    first, second = _all_pairs(12)
+    order = np.arange(150)[::-1]  # cluster g holds item 149 - g
+    expected = scores[order][:, first] * scores[order][:, second]
+    assert np.array_equal(statistics.pair_cross(first, second), expected)  # exact: whole numbers
+    assert np.array_equal(statistics.sums, scores[order])
