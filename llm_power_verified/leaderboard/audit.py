@@ -25,7 +25,7 @@ Memory linear in K where the mode is: with mode and family adjacent or reference
 ``LINEAR_MODELS`` (2,000) models, the audit forms no K x K array (each block's counts come from the scores,
 :func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs` with ``all_pairs=False``) and computes nothing over all
 pairs: the ranking's Holm rank intervals and letters are left empty and the significant and resolved counts over all
-pairs are None, said in a note (mode "all" computes them; :mod:`~llm_power_verified.leaderboard.memory`).
+pairs are None, said in a note that names what tests them (``--mode all --tiles`` for 0/1 scores; :mod:`~llm_power_verified.leaderboard.memory`).
 """
 
 from __future__ import annotations
@@ -42,11 +42,10 @@ from llm_power_verified.leaderboard.blocks import BlockSettings, all_pairs_tests
 from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
 from llm_power_verified.leaderboard.generations import GenerationColumns
-from llm_power_verified.leaderboard.headline import headline_facts
+from llm_power_verified.leaderboard.headline import all_pairs_route, headline_facts, skipped_all_pairs_note
 from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
 from llm_power_verified.leaderboard.pairs import pair_indices, rank_models
 from llm_power_verified.leaderboard.ranking import (
-    LINEAR_MODELS,
     RANKING_PROCEDURE,
     all_pairs_computed,
     bootstrap_rank_intervals,
@@ -302,12 +301,8 @@ def _notes(
     min_effect = settings.min_effect
     notes = list(matrix.notes)
     if not all_pairs:
-        notes.append(
-            f"{matrix.n_models:,} models, mode {settings.mode}: nothing over all "
-            f"{matrix.n_models * (matrix.n_models - 1) // 2:,} pairs is computed above {LINEAR_MODELS:,} models "
-            "(memory linear in the models): the Holm rank intervals and letters are empty and the significant and "
-            "resolved counts over all pairs n/a; --mode all computes them"
-        )
+        route = all_pairs_route(matrix.binary, matrix.clusters is not None, generations is not None)
+        notes.append(skipped_all_pairs_note(matrix.n_models, settings.mode, route))
     if not matrix.binary:
         notes.append(
             "anytime-valid column (graded scores): e-BH on the hedged betting e-values (Waudby-Smith and Ramdas 2024) "

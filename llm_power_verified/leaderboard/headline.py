@@ -172,7 +172,7 @@ class Headline(Result):
     generations: GenerationSummary | None = None
     # Not compared: a streamed audit keeps fewer verdict columns of the reported pairs (pair_table._KEPT has "resolved"
     # but not yet "significant", "significant_anytime"), so its counts are a subset of the in-memory audit's.
-    reference: dict[str, VerdictCount] = field(default_factory=dict, compare=False)
+    reference: dict[str, VerdictCount] = field(default_factory=dict)
     impractical_pairs: int = 0
     hardest_pair: tuple[str, str] | None = None
     hardest_gap: float | None = None

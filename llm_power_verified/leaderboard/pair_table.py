@@ -166,6 +166,8 @@ _KEPT = (
     "variance_b",
     "q_min_effect",
     "resolved_min_effect",
+    "significant",
+    "significant_anytime",
 )
 
 
