@@ -359,7 +359,12 @@ def family_context(
     holm, bh, levels = family_adjustments(pvalues, alpha)
     adjusted = {"holm": holm, "bh": bh}
     # Family positions by key (either orientation): the sorted keys and their positions, O(family), no K x K table.
-    key_positions = np.argsort(keys, kind="stable")
+    # Family "all" comes in key order 0 .. m - 1: each key is its own position (one array kept, not a sort and two).
+    if size and keys[0] == 0 and keys[-1] == size - 1 and bool(np.all(keys[1:] > keys[:-1])):
+        key_positions = keys
+    else:
+        key_positions = np.argsort(keys, kind="stable")
+        keys = keys[key_positions]
     # Holm: the pair at step k (ascending p) is tested at alpha / (m - k + 1).
     holm_inflation = (
         np.asarray(inflation_at_level(levels, alpha, power), dtype=np.float64).reshape(-1) if size else np.empty(0)
@@ -387,7 +392,7 @@ def family_context(
     )
     return FamilyContext(
         rank=inputs.rank,
-        keys=keys[key_positions],
+        keys=keys,
         key_positions=key_positions,
         adjusted=adjusted,
         holm_inflation=holm_inflation,
