@@ -60,9 +60,9 @@ def add_parser(commands) -> None:
         "--tiles",
         action="store_true",
         help="all pairs of 0/1 scores in row bands (each band forms its own counts, on --workers or --scheduler "
-        "too): --out is a folder of band-NNNNN.parquet files (every pair column; in name order, the pair table) and "
-        "_report.json (the summary, also printed); needs --mode all and --format parquet; no clusters, generations "
-        "or graded scores",
+        "too): --out is a folder of band-NNNNN.parquet files (the --columns of --format parquet, the default set "
+        "unless asked; in name order, the pair table) and _report.json (the summary, also printed, cut like --pairs); "
+        "needs --mode all and --format parquet; no clusters, generations or graded scores",
     )
     parser.add_argument(
         "--band-pairs",

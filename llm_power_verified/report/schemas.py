@@ -1,19 +1,16 @@
 """The JSON schemas of the reports and the compare record, and the column reference page, from the contract.
 
-``python -m llm_power_verified.report.schemas`` writes
-``report/audit.schema.json`` (the per-item audit, 0/1 or graded scores),
-``report/audit_accuracies.schema.json`` (the accuracies-only audit),
-``report/compare.schema.json`` (the ``compare`` record) and, in a
-repository checkout, ``docs/source/reference/columns.rst``; ``--check``
-prints a unified diff and exits 1 when a committed file is stale
-(``llm-power-verified contract regenerate|check`` does the same).
+``python -m llm_power_verified.report.schemas`` writes ``report/audit.schema.json`` (the per-item audit, 0/1 or
+graded scores), ``report/audit_accuracies.schema.json`` (the accuracies-only audit), ``report/compare.schema.json``
+(the ``compare`` record), ``report/tiled_audit.schema.json`` (``audit --tiles``'s ``_report.json``, from
+:mod:`~llm_power_verified.report.tiled_schema`) and, in a checkout, ``docs/source/reference/columns.rst``; ``--check``
+prints a diff and exits 1 when a committed file is stale (``llm-power-verified contract regenerate|check`` too).
 
-Pair and model columns come from their declarations (a float is a number,
-"inf"/"-inf" or null, the rule of :func:`llm_power_verified.io.output.json_ready`;
-a decision is true, false or null; a verdict one of VERDICT_KINDS); a column
-is required when it is always present in that audit.  ``settings`` and
-``data`` come from :mod:`llm_power_verified.contract.documents`; the nested
-summaries from the fields and type hints of the audit's result dataclasses.
+Pair and model columns come from their declarations (a float is a number, "inf"/"-inf" or null, the rule of
+:func:`llm_power_verified.io.output.json_ready`; a decision is true, false or null; a verdict one of VERDICT_KINDS);
+a column is required when it is always present in that audit. ``settings`` and ``data`` come from
+:mod:`llm_power_verified.contract.documents`; the nested summaries from the fields and type hints of the audit's
+result dataclasses.
 """
 
 from __future__ import annotations
@@ -45,6 +42,7 @@ from llm_power_verified.leaderboard.summaries import (
 from llm_power_verified.report.columns_page import columns_page
 from llm_power_verified.report.json_types import FLOAT, KIND_SCHEMAS, STRINGS, object_schema
 from llm_power_verified.report.result_docs import attribute_descriptions
+from llm_power_verified.report.tiled_schema import generated_file
 
 __all__ = ["COMMAND", "audit_schema", "check", "compare_schema", "generated_files", "main", "regenerate"]
 
@@ -315,7 +313,7 @@ def generated_files(root: Path | None = None) -> dict[Path, str]:
     dict of Path to str
         Path -> text.
     """
-    files = {
+    files = generated_file(audit_schema("binary+graded")) | {
         _REPORT / name: json.dumps(audit_schema(audit), indent=2, ensure_ascii=False) + "\n"
         for audit, name in SCHEMA_FILES.items()
     }
