@@ -37,16 +37,13 @@ from llm_power_verified.io.cells import EXACT_FLOATS, MISSING_TEXT
 from llm_power_verified.io.errors import InputError, describe_value
 from llm_power_verified.io.json_input import parse_json
 from llm_power_verified.io.matrix import ScoreMatrix
+from llm_power_verified.io.parquet_tables import MAX_PARQUET_ESTIMATE, read_parquet_frame
 from llm_power_verified.io.tables import DEFAULT_ITEM_COLUMN, check_columns, from_long, from_wide
 from llm_power_verified.io.text import CHUNK_BYTES, check_input_kind, read_raw
 
-__all__ = ["read_frame", "read_table"]
+__all__ = ["MAX_PARQUET_ESTIMATE", "read_frame", "read_table"]
 
 
-#: Largest estimated size of a Parquet table read whole (768 MiB): 8 bytes per number (the scores become float64),
-#: 64 bytes per text cell (a Python string's header) plus its text.  Reading a table at the limit peaks at about 2.6
-#: times it (5,000 models x 12,000 items of int8, 458 MiB estimated: 1.2 GB measured), under 2 GB.
-MAX_PARQUET_ESTIMATE = 768 << 20
 #: Largest uncompressed size of the columns read from a harness's Parquet file (lighteval details: texts), 256 MiB.
 MAX_PARQUET_BYTES = 256 << 20
 #: Most columns a text table's header may have (100,000 models); a wider first line is refused before it is split.
@@ -273,31 +270,6 @@ def _read_jsonl(path: Path, id_column: str | None = None) -> tuple[pd.DataFrame,
     return frame, np.asarray(lines, dtype=np.int64)
 
 
-def _check_parquet_size(path: Path, metadata) -> None:
-    """Refuse a Parquet file whose table, estimated from its footer, would pass the memory budget read whole.
-
-    A number takes 8 bytes once read (whatever its width on disk: the scores become float64); a text cell 64 bytes (a
-    Python string's header and pointer) plus its uncompressed text, the only part that depends on the content.
-    """
-    rows, schema = metadata.num_rows, metadata.schema
-    estimate = 0
-    for column in range(metadata.num_columns):
-        if schema.column(column).physical_type in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
-            text = sum(
-                metadata.row_group(group).column(column).total_uncompressed_size
-                for group in range(metadata.num_row_groups)
-            )
-            estimate += 64 * rows + text
-        else:
-            estimate += 8 * rows
-    if estimate > MAX_PARQUET_ESTIMATE:
-        raise InputError(
-            f"{path}: {rows:,} rows x {metadata.num_columns:,} columns take about {estimate >> 20:,} MiB read whole, "
-            f"more than the {MAX_PARQUET_ESTIMATE >> 20:,} MiB a table may take; split the table into smaller files "
-            "(by models: one file per model, or a few models per file)"
-        )
-
-
 def read_frame(
     path: str | Path, text_columns: Iterable[str] = (), id_column: str | None = None
 ) -> tuple[pd.DataFrame, np.ndarray]:
@@ -355,13 +327,11 @@ def read_frame(
             if len(set(names)) != len(names):
                 check_columns(pd.DataFrame(columns=range(len(names))).set_axis(names, axis=1), str(path))
             check_input_kind(path)
-            _check_parquet_size(path, parquet.ParquetFile(path).metadata)
-            table = parquet.read_table(path)
+            frame = read_parquet_frame(path)
         except (InputError, MemoryError):
             raise
         except Exception as error:  # pyarrow raises its own ArrowInvalid/OSError family for damaged files
             raise InputError(f"{path}: not a readable Parquet file ({' '.join(str(error).split())[:200]})") from None
-        frame = table.to_pandas()
         return frame, np.arange(1, len(frame) + 1)
     if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
         return _read_jsonl(path, id_column)

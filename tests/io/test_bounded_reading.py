@@ -26,7 +26,7 @@ import pytest
 import zstandard
 
 from llm_power_verified.cli import main
-from llm_power_verified.io import table_files
+from llm_power_verified.io import parquet_tables
 from llm_power_verified.io import text as text_module
 from llm_power_verified.io.errors import InputError
 from llm_power_verified.io.table_files import read_table
@@ -275,7 +275,7 @@ def test_a_sample_id_the_size_of_the_member(tmp_path):
 
 
 def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
-    """20,000 models x 3 items (a 120 KB CSV), mode all: about 179 GB; refused at once, naming the linear modes.
+    """20,000 models x 3 items (a 120 KB CSV), mode all: about 198 GB; refused at once, naming the linear modes.
 
     (Mode adjacent now runs in memory linear in the models: tests/leaderboard/test_linear_memory.py.)
     """
@@ -288,7 +288,7 @@ def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
     report = refused_within_memory(
         ["audit", str(path), "--mode", "all", "--n-resamples", "0"],
         [
-            "auditing 20,000 models x 3 items (mode all) needs about 179.2 GB",
+            "auditing 20,000 models x 3 items (mode all) needs about 197.5 GB",
             "fit",
             "mode and family adjacent or reference compute nothing over all pairs above 2,000 models",
         ],
@@ -406,10 +406,12 @@ def test_parquet_is_checked_by_its_footer(tmp_path, monkeypatch):
     path = tmp_path / "w.parquet"
     pd.DataFrame({"item_id": [f"q{i}" for i in range(10)], "a": [1.0] * 10, "b": [0.0] * 10}).to_parquet(path)
     # The estimate: 10 ids of 64 bytes plus their text, and 2 x 10 numbers of 8 bytes; about 1 KiB.
-    monkeypatch.setattr(table_files, "MAX_PARQUET_ESTIMATE", 512)
-    with pytest.raises(InputError, match=r"w\.parquet: 10 rows x 3 columns take about 0 MiB .* more than the 0 MiB"):
+    monkeypatch.setattr(parquet_tables, "MAX_PARQUET_ESTIMATE", 512)
+    with pytest.raises(
+        InputError, match=r"w\.parquet, column 'item_id': 10 rows x 3 columns take about 0 MiB .* than the 0 MiB"
+    ):
         read_table(path)
-    monkeypatch.setattr(table_files, "MAX_PARQUET_ESTIMATE", 4096)
+    monkeypatch.setattr(parquet_tables, "MAX_PARQUET_ESTIMATE", 4096)
     assert read_table(path).n_items == 10
 
 
