@@ -210,7 +210,7 @@ def cluster_diagnostics(
     icc, weighted_size, loco = _icc_and_loco(statistics, first, second, matrix.binary, alpha, power)
     effect = _design_effect(icc, weighted_size)
     required = pairs["required_n"].to_numpy()
-    pairs = pairs.copy()
+    pairs = pairs.copy(deep=False)  # the caller's table keeps its columns; the new ones go to this one only
     pairs["icc"] = icc
     pairs["design_effect"] = effect
     pairs["required_n_cluster"] = required * effect
