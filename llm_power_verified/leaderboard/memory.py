@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 
 from llm_power_verified.errors import ArgumentError
+from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
+from llm_power_verified.leaderboard.cluster_blocks import BLOCK_BYTES as BOOTSTRAP_BLOCK_BYTES
 
 __all__ = [
     "LINEAR_MODELS",
@@ -23,7 +25,9 @@ __all__ = [
     "all_pairs_computed",
     "audit_memory",
     "check_audit_memory",
+    "cluster_memory",
     "memory_budget",
+    "memory_parts",
     "ranking_memory",
 ]
 
@@ -46,6 +50,25 @@ _PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
 #: of pairs' working memory (the paired bootstrap's resamples x PAIR_BLOCK). Measured at 20,000 models x 3 items, mode
 #: adjacent: 2.5 KB per model with the 800 of its row and no resamples, 125 MB more with 500; rounded up.
 _LINEAR_MODEL_BYTES, _BLOCK_BYTES = 2_000, 256 << 20
+#: Bytes per score cell the audit adds to the matrix it is given (which the budget already counts as in use): putting
+#: items and models in canonical order gathers the rows, then the columns, of the float64 scores while the caller
+#: still holds them (two copies at the peak). Measured: 16 bytes a cell from 200 x 2,000 to 3,000 x 10,000, binary
+#: and graded, every mode; a matrix already in canonical order adds none of it.
+SCORE_COPY_BYTES = 16
+#: Memory an audit adds whatever its size: resident, up to 60 MB measured after a first audit in the process (the exact
+#: tests' caches, lazily imported modules); in address space (what an address-space limit counts), up to 150 MB more
+#: than the resident growth (graded, 3,000 x 5,000: the threads' malloc arenas of 64 MB and stacks of 8 MB). The
+#: estimate is the parts' sum times 1 + ``MARGIN`` plus ``FIXED_BYTES``: over every resident and address-space growth
+#: measured (tests/leaderboard/test_memory_estimate.py).
+FIXED_BYTES, MARGIN = 160 << 20, 0.10
+#: Peak bytes of the clustered diagnostics (:class:`~llm_power_verified.power.clustering.ClusterStatistics`, two
+#: alive at once: the given labels' and an alternative definition's). Graded scores keep the per-cluster cross products
+#: (clusters x K x K float64) three at once (the statistics', an alternative's per-cluster products and their stack);
+#: whole-number scores keep instead a copy of the scores grouped by cluster (at most 8 bytes a cell) and form each
+#: pair's products in parts (a K x K product of one cluster, or three arrays of ``_PRODUCT_PART`` values). Per
+#: cluster and pair of a block: the arrays alive at once (sums of D and D^2, the cross-product gathers, the counts
+#: and weights of leave-one-cluster-out). The clusters x items indicator is formed for the cluster sums.
+_CROSS_COPIES, _GROUPED_COPIES, _CLUSTER_PAIR_ARRAYS, _PRODUCT_PART = 3, 2, 8, 3 * 8 << 22
 
 
 def all_pairs_computed(models: int, mode: str, family: str) -> bool:
@@ -96,8 +119,104 @@ def ranking_memory(n_models: int) -> int:
     return RANKING_BYTES_PER_CELL * n_models * n_models
 
 
-def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool, binary: bool = True) -> int:
-    """Estimated peak bytes of an audit: the ranking's K x K tables, copies of the score matrix, the pair rows kept.
+def cluster_memory(
+    models: int, items: int, clusters: int, pairs: int, n_cluster_resamples: int = 0, binary: bool = True
+) -> int:
+    """Estimated peak bytes of the clustered diagnostics (ICC, leave-one-cluster-out, alternatives, bootstrap).
+
+    Parameters
+    ----------
+    models : int
+        K, the models.
+    items : int
+        N, the items.
+    clusters : int
+        G, the distinct cluster labels (0: no clusters).
+    pairs : int
+        The reported pairs (their per-cluster sums are formed a block of ``PAIR_BLOCK`` pairs at a time).
+    n_cluster_resamples : int, default 0
+        R, the cluster bootstrap's resamples (its blocks take at most ``cluster_blocks.BLOCK_BYTES``).
+    binary : bool, default True
+        Whole-number scores (no clusters x K x K products; see the module's constants).
+
+    Returns
+    -------
+    int
+        Bytes: G x K x K cross products (graded) or grouped copies of the scores (whole numbers), G x block pair
+        arrays, the G x N indicator, the bootstrap's blocks and weights.
+
+    Examples
+    --------
+    >>> f"{cluster_memory(200, 3_000, 3_000, 19_900) / 1e9:.1f} GB"
+    '4.0 GB'
+    >>> f"{cluster_memory(500, 12_032, 14, 499, 1000) / 1e9:.2f} GB"
+    '0.30 GB'
+    """
+    if not clusters:
+        return 0
+    block = min(pairs, PAIR_BLOCK)
+    bootstrap = BOOTSTRAP_BLOCK_BYTES + 8 * n_cluster_resamples * clusters if n_cluster_resamples else 0
+    if binary:
+        products = 8 * _GROUPED_COPIES * items * models + max(8 * models * models, _PRODUCT_PART)
+    else:
+        products = 8 * _CROSS_COPIES * clusters * models * models
+    return products + 8 * clusters * (_CLUSTER_PAIR_ARRAYS * block + items + models) + bootstrap
+
+
+def memory_parts(
+    models: int,
+    items: int,
+    mode: str,
+    family: str,
+    streamed: bool,
+    binary: bool = True,
+    *,
+    clusters: int = 0,
+    n_resamples: int | None = None,
+    n_cluster_resamples: int = 0,
+    ordered: bool = False,
+) -> dict[str, int]:
+    """The parts of :func:`audit_memory`, in bytes, by what holds them (the parameters are :func:`audit_memory`'s)."""
+    every = models * (models - 1) // 2
+    reported = every if mode == "all" else models - 1
+    family_only = every if family == "all" and mode != "all" else 0
+    block = _BLOCK_BYTES if n_resamples is None or n_resamples > 0 else 0
+    parts = {
+        "copies of the score matrix": (0 if ordered else SCORE_COPY_BYTES) * models * items,
+        "the pair table": (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported
+        + _FAMILY_PAIR_BYTES * family_only,
+    }
+    at_once = f"{clusters:,} clusters x {min(reported, PAIR_BLOCK):,} pairs at once"
+    products = "" if binary else f" and {clusters:,} x {models:,} x {models:,} cross products"
+    parts[f"the clusters' per-pair sums ({at_once}){products}"] = cluster_memory(
+        models, items, clusters, reported, n_cluster_resamples, binary
+    )
+    if all_pairs_computed(models, mode, family):
+        parts[f"the {models:,} x {models:,} arrays over all pairs"] = ranking_memory(models)
+        parts["the bootstrap's blocks"] = block
+    else:
+        parts["per-model rows and the bootstrap's blocks"] = (
+            _LINEAR_MODEL_BYTES * models + block + 8 * (not binary) * models * items
+        )
+    return parts
+
+
+def audit_memory(
+    models: int,
+    items: int,
+    mode: str,
+    family: str,
+    streamed: bool,
+    binary: bool = True,
+    *,
+    clusters: int = 0,
+    n_resamples: int | None = None,
+    n_cluster_resamples: int = 0,
+    ordered: bool = False,
+) -> int:
+    """Estimated peak bytes an audit adds to the score matrix it is given (an upper bound with a margin).
+
+    The matrix itself is not counted: :func:`memory_budget` counts it as in use.
 
     Parameters
     ----------
@@ -113,33 +232,40 @@ def audit_memory(models: int, items: int, mode: str, family: str, streamed: bool
         Whether the pair table is streamed (only the summary columns kept).
     binary : bool, default True
         0/1 scores (graded scores in a linear mode keep a centred copy of the scores, 8 bytes a cell).
+    clusters : int, default 0
+        G, the item clusters (0: none).
+    n_resamples : int, optional
+        The paired bootstrap's resamples; None counts its blocks.
+    n_cluster_resamples : int, default 0
+        The cluster bootstrap's resamples.
+    ordered : bool, default False
+        Whether the matrix is already in canonical order (then it is not copied).
 
     Returns
     -------
     int
-        Bytes.
+        Bytes: the parts' sum (:func:`memory_parts`) times 1 + ``MARGIN``, plus ``FIXED_BYTES``.
 
     Examples
     --------
     >>> f"{audit_memory(20_000, 3, 'adjacent', 'adjacent', False) / 1e9:.2f} GB"
-    '0.33 GB'
+    '0.53 GB'
     >>> f"{audit_memory(20_000, 3, 'adjacent', 'all', False) / 1e9:.1f} GB"
-    '28.8 GB'
+    '32.2 GB'
     """
-    every = models * (models - 1) // 2
-    reported = every if mode == "all" else models - 1
-    family_only = every if family == "all" and mode != "all" else 0
-    quadratic = all_pairs_computed(models, mode, family)
-    return (
-        (
-            ranking_memory(models)
-            if quadratic
-            else _LINEAR_MODEL_BYTES * models + _BLOCK_BYTES + 8 * (not binary) * models * items
-        )
-        + 24 * models * items
-        + (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported
-        + _FAMILY_PAIR_BYTES * family_only
+    parts = memory_parts(
+        models,
+        items,
+        mode,
+        family,
+        streamed,
+        binary,
+        clusters=clusters,
+        n_resamples=n_resamples,
+        n_cluster_resamples=n_cluster_resamples,
+        ordered=ordered,
     )
+    return int(sum(parts.values()) * (1 + MARGIN)) + FIXED_BYTES
 
 
 def memory_budget() -> tuple[int, str]:
@@ -170,52 +296,62 @@ def memory_budget() -> tuple[int, str]:
     return budget, reason
 
 
-def check_audit_memory(models: int, items: int, mode: str, family: str, streamed: bool, binary: bool = True) -> None:
+def _most_models(budget: int, items: int, mode: str, family: str, streamed: bool, binary: bool, sizes) -> int:
+    """The most models whose audit's estimate fits the budget (a bisection; the estimate grows with the models)."""
+    low, high = 1, 2
+    while audit_memory(high, items, mode, family, streamed, binary, **sizes) <= budget:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        fits = audit_memory(middle, items, mode, family, streamed, binary, **sizes) <= budget
+        low, high = (middle, high) if fits else (low, middle)
+    return low
+
+
+def check_audit_memory(
+    models: int, items: int, mode: str, family: str, streamed: bool, binary: bool = True, **sizes
+) -> None:
     """Refuse, before allocating, an audit whose estimated memory exceeds the budget.
 
     Parameters
     ----------
-    models : int
-        K, the models.
-    items : int
-        N, the items.
-    mode : {"adjacent", "all", "reference"}
-        The pairs reported.
-    family : {"adjacent", "all", "reference"}
-        The declared family.
-    streamed : bool
-        Whether the pair table is streamed (only the summary columns kept).
-    binary : bool, default True
-        0/1 scores.
+    models, items, mode, family, streamed, binary
+        As :func:`audit_memory` takes them.
+    **sizes
+        Its keywords: ``clusters``, ``n_resamples``, ``n_cluster_resamples``, ``ordered``.
 
     Raises
     ------
     ArgumentError
-        One line with the figures and the remedy (stream the pair table, or audit fewer models).
+        One line with the figures, the largest parts and the remedy (stream the pair table, coarser clusters, mode
+        adjacent, or fewer models).
     """
-    need = audit_memory(models, items, mode, family, streamed, binary)
+    need = audit_memory(models, items, mode, family, streamed, binary, **sizes)
     budget, reason = memory_budget()
     if need <= budget:
         return
+    parts = sorted(memory_parts(models, items, mode, family, streamed, binary, **sizes).items(), key=lambda p: -p[1])
+    largest = " and ".join(f"{name} ({size / 1e9:,.2f} GB)" for name, size in parts[:2] if size >= need / 10)
     quadratic = all_pairs_computed(models, mode, family)
-    if not streamed and audit_memory(models, items, mode, family, True, binary) <= budget:
-        remedy = "stream the pair table instead (--format parquet --out FILE, or stream_audit)"
-    elif quadratic:
-        most = int((budget / ranking_memory(1)) ** 0.5)
-        remedy = f"audit fewer models at once (about {most:,} fit)"
-    else:
-        remedy = "audit fewer models or items at once"
+    clusters, remedies = sizes.get("clusters", 0), []
+    if not streamed and audit_memory(models, items, mode, family, True, binary, **sizes) <= budget:
+        remedies.append("stream the pair table (--format parquet --out FILE, or stream_audit)")
+    if clusters and "clusters' per-pair" in parts[0][0]:
+        remedies.append(
+            f"give --cluster-column a label with fewer than {clusters:,} values (a cluster groups many items)"
+        )
+    if mode == "all" and audit_memory(models, items, "adjacent", "adjacent", streamed, binary, **sizes) <= budget:
+        remedies.append("use --mode adjacent")
     if quadratic:
         linear = (
-            f" (mode and family adjacent or reference compute nothing over all pairs above {LINEAR_MODELS:,} models)"
+            f"; mode and family adjacent or reference compute nothing over all pairs above {LINEAR_MODELS:,} models"
         )
-        why = (
-            f"the ranking tests all {models * (models - 1) // 2:,} pairs, so memory grows as the square of the number "
-            f"of models{linear if models > LINEAR_MODELS else ''}; {remedy}"
-        )
+        most = _most_models(budget, items, mode, family, streamed, binary, sizes)
+        remedies.append(f"audit fewer models at once (about {most:,} fit{linear if models > LINEAR_MODELS else ''})")
     else:
-        why = f"the scores and the {models - 1:,} reported pairs alone need that; {remedy}"
+        remedies.append("audit fewer models or items at once")
+    label = f", {clusters:,} clusters" if clusters else ""
     raise ArgumentError(
-        f"auditing {models:,} models x {items:,} items (mode {mode}) needs about {need / 1e9:,.1f} GB, over the "
-        f"{budget / 1e9:,.1f} GB this run may use ({reason}): {why}"
+        f"auditing {models:,} models x {items:,} items (mode {mode}{label}) needs about {need / 1e9:,.1f} GB, over the "
+        f"{budget / 1e9:,.1f} GB this run may use ({reason}): mostly {largest}; to fit, {', or '.join(remedies)}"
     )
