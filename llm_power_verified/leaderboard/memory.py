@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from llm_power_verified.errors import ArgumentError
 from llm_power_verified.leaderboard.blocks import PAIR_BLOCK
 from llm_power_verified.leaderboard.cluster_blocks import BLOCK_BYTES as BOOTSTRAP_BLOCK_BYTES
+from llm_power_verified.leaderboard.streams import canonical_item_order
 
 __all__ = [
     "LINEAR_MODELS",
     "RANKING_BYTES_PER_CELL",
     "all_pairs_computed",
     "audit_memory",
+    "audit_sizes",
     "check_audit_memory",
     "cluster_memory",
     "memory_budget",
@@ -161,6 +165,36 @@ def cluster_memory(
     else:
         products = 8 * _CROSS_COPIES * clusters * models * models
     return products + 8 * clusters * (_CLUSTER_PAIR_ARRAYS * block + items + models) + bootstrap
+
+
+def audit_sizes(matrix, n_resamples: int, n_cluster_resamples: int) -> dict:
+    """The keywords of :func:`check_audit_memory` that describe a matrix and the audit's resamples.
+
+    Parameters
+    ----------
+    matrix : ScoreMatrix
+        The scores.
+    n_resamples : int
+        The paired bootstrap's resamples.
+    n_cluster_resamples : int
+        The cluster bootstrap's resamples.
+
+    Returns
+    -------
+    dict
+        ``clusters`` (distinct labels, 0 without), ``n_resamples``, ``n_cluster_resamples`` (0 without clusters) and
+        ``ordered`` (items and models already in the canonical order of ``streams.canonical_order``: no copy).
+    """
+    clusters = 0 if matrix.clusters is None else len(set(matrix.clusters))
+    rows = canonical_item_order(matrix.item_ids)
+    names = np.asarray(matrix.models, dtype=object).astype(str)
+    ordered = bool(np.all(rows == np.arange(rows.size)) and np.all(names[:-1] <= names[1:]))
+    return {
+        "clusters": clusters,
+        "n_resamples": n_resamples,
+        "n_cluster_resamples": n_cluster_resamples if clusters else 0,
+        "ordered": ordered,
+    }
 
 
 def memory_parts(

@@ -150,3 +150,23 @@ def test_the_matrix_given_is_not_counted_twice(monkeypatch):
     reordered = _refusal(monkeypatch, 1.0e9, 5000, 12_000, "adjacent", "adjacent", True, n_resamples=0)
     assert reordered is not None and "mostly copies of the score matrix (0.96 GB)" in reordered
     assert "audit fewer models or items at once" in reordered
+
+
+def test_audit_sizes_say_whether_the_matrix_is_copied():
+    """``ordered`` is True exactly when canonical_order returns the matrix itself; clusters counted by label."""
+    import numpy as np
+
+    from llm_power_verified.io import from_array
+    from llm_power_verified.leaderboard.streams import canonical_order
+
+    scores = (np.random.default_rng(0).random((30, 4)) < 0.5) * 1.0
+    for models, items in ((["a", "b", "c", "d"], None), (["b", "a", "c", "d"], None), (["a", "b", "c", "d"], "x")):
+        ids = [f"q{i:02d}" for i in range(30)][:: -1 if items else 1]
+        matrix = from_array(scores, models=models, item_ids=ids, clusters=[f"c{i % 3}" for i in range(30)])
+        sizes = memory.audit_sizes(matrix, 0, 100)
+        assert sizes["ordered"] is (canonical_order(matrix) is matrix)
+        assert (sizes["clusters"], sizes["n_cluster_resamples"]) == (3, 100)
+    assert [memory.audit_sizes(from_array(scores), 5, 100)[key] for key in ("clusters", "n_cluster_resamples")] == [
+        0,
+        0,
+    ]
