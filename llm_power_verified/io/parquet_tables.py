@@ -43,7 +43,8 @@ _REMEDY = "split the table into smaller files (by models: one file per model, or
 
 def _refuse_nested(path: Path, schema) -> None:
     """Refuse a list, struct, map or union column (its values are not counted by its rows)."""
-    import pyarrow  # optional dependency, present when this module is used
+    # Optional dependency (extra parquet): read_frame checked it is installed before calling here.
+    import pyarrow
 
     for field in schema:
         if pyarrow.types.is_nested(field.type):
@@ -113,7 +114,8 @@ def _check(path: Path, sizes: dict[str, int], rows: int, decoded: bool, text: li
 
 def _decoded_text_bytes(column) -> int:
     """The bytes of a dictionary column's values once decoded: each row's value length, taken by its index."""
-    import pyarrow.compute as compute  # optional dependency, present when this module is used
+    # Optional dependency (extra parquet): read_frame checked it is installed before calling here.
+    import pyarrow.compute as compute
 
     total = 0
     for chunk in column.chunks:
@@ -141,7 +143,8 @@ def read_parquet_frame(path: Path) -> pd.DataFrame:
         A nested column, a footer whose row counts disagree, or a table estimated over the limit (naming the file,
         the column, the estimate and the limit).
     """
-    import pyarrow.parquet as parquet  # optional dependency: the caller checked it is installed
+    # Optional dependency (extra parquet): read_frame checked it is installed before calling here.
+    import pyarrow.parquet as parquet
 
     metadata = parquet.read_metadata(path)
     text = [
