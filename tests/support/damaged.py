@@ -347,6 +347,7 @@ def parquet_cases(frame):
         ("missing score", lambda d: _parquet_bytes(with_nan), Refused("has no score for model 'm1'")),
         ("numbers stored as text", lambda d: _parquet_bytes(as_text), Same()),
         ("repeated column", lambda d: buffer.getvalue(), Refused("column 'm1' appears twice")),
+        ("list column", lambda d: _parquet_bytes(frame.assign(m1=[[0.0, 1.0]] * len(frame))), Refused("a list<")),
     ]
 
 
