@@ -130,6 +130,8 @@ def cluster_adjusted_required_n(
     return finish(_design_effect.cluster_adjusted_required_n(required_n, cluster_size, icc))
 
 
+#: Whole-number scores keep every pair's per-cluster products (16-bit counts) when they take at most this many bytes.
+CACHED_CROSS_BYTES = 128_000_000
 #: Rows copied at a time into the items sorted by cluster.
 _ROWS = 1024
 #: Up to this many clusters, the cross term is formed cluster by cluster.
@@ -146,6 +148,12 @@ def _exact_sums(scores: np.ndarray) -> bool:
     if not (np.isfinite(largest) and largest**2 * scores.shape[0] < 2.0**53):
         return False
     return all(np.array_equal(part, np.rint(part)) for part in np.array_split(scores, -(-scores.shape[0] // 1024)))
+
+
+def _small_counts(scores: np.ndarray, sizes: np.ndarray) -> bool:
+    """Non-negative whole-number scores whose per-cluster sums of products fit 16 bits."""
+    largest = float(np.max(scores))
+    return bool(float(np.min(scores)) >= 0 and largest**2 * float(np.max(sizes)) < 2.0**16)
 
 
 def _exact_dtype(scores: np.ndarray, sizes: np.ndarray):
@@ -200,6 +208,12 @@ class ClusterStatistics:
         clusters = [self._grouped[start:stop] for start, stop in itertools.pairwise(self._bounds)]
         self.sums = np.stack([items.sum(axis=0, dtype=np.float64) for items in clusters])
         self._squares = np.stack([np.square(items, dtype=np.float64).sum(axis=0) for items in clusters])
+        # Few models: every pair's per-cluster products as 16-bit counts (small beside the clusters x pairs arrays),
+        # so that each block of pairs only picks its own; many models: formed per block (pair_cross).
+        self._counts = None
+        models = scores.shape[1]
+        if _small_counts(scores, self.n) and groups * models * models * 2 <= CACHED_CROSS_BYTES:
+            self._counts = np.stack([(items.T @ items).astype(np.uint16) for items in clusters])
 
     def pair_cross(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """``cross[:, first, second]``, shape (clusters, pairs), formed for these pairs only (whole-number scores).
@@ -211,6 +225,8 @@ class ClusterStatistics:
         """
         if self.cross is not None:
             return self.cross[:, first, second]
+        if self._counts is not None:
+            return self._counts[:, first, second].astype(np.float64)
         rows, row_of = np.unique(first, return_inverse=True)
         columns, column_of = np.unique(second, return_inverse=True)
         if self.n.size <= _FEW_CLUSTERS and rows.size * columns.size <= 4 * (first.size + columns.size):

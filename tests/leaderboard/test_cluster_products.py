@@ -7,6 +7,7 @@ import pytest
 
 from llm_power_verified.leaderboard import cluster_products, clusters
 from llm_power_verified.leaderboard.cluster_products import block_pieces, piecewise_product, product_pieces
+from llm_power_verified.power import clustering
 from llm_power_verified.power.clustering import ClusterStatistics
 
 
@@ -64,8 +65,11 @@ def _all_pairs(models):
     return first, second
 
 
+@pytest.mark.parametrize("cached", [True, False])
 @pytest.mark.parametrize("kind", ["binary", "counts"])
-def test_cross_term_per_block_equals_the_per_cluster_products(kind):
+def test_cross_term_per_block_equals_the_per_cluster_products(kind, cached, monkeypatch):
+    if not cached:
+        monkeypatch.setattr(clustering, "CACHED_CROSS_BYTES", 0)  # formed per block of pairs
     rng = np.random.default_rng(3)
     scores = _scores(rng, 300, 40, kind)
     labels = rng.choice(["a", "b", "c", "d", "e"], size=300, p=[0.5, 0.2, 0.15, 0.1, 0.05])
@@ -120,7 +124,10 @@ def test_one_pass_equals_the_all_pairs_computation(kind, groups, monkeypatch):
         assert loco[str(name)] == int(np.sum(required * clusters._design_effect(drop_icc, drop_size) > size))
 
 
-def test_cross_term_with_a_label_per_item():
+@pytest.mark.parametrize("cached", [True, False])
+def test_cross_term_with_a_label_per_item(cached, monkeypatch):
+    if not cached:
+        monkeypatch.setattr(clustering, "CACHED_CROSS_BYTES", 0)
     rng = np.random.default_rng(6)
     scores = _scores(rng, 150, 12, "counts")
     statistics = ClusterStatistics(scores, np.arange(150)[::-1])  # 150 clusters of one item
