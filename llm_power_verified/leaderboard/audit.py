@@ -25,7 +25,8 @@ Memory linear in K where the mode is: with mode and family adjacent or reference
 ``LINEAR_MODELS`` (2,000) models, the audit forms no K x K array (each block's counts come from the scores,
 :func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs` with ``all_pairs=False``) and computes nothing over all
 pairs: the ranking's Holm rank intervals and letters are left empty and the significant and resolved counts over all
-pairs are None, said in a note that names what tests them (``--mode all --tiles`` for 0/1 scores; :mod:`~llm_power_verified.leaderboard.memory`).
+pairs are None, said in a note that names what tests them (``--mode all --tiles`` for 0/1 scores;
+:mod:`~llm_power_verified.leaderboard.memory`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from llm_power_verified.leaderboard.clusters import cluster_diagnostics
 from llm_power_verified.leaderboard.decisions import add_cluster_decisions
 from llm_power_verified.leaderboard.generations import GenerationColumns
 from llm_power_verified.leaderboard.headline import all_pairs_route, headline_facts, skipped_all_pairs_note
+from llm_power_verified.leaderboard.memory import audit_sizes
 from llm_power_verified.leaderboard.pair_table import pair_block, pair_block_arrow, pair_blocks, stream_blocks
 from llm_power_verified.leaderboard.pairs import pair_indices, rank_models
 from llm_power_verified.leaderboard.ranking import (
@@ -262,8 +264,15 @@ def _run(
 ) -> AuditResult | StreamedAudit:
     """Check the settings and the memory, put the matrix in canonical order, audit."""
     settings = settings.checked(matrix)
+    sizes = audit_sizes(matrix, settings.n_resamples, settings.n_cluster_resamples)
     check_audit_memory(
-        matrix.n_models, matrix.n_items, settings.mode, settings.family, streamed=sink is not None, binary=matrix.binary
+        matrix.n_models,
+        matrix.n_items,
+        settings.mode,
+        settings.family,
+        streamed=sink is not None,
+        binary=matrix.binary,
+        **sizes,
     )
     return _audit(canonical_order(matrix), settings, progress, backend or LocalBackend(), sink, arrow)
 

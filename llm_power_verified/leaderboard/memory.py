@@ -55,10 +55,10 @@ _PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
 #: adjacent: 2.5 KB per model with the 800 of its row and no resamples, 125 MB more with 500; rounded up.
 _LINEAR_MODEL_BYTES, _BLOCK_BYTES = 2_000, 256 << 20
 #: Bytes per score cell the audit adds to the matrix it is given (which the budget already counts as in use): putting
-#: items and models in canonical order gathers the rows, then the columns, of the float64 scores while the caller
-#: still holds them (two copies at the peak). Measured: 16 bytes a cell from 200 x 2,000 to 3,000 x 10,000, binary
-#: and graded, every mode; a matrix already in canonical order adds none of it.
-SCORE_COPY_BYTES = 16
+#: items and models in canonical order gathers the float64 scores once (``np.ix_``) while the caller still holds
+#: them: one copy, 8 bytes a cell (16 were measured from 200 x 2,000 to 3,000 x 10,000 when the rows and then the
+#: columns were gathered in two steps); a matrix already in canonical order adds none of it.
+SCORE_COPY_BYTES = 8
 #: Memory an audit adds whatever its size: resident, up to 60 MB measured after a first audit in the process (the exact
 #: tests' caches, lazily imported modules); in address space (what an address-space limit counts), up to 150 MB more
 #: than the resident growth (graded, 3,000 x 5,000: the threads' malloc arenas of 64 MB and stacks of 8 MB). The

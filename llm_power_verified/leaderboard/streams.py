@@ -143,7 +143,7 @@ def canonical_order(matrix: ScoreMatrix) -> ScoreMatrix:
     clusters = None if matrix.clusters is None else tuple(np.asarray(matrix.clusters, dtype=object)[rows])
     return dataclasses.replace(
         matrix,
-        scores=np.ascontiguousarray(matrix.scores[rows][:, columns]),
+        scores=matrix.scores[np.ix_(rows, columns)],  # one gather: a single copy of the matrix (C order)
         models=tuple(np.asarray(matrix.models, dtype=object)[columns]),
         item_ids=tuple(np.asarray(matrix.item_ids, dtype=object)[rows]),
         clusters=clusters,

@@ -288,7 +288,7 @@ def test_twenty_thousand_models_are_refused_before_allocating(tmp_path):
     report = refused_within_memory(
         ["audit", str(path), "--mode", "all", "--n-resamples", "0"],
         [
-            "auditing 20,000 models x 3 items (mode all) needs about 197.6 GB",
+            "auditing 20,000 models x 3 items (mode all) needs about 197.3 GB",
             "fit",
             "mode and family adjacent or reference compute nothing over all pairs above 2,000 models",
         ],
