@@ -43,8 +43,12 @@ def test_blocked_products_equal_the_all_pairs_product_bit_for_bit(groups):
                         for block in block_pieces(pieces, width)
                     ]
                 )
-                # Exact: each pair goes through the same kernel path as in the all-pairs product (module notes).
-                assert np.array_equal(blocked, whole), (size, width)
+                # Each pair goes through the kernel path it takes in the all-pairs product (module notes): equal bit
+                # for bit with the OpenBLAS kernels this was calibrated on (and the audit equal to 87be8bf's there).
+                # Which path a pair takes is the BLAS's choice, so on another CPU or BLAS the bound is what holds: a
+                # sum of `groups` non-negative terms in another order differs by at most groups ulp of the sum.
+                bound = groups * np.finfo(float).eps * (np.abs(weights) @ values)
+                assert np.all(np.abs(blocked - whole) <= bound), (size, width)
 
 
 def test_another_blas_gives_one_piece(monkeypatch):
@@ -108,7 +112,14 @@ def test_one_pass_equals_the_all_pairs_computation(kind, groups, monkeypatch):
     monkeypatch.setattr(clusters, "BLOCK_BYTES", 64 * 8 * clusters._ALIVE * groups)  # blocks of 64 pairs
     icc, weighted_size, loco = clusters._icc_and_loco(statistics, first, second, binary, 0.05, 0.8)
     whole_icc, whole_size = statistics.icc(first, second)
-    assert np.array_equal(icc, whole_icc, equal_nan=True) and weighted_size == whole_size
+    assert weighted_size == whole_size and np.array_equal(np.isnan(icc), np.isnan(whole_icc))
+    # Whole-number scores: exact sums, so equal bit for bit anywhere.  Graded: equal bit for bit with the OpenBLAS
+    # kernels the pieces follow (module notes of cluster_products); elsewhere each sum over the clusters may differ by
+    # a few ulp, which the ICC's ratio of differences of sums (values of order 1 here) keeps under 1e-9 relative.
+    if binary:
+        assert np.array_equal(icc, whole_icc, equal_nan=True)
+    else:
+        np.testing.assert_allclose(icc, whole_icc, rtol=1e-9, atol=1e-12)
     if groups < 3:
         assert set(loco.values()) == {None}
         return
