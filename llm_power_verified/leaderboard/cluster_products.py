@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -67,8 +68,8 @@ def product_pieces(size: int, groups: int, threads: int | None = None) -> list[t
 
     Examples
     --------
-    >>> product_pieces(10, 3, threads=1)
-    [(0, 4), (4, 8), (8, 10)]
+    >>> product_pieces(10, 3, threads=1)  # the whole runs of four rows, then the last 10 mod 4 rows
+    [(0, 8), (8, 10)]
     """
     threads = _threads() if threads is None else threads
     if threads == 0:
@@ -104,7 +105,7 @@ def block_pieces(pieces: list[tuple[int, int]], width: int) -> list[list[tuple[i
     return [*blocks, current] if current else blocks
 
 
-def piecewise_product(pieces: list[tuple[int, int]], size: int):
+def piecewise_product(pieces: list[tuple[int, int]], size: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``weights @ values`` of a block's clusters x pairs ``values``, formed piece by piece (a 2-D ``weights`` whole).
 
     The pieces are those of the block (:func:`block_pieces`) of ``size`` pairs in all; their offsets are taken from

@@ -9,12 +9,9 @@ Without one, :class:`EveryColumn` writes every column (what this layer can do wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 __all__ = ["EveryColumn"]
 
 
-@dataclass(frozen=True)
 class EveryColumn:
     """A sink factory writing every pair column: zstd, the model names dictionary-encoded, one row group per block."""
 

@@ -108,7 +108,7 @@ class TiledAudit(Result):
     pairs_columns: list[str]
     headline: Headline
     n_items: int
-    settings: dict
+    settings: dict[str, float | int | str | None]
 
     @property
     def kind(self) -> str:

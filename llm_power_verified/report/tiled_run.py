@@ -9,7 +9,6 @@ in-memory audit's Parquet table.  ``audit --tiles`` runs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from llm_power_verified.io import ScoreMatrix
@@ -20,7 +19,6 @@ from llm_power_verified.report.machine import ParquetSink
 __all__ = ["BandSink", "tiled_parquet"]
 
 
-@dataclass(frozen=True)
 class BandSink:
     """The band files' writer: ``BandSink(columns)(stream)`` is a :class:`ParquetSink` of those columns.
 
@@ -30,7 +28,8 @@ class BandSink:
         The pair columns (:func:`~llm_power_verified.report.column_choice.chosen_columns`); None: every column.
     """
 
-    columns: tuple[str, ...] | None = None
+    def __init__(self, columns: tuple[str, ...] | None = None) -> None:
+        self.columns = columns
 
     def __call__(self, stream) -> ParquetSink:
         """The writer of one band file into ``stream``."""
