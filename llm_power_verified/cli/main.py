@@ -42,7 +42,7 @@ from llm_power_verified.cli import (
 )
 from llm_power_verified.cli.errors import CommandError, Interrupted, ReaderLeft
 from llm_power_verified.cli.options import PROGRAM, Parser
-from llm_power_verified.cli.streams import print_note, print_report, standard_streams
+from llm_power_verified.cli.streams import one_blas_thread_under_a_limit, print_note, print_report, standard_streams
 from llm_power_verified.errors import LlmPowerError
 
 __all__ = ["build_parser", "main"]
@@ -147,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         when interrupted.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    one_blas_thread_under_a_limit()
     try:
         with standard_streams():
             return _run(argv)

@@ -22,8 +22,10 @@ from llm_power_verified.io.output_paths import names_descriptor
 from llm_power_verified.io.standard_output import write_stdout
 
 __all__ = [
+    "address_space_limit",
     "detach_stdout",
     "flush_stdout",
+    "one_blas_thread_under_a_limit",
     "print_note",
     "print_report",
     "progress_bar",
@@ -107,8 +109,16 @@ def standard_streams() -> Iterator[None]:
         raise Interrupted("interrupted") from None
     except MemoryError:  # numpy's and Arrow's allocation failures (ArrowMemoryError is one): one line, not a traceback
         raise CommandError(
-            "out of memory: the input or the audit needs more memory than this process may use; split the input "
-            "(fewer models or items per file), or give the run more memory"
+            f"out of memory: the input or the audit needs more memory than this process may use{_limit_text()}; split "
+            "the input (fewer models or items per file), or give the run more memory"
+        ) from None
+    except ImportError as error:  # a library that cannot be mapped within ulimit -v ("failed to map segment")
+        if address_space_limit() is None:
+            raise
+        raise CommandError(
+            f"cannot load a library within this process's address-space limit{_limit_text()}: "
+            f"{' '.join(str(error).split())[:200]}; raise the limit (ulimit -v; numpy, scipy, pandas and pyarrow "
+            "alone take about 1 GB of address space)"
         ) from None
     finally:
         replaced, sys.stdout = sys.stdout, original
@@ -119,6 +129,40 @@ def standard_streams() -> Iterator[None]:
                 detach_stdout()
                 with contextlib.suppress(OSError, ValueError):
                     replaced.flush()
+
+
+def address_space_limit() -> int | None:
+    """The soft address-space limit (``ulimit -v``) of this process in bytes, or None when there is none.
+
+    Returns
+    -------
+    int or None
+        RLIMIT_AS's soft value; None when unlimited or where the platform has no such limit.
+    """
+    try:
+        # Optional dependency: the resource module exists on Unix only.
+        import resource
+    except ImportError:
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def _limit_text() -> str:
+    limit = address_space_limit()
+    return "" if limit is None else f" (ulimit -v: {limit / 1e9:.2f} GB of address space)"
+
+
+def one_blas_thread_under_a_limit() -> None:
+    """Under an address-space limit, give OpenBLAS one thread unless the user chose a number.
+
+    Each OpenBLAS thread maps its own work buffers when the library loads; when the limit leaves too little for them,
+    the threads retry without end (measured: ``import scipy.stats`` spinning at 600 MB of address space, where one
+    thread loads at once).  Set before numpy or scipy load.  Counts and exact tests do not depend on the thread count;
+    a BLAS sum of floats (graded cluster sums) may differ in its last bits.
+    """
+    if address_space_limit() is not None and "OPENBLAS_NUM_THREADS" not in os.environ:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def detach_stdout() -> None:

@@ -10,7 +10,7 @@ So, before anything is read:
   row count (a damaged or hand-edited footer is refused, naming the column);
 * the estimate from the footer (8 bytes a number, whatever its width on disk: the scores become float64; 64 bytes a
   text cell, a Python string's header and pointer, plus its uncompressed text; a fixed-length cell its width) must be
-  within :data:`MAX_PARQUET_ESTIMATE`.
+  within ``MAX_PARQUET_ESTIMATE``.
 
 Text columns are then read as dictionaries (the distinct values once, and an index per row), whose decoded size is
 counted exactly (each row's value length, by its index) and checked again before the text is decoded.  The Arrow table
@@ -125,7 +125,7 @@ def _decoded_text_bytes(column) -> int:
 
 
 def read_parquet_frame(path: Path) -> pd.DataFrame:
-    """A Parquet table read into a frame within :data:`MAX_PARQUET_ESTIMATE` (the module notes).
+    """A Parquet table read into a frame within ``MAX_PARQUET_ESTIMATE`` (the module notes).
 
     Parameters
     ----------

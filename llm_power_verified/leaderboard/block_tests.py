@@ -44,7 +44,7 @@ def arbiter_pvalues(inputs: PairInputs, first: np.ndarray, second: np.ndarray) -
     Parameters
     ----------
     inputs : PairInputs
-        The audit's pair inputs (:func:`pair_inputs`).
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs`).
     first, second : numpy.ndarray
         Model indices of each pair (``first`` the higher-ranked model, or the reference).
 
@@ -65,7 +65,7 @@ def family_log_e(inputs: PairInputs, alpha: float, first: np.ndarray, second: np
     Parameters
     ----------
     inputs : PairInputs
-        The audit's pair inputs (:func:`pair_inputs`).
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs`).
     alpha : float
         Tunes the graded bets.
     first, second : numpy.ndarray

@@ -228,7 +228,16 @@ def all_pairs_pvalues(inputs: PairInputs, order: np.ndarray, backend: Backend | 
 def all_pairs_tests(
     inputs: PairInputs, order: np.ndarray, backend: Backend | None = None
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`all_pairs_pvalues` (the same arguments) and, for 0/1 scores, the exact tails behind them.
+    """:func:`all_pairs_pvalues` and, for 0/1 scores, the exact tails behind them.
+
+    Parameters
+    ----------
+    inputs : PairInputs
+        The audit's pair inputs (:func:`~llm_power_verified.leaderboard.pair_inputs.pair_inputs`).
+    order : numpy.ndarray
+        Model indices in rank order (:func:`~llm_power_verified.leaderboard.pairs.rank_models`).
+    backend : Backend, optional
+        Where the blocks are computed (default: this process).
 
     Returns
     -------

@@ -13,7 +13,7 @@ get whole runs of four rows, and each range's last ``rows mod 4`` pairs as one
 piece of their own; a block of pairs is a run of whole pieces and its product
 is formed piece by piece (:func:`piecewise_product`).
 
-The thread count is found once by calibration (:func:`_threads`): a product of
+The thread count is found once by calibration (``_threads``): a product of
 the shape that splits differently under each candidate count is formed whole
 and in pieces; when no candidate reproduces it (another BLAS), the pairs form
 one piece: the all-pairs product, exact but not bounded in memory.
@@ -94,7 +94,20 @@ def product_pieces(size: int, groups: int, threads: int | None = None) -> list[t
 
 
 def block_pieces(pieces: list[tuple[int, int]], width: int) -> list[list[tuple[int, int]]]:
-    """Runs of whole pieces of about ``width`` pairs each (a piece longer than ``width`` alone)."""
+    """Runs of whole pieces of about ``width`` pairs each (a piece longer than ``width`` alone).
+
+    Parameters
+    ----------
+    pieces : list of tuple of int
+        :func:`product_pieces`' pieces, in order.
+    width : int
+        The pairs a block should hold at most.
+
+    Returns
+    -------
+    list of list of tuple of int
+        The blocks, each a run of consecutive pieces.
+    """
     blocks, current, length = [], [], 0
     for piece in pieces:
         if current and length + piece[1] - piece[0] > width:
@@ -112,6 +125,18 @@ def piecewise_product(pieces: list[tuple[int, int]], size: int) -> Callable[[np.
     the block's start.  A block narrower than four pairs is widened first: OpenBLAS's kernel takes another path for
     a last run of m < 4 rows whose leading dimension is m, which the all-pairs product (of ``size`` > 3 pairs) never
     takes.
+
+    Parameters
+    ----------
+    pieces : list of tuple of int
+        The block's pieces (one of :func:`block_pieces`' blocks).
+    size : int
+        The pairs of the all-pairs product.
+
+    Returns
+    -------
+    callable
+        ``product(weights, values)``: ``weights @ values`` formed piece by piece (a 2-D ``weights``: whole).
     """
     offset = pieces[0][0]
 

@@ -210,7 +210,32 @@ def memory_parts(
     n_cluster_resamples: int = 0,
     ordered: bool = False,
 ) -> dict[str, int]:
-    """The parts of :func:`audit_memory`, in bytes, by what holds them (the parameters are :func:`audit_memory`'s)."""
+    """The parts of :func:`audit_memory`, in bytes, by what holds them.
+
+    Parameters
+    ----------
+    models, items : int
+        K and N.
+    mode, family : str
+        The audit's mode and family.
+    streamed : bool
+        The pair table goes to a sink block by block.
+    binary : bool, default True
+        0/1 scores.
+    clusters : int, default 0
+        Distinct cluster labels (0: none).
+    n_resamples : int, optional
+        The paired bootstrap's resamples (None: counted as some).
+    n_cluster_resamples : int, default 0
+        The cluster bootstrap's resamples.
+    ordered : bool, default False
+        The matrix is already in canonical order (no reordering copy).
+
+    Returns
+    -------
+    dict of str to int
+        Bytes by what holds them.
+    """
     every = models * (models - 1) // 2
     reported = every if mode == "all" else models - 1
     family_only = every if family == "all" and mode != "all" else 0
@@ -278,7 +303,7 @@ def audit_memory(
     Returns
     -------
     int
-        Bytes: the parts' sum (:func:`memory_parts`) times 1 + ``MARGIN``, plus ``FIXED_BYTES``.
+        Bytes: the parts' sum (``memory_parts``) times 1 + ``MARGIN``, plus ``FIXED_BYTES``.
 
     Examples
     --------
@@ -374,6 +399,11 @@ def check_audit_memory(
         remedies.append(
             f"give --cluster-column a label with fewer than {clusters:,} values (a cluster groups many items)"
         )
+    if (
+        sizes.get("n_resamples", 1)
+        and audit_memory(models, items, mode, family, streamed, binary, **{**sizes, "n_resamples": 0}) <= budget
+    ):
+        remedies.append("--n-resamples 0 (no paired bootstrap)")
     if mode == "all" and audit_memory(models, items, "adjacent", "adjacent", streamed, binary, **sizes) <= budget:
         remedies.append("use --mode adjacent")
     if quadratic:
@@ -381,7 +411,12 @@ def check_audit_memory(
             f"; mode and family adjacent or reference compute nothing over all pairs above {LINEAR_MODELS:,} models"
         )
         most = _most_models(budget, items, mode, family, streamed, binary, sizes)
-        remedies.append(f"audit fewer models at once (about {most:,} fit{linear if models > LINEAR_MODELS else ''})")
+        if most >= 2:
+            remedies.append(
+                f"audit fewer models at once (about {most:,} fit{linear if models > LINEAR_MODELS else ''})"
+            )
+        else:
+            remedies.append(f"give the run more memory (ulimit -v){linear if models > LINEAR_MODELS else ''}")
     else:
         remedies.append("audit fewer models or items at once")
     label = f", {clusters:,} clusters" if clusters else ""

@@ -1,7 +1,7 @@
 """A tiled audit's summary as a JSON-ready document: what ``TiledAudit.to_dict()`` and ``_report.json`` hold.
 
-One document for the library and the command line: :meth:`TiledAudit.to_dict()
-<llm_power_verified.leaderboard.tiled_audit.TiledAudit.to_dict>` returns it (so that ``io.json_ready(result)`` and
+One document for the library and the command line: ``TiledAudit.to_dict()``
+(:class:`~llm_power_verified.leaderboard.tiled_audit.TiledAudit`) returns it (so that ``io.json_ready(result)`` and
 ``json.dumps`` take a tiled audit), and :func:`~llm_power_verified.report.tiled.tiled_document` adds the headline's
 sentences (worded by the report) for ``_report.json``, whose schema is ``report/tiled_audit.schema.json``.
 """

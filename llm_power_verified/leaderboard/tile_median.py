@@ -8,7 +8,7 @@ inside its band, so the median is found in two passes, as the family's p-values 
    :func:`rho_histogram`;
 2. the client sums the counts and finds the bins that hold the middle value(s) (:func:`median_plan`); each band sends
    back its values in those bins (:func:`values_in_bins`), and the client picks the middle ones among them
-   (:meth:`MedianPlan.median`).
+   (``MedianPlan.median``).
 
 The bins are a function of the value alone, so a band's two passes put each rho in the same bin; the median is then
 ``np.nanmedian`` of the whole column to the last bit (the middle value, or numpy's mean of the two middle values).

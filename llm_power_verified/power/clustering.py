@@ -172,7 +172,7 @@ class ClusterStatistics:
     bootstrap resample, a leave-one-out drop) without touching the items again.
 
     Whole-number scores (binary, counts) make every sum exact, whatever the order of its terms, so the products
-    ``cross`` are formed per pair when asked for (:meth:`pair_cross`: clusters x pairs, never clusters x models x
+    ``cross`` are formed per pair when asked for (``pair_cross``: clusters x pairs, never clusters x models x
     models); other scores keep the clusters x models x models products of the per-cluster matrix products, whose
     last bits depend on BLAS's order of summation.
 
@@ -246,7 +246,7 @@ class ClusterStatistics:
     def pair_sums(
         self, first: np.ndarray, second: np.ndarray, cross: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(sum of D, sum of D^2) per cluster, shape (clusters, pairs); ``cross``: :meth:`pair_cross`, if formed."""
+        """(sum of D, sum of D^2) per cluster, shape (clusters, pairs); ``cross``: ``pair_cross``, if formed."""
         total = self.sums[:, first] - self.sums[:, second]
         if self.cross is not None:
             squares = self.cross[:, first, first] + self.cross[:, second, second] - 2 * self.cross[:, first, second]

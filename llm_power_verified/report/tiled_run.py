@@ -20,7 +20,9 @@ __all__ = ["BandSink", "tiled_parquet"]
 
 
 class BandSink:
-    """The band files' writer: ``BandSink(columns)(stream)`` is a :class:`ParquetSink` of those columns.
+    """The band files' writer: ``BandSink(columns)(stream)`` is a ParquetSink of those columns.
+
+    The writer is :class:`~llm_power_verified.report.machine.ParquetSink` (``--format parquet``'s).
 
     Parameters
     ----------
