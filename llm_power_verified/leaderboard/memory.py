@@ -54,6 +54,8 @@ _PAIR_ROW_BYTES, _KEPT_PAIR_BYTES, _FAMILY_PAIR_BYTES = 800, 88, 48
 #: of pairs' working memory (the paired bootstrap's resamples x PAIR_BLOCK). Measured at 20,000 models x 3 items, mode
 #: adjacent: 2.5 KB per model with the 800 of its row and no resamples, 125 MB more with 500; rounded up.
 _LINEAR_MODEL_BYTES, _BLOCK_BYTES = 2_000, 256 << 20
+#: A bootstrap block is at most this many float64 arrays of resamples x its pairs (so at most that of all pairs).
+_BLOCK_ARRAYS = 16
 #: Bytes per score cell the audit adds to the matrix it is given (which the budget already counts as in use): putting
 #: items and models in canonical order gathers the float64 scores once (``np.ix_``) while the caller still holds
 #: them: one copy, 8 bytes a cell (16 were measured from 200 x 2,000 to 3,000 x 10,000 when the rows and then the
@@ -154,12 +156,14 @@ def cluster_memory(
     >>> f"{cluster_memory(200, 3_000, 3_000, 19_900) / 1e9:.1f} GB"
     '4.0 GB'
     >>> f"{cluster_memory(500, 12_032, 14, 499, 1000) / 1e9:.2f} GB"
-    '0.30 GB'
+    '0.26 GB'
     """
     if not clusters:
         return 0
     block = min(pairs, PAIR_BLOCK)
-    bootstrap = BOOTSTRAP_BLOCK_BYTES + 8 * n_cluster_resamples * clusters if n_cluster_resamples else 0
+    # A block never holds more than its resamples x pairs (up to 16 float64 arrays of them): small audits stay small.
+    bootstrap_block = min(BOOTSTRAP_BLOCK_BYTES, _BLOCK_ARRAYS * 8 * n_cluster_resamples * pairs)
+    bootstrap = bootstrap_block + 8 * n_cluster_resamples * clusters if n_cluster_resamples else 0
     if binary:
         products = 8 * _GROUPED_COPIES * items * models + max(8 * models * models, _PRODUCT_PART)
     else:
@@ -239,7 +243,7 @@ def memory_parts(
     every = models * (models - 1) // 2
     reported = every if mode == "all" else models - 1
     family_only = every if family == "all" and mode != "all" else 0
-    block = _BLOCK_BYTES if n_resamples is None or n_resamples > 0 else 0
+    block = _BLOCK_BYTES if n_resamples is None else min(_BLOCK_BYTES, _BLOCK_ARRAYS * 8 * n_resamples * reported)
     parts = {
         "copies of the score matrix": (0 if ordered else SCORE_COPY_BYTES) * models * items,
         "the pair table": (_KEPT_PAIR_BYTES if streamed else _PAIR_ROW_BYTES) * reported

@@ -188,7 +188,11 @@ class ClusterStatistics:
         labels = np.asarray(labels)
         self.names, index = np.unique(labels, return_inverse=True)
         if self.names.size < 2:
-            raise ArgumentError("clusters: at least two clusters are needed for an ICC")
+            which = f"every item is in cluster {str(self.names[0])[:80]!r}" if self.names.size else "no cluster labels"
+            raise ArgumentError(
+                f"clusters: {which}; at least two clusters are needed for an ICC (leave out --cluster-column, or give "
+                "a column with two or more values)"
+            )
         groups = self.names.size
         self.n = np.bincount(index, minlength=groups).astype(np.float64)
         self.cross: np.ndarray | None = None
