@@ -124,6 +124,13 @@ def _complete_rows(
     lines: np.ndarray,
 ) -> np.ndarray:
     """The rows of a wide table with a score for every model; a blank cell is refused with ``on_missing="error"``."""
+    blank_columns = np.flatnonzero(empty.all(axis=0)) if len(empty) else np.array([], dtype=int)
+    if len(blank_columns):
+        # A column with no score at all is not a missing cell: --on-missing intersect would keep no item.
+        raise AlignmentError(
+            f"{source}: column {model_columns[int(blank_columns[0])]!r} has no score in any of the {len(empty):,} rows; "
+            "remove the column (or fill it) and run again"
+        )
     row, column = (int(i) for i in np.argwhere(empty)[0])
     if on_missing == "error":
         where = "is blank" if empty[row].all() else f"has no score for model {model_columns[column]!r}"
