@@ -61,6 +61,7 @@ _HOMES = {
         "shortcut_ratio",
         "shortcut_ratio_series",
     ),
+    "testing.conformance": ("CalculatorConformance", "assert_conforms", "check_calculator"),
     "sequential": ("anytime_pvalue", "confidence_sequence", "e_bh", "e_process", "log_e_value", "required_n_anytime"),
 }
 _LOCATION = {name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names}
@@ -84,6 +85,7 @@ __all__ = [
     "AuditResult",
     "BootstrapResult",
     "CalculatorAudit",
+    "CalculatorConformance",
     "DeltaStar",
     "GradedTestResult",
     "InputError",
@@ -94,10 +96,12 @@ __all__ = [
     "adjust_pvalues",
     "admissible_rho_interval",
     "anytime_pvalue",
+    "assert_conforms",
     "audit_claimed_n",
     "audit_leaderboard",
     "binary_counts",
     "ceil_sample_size",
+    "check_calculator",
     "cluster_adjusted_required_n",
     "cohens_h",
     "confidence_sequence",

@@ -127,8 +127,9 @@ def _complete_rows(
     blank_columns = np.flatnonzero(empty.all(axis=0)) if len(empty) else np.array([], dtype=int)
     if len(blank_columns):
         # A column with no score at all is not a missing cell: --on-missing intersect would keep no item.
+        name = model_columns[int(blank_columns[0])]
         raise AlignmentError(
-            f"{source}: column {model_columns[int(blank_columns[0])]!r} has no score in any of the {len(empty):,} rows; "
+            f"{source}: column {name!r} has no score in any of the {len(empty):,} rows; "
             "remove the column (or fill it) and run again"
         )
     row, column = (int(i) for i in np.argwhere(empty)[0])

@@ -40,6 +40,7 @@ from llm_power_verified.leaderboard.summaries import (
     Verdicts,
 )
 from llm_power_verified.report.columns_page import columns_page
+from llm_power_verified.report.conformance_schema import generated_file as conformance_file
 from llm_power_verified.report.json_types import FLOAT, KIND_SCHEMAS, STRINGS, object_schema
 from llm_power_verified.report.result_docs import attribute_descriptions
 from llm_power_verified.report.tiled_schema import generated_file
@@ -318,6 +319,7 @@ def generated_files(root: Path | None = None) -> dict[Path, str]:
         for audit, name in SCHEMA_FILES.items()
     }
     files[_REPORT / COMPARE_SCHEMA_FILE] = json.dumps(compare_schema(), indent=2, ensure_ascii=False) + "\n"
+    files |= conformance_file()  # report/conformance.schema.json, from the conformance result's declaration
     root = _REPORT.parents[1] if root is None else root
     if (root / "docs" / "source").is_dir():
         files[root / _DOCS_PAGE] = columns_page(_HEADER)

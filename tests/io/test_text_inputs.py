@@ -167,7 +167,6 @@ def test_missing_score_texts(tmp_path, text):
     assert read_scores(_wide_with(tmp_path, text), cluster_column="topic", on_missing="intersect").n_items == 4
 
 
-
 @pytest.mark.parametrize("on_missing", ["error", "intersect"])
 def test_a_model_column_with_no_score_at_all_is_named_as_empty(tmp_path, on_missing):
     # Not "line 2 has no score": --on-missing intersect would then find no common item and say only that.
@@ -175,6 +174,7 @@ def test_a_model_column_with_no_score_at_all_is_named_as_empty(tmp_path, on_miss
     path.write_text("item_id,a,b,c\nq1,1,,1\nq2,0,,1\nq3,1,NA,0\n")
     with pytest.raises(InputError, match="column 'b' has no score in any of the 3 rows; remove the column"):
         read_scores(path, on_missing=on_missing)
+
 
 ACCURACIES = [
     ("0.7303", 0.7303),

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "llm_power_verified"
 LAYERS = [
     ("cli",),
     ("report", "reproduce"),
-    ("simulation", "plan"),
+    ("simulation", "plan", "testing"),
     ("leaderboard", "comparison"),
     ("sequential", "repeats"),
     ("power",),
