@@ -12,7 +12,7 @@ map.
 from __future__ import annotations
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.calculator_sources import COMMAND_TIMEOUT
+from llm_power_verified.cli.calculator_sources import COMMAND_TIMEOUT, PYTHON_TIMEOUT
 from llm_power_verified.cli.errors import CommandError
 from llm_power_verified.cli.parents import alpha_power_options, format_options, marginal_options
 from llm_power_verified.cli.path_types import output_path
@@ -112,8 +112,9 @@ def _function_options(parser) -> None:
         "--timeout",
         type=_SECONDS,
         metavar="SECONDS",
-        help=f"time limit per call (default {COMMAND_TIMEOUT:g} s for --command, none for --python); a call past it "
-        "is a timeout failure (a command's process group is killed)",
+        help=f"time limit per call (default {COMMAND_TIMEOUT:g} s for --command, {PYTHON_TIMEOUT:g} s for --python); "
+        "a call past it is a timeout failure (a command's process group is killed), and no larger count total is "
+        "called after it",
     )
     group.add_argument("--strict", action="store_true", help="exit with status 1 when the calculator does not conform")
     group.add_argument(

@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from llm_power_verified._docstrings import docfill
-from llm_power_verified.cli.calculator_sources import COMMAND_TIMEOUT, CommandCalculator, argument_map, load_function
+from llm_power_verified.cli.calculator_sources import (
+    COMMAND_TIMEOUT,
+    PYTHON_TIMEOUT,
+    CommandCalculator,
+    argument_map,
+    load_function,
+)
 from llm_power_verified.cli.errors import CommandError
 
 __all__ = ["audit_function"]
@@ -70,7 +76,8 @@ def audit_function(arguments) -> str | int | tuple[str, int]:
         arguments.argument_map, quantity.arguments, arguments.quantity, command=bool(arguments.command_template)
     )
     if arguments.python is not None:
-        function, source, timeout = load_function(arguments.python), f"--python {arguments.python}", arguments.timeout
+        timeout = arguments.timeout or PYTHON_TIMEOUT
+        function, source = load_function(arguments.python), f"--python {arguments.python}"
         passed = {**mapping.renames, **dict.fromkeys(mapping.dropped), "constants": mapping.constants}
         name = getattr(function, "__name__", arguments.python)
     else:

@@ -50,6 +50,9 @@ __all__ = [
 
 #: Seconds a --command call may take without --timeout.
 COMMAND_TIMEOUT = 30.0
+#: Seconds a --python call may take without --timeout: an in-process calculator answers in micro- to milliseconds,
+#: and a naive exact tail (a sum of math.comb terms) would otherwise run for hours at 10^7 discordant pairs.
+PYTHON_TIMEOUT = 10.0
 #: The most standard output one call of a --command may print (bytes); more is an ``exception`` failure.
 OUTPUT_LIMIT = 1 << 20
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

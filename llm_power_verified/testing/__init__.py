@@ -17,14 +17,14 @@ AssertionError with a readable summary, for pytest.
 
 Quantities (``QUANTITIES``) and the keyword arguments the function is called with:
 
-=======================  ==================================  ====================================
-quantity                 called as                           correct quantity (default reference)
-=======================  ==================================  ====================================
+=======================  ===================================  ====================================
+quantity                 called as                            correct quantity (default reference)
+=======================  ===================================  ====================================
 ``required_n``           ``fn(p_a, p_b, rho, alpha, power)``  paired N* (Eq. 6), two-sided
 ``pvalue``               ``fn(b, c)``                         exact McNemar p, two-sided
 ``power_paired_t``       ``fn(n, effect_size, alpha)``        noncentral-t power, both tails
 ``required_n_paired_t``  ``fn(effect_size, alpha, power)``    noncentral-t n, both tails
-=======================  ==================================  ====================================
+=======================  ===================================  ====================================
 
 ``arguments`` adapts other signatures: ``{"p_a": "p1", "rho": None,
 "constants": {"ratio": 1}}`` passes p_a as ``p1``, leaves rho out and passes

@@ -159,6 +159,8 @@ class Call:
         self.counts = counts
         self.calls = 0
         self._cache: dict[tuple[tuple[str, float], ...], Outcome] = {}
+        # The smallest count total (b + c, or n) at which a call ran out of time: a larger total is not called.
+        self._slowest: float | None = None
 
     def __call__(self, point: Mapping[str, float]) -> Outcome:
         """The calculator's outcome at ``point`` (our argument names), called once per distinct point.
@@ -175,8 +177,36 @@ class Call:
         """
         key = tuple(sorted((name, float(value)) for name, value in point.items()))
         if key not in self._cache:
-            self._cache[key] = self._classify(point)
+            size = self.size(point)
+            if self._slowest is not None and size >= self._slowest:
+                # A naive exact tail (a sum of math.comb terms) slows with the total; without this, every larger
+                # total of the grid and the searches would wait out its own time limit.  Said, not hidden.
+                self._cache[key] = Outcome(
+                    None,
+                    "timeout",
+                    f"not called: a call at a count total of {self._slowest:,.0f} already took longer than "
+                    f"{self.timeout:g} s, and this one's total is {size:,.0f}",
+                )
+            else:
+                self._cache[key] = self._classify(point)
+                if self._cache[key].kind == "timeout" and self.counts:
+                    self._slowest = size if self._slowest is None else min(self._slowest, size)
         return self._cache[key]
+
+    def size(self, point: Mapping[str, float]) -> float:
+        """The count total of ``point`` (b + c, or n): the order in which a slow calculator is called.
+
+        Parameters
+        ----------
+        point : mapping of str to float
+            Our argument names and values.
+
+        Returns
+        -------
+        float
+            The sum of its count arguments (0 for a quantity without counts).
+        """
+        return float(sum(abs(float(point[name])) for name in self.counts if name in point))
 
     def _keywords(self, point: Mapping[str, float]) -> dict[str, Any]:
         keywords = {
@@ -221,22 +251,53 @@ class Call:
         """Call with SIGALRM after ``timeout`` s (main thread only; a call stuck in C code may not be interrupted)."""
         if self.timeout is None or threading.current_thread() is not threading.main_thread():
             return self.fn(**keywords)
+        live = [True]
 
         def expire(signum: int, frame: Any) -> None:
-            raise _Timeout
+            if not live[0]:
+                return
+            # Fire again shortly: Python ignores an exception raised inside a gc or weakref callback or a __del__
+            # (it prints "Exception ignored in ..."), and the call would then run on with no limit.  Such frames
+            # are skipped outright, so the alarm lands in the calculator's own code.
+            signal.setitimer(signal.ITIMER_REAL, _REFIRE)
+            if not _swallows_exceptions(frame):
+                raise _Timeout
 
         previous = signal.signal(signal.SIGALRM, expire)
         started = time.monotonic()
+        earlier = 0.0
         try:
             earlier, _ = signal.setitimer(signal.ITIMER_REAL, self.timeout)
-            try:
-                return self.fn(**keywords)
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+            return self.fn(**keywords)
         finally:
-            signal.signal(signal.SIGALRM, previous)
+            try:
+                _disarm(live, previous)
+            except _Timeout:  # an alarm landed between the raise and the disarm: disarm again (it is no longer live)
+                _disarm(live, previous)
             if earlier > 0:  # someone else's alarm was running: give it back what is left of it
                 signal.setitimer(signal.ITIMER_REAL, max(earlier - (time.monotonic() - started), 1e-6))
+
+
+#: Seconds until the alarm fires again when its exception may have been swallowed.
+_REFIRE = 0.01
+
+#: Names of functions whose exceptions Python ignores (gc callbacks such as hypothesis's, finalizers).
+_SWALLOWING = frozenset({"__del__", "gc_callback", "_remove_dead_weakref"})
+
+
+def _swallows_exceptions(frame: Any) -> bool:
+    """Whether an exception raised in ``frame`` would be ignored: a finalizer, a gc callback, a weakref callback."""
+    while frame is not None:  # the callback may have called further Python code: look down the whole stack
+        if frame.f_code.co_name in _SWALLOWING or frame.f_globals.get("__name__") in ("weakref", "_weakrefset"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _disarm(live: list[bool], previous: Any) -> None:
+    live[0] = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 def _whole(value: float) -> int | float:

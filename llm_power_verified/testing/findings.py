@@ -163,17 +163,27 @@ def _probes(total: int) -> list[dict[str, float]]:
     return [{"b": float(b), "c": float(total - b)} for b in sorted({total // 2, total // 4, 0})]
 
 
-def _breaks(run: Run, total: int) -> bool:
-    """At this discordant total, an invalid answer, or 0 where every candidate p is above the underflow floor."""
+def _broken_probe(run: Run, total: int) -> dict[str, float] | None:
+    """A probe at this discordant total with an invalid answer, or 0 where every candidate p is above the floor.
+
+    A timeout is not a break: it says the machine was slow (or the function is), not that the value is wrong; the
+    timeout failure reports it.
+    """
     probes = _probes(total)
     values = evaluate("pvalue", _columns(probes))
     for index, probe in enumerate(probes):
         outcome = run.outcome(probe)
+        if outcome.kind == "timeout":
+            continue
         if not outcome.valid:
-            return True
+            return probe
         if outcome.value < P_FLOOR and all(values[name][index] > P_FLOOR for name in values):
-            return True
-    return False
+            return probe
+    return None
+
+
+def _breaks(run: Run, total: int) -> bool:
+    return _broken_probe(run, total) is not None
 
 
 def overflow_threshold(run: Run, points: list[dict[str, float]], outcomes: list[Outcome]) -> CalculatorFailure | None:
@@ -197,7 +207,9 @@ def overflow_threshold(run: Run, points: list[dict[str, float]], outcomes: list[
         The "overflow" failure with its ``threshold``, or None.
     """
     broken = [
-        int(point["b"] + point["c"]) for point, outcome in zip(points, outcomes, strict=True) if not outcome.valid
+        int(point["b"] + point["c"])
+        for point, outcome in zip(points, outcomes, strict=True)
+        if not outcome.valid and outcome.kind != "timeout"
     ]
     if not broken or _breaks(run, 1):
         return None
@@ -211,9 +223,7 @@ def overflow_threshold(run: Run, points: list[dict[str, float]], outcomes: list[
         low, high = (low, middle) if _breaks(run, middle) else (middle, high)
     if not all(_breaks(run, total) for total in (high + 1, high + 3, 2 * high + 1)):
         return None  # it breaks at some totals only (a tie rule, say): not a threshold, the point failures say it
-    probe = next(
-        probe for probe in _probes(high)[::-1] if not run.outcome(probe).valid or run.outcome(probe).value < P_FLOOR
-    )
+    probe = _broken_probe(run, high)
     outcome = run.outcome(probe)
     what = outcome.message if not outcome.valid else f"returned {outcome.value!r} where p > {P_FLOOR:g}"
     return CalculatorFailure(

@@ -284,18 +284,18 @@ def chi2_pvalue(
     b, c : int
         The discordant counts, whole numbers >= 0.
     continuity : bool, default False
-        Edwards' continuity correction: |b - c| - 1 (floored at 0) in place of |b - c|.
+        Edwards' continuity correction: abs(b - c) - 1 (floored at 0) in place of abs(b - c).
     digits : int, default 50
         Significant digits.
 
     Returns
     -------
     tuple of mpmath.mpf
-        (p, log p); p = 1 when b + c = 0, and with the correction whenever |b - c| <= 1.
+        (p, log p); p = 1 when b + c = 0, and with the correction whenever abs(b - c) <= 1.
 
     Notes
     -----
-    p = P(chi2_1 >= X^2) = erfc(sqrt(X^2 / 2)) with X^2 = (|b - c| [- 1])^2 / (b + c); relative error below
+    p = P(chi2_1 >= X^2) = erfc(sqrt(X^2 / 2)) with X^2 = (abs(b - c) [- 1])^2 / (b + c); relative error below
     10^-digits.
 
     Examples

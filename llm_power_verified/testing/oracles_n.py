@@ -109,7 +109,7 @@ def required_n(
     K sigma_D^2/delta^2 (Eq. 6); connor (z_{1-alpha/sides} sqrt(psi) + z_{1-beta} sqrt(psi - delta^2))^2/delta^2
     with psi = p10 + p01 the discordance probability, p10 = p_a - p11, p01 = p_b - p11,
     p11 = p_a p_b + rho sqrt(p_a q_a p_b q_b) (Connor 1987; each cell floored at 0 as the package does).
-    The inputs are read as exact binary numbers; every operation runs at digits + 20 + 2 log10(1/|delta|) working
+    The inputs are read as exact binary numbers; every operation runs at digits + 20 + 2 log10(1/abs(delta)) working
     digits, enough for the cancellation in sigma_D^2 (condition number at most 1/delta^2): relative error below
     10^-digits (``llm_power_verified.testing.oracles.ERROR_BOUNDS``).
 

@@ -41,7 +41,7 @@ def central_t_upper_quantile(tail: mpmath.mpf, df: mpmath.mpf) -> mpmath.mpf:
 
     Notes
     -----
-    P(|T| >= t) = I_{df / (df + t^2)}(df / 2, 1/2) (``mpmath.betainc``), solved for t by the bracketing
+    P(abs(T) >= t) = I_{df / (df + t^2)}(df / 2, 1/2) (``mpmath.betainc``), solved for t by the bracketing
     Illinois method of ``mpmath.findroot``.
 
     Examples
@@ -161,8 +161,8 @@ def paired_t_power(
     -----
     T ~ t'(n - 1, d sqrt(n)); two-sided: P(T >= c) + P(T <= -c) with c = t_{1-alpha/2, n-1} (strict), one-sided:
     P(T >= t_{1-alpha, n-1}) for "larger" and P(T <= -t_{1-alpha, n-1}) for "smaller".  P(T <= -c) is the upper
-    tail at -d by symmetry.  Tails by :func:`noncentral_t_upper_tail`; absolute error below 10^-(digits - 5)
-    (``llm_power_verified.testing.oracles.ERROR_BOUNDS``).
+    tail at -d by symmetry.  Tails by :func:`~llm_power_verified.testing.oracles_t.noncentral_t_upper_tail`;
+    absolute error below 10^-(digits - 5) (``llm_power_verified.testing.oracles.ERROR_BOUNDS``).
 
     Examples
     --------

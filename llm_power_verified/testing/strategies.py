@@ -100,9 +100,9 @@ def designs(min_gap: float = 0.0, max_gap: float = 0.5, rho: bool = True) -> st.
     Parameters
     ----------
     min_gap : float, default 0.0
-        Smallest |p_a - p_b| (at least one thousandth is always kept: p_a != p_b).
+        Smallest abs(p_a - p_b) (at least one thousandth is always kept: p_a != p_b).
     max_gap : float, default 0.5
-        Largest |p_a - p_b|, at most 0.998.
+        Largest abs(p_a - p_b), at most 0.998.
     rho : bool, default True
         Draw rho inside the admissible interval; False fixes rho = 0 (independent scores).
 
@@ -219,7 +219,7 @@ def effect_sizes(max_effect: float = 3.0, negative: bool = True) -> st.SearchStr
     Parameters
     ----------
     max_effect : float, default 3.0
-        Largest |d|.
+        Largest abs(d).
     negative : bool, default True
         Also draw negative effects.
 
