@@ -14,7 +14,9 @@ one-element array), or a failure kind: "exception", "timeout",
 
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
 import signal
 import threading
 import time
@@ -104,20 +106,47 @@ def argument_map(
             raise ArgumentError(f"arguments[{key!r}] must be a keyword name or None; got {target!r}")
         else:
             rename[key] = target
+    passed = [target for target in rename.values() if target is not None]
+    repeated = sorted({target for target in passed if passed.count(target) > 1})
+    if repeated:
+        ours = [name for name, target in rename.items() if target == repeated[0]]
+        raise ArgumentError(
+            f"arguments passes {' and '.join(ours)} as the same keyword {repeated[0]!r}; each must have its own"
+        )
+    clash = sorted(set(constants) & set(passed))
+    if clash:
+        raise ArgumentError(
+            f"arguments[{CONSTANTS_KEY!r}] sets {clash[0]!r}, which is already passed a varied argument; a constant "
+            "must be a keyword the quantity's arguments do not use"
+        )
     return rename, constants
 
 
 def _as_float(returned: Any) -> float | None:
+    """The number returned, or None for something that is not a real number (or cannot be read as one)."""
     if isinstance(returned, (bool, np.bool_)) or returned is None or isinstance(returned, (str, bytes)):
         return None
     if isinstance(returned, np.ndarray):
-        return float(returned.reshape(-1)[0]) if returned.size == 1 and returned.dtype.kind in "iuf" else None
-    if isinstance(returned, (int, float, np.integer, np.floating)):
+        if not (returned.size == 1 and returned.dtype.kind in "iuf"):
+            return None
+        returned = returned.reshape(-1)[0]
+    if isinstance(returned, (numbers.Real, decimal.Decimal, np.integer, np.floating)):
         try:
             return float(returned)
-        except OverflowError:  # an int beyond the largest double
+        except OverflowError:  # an int (or Fraction) beyond the largest double
             return math.inf
+        except Exception:  # a subclass whose __float__ raises: not readable as a number
+            return None
     return None
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message`` of an exception, even when its ``__str__`` raises."""
+    try:
+        text = str(error)
+    except Exception:
+        text = "(its message could not be read)"
+    return f"{type(error).__name__}: {text}"
 
 
 class Call:
@@ -150,7 +179,9 @@ class Call:
     ) -> None:
         if not callable(fn):
             raise ArgumentError(f"fn must be callable; got {fn!r}")
-        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
+        if timeout is not None and (
+            isinstance(timeout, bool) or not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf)
+        ):
             raise ArgumentError(f"timeout must be a positive number of seconds or None; got {timeout!r}")
         self.fn = fn
         self.rename, self.constants = argument_map(arguments, allowed)
@@ -223,12 +254,16 @@ class Call:
             returned, caught = self._run(self._keywords(point))
         except _Timeout:
             return Outcome(None, "timeout", f"no answer within {self.timeout:g} s")
-        except Exception as error:  # any exception of the calculator is a finding, not our bug
-            return Outcome(None, "exception", f"{type(error).__name__}: {error}")
+        except (Exception, SystemExit, GeneratorExit) as error:  # the calculator's, a finding: not our bug
+            # SystemExit from a calculator (sys.exit inside it) must not end the caller's run; KeyboardInterrupt
+            # propagates: in-process it cannot be told from the user's Ctrl-C.
+            return Outcome(None, "exception", _describe(error))
         value = _as_float(returned)
         note = f" (it warned: {caught})" if caught else ""
         if value is None:
             return Outcome(None, "not-a-number", f"returned {_short(returned)}{note}")
+        if math.isinf(value) and isinstance(returned, numbers.Rational) and not isinstance(returned, float):
+            return Outcome(value, "infinite", f"returned a whole number beyond the largest double{note}")
         if math.isnan(value):
             return Outcome(value, "nan", f"returned NaN{note}")
         if math.isinf(value):
@@ -245,7 +280,7 @@ class Call:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             returned = self._with_alarm(keywords)
-        return returned, (str(caught[0].message) if caught else "")
+        return returned, (_describe(caught[0].message).split(": ", 1)[-1] if caught else "")
 
     def _with_alarm(self, keywords: dict[str, Any]) -> Any:
         """Call with SIGALRM after ``timeout`` s (main thread only; a call stuck in C code may not be interrupted)."""
@@ -307,5 +342,8 @@ def _whole(value: float) -> int | float:
 
 
 def _short(returned: Any) -> str:
-    text = repr(returned)
+    try:
+        text = repr(returned)
+    except Exception:
+        return f"a {type(returned).__name__} whose repr raised"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -56,9 +56,15 @@ _CORRECT = {
 }
 
 
+#: The most examples a property search may take: each is one or two calls, and a run must end.
+MAX_EXAMPLES = 100_000
+
+
 def _validate(
-    quantity: str, claims: str | None, tolerance: float | None, max_examples: int, grid: str, seed: int
+    quantity: str, claims: str | None, tolerance: float | None, max_examples: int, grid: str, seed: int, name: Any
 ) -> float:
+    if name is not None and not isinstance(name, str):
+        raise ArgumentError(f"name must be a string or None; got {name!r}")
     if quantity not in QUANTITIES:
         raise ArgumentError(f"quantity must be one of {', '.join(QUANTITIES)}; got {quantity!r}")
     spec = QUANTITIES[quantity]
@@ -66,14 +72,15 @@ def _validate(
         raise ArgumentError(f"claims must be None or one of {', '.join(spec.conventions)}; got {claims!r}")
     if grid not in _GRIDS:
         raise ArgumentError(f"grid must be one of {', '.join(_GRIDS)}; got {grid!r}")
-    if isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1:
-        raise ArgumentError(f"max_examples must be a whole number >= 1; got {max_examples!r}")
+    if isinstance(max_examples, bool) or not isinstance(max_examples, int) or not 1 <= max_examples <= MAX_EXAMPLES:
+        raise ArgumentError(f"max_examples must be a whole number from 1 to {MAX_EXAMPLES:,}; got {max_examples!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ArgumentError(f"seed must be a whole number >= 0; got {seed!r}")
     if tolerance is None:
         return spec.tolerance
-    if isinstance(tolerance, bool) or not (isinstance(tolerance, (int, float)) and 0 < tolerance < math.inf):
-        raise ArgumentError(f"tolerance must be a positive number; got {tolerance!r}")
+    # A relative tolerance above 1 would let a calculator off by more than the quantity itself conform.
+    if isinstance(tolerance, bool) or not (isinstance(tolerance, (int, float)) and 0 < tolerance <= 1):
+        raise ArgumentError(f"tolerance must be a relative error in (0, 1]; got {tolerance!r}")
     return float(tolerance)
 
 
@@ -200,7 +207,7 @@ def check_calculator(
     >>> result.conforms, result.convention, [failure.kind for failure in result.failures]
     (False, 'paired-one-sided', ['wrong-tails', 'deviation'])
     """
-    tolerance = _validate(quantity, claims, tolerance, max_examples, grid, seed)
+    tolerance = _validate(quantity, claims, tolerance, max_examples, grid, seed, name)
     spec = QUANTITIES[quantity]
     counts = ("b", "c", "n") if quantity in ("pvalue", "power_paired_t") else ()
     call = Call(fn, spec.arguments, arguments, timeout, spec.upper, counts)
