@@ -73,10 +73,10 @@ PEERS = (
         "required_n",
         "questions_needed(delta=abs({p_a!r} - {p_b!r}), baseline_accuracy=min({p_a!r}, {p_b!r}), alpha={alpha!r}, "
         "power={power!r}, rho={rho!r}).n_questions",
-        None,
+        "paired-one-p-lower",
         "errorbars.power.questions_needed docstring: 'Number of questions needed to detect a paired mean difference',"
         " n = (z_{a/2} + z_b)^2 2 V (1 - rho) / delta^2 with V = p (1 - p) of the baseline accuracy (a paired "
-        "formula with one p: not a candidate convention, so judged against the paired N* only)",
+        "formula with one p; the baseline is the lower accuracy, as baseline + delta <= 1 is required)",
         "from errorbars.power import questions_needed\n",
     ),
     _peer(
@@ -129,11 +129,10 @@ PEERS = (
         "required_n",
         "min_samples_for_delta(delta={p_a!r} - {p_b!r}, sd_diff=math.sqrt(disagreement_rate({p_a!r}, {p_b!r}, "
         "{rho!r})), power={power!r}, alpha={alpha!r})",
-        None,
+        "paired-null-variance",
         "deltagate.min_samples_for_delta docstring: 'Minimum paired sample size'; 'For a paired binary metric, "
         "sd_diff = sqrt(r_ab + r_ba) approximately, where r_ab/r_ba are the disagreement rates' (with that recipe "
-        "n = K (p_01 + p_10) / delta^2, the second moment sigma_D^2 + delta^2 in place of sigma_D^2: not a "
-        "candidate convention)",
+        "n = K (p_01 + p_10) / delta^2, the second moment sigma_D^2 + delta^2 in place of sigma_D^2)",
         "from deltagate import min_samples_for_delta\n" + _DISAGREEMENT,
     ),
     _peer(
@@ -142,10 +141,9 @@ PEERS = (
         "power_for_samples(n, delta=d, sd_diff=1, alpha)",
         "power_paired_t",
         "power_for_samples({n!r}, delta={effect_size!r}, sd_diff=1.0, alpha={alpha!r})",
-        None,
+        "normal-upper-tail",
         "deltagate.power_for_samples docstring: 'Power to detect delta with n paired samples (normal "
-        "approximation)', power = Phi(|delta| sqrt(n) / sd_diff - z_a) (the upper tail only: not a candidate "
-        "convention)",
+        "approximation)', power = Phi(|delta| sqrt(n) / sd_diff - z_a) (the upper tail only)",
         "from deltagate import power_for_samples\n",
     ),
     _peer(
@@ -178,9 +176,9 @@ PEERS = (
         "required_n",
         "power(baseline_var=2 * min({p_a!r}, {p_b!r}) * (1 - min({p_a!r}, {p_b!r})), mde=abs({p_a!r} - {p_b!r}), "
         "alpha={alpha!r}, power={power!r}).n_required",
-        None,
+        "unpaired-wald-one-p-lower",
         "evalconfidence.power docstring: 'For binary unpaired planning without a pilot, pass baseline_var = 2 * p * "
-        "(1 - p)' (n counts items per arm) (unpaired per arm with one p: not a candidate convention)",
+        "(1 - p)' (n counts items per arm; unpaired per arm with one p, taken as the lower accuracy)",
         "from evalconfidence.power import power\n",
     ),
     _peer(

@@ -38,6 +38,11 @@ _MEANINGS = {
     "shortcut": "the (1 - rho) shortcut (1 - rho) K / h^2 (about N*/2 for close comparisons)",
     "two-sample-arcsine-x(1-rho)": "the two-sample arcsine per-arm size times (1 - rho)",
     "unpaired-wald-x(1-rho)": "the unpaired Wald per-arm size times (1 - rho)",
+    "paired-one-p-lower": "paired K 2 p (1 - p) (1 - rho) / delta^2 with one accuracy p = min(p_a, p_b)",
+    "unpaired-wald-one-p-lower": "unpaired Wald per arm K 2 p (1 - p) / delta^2, p = min(p_a, p_b), ignoring rho",
+    "paired-null-variance": "paired K psi / delta^2: the discordant rate psi = p_01 + p_10 (D's variance under H0) "
+    "in place of sigma_D^2 = psi - delta^2",
+    "mcnemar-exact": "the smallest n whose exact (conditional binomial) McNemar test reaches the power",
     "exact": "the exact (conditional binomial) McNemar p, two-sided",
     "mid-p": "the mid-p McNemar p",
     "chi2": "McNemar's chi-square p without continuity correction",
@@ -46,6 +51,7 @@ _MEANINGS = {
     "noncentral-t": "the noncentral-t power of the paired t test (two-sided, both tails)",
     "noncentral-t-upper-tail": "the noncentral-t power counting the upper tail only (R power.t.test's default)",
     "normal": "the normal approximation to the paired t test",
+    "normal-upper-tail": "the normal approximation counting the upper tail only, Phi(|d| sqrt(n) - z_{1-alpha/2})",
 }
 
 

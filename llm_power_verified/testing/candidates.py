@@ -2,8 +2,10 @@
 
 Every candidate is computed with the package's own vectorised functions (each
 property-tested against its SymPy derivation at 50 digits), so a whole grid
-costs milliseconds.  One-sided variants use z_{1-alpha} with the gap taken in
-the direction it points (p_a and p_b swapped where p_a < p_b).
+costs milliseconds; the sizes that put one variance in place of sigma_D^2
+(K V / delta^2 with V = 2 p (1 - p) (1 - rho), 2 p (1 - p) with p the lower
+accuracy, or the discordant rate psi) are one-line closed forms written here.
+One-sided variants use z_{1-alpha} with the gap taken in the direction it points (p_a and p_b swapped where p_a < p_b).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _REQUIRED_N_BASE = (
     "shortcut",
     "two-sample-arcsine-x(1-rho)",
     "unpaired-wald-x(1-rho)",
+    "paired-one-p-lower",
+    "unpaired-wald-one-p-lower",
+    "paired-null-variance",
 )
 _PER_ARM = ("two-sample-arcsine", "unpaired-wald", "two-proportion-z")
 _T_BASE = ("noncentral-t", "normal")
@@ -44,7 +49,13 @@ CANDIDATES: dict[str, tuple[str, ...]] = {
         *(name + "-total" for name in _PER_ARM),
     ),
     "pvalue": ("exact", "mid-p", "chi2", "chi2-corrected", "exact-one-sided"),
-    "power_paired_t": ("noncentral-t", "noncentral-t-upper-tail", "normal", *(name + ONE_SIDED for name in _T_BASE)),
+    "power_paired_t": (
+        "noncentral-t",
+        "noncentral-t-upper-tail",
+        "normal",
+        "normal-upper-tail",
+        *(name + ONE_SIDED for name in _T_BASE),
+    ),
     "required_n_paired_t": (
         "noncentral-t",
         "noncentral-t-upper-tail",
@@ -76,10 +87,30 @@ def _required_n(points: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             "shortcut" + suffix: required_n_shortcut(first, second, rho, alpha, power, alternative),
             "two-sample-arcsine-x(1-rho)" + suffix: keep * two,
             "unpaired-wald-x(1-rho)" + suffix: keep * wald,
+            **_one_p_sizes(first, second, rho, alpha, power, suffix),
         }
     for name in _PER_ARM:
         values[name + "-total"] = 2 * np.asarray(values[name])
     return values
+
+
+def _one_p_sizes(
+    first: np.ndarray, second: np.ndarray, rho: np.ndarray, alpha: np.ndarray, power: np.ndarray, suffix: str
+) -> dict[str, np.ndarray]:
+    """Sizes with one variance in place of sigma_D^2: K V / delta^2 (K = (z_{1-alpha/sides} + z_{1-beta})^2)."""
+    # Lazy: scipy.special is loaded by the package's functions on first use; keep `import` of this module light.
+    from scipy import special
+
+    sides = 1 if suffix else 2
+    k = (special.ndtri(1 - alpha / sides) + special.ndtri(power)) ** 2 / (first - second) ** 2
+    lower = np.minimum(first, second)
+    # The discordant rate psi = p_01 + p_10 = p_a + p_b - 2 p_11, with p_11 = p_a p_b + rho sd_a sd_b.
+    psi = first + second - 2 * (first * second + rho * np.sqrt(first * (1 - first) * second * (1 - second)))
+    return {
+        "paired-one-p-lower" + suffix: k * 2 * lower * (1 - lower) * (1 - rho),
+        "unpaired-wald-one-p-lower" + suffix: k * 2 * lower * (1 - lower),
+        "paired-null-variance" + suffix: k * psi,
+    }
 
 
 def _pvalue(points: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -111,6 +142,8 @@ def _power_paired_t(points: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         # R's power.t.test(strict = FALSE): the tail the effect points to, at alpha / 2.
         "noncentral-t-upper-tail": power_paired_t(n, effect, 1.0, alpha / 2, "larger"),
         "normal": _normal_power(n, effect, alpha, 2),
+        # Phi(|d| sqrt(n) - z_{1-alpha/2}): the normal power of the tail the effect points to only.
+        "normal-upper-tail": _normal_power(n, effect, alpha / 2, 1),
         "noncentral-t" + ONE_SIDED: power_paired_t(n, effect, 1.0, alpha, "larger"),
         "normal" + ONE_SIDED: _normal_power(n, effect, alpha, 1),
     }

@@ -341,7 +341,9 @@ def tail_failure(run: Run, convention: str | None, region: dict[str, float]) -> 
     if convention is None or not _one_tailed(convention) or _one_tailed(run.reference):
         return None
     if convention.endswith("-upper-tail"):
-        how = "counts only the tail the effect points to (R power.t.test's default strict = FALSE)"
+        how = "counts only the tail the effect points to" + (
+            " (R power.t.test's default strict = FALSE)" if convention.startswith("noncentral") else ""
+        )
     else:
         how = "uses z_{1-alpha} (one tail at alpha)" if run.spec.name != "pvalue" else "returns a one-sided p"
     message = f"it matches {convention}: it {how}, where the two-sided {run.reference} is meant"

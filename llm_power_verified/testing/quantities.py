@@ -71,11 +71,15 @@ def _quantity(name: str, arguments: tuple[str, ...], count: bool, tolerance: flo
 
 # Tolerances.  required_n: 0.5%: normal quantiles rounded to two decimals (1.96 + 0.84) move K = (z_a + z_b)^2 by
 # 0.11% (0.14% for 2.58 + 1.28), and rounding to a whole item is allowed separately; every two candidates differ by
-# 5.3% or more somewhere on the grid (the closest pair: two-sample arcsine and unpaired Wald), ten times the tolerance.
+# 3.7% or more somewhere on the grid with two items of rounding allowed (paired-one-sided and
+# unpaired-wald-x(1-rho)-one-sided; 6.5% without the allowance), over seven times the tolerance (checked at five
+# times by tests/testing/test_candidates.py).
 # pvalue: 1e-6: an exact tail from lgamma loses about 3 eps lgamma(n) = 5e-8 of p at n = 10^7; every two candidates
 # differ by 68% or more somewhere on the grid.  power_paired_t: 1e-4: scipy's and R's noncentral t are good to about
 # 1e-10; the closest candidates differ by 41% on the grid (the strict and upper-tail powers by 84% at n = 2, d = 0.05).
-# required_n_paired_t: as required_n (the strict and upper-tail sizes differ by 5.1% at power 0.1).
+# required_n_paired_t: as required_n (the strict and upper-tail sizes differ by 5.1% at power 0.1, 3.1% with two items
+# allowed).  Its normal sizes are closed forms (z_{1-alpha/2} + z_{1-beta})^2 / d^2 that ignore the far tail already,
+# so a "normal-upper-tail" size would equal "normal": that candidate exists for power_paired_t only.
 QUANTITIES: dict[str, Quantity] = {
     "required_n": _quantity(
         "required_n",
@@ -238,7 +242,7 @@ def allowed_items(convention: str) -> float:
 
 
 def relative_error(quantity: Quantity, value: float, reference: float, items: float = 1.0) -> float:
-    """|value - reference| / reference, allowing ``items`` for a count and comparing p-values above ``P_FLOOR``.
+    """abs(value - reference) / reference, allowing ``items`` for a count and comparing p-values above ``P_FLOOR``.
 
     A count is allowed one item (its ceiling or rounding); a total of two groups two (twice a rounded per-arm size).
 

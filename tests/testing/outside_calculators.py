@@ -134,3 +134,26 @@ def normal_t_n(effect_size, alpha, power):
 def total_of_two_groups_n(p_a, p_b, rho, alpha, power):
     """Twice the unpooled per-arm size, each arm rounded up: the total of two independent groups."""
     return 2 * unpaired_per_arm_n(p_a, p_b, rho, alpha, power)
+
+
+def paired_one_p_n(p_a, p_b, rho, alpha, power):
+    """A paired size with one accuracy: K 2 p (1 - p) (1 - rho) / delta^2, p the baseline (lower), rounded up."""
+    lower = min(p_a, p_b)
+    return math.ceil(_z(alpha, power) ** 2 * 2 * lower * (1 - lower) * (1 - rho) / (p_a - p_b) ** 2)
+
+
+def unpaired_one_p_n(p_a, p_b, rho, alpha, power):
+    """An unpaired per-arm size with one accuracy, 2 p (1 - p) with p the lower, ignoring rho; rounded up."""
+    lower = min(p_a, p_b)
+    return math.ceil(_z(alpha, power) ** 2 * 2 * lower * (1 - lower) / (p_a - p_b) ** 2)
+
+
+def discordant_rate_n(p_a, p_b, rho, alpha, power):
+    """K psi / delta^2 with the discordant rate psi = p_01 + p_10 as the variance (sd_diff = sqrt(psi)), rounded up."""
+    p_11 = p_a * p_b + rho * math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+    return math.ceil(_z(alpha, power) ** 2 * (p_a + p_b - 2 * p_11) / (p_a - p_b) ** 2)
+
+
+def normal_power_upper_tail(n, effect_size, alpha):
+    """The normal power of the tail the effect points to only: Phi(|d| sqrt(n) - z_{1-alpha/2})."""
+    return float(norm.cdf(abs(effect_size) * math.sqrt(n) - norm.ppf(1 - alpha / 2)))
