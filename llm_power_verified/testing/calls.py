@@ -192,6 +192,8 @@ class Call:
         self._cache: dict[tuple[tuple[str, float], ...], Outcome] = {}
         # The smallest count total (b + c, or n) at which a call ran out of time: a larger total is not called.
         self._slowest: float | None = None
+        #: The point whose call ran out of time at the smallest count total (None when none did).
+        self.timed_out: Mapping[str, float] | None = None
 
     def __call__(self, point: Mapping[str, float]) -> Outcome:
         """The calculator's outcome at ``point`` (our argument names), called once per distinct point.
@@ -220,8 +222,10 @@ class Call:
                 )
             else:
                 self._cache[key] = self._classify(point)
-                if self._cache[key].kind == "timeout" and self.counts:
-                    self._slowest = size if self._slowest is None else min(self._slowest, size)
+                if self._cache[key].kind == "timeout" and (self._slowest is None or size < self._slowest):
+                    self.timed_out = dict(point)
+                    if self.counts:
+                        self._slowest = size
         return self._cache[key]
 
     def size(self, point: Mapping[str, float]) -> float:

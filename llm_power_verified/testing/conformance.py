@@ -56,6 +56,9 @@ _CORRECT = {
 }
 
 
+#: Seconds a call may take by default: an in-process calculator answers in micro- to milliseconds.
+DEFAULT_TIMEOUT = 10.0
+
 #: The most examples a property search may take: each is one or two calls, and a run must end.
 MAX_EXAMPLES = 100_000
 
@@ -144,7 +147,7 @@ def check_calculator(
     seed: int = 0,
     max_examples: int = 100,
     grid: str = "default",
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
     name: str | None = None,
 ) -> CalculatorConformance:
     """Check a calculator against every convention of ``quantity`` and against the correct quantity.
@@ -171,9 +174,10 @@ def check_calculator(
         Examples per hypothesis search (each search calls fn once or twice per example, plus shrinking).
     grid : {"default", "small"}, default "default"
         "small" keeps every third grid point, for slow tools.
-    timeout : float, optional
+    timeout : float or None, default 10
         Seconds per call (SIGALRM, main thread only; a call stuck inside C code may not be interrupted); a call
-        that runs out is a "timeout" failure.  None: unbounded.
+        that runs out is a "timeout" failure, and no larger count total (b + c, n) is called after it.  None:
+        unbounded (a naive exact tail summed in big integers can then run for hours at 10^7 discordant pairs).
     name : str, optional
         The function's name in the result (default ``fn.__name__``).
 

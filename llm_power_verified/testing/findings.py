@@ -145,8 +145,14 @@ def invalid_failures(run: Run, points: list[dict[str, float]], outcomes: list[Ou
         kinds.append(run.outcome(found).kind)
     failures = []
     for kind in kinds:
-        smallest = minimal(run.strategy(), lambda point, kind=kind: run.outcome(point).kind == kind, run.max_examples)
-        point = smallest if smallest is not None else _first(points, outcomes, kind)
+        if kind == "timeout" and run.call.timed_out is not None:
+            # The call that ran out of time, not a search: each step of one would wait out the limit again.
+            point = dict(run.call.timed_out)
+        else:
+            smallest = minimal(
+                run.strategy(), lambda point, kind=kind: run.outcome(point).kind == kind, run.max_examples
+            )
+            point = smallest if smallest is not None else _first(points, outcomes, kind)
         outcome = run.outcome(point)
         failures.append(
             CalculatorFailure(
@@ -380,8 +386,9 @@ def deviation_failure(run: Run, fallback: dict[str, float], error: float) -> Cal
     expected = reference_at(run.spec.name, run.reference, point)
     found = relative_error(run.spec, value, expected, allowed_items(run.reference)) if value is not None else error
     message = (
-        f"{value:.6g} at {_show(point)} where {run.reference} gives {expected:.6g} "
-        f"(relative error {found:.3g}; largest on the grid {error:.3g}, tolerance {run.tolerance:g})"
+        f"the simplest counterexample found: {value:.6g} at {_show(point)} where {run.reference} gives "
+        f"{expected:.6g} (relative error {found:.3g}); the largest on the grid is {error:.3g}, at {_show(fallback)} "
+        f"(tolerance {run.tolerance:g})"
     )
     return CalculatorFailure("deviation", message, _readable(point), value, expected)
 
