@@ -67,7 +67,8 @@ def _function_options(parser) -> None:
         "--python",
         metavar="MODULE:FUNCTION",
         help="a Python function to check: module:function (importable from the current folder or the installed "
-        "packages) or path/to/file.py:function; it is called with keyword arguments (see --quantity)",
+        "packages) or path/to/file.py:function; it is called with keyword arguments (see --quantity) in a separate "
+        "process, so that nothing it does (exit, print, fork, change folder) reaches the audit",
     )
     group.add_argument(
         "--command",
@@ -113,7 +114,7 @@ def _function_options(parser) -> None:
         type=_SECONDS,
         metavar="SECONDS",
         help=f"time limit per call (default {COMMAND_TIMEOUT:g} s for --command, {PYTHON_TIMEOUT:g} s for --python); "
-        "a call past it is a timeout failure (a command's process group is killed), and no larger count total is "
+        "a call past it is a timeout failure (its process group is killed), and no larger count total is "
         "called after it",
     )
     group.add_argument("--strict", action="store_true", help="exit with status 1 when the calculator does not conform")

@@ -20,7 +20,8 @@ import jsonschema
 import pytest
 
 from llm_power_verified.cli.audit_calculator import QUANTITY_CHOICES
-from llm_power_verified.cli.calculator_sources import CommandCalculator, argument_map
+from llm_power_verified.cli.calculator_command import CommandCalculator
+from llm_power_verified.cli.calculator_maps import argument_map
 from llm_power_verified.cli.main import main
 from llm_power_verified.testing.quantities import QUANTITIES
 
@@ -159,7 +160,7 @@ def test_a_command_that_fails_or_prints_no_number_raises_with_what_it_said(calcu
     flooding = CommandCalculator(
         _one_liner('print("1" * 2_000_000)'), arguments, argument_map(None, arguments, "", command=True), 30
     )
-    with pytest.raises(RuntimeError, match="over the 1,048,576 allowed"):
+    with pytest.raises(RuntimeError, match="printed more than 1 MB on standard output"):
         flooding(**point)
     r_values = CommandCalculator(
         _one_liner('print("[1] NA")'), arguments, argument_map(None, arguments, "", command=True), 30
