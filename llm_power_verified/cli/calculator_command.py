@@ -9,7 +9,7 @@ child that leaves the group (``setsid``) escapes this.  Standard output and stan
 files, each capped at ``OUTPUT_LIMIT`` bytes (1 MB) while the command runs.  The value is the one number on the last
 non-empty line of standard output, in Python's float syntax (ASCII, no underscores; R's ``[1]`` prefix, ``NA``,
 ``NaN``, ``Inf`` and ``-Inf`` are understood); a non-zero exit status or another output is an ``exception`` failure
-quoting the last line of standard error.
+quoting the last line of standard error that starts with "Error" (R's message), else its last line.
 """
 
 from __future__ import annotations
@@ -239,11 +239,15 @@ def _wait(process: subprocess.Popen, timeout: float, out, err) -> int:
 
 
 def _tail(stream) -> str:
-    """The last non-empty line of a captured stream (its last 4 kB), or a note that it was empty."""
+    """The last error line of a captured stream (its last 4 kB), else its last non-empty line, or a note.
+
+    R ends a failed script with "Execution halted"; the line that says what went wrong starts with "Error" before it.
+    """
     size = stream.seek(0, os.SEEK_END)
     stream.seek(max(0, size - 4096))
     lines = [line.strip() for line in stream.read().decode("utf-8", "replace").splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "nothing on standard error"
+    errors = [line for line in lines if line.startswith(("Error", "error"))]
+    return (errors or lines)[-1][:200] if lines else "nothing on standard error"
 
 
 def _kill_group(process: subprocess.Popen) -> None:

@@ -79,11 +79,16 @@ def convention_meaning(name: str | None, *, short: bool = False) -> str:
     if name is None:
         return "no candidate convention within the tolerance"
     base, tails = name, ""
+    if name in _MEANINGS:
+        return _MEANINGS[name]
     if name.endswith(ONE_SIDED):
         base, tails = name[: -len(ONE_SIDED)], "; one-sided: z_{1-alpha} where a two-sided test uses z_{1-alpha/2}"
     elif name.endswith("-total"):
         base, tails = name[: -len("-total")], "; both arms' total (twice the per-arm size)"
-    return _MEANINGS.get(base, base) + (tails if not short else tails.split(":")[0])
+    meaning = _MEANINGS.get(base, base)
+    if tails.startswith("; one-sided"):  # the base's own "two-sided" would contradict it
+        meaning = meaning.replace(" (two-sided, both tails)", "").replace(", two-sided", "")
+    return meaning + (tails if not short else tails.split(":")[0])
 
 
 def conformance_document(result: CalculatorConformance, source: str | None = None) -> dict:
@@ -131,18 +136,30 @@ def _facts(result: CalculatorConformance, source: str | None) -> list[tuple[str,
         ("convention found", f"{result.convention or 'none'}: {convention_meaning(result.convention)}"),
         ("closest candidate", f"{result.closest}: {convention_meaning(result.closest)}"),
         ("claimed convention", f"{claim}: {convention_meaning(claim)}" if claim else "none claimed"),
+        ("error against its claim", _percent(result.error_against_claim) + _claim_verdict(result)),
         (
-            "error against its claim",
-            _percent(result.error_against_claim)
-            + (f", {'within' if result.conforms_to_claim else 'beyond'} the tolerance" if claim else ""),
+            f"error against the correct quantity ({correct})",
+            _percent(result.error_against_correct)
+            + (f" at {_point(result.correct_region)}" if result.correct_region else ""),
         ),
-        (f"error against the correct quantity ({correct})", _percent(result.error_against_correct)),
         (
             f"largest error against the reference ({result.reference})",
             _percent(result.max_relative_error) + (f" at {_point(result.region)}" if result.region else ""),
         ),
         ("calls", f"{result.calls:,} (seed {result.seed})"),
     ]
+
+
+def _claim_verdict(result: CalculatorConformance) -> str:
+    """Whether the values are within the tolerance of the claim, and the failures that fail it apart from them."""
+    if result.claimed_convention is None or result.error_against_claim is None:
+        return ""
+    within = result.error_against_claim <= result.tolerance
+    text = f", {'within' if within else 'beyond'} the tolerance"
+    if result.failures:
+        kinds = ", ".join(dict.fromkeys(failure.kind for failure in result.failures))
+        text += f"; it fails its claim by its failures ({kinds})" if within else f"; failures: {kinds}"
+    return text
 
 
 def _failure_rows(result: CalculatorConformance) -> list[list[str]]:

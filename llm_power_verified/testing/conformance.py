@@ -261,7 +261,9 @@ def _conclude(
         closest = _try_costly(run, points, outcomes, usable, candidates, errors) or closest
     convention = closest if errors[closest] <= tolerance else None
     error, where = _largest(_errors(spec, outcomes, candidates[run.reference], usable, run.reference), usable)
-    correct_error = errors[spec.reference]
+    correct_error, correct_where = _largest(
+        _errors(spec, outcomes, candidates[spec.reference], usable, spec.reference), usable
+    )
     region = dict(points[where]) if where is not None else {}
     deviation = deviation_failure(run, points[where], error) if error > tolerance and where is not None else None
     tails = tail_failure(run, convention, deviation.counterexample if deviation is not None else region)
@@ -282,6 +284,7 @@ def _conclude(
         region=region,
         error_against_claim=errors[claims] if claims else None,
         error_against_correct=correct_error,
+        correct_region=dict(points[correct_where]) if correct_where is not None else {},
         conforms_to_claim=conforms if claims else None,
         tolerance=tolerance,
         failures=tuple(failures),

@@ -121,6 +121,8 @@ class CalculatorConformance(Result):
         Largest relative error against the claimed convention (None without a claim).
     error_against_correct : float
         Largest relative error against the correct quantity (what a user needs), always.
+    correct_region : dict of str to float
+        The inputs (grid or random point) where ``error_against_correct`` is largest.
     conforms_to_claim : bool or None
         Whether it computes what it claims (None without a claim).
     tolerance : float
@@ -150,6 +152,7 @@ class CalculatorConformance(Result):
     region: dict[str, float]
     error_against_claim: float | None
     error_against_correct: float
+    correct_region: dict[str, float]
     conforms_to_claim: bool | None
     tolerance: float
     failures: tuple[CalculatorFailure, ...]

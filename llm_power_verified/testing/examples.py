@@ -41,7 +41,7 @@ def paired_required_n(p_a: float, p_b: float, rho: float, alpha: float, power: f
 
 
 def shortcut_required_n(p_a: float, p_b: float, rho: float, alpha: float, power: float) -> float:
-    """A per-arm Cohen's-h size "adjusted for pairing" by (1 - rho): about half the paired N* at small gaps.
+    """The one-sample Cohen's-h size K / h^2 "adjusted for pairing" by (1 - rho): about half the paired N*.
 
     Parameters
     ----------

@@ -387,8 +387,8 @@ def deviation_failure(run: Run, fallback: dict[str, float], error: float) -> Cal
     found = relative_error(run.spec, value, expected, allowed_items(run.reference)) if value is not None else error
     message = (
         f"the simplest counterexample found: {value:.6g} at {_show(point)} where {run.reference} gives "
-        f"{expected:.6g} (relative error {found:.3g}); the largest on the grid is {error:.3g}, at {_show(fallback)} "
-        f"(tolerance {run.tolerance:g})"
+        f"{expected:.6g} (relative error {found:.3g}); the largest over the grid and random points is {error:.3g}, "
+        f"at {_show(fallback)} (tolerance {run.tolerance:g})"
     )
     return CalculatorFailure("deviation", message, _readable(point), value, expected)
 
