@@ -86,7 +86,8 @@ class PythonCalculator:
     def _start(self) -> str:
         """Start the worker and read its first answer: the function's name."""
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "llm_power_verified.cli.calculator_worker", self.spec],
+            # -P: the worker's own imports must not pick up a json.py or numbers.py in the user's folder.
+            [sys.executable, "-P", "-m", "llm_power_verified.cli.calculator_worker", self.spec, str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -18,6 +18,7 @@ long and when the audit ends.
 
 from __future__ import annotations
 
+import ctypes
 import decimal
 import importlib
 import importlib.util
@@ -25,6 +26,7 @@ import json
 import numbers
 import os
 import re
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -114,14 +116,32 @@ def _call(function: Any, keywords: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+def _die_with_parent(parent: int) -> None:
+    """Be killed when ``parent`` ends (Linux's parent-death signal), so that a killed audit leaves nothing running.
+
+    Elsewhere there is no such signal: the audit's own clean-up (on Ctrl-C and at its end) then does this.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux
+        return
+    if os.getppid() != parent:  # it ended before the signal was set
+        os._exit(0)
+
+
 def main() -> None:
     """Serve one calculator: the handshake, then one answer per request line, until standard input ends."""
+    _die_with_parent(int(sys.argv[2]) if len(sys.argv) > 2 else os.getppid())
     requests = os.fdopen(os.dup(0), "rb")
     reply = os.fdopen(os.dup(1), "wb")
     silent = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(silent, fd)
     started = os.getpid()
+    # The worker runs with -P (its own imports cannot pick up a json.py in the user's folder); the user's module
+    # form (``module:function``) is found in the current folder, as python would find it, from here on.
+    sys.path.insert(0, os.getcwd())
     try:
         function = _load(sys.argv[1])
     except BaseException as error:  # the user's module: any error at import is reported in one line
@@ -137,15 +157,23 @@ def main() -> None:
         os._exit(0)
     _send(reply, {"ready": _guarded(lambda f: getattr(f, "__name__", sys.argv[1]), function)})
     for line in requests:
-        _send(reply, _isolated(function, json.loads(line)))
+        _send(reply, _isolated(function, json.loads(line), (requests.fileno(), reply.fileno())))
 
 
-def _isolated(function: Any, keywords: dict[str, Any]) -> dict[str, Any]:
-    """One call in a fork of the worker: an exit, a crash or a change of state (folder, signals) ends with it."""
+def _isolated(function: Any, keywords: dict[str, Any], private: tuple[int, int]) -> dict[str, Any]:
+    """One call in a fork of the worker: an exit, a crash or a change of state (folder, signals) ends with it.
+
+    The fork closes the worker's request and reply descriptors (``private``): a calculator writing to them could
+    otherwise forge an answer and shift every later one onto the wrong inputs.
+    """
+    worker = os.getpid()
     readable, writable = os.pipe()
     child = os.fork()
     if child == 0:
+        _die_with_parent(worker)
         os.close(readable)
+        for fd in private:
+            os.close(fd)
         me = os.getpid()
         answer = _call(function, keywords)
         if os.getpid() == me:  # a fork the calculator made that returned does not answer

@@ -255,3 +255,65 @@ def test_a_module_that_ends_or_wanders_at_import_is_one_line(folder, capsys, sou
     (folder / "dies.py").write_text(source)
     status, out, err = _run(capsys, ["--python", "dies:f"])
     assert status == 2 and out == "" and err.count("\n") == 1 and message in err, err
+
+
+FORGER = """
+import os
+
+
+def forges(p_a, p_b, rho, alpha, power):
+    for fd in (3, 4):  # the worker's request and reply descriptors, as its fork inherited them before the fix
+        try:
+            os.write(fd, b'{"value": 7.0}\\n')
+        except OSError:
+            pass
+    return 100.0 + p_a
+"""
+
+
+def test_a_calculator_cannot_forge_the_answers_of_other_calls(folder, capsys):
+    (folder / "forger.py").write_text(FORGER)
+    status, out, err = _run(capsys, ["--python", "forger.py:forges", *FAST, "--format", "json"])
+    assert (status, err) == (0, ""), err
+    document = json.loads(out)
+    # Every value is the calculator's own answer at its own inputs: 100 + p_a, exactly as the JSON round trip keeps it.
+    assert all(deviation["value"] == 100.0 + deviation["inputs"]["p_a"] for deviation in document["deviations"])
+
+
+def test_a_json_module_in_the_users_folder_does_not_replace_the_workers(folder, capsys):
+    (folder / "json.py").write_text("raise RuntimeError('the user json.py')\n")
+    (folder / "calculator_module.py").write_text(HOSTILE)
+    status, out, err = _run(capsys, ["--python", "calculator_module:shortcut", *FAST])
+    assert (status, err) == (0, "") and "implements shortcut" in out, err
+
+
+def _processes_naming(word: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if word in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:  # it ended while we looked
+                pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc (Linux)")
+def test_a_terminated_audit_leaves_no_worker_running(folder):
+    (folder / "sleepy_calculator.py").write_text("import time\n\ndef f(**values):\n    time.sleep(60)\n")
+    audit = subprocess.Popen(
+        [sys.executable, "-m", "llm_power_verified.cli", "audit-calculator", "--python", "sleepy_calculator.py:f"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=folder,
+    )
+    deadline = time.monotonic() + 60
+    while not _processes_naming("sleepy_calculator.py:f")[1:] and time.monotonic() < deadline:
+        time.sleep(0.1)  # wait for the worker to start (the audit itself is the first process naming it)
+    audit.terminate()
+    audit.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _processes_naming("sleepy_calculator.py:f") and time.monotonic() < deadline:
+        time.sleep(0.1)  # the parent-death signal is delivered at once; allow the kernel a moment
+    assert _processes_naming("sleepy_calculator.py:f") == []
