@@ -45,8 +45,15 @@ def test_wide_gaps_still_fit_in_the_unit_interval():
 def test_shrinking_gives_readable_designs():
     design = find(strategies.designs(), lambda d: d["p_a"] - d["p_b"] > 0.1, settings=FIXED)
     assert _whole(design["p_a"], 1000) and _whole(design["p_b"], 1000)
-    # The shrink targets: p_a = 0.5, the smallest gap that passes (0.101), rho = 0, alpha = 0.05, power = 0.8.
-    assert design == {"p_a": 0.5, "p_b": 0.399, "rho": 0.0, "alpha": 0.05, "power": 0.8}
+    # The shrink targets are p_a = 0.5, the smallest passing gap, rho = 0, alpha = 0.05, power = 0.8.  How close the
+    # gap gets depends on hypothesis's shrinker (0.101 with 6.155, 0.21 with 6.90): the readable values do not.
+    assert {key: design[key] for key in ("p_a", "rho", "alpha", "power")} == {
+        "p_a": 0.5,
+        "rho": 0.0,
+        "alpha": 0.05,
+        "power": 0.8,
+    }
+    assert 0.1 < design["p_a"] - design["p_b"] <= 0.25
 
 
 def test_discordant_counts_reach_above_a_million():
